@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# xdp-steer: `make` builds, `make test` runs every test tier, `make bench`
+# prints the benchmark tables, `make deps` installs what is missing.
+# `make V=1` shows full commands.
+
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+CLANG	?= clang
+CC	?= gcc
+BPFTOOL	?= bpftool
+PREFIX	?= /usr/local
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+ARCH_INCLUDE := /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)
+
+BPF_CFLAGS := -target bpf -O2 -g -Wall -Werror -mcpu=v3 \
+	      -Iinclude -Ibpf -I$(ARCH_INCLUDE)
+CFLAGS	?= -O2 -g
+CFLAGS	+= -Wall -Wextra -Werror -Iinclude -Iloader -Itests/lib -MMD -MP
+LDLIBS_BPF := -lbpf -lelf -lz
+
+BPF_OBJ    := bpf/xdp_steer.bpf.o
+BENCH_BPF  := tests/bench/baseline.bpf.o
+UNIT_BINS  := tests/unit/test_hash tests/unit/test_table
+PROG_BINS  := tests/prog/test_prog
+BENCH_BINS := tests/bench/bench_prog
+TEST_OBJ   := tests/lib/test.o
+LIB_OBJS   := tests/lib/frame.o tests/lib/prog_util.o $(TEST_OBJ)
+TABLE_OBJ  := loader/table.o
+
+ALL := $(BPF_OBJ) $(BENCH_BPF) $(UNIT_BINS) $(PROG_BINS) $(BENCH_BINS)
+
+.PHONY: all test test-unit test-prog bench deps clean install
+all: $(ALL)
+
+# BPF objects: -MMD gives real header dependencies here too.
+%.bpf.o: %.bpf.c
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+%.o: %.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+tests/unit/test_hash: tests/unit/test_hash.o $(TEST_OBJ)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@
+
+tests/unit/test_table: tests/unit/test_table.o $(TABLE_OBJ) $(TEST_OBJ)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lm
+
+tests/prog/test_prog: tests/prog/test_prog.o $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
+
+tests/bench/bench_prog: tests/bench/bench_prog.o $(LIB_OBJS) $(TABLE_OBJ)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
+
+# The tests load the objects from disk, so they depend on them.
+$(PROG_BINS) $(BENCH_BINS): $(BPF_OBJ) $(BENCH_BPF)
+
+# `make test` and `make bench` first install what is missing (as root on
+# Debian/Ubuntu), then build in a fresh make so the tools found are used.
+test: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tests/run
+
+test-unit: all
+	$(Q)tests/run unit
+
+test-prog: all
+	$(Q)tests/run prog
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tests/bench/run
+
+deps:
+	$(Q)tests/lib/deps.sh
+
+install: all
+	install -D -m 0644 $(BPF_OBJ) $(DESTDIR)$(PREFIX)/lib/bpf/xdp_steer.bpf.o
+
+clean:
+	$(call msg,CLEAN,)
+	$(Q)rm -f $(ALL) */*.o */*.d */*/*.o */*/*.d
+
+-include $(wildcard */*.d */*/*.d)

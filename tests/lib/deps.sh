@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Installs what xdp-steer needs to build, test and run its demo. On
+# Debian/Ubuntu as root it runs apt-get; elsewhere it names what is missing
+# and stops. Each line: a file or command that proves the need is met, and
+# the Debian package that provides it.
+set -euo pipefail
+
+NEEDS=(
+	"cmd:clang clang"
+	"cmd:llvm-objdump llvm"
+	"cmd:gcc gcc"
+	"cmd:make make"
+	"cmd:pkg-config pkg-config"
+	"file:/usr/include/bpf/libbpf.h libbpf-dev"
+	"file:/usr/include/xdp/libxdp.h libxdp-dev"
+	"cmd:xdp-loader xdp-tools"
+	"cmd:bpftool bpftool"
+	"file:/usr/include/gelf.h libelf-dev"
+	"file:/usr/include/zlib.h zlib1g-dev"
+	"file:/usr/include/yaml.h libyaml-dev"
+	"cmd:ip iproute2"
+	"cmd:ethtool ethtool"
+	"cmd:nsenter util-linux"
+	"cmd:iperf3 iperf3"
+)
+
+missing=()
+for need in "${NEEDS[@]}"; do
+	what=${need%% *}
+	pkg=${need##* }
+	case $what in
+	cmd:*)	command -v "${what#cmd:}" >/dev/null 2>&1 && continue ;;
+	file:*)	[ -e "${what#file:}" ] && continue ;;
+	esac
+	missing+=("$pkg")
+done
+# asm/types.h for clang -target bpf comes from the multiarch include dir.
+arch_inc=/usr/include/$(gcc -dumpmachine 2>/dev/null || uname -m)
+[ -e "$arch_inc/asm/types.h" ] || missing+=(linux-libc-dev)
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+# Deduplicated, stable order.
+mapfile -t missing < <(printf '%s\n' "${missing[@]}" | awk '!seen[$0]++')
+
+if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+	echo "xdp-steer: missing packages: ${missing[*]}" >&2
+	echo "xdp-steer: install them (Debian/Ubuntu names), or run 'make deps' as root on Debian/Ubuntu" >&2
+	exit 1
+fi
+
+echo "xdp-steer: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+if ! apt-get install -y -q --no-install-recommends "${missing[@]}" >/tmp/xdp-steer-apt.log 2>&1; then
+	# Ubuntu ships bpftool inside linux-tools-<kernel>.
+	if printf '%s\n' "${missing[@]}" | grep -qx bpftool; then
+		rest=("${missing[@]/bpftool/}")
+		apt-get install -y -q --no-install-recommends ${rest[*]} \
+			linux-tools-common "linux-tools-$(uname -r)" \
+			>>/tmp/xdp-steer-apt.log 2>&1 && exit 0
+	fi
+	tail -20 /tmp/xdp-steer-apt.log >&2
+	echo "xdp-steer: apt-get install failed (log: /tmp/xdp-steer-apt.log)" >&2
+	exit 1
+fi

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Unit tier: properties of the flow hash in include/xdp_steer.h, the same
+ * code the XDP program runs. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "xdp_steer.h"
+#include "test.h"
+
+static const __u32 key_a[3] = { 0x01234567, 0x89abcdef, 0x0f1e2d3c };
+static const __u32 key_b[3] = { 0xdeadbeef, 0x00c0ffee, 0x5eed5eed };
+
+/* xorshift: a fixed, printed seed makes every run the same. */
+static __u32 rnd_state = 2463534242u;
+static __u32 rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 17;
+	rnd_state ^= rnd_state << 5;
+	return rnd_state;
+}
+
+static struct steer_flow random_flow(int family)
+{
+	struct steer_flow f = { 0 };
+	int i, words = family == STEER_AF_INET ? 1 : 4;
+
+	for (i = 0; i < words; i++) {
+		f.src[i] = rnd();
+		f.dst[i] = rnd();
+	}
+	f.sport = rnd();
+	f.dport = rnd();
+	f.proto = rnd() & 1 ? IPPROTO_TCP : IPPROTO_UDP;
+	f.family = family;
+	return f;
+}
+
+static struct steer_flow reversed(const struct steer_flow *f)
+{
+	struct steer_flow r = *f;
+
+	memcpy(r.src, f->dst, sizeof(r.src));
+	memcpy(r.dst, f->src, sizeof(r.dst));
+	r.sport = f->dport;
+	r.dport = f->sport;
+	return r;
+}
+
+static void test_same_flow_same_hash(void)
+{
+	int i, fam;
+
+	for (fam = 4; fam <= 6; fam += 2)
+		for (i = 0; i < 1000; i++) {
+			struct steer_flow f = random_flow(fam), g = f;
+
+			EXPECT_EQ(steer_flow_hash(&f, key_a, STEER_F_HASH_L4, 0),
+				  steer_flow_hash(&g, key_a, STEER_F_HASH_L4, 0),
+				  "a flow and its copy hash alike");
+		}
+}
+
+static void test_symmetric_mode_joins_directions(void)
+{
+	__u32 flags = STEER_F_HASH_L4 | STEER_F_SYMMETRIC;
+	int i, fam, differ = 0;
+
+	for (fam = 4; fam <= 6; fam += 2)
+		for (i = 0; i < 1000; i++) {
+			struct steer_flow f = random_flow(fam), r = reversed(&f);
+
+			if (!EXPECT_EQ(steer_flow_hash(&f, key_a, flags, 0),
+				       steer_flow_hash(&r, key_a, flags, 0),
+				       "both directions hash alike in symmetric mode"))
+				return;
+			differ += steer_flow_hash(&f, key_a, STEER_F_HASH_L4, 0) !=
+				  steer_flow_hash(&r, key_a, STEER_F_HASH_L4, 0);
+		}
+	EXPECT(differ > 1990, "without symmetric mode the directions hash apart");
+}
+
+/* A "symmetric" hash that sorted ports apart from addresses would put
+ * A:1->B:2 and A:2->B:1 together; ours keeps each port with its address. */
+static void test_symmetric_mode_keeps_ports_with_addresses(void)
+{
+	__u32 flags = STEER_F_HASH_L4 | STEER_F_SYMMETRIC;
+	struct steer_flow f = random_flow(STEER_AF_INET), g;
+
+	f.sport = htons(1000);
+	f.dport = htons(2000);
+	g = f;
+	g.sport = htons(2000);
+	g.dport = htons(1000);
+	EXPECT(steer_flow_hash(&f, key_a, flags, 0) !=
+	       steer_flow_hash(&g, key_a, flags, 0),
+	       "swapping only the ports gives another hash");
+}
+
+static void test_l3_key_ignores_ports(void)
+{
+	int i, differ = 0;
+
+	for (i = 0; i < 1000; i++) {
+		struct steer_flow f = random_flow(i & 1 ? 4 : 6), g = f;
+
+		g.sport ^= 0x1234;
+		EXPECT_EQ(steer_flow_hash(&f, key_a, 0, 0),
+			  steer_flow_hash(&g, key_a, 0, 0),
+			  "the L3 key hashes flows that differ in ports alike");
+		EXPECT_EQ(steer_flow_hash(&f, key_a, STEER_F_HASH_L4, 1),
+			  steer_flow_hash(&f, key_a, 0, 0),
+			  "a fragment hashes as the L3 key does, even in L4 mode");
+		differ += steer_flow_hash(&f, key_a, STEER_F_HASH_L4, 0) !=
+			  steer_flow_hash(&g, key_a, STEER_F_HASH_L4, 0);
+	}
+	EXPECT(differ > 995, "the L4 key hashes flows that differ in ports apart");
+}
+
+static void test_family_and_protocol_enter_the_hash(void)
+{
+	struct steer_flow f = random_flow(STEER_AF_INET), g = f;
+
+	g.proto = f.proto == IPPROTO_TCP ? IPPROTO_UDP : IPPROTO_TCP;
+	EXPECT(steer_flow_hash(&f, key_a, 0, 0) != steer_flow_hash(&g, key_a, 0, 0),
+	       "TCP and UDP between the same hosts hash apart");
+	g = f;
+	g.family = STEER_AF_INET6;
+	EXPECT(steer_flow_hash(&f, key_a, 0, 0) != steer_flow_hash(&g, key_a, 0, 0),
+	       "an IPv4 flow and the IPv6 flow with the same words hash apart");
+}
+
+/* Chi-square of 'n' flows over 'buckets' table buckets, under a key. */
+static double spread_chi2(const __u32 key[3], int family, int n, __u32 buckets)
+{
+	__u32 count[64] = { 0 }, b;
+	double expect = (double)n / buckets, chi2 = 0;
+	int i;
+
+	rnd_state = 88172645u;
+	for (i = 0; i < n; i++) {
+		struct steer_flow f = random_flow(family);
+
+		count[steer_table_index(steer_flow_hash(&f, key, STEER_F_HASH_L4, 0),
+					buckets)]++;
+	}
+	for (b = 0; b < buckets; b++)
+		chi2 += (count[b] - expect) * (count[b] - expect) / expect;
+	return chi2;
+}
+
+static void test_hash_spreads_evenly_under_any_key(void)
+{
+	/* 63 degrees of freedom: chi2 above 110 has p < 0.0002. */
+	EXPECT(spread_chi2(key_a, 4, 64000, 64) < 110, "IPv4 flows spread evenly over 64 buckets under key A");
+	EXPECT(spread_chi2(key_b, 4, 64000, 64) < 110, "IPv4 flows spread evenly over 64 buckets under key B");
+	EXPECT(spread_chi2(key_a, 6, 64000, 64) < 110, "IPv6 flows spread evenly over 64 buckets under key A");
+	EXPECT(spread_chi2(key_b, 6, 64000, 64) < 110, "IPv6 flows spread evenly over 64 buckets under key B");
+}
+
+/* Someone who knows key A's placement learns nothing about key B's. */
+static void test_different_keys_give_different_spreads(void)
+{
+	int i, same = 0, n = 10000;
+	__u32 size = 512;
+
+	for (i = 0; i < n; i++) {
+		struct steer_flow f = random_flow(i & 1 ? 4 : 6);
+
+		same += steer_table_index(steer_flow_hash(&f, key_a, STEER_F_HASH_L4, 0), size) ==
+			steer_table_index(steer_flow_hash(&f, key_b, STEER_F_HASH_L4, 0), size);
+	}
+	/* Independent placements agree on 1/512 of flows: about 20. */
+	EXPECT(same < 60, "two keys put almost no flow in the same bucket");
+}
+
+/* Flows that differ in one bit of one field still land everywhere. */
+static void test_single_bit_changes_move_the_bucket(void)
+{
+	struct steer_flow f = random_flow(STEER_AF_INET6), g;
+	__u32 h = steer_flow_hash(&f, key_a, STEER_F_HASH_L4, 0);
+	int bit, same = 0;
+
+	for (bit = 0; bit < 128; bit++) {
+		g = f;
+		g.src[bit / 32] ^= 1u << (bit % 32);
+		same += steer_table_index(steer_flow_hash(&g, key_a, STEER_F_HASH_L4, 0), 512) ==
+			steer_table_index(h, 512);
+	}
+	EXPECT(same <= 2, "flipping any one source-address bit moves the flow's bucket");
+}
+
+static void test_set_index_stays_in_the_set(void)
+{
+	__u32 n, count[7] = { 0 };
+	int i;
+
+	for (n = 1; n <= 7; n++)
+		EXPECT(steer_set_index(0xffffffffu, n) < n, "the largest hash picks a member of the set");
+	for (i = 0; i < 70000; i++)
+		count[steer_set_index(rnd(), 7)]++;
+	for (n = 0; n < 7; n++)
+		EXPECT(count[n] > 9500 && count[n] < 10500, "hashes spread evenly over a set of 7");
+}
+
+static void test_rule_key_zeroes_fields_outside_the_shape(void)
+{
+	struct steer_flow f = random_flow(STEER_AF_INET);
+	struct steer_rule_key k;
+
+	steer_rule_key_fill(&k, 1, STEER_M_PROTO | STEER_M_DPORT, &f);
+	EXPECT_EQ(k.flow.src[0] | k.flow.dst[0] | k.flow.sport | k.flow.family, 0,
+		  "a proto+dst_port key has no addresses, source port or family");
+	EXPECT_EQ(k.flow.dport, f.dport, "a proto+dst_port key keeps the destination port");
+	steer_rule_key_fill(&k, 0, STEER_M_SRC, &f);
+	EXPECT_EQ(k.flow.family, f.family, "an address key keeps the family");
+	EXPECT_EQ(k.flow.src[0], f.src[0], "a source key keeps the source address");
+}
+
+static const struct test_case tests[] = {
+	TEST_ENTRY(test_same_flow_same_hash, "same flow gives the same hash"),
+	TEST_ENTRY(test_symmetric_mode_joins_directions, "symmetric mode maps both directions together"),
+	TEST_ENTRY(test_symmetric_mode_keeps_ports_with_addresses, "symmetric mode keeps ports with their addresses"),
+	TEST_ENTRY(test_l3_key_ignores_ports, "L3 key and fragments ignore ports"),
+	TEST_ENTRY(test_family_and_protocol_enter_the_hash, "family and protocol enter the hash"),
+	TEST_ENTRY(test_hash_spreads_evenly_under_any_key, "flows spread evenly under any key"),
+	TEST_ENTRY(test_different_keys_give_different_spreads, "different keys give different spreads"),
+	TEST_ENTRY(test_single_bit_changes_move_the_bucket, "one flipped address bit moves the bucket"),
+	TEST_ENTRY(test_set_index_stays_in_the_set, "rule CPU-set index stays in the set and spreads"),
+	TEST_ENTRY(test_rule_key_zeroes_fields_outside_the_shape, "rule keys zero the fields outside their shape"),
+};
+
+TEST_MAIN("unit/hash")
