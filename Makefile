@@ -24,19 +24,32 @@ ARCH_INCLUDE := /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)
 BPF_CFLAGS := -target bpf -O2 -g -Wall -Werror -mcpu=v3 \
 	      -Iinclude -Ibpf -I$(ARCH_INCLUDE)
 CFLAGS	?= -O2 -g
-CFLAGS	+= -Wall -Wextra -Werror -Iinclude -Iloader -Itests/lib -MMD -MP
+CFLAGS	+= -Wall -Wextra -Werror -Iinclude -Ibpf -Iloader -Itests/lib -MMD -MP
 LDLIBS_BPF := -lbpf -lelf -lz
 
 BPF_OBJ    := bpf/xdp_steer.bpf.o
 BENCH_BPF  := tests/bench/baseline.bpf.o
-UNIT_BINS  := tests/unit/test_hash tests/unit/test_table
+UNIT_BINS  := tests/unit/test_hash tests/unit/test_table tests/unit/test_policy
 PROG_BINS  := tests/prog/test_prog
+PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
+	      tests/prog/fixtures.o tests/prog/loops.o tests/prog/random.o
 BENCH_BINS := tests/bench/bench_prog
 TEST_OBJ   := tests/lib/test.o
 LIB_OBJS   := tests/lib/frame.o tests/lib/prog_util.o $(TEST_OBJ)
 TABLE_OBJ  := loader/table.o
 
-ALL := $(BPF_OBJ) $(BENCH_BPF) $(UNIT_BINS) $(PROG_BINS) $(BENCH_BINS)
+LOADER     := loader/xdp-steer
+SKEL       := bpf/xdp_steer.skel.h
+POLICY_OBJS := loader/policy.o loader/policy_rules.o loader/policy_print.o \
+	       loader/yaml_util.o loader/cpuset.o
+LOADER_OBJS := loader/main.o loader/cmd_policy.o loader/cmd_status.o \
+	       loader/cmd_stats.o loader/apply.o loader/compile.o \
+	       loader/maps.o loader/prog.o loader/netdev.o loader/log.o \
+	       $(TABLE_OBJ) $(POLICY_OBJS)
+LDLIBS_LOADER := -lxdp $(LDLIBS_BPF) -lyaml
+
+ALL := $(BPF_OBJ) $(BENCH_BPF) $(LOADER) $(UNIT_BINS) $(PROG_BINS) \
+       $(BENCH_BINS)
 
 .PHONY: all test test-unit test-prog bench deps clean install
 all: $(ALL)
@@ -50,6 +63,17 @@ all: $(ALL)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
+# The loader embeds the BPF object through its skeleton.
+$(SKEL): $(BPF_OBJ)
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name xdp_steer_bpf > $@ 2>/dev/null
+
+loader/prog.o: $(SKEL)
+
+$(LOADER): $(LOADER_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_LOADER)
+
 tests/unit/test_hash: tests/unit/test_hash.o $(TEST_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@
@@ -58,7 +82,11 @@ tests/unit/test_table: tests/unit/test_table.o $(TABLE_OBJ) $(TEST_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lm
 
-tests/prog/test_prog: tests/prog/test_prog.o $(LIB_OBJS)
+tests/unit/test_policy: tests/unit/test_policy.o $(POLICY_OBJS) $(TEST_OBJ)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lyaml
+
+tests/prog/test_prog: $(PROG_OBJS) $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
 
@@ -66,8 +94,9 @@ tests/bench/bench_prog: tests/bench/bench_prog.o $(LIB_OBJS) $(TABLE_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
 
-# The tests load the objects from disk, so they depend on them.
-$(PROG_BINS) $(BENCH_BINS): $(BPF_OBJ) $(BENCH_BPF)
+# The tests load the objects from disk at run time: build them first, but
+# a new object needs no relink.
+$(PROG_BINS) $(BENCH_BINS): | $(BPF_OBJ) $(BENCH_BPF)
 
 # `make test` and `make bench` first install what is missing (as root on
 # Debian/Ubuntu), then build in a fresh make so the tools found are used.
@@ -89,10 +118,11 @@ deps:
 	$(Q)tests/lib/deps.sh
 
 install: all
+	install -D -m 0755 $(LOADER) $(DESTDIR)$(PREFIX)/sbin/xdp-steer
 	install -D -m 0644 $(BPF_OBJ) $(DESTDIR)$(PREFIX)/lib/bpf/xdp_steer.bpf.o
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -f $(ALL) */*.o */*.d */*/*.o */*/*.d
+	$(Q)rm -f $(ALL) $(SKEL) */*.o */*.d */*/*.o */*/*.d
 
 -include $(wildcard */*.d */*/*.d)

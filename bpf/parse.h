@@ -152,14 +152,20 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p)
 			break;
 		case IPPROTO_FRAGMENT:
 			/* Fixed 8 bytes. Every piece, first or not, hashes on
-			 * addresses only, so the pieces meet on one CPU. */
+			 * addresses only, so the pieces meet on one CPU. The
+			 * walk ends here: later pieces carry payload where the
+			 * first carries more headers (AH, per RFC 8200), so the
+			 * protocol this header names is all they share. */
 			if ((void *)opt + 8 > c->end)
 				return -EINVAL;
 			p->is_frag = 1;
-			next = opt->nexthdr;
+			p->flow.proto = opt->nexthdr;
 			c->pos = (void *)opt + 8;
-			break;
+			return 0;
 		default:
+			/* The last extension header ran past the frame. */
+			if (c->pos > c->end)
+				return -EINVAL;
 			p->flow.proto = next;
 			return 0;
 		}
@@ -175,6 +181,8 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p)
 	case IPPROTO_FRAGMENT:
 		return -E2BIG;
 	}
+	if (c->pos > c->end)
+		return -EINVAL;
 	p->flow.proto = next;
 	return 0;
 }

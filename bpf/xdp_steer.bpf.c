@@ -269,7 +269,7 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 			st->passed_nonip++;
 			return XDP_PASS;
 		}
-		return deliver(st, 0, slot->nonip_cpu, bytes);
+		return deliver(st, slot->flags, slot->nonip_cpu, bytes);
 	}
 	if (err) {
 		st->passed_parse_error++;

@@ -89,7 +89,16 @@ struct steer_slot {
 	__u32 generation;	/* bumped by every apply, for status */
 	__u32 nshapes;		/* entries used in shapes[] */
 	__u32 shapes[STEER_MAX_SHAPES]; /* STEER_M_* masks, one per shape */
+	/* Loader bookkeeping, ignored by the datapath: */
+	__u32 queue_size;	/* cpumap ring size of the workers */
+	__u32 loader_flags;	/* STEER_LF_* */
+	__u64 digest;		/* of everything applied: same digest, same policy */
 };
+
+/* steer_slot.loader_flags */
+#define STEER_LF_SEED_RANDOM	(1u << 0) /* key drawn at random: keep it on
+					   * re-apply so flows do not move */
+#define STEER_LF_REBALANCE_DRAIN (1u << 1) /* rebalance: drain */
 
 /* Fields of a flow an exact-field rule can match (a "shape" is a set). */
 #define STEER_M_PROTO		(1u << 0)

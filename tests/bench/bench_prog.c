@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * bench_prog - per-frame cost of xdp-steer on the receiving CPU, measured
+ * with bpf_prog_test_run_opts(repeat) against two baselines in the same run:
+ * the cheapest XDP program (XDP_PASS) and the cheapest redirect to a fixed
+ * CPU. Prints a table; asserts nothing.
+ *
+ * Rounds of every configuration are interleaved and the median is kept, so
+ * a burst of other work on the machine moves all rows alike.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <netinet/in.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "xdp_steer.h"
+#include "frame.h"
+#include "prog_util.h"
+#include "table.h"
+
+#define REPEAT		1000000
+#define ROUNDS		7
+#define TARGET_CPU	1	/* not the CPU the bench runs on: a real hop */
+#define BENCH_CPU	0
+
+enum cfg_kind { CFG_PASS, CFG_REDIRECT, CFG_STEER };
+
+struct cfg {
+	const char *name;
+	enum cfg_kind kind;
+	__u32 flags;		/* STEER_F_* */
+	int nrules;		/* exact 5-tuple rules, none matching */
+	int nprefixes;		/* /24 source prefixes, none matching */
+};
+
+static const struct cfg cfgs[] = {
+	{ "XDP_PASS (baseline)", CFG_PASS, 0, 0, 0 },
+	{ "redirect to a fixed CPU (baseline)", CFG_REDIRECT, 0, 0, 0 },
+	{ "xdp-steer, L3 key", CFG_STEER, 0, 0, 0 },
+	{ "xdp-steer, L4 key", CFG_STEER, STEER_F_HASH_L4, 0, 0 },
+	{ "xdp-steer, L4 key, symmetric", CFG_STEER, STEER_F_HASH_L4 | STEER_F_SYMMETRIC, 0, 0 },
+	{ "xdp-steer, L4 key, 1 rule", CFG_STEER, STEER_F_HASH_L4, 1, 0 },
+	{ "xdp-steer, L4 key, 100 rules", CFG_STEER, STEER_F_HASH_L4, 100, 0 },
+	{ "xdp-steer, L4 key, 10k rules", CFG_STEER, STEER_F_HASH_L4, 10000, 0 },
+	{ "xdp-steer, L4 key, 10k prefix rules", CFG_STEER, STEER_F_HASH_L4, 0, 10000 },
+};
+#define NCFG (int)(sizeof(cfgs) / sizeof(cfgs[0]))
+
+struct baseline {
+	struct bpf_object *obj;
+	int pass_fd;
+	int redirect_fd;
+};
+
+static int baseline_open(struct baseline *b, const char *steer_obj)
+{
+	struct bpf_cpumap_val v = { .qsize = 256 };
+	char path[4096];
+	__u32 cpu = TARGET_CPU;
+	char *slash;
+	int fd;
+
+	/* Beside the tests: <repo>/tests/bench/baseline.bpf.o. */
+	snprintf(path, sizeof(path), "%s", steer_obj);
+	slash = strstr(path, "bpf/xdp_steer.bpf.o");
+	if (!slash)
+		return -ENOENT;
+	snprintf(slash, sizeof(path) - (slash - path), "tests/bench/baseline.bpf.o");
+	b->obj = bpf_object__open_file(path, NULL);
+	if (!b->obj)
+		return -errno;
+	if (bpf_object__load(b->obj))
+		return -errno;
+	b->pass_fd = bpf_program__fd(bpf_object__find_program_by_name(b->obj, "bench_pass"));
+	b->redirect_fd = bpf_program__fd(bpf_object__find_program_by_name(b->obj, "bench_redirect"));
+	fd = bpf_object__find_map_fd_by_name(b->obj, "bench_cpumap");
+	if (fd < 0 || bpf_map_update_elem(fd, &cpu, &v, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/* The xdp-steer policy of a row: every bucket to TARGET_CPU, the fast path
+ * off, so each frame takes the same redirect as the baseline. */
+static int steer_setup(struct steer_prog *p, const struct cfg *c)
+{
+	struct steer_target t = { .ncpus = 1, .cpu = TARGET_CPU };
+	struct steer_slot s = { .table_size = STEER_TABLE_DEFAULT,
+				.nonip_cpu = STEER_CPU_LOCAL };
+	struct steer_flow f;
+	__u32 addr;
+	int i, err;
+
+	s.hash_key[0] = 0x1234567;
+	s.hash_key[1] = 0x89abcdef;
+	s.hash_key[2] = 0x5eed;
+	s.flags = c->flags;
+	err = steer_prog_reset_policy(p);
+	if (err)
+		return err;
+	for (i = 0; i < c->nrules; i++) {
+		memset(&f, 0, sizeof(f));
+		f.family = STEER_AF_INET;
+		f.proto = IPPROTO_TCP;
+		f.src[0] = htonl(0xc0a80000 + i);	/* 192.168.x.y */
+		f.dst[0] = htonl(0xc0a90001);
+		f.sport = htons(1000 + i % 50000);
+		f.dport = htons(443);
+		t.rule_id = i;
+		err = steer_prog_add_flow_rule(p, 0, STEER_M_ALL, &f, &t);
+		if (err)
+			return err;
+	}
+	if (c->nrules)
+		steer_slot_add_shape(&s, STEER_M_ALL);
+	for (i = 0; i < c->nprefixes; i++) {
+		addr = htonl(0xac100000 + (i << 8));	/* 172.16.0.0/24 ... */
+		t.rule_id = c->nrules + i;
+		err = steer_prog_add_prefix(p, STEER_PREFIX_SRC, 0, STEER_AF_INET,
+					    &addr, 24, &t);
+		if (err)
+			return err;
+	}
+	if (c->nprefixes)
+		s.flags |= STEER_F_SRC_PREFIXES;
+	err = steer_prog_fill_table(p, 0, TARGET_CPU, s.table_size);
+	if (!err)
+		err = steer_prog_write_slot(p, 0, &s);
+	if (!err)
+		err = steer_prog_set_active(p, 0);
+	return err;
+}
+
+static int run(int prog_fd, const struct frame *f, __u32 *ns, int *verdict)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = f->buf,
+		    .data_size_in = f->len, .repeat = REPEAT);
+
+	if (bpf_prog_test_run_opts(prog_fd, &o))
+		return -errno;
+	*ns = o.duration;
+	*verdict = o.retval;
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	return *(const __u32 *)a < *(const __u32 *)b ? -1 :
+	       *(const __u32 *)a > *(const __u32 *)b;
+}
+
+static void build_frames(struct frame *v4, struct frame *v6)
+{
+	frame_init(v4);
+	frame_eth(v4, ETH_P_IP);
+	frame_ipv4(v4, &(struct frame_ip4){ .src = "10.0.0.1", .dst = "10.0.0.2",
+					      .proto = IPPROTO_UDP });
+	frame_udp(v4, 1234, 5678);
+	frame_payload_fill(v4, 64 - 14 - 20 - 8, 0);	/* 64 bytes in all */
+	frame_finish(v4);
+
+	frame_init(v6);
+	frame_eth(v6, ETH_P_IPV6);
+	frame_ipv6(v6, &(struct frame_ip6){ .src = "2001:db8::1", .dst = "2001:db8::2",
+					      .nexthdr = IPPROTO_TCP });
+	frame_tcp(v6, 1234, 443);
+	frame_finish(v6);	/* 74 bytes: the smallest IPv6 TCP frame */
+}
+
+int main(void)
+{
+	static __u32 ns[NCFG][2][ROUNDS];
+	const char *fname[2] = { "IPv4 UDP", "IPv6 TCP" };
+	struct frame frames[2];
+	struct steer_prog p;
+	struct baseline b = {};
+	char obj[4096];
+	double med[NCFG][2];
+	int c, r, k, err, verdict = -1, fd;
+
+	if (steer_prog_find_obj(obj, sizeof(obj)) ||
+	    steer_prog_open(&p, obj)) {
+		fprintf(stderr, "bench_prog: cannot load %s (run as root after 'make')\n", obj);
+		return 1;
+	}
+	err = baseline_open(&b, obj);
+	if (err) {
+		fprintf(stderr, "bench_prog: baseline programs: %s\n", strerror(-err));
+		return 1;
+	}
+	if (p.ncpus <= TARGET_CPU) {
+		fprintf(stderr, "bench_prog: needs CPUs %d and %d\n", BENCH_CPU, TARGET_CPU);
+		return 1;
+	}
+	if (steer_prog_add_cpu(&p, TARGET_CPU, 256, p.worker_fd)) {
+		fprintf(stderr, "bench_prog: cannot add CPU %d to the cpumap\n", TARGET_CPU);
+		return 1;
+	}
+	steer_pin_cpu(BENCH_CPU);
+	build_frames(&frames[0], &frames[1]);
+
+	for (r = 0; r < ROUNDS; r++)
+		for (c = 0; c < NCFG; c++) {
+			if (cfgs[c].kind == CFG_STEER && steer_setup(&p, &cfgs[c])) {
+				fprintf(stderr, "bench_prog: setting up '%s' failed\n", cfgs[c].name);
+				return 1;
+			}
+			fd = cfgs[c].kind == CFG_PASS ? b.pass_fd :
+			     cfgs[c].kind == CFG_REDIRECT ? b.redirect_fd : p.prog_fd;
+			for (k = 0; k < 2; k++) {
+				if (run(fd, &frames[k], &ns[c][k][r], &verdict)) {
+					fprintf(stderr, "bench_prog: test run failed: %s\n", strerror(errno));
+					return 1;
+				}
+				if (verdict != (cfgs[c].kind == CFG_PASS ? XDP_PASS : XDP_REDIRECT)) {
+					fprintf(stderr, "bench_prog: '%s' returned verdict %d\n", cfgs[c].name, verdict);
+					return 1;
+				}
+			}
+		}
+
+	printf("Per-frame cost on the receiving CPU: bpf_prog_test_run_opts, %d runs x %d rounds, median; CPU %d, target CPU %d\n\n",
+	       REPEAT, ROUNDS, BENCH_CPU, TARGET_CPU);
+	printf("%-38s %14s %14s\n", "program", "IPv4 UDP 64B", "IPv6 TCP 74B");
+	for (c = 0; c < NCFG; c++) {
+		for (k = 0; k < 2; k++) {
+			qsort(ns[c][k], ROUNDS, sizeof(__u32), cmp_u32);
+			med[c][k] = ns[c][k][ROUNDS / 2];
+		}
+		printf("%-38s %11.0f ns %11.0f ns\n", cfgs[c].name, med[c][0], med[c][1]);
+	}
+	printf("\nxdp-steer (L4 key, no rules) over the fixed-CPU redirect:");
+	for (k = 0; k < 2; k++)
+		printf(" %s %+.0f ns%s", fname[k], med[3][k] - med[1][k], k ? "\n" : ",");
+	steer_prog_close(&p);
+	bpf_object__close(b.obj);
+	return 0;
+}

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * frame.h - builds test frames header by header, so a test case reads as
+ * the frame it sends ("eth, two VLAN tags, IPv6, fragment header, UDP")
+ * instead of a hex blob.
+ *
+ *	struct frame f;
+ *
+ *	frame_init(&f);
+ *	frame_eth(&f, ETH_P_IP);
+ *	frame_ipv4(&f, &(struct frame_ip4){ .src = "10.0.0.1",
+ *					    .dst = "10.0.0.2",
+ *					    .proto = IPPROTO_TCP });
+ *	frame_tcp(&f, 1000, 80);
+ *	err = frame_finish(&f);
+ *
+ * Every next-header value is given explicitly (what you write is what is
+ * sent, so malformed chains are as easy to build as good ones). Lengths and
+ * the IPv4 checksum are filled in by frame_finish() unless a case overrides
+ * them. The builder also records the flow its headers describe, which
+ * frame_flow() returns as the struct steer_flow the program should parse.
+ *
+ * Push functions return 0 or a negative errno; the first error sticks in
+ * f->err and is returned again by frame_finish(), so a builder can check
+ * once at the end.
+ */
+#ifndef XDP_STEER_FRAME_H
+#define XDP_STEER_FRAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "xdp_steer.h"
+
+/* Larger than any frame a case needs, smaller than what
+ * bpf_prog_test_run accepts for XDP (a page minus head- and tailroom). */
+#define FRAME_MAX	2048
+
+struct frame {
+	uint8_t buf[FRAME_MAX];
+	size_t len;
+	int err;		/* first error of a push, sticky */
+
+	/* Where frame_vlan() inserts a tag: the ethertype field. */
+	int type_off;
+	/* Last IP header and transport header pushed, -1 if none. */
+	int l3_off;
+	int l3_family;		/* STEER_AF_INET, STEER_AF_INET6 or 0 */
+	bool l3_len_set;	/* tot_len / payload_len given by the case */
+	int l4_off;
+	uint8_t l4_proto;	/* header at l4_off, for its length field */
+
+	/* What the pushed headers say, for frame_flow(). */
+	struct steer_flow flow;
+	bool is_frag;
+	bool proto_final;	/* a fragment header fixed the protocol */
+
+	bool finished;		/* frame_finish() ran: later bytes are padding */
+	char desc[512];		/* "eth(0x0800)/ipv4(...)/tcp(1000>80)" */
+};
+
+/* IPv4 header. Zero fields take defaults: version 4, IHL from the options,
+ * tot_len from what follows, TTL 64. */
+struct frame_ip4 {
+	const char *src;	/* dotted quad; NULL: 0.0.0.0 */
+	const char *dst;
+	uint8_t proto;
+	const uint8_t *opts;	/* options, a multiple of 4 bytes */
+	size_t opts_len;
+	uint16_t frag_offset;	/* in 8-byte units */
+	bool more_frags;
+	bool dont_frag;
+	uint8_t version;	/* 0: 4 */
+	uint8_t ihl;		/* 0: 5 + opts_len / 4 */
+	uint16_t tot_len;	/* used when tot_len_set */
+	bool tot_len_set;
+	uint8_t ttl;		/* 0: 64 */
+};
+
+/* IPv6 header. */
+struct frame_ip6 {
+	const char *src;	/* RFC 5952 text; NULL: :: */
+	const char *dst;
+	uint8_t nexthdr;
+	uint32_t flow_label;
+	uint8_t version;	/* 0: 6 */
+	uint16_t payload_len;	/* used when payload_len_set */
+	bool payload_len_set;
+	uint8_t hop_limit;	/* 0: 64 */
+};
+
+void frame_init(struct frame *f);
+
+/* Ethernet header with fixed test MACs; 'ethertype' in host order. */
+int frame_eth(struct frame *f, uint16_t ethertype);
+/* Inserts a VLAN tag (802.1Q: ETH_P_8021Q, 802.1ad: ETH_P_8021AD) before
+ * the ethertype: call right after frame_eth() or another frame_vlan(); the
+ * first call is the outer tag. */
+int frame_vlan(struct frame *f, uint16_t tpid, uint16_t vid);
+
+int frame_ipv4(struct frame *f, const struct frame_ip4 *ip);
+int frame_ipv6(struct frame *f, const struct frame_ip6 *ip);
+
+/* IPv6 extension headers, each naming the header after it. Sizes differ
+ * on purpose (8, 16, 24 bytes, AH counted in 4-byte units) so a parser
+ * that gets one length rule wrong reads the ports from the wrong place. */
+int frame_ipv6_hbh(struct frame *f, uint8_t next);	/* 8 bytes */
+int frame_ipv6_dstopts(struct frame *f, uint8_t next);	/* 16 bytes */
+int frame_ipv6_routing(struct frame *f, uint8_t next);	/* 24, one SID */
+int frame_ipv6_frag(struct frame *f, uint8_t next, uint16_t offset,
+		    bool more);				/* 8; offset in 8s */
+int frame_ipv6_ah(struct frame *f, uint8_t next);	/* 24, 96-bit ICV */
+
+/* Transport headers; ports in host order. */
+int frame_tcp(struct frame *f, uint16_t sport, uint16_t dport);
+int frame_udp(struct frame *f, uint16_t sport, uint16_t dport);
+int frame_udplite(struct frame *f, uint16_t sport, uint16_t dport);
+int frame_sctp(struct frame *f, uint16_t sport, uint16_t dport);
+int frame_icmp(struct frame *f, uint8_t type, uint8_t code);
+int frame_icmpv6(struct frame *f, uint8_t type, uint8_t code);
+
+/* ARP request or reply ('op' in host order) between two IPv4 addresses. */
+int frame_arp(struct frame *f, uint16_t op, const char *sip,
+	      const char *tip);
+
+int frame_payload(struct frame *f, const void *data, size_t len);
+/* 'len' bytes counting up from 'first', so payloads are recognisable. */
+int frame_payload_fill(struct frame *f, size_t len, uint8_t first);
+
+/* Fills in the lengths and checksum the case did not set; returns f->err.
+ * Runs once: bytes pushed after it (Ethernet padding) are outside every
+ * length. */
+int frame_finish(struct frame *f);
+/* Zero bytes up to 'total', as a NIC pads a short frame; after finish. */
+int frame_pad(struct frame *f, size_t total);
+
+/* The flow the program should parse from the frame, and whether it is a
+ * fragment (hashed on L3 only). Ports are zero for fragments and for
+ * protocols without ports; after an IPv6 fragment header the protocol is
+ * the one that header names, as every piece of the datagram carries it. */
+bool frame_flow(const struct frame *f, struct steer_flow *flow);
+
+/* Sets the frame to bytes given as hex (whitespace ignored), as printed by
+ * frame_dump(); -EINVAL for bad hex, -ENOSPC when too long. */
+int frame_from_hex(struct frame *f, const char *hex);
+
+/* Prints what the frame is, its bytes as a hexdump and as one hex string
+ * that frame_from_hex() reads back, so a failing case can be replayed. */
+void frame_dump(FILE *out, const struct frame *f, const char *label);
+
+#endif /* XDP_STEER_FRAME_H */

@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * prog_util.c - load bpf/xdp_steer.bpf.o unpinned and drive its maps and
+ * bpf_prog_test_run_opts (see prog_util.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "prog_util.h"
+
+/* libbpf's warnings explain a failed load; its info lines are noise in a
+ * test log unless asked for. */
+static int print_libbpf(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level != LIBBPF_WARN && !getenv("XDP_STEER_VERBOSE"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+int steer_prog_find_obj(char *buf, size_t size)
+{
+	const char *env = getenv("XDP_STEER_OBJ");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env) {
+		if ((size_t)snprintf(buf, size, "%s", env) >= size)
+			return -ENAMETOOLONG;
+		return 0;
+	}
+	if (!access(STEER_PROG_OBJ_PATH, R_OK)) {
+		if ((size_t)snprintf(buf, size, "%s", STEER_PROG_OBJ_PATH) >= size)
+			return -ENAMETOOLONG;
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n < 0)
+		return -errno;
+	exe[n] = '\0';
+	/* <root>/tests/<tier>/<binary> */
+	if ((size_t)snprintf(buf, size, "%s/../../%s", dirname(exe),
+			     STEER_PROG_OBJ_PATH) >= size)
+		return -ENAMETOOLONG;
+	return access(buf, R_OK) ? -ENOENT : 0;
+}
+
+static const struct {
+	const char *name;
+	size_t off;
+} map_fds[] = {
+	{ STEER_STR(STEER_MAP_CPUMAP),		offsetof(struct steer_prog, cpumap) },
+	{ STEER_STR(STEER_MAP_CTL),		offsetof(struct steer_prog, ctl) },
+	{ STEER_STR(STEER_MAP_SLOTS),		offsetof(struct steer_prog, slots) },
+	{ STEER_STR(STEER_MAP_TABLE),		offsetof(struct steer_prog, table) },
+	{ STEER_STR(STEER_MAP_FLOW_RULES),	offsetof(struct steer_prog, flow_rules) },
+	{ STEER_STR(STEER_MAP_SRC_PREFIX),	offsetof(struct steer_prog, src_prefix) },
+	{ STEER_STR(STEER_MAP_DST_PREFIX),	offsetof(struct steer_prog, dst_prefix) },
+	{ STEER_STR(STEER_MAP_RULE_CPUS),	offsetof(struct steer_prog, rule_cpus) },
+	{ STEER_STR(STEER_MAP_STATS),		offsetof(struct steer_prog, stats) },
+	{ STEER_STR(STEER_MAP_CPU_STATS),	offsetof(struct steer_prog, cpu_stats) },
+	{ STEER_STR(STEER_MAP_WORKER_STATS),	offsetof(struct steer_prog, worker_stats) },
+};
+
+int steer_prog_open(struct steer_prog *p, const char *path)
+{
+	struct bpf_program *prog;
+	char found[PATH_MAX];
+	struct bpf_map *map;
+	size_t i;
+	int err, fd;
+
+	memset(p, 0, sizeof(*p));
+	p->prog_fd = p->worker_fd = -1;
+	libbpf_set_print(print_libbpf);
+
+	p->ncpus = libbpf_num_possible_cpus();
+	if (p->ncpus < 0)
+		return p->ncpus;
+	if (!path) {
+		err = steer_prog_find_obj(found, sizeof(found));
+		if (err)
+			return err;
+		path = found;
+	}
+
+	p->obj = bpf_object__open_file(path, NULL);
+	if (!p->obj) {
+		err = -errno;
+		return err ? err : -EINVAL;
+	}
+	/* Tests must neither reuse the maps of an attached instance nor
+	 * leave pins behind. */
+	bpf_object__for_each_map(map, p->obj) {
+		err = bpf_map__set_pin_path(map, NULL);
+		if (err)
+			goto err_close;
+	}
+	err = bpf_object__load(p->obj);
+	if (err)
+		goto err_close;
+
+	err = -ENOENT;
+	prog = bpf_object__find_program_by_name(p->obj,
+						STEER_STR(STEER_PROG_MAIN));
+	if (!prog)
+		goto err_close;
+	p->prog_fd = bpf_program__fd(prog);
+	prog = bpf_object__find_program_by_name(p->obj,
+						STEER_STR(STEER_PROG_WORKER));
+	if (!prog)
+		goto err_close;
+	p->worker_fd = bpf_program__fd(prog);
+
+	for (i = 0; i < sizeof(map_fds) / sizeof(map_fds[0]); i++) {
+		fd = bpf_object__find_map_fd_by_name(p->obj, map_fds[i].name);
+		if (fd < 0) {
+			err = -ENOENT;
+			goto err_close;
+		}
+		*(int *)((char *)p + map_fds[i].off) = fd;
+	}
+	return 0;
+
+err_close:
+	bpf_object__close(p->obj);
+	p->obj = NULL;
+	return err;
+}
+
+void steer_prog_close(struct steer_prog *p)
+{
+	bpf_object__close(p->obj);
+	p->obj = NULL;
+}
+
+int steer_prog_map_fd(const struct steer_prog *p, const char *name)
+{
+	int fd = bpf_object__find_map_fd_by_name(p->obj, name);
+
+	return fd < 0 ? -ENOENT : fd;
+}
+
+int steer_pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0) {
+		if (sched_getaffinity(0, sizeof(set), &set))
+			return -errno;
+		for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+			if (CPU_ISSET(cpu, &set))
+				break;
+		}
+		if (cpu == CPU_SETSIZE)
+			return -ENODEV;
+	}
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return -errno;
+	return cpu;
+}
+
+/* libbpf's low-level calls return -errno already (libbpf 1.0 mode). */
+static int update(int fd, const void *key, const void *value)
+{
+	return bpf_map_update_elem(fd, key, value, BPF_ANY);
+}
+
+int steer_prog_write_slot(const struct steer_prog *p, __u32 slot,
+			  const struct steer_slot *s)
+{
+	if (slot >= STEER_SLOTS)
+		return -EINVAL;
+	return update(p->slots, &slot, s);
+}
+
+int steer_prog_read_slot(const struct steer_prog *p, __u32 slot,
+			 struct steer_slot *s)
+{
+	return bpf_map_lookup_elem(p->slots, &slot, s);
+}
+
+int steer_prog_set_active(const struct steer_prog *p, __u32 slot)
+{
+	struct steer_ctl ctl = { .active = slot };
+	__u32 zero = 0;
+
+	if (slot >= STEER_SLOTS)
+		return -EINVAL;
+	return update(p->ctl, &zero, &ctl);
+}
+
+int steer_prog_get_active(const struct steer_prog *p, __u32 *slot)
+{
+	struct steer_ctl ctl;
+	__u32 zero = 0;
+	int err;
+
+	err = bpf_map_lookup_elem(p->ctl, &zero, &ctl);
+	if (!err)
+		*slot = ctl.active;
+	return err;
+}
+
+int steer_slot_add_shape(struct steer_slot *s, __u32 shape)
+{
+	__u32 i;
+
+	for (i = 0; i < s->nshapes; i++) {
+		if (s->shapes[i] == shape)
+			return 0;
+	}
+	if (s->nshapes >= STEER_MAX_SHAPES)
+		return -E2BIG;
+	s->shapes[s->nshapes++] = shape;
+	return 0;
+}
+
+int steer_prog_set_bucket(const struct steer_prog *p, __u32 slot,
+			  __u32 bucket, __u32 cpu)
+{
+	__u32 key = slot * STEER_TABLE_MAX + bucket;
+
+	if (slot >= STEER_SLOTS || bucket >= STEER_TABLE_MAX)
+		return -EINVAL;
+	return update(p->table, &key, &cpu);
+}
+
+/* Writes n consecutive array entries from 'first', batched where the
+ * kernel can (a full table is 4096 syscalls otherwise). */
+static int write_array(int fd, __u32 first, const void *values,
+		       size_t value_size, __u32 n)
+{
+	__u32 *keys, count = n, i;
+	int err;
+
+	if (!n)
+		return 0;
+	keys = calloc(n, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		keys[i] = first + i;
+	err = bpf_map_update_batch(fd, keys, values, &count, NULL);
+	if (err == -EINVAL || err == -EOPNOTSUPP) {
+		for (i = 0, err = 0; i < n && !err; i++)
+			err = update(fd, &keys[i],
+				     (const char *)values + i * value_size);
+	}
+	free(keys);
+	return err;
+}
+
+int steer_prog_write_table(const struct steer_prog *p, __u32 slot,
+			   const __u32 *cpus, __u32 n)
+{
+	if (slot >= STEER_SLOTS || n > STEER_TABLE_MAX)
+		return -EINVAL;
+	return write_array(p->table, slot * STEER_TABLE_MAX, cpus,
+			   sizeof(*cpus), n);
+}
+
+int steer_prog_fill_table(const struct steer_prog *p, __u32 slot, __u32 cpu,
+			  __u32 n)
+{
+	__u32 cpus[STEER_TABLE_MAX], i;
+
+	if (n > STEER_TABLE_MAX)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		cpus[i] = cpu;
+	return steer_prog_write_table(p, slot, cpus, n);
+}
+
+int steer_prog_add_flow_rule(const struct steer_prog *p, __u32 slot,
+			     __u32 shape, const struct steer_flow *f,
+			     const struct steer_target *t)
+{
+	struct steer_rule_key key;
+
+	memset(&key, 0, sizeof(key));
+	steer_rule_key_fill(&key, slot, shape, f);
+	return update(p->flow_rules, &key, t);
+}
+
+int steer_prog_add_prefix(const struct steer_prog *p,
+			  enum steer_prefix_side side, __u32 slot,
+			  __u8 family, const void *addr, __u32 bits,
+			  const struct steer_target *t)
+{
+	struct steer_prefix_key key;
+
+	memset(&key, 0, sizeof(key));
+	key.slot = slot;
+	if (family == STEER_AF_INET) {
+		if (bits > 32)
+			return -EINVAL;
+		/* IPv4-mapped, as the program looks it up. */
+		key.addr[10] = 0xff;
+		key.addr[11] = 0xff;
+		memcpy(key.addr + 12, addr, 4);
+		key.prefixlen = STEER_PREFIX_BITS(96 + bits);
+	} else if (family == STEER_AF_INET6) {
+		if (bits > 128)
+			return -EINVAL;
+		memcpy(key.addr, addr, 16);
+		key.prefixlen = STEER_PREFIX_BITS(bits);
+	} else {
+		return -EAFNOSUPPORT;
+	}
+	return update(side == STEER_PREFIX_SRC ? p->src_prefix : p->dst_prefix,
+		      &key, t);
+}
+
+int steer_prog_write_rule_cpus(const struct steer_prog *p, __u32 slot,
+			       __u32 index, const __u32 *cpus, __u32 n)
+{
+	if (slot >= STEER_SLOTS || index + n > STEER_RULE_CPUS_MAX)
+		return -EINVAL;
+	return write_array(p->rule_cpus, slot * STEER_RULE_CPUS_MAX + index,
+			   cpus, sizeof(*cpus), n);
+}
+
+/* Deletes every key of a hash or LPM map. */
+static int empty_map(int fd)
+{
+	/* Big enough for the largest key of ours (struct steer_rule_key). */
+	__u8 key[64];
+	int err;
+
+	while (!(err = bpf_map_get_next_key(fd, NULL, key))) {
+		err = bpf_map_delete_elem(fd, key);
+		if (err)
+			return err;
+	}
+	return err == -ENOENT ? 0 : err;
+}
+
+static int zero_array(int fd, __u32 n, size_t value_size)
+{
+	void *zeros = calloc(n, value_size);
+	int err;
+
+	if (!zeros)
+		return -ENOMEM;
+	err = write_array(fd, 0, zeros, value_size, n);
+	free(zeros);
+	return err;
+}
+
+int steer_prog_reset_policy(const struct steer_prog *p)
+{
+	int err;
+
+	err = steer_prog_set_active(p, 0);
+	if (!err)
+		err = zero_array(p->slots, STEER_SLOTS,
+				 sizeof(struct steer_slot));
+	if (!err)
+		err = zero_array(p->table, STEER_SLOTS * STEER_TABLE_MAX,
+				 sizeof(__u32));
+	if (!err)
+		err = zero_array(p->rule_cpus,
+				 STEER_SLOTS * STEER_RULE_CPUS_MAX,
+				 sizeof(__u32));
+	if (!err)
+		err = empty_map(p->flow_rules);
+	if (!err)
+		err = empty_map(p->src_prefix);
+	if (!err)
+		err = empty_map(p->dst_prefix);
+	return err;
+}
+
+int steer_prog_add_cpu(const struct steer_prog *p, __u32 cpu, __u32 qsize,
+		       int prog_fd)
+{
+	struct bpf_cpumap_val val;
+
+	memset(&val, 0, sizeof(val));
+	val.qsize = qsize;
+	if (prog_fd > 0)
+		val.bpf_prog.fd = prog_fd;
+	return update(p->cpumap, &cpu, &val);
+}
+
+int steer_prog_del_cpu(const struct steer_prog *p, __u32 cpu)
+{
+	return bpf_map_delete_elem(p->cpumap, &cpu);
+}
+
+/* Sums a per-CPU entry made of __u64 fields. */
+static int percpu_sum(const struct steer_prog *p, int fd, __u32 key,
+		      void *sum, size_t size)
+{
+	size_t stride = (size + 7) & ~(size_t)7, words = size / 8, i;
+	__u64 *values, *out = sum;
+	int cpu, err;
+
+	values = calloc(p->ncpus, stride);
+	if (!values)
+		return -ENOMEM;
+	err = bpf_map_lookup_elem(fd, &key, values);
+	if (!err) {
+		memset(sum, 0, size);
+		for (cpu = 0; cpu < p->ncpus; cpu++) {
+			for (i = 0; i < words; i++)
+				out[i] += values[cpu * stride / 8 + i];
+		}
+	}
+	free(values);
+	return err;
+}
+
+int steer_prog_read_stats(const struct steer_prog *p, struct steer_stats *s)
+{
+	return percpu_sum(p, p->stats, 0, s, sizeof(*s));
+}
+
+int steer_prog_read_cpu_stats(const struct steer_prog *p, __u32 cpu,
+			      struct steer_cpu_stats *s)
+{
+	return percpu_sum(p, p->cpu_stats, cpu, s, sizeof(*s));
+}
+
+int steer_prog_read_worker_stats(const struct steer_prog *p,
+				 struct steer_worker_stats *s)
+{
+	return percpu_sum(p, p->worker_stats, 0, s, sizeof(*s));
+}
+
+static int zero_percpu(const struct steer_prog *p, int fd, __u32 n,
+		       size_t size)
+{
+	size_t stride = (size + 7) & ~(size_t)7;
+
+	return zero_array(fd, n, stride * p->ncpus);
+}
+
+int steer_prog_reset_stats(const struct steer_prog *p)
+{
+	int err;
+
+	err = zero_percpu(p, p->stats, 1, sizeof(struct steer_stats));
+	if (!err)
+		err = zero_percpu(p, p->cpu_stats, STEER_MAX_CPUS,
+				  sizeof(struct steer_cpu_stats));
+	if (!err)
+		err = zero_percpu(p, p->worker_stats, 1,
+				  sizeof(struct steer_worker_stats));
+	return err;
+}
+
+int steer_prog_run_repeat(const struct steer_prog *p, const void *data,
+			  size_t len, __u32 repeat, int *verdict, __u32 *ns)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.data_in = data,
+		.data_size_in = (__u32)len,
+		.repeat = repeat,
+	);
+	int err;
+
+	err = bpf_prog_test_run_opts(p->prog_fd, &opts);
+	if (err)
+		return err;
+	*verdict = (int)opts.retval;
+	if (ns)
+		*ns = opts.duration;
+	return 0;
+}
+
+int steer_prog_run(const struct steer_prog *p, const void *data, size_t len,
+		   int *verdict)
+{
+	return steer_prog_run_repeat(p, data, len, 1, verdict, NULL);
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * prog_util.h - the real bpf/xdp_steer.bpf.o, loaded with libbpf for tests
+ * and benchmarks that run it with bpf_prog_test_run_opts (no interface, no
+ * traffic). Pinning is turned off for every map, so nothing here touches
+ * /sys/fs/bpf or an attached instance.
+ *
+ * Functions return 0 or a negative errno (libbpf style).
+ */
+#ifndef XDP_STEER_PROG_UTIL_H
+#define XDP_STEER_PROG_UTIL_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "xdp_steer.h"
+
+/* Repo-relative path of the object; XDP_STEER_OBJ overrides it. */
+#define STEER_PROG_OBJ_PATH	"bpf/xdp_steer.bpf.o"
+
+struct bpf_object;
+
+struct steer_prog {
+	struct bpf_object *obj;
+	int prog_fd;		/* STEER_PROG_MAIN */
+	int worker_fd;		/* STEER_PROG_WORKER */
+	int ncpus;		/* possible CPUs: per-CPU values per entry */
+	int cpumap;		/* map fds, named as in struct steer_maps */
+	int ctl;
+	int slots;
+	int table;
+	int flow_rules;
+	int src_prefix;
+	int dst_prefix;
+	int rule_cpus;
+	int stats;
+	int cpu_stats;
+	int worker_stats;
+};
+
+/* Where the object is: $XDP_STEER_OBJ, else STEER_PROG_OBJ_PATH from the
+ * current directory, else from the repo root above the running binary
+ * (tests/<tier>/<binary>). */
+int steer_prog_find_obj(char *buf, size_t size);
+
+/* Opens and loads the object at 'path' (NULL: steer_prog_find_obj()) with
+ * every map unpinned. -EPERM without CAP_BPF/CAP_SYS_ADMIN. */
+int steer_prog_open(struct steer_prog *p, const char *path);
+void steer_prog_close(struct steer_prog *p);
+
+/* fd of the map named 'name' (STEER_STR(STEER_MAP_x)), or -ENOENT. */
+int steer_prog_map_fd(const struct steer_prog *p, const char *name);
+
+/* Pins the calling thread to 'cpu' (< 0: the first CPU it may run on), so
+ * bpf_get_smp_processor_id() in a test run is known. Returns the CPU. */
+int steer_pin_cpu(int cpu);
+
+/* ---- policy ------------------------------------------------------------ */
+
+int steer_prog_write_slot(const struct steer_prog *p, __u32 slot,
+			  const struct steer_slot *s);
+int steer_prog_read_slot(const struct steer_prog *p, __u32 slot,
+			 struct steer_slot *s);
+/* The flip: steer_ctl.active = slot. */
+int steer_prog_set_active(const struct steer_prog *p, __u32 slot);
+int steer_prog_get_active(const struct steer_prog *p, __u32 *slot);
+
+/* Adds 'shape' (STEER_M_*) to s->shapes unless present; -E2BIG if full. */
+int steer_slot_add_shape(struct steer_slot *s, __u32 shape);
+
+/* Indirection table of 'slot': buckets 0..n-1 from 'cpus'. */
+int steer_prog_write_table(const struct steer_prog *p, __u32 slot,
+			   const __u32 *cpus, __u32 n);
+/* Every one of the first n buckets to 'cpu'. */
+int steer_prog_fill_table(const struct steer_prog *p, __u32 slot, __u32 cpu,
+			  __u32 n);
+int steer_prog_set_bucket(const struct steer_prog *p, __u32 slot,
+			  __u32 bucket, __u32 cpu);
+
+/* Exact-field rule: 'f' with the fields outside 'shape' ignored. The slot
+ * must list 'shape' (steer_slot_add_shape) for the program to look. */
+int steer_prog_add_flow_rule(const struct steer_prog *p, __u32 slot,
+			     __u32 shape, const struct steer_flow *f,
+			     const struct steer_target *t);
+
+enum steer_prefix_side {
+	STEER_PREFIX_SRC,
+	STEER_PREFIX_DST,
+};
+
+/* Prefix rule on 'addr' (network order, 4 or 16 bytes by family) / 'bits'.
+ * The slot needs STEER_F_SRC_PREFIXES / STEER_F_DST_PREFIXES set. */
+int steer_prog_add_prefix(const struct steer_prog *p,
+			  enum steer_prefix_side side, __u32 slot,
+			  __u8 family, const void *addr, __u32 bits,
+			  const struct steer_target *t);
+
+/* CPU set entries slot * STEER_RULE_CPUS_MAX + index + 0..n-1. */
+int steer_prog_write_rule_cpus(const struct steer_prog *p, __u32 slot,
+			       __u32 index, const __u32 *cpus, __u32 n);
+
+/* Empties both slots, the flip word, tables, rules and CPU sets. The
+ * cpumap is left alone: its entries are worker threads, slow to recreate. */
+int steer_prog_reset_policy(const struct steer_prog *p);
+
+/* ---- cpumap ------------------------------------------------------------ */
+
+/* cpumap entry for 'cpu' with a ring of 'qsize' frames and, when prog_fd
+ * > 0, that cpumap program (p->worker_fd for ours). Only possible CPUs can
+ * have one. */
+int steer_prog_add_cpu(const struct steer_prog *p, __u32 cpu, __u32 qsize,
+		       int prog_fd);
+int steer_prog_del_cpu(const struct steer_prog *p, __u32 cpu);
+
+/* ---- counters ---------------------------------------------------------- */
+
+/* Per-CPU counters summed over the possible CPUs. */
+int steer_prog_read_stats(const struct steer_prog *p, struct steer_stats *s);
+int steer_prog_read_cpu_stats(const struct steer_prog *p, __u32 cpu,
+			      struct steer_cpu_stats *s);
+int steer_prog_read_worker_stats(const struct steer_prog *p,
+				 struct steer_worker_stats *s);
+int steer_prog_reset_stats(const struct steer_prog *p);
+
+/* ---- running ----------------------------------------------------------- */
+
+/* Runs the program once on a copy of the frame; *verdict gets XDP_*. */
+int steer_prog_run(const struct steer_prog *p, const void *data, size_t len,
+		   int *verdict);
+/* Runs it 'repeat' times in the kernel; *ns gets the mean time per run. */
+int steer_prog_run_repeat(const struct steer_prog *p, const void *data,
+			  size_t len, __u32 repeat, int *verdict, __u32 *ns);
+
+#endif /* XDP_STEER_PROG_UTIL_H */

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * prog_env.c - the program tier's harness (see prog_env.h): load the real
+ * object once, pin to a CPU, and check every counter a frame can move.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "prog_env.h"
+
+struct steer_prog prog;
+int local_cpu, remote_cpu;
+const __u32 test_key[3] = { 0x6b8b4567, 0x327b23c6, 0x643c9869 };
+static int prog_err = 1;	/* 1: not loaded yet */
+
+/* ---- setup ---------------------------------------------------------------- */
+
+static void unload(void)
+{
+	steer_prog_del_cpu(&prog, local_cpu);
+	steer_prog_del_cpu(&prog, remote_cpu);
+	steer_prog_close(&prog);
+}
+
+/* Loads the object once, pins this process to one CPU and gives that CPU
+ * and one other a cpumap entry (with our cpumap program). */
+static int load(void)
+{
+	cpu_set_t allowed;
+	int err, cpu;
+
+	if (geteuid() != 0)
+		return -EPERM;
+	if (sched_getaffinity(0, sizeof(allowed), &allowed))
+		return -errno;
+	err = steer_prog_open(&prog, NULL);
+	if (err)
+		return err;
+	local_cpu = steer_pin_cpu(-1);
+	if (local_cpu < 0)
+		return local_cpu;
+	remote_cpu = -1;
+	for (cpu = 0; cpu < prog.ncpus && cpu < CPU_SETSIZE; cpu++) {
+		if (cpu != local_cpu && CPU_ISSET(cpu, &allowed)) {
+			remote_cpu = cpu;
+			break;
+		}
+	}
+	if (remote_cpu < 0)
+		return -ENODEV;
+	err = steer_prog_add_cpu(&prog, local_cpu, QSIZE, prog.worker_fd);
+	if (!err)
+		err = steer_prog_add_cpu(&prog, remote_cpu, QSIZE,
+					 prog.worker_fd);
+	if (err)
+		return err;
+	atexit(unload);
+	return 0;
+}
+
+/* Every test starts here: false (and the test skipped) when the program
+ * cannot be used on this machine. */
+bool ready(void)
+{
+	int err;
+
+	if (prog_err == 1) {
+		prog_err = load();
+		if (!prog_err)
+			printf("  running on CPU %d, remote CPU %d, missing CPU %d\n",
+			       local_cpu, remote_cpu, CPU_MISSING);
+	}
+	switch (prog_err) {
+	case 0:
+		break;
+	case -EPERM:
+		test_skip("needs root to load BPF programs");
+		return false;
+	case -ENODEV:
+		test_skip("needs two CPUs this process may run on");
+		return false;
+	case -ENOENT:
+		test_skip("%s not found; run make first", STEER_PROG_OBJ_PATH);
+		return false;
+	default:
+		test_skip("cannot load %s: %s", STEER_PROG_OBJ_PATH,
+			  strerror(-prog_err));
+		return false;
+	}
+	err = steer_prog_reset_policy(&prog);
+	if (!err)
+		err = steer_prog_reset_stats(&prog);
+	return EXPECT_EQ(err, 0, "the maps were reset before the test");
+}
+
+int resolve_cpu(int cpu)
+{
+	if (cpu == AT_LOCAL)
+		return local_cpu;
+	if (cpu == AT_REMOTE)
+		return remote_cpu;
+	return cpu;
+}
+
+/* ---- expectations --------------------------------------------------------- */
+
+const struct counter_name outcomes[] = {
+	{ "redirected", OFF(redirected), 0 },
+	{ "passed_local", OFF(passed_local), 0 },
+	{ "passed_nonip", OFF(passed_nonip), 0 },
+	{ "passed_parse_error", OFF(passed_parse_error), 0 },
+	{ "passed_no_target", OFF(passed_no_target), 0 },
+	{ "passed_no_policy", OFF(passed_no_policy), 0 },
+};
+
+const struct counter_name extras[] = {
+	{ "fragments", OFF(fragments), ALSO_FRAG },
+	{ "rule_flow_hits", OFF(rule_flow_hits), ALSO_FLOW_HIT },
+	{ "rule_prefix_hits", OFF(rule_prefix_hits), ALSO_PREFIX_HIT },
+};
+const size_t n_outcomes = ARRAY_SIZE(outcomes);
+const size_t n_extras = ARRAY_SIZE(extras);
+
+__u64 counter(const struct steer_stats *st, size_t off)
+{
+	return *(const __u64 *)((const char *)st + off);
+}
+
+/* Runs one frame on zeroed counters and checks all of them against 'e':
+ * the verdict, rx moved by one, exactly the expected counters moved, and
+ * only the expected CPU's cpu_stats. Prints the frame when anything is off. */
+bool expect_run(const struct frame *f, const struct expect *e,
+		const char *label)
+{
+	struct steer_cpu_stats cs;
+	struct steer_stats st;
+	int verdict = -1, err, cpu = resolve_cpu(e->cpu);
+	char what[160];
+	bool ok = true;
+	__u32 c;
+	size_t i;
+
+	err = steer_prog_reset_stats(&prog);
+	if (!err)
+		err = steer_prog_run(&prog, f->buf, f->len, &verdict);
+	ok &= EXPECT_EQ(err, 0, "the program ran");
+	if (err)
+		goto out;
+	snprintf(what, sizeof(what), "the verdict is %s",
+		 e->verdict == XDP_PASS ? "XDP_PASS" : "XDP_REDIRECT");
+	ok &= EXPECT_EQ(verdict, e->verdict, what);
+
+	err = steer_prog_read_stats(&prog, &st);
+	ok &= EXPECT_EQ(err, 0, "steer_stats could be read");
+	ok &= EXPECT_EQ(st.rx_packets, 1, "rx_packets moved by one");
+	ok &= EXPECT_EQ(st.rx_bytes, f->len, "rx_bytes moved by the frame");
+	for (i = 0; i < n_outcomes; i++) {
+		int want = outcomes[i].off == e->outcome;
+
+		snprintf(what, sizeof(what), "%s moved by %d",
+			 outcomes[i].name, want);
+		ok &= EXPECT_EQ(counter(&st, outcomes[i].off), want, what);
+	}
+	for (i = 0; i < n_extras; i++) {
+		int want = !!(e->also & extras[i].bit);
+
+		snprintf(what, sizeof(what), "%s moved by %d", extras[i].name,
+			 want);
+		ok &= EXPECT_EQ(counter(&st, extras[i].off), want, what);
+	}
+	for (c = 0; c < STEER_MAX_CPUS; c++) {
+		int want = (int)c == cpu;
+
+		err = steer_prog_read_cpu_stats(&prog, c, &cs);
+		if (!err && cs.packets == (__u64)want &&
+		    cs.bytes == (want ? f->len : 0))
+			continue;
+		snprintf(what, sizeof(what),
+			 "cpu_stats[%u] counted %d frame(s) of %zu bytes", c,
+			 want, f->len);
+		ok &= EXPECT_EQ(err ? -1 : (long long)cs.packets, want, what);
+		ok &= EXPECT_EQ(cs.bytes, want ? f->len : 0, what);
+	}
+out:
+	if (!ok)
+		frame_dump(stdout, f, label);
+	return ok;
+}
+
+/* ---- slots ------------------------------------------------------------------ */
+
+void base_slot(struct steer_slot *s, __u32 flags)
+{
+	memset(s, 0, sizeof(*s));
+	memcpy(s->hash_key, test_key, sizeof(s->hash_key));
+	s->flags = flags;
+	s->table_size = TABLE_SIZE;
+	s->nonip_cpu = STEER_CPU_LOCAL;
+}
+
+int commit(const struct steer_slot *s)
+{
+	int err = steer_prog_write_slot(&prog, 0, s);
+
+	return err ? err : steer_prog_set_active(&prog, 0);
+}
+
+__u32 frame_hash(const struct frame *f, const struct steer_slot *s)
+{
+	struct steer_flow flow;
+	bool frag = frame_flow(f, &flow);
+
+	return steer_flow_hash(&flow, s->hash_key, s->flags, frag);
+}
+
+bool build_frame(struct frame *f, void (*fn)(struct frame *f))
+{
+	frame_init(f);
+	fn(f);
+	return EXPECT_EQ(frame_finish(f), 0, "the frame was built");
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * prog_env.h - what every file of the program tier shares: the loaded
+ * program, the CPUs a case can name, and expect_run(), which runs one frame
+ * and checks every counter against what the case says.
+ */
+#ifndef XDP_STEER_PROG_ENV_H
+#define XDP_STEER_PROG_ENV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/bpf.h>
+
+#include "frame.h"
+#include "prog_util.h"
+#include "test.h"
+
+/* A CPU id that never gets a cpumap entry (cpumap keys must be possible
+ * CPUs; this one only needs to be a valid key of cpu_stats). */
+#define CPU_MISSING	(STEER_MAX_CPUS - 1)
+/* CPUs of a case, resolved when the test runs. */
+#define CPU_NONE	(-1)	/* no cpu_stats entry moves */
+#define AT_LOCAL	(-2)	/* the CPU the test runs on */
+#define AT_REMOTE	(-3)	/* another present CPU */
+
+#define QSIZE		256
+#define TABLE_SIZE	STEER_TABLE_DEFAULT
+
+extern struct steer_prog prog;
+extern int local_cpu, remote_cpu;
+extern const __u32 test_key[3];
+
+/* Every test starts here: loads the program on first use and empties its
+ * maps; false (and the test skipped or failed) when it cannot be used. */
+bool ready(void);
+int resolve_cpu(int cpu);
+
+#define OFF(field)	offsetof(struct steer_stats, field)
+#define ALSO_FRAG	(1u << 0)
+#define ALSO_FLOW_HIT	(1u << 1)
+#define ALSO_PREFIX_HIT	(1u << 2)
+
+/* What one frame must do. */
+struct expect {
+	int verdict;
+	int cpu;		/* whose cpu_stats count the frame, or CPU_NONE */
+	size_t outcome;		/* the one redirected/passed_* counter */
+	unsigned int also;	/* ALSO_*: other counters that move */
+};
+
+#define REDIRECT(cpu, also)	{ XDP_REDIRECT, cpu, OFF(redirected), also }
+#define PASS_LOCAL(also)	{ XDP_PASS, AT_LOCAL, OFF(passed_local), also }
+#define PASS(counter, also)	{ XDP_PASS, CPU_NONE, OFF(counter), also }
+
+struct counter_name {
+	const char *name;
+	size_t off;
+	unsigned int bit;	/* ALSO_* for the extras */
+};
+
+/* The redirected/passed_* counters (exactly one moves per frame) and the
+ * ones that move beside them. */
+extern const struct counter_name outcomes[];
+extern const size_t n_outcomes;
+extern const struct counter_name extras[];
+extern const size_t n_extras;
+
+__u64 counter(const struct steer_stats *st, size_t off);
+
+/* Runs one frame on zeroed counters and checks them all against 'e';
+ * prints the frame when anything is off. */
+bool expect_run(const struct frame *f, const struct expect *e,
+		const char *label);
+
+/* A slot under test_key with a TABLE_SIZE table. */
+void base_slot(struct steer_slot *s, __u32 flags);
+/* Writes 's' to slot 0 and makes slot 0 active. */
+int commit(const struct steer_slot *s);
+/* The hash the program should compute for the frame under 's'. */
+__u32 frame_hash(const struct frame *f, const struct steer_slot *s);
+
+/* Builds a frame with 'fn' and finishes it; false (a failed test) if the
+ * builder could not. */
+bool build_frame(struct frame *f, void (*fn)(struct frame *f));
+
+/* Tests of the other files, for main(). */
+extern const struct test_case loop_tests[];
+extern const size_t n_loop_tests;
+extern const struct test_case random_tests[];
+extern const size_t n_random_tests;
+
+#endif /* XDP_STEER_PROG_ENV_H */

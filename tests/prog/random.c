@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * random.c - several thousand random frames (random headers, well formed
+ * or not) and mutations of them (bytes flipped, frames cut) through the
+ * program. Every verdict must be XDP_PASS or XDP_REDIRECT and every frame
+ * must move exactly one outcome counter; a well-formed frame must also go
+ * where the shared hash says. The seed is printed; XDP_STEER_SEED=<seed>
+ * repeats a run.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+#include <linux/if_ether.h>
+
+#include "prog_env.h"
+
+#ifndef IPPROTO_UDPLITE
+#define IPPROTO_UDPLITE	136
+#endif
+#ifndef ETH_P_LLDP
+#define ETH_P_LLDP	0x88CC
+#endif
+
+#define RANDOM_FRAMES	4000
+#define RANDOM_POLICY_EVERY 200
+#define RANDOM_MAX_FAILURES 5
+
+static __u64 rng;
+
+/* xorshift64: small, and the same sequence everywhere for a seed. */
+static __u32 rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (__u32)(rng >> 32);
+}
+
+static __u32 below(__u32 n)
+{
+	return rnd() % n;
+}
+
+/* Addresses from a small pool half of the time, so equal and repeated
+ * addresses (the symmetric hash's tie-break) happen. */
+static void rnd_v4(char *buf, size_t size)
+{
+	if (below(2))
+		snprintf(buf, size, "10.0.0.%u", below(4));
+	else
+		snprintf(buf, size, "%u.%u.%u.%u", below(256), below(256),
+			 below(256), below(256));
+}
+
+static void rnd_v6(char *buf, size_t size)
+{
+	if (below(2))
+		snprintf(buf, size, "2001:db8::%x", below(4));
+	else
+		snprintf(buf, size, "%x:%x:%x:%x:%x:%x:%x:%x", rnd() & 0xffff,
+			 rnd() & 0xffff, rnd() & 0xffff, rnd() & 0xffff,
+			 rnd() & 0xffff, rnd() & 0xffff, rnd() & 0xffff,
+			 rnd() & 0xffff);
+}
+
+static __u8 rnd_proto(bool v6)
+{
+	static const __u8 protos[] = {
+		IPPROTO_TCP, IPPROTO_UDP, IPPROTO_UDPLITE, IPPROTO_SCTP,
+		IPPROTO_ICMP, IPPROTO_GRE, IPPROTO_ESP,
+	};
+	__u8 p = protos[below(ARRAY_SIZE(protos))];
+
+	if (p == IPPROTO_ICMP && v6)
+		return IPPROTO_ICMPV6;
+	if (below(10))
+		return p;
+	/* Any other protocol, but not an extension header the parser would
+	 * walk into the payload. */
+	do {
+		p = (__u8)rnd();
+	} while (p == IPPROTO_HOPOPTS || p == IPPROTO_ROUTING ||
+		 p == IPPROTO_FRAGMENT || p == IPPROTO_AH ||
+		 p == IPPROTO_DSTOPTS || p == 135 /* mobility */);
+	return p;
+}
+
+static void rnd_transport(struct frame *f, __u8 proto)
+{
+	__u16 sport = below(4) ? 1024 + below(64) : (__u16)rnd();
+	__u16 dport = below(2) ? 443 : (__u16)rnd();
+
+	switch (proto) {
+	case IPPROTO_TCP:
+		frame_tcp(f, sport, dport);
+		break;
+	case IPPROTO_UDP:
+		frame_udp(f, sport, dport);
+		break;
+	case IPPROTO_UDPLITE:
+		frame_udplite(f, sport, dport);
+		break;
+	case IPPROTO_SCTP:
+		frame_sctp(f, sport, dport);
+		break;
+	case IPPROTO_ICMP:
+		frame_icmp(f, 8, 0);
+		break;
+	case IPPROTO_ICMPV6:
+		frame_icmpv6(f, 128, 0);
+		break;
+	}
+	frame_payload_fill(f, below(65), (__u8)rnd());
+}
+
+/* Returns whether the parser must accept the frame (at most two tags, at
+ * most STEER_IPV6_EXT_MAX extension headers walked: the walk ends at a
+ * fragment header). */
+static bool rnd_ip(struct frame *f, bool v6)
+{
+	static const __u8 exts[] = {
+		IPPROTO_HOPOPTS, IPPROTO_DSTOPTS, IPPROTO_ROUTING, IPPROTO_AH,
+		IPPROTO_FRAGMENT,
+	};
+	__u8 chain[STEER_IPV6_EXT_MAX + 3], proto = rnd_proto(v6);
+	char src[64], dst[64];
+	int n = 0, i, walked;
+	__u8 opts[40];
+
+	if (!v6) {
+		bool frag = !below(6);
+		struct frame_ip4 ip = {
+			.src = src, .dst = dst, .proto = proto, .opts = opts,
+			.opts_len = below(3) ? 0 : 4 * below(11),
+			.frag_offset = frag && below(2) ? below(8192) : 0,
+			.more_frags = frag && below(2),
+			.dont_frag = !frag && below(2),
+		};
+
+		rnd_v4(src, sizeof(src));
+		rnd_v4(dst, sizeof(dst));
+		for (i = 0; i < (int)sizeof(opts); i++)
+			opts[i] = (__u8)rnd();
+		frame_ipv4(f, &ip);
+		if (!ip.frag_offset)
+			rnd_transport(f, proto);
+		else
+			frame_payload_fill(f, 8 + below(64), (__u8)rnd());
+		return true;
+	}
+
+	n = below(4) ? below(3) : below(ARRAY_SIZE(chain) + 1);
+	for (i = 0; i < n; i++)
+		chain[i] = exts[below(ARRAY_SIZE(exts))];
+	rnd_v6(src, sizeof(src));
+	rnd_v6(dst, sizeof(dst));
+	frame_ipv6(f, &(struct frame_ip6){ .src = src, .dst = dst,
+		.nexthdr = n ? chain[0] : proto, .flow_label = rnd() });
+	walked = n;
+	for (i = 0; i < n; i++) {
+		__u8 next = i + 1 < n ? chain[i + 1] : proto;
+
+		switch (chain[i]) {
+		case IPPROTO_HOPOPTS:
+			frame_ipv6_hbh(f, next);
+			break;
+		case IPPROTO_DSTOPTS:
+			frame_ipv6_dstopts(f, next);
+			break;
+		case IPPROTO_ROUTING:
+			frame_ipv6_routing(f, next);
+			break;
+		case IPPROTO_AH:
+			frame_ipv6_ah(f, next);
+			break;
+		default:
+			frame_ipv6_frag(f, next, below(2) ? 0 : below(8192),
+					below(2));
+			if (walked == n)
+				walked = i + 1;
+		}
+	}
+	rnd_transport(f, proto);
+	/* Payload length 0 means a jumbogram, which Ethernet cannot carry. */
+	return walked <= STEER_IPV6_EXT_MAX && f->len > (size_t)f->l3_off + 40;
+}
+
+/* A random frame of random headers; returns whether it is well formed. */
+static bool rnd_frame(struct frame *f)
+{
+	static const __u16 other[] = {
+		ETH_P_LLDP, 0x8847 /* MPLS */, 0x88b5, 0x0000, 0x05dc,
+	};
+	int tags = below(10) < 6 ? 0 : (int)below(4), kind = below(20), i;
+	bool ok = tags <= 2;
+	__u16 type;
+
+	frame_init(f);
+	if (kind < 9)
+		type = ETH_P_IP;
+	else if (kind < 18)
+		type = ETH_P_IPV6;
+	else if (kind == 18)
+		type = ETH_P_ARP;
+	else
+		type = other[below(ARRAY_SIZE(other))];
+	frame_eth(f, type);
+	for (i = 0; i < tags; i++)
+		frame_vlan(f, below(2) ? ETH_P_8021Q : ETH_P_8021AD,
+			   below(4096));
+	if (type == ETH_P_IP || type == ETH_P_IPV6)
+		ok &= rnd_ip(f, type == ETH_P_IPV6);
+	else if (type == ETH_P_ARP)
+		frame_arp(f, 1, "10.0.0.1", "10.0.0.2");
+	else
+		frame_payload_fill(f, 46, (__u8)rnd());
+	frame_finish(f);
+	return ok;
+}
+
+/* Bytes flipped, the frame cut, or both. */
+static void mutate(struct frame *f)
+{
+	int flips = below(3) ? 1 + below(4) : 0, i;
+
+	for (i = 0; i < flips; i++)
+		f->buf[below(f->len)] ^= (__u8)(1 + below(255));
+	if (!flips || below(2))
+		f->len = 14 + below(f->len - 14 + 1);
+	snprintf(f->desc + strlen(f->desc), sizeof(f->desc) - strlen(f->desc),
+		 ", mutated (%d bytes flipped, cut to %zu)", flips, f->len);
+}
+
+/* Frames of random bytes, with an IP, IPv6 or VLAN ethertype mostly. */
+static void rnd_bytes(struct frame *f)
+{
+	static const __u16 types[] = {
+		ETH_P_IP, ETH_P_IPV6, ETH_P_8021Q, ETH_P_8021AD, 0x1234,
+	};
+	__u16 type = types[below(ARRAY_SIZE(types))];
+	size_t i;
+
+	frame_init(f);
+	f->len = 14 + below(200);
+	for (i = 0; i < f->len; i++)
+		f->buf[i] = (__u8)rnd();
+	f->buf[12] = type >> 8;
+	f->buf[13] = type & 0xff;
+	snprintf(f->desc, sizeof(f->desc), "random bytes");
+}
+
+struct random_policy {
+	struct steer_slot slot;
+	__u32 table[STEER_TABLE_MAX];
+};
+
+static int rnd_policy(struct random_policy *rp)
+{
+	const __u32 cpus[] = { local_cpu, remote_cpu, CPU_MISSING };
+	const __u32 nonip[] = { STEER_CPU_LOCAL, local_cpu, remote_cpu,
+				CPU_MISSING };
+	struct steer_slot *s = &rp->slot;
+	__u32 i;
+	int err;
+
+	base_slot(s, rnd() & (STEER_F_HASH_L4 | STEER_F_SYMMETRIC |
+			      STEER_F_LOCAL_FASTPATH));
+	for (i = 0; i < 3; i++)
+		s->hash_key[i] = rnd();
+	s->table_size = below(10) ? 1u << (1 + below(12)) : 0;
+	s->nonip_cpu = nonip[below(ARRAY_SIZE(nonip))];
+	for (i = 0; i < STEER_TABLE_MAX; i++)
+		rp->table[i] = cpus[below(ARRAY_SIZE(cpus))];
+	err = steer_prog_write_table(&prog, 0, rp->table, STEER_TABLE_MAX);
+	return err ? err : commit(s);
+}
+
+/* What a well-formed frame must do under the policy. */
+static struct expect predict(const struct frame *f,
+			     const struct random_policy *rp)
+{
+	const struct steer_slot *s = &rp->slot;
+	struct expect e = PASS(passed_nonip, 0);
+	struct steer_flow flow;
+	__u32 cpu;
+	bool frag;
+
+	if (!s->table_size)
+		return (struct expect)PASS(passed_no_policy, 0);
+	if (!f->l3_family) {
+		if (s->nonip_cpu == STEER_CPU_LOCAL)
+			return e;
+		cpu = s->nonip_cpu;
+	} else {
+		frag = frame_flow(f, &flow);
+		e.also = frag ? ALSO_FRAG : 0;
+		cpu = rp->table[steer_table_index(steer_flow_hash(&flow,
+				s->hash_key, s->flags, frag), s->table_size)];
+	}
+	if ((s->flags & STEER_F_LOCAL_FASTPATH) && cpu == (__u32)local_cpu) {
+		e.verdict = XDP_PASS;
+		e.cpu = local_cpu;
+		e.outcome = OFF(passed_local);
+	} else if (cpu == (__u32)local_cpu || cpu == (__u32)remote_cpu) {
+		e.verdict = XDP_REDIRECT;
+		e.cpu = (int)cpu;
+		e.outcome = OFF(redirected);
+	} else {
+		e.verdict = XDP_PASS;
+		e.cpu = CPU_NONE;
+		e.outcome = OFF(passed_no_target);
+	}
+	return e;
+}
+
+struct counts {
+	struct steer_stats st;
+	__u64 cpu_packets[3];	/* local, remote, missing */
+};
+
+static int read_counts(struct counts *c)
+{
+	const __u32 cpus[3] = { local_cpu, remote_cpu, CPU_MISSING };
+	struct steer_cpu_stats cs;
+	int err, i;
+
+	err = steer_prog_read_stats(&prog, &c->st);
+	for (i = 0; i < 3 && !err; i++) {
+		err = steer_prog_read_cpu_stats(&prog, cpus[i], &cs);
+		c->cpu_packets[i] = cs.packets;
+	}
+	return err;
+}
+
+/* Runs one random frame and checks what every frame must satisfy, and
+ * everything else when 'e' predicts it. */
+static bool random_run(const struct frame *f, const struct expect *e,
+		       struct counts *prev)
+{
+	struct counts cur;
+	int verdict = -1, err, cpu;
+	__u64 moved = 0, delta, cpu_moved = 0;
+	char what[96];
+	bool ok = true;
+	size_t i;
+
+	err = steer_prog_run(&prog, f->buf, f->len, &verdict);
+	if (!err)
+		err = read_counts(&cur);
+	if (!EXPECT_EQ(err, 0, "the program ran and its counters were read"))
+		return false;
+	ok &= EXPECT(verdict == XDP_PASS || verdict == XDP_REDIRECT,
+		     "the verdict is XDP_PASS or XDP_REDIRECT");
+	ok &= EXPECT_EQ(cur.st.rx_packets - prev->st.rx_packets, 1,
+			"rx_packets moved by one");
+	for (i = 0; i < n_outcomes; i++) {
+		delta = counter(&cur.st, outcomes[i].off) -
+			counter(&prev->st, outcomes[i].off);
+		moved += delta;
+		snprintf(what, sizeof(what), "%s moved as predicted",
+			 outcomes[i].name);
+		if (e && !EXPECT_EQ(delta, outcomes[i].off == e->outcome, what))
+			ok = false;
+	}
+	ok &= EXPECT_EQ(moved, 1, "exactly one outcome counter moved");
+	for (i = 0; e && i < n_extras; i++) {
+		delta = counter(&cur.st, extras[i].off) -
+			counter(&prev->st, extras[i].off);
+		snprintf(what, sizeof(what), "%s moved as predicted",
+			 extras[i].name);
+		ok &= EXPECT_EQ(delta, !!(e->also & extras[i].bit), what);
+	}
+	for (i = 0; i < 3; i++)
+		cpu_moved += cur.cpu_packets[i] - prev->cpu_packets[i];
+	ok &= EXPECT_EQ(cpu_moved, verdict == XDP_REDIRECT ||
+			(cur.st.passed_local - prev->st.passed_local),
+			"cpu_stats moved for redirected and local frames only");
+	if (e) {
+		cpu = resolve_cpu(e->cpu);
+		ok &= EXPECT_EQ(verdict, e->verdict, "the verdict is the predicted one");
+		ok &= EXPECT_EQ(cur.cpu_packets[0] - prev->cpu_packets[0],
+				cpu == local_cpu, "the local CPU's cpu_stats moved as predicted");
+		ok &= EXPECT_EQ(cur.cpu_packets[1] - prev->cpu_packets[1],
+				cpu == remote_cpu, "the remote CPU's cpu_stats moved as predicted");
+	}
+	*prev = cur;
+	return ok;
+}
+
+static void test_random_frames(void)
+{
+	const char *env = getenv("XDP_STEER_SEED");
+	unsigned long long seed = env ? strtoull(env, NULL, 0) : 0x5eed5eedULL;
+	static struct random_policy rp;
+	struct counts prev;
+	struct frame f, m;
+	int failures = 0, i, runs = 0, predicted = 0;
+	__u64 sum = 0;
+	struct expect e;
+	size_t k;
+
+	if (!ready())
+		return;
+	printf("  seed 0x%llx (XDP_STEER_SEED=0x%llx repeats this run)\n",
+	       seed, seed);
+	rng = seed ? seed : 1;
+	if (!EXPECT_EQ(read_counts(&prev), 0, "the counters were read"))
+		return;
+	for (i = 0; i < RANDOM_FRAMES && failures < RANDOM_MAX_FAILURES; i++) {
+		bool well_formed;
+
+		if (i % RANDOM_POLICY_EVERY == 0 &&
+		    !EXPECT_EQ(rnd_policy(&rp), 0, "a random policy was written"))
+			return;
+		if (below(10)) {
+			well_formed = rnd_frame(&f);
+		} else {
+			rnd_bytes(&f);
+			well_formed = false;
+		}
+		if (well_formed)
+			e = predict(&f, &rp);
+		runs++;
+		predicted += well_formed;
+		if (!random_run(&f, well_formed ? &e : NULL, &prev)) {
+			frame_dump(stdout, &f, "random");
+			failures++;
+		}
+		if (!below(3))
+			continue;
+		m = f;
+		mutate(&m);
+		runs++;
+		if (!random_run(&m, NULL, &prev)) {
+			frame_dump(stdout, &m, "mutated");
+			failures++;
+		}
+	}
+	for (k = 0; k < n_outcomes; k++)
+		sum += counter(&prev.st, outcomes[k].off);
+	EXPECT_EQ(sum, prev.st.rx_packets,
+		  "the outcome counters add up to rx_packets");
+	EXPECT_EQ(prev.st.rx_packets, runs, "rx_packets counted every run");
+	printf("  %d frames run, %d of them well formed and predicted\n", runs,
+	       predicted);
+}
+
+const struct test_case random_tests[] = {
+	TEST_ENTRY(test_random_frames,
+		   "random and mutated frames are passed or redirected, each counted once"),
+};
+const size_t n_random_tests = ARRAY_SIZE(random_tests);
