@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * build.h - a policy compiled to map contents: what one slot will hold.
+ * Made from a parsed policy (compile.c), written by apply.c.
+ */
+#ifndef XDP_STEER_BUILD_H
+#define XDP_STEER_BUILD_H
+
+#include "xdp_steer.h"
+#include "table.h"
+
+struct build_flow_rule {
+	struct steer_rule_key key;	/* key.slot set when applied */
+	struct steer_target target;
+};
+
+struct build_prefix_rule {
+	int dst;			/* 0: src_prefixes, 1: dst_prefixes */
+	struct steer_prefix_key key;	/* key.slot set when applied */
+	struct steer_target target;
+};
+
+struct steer_build {
+	/* hash_key is used only without STEER_LF_SEED_RANDOM; generation
+	 * and digest are set by apply. */
+	struct steer_slot slot;
+	struct table_cpu cpus[STEER_MAX_CPUS];	/* indirection table CPUs */
+	int ncpus;
+	__u32 rule_cpus[STEER_RULE_CPUS_MAX];	/* CPU sets of rules */
+	__u32 nrule_cpus;
+	struct build_flow_rule *flow;
+	int nflow;
+	struct build_prefix_rule *prefix;
+	int nprefix;
+};
+
+void build_free(struct steer_build *b);
+
+#endif /* XDP_STEER_BUILD_H */

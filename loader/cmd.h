@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * cmd.h - the subcommands. Each takes argc/argv after its name and returns
+ * the process exit status: 0 success, 1 failure or a bad policy, 2 a usage
+ * error.
+ */
+#ifndef XDP_STEER_CMD_H
+#define XDP_STEER_CMD_H
+
+#define EXIT_FAIL	1
+#define EXIT_USAGE	2
+
+int cmd_check(int argc, char **argv);
+int cmd_attach(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
+int cmd_detach(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+
+/* Parses the options common to all commands (-v, -q, -h) and the
+ * command's own; prints 'usage' on -h or a bad option. Returns -1 to go
+ * on, or the exit status to return now. */
+struct option;
+int cmd_getopt(int argc, char **argv, const char *shortopts,
+	       const struct option *longopts, const char *usage,
+	       int (*handle)(int opt, const char *arg, void *ctx), void *ctx);
+
+/* Index of an interface that must exist, with the error said. */
+int cmd_ifindex(const char *ifname);
+
+#endif /* XDP_STEER_CMD_H */

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * cpuset.h - a set of CPU ids below STEER_MAX_CPUS (the online CPUs, a
+ * policy's workers), with the kernel's list syntax ("0-1,4,8-11") both ways.
+ * Pure apart from cpuset_read_online(), so tests can say "online: 0-15".
+ */
+#ifndef XDP_STEER_CPUSET_H
+#define XDP_STEER_CPUSET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "xdp_steer.h"
+
+/* A bitmap: only CPUs a cpumap can address exist here. */
+struct cpu_set {
+	__u64 bits[STEER_MAX_CPUS / 64];
+};
+
+/* Longest cpuset_format() output, NUL included: every other CPU listed. */
+#define CPUSET_STR_MAX	(STEER_MAX_CPUS / 2 * 4 + 1)
+
+void cpuset_zero(struct cpu_set *s);
+void cpuset_set(struct cpu_set *s, __u32 cpu);
+void cpuset_clear(struct cpu_set *s, __u32 cpu);
+bool cpuset_has(const struct cpu_set *s, __u32 cpu);
+int cpuset_count(const struct cpu_set *s);
+bool cpuset_equal(const struct cpu_set *a, const struct cpu_set *b);
+
+/* Parses the kernel's list syntax ("0-3,8,10-11", spaces and a trailing
+ * newline allowed; "" is the empty set). CPUs >= STEER_MAX_CPUS are
+ * dropped, not refused: the sysfs list of a big machine names them, and no
+ * policy may use them anyway. Returns 0 or -EINVAL. */
+int cpuset_parse(struct cpu_set *s, const char *list);
+
+/* Reads the online CPUs from 'path' (NULL: /sys/devices/system/cpu/online).
+ * Returns 0 or a negative errno. */
+int cpuset_read_online(struct cpu_set *s, const char *path);
+
+/* Writes the set compactly ("0-1,4,8-11"; "" when empty) into buf and
+ * returns buf, truncated to len. */
+char *cpuset_format(const struct cpu_set *s, char *buf, size_t len);
+
+#endif /* XDP_STEER_CPUSET_H */

@@ -1,0 +1,759 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Unit tier: the YAML policy parser. One table row per case: description,
+ * online CPUs, policy text, whether it is valid, and the exact first
+ * message (location included) it must produce. Every valid row is also
+ * printed with policy_print() and parsed back, which must give an equal
+ * policy. Separate tests check what good policies normalize to.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <unistd.h>
+
+#include "policy.h"
+#include "test.h"
+
+#define NAME "p.yaml"
+
+struct policy_case {
+	const char *desc;
+	const char *online;	/* online CPUs, kernel list syntax */
+	const char *text;
+	int valid;		/* 1: parses (maybe with a warning) */
+	const char *msg;	/* the one message expected, or NULL: none */
+};
+
+#define V1 "version: 1\n"
+
+static const struct policy_case cases[] = {
+	/* ---- good policies ---- */
+	{ "the DESIGN.md example is valid", "0-15",
+	  V1 "cpus: [2-7, {cpu: 8, weight: 2}]   # worker CPUs; ranges, lists, weights\n"
+	  "queue_size: 2048                   # cpumap ring per worker\n"
+	  "hash: {key: l4, symmetric: true, seed: random}\n"
+	  "local_fastpath: true               # chosen CPU == receiving CPU: pass, no hop\n"
+	  "rebalance: drain                   # drain (no reordering) | immediate\n"
+	  "rules:                             # first match wins\n"
+	  "  - {match: {proto: tcp, dst_port: 443}, cpu: 3}\n"
+	  "  - {match: {src: 10.1.0.0/16}, cpus: [4-5]}\n",
+	  1, NULL },
+	{ "a bare version is a valid policy", "0-1", V1, 1, NULL },
+	{ "block style is as good as flow style", "0-3",
+	  V1 "cpus:\n  - 0\n  - 1-2\n  - cpu: 3\n    weight: 5\n"
+	  "hash:\n  key: l3\n  symmetric: false\n  seed: 0xdeadbeef\n"
+	  "rules:\n  - match:\n      proto: udp\n      src_port: 53\n    cpus: [1, 2]\n",
+	  1, NULL },
+	{ "IPv6 rules with quoted addresses are valid", "0-7",
+	  V1 "rules:\n"
+	  "  - {match: {src: \"2001:db8:ff00::/40\"}, cpus: [1-2]}\n"
+	  "  - {match: {proto: tcp, src: \"2001:db8:1::1\", dst: \"2001:db8:2::1\", dst_port: 22}, cpu: 3}\n"
+	  "  - match:\n      dst: fe80::/10\n    cpu: 4\n",
+	  1, NULL },
+	{ "every top-level key may be set", "0-3",
+	  V1 "cpus: [0-3]\nqueue_size: 16384\ntable_size: 4096\n"
+	  "hash: {key: l3, symmetric: true, seed: 18446744073709551615}\n"
+	  "local_fastpath: false\nrebalance: immediate\nnon_ip: {cpu: 2}\n",
+	  1, NULL },
+	{ "protocols may be numbers", "0-1",
+	  V1 "rules:\n  - {match: {proto: 47}, cpu: 1}\n  - {match: {proto: 0}, cpu: 1}\n",
+	  1, NULL },
+	{ "an IPv4 /0 prefix is allowed (all IPv4 by source)", "0-1",
+	  V1 "rules:\n  - {match: {src: 0.0.0.0/0}, cpu: 1}\n", 1, NULL },
+	{ "a one-document stream with '---' is fine", "0-1",
+	  "---\n" V1 "...\n", 1, NULL },
+
+	/* ---- warnings: valid, but a rule never matches ---- */
+	{ "a duplicate rule is a warning", "0-3",
+	  V1 "rules:\n"
+	  "  - {match: {proto: tcp, dst_port: 443}, cpu: 1}\n"
+	  "  - {match: {src: 10.0.0.1}, cpu: 2}\n"
+	  "  - {match: {dst_port: 443, proto: tcp}, cpu: 3}\n",
+	  1, NAME ":5:5: warning: rule 3 duplicates rule 1 (line 3); it never matches" },
+	{ "a rule with more fields after a broader one is shadowed", "0-3",
+	  V1 "rules:\n"
+	  "  - {match: {proto: tcp}, cpu: 1}\n"
+	  "  - {match: {proto: tcp, dst_port: 80}, cpu: 2}\n",
+	  1, NAME ":4:5: warning: rule 2 is shadowed by rule 1 (line 3), which matches all its flows; it never matches" },
+	{ "a longer prefix after a covering prefix is shadowed", "0-3",
+	  V1 "rules:\n"
+	  "  - {match: {dst: 10.0.0.0/8}, cpu: 1}\n"
+	  "  - {match: {dst: 10.1.0.0/16}, cpu: 2}\n",
+	  1, NAME ":4:5: warning: rule 2 is shadowed by rule 1 (line 3), which matches all its flows; it never matches" },
+	{ "an exact address inside an earlier prefix is shadowed", "0-3",
+	  V1 "rules:\n"
+	  "  - {match: {src: \"2001:db8::/32\"}, cpu: 1}\n"
+	  "  - {match: {src: \"2001:db8::5\", proto: udp}, cpu: 2}\n",
+	  1, NAME ":4:5: warning: rule 2 is shadowed by rule 1 (line 3), which matches all its flows; it never matches" },
+	{ "a prefix after a longer one is not shadowed", "0-3",
+	  V1 "rules:\n"
+	  "  - {match: {dst: 10.1.0.0/16}, cpu: 1}\n"
+	  "  - {match: {dst: 10.0.0.0/8}, cpu: 2}\n",
+	  1, NULL },
+	{ "the same prefix of the other family is not shadowed", "0-3",
+	  V1 "rules:\n"
+	  "  - {match: {proto: tcp, src: 10.0.0.1}, cpu: 1}\n"
+	  "  - {match: {proto: tcp, src: \"::1\"}, cpu: 2}\n",
+	  1, NULL },
+
+	/* ---- YAML itself ---- */
+	{ "a YAML syntax error is reported where libyaml found it", "0-1",
+	  V1 "cpus: [1, 2\nqueue_size: 4\n",
+	  0, NAME ":3:11: invalid YAML: did not find expected ',' or ']' (while parsing a flow sequence at 2:7)" },
+	{ "an unquoted IPv6 address in flow style gets a hint", "0-1",
+	  V1 "rules:\n  - {match: {src: ::1}, cpu: 1}\n",
+	  0, NAME ":3:19: invalid YAML: did not find expected node content (while parsing a flow node at 3:19); quote IPv6 addresses like \"::1\"" },
+	{ "a bad indentation is a syntax error", "0-1",
+	  V1 "hash:\n  key: l3\n symmetric: true\n",
+	  0, NAME ":4:2: invalid YAML: did not find expected key (while parsing a block mapping at 1:1)" },
+	{ "an empty file is refused", "0-1", "", 0,
+	  NAME ":1:1: empty policy; it needs at least 'version: 1'" },
+	{ "a comment-only file is refused", "0-1", "# nothing\n", 0,
+	  NAME ":1:1: empty policy; it needs at least 'version: 1'" },
+	{ "a policy must be a mapping", "0-1", "- version: 1\n", 0,
+	  NAME ":1:1: expected a mapping of policy keys, got a list" },
+	{ "a second document is refused", "0-1", V1 "---\n" V1, 0,
+	  NAME ":3:1: a second YAML document; a policy is one document" },
+	{ "a duplicate key is refused", "0-1",
+	  V1 "cpus: [0]\ncpus: [1]\n", 0,
+	  NAME ":3:1: duplicate key 'cpus' (first at line 2)" },
+	{ "a key must be a name", "0-1", V1 "[a]: 1\n", 0,
+	  NAME ":2:1: expected a key name, got a list" },
+
+	/* ---- version ---- */
+	{ "a missing version is refused", "0-1", "cpus: [0]\n", 0,
+	  NAME ":1:1: missing 'version: 1' (the policy format version)" },
+	{ "version 2 is unsupported", "0-1", "version: 2\n", 0,
+	  NAME ":1:10: unsupported version 2 (this xdp-steer reads version 1)" },
+	{ "a quoted version is a string", "0-1", "version: \"1\"\n", 0,
+	  NAME ":1:10: expected an integer for version, got a string" },
+
+	/* ---- unknown keys ---- */
+	{ "a misspelt top-level key gets a suggestion", "0-1",
+	  V1 "queue_sise: 4096\n", 0,
+	  NAME ":2:1: unknown key 'queue_sise' (did you mean 'queue_size'?)" },
+	{ "a transposed key gets a suggestion", "0-1",
+	  V1 "rebalacne: drain\n", 0,
+	  NAME ":2:1: unknown key 'rebalacne' (did you mean 'rebalance'?)" },
+	{ "an unknown key far from any lists the valid ones", "0-1",
+	  V1 "workers: [1]\n", 0,
+	  NAME ":2:1: unknown key 'workers' (valid keys: version, cpus, queue_size, table_size, hash, local_fastpath, rebalance, non_ip, rules)" },
+	{ "a misspelt hash key gets a suggestion", "0-1",
+	  V1 "hash: {kye: l3}\n", 0,
+	  NAME ":2:8: unknown key 'kye' (did you mean 'key'?)" },
+	{ "a misspelt match field gets a suggestion", "0-1",
+	  V1 "rules:\n  - {match: {dst_prot: 80}, cpu: 1}\n", 0,
+	  NAME ":3:14: unknown key 'dst_prot' (did you mean 'dst_port'?)" },
+	{ "a misspelt rule key gets a suggestion", "0-1",
+	  V1 "rules:\n  - {macth: {proto: tcp}, cpu: 1}\n", 0,
+	  NAME ":3:6: unknown key 'macth' (did you mean 'match'?)" },
+	{ "a misspelt weight gets a suggestion", "0-1",
+	  V1 "cpus: [{cpu: 1, wieght: 2}]\n", 0,
+	  NAME ":2:17: unknown key 'wieght' (did you mean 'weight'?)" },
+
+	/* ---- types ---- */
+	{ "cpus as a string is refused", "0-15", V1 "cpus: 2-7\n", 0,
+	  NAME ":2:7: expected a list of CPUs, got a string" },
+	{ "queue_size as a string is refused", "0-1", V1 "queue_size: big\n", 0,
+	  NAME ":2:13: expected an integer for queue_size, got a string" },
+	{ "a YAML 1.1 boolean is refused by name", "0-1",
+	  V1 "local_fastpath: yes\n", 0,
+	  NAME ":2:17: expected true or false for local_fastpath, got 'yes'" },
+	{ "hash as a list is refused", "0-1", V1 "hash: [l4]\n", 0,
+	  NAME ":2:7: expected a mapping for hash, got a list" },
+	{ "rules as a mapping is refused", "0-1",
+	  V1 "rules: {match: {proto: tcp}, cpu: 1}\n", 0,
+	  NAME ":2:8: expected a list of rules, got a mapping" },
+	{ "a rule that is not a mapping is refused", "0-1",
+	  V1 "rules: [tcp]\n", 0,
+	  NAME ":2:9: expected a rule ({match: ..., cpu: N}), got a string" },
+	{ "a CPU entry that is a word is refused", "0-1",
+	  V1 "cpus: [0, all]\n", 0,
+	  NAME ":2:11: expected a CPU number, a range like 2-7 or {cpu: N, weight: W}, got 'all'" },
+	{ "a rule cpu that is a range is refused", "0-7",
+	  V1 "rules:\n  - {match: {proto: tcp}, cpu: 2-3}\n", 0,
+	  NAME ":3:32: expected a CPU number, got a string" },
+
+	/* ---- CPUs ---- */
+	{ "a CPU that is not online is refused", "0-1",
+	  V1 "cpus: [0, 99]\n", 0,
+	  NAME ":2:11: cpu 99 is not online (online: 0-1)" },
+	{ "offline CPUs of a range are named together", "0-1,4,8-11",
+	  V1 "cpus: [0-5]\n", 0,
+	  NAME ":2:8: cpus 2-3,5 are not online (online: 0-1,4,8-11)" },
+	{ "a CPU beyond the cpumap is refused", "0-1",
+	  V1 "cpus: [300]\n", 0,
+	  NAME ":2:8: cpu 300 is beyond the cpumap size 256" },
+	{ "a range reaching beyond the cpumap is refused", "0-255",
+	  V1 "cpus: [250-1000]\n", 0,
+	  NAME ":2:8: cpu 1000 is beyond the cpumap size 256" },
+	{ "a negative CPU is refused", "0-1", V1 "cpus: [-1]\n", 0,
+	  NAME ":2:8: cpu -1 is not a CPU number" },
+	{ "a reversed range is refused with the fix", "0-15",
+	  V1 "cpus: [7-2]\n", 0,
+	  NAME ":2:8: range 7-2 is reversed; did you mean 2-7?" },
+	{ "a zero weight is refused", "0-15",
+	  V1 "cpus: [{cpu: 1, weight: 0}]\n", 0,
+	  NAME ":2:25: weight 0 is out of range 1-1000" },
+	{ "a negative weight is refused", "0-15",
+	  V1 "cpus: [{cpu: 1, weight: -3}]\n", 0,
+	  NAME ":2:25: weight -3 is out of range 1-1000" },
+	{ "a weight above 1000 is refused", "0-15",
+	  V1 "cpus: [{cpu: 1-2, weight: 1001}]\n", 0,
+	  NAME ":2:27: weight 1001 is out of range 1-1000" },
+	{ "a weighted entry needs a cpu", "0-15",
+	  V1 "cpus: [{weight: 2}]\n", 0,
+	  NAME ":2:8: weighted entry without 'cpu'" },
+	{ "an empty CPU set is refused", "0-15", V1 "cpus: []\n", 0,
+	  NAME ":2:7: empty CPU set; list at least one CPU" },
+	{ "an empty rule CPU set is refused", "0-15",
+	  V1 "rules:\n  - {match: {proto: tcp}, cpus: []}\n", 0,
+	  NAME ":3:33: empty CPU set; list at least one CPU" },
+	{ "a CPU listed twice is refused", "0-15",
+	  V1 "cpus: [0-3, 2]\n", 0,
+	  NAME ":2:13: cpu 2 is listed twice (first at 2:8)" },
+	{ "a rule CPU that is not online is refused", "0-1",
+	  V1 "rules:\n  - {match: {proto: tcp}, cpu: 7}\n", 0,
+	  NAME ":3:32: cpu 7 is not online (online: 0-1)" },
+
+	/* ---- sizes and choices ---- */
+	{ "a zero queue_size is refused", "0-1", V1 "queue_size: 0\n", 0,
+	  NAME ":2:13: queue_size 0 is out of range 1-16384" },
+	{ "a queue_size above the kernel's limit is refused", "0-1",
+	  V1 "queue_size: 16385\n", 0,
+	  NAME ":2:13: queue_size 16385 is out of range 1-16384" },
+	{ "a table_size that is not a power of two is refused", "0-1",
+	  V1 "table_size: 500\n", 0,
+	  NAME ":2:13: table_size 500 is not a power of two (try 512)" },
+	{ "a table_size above the maximum is refused", "0-1",
+	  V1 "table_size: 8192\n", 0,
+	  NAME ":2:13: table_size 8192 is out of range 1-4096" },
+	{ "an unknown hash key kind is refused", "0-1",
+	  V1 "hash: {key: l7}\n", 0,
+	  NAME ":2:13: key must be l4 or l3, got 'l7'" },
+	{ "a word seed other than random is refused", "0-1",
+	  V1 "hash: {seed: secret}\n", 0,
+	  NAME ":2:14: seed must be random or an integer, got 'secret'" },
+	{ "a negative seed is refused", "0-1",
+	  V1 "hash: {seed: -1}\n", 0,
+	  NAME ":2:14: expected random or an integer for seed, got negative -1" },
+	{ "an unknown rebalance mode is refused", "0-1",
+	  V1 "rebalance: later\n", 0,
+	  NAME ":2:12: rebalance must be drain or immediate, got 'later'" },
+	{ "an unknown non_ip mode is refused", "0-1",
+	  V1 "non_ip: drop\n", 0,
+	  NAME ":2:9: non_ip must be local or {cpu: N}, got 'drop'" },
+	{ "a non_ip CPU that is not online is refused", "0-1",
+	  V1 "non_ip: {cpu: 5}\n", 0,
+	  NAME ":2:15: cpu 5 is not online (online: 0-1)" },
+
+	/* ---- rules ---- */
+	{ "an empty rule list is refused", "0-1", V1 "rules: []\n", 0,
+	  NAME ":2:8: empty rules; list at least one rule or remove 'rules'" },
+	{ "a rules key without a value is refused", "0-1", V1 "rules:\n", 0,
+	  NAME ":2:7: empty rules; list at least one rule or remove 'rules'" },
+	{ "a rule without match is refused", "0-1",
+	  V1 "rules:\n  - {cpu: 1}\n", 0,
+	  NAME ":3:5: rule 1 has no 'match'" },
+	{ "a rule without target is refused", "0-1",
+	  V1 "rules:\n  - {match: {proto: tcp}}\n", 0,
+	  NAME ":3:5: rule 1 has no target; give it 'cpu: N' or 'cpus: [...]'" },
+	{ "a rule with cpu and cpus is refused", "0-3",
+	  V1 "rules:\n  - {match: {proto: tcp}, cpu: 1, cpus: [2]}\n", 0,
+	  NAME ":3:35: a rule takes 'cpu' or 'cpus', not both" },
+	{ "an empty match is refused", "0-1",
+	  V1 "rules:\n  - {match: {}, cpu: 1}\n", 0,
+	  NAME ":3:13: empty match would catch every flow; drop the rule and list its CPUs in 'cpus'" },
+	{ "an unknown protocol gets a suggestion", "0-1",
+	  V1 "rules:\n  - {match: {proto: tpc}, cpu: 1}\n", 0,
+	  NAME ":3:21: unknown protocol 'tpc' (did you mean 'tcp'?)" },
+	{ "an unknown protocol far from any lists the names", "0-1",
+	  V1 "rules:\n  - {match: {proto: gre}, cpu: 1}\n", 0,
+	  NAME ":3:21: unknown protocol 'gre' (use tcp, udp, udplite, sctp, icmp, icmpv6 or a number 0-255)" },
+	{ "a protocol number above 255 is refused", "0-1",
+	  V1 "rules:\n  - {match: {proto: 256}, cpu: 1}\n", 0,
+	  NAME ":3:21: proto 256 is out of range 0-255" },
+	{ "port 0 is refused", "0-1",
+	  V1 "rules:\n  - {match: {dst_port: 0}, cpu: 1}\n", 0,
+	  NAME ":3:24: dst_port 0 is out of range 1-65535" },
+	{ "a port above 65535 is refused", "0-1",
+	  V1 "rules:\n  - {match: {src_port: 70000}, cpu: 1}\n", 0,
+	  NAME ":3:24: src_port 70000 is out of range 1-65535" },
+	{ "a port range is refused", "0-1",
+	  V1 "rules:\n  - {match: {src_port: 80-90}, cpu: 1}\n", 0,
+	  NAME ":3:24: expected an integer for src_port, got a string" },
+	{ "ports with a protocol that has none are refused", "0-1",
+	  V1 "rules:\n  - {match: {proto: icmp, dst_port: 7}, cpu: 1}\n", 0,
+	  NAME ":3:37: proto icmp has no ports, so a rule with dst_port never matches" },
+	{ "a bad IPv4 address is refused", "0-1",
+	  V1 "rules:\n  - {match: {src: 10.1.0.300}, cpu: 1}\n", 0,
+	  NAME ":3:19: bad address '10.1.0.300' for src (expected an IPv4 or IPv6 address, optionally /LEN)" },
+	{ "a prefix length that is not a number is refused", "0-1",
+	  V1 "rules:\n  - {match: {src: 10.1.0.0/x}, cpu: 1}\n", 0,
+	  NAME ":3:19: bad address '10.1.0.0/x' for src (expected an IPv4 or IPv6 address, optionally /LEN)" },
+	{ "an IPv4 prefix longer than 32 is refused", "0-1",
+	  V1 "rules:\n  - {match: {dst: 10.1.0.0/33}, cpu: 1}\n", 0,
+	  NAME ":3:19: prefix length 33 is out of range 0-32 for IPv4" },
+	{ "an IPv6 prefix longer than 128 is refused", "0-1",
+	  V1 "rules:\n  - {match: {dst: \"2001:db8::/129\"}, cpu: 1}\n", 0,
+	  NAME ":3:19: prefix length 129 is out of range 0-128 for IPv6" },
+	{ "host bits in a prefix are refused with the fix", "0-1",
+	  V1 "rules:\n  - {match: {src: 10.1.2.3/16}, cpu: 1}\n", 0,
+	  NAME ":3:19: 10.1.2.3/16 has host bits set; did you mean 10.1.0.0/16?" },
+	{ "host bits in an IPv6 prefix are refused with the fix", "0-1",
+	  V1 "rules:\n  - {match: {src: \"2001:db8::1/32\"}, cpu: 1}\n", 0,
+	  NAME ":3:19: 2001:db8::1/32 has host bits set; did you mean 2001:db8::/32?" },
+	{ "an IPv6 prefix covering IPv4-mapped space is refused", "0-1",
+	  V1 "rules:\n  - {match: {src: \"::/0\"}, cpu: 1}\n", 0,
+	  NAME ":3:19: ::/0 overlaps ::ffff:0:0/96, where the datapath keeps IPv4 addresses, so it would match IPv4 flows; use longer prefixes" },
+	{ "an address as a number is refused", "0-1",
+	  V1 "rules:\n  - {match: {dst: [1]}, cpu: 1}\n", 0,
+	  NAME ":3:19: expected an address for dst, got a list" },
+	{ "src and dst of different families are refused", "0-1",
+	  V1 "rules:\n  - {match: {src: 10.0.0.1, dst: \"::2\"}, cpu: 1}\n", 0,
+	  NAME ":3:34: src is IPv4 but dst is IPv6; a flow has one family" },
+	{ "a prefix rule with another field is refused", "0-1",
+	  V1 "rules:\n  - {match: {src: 10.1.0.0/16, dst_port: 80}, cpu: 1}\n", 0,
+	  NAME ":3:19: src 10.1.0.0/16 is a prefix, and prefix rules match one address prefix only (this one also has dst_port); split the rule" },
+	{ "a rule with two prefixes is refused", "0-1",
+	  V1 "rules:\n  - {match: {src: 10.1.0.0/16, dst: 10.2.0.0/16}, cpu: 1}\n", 0,
+	  NAME ":3:19: src 10.1.0.0/16 is a prefix, and prefix rules match one address prefix only (this one also has dst); split the rule" },
+	{ "a ninth set of match fields is refused", "0-1",
+	  V1 "rules:\n"
+	  "  - {match: {proto: tcp}, cpu: 1}\n"
+	  "  - {match: {src: 10.0.0.1}, cpu: 1}\n"
+	  "  - {match: {dst: 10.0.0.1}, cpu: 1}\n"
+	  "  - {match: {src_port: 1}, cpu: 1}\n"
+	  "  - {match: {dst_port: 1}, cpu: 1}\n"
+	  "  - {match: {proto: udp, dst_port: 2}, cpu: 1}\n"
+	  "  - {match: {proto: udp, src_port: 2}, cpu: 1}\n"
+	  "  - {match: {src: 10.0.0.2, dst: 10.0.0.2}, cpu: 1}\n"
+	  "  - {match: {src: 10.0.0.3, dst_port: 3}, cpu: 1}\n",
+	  0, NAME ":11:13: rule 9 brings a 9th set of match fields (src, dst_port); at most 8 sets are allowed, as each costs a lookup per packet" },
+};
+
+static const struct policy_case *cur;
+
+/* Parses 'text' with the online CPUs in 'online' (list syntax). */
+static int parse(const char *text, const char *online, struct steer_policy *p,
+		 struct diags *d)
+{
+	struct cpu_set on;
+
+	if (cpuset_parse(&on, online))
+		return -EBADMSG;
+	return policy_parse_string(text, strlen(text), NAME, &on, p, d);
+}
+
+/* Prints 'p' into a string the caller frees. */
+static char *print_str(const struct steer_policy *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	policy_print(f, p);
+	fclose(f);
+	return buf;
+}
+
+/* The printed policy parses back to an equal one, with the same number
+ * of warnings (a shadowed rule stays shadowed) and no error. */
+static void check_round_trip(const struct steer_policy *p, const char *online,
+			     int nwarnings)
+{
+	struct steer_policy q;
+	struct diags d;
+	char *text = print_str(p);
+
+	if (!EXPECT(text, "the policy was printed"))
+		return;
+	if (EXPECT_EQ(parse(text, online, &q, &d), 0,
+		      "the printed policy parses") &&
+	    EXPECT_EQ(d.nerrors, 0, "the printed policy draws no error") &&
+	    EXPECT_EQ(d.nwarnings, nwarnings,
+		      "the printed policy draws the same warnings"))
+		EXPECT(policy_equal(p, &q),
+		       "the printed policy parses back to an equal policy");
+	if (test_failed) {
+		printf("  printed policy:\n%s", text);
+		diags_print(stdout, &d);
+	}
+	policy_free(&q);
+	diags_free(&d);
+	free(text);
+}
+
+static void run_case(void)
+{
+	const struct policy_case *c = cur;
+	struct steer_policy p;
+	struct diags d;
+	char msg[1024];
+	int err;
+
+	err = parse(c->text, c->online, &p, &d);
+	if (c->valid) {
+		EXPECT_EQ(err, 0, "the policy is valid");
+		EXPECT_EQ(d.nerrors, 0, "there is no error");
+	} else {
+		EXPECT_EQ(err, -EINVAL, "the policy is refused with -EINVAL");
+		EXPECT_EQ(d.nerrors, 1, "there is exactly one error");
+	}
+	if (c->msg) {
+		if (EXPECT_EQ(d.n, 1, "there is exactly one message"))
+			EXPECT_STR(diag_format(&d, 0, msg, sizeof(msg)), c->msg,
+				   "the message names the mistake and its place");
+	} else {
+		EXPECT_EQ(d.n, 0, "there is no message");
+	}
+	if (c->valid && !err)
+		check_round_trip(&p, c->online, d.nwarnings);
+	if (test_failed) {
+		printf("  policy:\n%s", c->text);
+		diags_print(stdout, &d);
+	}
+	policy_free(&p);
+	diags_free(&d);
+}
+
+/* ---- normalization ------------------------------------------------------ */
+
+static void expect_cpus(const struct policy_cpus *s, const char *want,
+			const char *what)
+{
+	char got[1024];
+	size_t off = 0;
+	int i;
+
+	got[0] = '\0';
+	for (i = 0; i < s->n && off < sizeof(got); i++)
+		off += snprintf(got + off, sizeof(got) - off, "%s%u:%u",
+				i ? " " : "", s->v[i].cpu, s->v[i].weight);
+	EXPECT_STR(got, want, what);
+}
+
+static void test_design_example(void)
+{
+	struct steer_policy p;
+	struct diags d;
+	char *text;
+
+	if (!EXPECT_EQ(parse(cases[0].text, "0-15", &p, &d), 0,
+		       "the DESIGN.md example parses"))
+		goto out;
+	expect_cpus(&p.cpus, "2:1 3:1 4:1 5:1 6:1 7:1 8:2",
+		    "2-7 expand to weight-1 CPUs and 8 keeps weight 2");
+	EXPECT(!p.cpus_default, "the CPUs are the listed ones");
+	EXPECT_EQ(p.queue_size, 2048, "the queue size is 2048");
+	EXPECT_EQ(p.table_size, STEER_TABLE_DEFAULT, "the table size is the default");
+	EXPECT_EQ(p.hash_key, POLICY_HASH_L4, "the hash takes ports");
+	EXPECT(p.symmetric, "the hash is symmetric");
+	EXPECT(p.seed_random, "the seed is random");
+	EXPECT(p.local_fastpath, "the local fast path is on");
+	EXPECT_EQ(p.rebalance, POLICY_REBALANCE_DRAIN, "moves wait for drain");
+	EXPECT_EQ(p.nonip_cpu, STEER_CPU_LOCAL, "non-IP frames stay local");
+	if (!EXPECT_EQ(p.nrules, 2, "there are two rules"))
+		goto out;
+	EXPECT_EQ(p.rules[0].kind, POLICY_RULE_EXACT, "rule 1 is exact");
+	EXPECT_EQ(p.rules[0].fields, STEER_M_PROTO | STEER_M_DPORT,
+		  "rule 1 matches proto and dst_port");
+	EXPECT_EQ(p.rules[0].flow.proto, 6, "rule 1 matches TCP");
+	EXPECT_EQ(p.rules[0].flow.dport, htons(443),
+		  "rule 1's port is stored in network order");
+	EXPECT_EQ(p.rules[0].flow.family, 0, "rule 1 matches both families");
+	expect_cpus(&p.rules[0].cpus, "3:1", "rule 1 goes to CPU 3");
+	EXPECT_EQ(p.rules[0].line, 8, "rule 1 starts on line 8");
+	EXPECT_EQ(p.rules[1].kind, POLICY_RULE_PREFIX, "rule 2 is a prefix rule");
+	EXPECT_EQ(p.rules[1].fields, STEER_M_SRC, "rule 2 matches the source");
+	EXPECT_EQ(p.rules[1].flow.src[0], htonl(0x0a010000),
+		  "rule 2's prefix is 10.1.0.0 in network order");
+	EXPECT_EQ(p.rules[1].src_len, 16, "rule 2's prefix is a /16");
+	EXPECT_EQ(p.rules[1].flow.family, STEER_AF_INET, "rule 2 is IPv4");
+	expect_cpus(&p.rules[1].cpus, "4:1 5:1", "rule 2 goes to CPUs 4 and 5");
+	EXPECT_EQ(p.nshapes, 1, "only exact rules make shapes");
+	EXPECT_EQ(p.shapes[0], STEER_M_PROTO | STEER_M_DPORT,
+		  "the shape is proto and dst_port");
+	EXPECT_EQ(policy_slot_flags(&p),
+		  STEER_F_HASH_L4 | STEER_F_SYMMETRIC | STEER_F_LOCAL_FASTPATH |
+		  STEER_F_SRC_PREFIXES, "the slot flags follow the policy");
+
+	text = print_str(&p);
+	EXPECT_STR(text,
+		   "version: 1\n"
+		   "cpus: [2-7, {cpu: 8, weight: 2}]\n"
+		   "queue_size: 2048\n"
+		   "table_size: 512\n"
+		   "hash: {key: l4, symmetric: true, seed: random}\n"
+		   "local_fastpath: true\n"
+		   "rebalance: drain\n"
+		   "non_ip: local\n"
+		   "rules:\n"
+		   "  - {match: {proto: tcp, dst_port: 443}, cpu: 3}\n"
+		   "  - {match: {src: 10.1.0.0/16}, cpus: [4-5]}\n",
+		   "the normalized policy reads like the example");
+	free(text);
+out:
+	diags_print(stdout, &d);
+	policy_free(&p);
+	diags_free(&d);
+}
+
+static void test_minimal_defaults(void)
+{
+	struct steer_policy p;
+	struct diags d;
+	char *text;
+
+	if (!EXPECT_EQ(parse(V1, "0-3,6", &p, &d), 0, "'version: 1' parses"))
+		goto out;
+	EXPECT(p.cpus_default, "the CPUs are the default set");
+	expect_cpus(&p.cpus, "0:1 1:1 2:1 3:1 6:1",
+		    "the default CPUs are every online CPU with weight 1");
+	text = print_str(&p);
+	EXPECT_STR(text,
+		   "version: 1\n"
+		   "# cpus: not set, so the online CPUs but those taking RX interrupts: [0-3, 6]\n"
+		   "queue_size: 2048\n"
+		   "table_size: 512\n"
+		   "hash: {key: l4, symmetric: false, seed: random}\n"
+		   "local_fastpath: true\n"
+		   "rebalance: drain\n"
+		   "non_ip: local\n"
+		   "# rules: none; the table places every flow\n",
+		   "every default is written out");
+	free(text);
+out:
+	policy_free(&p);
+	diags_free(&d);
+}
+
+static void test_normalized_cpu_lists(void)
+{
+	const char *text =
+		V1 "cpus: [9, {cpu: 4-5, weight: 3}, 0-2, {cpu: 3, weight: 1}, {cpu: 6, weight: 3}]\n"
+		"hash: {key: l3, seed: 4660}\n"
+		"non_ip: {cpu: 9}\n"
+		"rules:\n"
+		"  - {match: {src: \"2001:DB8:0::1\", dst: \"2001:db8::2\", proto: 58}, cpus: [{cpu: 2, weight: 1}]}\n"
+		"  - {match: {dst: \"2001:db8:ff00::/40\"}, cpus: [{cpu: 1, weight: 2}, 3, 2]}\n";
+	struct steer_policy p;
+	struct diags d;
+	char *out;
+
+	if (!EXPECT_EQ(parse(text, "0-15", &p, &d), 0, "the policy parses"))
+		goto out;
+	expect_cpus(&p.cpus, "0:1 1:1 2:1 3:1 4:3 5:3 6:3 9:1",
+		    "CPUs are sorted, ranges expanded, weights kept");
+	out = print_str(&p);
+	EXPECT_STR(out,
+		   "version: 1\n"
+		   "cpus: [0-3, {cpu: 4-6, weight: 3}, 9]\n"
+		   "queue_size: 2048\n"
+		   "table_size: 512\n"
+		   "hash: {key: l3, symmetric: false, seed: 0x1234}\n"
+		   "local_fastpath: true\n"
+		   "rebalance: drain\n"
+		   "non_ip: {cpu: 9}\n"
+		   "rules:\n"
+		   "  - {match: {proto: icmpv6, src: \"2001:db8::1\", dst: \"2001:db8::2\"}, cpu: 2}\n"
+		   "  - {match: {dst: \"2001:db8:ff00::/40\"}, cpus: [{cpu: 1, weight: 2}, 2-3]}\n",
+		   "runs of one weight compress, addresses are canonical");
+	check_round_trip(&p, "0-15", 0);
+	free(out);
+out:
+	diags_print(stdout, &d);
+	policy_free(&p);
+	diags_free(&d);
+}
+
+/* "version: 1" and n rules from fmt, whose one %d is the rule number. */
+static char *many_rules(int n, const char *fmt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int i;
+
+	if (!f)
+		return NULL;
+	fputs(V1 "rules:\n", f);
+	for (i = 1; i <= n; i++)
+		fprintf(f, fmt, i);
+	fclose(f);
+	return buf;
+}
+
+static void test_too_many_rules(void)
+{
+	char *text = many_rules(STEER_MAX_RULES + 1,
+				"  - {match: {src: \"2001:db8::%x\"}, cpu: 1}\n");
+	char msg[256], want[256];
+	struct steer_policy p;
+	struct diags d;
+
+	if (!EXPECT(text, "the policy was built"))
+		return;
+	EXPECT_EQ(parse(text, "0-1", &p, &d), -EINVAL,
+		  "a policy with one rule too many is refused");
+	snprintf(want, sizeof(want),
+		 NAME ":%d:5: rule %d is one too many; at most %d rules are allowed",
+		 STEER_MAX_RULES + 3, STEER_MAX_RULES + 1, STEER_MAX_RULES);
+	if (EXPECT_EQ(d.n, 1, "there is exactly one message"))
+		EXPECT_STR(diag_format(&d, 0, msg, sizeof(msg)), want,
+			   "the message names the rule too many");
+	policy_free(&p);
+	diags_free(&d);
+	free(text);
+}
+
+static void test_rule_cpu_sets_limit(void)
+{
+	/* 16 rules of 256 CPUs fill rule_cpus exactly; the 17th overflows. */
+	char *text = many_rules(17, "  - {match: {dst_port: %d}, cpus: [0-255]}\n");
+	struct steer_policy p;
+	struct diags d;
+	char msg[512];
+
+	if (!EXPECT(text, "the policy was built"))
+		return;
+	EXPECT_EQ(parse(text, "0-255", &p, &d), -EINVAL,
+		  "rule CPU sets beyond rule_cpus are refused");
+	if (EXPECT_EQ(d.n, 1, "there is exactly one message"))
+		EXPECT_STR(diag_format(&d, 0, msg, sizeof(msg)),
+			   NAME ":19:35: rule CPU sets need 4352 entries counting weights, more than the 4096 the datapath holds; use fewer CPUs or smaller weights in rule sets",
+			   "the message names the rule that overflows");
+	policy_free(&p);
+	diags_free(&d);
+	free(text);
+}
+
+static void test_several_errors_are_collected(void)
+{
+	const char *text =
+		V1 "cpus: [0-15, 300]\nqueue_sise: 3\nrebalance: later\n";
+	const char *want[] = {
+		NAME ":2:8: cpus 2-15 are not online (online: 0-1)",
+		NAME ":2:14: cpu 300 is beyond the cpumap size 256",
+		NAME ":3:1: unknown key 'queue_sise' (did you mean 'queue_size'?)",
+		NAME ":4:12: rebalance must be drain or immediate, got 'later'",
+	};
+	struct steer_policy p;
+	struct diags d;
+	char msg[512];
+	size_t i;
+
+	EXPECT_EQ(parse(text, "0-1", &p, &d), -EINVAL, "the policy is refused");
+	if (EXPECT_EQ(d.n, (int)ARRAY_SIZE(want), "every mistake is reported"))
+		for (i = 0; i < ARRAY_SIZE(want); i++)
+			EXPECT_STR(diag_format(&d, i, msg, sizeof(msg)), want[i],
+				   "the messages come in document order");
+	policy_free(&p);
+	diags_free(&d);
+}
+
+static void test_parse_file(void)
+{
+	char path[] = "/tmp/test_policy_XXXXXX";
+	struct steer_policy p;
+	struct cpu_set on;
+	struct diags d;
+	char msg[512];
+	int fd;
+
+	cpuset_parse(&on, "0-3");
+	fd = mkstemp(path);
+	if (!EXPECT(fd >= 0, "a temporary file was created"))
+		return;
+	if (write(fd, "version: 1\ncpus: [9]\n", 21) != 21)
+		test_fail(__FILE__, __LINE__, "the file was written", "short write");
+	close(fd);
+	EXPECT_EQ(policy_parse_file(path, &on, &p, &d), -EINVAL,
+		  "a bad policy file is refused");
+	if (EXPECT_EQ(d.n, 1, "there is one message")) {
+		char want[600];
+
+		snprintf(want, sizeof(want),
+			 "%s:2:8: cpu 9 is not online (online: 0-3)", path);
+		EXPECT_STR(diag_format(&d, 0, msg, sizeof(msg)), want,
+			   "file errors carry the file's path");
+	}
+	policy_free(&p);
+	diags_free(&d);
+	unlink(path);
+
+	EXPECT_EQ(policy_parse_file("/nonexistent/p.yaml", &on, &p, &d), -ENOENT,
+		  "a missing file is -ENOENT");
+	if (EXPECT_EQ(d.n, 1, "there is one message"))
+		EXPECT_STR(diag_format(&d, 0, msg, sizeof(msg)),
+			   "/nonexistent/p.yaml: cannot open: No such file or directory",
+			   "the message says the file cannot be opened");
+	policy_free(&p);
+	diags_free(&d);
+}
+
+static void test_cpuset(void)
+{
+	struct cpu_set s;
+	char buf[CPUSET_STR_MAX];
+	int i;
+
+	EXPECT_EQ(cpuset_parse(&s, "0-1,4,8-11\n"), 0, "a sysfs list parses");
+	EXPECT_EQ(cpuset_count(&s), 7, "the list has 7 CPUs");
+	EXPECT_STR(cpuset_format(&s, buf, sizeof(buf)), "0-1,4,8-11",
+		   "the set prints back compactly");
+	EXPECT_EQ(cpuset_parse(&s, "3-1"), -EINVAL, "a reversed range is refused");
+	EXPECT_EQ(cpuset_parse(&s, "0-1000"), 0, "CPUs beyond the cpumap are dropped");
+	EXPECT_STR(cpuset_format(&s, buf, sizeof(buf)), "0-255",
+		   "the set stops at the cpumap size");
+	cpuset_zero(&s);
+	for (i = 0; i < STEER_MAX_CPUS; i += 2)
+		cpuset_set(&s, i);
+	cpuset_format(&s, buf, sizeof(buf));
+	EXPECT_EQ(strlen(buf) < sizeof(buf) - 1, 1,
+		  "the worst-case set fits CPUSET_STR_MAX");
+	EXPECT_STR(buf + strlen(buf) - 7, "252,254", "the worst-case set is whole");
+	EXPECT_EQ(cpuset_read_online(&s, NULL), 0, "sysfs online CPUs are read");
+	EXPECT(cpuset_has(&s, 0), "CPU 0 is online");
+}
+
+static void test_suggestions(void)
+{
+	static const char *const keys[] = { "cpus", "queue_size", "rules" };
+
+	EXPECT_EQ(edit_distance("queue_sise", "queue_size"), 1,
+		  "one substitution is distance 1");
+	EXPECT_EQ(edit_distance("rlues", "rules"), 1,
+		  "a transposition is distance 1");
+	EXPECT_STR(ysuggest("cpu", keys, 3), "cpus", "'cpu' suggests 'cpus'");
+	EXPECT(!ysuggest("xyz", keys, 3), "a far word suggests nothing");
+}
+
+static const struct test_case tests[] = {
+	TEST_ENTRY(test_design_example, "the DESIGN.md example normalizes as written"),
+	TEST_ENTRY(test_minimal_defaults, "a bare version gets every default"),
+	TEST_ENTRY(test_normalized_cpu_lists, "CPU lists and addresses normalize"),
+	TEST_ENTRY(test_too_many_rules, "more than STEER_MAX_RULES rules are refused"),
+	TEST_ENTRY(test_rule_cpu_sets_limit, "rule CPU sets beyond rule_cpus are refused"),
+	TEST_ENTRY(test_several_errors_are_collected, "several mistakes are reported together"),
+	TEST_ENTRY(test_parse_file, "policy files are read and named in messages"),
+	TEST_ENTRY(test_cpuset, "CPU sets parse and print in list syntax"),
+	TEST_ENTRY(test_suggestions, "misspelt keys find their nearest valid key"),
+};
+
+/* Each table row runs as its own test, so each gets its own line. */
+int main(int argc, char **argv)
+{
+	int failed = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct test_case t = { cases[i].desc, run_case };
+
+		cur = &cases[i];
+		failed |= test_run_all("policy", &t, 1, argc, argv);
+	}
+	failed |= test_run_all("policy", tests, ARRAY_SIZE(tests), argc, argv);
+	return failed;
+}
