@@ -34,6 +34,9 @@
 /* IPv6 extension headers walked before giving up (RFC 8200 suggests no
  * limit; real traffic carries 0-3, attackers send long chains). */
 #define STEER_IPV6_EXT_MAX	8
+/* Key words: one constant and one per 32-bit word of the longest (IPv6)
+ * flow: 4 + 4 address words, ports, protocol and family. */
+#define STEER_HASH_KEY_WORDS	11
 /* Two slots: the datapath reads the active one while the loader writes the
  * other, then flips steer_ctl.active (one word). */
 #define STEER_SLOTS		2
@@ -82,7 +85,7 @@ struct steer_ctl {
 
 /* steer_slots[slot]: one complete policy, minus its table and rules. */
 struct steer_slot {
-	__u32 hash_key[3];	/* secret, random per policy seed; host order */
+	__u64 hash_key[STEER_HASH_KEY_WORDS]; /* secret; random or from the seed */
 	__u32 flags;		/* STEER_F_* */
 	__u32 table_size;	/* power of two <= STEER_TABLE_MAX; 0: no policy */
 	__u32 nonip_cpu;	/* CPU for non-IP frames, or STEER_CPU_LOCAL */
@@ -181,39 +184,6 @@ struct steer_worker_stats {
 
 /* ---- the flow hash ------------------------------------------------------ */
 
-/*
- * Bob Jenkins' lookup3 (the kernel's jhash, which RPS uses), keyed with
- * three secret words instead of one initval so that flows cannot be aimed at
- * one CPU by someone who does not know the key. It works on the raw words of
- * struct steer_flow, so its value depends on host byte order: both sides of
- * this header run on the same host.
- */
-#define STEER_JHASH_INIT	0xdeadbeefu
-
-static inline __u32 steer_rol32(__u32 w, unsigned int s)
-{
-	return (w << s) | (w >> (32 - s));
-}
-
-#define STEER_JHASH_MIX(a, b, c) do {				\
-	a -= c; a ^= steer_rol32(c, 4);  c += b;		\
-	b -= a; b ^= steer_rol32(a, 6);  a += c;		\
-	c -= b; c ^= steer_rol32(b, 8);  b += a;		\
-	a -= c; a ^= steer_rol32(c, 16); c += b;		\
-	b -= a; b ^= steer_rol32(a, 19); a += c;		\
-	c -= b; c ^= steer_rol32(b, 4);  b += a;		\
-} while (0)
-
-#define STEER_JHASH_FINAL(a, b, c) do {				\
-	c ^= b; c -= steer_rol32(b, 14);			\
-	a ^= c; a -= steer_rol32(c, 11);			\
-	b ^= a; b -= steer_rol32(a, 25);			\
-	c ^= b; c -= steer_rol32(b, 16);			\
-	a ^= c; a -= steer_rol32(c, 4);				\
-	b ^= a; b -= steer_rol32(a, 14);			\
-	c ^= b; c -= steer_rol32(b, 24);			\
-} while (0)
-
 /* 1 when the (src, sport) end sorts after the (dst, dport) end: symmetric
  * mode then swaps both ends together, as the kernel's flow dissector does,
  * so ports stay with their addresses. */
@@ -228,16 +198,21 @@ static inline int steer_flow_reversed(const struct steer_flow *f)
 	return f->sport > f->dport;
 }
 
-/* Hash of a flow under a slot's key and flags (STEER_F_HASH_L4,
- * STEER_F_SYMMETRIC). 'l3_only' forces an address-and-protocol hash, as for
- * fragments, whose later pieces carry no ports. */
+/*
+ * Multilinear hashing (Lemire and Kaser, "Strongly universal string hashing
+ * is fast", 2014): h = (k0 + k1*w1 + ... + kn*wn) mod 2^64, keep the top 32
+ * bits. Over random 64-bit keys it is strongly universal: without the key,
+ * nobody can choose flows that pile onto one CPU. The products are
+ * independent, so the CPU runs them in parallel: several times faster than
+ * jhash's serial mixing, which matters at one hash per frame.
+ */
 static inline __u32 steer_flow_hash(const struct steer_flow *f,
-				    const __u32 key[3], __u32 flags,
-				    int l3_only)
+				    const __u64 key[STEER_HASH_KEY_WORDS],
+				    __u32 flags, int l3_only)
 {
 	const __u32 *s = f->src, *d = f->dst;
-	__u32 sp = f->sport, dp = f->dport;
-	__u32 a, b, c, ports, last;
+	__u32 sp = f->sport, dp = f->dport, ports;
+	__u64 h;
 
 	if ((flags & STEER_F_SYMMETRIC) && steer_flow_reversed(f)) {
 		s = f->dst;
@@ -246,34 +221,13 @@ static inline __u32 steer_flow_hash(const struct steer_flow *f,
 		dp = f->sport;
 	}
 	ports = (!l3_only && (flags & STEER_F_HASH_L4)) ? (sp | dp << 16) : 0;
-	last = (__u32)f->proto | (__u32)f->family << 8;
-
-	if (f->family == STEER_AF_INET) {
-		a = b = c = STEER_JHASH_INIT + (4 << 2);
-		a += key[0] + s[0];
-		b += key[1] + d[0];
-		c += key[2] + ports;
-		STEER_JHASH_MIX(a, b, c);
-		a += last;
-		STEER_JHASH_FINAL(a, b, c);
-		return c;
-	}
-	a = b = c = STEER_JHASH_INIT + (10 << 2);
-	a += key[0] + s[0];
-	b += key[1] + s[1];
-	c += key[2] + s[2];
-	STEER_JHASH_MIX(a, b, c);
-	a += s[3];
-	b += d[0];
-	c += d[1];
-	STEER_JHASH_MIX(a, b, c);
-	a += d[2];
-	b += d[3];
-	c += ports;
-	STEER_JHASH_MIX(a, b, c);
-	a += last;
-	STEER_JHASH_FINAL(a, b, c);
-	return c;
+	h = key[0] + key[1] * ports +
+	    key[2] * ((__u32)f->proto | (__u32)f->family << 8) +
+	    key[3] * s[0] + key[4] * d[0];
+	if (f->family == STEER_AF_INET6)
+		h += key[5] * s[1] + key[6] * s[2] + key[7] * s[3] +
+		     key[8] * d[1] + key[9] * d[2] + key[10] * d[3];
+	return h >> 32;
 }
 
 /* Table bucket of a hash: the low bits, table_size a power of two. */

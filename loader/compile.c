@@ -17,13 +17,12 @@ static __u64 splitmix64(__u64 *x)
 	return z ^ (z >> 31);
 }
 
-void policy_seed_key(__u64 seed, __u32 key[3])
+void policy_seed_key(__u64 seed, __u64 key[STEER_HASH_KEY_WORDS])
 {
-	__u64 a = splitmix64(&seed), b = splitmix64(&seed);
+	int i;
 
-	key[0] = a;
-	key[1] = a >> 32;
-	key[2] = b;
+	for (i = 0; i < STEER_HASH_KEY_WORDS; i++)
+		key[i] = splitmix64(&seed);
 }
 
 /* A rule's target: one CPU, or its set laid out in rule_cpus with each CPU

@@ -17,7 +17,7 @@ int policy_compile(const struct steer_policy *p,
 		   const struct policy_cpus *workers, struct steer_build *b,
 		   char *why, size_t why_len);
 
-/* The three hash key words an explicit seed stands for. */
-void policy_seed_key(__u64 seed, __u32 key[3]);
+/* The hash key an explicit seed stands for. */
+void policy_seed_key(__u64 seed, __u64 key[STEER_HASH_KEY_WORDS]);
 
 #endif /* XDP_STEER_COMPILE_H */

@@ -95,9 +95,8 @@ static int steer_setup(struct steer_prog *p, const struct cfg *c)
 	__u32 addr;
 	int i, err;
 
-	s.hash_key[0] = 0x1234567;
-	s.hash_key[1] = 0x89abcdef;
-	s.hash_key[2] = 0x5eed;
+	for (i = 0; i < STEER_HASH_KEY_WORDS; i++)
+		s.hash_key[i] = 0x9e3779b97f4a7c15ull * (i + 1);
 	s.flags = c->flags;
 	err = steer_prog_reset_policy(p);
 	if (err)

@@ -15,7 +15,12 @@
 
 struct steer_prog prog;
 int local_cpu, remote_cpu;
-const __u32 test_key[3] = { 0x6b8b4567, 0x327b23c6, 0x643c9869 };
+const __u64 test_key[STEER_HASH_KEY_WORDS] = {
+	0x6b8b4567327b23c6ull, 0x643c986966334873ull, 0x74b0dc5119495cffull,
+	0x2ae8944a625558ecull, 0x238e1f2946e87ccdull, 0x3d1b58ba507ed7abull,
+	0x2eb141f241b71efbull, 0x79e2a9e37545e146ull, 0x515f007c5bd062c2ull,
+	0x122008544db127f8ull, 0x0216231f1f16e9e8ull,
+};
 static int prog_err = 1;	/* 1: not loaded yet */
 
 /* ---- setup ---------------------------------------------------------------- */

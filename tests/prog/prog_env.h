@@ -28,7 +28,7 @@
 
 extern struct steer_prog prog;
 extern int local_cpu, remote_cpu;
-extern const __u32 test_key[3];
+extern const __u64 test_key[STEER_HASH_KEY_WORDS];
 
 /* Every test starts here: loads the program on first use and empties its
  * maps; false (and the test skipped or failed) when it cannot be used. */

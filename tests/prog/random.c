@@ -266,8 +266,8 @@ static int rnd_policy(struct random_policy *rp)
 
 	base_slot(s, rnd() & (STEER_F_HASH_L4 | STEER_F_SYMMETRIC |
 			      STEER_F_LOCAL_FASTPATH));
-	for (i = 0; i < 3; i++)
-		s->hash_key[i] = rnd();
+	for (i = 0; i < STEER_HASH_KEY_WORDS; i++)
+		s->hash_key[i] = (__u64)rnd() << 32 | rnd();
 	s->table_size = below(10) ? 1u << (1 + below(12)) : 0;
 	s->nonip_cpu = nonip[below(ARRAY_SIZE(nonip))];
 	for (i = 0; i < STEER_TABLE_MAX; i++)

@@ -7,8 +7,19 @@
 #include "xdp_steer.h"
 #include "test.h"
 
-static const __u32 key_a[3] = { 0x01234567, 0x89abcdef, 0x0f1e2d3c };
-static const __u32 key_b[3] = { 0xdeadbeef, 0x00c0ffee, 0x5eed5eed };
+/* Keys as apply draws them: random 64-bit words (from getrandom). */
+static const __u64 key_a[STEER_HASH_KEY_WORDS] = {
+	0x9c1f8a2be4d07f31ull, 0x4b7e06d95ac3128full, 0xe21a7c4490bd5f63ull,
+	0x37d5e0a1c86b2f94ull, 0xa8f3146d2e9c07b5ull, 0x5c02bb7ef1486ad9ull,
+	0xd76e9a3015c4b2e8ull, 0x1e84f5c7a93d604bull, 0x6a39d2e84f1b7c05ull,
+	0xf0b74c1958e26ad3ull, 0x83c5e62f0d9a41b7ull,
+};
+static const __u64 key_b[STEER_HASH_KEY_WORDS] = {
+	0x2d6f4b8e91a3c705ull, 0xc84a19f3e65b20d7ull, 0x71e3d05a8c2f946bull,
+	0xb59c27e4f0136a8dull, 0x0e8d63b1a7f45c29ull, 0xe4317fa26d9b08c5ull,
+	0x9a05c8d3b2e7416full, 0x46bf1e7902d5a3c8ull, 0xfd2893c65e0a7b14ull,
+	0x1873a4ed29c6f05bull, 0x6cf9205b873ed1a4ull,
+};
 
 /* xorshift: a fixed, printed seed makes every run the same. */
 static __u32 rnd_state = 2463534242u;
@@ -131,7 +142,7 @@ static void test_family_and_protocol_enter_the_hash(void)
 }
 
 /* Chi-square of 'n' flows over 'buckets' table buckets, under a key. */
-static double spread_chi2(const __u32 key[3], int family, int n, __u32 buckets)
+static double spread_chi2(const __u64 key[STEER_HASH_KEY_WORDS], int family, int n, __u32 buckets)
 {
 	__u32 count[64] = { 0 }, b;
 	double expect = (double)n / buckets, chi2 = 0;
