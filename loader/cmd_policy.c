@@ -141,9 +141,10 @@ static int apply_policy(const char *ifname, const struct steer_policy *p)
 			res.generation,
 			res.cpus_added ? ", missing cpumap entries restored" : "");
 	else
-		pr_info("%s: policy applied (generation %u, slot %u): %d worker CPUs, %u buckets (%d moved), %d rules; cpumap +%d -%d\n",
+		pr_info("%s: policy applied (generation %u, slot %u): %d worker CPU%s, %u buckets (%d moved), %d rule%s; cpumap +%d -%d\n",
 			ifname, res.generation, res.slot, b.ncpus,
-			b.slot.table_size, res.moved_buckets, p->nrules,
+			b.ncpus == 1 ? "" : "s", b.slot.table_size,
+			res.moved_buckets, p->nrules, p->nrules == 1 ? "" : "s",
 			res.cpus_added, res.cpus_removed);
 	ret = 0;
 out_worker:

@@ -169,8 +169,9 @@ static void print_text(const char *ifname, const struct attached *at,
 				       cpu, v->buckets[cpu]);
 				first = 0;
 			}
-		printf("\n  rules: %d exact-field (%u shapes), %d source prefix, %d destination prefix\n",
-		       v->nflow, s->nshapes, v->nsrc, v->ndst);
+		printf("\n  rules: %d exact-field (%u field set%s), %d source prefix, %d destination prefix\n",
+		       v->nflow, s->nshapes, s->nshapes == 1 ? "" : "s",
+		       v->nsrc, v->ndst);
 		printf("  non-IP: ");
 		if (s->nonip_cpu == STEER_CPU_LOCAL)
 			printf("passed on the receiving CPU\n");

@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Shared by the root-tier tests in tests/e2e: two network namespaces joined
+# by a veth pair, cleaned up on exit (also when a test fails or is
+# interrupted), and the PASS/FAIL/SKIP lines tests/run counts.
+#
+#   . tests/e2e/lib.sh
+#   e2e_setup            # namespaces $NS_A (sender) and $NS_B (receiver),
+#                        # veth $IF_A in A and $IF_B in B, 10.200.0.1/.2 and
+#                        # fd00:200::1/::2
+#   in_b xdp-steer attach "$IF_B" --policy p.yaml
+#   check "the policy is in force" test "$(...)" = ...
+#
+# in_a/in_b run a command in a namespace with nsenter, which keeps the
+# host's /sys/fs/bpf (ip netns exec would remount /sys and hide it).
+
+E2E_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+XDP_STEER=${XDP_STEER:-$E2E_ROOT/loader/xdp-steer}
+BPF_OBJ=${BPF_OBJ:-$E2E_ROOT/bpf/xdp_steer.bpf.o}
+SUITE=${SUITE:-e2e/$(basename "$0" .sh)}
+
+# Unique per run, short enough for 15-character interface names.
+E2E_ID=${E2E_ID:-$$}
+NS_A=xst-$E2E_ID-a
+NS_B=xst-$E2E_ID-b
+IF_A=xsa$E2E_ID
+IF_B=xsb$E2E_ID
+IP_A=10.200.0.1
+IP_B=10.200.0.2
+IP6_A=fd00:200::1
+IP6_B=fd00:200::2
+
+E2E_FAILED=0
+
+pass() { echo "PASS $SUITE: $1"; }
+fail() { echo "FAIL $SUITE: $1"; E2E_FAILED=1; }
+skip() { echo "SKIP $SUITE: $1 ($2)"; }
+
+# check NAME CMD...: one test line from a command's exit status; the
+# command's output is shown only when it fails.
+check() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		pass "$name"
+	else
+		[ -n "$out" ] && printf '  %s\n' "$out" | head -20
+		fail "$name"
+	fi
+}
+
+in_a() { nsenter --net=/run/netns/"$NS_A" "$@"; }
+in_b() { nsenter --net=/run/netns/"$NS_B" "$@"; }
+
+e2e_require_root() {
+	if [ "$(id -u)" -ne 0 ]; then
+		skip "all" "needs root for namespaces and BPF"
+		exit 0
+	fi
+}
+
+e2e_ensure_bpffs() {
+	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+}
+
+e2e_cleanup() {
+	if [ -e /run/netns/"$NS_B" ]; then
+		in_b "$XDP_STEER" -q detach "$IF_B" >/dev/null 2>&1
+		in_b xdp-loader unload -a "$IF_B" >/dev/null 2>&1
+	fi
+	rm -rf /sys/fs/bpf/xdp-steer/"$IF_B"
+	ip netns del "$NS_A" 2>/dev/null
+	ip netns del "$NS_B" 2>/dev/null
+	[ -n "${E2E_TMP:-}" ] && rm -rf "$E2E_TMP"
+	return 0
+}
+
+e2e_setup() {
+	e2e_require_root
+	e2e_ensure_bpffs
+	E2E_TMP=$(mktemp -d)
+	trap e2e_cleanup EXIT
+	trap 'exit 130' INT TERM
+	ip netns add "$NS_A" && ip netns add "$NS_B" &&
+	ip link add "$IF_A" netns "$NS_A" type veth peer name "$IF_B" netns "$NS_B" &&
+	ip -n "$NS_A" addr add "$IP_A/24" dev "$IF_A" &&
+	ip -n "$NS_B" addr add "$IP_B/24" dev "$IF_B" &&
+	ip -n "$NS_A" addr add "$IP6_A/64" dev "$IF_A" nodad &&
+	ip -n "$NS_B" addr add "$IP6_B/64" dev "$IF_B" nodad &&
+	ip -n "$NS_A" link set lo up && ip -n "$NS_B" link set lo up &&
+	ip -n "$NS_A" link set "$IF_A" up && ip -n "$NS_B" link set "$IF_B" up ||
+		{ fail "setting up namespaces and veth"; exit 1; }
+	# Frames redirected through a cpumap keep an unfinished checksum;
+	# the sender must finish it or UDP drops them all.
+	ip netns exec "$NS_A" ethtool -K "$IF_A" tx off >/dev/null
+}
+
+# Exit status of a test script: 1 if any check failed.
+e2e_done() {
+	exit $E2E_FAILED
+}
