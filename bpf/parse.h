@@ -48,6 +48,19 @@ struct parsed {
 	int is_frag;		/* IPv4 MF/offset or an IPv6 fragment header */
 };
 
+/* A 16-bit network-order length, in host order, for pointer arithmetic.
+ * The verifiers of 6.1 and 6.12 (tests/vm) know nothing of a byte swap's
+ * result and refuse "pkt + len" ("math between pkt pointer and register
+ * with unbounded min value"). The mask gives them the bound; barrier_var()
+ * keeps the compiler from dropping it as redundant. */
+static __always_inline __u32 ntohs_len(__be16 v)
+{
+	__u32 len = bpf_ntohs(v);
+
+	barrier_var(len);
+	return len & 0xffff;
+}
+
 /* Ethertype after the Ethernet header and at most two VLAN tags. A third
  * tag is an error: it cannot be a frame the policy knows how to steer. */
 static __always_inline int parse_eth(struct cursor *c, __u16 *proto)
@@ -89,7 +102,7 @@ static __always_inline int parse_ipv4(struct cursor *c, struct parsed *p)
 	if (iph->version != 4 || iph->ihl < 5)
 		return -EINVAL;
 	hlen = iph->ihl * 4;
-	tot_len = bpf_ntohs(iph->tot_len);
+	tot_len = ntohs_len(iph->tot_len);
 	/* The frame may be padded past tot_len (Ethernet minimum), never
 	 * shorter than it: a shorter one was truncated on the way. */
 	if (tot_len < hlen || (void *)iph + tot_len > c->end)
@@ -121,7 +134,7 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p)
 	/* Payload length 0 is a jumbogram (RFC 2675), which cannot arrive
 	 * on Ethernet; anything longer than the frame was truncated. */
 	if (ip6h->payload_len == 0 ||
-	    (void *)(ip6h + 1) + bpf_ntohs(ip6h->payload_len) > c->end)
+	    (void *)(ip6h + 1) + ntohs_len(ip6h->payload_len) > c->end)
 		return -EINVAL;
 
 	p->flow.family = STEER_AF_INET6;
