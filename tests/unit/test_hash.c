@@ -201,6 +201,47 @@ static void test_single_bit_changes_move_the_bucket(void)
 	EXPECT(same <= 2, "flipping any one source-address bit moves the flow's bucket");
 }
 
+/*
+ * Real flows count: one client opens connections from consecutive source
+ * ports. Under a linear hash their hashes form an arithmetic progression,
+ * and for a few keys in a thousand the progression's step hits almost one
+ * parity of bucket: most of the flows on one CPU of two. Over 2000 keys
+ * (as apply would draw them), 1000 flows from 10 addresses x 100 ports
+ * must split between even and odd buckets (a 2-CPU table) within 5
+ * binomial standard deviations (16 flows each) every time.
+ */
+static void test_consecutive_ports_spread_under_every_key(void)
+{
+	int k, w, i, worst = 0, bad = 0;
+
+	rnd_state = 2463534242u;
+	for (k = 0; k < 2000; k++) {
+		__u64 key[STEER_HASH_KEY_WORDS];
+		int even = 0, dev;
+
+		for (w = 0; w < STEER_HASH_KEY_WORDS; w++)
+			key[w] = (__u64)rnd() << 32 | rnd();
+		for (i = 0; i < 1000; i++) {
+			struct steer_flow f = {
+				.src = { htonl(0x0ac90001u + i / 100) },
+				.dst = { htonl(0x0ac80002u) },
+				.sport = htons(10000 + i % 100),
+				.dport = htons(9000),
+				.proto = IPPROTO_UDP,
+				.family = STEER_AF_INET,
+			};
+
+			even += !(steer_table_index(steer_flow_hash(&f, key,
+					STEER_F_HASH_L4, 0), 512) & 1);
+		}
+		dev = even > 500 ? even - 500 : 500 - even;
+		worst = dev > worst ? dev : worst;
+		bad += dev > 5 * 16;
+	}
+	if (!EXPECT_EQ(bad, 0, "no key puts 1000 consecutive-port flows more than 5 sigma off an even split"))
+		printf("  worst split: %d of 1000 flows on one side\n", 500 + worst);
+}
+
 static void test_set_index_stays_in_the_set(void)
 {
 	__u32 n, count[7] = { 0 };
@@ -237,6 +278,7 @@ static const struct test_case tests[] = {
 	TEST_ENTRY(test_hash_spreads_evenly_under_any_key, "flows spread evenly under any key"),
 	TEST_ENTRY(test_different_keys_give_different_spreads, "different keys give different spreads"),
 	TEST_ENTRY(test_single_bit_changes_move_the_bucket, "one flipped address bit moves the bucket"),
+	TEST_ENTRY(test_consecutive_ports_spread_under_every_key, "consecutive ports spread evenly under every key"),
 	TEST_ENTRY(test_set_index_stays_in_the_set, "rule CPU-set index stays in the set and spreads"),
 	TEST_ENTRY(test_rule_key_zeroes_fields_outside_the_shape, "rule keys zero the fields outside their shape"),
 };
