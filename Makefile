@@ -86,6 +86,25 @@ tests/unit/test_policy: tests/unit/test_policy.o $(POLICY_OBJS) $(TEST_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lyaml
 
+# Compiling policies to map contents, and the example configs (no root).
+ALL += tests/unit/test_compile tests/unit/test_configs
+all: tests/unit/test_compile tests/unit/test_configs
+tests/unit/test_compile: tests/unit/test_compile.o loader/compile.o $(TABLE_OBJ) $(POLICY_OBJS) $(TEST_OBJ)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lyaml
+
+tests/unit/test_configs: tests/unit/test_configs.o $(POLICY_OBJS) $(TEST_OBJ)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lyaml
+
+# Load for the policy-swap test of the root tier (test-runs the attached
+# program on every CPU while tests/e2e/test_swap.sh swaps policies).
+ALL += tests/e2e/swap_check
+all: tests/e2e/swap_check
+tests/e2e/swap_check: tests/e2e/swap_check.o tests/lib/frame.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) -lpthread
+
 tests/prog/test_prog: $(PROG_OBJS) $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)

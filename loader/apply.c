@@ -9,15 +9,6 @@
 #include "log.h"
 #include "apply.h"
 
-void build_free(struct steer_build *b)
-{
-	free(b->flow);
-	free(b->prefix);
-	b->flow = NULL;
-	b->prefix = NULL;
-	b->nflow = b->nprefix = 0;
-}
-
 static __u64 fnv1a(__u64 h, const void *data, size_t n)
 {
 	const unsigned char *p = data;

@@ -7,6 +7,15 @@
 
 #include "compile.h"
 
+void build_free(struct steer_build *b)
+{
+	free(b->flow);
+	free(b->prefix);
+	b->flow = NULL;
+	b->prefix = NULL;
+	b->nflow = b->nprefix = 0;
+}
+
 /* splitmix64: spreads any seed, 0 and 1 included, over all key bits. */
 static __u64 splitmix64(__u64 *x)
 {
@@ -92,12 +101,14 @@ static int compile_prefixes(const struct steer_policy *p,
 {
 	__u8 (*addr)[16];
 	__u32 *bits;
+	int *emitted;
 	int i, j, err = 0;
 
 	addr = calloc(p->nrules ? p->nrules : 1, sizeof(*addr));
 	bits = calloc(p->nrules ? p->nrules : 1, sizeof(*bits));
+	emitted = calloc(p->nrules ? p->nrules : 1, sizeof(*emitted));
 	b->prefix = calloc(p->nrules ? p->nrules : 1, sizeof(*b->prefix));
-	if (!addr || !bits || !b->prefix) {
+	if (!addr || !bits || !emitted || !b->prefix) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -133,18 +144,28 @@ static int compile_prefixes(const struct steer_policy *p,
 		}
 		if (dup)
 			continue;
+		emitted[i] = b->nprefix;
 		out = &b->prefix[b->nprefix++];
 		out->dst = dst;
 		out->key.prefixlen = STEER_PREFIX_BITS(bits[i]);
 		memcpy(out->key.addr, addr[i], 16);
-		err = make_target(b, &p->rules[first], first, &out->target,
-				  why, why_len);
+		/* The earliest covering rule was emitted with its own target
+		 * (it has no earlier cover, else that would be 'first'):
+		 * share it, CPU set included, rather than lay the set out in
+		 * rule_cpus again, which the parser's count of rule_cpus
+		 * entries does not expect. */
+		if (first != i) {
+			out->target = b->prefix[emitted[first]].target;
+			continue;
+		}
+		err = make_target(b, r, i, &out->target, why, why_len);
 		if (err)
 			goto out;
 	}
 out:
 	free(addr);
 	free(bits);
+	free(emitted);
 	return err;
 }
 

@@ -69,6 +69,7 @@ e2e_cleanup() {
 		in_b xdp-loader unload -a "$IF_B" >/dev/null 2>&1
 	fi
 	rm -rf /sys/fs/bpf/xdp-steer/"$IF_B"
+	rm -f /run/xdp-steer/"$IF_B".lock
 	ip netns del "$NS_A" 2>/dev/null
 	ip netns del "$NS_B" 2>/dev/null
 	[ -n "${E2E_TMP:-}" ] && rm -rf "$E2E_TMP"

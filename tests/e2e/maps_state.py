@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# maps_state.py PIN_DIR: one line "key=value ..." describing what the pinned
+# maps of an interface hold for the active slot, read with bpftool (BTF
+# formatted), independent of `xdp-steer status`, for the root-tier tests:
+#   slot gen table_size table (CPUxBUCKETS,...) table_digest (of every
+#   bucket in order) flow src dst (rules of the active slot) queue
+#   cpumap (CPU:QSIZE:prog|noprog,...)
+import hashlib, json, subprocess, sys
+pin = sys.argv[1]
+def dump(name):
+    out = subprocess.check_output(["bpftool", "-j", "map", "dump", "pinned",
+                                   pin + "/" + name])
+    return json.loads(out)
+active = dump("steer_ctl")[0]["formatted"]["value"]["active"] & 1
+slot = [e["formatted"]["value"] for e in dump("steer_slots")
+        if e["formatted"]["key"] == active][0]
+TABLE_MAX = 4096
+table = {e["formatted"]["key"]: e["formatted"]["value"] for e in dump("steer_table")}
+buckets = [table[active * TABLE_MAX + i] for i in range(slot["table_size"])]
+count = {}
+for c in buckets:
+    count[c] = count.get(c, 0) + 1
+def in_slot(name):
+    return sum(1 for e in dump(name) if e["formatted"]["key"]["slot"] == active)
+cpumap = []
+for e in dump("cpu_map"):
+    v = e["value"]
+    if isinstance(v, dict):
+        continue                    # "error": no entry
+    b = bytes(int(x, 16) for x in v)
+    cpu = int.from_bytes(bytes(int(x, 16) for x in e["key"]), "little")
+    qsize = int.from_bytes(b[0:4], "little")
+    prog = int.from_bytes(b[4:8], "little")
+    cpumap.append("%d:%d:%s" % (cpu, qsize, "prog" if prog else "noprog"))
+print("slot=%d gen=%d table_size=%d table=%s table_digest=%s flow=%d src=%d dst=%d queue=%d cpumap=%s" % (
+    active, slot["generation"], slot["table_size"],
+    ",".join("%dx%d" % (c, n) for c, n in sorted(count.items())) or "-",
+    hashlib.sha1(json.dumps(buckets).encode()).hexdigest()[:12],
+    in_slot("flow_rules"), in_slot("src_prefixes"), in_slot("dst_prefixes"),
+    slot["queue_size"], ",".join(cpumap) or "-"))
