@@ -117,6 +117,28 @@ tests/bench/bench_prog: tests/bench/bench_prog.o $(LIB_OBJS) $(TABLE_OBJ)
 # a new object needs no relink.
 $(PROG_BINS) $(BENCH_BINS): | $(BPF_OBJ) $(BENCH_BPF)
 
+# End-to-end traffic (tests/e2e): the generator and the observer, each a BPF
+# object embedded through its skeleton.
+E2E_BINS := tests/e2e/traffic_gen tests/e2e/observer
+E2E_BPF  := tests/e2e/traffic_gen.bpf.o tests/e2e/observer.bpf.o
+E2E_SKELS := tests/e2e/traffic_gen.skel.h tests/e2e/observer.skel.h
+all: $(E2E_BPF) $(E2E_BINS)
+tests/e2e/%.skel.h: tests/e2e/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@ 2>/dev/null
+tests/e2e/traffic_gen.o: tests/e2e/traffic_gen.skel.h
+tests/e2e/observer.o: tests/e2e/observer.skel.h
+tests/e2e/traffic_gen: tests/e2e/traffic_gen.o tests/lib/frame.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
+tests/e2e/observer: tests/e2e/observer.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
+clean: clean-e2e-traffic
+clean-e2e-traffic:
+	$(Q)rm -f $(E2E_BINS) $(E2E_SKELS) $(E2E_BPF)
+.PHONY: clean-e2e-traffic
+
 # `make test` and `make bench` first install what is missing (as root on
 # Debian/Ubuntu), then build in a fresh make so the tools found are used.
 test: deps

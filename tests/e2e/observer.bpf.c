@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * observer.bpf.c - the end-to-end tests' witness, independent of
+ * xdp-steer's own counters.
+ *
+ * observer_ingress runs at tc ingress (clsact) of the receiving interface:
+ * after XDP, on the CPU that runs the stack for the skb, which for a frame
+ * xdp-steer redirected is the cpumap worker. For every frame carrying a
+ * traffic mark it records, per flow, the CPUs it was seen on, how many
+ * arrived, and how many arrived out of sequence. Per-flow state is updated
+ * with atomics only, so the record stays exact even when steering is broken
+ * and a flow reaches the stack on two CPUs at once.
+ *
+ * The raw tracepoint programs count what the kernel dropped inside the
+ * watched cpumap (obs_cpumap_id), frames no tc program ever sees.
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/pkt_cls.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#include "traffic.h"
+
+/* Set before load. */
+const volatile __u32 obs_drop_marked;	/* 1: TC_ACT_SHOT marked frames once
+					 * counted (the stack never sees
+					 * them; no replies, less CPU) */
+/* Set before attaching the tracepoints; 0 watches no cpumap. */
+__u32 obs_cpumap_id;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct obs_flow);
+	__uint(max_entries, TRAFFIC_MAX_FLOWS);
+} obs_flows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct obs_cpu);
+	__uint(max_entries, 1);
+} obs_cpu SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct obs_drops);
+	__uint(max_entries, 1);
+} obs_drops SEC(".maps");
+
+/* Offset of the mark in a frame of ours, or -1. Only the layouts the
+ * generator sends (no VLAN, no IPv6 extension headers); the IPv4 header
+ * length is read, not assumed. */
+static __always_inline int mark_offset(struct __sk_buff *skb, int *arp)
+{
+	__u8 b[2];
+	int l4;
+
+	*arp = 0;
+	switch (bpf_ntohs(skb->protocol)) {
+	case ETH_P_ARP:
+		*arp = 1;
+		return ETH_HLEN + 28;
+	case ETH_P_IP:
+		/* version/IHL and protocol */
+		if (bpf_skb_load_bytes(skb, ETH_HLEN, &b[0], 1) ||
+		    bpf_skb_load_bytes(skb, ETH_HLEN + 9, &b[1], 1))
+			return -1;
+		if ((b[0] >> 4) != 4 || (b[0] & 0xf) < 5)
+			return -1;
+		l4 = ETH_HLEN + (b[0] & 0xf) * 4;
+		break;
+	case ETH_P_IPV6:
+		if (bpf_skb_load_bytes(skb, ETH_HLEN + 6, &b[1], 1))
+			return -1;
+		l4 = ETH_HLEN + 40;
+		break;
+	default:
+		return -1;
+	}
+	if (b[1] == IPPROTO_UDP)
+		return l4 + 8;
+	if (b[1] == IPPROTO_TCP) {
+		if (bpf_skb_load_bytes(skb, l4 + 12, &b[0], 1))
+			return -1;
+		return l4 + (b[0] >> 4) * 4;
+	}
+	return -1;
+}
+
+SEC("tc")
+int observer_ingress(struct __sk_buff *skb)
+{
+	struct traffic_mark m;
+	struct obs_flow *f;
+	struct obs_cpu *c;
+	__u32 zero = 0, cpu;
+	__u64 prev;
+	int off, arp;
+
+	off = mark_offset(skb, &arp);
+	if (off < 0 || off > 0xffff ||
+	    bpf_skb_load_bytes(skb, off, &m, sizeof(m)) ||
+	    m.magic != TRAFFIC_MAGIC)
+		return TC_ACT_OK;
+
+	c = bpf_map_lookup_elem(&obs_cpu, &zero);
+	if (c) {
+		c->marked++;
+		if (arp)
+			c->marked_arp++;
+	}
+	f = bpf_map_lookup_elem(&obs_flows, &m.flow);
+	if (!f) {
+		if (c)
+			c->bad_flow++;
+		return TC_ACT_OK;
+	}
+	cpu = bpf_get_smp_processor_id();
+	__sync_fetch_and_or(&f->cpus[(cpu / 64) & (TRAFFIC_MAX_CPUS / 64 - 1)],
+			    1ull << (cpu % 64));
+	__sync_fetch_and_add(&f->received, 1);
+	/* The exchange orders arrivals, also across CPUs. */
+	prev = __sync_lock_test_and_set(&f->last_seq, m.seq);
+	if (m.seq > prev + 1) {
+		__sync_fetch_and_add(&f->gaps, 1);
+		__sync_fetch_and_add(&f->missing, m.seq - prev - 1);
+	} else if (m.seq <= prev) {
+		__sync_fetch_and_add(&f->late, 1);
+	}
+	return obs_drop_marked ? TC_ACT_SHOT : TC_ACT_OK;
+}
+
+static __always_inline struct obs_drops *drops(__u32 map_id)
+{
+	__u32 zero = 0;
+
+	if (!obs_cpumap_id || map_id != obs_cpumap_id)
+		return NULL;
+	return bpf_map_lookup_elem(&obs_drops, &zero);
+}
+
+/* trace_xdp_cpumap_enqueue(map_id, processed, drops, to_cpu) */
+SEC("raw_tp/xdp_cpumap_enqueue")
+int observer_cpumap_enqueue(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct obs_drops *d = drops((__u32)ctx->args[0]);
+
+	if (d)
+		d->enqueue += (__u32)ctx->args[2];
+	return 0;
+}
+
+/* trace_xdp_cpumap_kthread(map_id, processed, drops, sched, stats) */
+SEC("raw_tp/xdp_cpumap_kthread")
+int observer_cpumap_kthread(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct obs_drops *d = drops((__u32)ctx->args[0]);
+
+	if (d)
+		d->kthread += (__u32)ctx->args[2];
+	return 0;
+}
+
+/* trace_xdp_redirect_err(dev, xdp, tgt, err, map_type, map_id, index) */
+SEC("raw_tp/xdp_redirect_err")
+int observer_redirect_err(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct obs_drops *d = drops((__u32)ctx->args[5]);
+
+	if (d)
+		d->redirect_err++;
+	return 0;
+}
+
+char _license[] SEC("license") = "Dual BSD/GPL";

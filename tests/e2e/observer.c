@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * observer - loads observer.bpf.c at tc ingress of the receiving interface
+ * (run it in that interface's namespace) and on the cpumap drop
+ * tracepoints, waits for SIGINT or SIGTERM, then writes what it saw:
+ *
+ *   ifname IF                     header lines, one fact each
+ *   cpumap_id N                   the cpumap whose drops are counted (0:
+ *                                 none found)
+ *   marked N                      marked frames seen, all CPUs
+ *   marked_arp N                  of which ARP
+ *   bad_flow N                    marked with a flow id out of range
+ *   drops_cpumap_enqueue N        ring full (xdp_cpumap_enqueue)
+ *   drops_cpumap_kthread N        dropped by the worker (xdp_cpumap_kthread)
+ *   drops_redirect_err N          redirect into the cpumap failed
+ *   cpu C marked N flows N        per CPU that saw marked frames
+ *   flow F cpus C[,C...] received N gaps N missing N late N last S
+ *                                 per flow seen at least once
+ *
+ * "gaps" counts frames whose sequence number jumped ahead (seq > last + 1,
+ * "missing" the numbers skipped: lost, or overtaken and counted "late" when
+ * they come), "late" frames that came after a higher number (reordered or
+ * duplicated). Loss is sent - received, not "missing". It trusts nothing of
+ * xdp-steer but the id of its pinned cpumap.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <net/if.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "xdp_steer.h"
+#include "traffic.h"
+#include "observer.skel.h"
+
+struct opts {
+	const char *ifname;
+	const char *out;
+	const char *ready;
+	const char *cpumap_pin;
+	__u32 cpumap_id;
+	bool drop;
+	int verbose;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int verbosity;
+
+static int print_libbpf(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level == LIBBPF_DEBUG && verbosity < 2)
+		return 0;
+	if (level == LIBBPF_INFO && verbosity < 1)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"usage: observer --ifname IF [options]\n"
+"Counts marked test frames at tc ingress of IF (run it in IF's namespace)\n"
+"until SIGINT/SIGTERM, then writes a report.\n"
+"  --out FILE        report to FILE (default: stdout)\n"
+"  --ready FILE      create FILE once attached\n"
+"  --drop            drop marked frames after counting them\n"
+"  --cpumap PIN      pinned cpumap whose drops to count (default: xdp-steer's,\n"
+"                    " STEER_PIN_ROOT "/IF/" STEER_STR(STEER_MAP_CPUMAP) ")\n"
+"  --cpumap-id ID    the same, by map id\n"
+"  -v                libbpf messages\n");
+}
+
+/* Id of the cpumap to watch; 0 (and a note) when there is none. */
+static __u32 cpumap_id(const struct opts *o)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	char path[256];
+	int fd;
+
+	if (o->cpumap_id)
+		return o->cpumap_id;
+	if (o->cpumap_pin)
+		snprintf(path, sizeof(path), "%s", o->cpumap_pin);
+	else
+		snprintf(path, sizeof(path), "%s/%s/%s", STEER_PIN_ROOT,
+			 o->ifname, STEER_STR(STEER_MAP_CPUMAP));
+	fd = bpf_obj_get(path);
+	if (fd < 0) {
+		fprintf(stderr, "observer: no cpumap at %s (%s): cpumap drops "
+			"are not counted\n", path, strerror(errno));
+		return 0;
+	}
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		info.id = 0;
+	close(fd);
+	return info.id;
+}
+
+static int report(const struct opts *o, struct observer_bpf *skel,
+		  __u32 map_id)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct obs_cpu *cpus = NULL;
+	struct obs_drops *dr = NULL;
+	struct obs_cpu tot = {};
+	struct obs_drops dtot = {};
+	__u64 *flows_on = NULL;
+	struct obs_flow f;
+	__u32 zero = 0, id;
+	FILE *out = stdout;
+	int i, w, err = 0;
+
+	if (ncpu < 0)
+		return ncpu;
+	cpus = calloc((size_t)ncpu, sizeof(*cpus));
+	dr = calloc((size_t)ncpu, sizeof(*dr));
+	flows_on = calloc(TRAFFIC_MAX_CPUS, sizeof(*flows_on));
+	if (!cpus || !dr || !flows_on) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.obs_cpu), &zero, cpus) ||
+	    bpf_map_lookup_elem(bpf_map__fd(skel->maps.obs_drops), &zero, dr)) {
+		err = -errno;
+		goto out;
+	}
+	for (i = 0; i < ncpu; i++) {
+		tot.marked += cpus[i].marked;
+		tot.marked_arp += cpus[i].marked_arp;
+		tot.bad_flow += cpus[i].bad_flow;
+		dtot.enqueue += dr[i].enqueue;
+		dtot.kthread += dr[i].kthread;
+		dtot.redirect_err += dr[i].redirect_err;
+	}
+	if (o->out && !(out = fopen(o->out, "w"))) {
+		err = -errno;
+		fprintf(stderr, "observer: %s: %s\n", o->out, strerror(errno));
+		goto out;
+	}
+	fprintf(out, "ifname %s\ncpumap_id %u\nmarked %llu\nmarked_arp %llu\n"
+		"bad_flow %llu\ndrops_cpumap_enqueue %llu\n"
+		"drops_cpumap_kthread %llu\ndrops_redirect_err %llu\n",
+		o->ifname, map_id, (unsigned long long)tot.marked,
+		(unsigned long long)tot.marked_arp,
+		(unsigned long long)tot.bad_flow,
+		(unsigned long long)dtot.enqueue,
+		(unsigned long long)dtot.kthread,
+		(unsigned long long)dtot.redirect_err);
+
+	/* Two passes over the flows (64k lookups each, cheap): the CPU lines
+	 * need every flow and read best before the flow lines. */
+	for (id = 0; id < TRAFFIC_MAX_FLOWS; id++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.obs_flows), &id, &f)) {
+			err = -errno;
+			goto out_close;
+		}
+		for (i = 0; i < TRAFFIC_MAX_CPUS; i++)
+			if (f.cpus[i / 64] & (1ull << (i % 64)))
+				flows_on[i]++;
+	}
+	for (i = 0; i < ncpu && i < TRAFFIC_MAX_CPUS; i++)
+		if (cpus[i].marked || flows_on[i])
+			fprintf(out, "cpu %d marked %llu flows %llu\n", i,
+				(unsigned long long)cpus[i].marked,
+				(unsigned long long)flows_on[i]);
+	for (id = 0; id < TRAFFIC_MAX_FLOWS; id++) {
+		bool first = true;
+
+		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.obs_flows), &id, &f)) {
+			err = -errno;
+			goto out_close;
+		}
+		if (!f.received)
+			continue;
+		fprintf(out, "flow %u cpus ", id);
+		for (w = 0; w < TRAFFIC_MAX_CPUS; w++) {
+			if (!(f.cpus[w / 64] & (1ull << (w % 64))))
+				continue;
+			fprintf(out, "%s%d", first ? "" : ",", w);
+			first = false;
+		}
+		fprintf(out, " received %llu gaps %llu missing %llu late %llu "
+			"last %llu\n", (unsigned long long)f.received,
+			(unsigned long long)f.gaps,
+			(unsigned long long)f.missing,
+			(unsigned long long)f.late,
+			(unsigned long long)f.last_seq);
+	}
+out_close:
+	if (out != stdout && fclose(out) && !err)
+		err = -errno;
+	else if (out == stdout)
+		fflush(out);
+out:
+	free(cpus);
+	free(dr);
+	free(flows_on);
+	return err;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option lopts[] = {
+		{ "ifname", required_argument, NULL, 'i' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "ready", required_argument, NULL, 'r' },
+		{ "drop", no_argument, NULL, 'd' },
+		{ "cpumap", required_argument, NULL, 'm' },
+		{ "cpumap-id", required_argument, NULL, 'I' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "vh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o->ifname = optarg;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'r':
+			o->ready = optarg;
+			break;
+		case 'd':
+			o->drop = true;
+			break;
+		case 'm':
+			o->cpumap_pin = optarg;
+			break;
+		case 'I':
+			errno = 0;
+			o->cpumap_id = (__u32)strtoul(optarg, &end, 0);
+			if (errno || *end || end == optarg) {
+				fprintf(stderr, "observer: bad map id '%s'\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind != argc || !o->ifname) {
+		usage(stderr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {};
+	struct observer_bpf *skel;
+	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .attach_point = BPF_TC_INGRESS);
+	DECLARE_LIBBPF_OPTS(bpf_tc_opts, tc, .handle = 1, .priority = 1);
+	bool hook_created = false;
+	sigset_t block, old;
+	__u32 map_id;
+	int ret, fd;
+
+	if (parse_args(argc, argv, &o))
+		return 2;	/* usage error */
+	verbosity = o.verbose;
+	libbpf_set_print(print_libbpf);
+
+	hook.ifindex = (int)if_nametoindex(o.ifname);
+	if (!hook.ifindex) {
+		fprintf(stderr, "observer: no interface %s here (%s); run it in"
+			" the interface's namespace\n", o.ifname, strerror(errno));
+		return 1;
+	}
+	skel = observer_bpf__open();
+	if (!skel) {
+		fprintf(stderr, "observer: opening the object: %s\n", strerror(errno));
+		return 1;
+	}
+	skel->rodata->obs_drop_marked = o.drop;
+	ret = observer_bpf__load(skel);
+	if (ret) {
+		fprintf(stderr, "observer: loading: %s (needs root)\n", strerror(-ret));
+		goto out;
+	}
+	map_id = cpumap_id(&o);
+	skel->bss->obs_cpumap_id = map_id;
+	ret = observer_bpf__attach(skel);	/* the raw tracepoints */
+	if (ret) {
+		fprintf(stderr, "observer: attaching to the xdp tracepoints: %s\n",
+			strerror(-ret));
+		goto out;
+	}
+
+	ret = bpf_tc_hook_create(&hook);
+	if (ret && ret != -EEXIST) {
+		fprintf(stderr, "observer: clsact on %s: %s\n", o.ifname,
+			strerror(-ret));
+		goto out;
+	}
+	hook_created = !ret;
+	tc.prog_fd = bpf_program__fd(skel->progs.observer_ingress);
+	ret = bpf_tc_attach(&hook, &tc);
+	if (ret) {
+		fprintf(stderr, "observer: tc ingress on %s: %s\n", o.ifname,
+			strerror(-ret));
+		goto out_hook;
+	}
+
+	/* Blocked until sigsuspend(), so a signal cannot slip in between
+	 * the test of 'stop' and the wait. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (o.ready) {
+		fd = open(o.ready, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			close(fd);
+	}
+	while (!stop)
+		sigsuspend(&old);
+
+	ret = report(&o, skel, map_id);
+	if (ret)
+		fprintf(stderr, "observer: reading the maps: %s\n", strerror(-ret));
+	tc.prog_fd = 0;
+	tc.prog_id = 0;
+	tc.flags = 0;
+	bpf_tc_detach(&hook, &tc);
+out_hook:
+	if (hook_created) {
+		/* Both points: removes the clsact qdisc we added, so the next
+		 * observer creates it anew instead of finding it. */
+		hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+		bpf_tc_hook_destroy(&hook);
+	}
+out:
+	observer_bpf__destroy(skel);
+	return ret ? 1 : 0;
+}

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * traffic_gen.bpf.c - the generator's frame writer. traffic_gen runs it with
+ * bpf_prog_test_run_opts(BPF_F_TEST_XDP_LIVE_FRAMES): the kernel fills pages
+ * with the group's template frame once and calls this program for every
+ * frame; it writes the next flow's addresses, ports, mark and checksums and
+ * redirects the frame out of the veth, which hands it to the peer's XDP
+ * program without building an skb.
+ *
+ * Pages are recycled with whatever the last frame wrote, so every field that
+ * differs between flows is written on every frame. Only the sequence number
+ * is new per frame; all other sums are precomputed per flow in userspace.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include "traffic.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct gen_flow);
+	__uint(max_entries, TRAFFIC_MAX_FLOWS);
+} gen_flows SEC(".maps");
+
+/* Set by userspace between test runs (one thread runs them). */
+struct gen_group gen_groups[TRAFFIC_MAX_GROUPS];
+__u32 gen_cur;			/* group of the running test run */
+__u32 gen_ifindex;		/* veth to send out of */
+__u32 gen_lo_ifindex;		/* loopback: test runs "receive" there */
+__u64 gen_frames;		/* frames written and redirected */
+
+#define ETH_LEN		14
+#define IP4_OFF		ETH_LEN
+#define IP6_OFF		ETH_LEN
+#define L4_4		(ETH_LEN + 20)
+#define L4_6		(ETH_LEN + 40)
+#define MARK_LEN	((int)sizeof(struct traffic_mark))
+
+static __always_inline void put16(void *p, __u16 v)
+{
+	*(__u16 *)p = v;
+}
+
+static __always_inline void put_words(void *p, const __u32 *w, int n)
+{
+	int i;
+
+	/* 16-bit stores: every field sits at an even offset of the frame. */
+#pragma unroll
+	for (i = 0; i < n; i++) {
+		put16(p + 4 * i, (__u16)w[i]);
+		put16(p + 4 * i + 2, (__u16)(w[i] >> 16));
+	}
+}
+
+static __always_inline __u32 sum16(const void *p, int nwords)
+{
+	__u32 s = 0;
+	int i;
+
+#pragma unroll
+	for (i = 0; i < nwords; i++)
+		s += *(const __u16 *)(p + 2 * i);
+	return s;
+}
+
+static __always_inline __u16 fold(__u32 s)
+{
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (__u16)~s;
+}
+
+static __always_inline void write_mark(void *p, __u32 flow, __u64 seq)
+{
+	struct traffic_mark m = { TRAFFIC_MAGIC, flow, seq };
+
+	__builtin_memcpy(p, &m, sizeof(m));
+}
+
+/* The transport header and mark at l4; addresses are already written. */
+static __always_inline void write_l4(void *l4, int tcp, const struct gen_flow *f,
+				     __u32 flow, __u64 seq)
+{
+	void *mark = l4 + (tcp ? 20 : 8);
+	__u32 s = f->l4_sum;
+	__u16 csum;
+
+	put16(l4, f->sport);
+	put16(l4 + 2, f->dport);
+	write_mark(mark, flow, seq);
+	s += sum16(mark + 8, 4);
+	if (tcp) {
+		/* The sequence number in the TCP header too, so no two
+		 * frames of a flow are contiguous and GRO merges none. */
+		*(__u32 *)(l4 + 4) = __builtin_bswap32((__u32)seq);
+		s += sum16(l4 + 4, 2);
+	}
+	csum = fold(s);
+	if (!tcp && !csum)
+		csum = 0xffff;	/* 0 would mean "no checksum" */
+	put16(l4 + (tcp ? 16 : 6), csum);
+}
+
+/* One IP shape; 'v6' and 'tcp' are constants at each call, so every
+ * offset is too and one bounds check covers all writes. */
+static __always_inline int write_ip(void *data, void *end, int v6, int tcp,
+				    struct gen_flow *f, __u32 flow)
+{
+	int l4 = v6 ? L4_6 : L4_4;
+	__u64 seq;
+
+	if (data + l4 + (tcp ? 20 : 8) + MARK_LEN > end)
+		return -1;
+	seq = ++f->seq;
+	if (v6) {
+		put_words(data + IP6_OFF + 8, f->src, 4);
+		put_words(data + IP6_OFF + 24, f->dst, 4);
+	} else {
+		put_words(data + IP4_OFF + 12, f->src, 1);
+		put_words(data + IP4_OFF + 16, f->dst, 1);
+		put16(data + IP4_OFF + 10, f->ip_csum);
+	}
+	write_l4(data + l4, tcp, f, flow, seq);
+	return 0;
+}
+
+SEC("xdp")
+int traffic_gen(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct gen_group *g = &gen_groups[gen_cur & (TRAFFIC_MAX_GROUPS - 1)];
+	struct gen_flow *f;
+	__u32 idx, flow;
+	int err;
+
+	/* Attached to the veth only to keep the program in the kernel's XDP
+	 * dispatcher (see traffic_gen.c): frames really received there are
+	 * not ours to touch. */
+	if (ctx->ingress_ifindex != gen_lo_ifindex)
+		return XDP_PASS;
+
+	idx = g->cursor;
+	if (idx >= g->nflows)
+		idx = 0;
+	g->cursor = idx + 1 < g->nflows ? idx + 1 : 0;
+	flow = g->first + idx;
+	f = bpf_map_lookup_elem(&gen_flows, &flow);
+	if (!f)
+		return XDP_ABORTED;
+
+	switch (g->shape) {
+	case TRAFFIC_UDP4:
+		err = write_ip(data, end, 0, 0, f, flow);
+		break;
+	case TRAFFIC_TCP4:
+		err = write_ip(data, end, 0, 1, f, flow);
+		break;
+	case TRAFFIC_UDP6:
+		err = write_ip(data, end, 1, 0, f, flow);
+		break;
+	case TRAFFIC_TCP6:
+		err = write_ip(data, end, 1, 1, f, flow);
+		break;
+	case TRAFFIC_ARP:
+		err = -1;
+		if (data + ETH_LEN + 28 + MARK_LEN <= end) {
+			write_mark(data + ETH_LEN + 28, flow, ++f->seq);
+			err = 0;
+		}
+		break;
+	default:
+		err = -1;
+	}
+	if (err)
+		return XDP_ABORTED;
+	gen_frames++;
+	return bpf_redirect(gen_ifindex, 0);
+}
+
+char _license[] SEC("license") = "Dual BSD/GPL";

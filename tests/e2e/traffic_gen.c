@@ -1,0 +1,713 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * traffic_gen - sends test frames out of a veth for the end-to-end tests,
+ * the demo and the benchmark: groups of flows (UDP or TCP-shaped, IPv4 or
+ * IPv6, or ARP requests), every frame carrying a mark (magic, flow id,
+ * per-flow sequence number, tests/e2e/traffic.h) that the observer counts on
+ * the other side.
+ *
+ * Frames are "live" test-run frames: bpf_prog_test_run_opts with
+ * BPF_F_TEST_XDP_LIVE_FRAMES runs traffic_gen.bpf.c over a template frame
+ * per group; the program writes each frame's flow and sequence number and
+ * redirects it out of the veth, which hands it to the peer's XDP program as
+ * an xdp_frame. No skb is built on the sending side, so one CPU sends
+ * millions of frames per second. Run it in the sending namespace.
+ *
+ * Every XDP test run adds its program to the kernel's XDP dispatcher and
+ * removes it afterwards, each time waiting for an RCU grace period (16-24
+ * ms here): paced sending in short runs would be impossible. So the
+ * program is also attached, in SKB mode through a link that dies with the
+ * process, to the veth itself; the dispatcher then keeps it and test runs
+ * start at once. Frames the veth really receives pass untouched (the
+ * program only works on frames from test runs, which arrive on loopback).
+ *
+ * Flows are numbered from 0 in the order of the --group options. Within a
+ * group, flow i has source address src + i / per_addr and source port
+ * sport + i % per_addr; destination address and port are the group's.
+ * Frames go round-robin over the flows of a group, and groups take turns,
+ * so every flow gets a frame before any gets a second.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/if_ether.h>
+#include <linux/if_link.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "frame.h"
+#include "traffic.h"
+#include "traffic_gen.skel.h"
+
+#define ETH_MIN_LEN	60	/* without FCS: what a NIC pads to */
+/* Frames per test run when not paced: long enough to amortize the run's
+ * setup (a page pool per call), short enough to notice a signal soon. */
+#define MAX_RUN		65536
+/* Frames per group visit when several groups take turns, at least. */
+#define GROUP_QUANTUM	4096
+
+struct group {
+	enum traffic_shape shape;
+	__u32 first, nflows;
+	int family;			/* AF_INET / AF_INET6; 0 for ARP */
+	struct in6_addr src, dst;	/* IPv4 in the first 4 bytes */
+	__u16 sport, dport;		/* host order */
+	__u32 per_addr;
+	struct frame tmpl;		/* frame of the group's first flow */
+	__u64 quantum;			/* frames per visit */
+};
+
+static const char *const shape_names[TRAFFIC_NSHAPES] = {
+	[TRAFFIC_UDP4] = "udp4", [TRAFFIC_TCP4] = "tcp4",
+	[TRAFFIC_UDP6] = "udp6", [TRAFFIC_TCP6] = "tcp6",
+	[TRAFFIC_ARP] = "arp",
+};
+
+struct opts {
+	const char *ifname;
+	__u8 dst_mac[6], src_mac[6];
+	bool have_dst_mac, have_src_mac;
+	double rate;		/* frames/s, 0: unpaced */
+	__u64 count;		/* 0: until the duration */
+	double duration;	/* s, 0 with no count: until a signal */
+	size_t size;		/* frame length, 0: smallest */
+	int cpu;		/* -1: not pinned */
+	const char *flows_out;
+	int verbose;
+	struct group groups[TRAFFIC_MAX_GROUPS];
+	int ngroups;
+	__u32 nflows;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int verbosity;
+
+static int print_libbpf(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level == LIBBPF_DEBUG && verbosity < 2)
+		return 0;
+	if (level == LIBBPF_INFO && verbosity < 1)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"usage: traffic_gen --ifname IF --dst-mac MAC [options]\n"
+"Sends marked test frames out of veth IF (run it in IF's namespace).\n"
+"  --group KIND:N[,src=A][,dst=A][,sport=P][,dport=P][,per-addr=K]\n"
+"                   N flows of KIND (udp4 tcp4 udp6 tcp6 arp); repeatable,\n"
+"                   flow ids follow the order (default: udp4:1000)\n"
+"  --rate PPS       frames per second; 0 sends as fast as it can (default)\n"
+"  --count N        stop after N frames\n"
+"  --duration S     stop after S seconds (default 1 without --count; 0 with\n"
+"                   no --count: until SIGINT/SIGTERM)\n"
+"  --size BYTES     frame length without FCS (default: the smallest, >= 60)\n"
+"  --src-mac MAC    (default: IF's address)\n"
+"  --cpu N          run on CPU N (veth runs the peer's NAPI, so its XDP, on\n"
+"                   the sending CPU unless the NAPI is threaded)\n"
+"  --flows-out F    write \"flow ID group G KIND sent N\" per flow to F\n"
+"  -v               libbpf messages\n"
+"Prints \"sent=N seconds=S fps=R\" on stdout at the end.\n");
+}
+
+static int parse_mac(const char *s, __u8 mac[6])
+{
+	unsigned int b[6];
+	int i, n;
+
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x%n", &b[0], &b[1], &b[2], &b[3],
+		   &b[4], &b[5], &n) != 6 || s[n])
+		return -EINVAL;
+	for (i = 0; i < 6; i++) {
+		if (b[i] > 255)
+			return -EINVAL;
+		mac[i] = (__u8)b[i];
+	}
+	return 0;
+}
+
+static int parse_u64(const char *s, __u64 max, __u64 *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || v > max || *s == '-')
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static void group_defaults(struct group *g)
+{
+	const char *src, *dst;
+
+	g->family = g->shape == TRAFFIC_ARP ? 0 :
+		    (g->shape == TRAFFIC_UDP6 || g->shape == TRAFFIC_TCP6) ?
+		    AF_INET6 : AF_INET;
+	src = g->family == AF_INET6 ? "fd00:201::1" : "10.201.0.1";
+	dst = g->family == AF_INET6 ? "fd00:200::2" : "10.200.0.2";
+	if (g->shape == TRAFFIC_ARP) {
+		/* Who has an unused address, tell 10.200.0.1: nobody
+		 * answers, the receiver only learns our address. */
+		src = "10.200.0.1";
+		dst = "10.200.0.250";
+	}
+	inet_pton(g->family == AF_INET6 ? AF_INET6 : AF_INET, src, &g->src);
+	inet_pton(g->family == AF_INET6 ? AF_INET6 : AF_INET, dst, &g->dst);
+	g->sport = 10000;
+	g->dport = (g->shape == TRAFFIC_TCP4 || g->shape == TRAFFIC_TCP6) ?
+		   8000 : 9000;
+	g->per_addr = 100;
+}
+
+/* KIND:N[,key=value]... */
+static int parse_group(struct opts *o, char *spec)
+{
+	struct group *g;
+	char *kind = spec, *rest, *kv;
+	__u64 v;
+	int i, af;
+
+	if (o->ngroups == TRAFFIC_MAX_GROUPS) {
+		fprintf(stderr, "traffic_gen: at most %d groups\n",
+			TRAFFIC_MAX_GROUPS);
+		return -E2BIG;
+	}
+	g = &o->groups[o->ngroups];
+	memset(g, 0, sizeof(*g));
+	rest = strchr(spec, ':');
+	if (!rest)
+		goto bad;
+	*rest++ = 0;
+	for (i = 0; i < TRAFFIC_NSHAPES; i++)
+		if (!strcmp(kind, shape_names[i]))
+			break;
+	if (i == TRAFFIC_NSHAPES)
+		goto bad;
+	g->shape = i;
+	group_defaults(g);
+	af = g->family == AF_INET6 ? AF_INET6 : AF_INET;
+
+	kv = strsep(&rest, ",");
+	if (parse_u64(kv, TRAFFIC_MAX_FLOWS, &v) || !v)
+		goto bad;
+	g->nflows = (__u32)v;
+	while ((kv = strsep(&rest, ","))) {
+		char *val = strchr(kv, '=');
+
+		if (!val)
+			goto bad;
+		*val++ = 0;
+		if (!strcmp(kv, "src") || !strcmp(kv, "dst")) {
+			memset(!strcmp(kv, "src") ? &g->src : &g->dst, 0,
+			       sizeof(g->src));
+			if (inet_pton(af, val, !strcmp(kv, "src") ?
+				      &g->src : &g->dst) != 1)
+				goto bad;
+		} else if (!strcmp(kv, "sport") || !strcmp(kv, "dport")) {
+			if (parse_u64(val, 65535, &v) || !v)
+				goto bad;
+			*(!strcmp(kv, "sport") ? &g->sport : &g->dport) = (__u16)v;
+		} else if (!strcmp(kv, "per-addr")) {
+			if (parse_u64(val, 65535, &v) || !v)
+				goto bad;
+			g->per_addr = (__u32)v;
+		} else {
+			goto bad;
+		}
+	}
+	if (g->family && (__u32)g->sport + g->per_addr - 1 > 65535) {
+		fprintf(stderr, "traffic_gen: sport + per-addr passes 65535\n");
+		return -EINVAL;
+	}
+	if (o->nflows + g->nflows > TRAFFIC_MAX_FLOWS) {
+		fprintf(stderr, "traffic_gen: at most %d flows in all\n",
+			TRAFFIC_MAX_FLOWS);
+		return -E2BIG;
+	}
+	g->first = o->nflows;
+	o->nflows += g->nflows;
+	o->ngroups++;
+	return 0;
+bad:
+	fprintf(stderr, "traffic_gen: bad --group (KIND:N[,src=A][,dst=A]"
+		"[,sport=P][,dport=P][,per-addr=K], KIND udp4 tcp4 udp6 tcp6 arp)\n");
+	return -EINVAL;
+}
+
+/* Sum of 16-bit words as stored (ones' complement arithmetic is
+ * byte-order independent: the program adds words the same way). */
+static __u32 sum_words(const void *p, size_t len, __u32 s)
+{
+	const __u8 *b = p;
+	__u16 w;
+
+	for (; len >= 2; b += 2, len -= 2) {
+		memcpy(&w, b, 2);
+		s += w;
+	}
+	if (len) {
+		__u8 last[2] = { b[0], 0 };
+
+		memcpy(&w, last, 2);
+		s += w;
+	}
+	return s;
+}
+
+static __u16 fold16(__u32 s)
+{
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (__u16)s;
+}
+
+/* Flow i of group g as a frame (sequence 0, checksum fields 0), and what
+ * the program writes for it. */
+static int build_flow(const struct opts *o, const struct group *g, __u32 i,
+		      struct frame *fr, struct gen_flow *gf)
+{
+	struct traffic_mark mark = { TRAFFIC_MAGIC, g->first + i, 0 };
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+	struct in6_addr a = g->src;
+	__u32 *last = g->family == AF_INET6 ? &a.s6_addr32[3] : &a.s6_addr32[0];
+	bool tcp = g->shape == TRAFFIC_TCP4 || g->shape == TRAFFIC_TCP6;
+	__u16 sport = (__u16)(g->sport + i % g->per_addr);
+	int af = g->family == AF_INET6 ? AF_INET6 : AF_INET;
+	__u8 pseudo[40];
+	size_t seg_len;
+	__u8 *l3, *l4;
+	int err;
+
+	*last = htonl(ntohl(*last) + i / g->per_addr);
+	inet_ntop(af, &a, src, sizeof(src));
+	inet_ntop(af, &g->dst, dst, sizeof(dst));
+
+	frame_init(fr);
+	switch (g->shape) {
+	case TRAFFIC_UDP4:
+	case TRAFFIC_TCP4:
+		frame_eth(fr, ETH_P_IP);
+		frame_ipv4(fr, &(struct frame_ip4){ .src = src, .dst = dst,
+			   .proto = tcp ? IPPROTO_TCP : IPPROTO_UDP });
+		break;
+	case TRAFFIC_UDP6:
+	case TRAFFIC_TCP6:
+		frame_eth(fr, ETH_P_IPV6);
+		frame_ipv6(fr, &(struct frame_ip6){ .src = src, .dst = dst,
+			   .nexthdr = tcp ? IPPROTO_TCP : IPPROTO_UDP });
+		break;
+	case TRAFFIC_ARP:
+		frame_eth(fr, ETH_P_ARP);
+		frame_arp(fr, 1, src, dst);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (g->family) {
+		if (tcp)
+			frame_tcp(fr, sport, g->dport);
+		else
+			frame_udp(fr, sport, g->dport);
+	}
+	frame_payload(fr, &mark, sizeof(mark));
+	if (g->family && o->size > fr->len)
+		frame_payload_fill(fr, o->size - fr->len, 0);
+	err = frame_finish(fr);
+	if (!err)
+		err = frame_pad(fr, o->size > ETH_MIN_LEN ? o->size : ETH_MIN_LEN);
+	if (err)
+		return err;
+	memcpy(fr->buf, o->dst_mac, 6);
+	memcpy(fr->buf + 6, o->src_mac, 6);
+
+	memset(gf, 0, sizeof(*gf));
+	if (!g->family) {
+		memcpy(fr->buf + ETH_HLEN + 8, o->src_mac, 6); /* sender MAC */
+		return 0;
+	}
+	l3 = fr->buf + fr->l3_off;
+	l4 = fr->buf + fr->l4_off;
+	if (tcp)
+		l4[13] = 0x10;			/* ACK: a data segment */
+	if (af == AF_INET) {
+		seg_len = (size_t)(l3[2] << 8 | l3[3]) - 20;
+		memcpy(&gf->src[0], l3 + 12, 4);
+		memcpy(&gf->dst[0], l3 + 16, 4);
+		memcpy(&gf->ip_csum, l3 + 10, 2);
+		memcpy(pseudo, l3 + 12, 8);
+		pseudo[8] = 0;
+		pseudo[9] = l3[9];
+		pseudo[10] = (__u8)(seg_len >> 8);
+		pseudo[11] = (__u8)seg_len;
+		gf->l4_sum = sum_words(pseudo, 12, 0);
+	} else {
+		seg_len = (size_t)(l3[4] << 8 | l3[5]);
+		memcpy(gf->src, l3 + 8, 16);
+		memcpy(gf->dst, l3 + 24, 16);
+		memcpy(pseudo, l3 + 8, 32);
+		pseudo[32] = (__u8)(seg_len >> 24);
+		pseudo[33] = (__u8)(seg_len >> 16);
+		pseudo[34] = (__u8)(seg_len >> 8);
+		pseudo[35] = (__u8)seg_len;
+		pseudo[36] = pseudo[37] = pseudo[38] = 0;
+		pseudo[39] = l3[6];
+		gf->l4_sum = sum_words(pseudo, 40, 0);
+	}
+	memcpy(&gf->sport, l4, 2);
+	memcpy(&gf->dport, l4 + 2, 2);
+	gf->l4_sum = fold16(sum_words(l4, seg_len, gf->l4_sum));
+	return 0;
+}
+
+static int iface_mac(const char *ifname, __u8 mac[6])
+{
+	struct ifreq ifr = {};
+	int fd, err = 0;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0)
+		err = -errno;
+	else
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	close(fd);
+	return err;
+}
+
+/* See the top of the file. Without it sending still works, only paced
+ * runs come out slow. Returns the link fd or -1. */
+static int keep_in_dispatcher(int prog_fd, int ifindex, const char *ifname)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, lo, .flags = XDP_FLAGS_SKB_MODE);
+	int fd;
+
+	fd = bpf_link_create(prog_fd, ifindex, BPF_XDP, &lo);
+	if (fd < 0)
+		fprintf(stderr, "traffic_gen: warning: cannot attach to %s in SKB "
+			"mode (%s): each test run waits for an RCU grace period, "
+			"paced rates will be low\n", ifname, strerror(errno));
+	return fd;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts;
+
+	if (s <= 0)
+		return;
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	nanosleep(&ts, NULL);
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option lopts[] = {
+		{ "ifname", required_argument, NULL, 'i' },
+		{ "dst-mac", required_argument, NULL, 'd' },
+		{ "src-mac", required_argument, NULL, 's' },
+		{ "group", required_argument, NULL, 'g' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "duration", required_argument, NULL, 't' },
+		{ "size", required_argument, NULL, 'z' },
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "flows-out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	bool have_duration = false;
+	char *end;
+	__u64 v;
+	int c;
+
+	o->cpu = -1;
+	while ((c = getopt_long(argc, argv, "vh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o->ifname = optarg;
+			break;
+		case 'd':
+		case 's':
+			if (parse_mac(optarg, c == 'd' ? o->dst_mac : o->src_mac)) {
+				fprintf(stderr, "traffic_gen: bad MAC '%s'\n", optarg);
+				return -EINVAL;
+			}
+			*(c == 'd' ? &o->have_dst_mac : &o->have_src_mac) = true;
+			break;
+		case 'g':
+			if (parse_group(o, optarg))
+				return -EINVAL;
+			break;
+		case 'r':
+		case 't':
+			errno = 0;
+			*(c == 'r' ? &o->rate : &o->duration) = strtod(optarg, &end);
+			if (errno || end == optarg || *end ||
+			    (c == 'r' ? o->rate : o->duration) < 0) {
+				fprintf(stderr, "traffic_gen: bad number '%s'\n", optarg);
+				return -EINVAL;
+			}
+			have_duration |= c == 't';
+			break;
+		case 'n':
+		case 'z':
+		case 'c':
+			if (parse_u64(optarg, c == 'n' ? UINT64_MAX :
+				      c == 'z' ? FRAME_MAX : CPU_SETSIZE - 1, &v)) {
+				fprintf(stderr, "traffic_gen: bad number '%s'\n", optarg);
+				return -EINVAL;
+			}
+			if (c == 'n')
+				o->count = v;
+			else if (c == 'z')
+				o->size = (size_t)v;
+			else
+				o->cpu = (int)v;
+			break;
+		case 'o':
+			o->flows_out = optarg;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind != argc || !o->ifname || !o->have_dst_mac) {
+		usage(stderr);
+		return -EINVAL;
+	}
+	if (!o->count && !have_duration)
+		o->duration = 1;
+	if (!o->ngroups) {
+		char def[] = "udp4:1000";
+
+		parse_group(o, def);
+	}
+	return 0;
+}
+
+static int write_flows(const struct opts *o, int map_fd)
+{
+	struct gen_flow gf;
+	FILE *out;
+	__u32 f;
+	int g, err = 0;
+
+	out = fopen(o->flows_out, "w");
+	if (!out) {
+		err = -errno;
+		fprintf(stderr, "traffic_gen: %s: %s\n", o->flows_out, strerror(errno));
+		return err;
+	}
+	for (g = 0; g < o->ngroups; g++) {
+		const struct group *gr = &o->groups[g];
+
+		for (f = gr->first; f < gr->first + gr->nflows; f++) {
+			if (bpf_map_lookup_elem(map_fd, &f, &gf)) {
+				err = -errno;
+				break;
+			}
+			fprintf(out, "flow %u group %d %s sent %llu\n", f, g,
+				shape_names[gr->shape], (unsigned long long)gf.seq);
+		}
+	}
+	if (fclose(out) && !err)
+		err = -errno;
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {};
+	struct traffic_gen_bpf *skel;
+	__u64 sent = 0, left = 0;
+	int ret, g, cur = 0, ifindex, prog_fd, map_fd, link_fd;
+	double t0, t1, cap;
+	__u32 i;
+
+	if (parse_args(argc, argv, &o))
+		return 2;	/* usage error */
+	verbosity = o.verbose;
+	libbpf_set_print(print_libbpf);
+
+	ifindex = (int)if_nametoindex(o.ifname);
+	if (!ifindex) {
+		fprintf(stderr, "traffic_gen: no interface %s here (%s); run it in"
+			" the interface's namespace\n", o.ifname, strerror(errno));
+		return 1;
+	}
+	if (!o.have_src_mac && (ret = iface_mac(o.ifname, o.src_mac))) {
+		fprintf(stderr, "traffic_gen: MAC of %s: %s\n", o.ifname,
+			strerror(-ret));
+		return 1;
+	}
+	if (o.cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(o.cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			fprintf(stderr, "traffic_gen: CPU %d: %s\n", o.cpu,
+				strerror(errno));
+			return 1;
+		}
+	}
+
+	skel = traffic_gen_bpf__open_and_load();
+	if (!skel) {
+		fprintf(stderr, "traffic_gen: loading the program: %s (needs root)\n",
+			strerror(errno));
+		return 1;
+	}
+	prog_fd = bpf_program__fd(skel->progs.traffic_gen);
+	map_fd = bpf_map__fd(skel->maps.gen_flows);
+	skel->bss->gen_ifindex = (__u32)ifindex;
+	skel->bss->gen_lo_ifindex = if_nametoindex("lo");
+	link_fd = keep_in_dispatcher(prog_fd, ifindex, o.ifname);
+
+	for (g = 0; g < o.ngroups; g++) {
+		struct group *gr = &o.groups[g];
+		struct frame fr;
+		struct gen_flow gf;
+
+		for (i = 0; i < gr->nflows; i++) {
+			__u32 flow = gr->first + i;
+
+			ret = build_flow(&o, gr, i, &fr, &gf);
+			if (ret) {
+				fprintf(stderr, "traffic_gen: building a frame of "
+					"group %d: %s (--size too large?)\n",
+					g, strerror(-ret));
+				goto out;
+			}
+			if (!i)
+				gr->tmpl = fr;
+			if (bpf_map_update_elem(map_fd, &flow, &gf, 0)) {
+				ret = -errno;
+				fprintf(stderr, "traffic_gen: writing flow %u: %s\n",
+					flow, strerror(errno));
+				goto out;
+			}
+		}
+		skel->bss->gen_groups[g] = (struct gen_group){
+			.shape = gr->shape, .first = gr->first,
+			.nflows = gr->nflows };
+		/* One group sends without turns; several take turns of at
+		 * least one frame per flow. */
+		gr->quantum = o.ngroups == 1 ? UINT64_MAX :
+			      gr->nflows * (__u64)((GROUP_QUANTUM + o.nflows - 1) /
+						   o.nflows);
+	}
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	/* Paced: runs of at most 1 ms of frames, so a burst stays short. */
+	cap = o.rate > 0 ? (o.rate / 1000 > 64 ? o.rate / 1000 : 64) : MAX_RUN;
+	left = o.groups[0].quantum;
+	t0 = now_s();
+	t1 = t0;
+	while (!stop) {
+		LIBBPF_OPTS(bpf_test_run_opts, run,
+			.flags = BPF_F_TEST_XDP_LIVE_FRAMES);
+		__u64 want = (__u64)cap;
+
+		t1 = now_s();
+		if (o.count && sent >= o.count)
+			break;
+		if (o.duration > 0 && t1 - t0 >= o.duration)
+			break;
+		if (o.rate > 0) {
+			double due = o.rate * (t1 - t0) - (double)sent;
+			__u64 least = 64;
+
+			if (o.count && o.count - sent < least)
+				least = o.count - sent;
+			if (due < (double)least) {
+				sleep_s(((double)least - due) / o.rate);
+				continue;
+			}
+			if (due < (double)want)
+				want = (__u64)due;
+		}
+		if (o.count && o.count - sent < want)
+			want = o.count - sent;
+		if (left < want)
+			want = left;
+
+		skel->bss->gen_cur = (__u32)cur;
+		run.data_in = o.groups[cur].tmpl.buf;
+		run.data_size_in = (__u32)o.groups[cur].tmpl.len;
+		run.repeat = (__u32)want;
+		ret = bpf_prog_test_run_opts(prog_fd, &run);
+		if (ret && ret != -EINTR) {
+			fprintf(stderr, "traffic_gen: test run: %s%s\n",
+				strerror(-ret), ret == -EINVAL ?
+				" (kernel without live frames, 5.18+?)" : "");
+			goto out;
+		}
+		sent = skel->bss->gen_frames;
+		left -= want;
+		if (!left) {
+			cur = (cur + 1) % o.ngroups;
+			left = o.groups[cur].quantum;
+		}
+	}
+	t1 = now_s();
+	ret = 0;
+	sent = skel->bss->gen_frames;
+	printf("sent=%llu seconds=%.3f fps=%.0f\n", (unsigned long long)sent,
+	       t1 - t0, t1 > t0 ? (double)sent / (t1 - t0) : 0.0);
+	fflush(stdout);
+	if (o.flows_out)
+		ret = write_flows(&o, map_fd);
+out:
+	if (link_fd >= 0)
+		close(link_fd);
+	traffic_gen_bpf__destroy(skel);
+	return ret ? 1 : 0;
+}
