@@ -29,7 +29,8 @@ LDLIBS_BPF := -lbpf -lelf -lz
 
 BPF_OBJ    := bpf/xdp_steer.bpf.o
 BENCH_BPF  := tests/bench/baseline.bpf.o
-UNIT_BINS  := tests/unit/test_hash tests/unit/test_table tests/unit/test_policy
+UNIT_BINS  := tests/unit/test_hash tests/unit/test_table tests/unit/test_policy \
+	      tests/unit/test_health
 PROG_BINS  := tests/prog/test_prog
 PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
 	      tests/prog/fixtures.o tests/prog/loops.o tests/prog/random.o
@@ -45,7 +46,7 @@ POLICY_OBJS := loader/policy.o loader/policy_rules.o loader/policy_print.o \
 LOADER_OBJS := loader/main.o loader/cmd_policy.o loader/cmd_status.o \
 	       loader/cmd_stats.o loader/apply.o loader/compile.o \
 	       loader/maps.o loader/prog.o loader/netdev.o loader/log.o \
-	       $(TABLE_OBJ) $(POLICY_OBJS)
+	       loader/health.o $(TABLE_OBJ) $(POLICY_OBJS)
 LDLIBS_LOADER := -lxdp $(LDLIBS_BPF) -lyaml
 
 ALL := $(BPF_OBJ) $(BENCH_BPF) $(LOADER) $(UNIT_BINS) $(PROG_BINS) \
@@ -85,6 +86,10 @@ tests/unit/test_table: tests/unit/test_table.o $(TABLE_OBJ) $(TEST_OBJ)
 tests/unit/test_policy: tests/unit/test_policy.o $(POLICY_OBJS) $(TEST_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lyaml
+
+tests/unit/test_health: tests/unit/test_health.o loader/health.o loader/netdev.o loader/cpuset.o $(TEST_OBJ)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@
 
 # Compiling policies to map contents, and the example configs (no root).
 ALL += tests/unit/test_compile tests/unit/test_configs

@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 #include <bpf/bpf.h>
 
 #include "cmd.h"
+#include "health.h"
 #include "log.h"
 #include "maps.h"
 #include "netdev.h"
@@ -73,70 +73,31 @@ static int read_view(const struct steer_maps *m, struct slot_view *v)
 	return 0;
 }
 
-#define MAX_WARN 16
-struct health {
-	char msg[MAX_WARN][256];
-	int n;
-};
-
-static void warn_add(struct health *h, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void warn_add(struct health *h, const char *fmt, ...)
+/* Reads what the warnings depend on from the system and decides them;
+ * what cannot be read is left out of the decision (health.h). */
+static void check_health(const char *ifname, bool if_exists,
+			 const struct attached *at, const struct slot_view *v,
+			 struct health *h)
 {
-	va_list ap;
-
-	if (h->n >= MAX_WARN)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(h->msg[h->n++], sizeof(h->msg[0]), fmt, ap);
-	va_end(ap);
-}
-
-static void check_health(const char *ifname, const struct attached *at,
-			 const struct slot_view *v, struct health *h)
-{
-	char list[CPUSET_STR_MAX];
-	struct cpu_set online, irq, off, both;
+	struct cpu_set online, irq;
 	struct netdev_info ni;
-	__u32 cpu;
+	struct health_input in = {
+		.ifname = ifname,
+		.if_exists = if_exists,
+		.attached = at->prog_id != 0,
+		.uses_pins = at->uses_pins,
+		.table_size = v->slot.table_size,
+		.queue_size = v->slot.queue_size,
+		.buckets = v->buckets,
+	};
 
-	if (!at->prog_id)
-		warn_add(h, "maps are pinned but no xdp_steer program is attached: nothing steers; 'xdp-steer detach %s' cleans up",
-			 ifname);
-	else if (!at->uses_pins)
-		warn_add(h, "the attached xdp_steer program does not use the pinned maps: policy changes have no effect; detach and attach again");
-	if (!v->slot.table_size)
-		warn_add(h, "no policy applied: every frame passes on the receiving CPU; 'xdp-steer apply %s POLICY'",
-			 ifname);
-	cpuset_zero(&off);
-	cpuset_zero(&both);
-	if (!cpuset_read_online(&online, NULL)) {
-		for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
-			if (v->buckets[cpu] && !cpuset_has(&online, cpu))
-				cpuset_set(&off, cpu);
-		if (cpuset_count(&off))
-			warn_add(h, "worker CPUs %s are offline: their frames wait in the cpumap; bring them online or apply a policy without them",
-				 cpuset_format(&off, list, sizeof(list)));
-	}
-	if (!netdev_irq_cpus(ifname, NULL, &irq)) {
-		for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
-			if (v->buckets[cpu] && cpuset_has(&irq, cpu))
-				cpuset_set(&both, cpu);
-		if (cpuset_count(&both))
-			warn_add(h, "worker CPUs %s also take %s's RX interrupts: they both collect and process; leave them out of 'cpus'",
-				 cpuset_format(&both, list, sizeof(list)), ifname);
-	}
-	if (v->slot.table_size && v->slot.queue_size < 256)
-		warn_add(h, "queue_size %u is small: a worker that is briefly descheduled drops frames; 2048 is the default",
-			 v->slot.queue_size);
-	if (!netdev_info(ifname, &ni) && !strcmp(ni.driver, "ixgbe")) {
-		if (ni.mtu > IXGBE_XDP_MAX_MTU)
-			warn_add(h, "MTU %d: ixgbe refuses XDP above %d", ni.mtu,
-				 IXGBE_XDP_MAX_MTU);
-		if (ni.lro)
-			warn_add(h, "LRO is on: ixgbe refuses XDP with LRO (RSC); 'ethtool -K %s lro off'",
-				 ifname);
-	}
+	if (!cpuset_read_online(&online, NULL))
+		in.online = &online;
+	if (!netdev_irq_cpus(ifname, NULL, &irq))
+		in.irq = &irq;
+	if (!netdev_info(ifname, &ni))
+		in.netdev = &ni;
+	health_check(&in, h);
 }
 
 static void print_text(const char *ifname, const struct attached *at,
@@ -259,14 +220,11 @@ static int status_one(const char *ifname, int json)
 	}
 	if (ifindex)
 		prog_find(ifname, ifindex, &at);
-	else
-		warn_add(&h, "no interface %s in this network namespace (pins of another namespace, or it was deleted)",
-			 ifname);
 	err = read_view(&m, v);
 	if (err) {
 		pr_err("%s: reading the maps failed: %s\n", ifname, strerror(-err));
 	} else {
-		check_health(ifname, &at, v, &h);
+		check_health(ifname, ifindex != 0, &at, v, &h);
 		if (json)
 			print_json(ifname, &at, v, &h);
 		else

@@ -4,8 +4,9 @@
 # (`xdp-steer attach`, and `xdp-loader load -p` then `xdp-steer apply`),
 # apply and re-apply, broken policies (the old one stays in force, checked
 # in the maps themselves, not only through `status`), usage errors, the
-# apply lock, cpumap entries of CPUs that leave, status/stats output, and
-# detach. Holds on a 2-CPU machine: the policies use CPUs 0 and 1 only.
+# apply lock, cpumap entries of CPUs that leave, status/stats output, the
+# small-queue warning coming and going, and detach. Holds on a 2-CPU
+# machine: the policies use CPUs 0 and 1 only.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -294,6 +295,37 @@ locked_round() {
 }
 check "two applies started while the lock is held both wait, then both apply whole" \
 	locked_round
+
+# ---- the small-queue warning ---------------------------------------------------------
+
+# The concurrent applies left policy A or C in force: note which, and
+# restore it after, so detach below finds the state it always found.
+cat >"$T/p_small_queue.yaml" <<'EOF'
+version: 1
+cpus: [0-1]
+queue_size: 16
+hash: {seed: 1}
+EOF
+S_NOW=$(state)
+case $(field table "$S_NOW") in
+1x512) P_NOW=p_c ;;
+*) P_NOW=p_a ;;
+esac
+check "status --json gives no warning under the policy in force" status_json "d['warnings'] == []"
+check "applying a policy with queue_size 16 succeeds" \
+	run_rc 0 xs apply "$IF_B" "$T/p_small_queue.yaml"
+check "status --json carries the small-queue warning, and only it" \
+	status_json "d['policy']['queue_size'] == 16 and len(d['warnings']) == 1 and
+		     'queue_size 16 is small' in d['warnings'][0] and '2048 is the default' in d['warnings'][0]"
+check "the cpumap entries took the queue size 16" \
+	status_json "[c['qsize'] for c in d['policy']['cpumap']] == [16, 16]"
+check "status prints the small-queue warning" run_rc 0 xs status "$IF_B"
+check "the text warning names the queue size" out_has "^  warning: queue_size 16 is small"
+check "re-applying the policy in force before succeeds" run_rc 0 xs apply "$IF_B" "$T/$P_NOW.yaml"
+check "status --json has no warning left once the queue is back to 2048" \
+	status_json "d['policy']['queue_size'] == 2048 and d['warnings'] == []"
+check "the maps hold that policy again: its table and cpumap" \
+	expect_eq "$(field table) $(field cpumap)" "$(field table "$S_NOW") $(field cpumap "$S_NOW")"
 
 # ---- detach ---------------------------------------------------------------------------
 
