@@ -52,7 +52,7 @@ LDLIBS_LOADER := -lxdp $(LDLIBS_BPF) -lyaml
 ALL := $(BPF_OBJ) $(BENCH_BPF) $(LOADER) $(UNIT_BINS) $(PROG_BINS) \
        $(BENCH_BINS)
 
-.PHONY: all test test-unit test-prog bench deps clean install
+.PHONY: all test test-unit test-prog bench demo deps clean install
 all: $(ALL)
 
 # BPF objects: -MMD gives real header dependencies here too.
@@ -149,6 +149,11 @@ clean-e2e-traffic:
 test: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tests/run
+
+# The live demo: two namespaces, a veth pair, real traffic (root).
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tests/e2e/demo.sh
 
 test-unit: all
 	$(Q)tests/run unit
