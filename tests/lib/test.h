@@ -69,4 +69,24 @@ int test_run_all(const char *suite, const struct test_case *tests, int n,
 				    argc, argv);			\
 	}
 
+/* Defines main() for a fixture table: run_case() runs once per row of
+ * 'cases', with 'cur' pointing at the row and the row's 'desc' as the
+ * test's name (so each row gets its own line), then the table 'tests'. */
+#define TEST_MAIN_WITH_CASES(suite)					\
+	int main(int argc, char **argv)					\
+	{								\
+		int failed = 0;						\
+		size_t i;						\
+									\
+		for (i = 0; i < ARRAY_SIZE(cases); i++) {		\
+			struct test_case t = { cases[i].desc, run_case }; \
+									\
+			cur = &cases[i];				\
+			failed |= test_run_all(suite, &t, 1, argc, argv); \
+		}							\
+		failed |= test_run_all(suite, tests, ARRAY_SIZE(tests),	\
+				       argc, argv);			\
+		return failed;						\
+	}
+
 #endif /* XDP_STEER_TEST_H */

@@ -742,18 +742,4 @@ static const struct test_case tests[] = {
 	TEST_ENTRY(test_suggestions, "misspelt keys find their nearest valid key"),
 };
 
-/* Each table row runs as its own test, so each gets its own line. */
-int main(int argc, char **argv)
-{
-	int failed = 0;
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct test_case t = { cases[i].desc, run_case };
-
-		cur = &cases[i];
-		failed |= test_run_all("policy", &t, 1, argc, argv);
-	}
-	failed |= test_run_all("policy", tests, ARRAY_SIZE(tests), argc, argv);
-	return failed;
-}
+TEST_MAIN_WITH_CASES("policy")
