@@ -118,6 +118,15 @@ tests/bench/bench_prog: tests/bench/bench_prog.o $(LIB_OBJS) $(TABLE_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
 
+# The throughput benchmark's UDP sink (tests/bench/throughput.sh); it reads
+# the generator's marks (tests/e2e/traffic.h).
+ALL += tests/bench/udp_sink
+all: tests/bench/udp_sink
+tests/bench/udp_sink.o: CFLAGS += -Itests/e2e
+tests/bench/udp_sink: tests/bench/udp_sink.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lpthread
+
 # The tests load the objects from disk at run time: build them first, but
 # a new object needs no relink.
 $(PROG_BINS) $(BENCH_BINS): | $(BPF_OBJ) $(BENCH_BPF)

@@ -1,0 +1,349 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Throughput benchmark: what steering costs the collecting CPU, and what it
+# delivers to an application, against three baselines in the same run on
+# the same veth pair and the same traffic. Prints tables; asserts nothing.
+#
+#   tests/bench/throughput.sh        (as root, after make; about 8 minutes)
+#   BENCH_SIZES="60 1514" BENCH_FLOWS="1 16 1000"   frame sizes without FCS,
+#                                    flow counts
+#   BENCH_SECONDS=2 BENCH_ROUNDS=3   saturation: seconds per run, rounds
+#   BENCH_SEARCH=1 BENCH_LOSS=0.1    loss-free rate search on/off, loss
+#                                    allowed (%)
+#
+# Setup. Namespace A's traffic_gen sends UDP/IPv4 frames of N flows (live
+# test-run frames, tests/e2e/traffic_gen.c) into the veth; $IF_B in
+# namespace B receives them. $IF_B's NAPI is threaded and pinned to the
+# collector CPU (CPU 0) at real-time priority, as a NIC queue's interrupt
+# would be pinned, and the generator runs on that CPU too: it only gets
+# the CPU when the collector is idle, so the offered load follows what the
+# collector can take. Every other online CPU is a worker; udp_sink reads
+# the datagrams there, one thread and socket per worker CPU.
+#
+# Configurations, each with GRO on (a veth has no NAPI without it or XDP):
+#   no XDP      the collector runs the whole stack, up to the socket
+#   XDP_PASS    the same behind the cheapest XDP program
+#   RPS         rps_cpus = the workers: the collector builds the skb and
+#               queues it to a worker's backlog
+#   xdp-steer   cpus = the workers: the collector runs XDP and queues the
+#               frame to a worker's cpumap, where the skb is built
+#
+# Two regimes:
+#   saturation  the generator sends as fast as the collector lets it;
+#               BENCH_ROUNDS runs per configuration, rounds interleaved so
+#               a burst of other work moves every configuration alike; the
+#               median is shown
+#   loss-free   the highest paced rate at which at most BENCH_LOSS % of the
+#               frames are lost and none is reordered (RFC 2544's
+#               throughput), by bisection in 1-second runs
+#
+# Measured per run:
+#   collector ns  CPU time of $IF_B's NAPI thread (schedstat) per frame it
+#                 took off the veth ring: all the receive work the
+#                 collector CPU does
+#   workers ns    busy time of the worker CPUs (/proc/stat) per frame the
+#                 sink read: skb, stack and the sink itself
+#   delivered     datagrams the sink read per second of sending
+#   drops         frames sent and never read, in % of sent, and where most
+#                 of them went: ring (the veth's, before the collector),
+#                 backlog (RPS's queue), socket (the sink's buffer), or
+#                 cpumap (the rest: with xdp-steer, its full rings)
+#   late          datagrams the sink read after a later one of their flow
+. "$(dirname "$0")/../e2e/lib.sh"
+. "$(dirname "$0")/../e2e/traffic_lib.sh"
+
+SUITE=bench/throughput
+SECONDS_PER_RUN=${BENCH_SECONDS:-2}
+ROUNDS=${BENCH_ROUNDS:-3}
+SIZES=${BENCH_SIZES:-60 1514}
+FLOWS=${BENCH_FLOWS:-1 16 1000}
+SEARCH=${BENCH_SEARCH:-1}
+LOSS=${BENCH_LOSS:-0.1}
+# Bisection bounds and steps: 2 M frames/s is above what any configuration
+# delivers here; 7 halvings resolve 16k frames/s.
+SEARCH_HI=${BENCH_SEARCH_HI:-2000000}
+SEARCH_STEPS=${BENCH_SEARCH_STEPS:-7}
+CONFIGS=(noxdp pass rps steer)
+declare -A LABEL=([noxdp]="no XDP" [pass]="XDP_PASS" [rps]="RPS" [steer]="xdp-steer")
+UDP_SINK=$E2E_ROOT/tests/bench/udp_sink
+BASELINE_OBJ=$E2E_ROOT/tests/bench/baseline.bpf.o
+SINK_PID=
+
+for b in "$UDP_SINK" "$BASELINE_OBJ" "$XDP_STEER" "$TRAFFIC_GEN"; do
+	[ -e "$b" ] || { echo "throughput: $b is missing; run make first" >&2; exit 1; }
+done
+if [ "$(nproc)" -lt 2 ]; then
+	echo "throughput: needs at least 2 online CPUs (a collector and a worker)" >&2
+	exit 1
+fi
+
+e2e_setup
+traffic_init
+bench_cleanup() {
+	[ -n "$SINK_PID" ] && kill "$SINK_PID" 2>/dev/null && wait "$SINK_PID" 2>/dev/null
+	SINK_PID=
+	traffic_cleanup
+}
+trap bench_cleanup EXIT
+
+WORKERS=$(traffic_online_cpus | awk -v rx="$TRAFFIC_RX_CPU" '$1 != rx' |
+	  paste -sd, -)
+# rps_cpus takes a hex mask, comma-separated in 32-bit words (high first).
+rps_mask() {
+	local -a w=()
+	local c i hi=0 out=
+	for c in ${1//,/ }; do
+		w[c / 32]=$(( ${w[c / 32]:-0} | 1 << (c % 32) ))
+		[ $((c / 32)) -gt $hi ] && hi=$((c / 32))
+	done
+	for ((i = hi; i >= 0; i--)); do
+		out+=$(printf '%s%x' "${out:+,}" "${w[i]:-0}")
+	done
+	echo "$out"
+}
+RPS_MASK=$(rps_mask "$WORKERS")
+cat >"$E2E_TMP/steer.yaml" <<EOF
+version: 1
+cpus: [$WORKERS]
+EOF
+
+# rps_cpus of every receive queue of $IF_B (the namespace's own /sys).
+set_rps() {
+	ip netns exec "$NS_B" sh -c \
+		"for q in /sys/class/net/$IF_B/queues/rx-*/rps_cpus; do echo $1 > \$q || exit 1; done"
+}
+
+# Leaves $IF_B as a fresh veth in configuration $1, NAPI pinned.
+configure() {
+	in_b "$XDP_STEER" -q detach "$IF_B" >/dev/null 2>&1
+	in_b xdp-loader unload -a "$IF_B" >/dev/null 2>&1
+	set_rps 0
+	ip netns exec "$NS_B" ethtool -K "$IF_B" gro on >/dev/null
+	case $1 in
+	pass)
+		in_b xdp-loader load -m native -n bench_pass "$IF_B" "$BASELINE_OBJ" ;;
+	rps)
+		set_rps "$RPS_MASK" ;;
+	steer)
+		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/steer.yaml" ;;
+	esac || { echo "throughput: cannot set up '${LABEL[$1]}' on $IF_B" >&2; exit 1; }
+	traffic_rx_pin >/dev/null || { echo "throughput: cannot pin $IF_B's NAPI" >&2; exit 1; }
+}
+
+# Nanoseconds the NAPI threads of $IF_B have run.
+napi_ns() {
+	local p s=0 t
+	for p in $(traffic_napi_pids); do
+		read -r t _ <"/proc/$p/schedstat" && s=$((s + t))
+	done
+	echo "$s"
+}
+
+# Nanoseconds the worker CPUs were busy (/proc/stat: user, nice, system,
+# irq, softirq; in USER_HZ ticks).
+workers_ns() {
+	awk -v cpus=",$WORKERS," -v hz="$(getconf CLK_TCK)" '
+		$1 ~ /^cpu[0-9]+$/ && index(cpus, "," substr($1, 4) ",") {
+			t += $2 + $3 + $4 + $7 + $8 }
+		END { printf "%.0f\n", t * 1e9 / hz }' /proc/stat
+}
+
+# Frames A's veth could not put on B's ring: they never reached the collector.
+ring_drops() {
+	_ethtool_sum "$NS_A" "$IF_A" '^tx_queue_[0-9]+_xdp_xmit_errors:'
+}
+
+# Frames the backlogs of all CPUs dropped (softnet_stat's second column).
+backlog_drops() {
+	local d s=0
+	for d in $(awk '{ print $2 }' /proc/net/softnet_stat); do
+		s=$((s + 16#$d))
+	done
+	echo "$s"
+}
+
+# Datagrams B's UDP sockets had no room for.
+socket_drops() {
+	nsenter --net=/run/netns/"$NS_B" awk '
+		$1 == "Udp:" && !h { h = 1; for (i = 2; i <= NF; i++) col[$i] = i; next }
+		$1 == "Udp:" { print $col["RcvbufErrors"]; exit }' /proc/net/snmp
+}
+
+# run SIZE FLOWS CONFIG RATE SECONDS: one measured run in the current
+# configuration (RATE 0: as fast as the collector lets the generator);
+# prints "SIZE FLOWS CONFIG collector_ns delivered_fps drops_pct late
+# workers_ns where offered_fps". Not in a subshell, so bench_cleanup sees
+# $SINK_PID.
+run() {
+	local size=$1 flows=$2 config=$3 rate=$4 secs=$5
+	local ready=$E2E_TMP/sink.ready out=$E2E_TMP/sink.out
+	local ns0 ns1 rd0 rd1 wk0 wk1 bl0 bl1 sk0 sk1 taken received late
+	rm -f "$ready"
+	# nsenter execs the sink, so $! is its pid (a subshell would ignore
+	# the signal that stops it: background jobs of scripts ignore SIGINT).
+	nsenter --net=/run/netns/"$NS_B" "$UDP_SINK" --cpus "$WORKERS" --port 9000 \
+		--ready "$ready" >"$out" &
+	SINK_PID=$!
+	while [ ! -e "$ready" ]; do
+		kill -0 "$SINK_PID" 2>/dev/null || { echo "throughput: udp_sink died" >&2; exit 1; }
+		sleep 0.02
+	done
+	rd0=$(ring_drops) bl0=$(backlog_drops) sk0=$(socket_drops)
+	ns0=$(napi_ns) wk0=$(workers_ns)
+	gen_run --group "udp4:$flows" --size "$size" --rate "$rate" --duration "$secs" ||
+		{ echo "throughput: the generator failed" >&2; exit 1; }
+	ns1=$(napi_ns) wk1=$(workers_ns)
+	sleep 0.2	# let queued frames reach the sink
+	kill -TERM "$SINK_PID"
+	wait "$SINK_PID"
+	SINK_PID=
+	rd1=$(ring_drops) bl1=$(backlog_drops) sk1=$(socket_drops)
+	received=$(sed -n 's/.*received=\([0-9]*\).*/\1/p' "$out")
+	late=$(sed -n 's/.*late=\([0-9]*\).*/\1/p' "$out")
+	taken=$((GEN_SENT - (rd1 - rd0)))
+	awk -v ns=$((ns1 - ns0)) -v wk=$((wk1 - wk0)) -v taken="$taken" -v rcv="$received" \
+	    -v sent="$GEN_SENT" -v s="$GEN_SECONDS" -v late="$late" \
+	    -v ring=$((rd1 - rd0)) -v backlog=$((bl1 - bl0)) -v sock=$((sk1 - sk0)) \
+	    -v pre="$size $flows $config" 'BEGIN {
+		lost = sent - rcv; rest = lost - ring - backlog - sock
+		where = "-"; most = 0
+		if (ring > most) { most = ring; where = "ring" }
+		if (backlog > most) { most = backlog; where = "backlog" }
+		if (sock > most) { most = sock; where = "socket" }
+		if (rest > most) { most = rest; where = "cpumap" }
+		printf "%s %.1f %.0f %.3f %d %.1f %s %.0f\n", pre, taken ? ns / taken : 0,
+			rcv / s, sent ? 100 * lost / sent : 0, late, rcv ? wk / rcv : 0,
+			where, sent / s }'
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# search SIZE FLOWS CONFIG: the highest rate (frames/s) with at most LOSS %
+# lost and nothing late, by bisection; prints it with that run's fields.
+search() {
+	local lo=0 hi=$SEARCH_HI mid i best= line
+	for i in $(seq "$SEARCH_STEPS"); do
+		mid=$(( (lo + hi) / 2 ))
+		run "$1" "$2" "$3" "$mid" 1 >"$E2E_TMP/probe"
+		line=$(cat "$E2E_TMP/probe")
+		if awk -v l="$LOSS" '{ exit !($6 <= l && $7 == 0) }' <<<"$line"; then
+			lo=$mid best=$line
+		else
+			hi=$mid
+		fi
+	done
+	echo "${best:-$1 $2 $3 0 0 100 0 0 - 0}"
+}
+
+echo "Throughput on veth: collector CPU $TRAFFIC_RX_CPU (threaded NAPI, with the generator), workers $WORKERS;"
+echo "UDP/IPv4, $(uname -r), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')"
+
+SAT=$E2E_TMP/saturation
+FREE=$E2E_TMP/lossfree
+: >"$SAT"
+: >"$FREE"
+for size in $SIZES; do
+	for flows in $FLOWS; do
+		for r in $(seq "$ROUNDS"); do
+			for c in "${CONFIGS[@]}"; do
+				configure "$c"
+				run "$size" "$flows" "$c" 0 "$SECONDS_PER_RUN" >>"$SAT"
+			done
+		done
+		if [ "$SEARCH" = 1 ]; then
+			for c in "${CONFIGS[@]}"; do
+				configure "$c"
+				# Not $(search): run must stay in this shell.
+				search "$size" "$flows" "$c" >"$E2E_TMP/found"
+				cat "$E2E_TMP/found" >>"$FREE"
+			done
+		fi
+		echo "  measured $((size + 4))-byte frames, $flows flows" >&2
+	done
+done
+
+# value FILE SIZE FLOWS CONFIG FIELD: the median of a field over the
+# rounds (4: collector ns, 5: delivered fps, 6: drops %, 7: late,
+# 8: workers ns, 9: where, 10: offered fps).
+value() {
+	awk -v s="$2" -v f="$3" -v c="$4" -v k="$5" \
+		'$1 == s && $2 == f && $3 == c { print $k }' "$1" | median
+}
+# where FILE SIZE FLOWS CONFIG: the drop point most rounds name.
+where() {
+	awk -v s="$2" -v f="$3" -v c="$4" '$1 == s && $2 == f && $3 == c { print $9 }' "$1" |
+		sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }'
+}
+
+table() {
+	local file=$1 size flows c
+	printf '%-6s %6s  %-10s %9s %9s %9s %9s %9s %-8s %6s\n' frame flows config \
+		"offered" "delivered" "collector" "workers" drops "" late
+	printf '%-6s %6s  %-10s %9s %9s %9s %9s %9s %-8s %6s\n' "" "" "" \
+		kfps kfps "ns/frame" "ns/frame" "%" "at" ""
+	for size in $SIZES; do
+		for flows in $FLOWS; do
+			for c in "${CONFIGS[@]}"; do
+				printf '%-6s %6s  %-10s %9.0f %9.0f %9.1f %9.1f %9.3f %-8s %6d\n' \
+					"$((size + 4))B" "$flows" "${LABEL[$c]}" \
+					"$(value "$file" "$size" "$flows" "$c" 10 | awk '{print $1 / 1000}')" \
+					"$(value "$file" "$size" "$flows" "$c" 5 | awk '{print $1 / 1000}')" \
+					"$(value "$file" "$size" "$flows" "$c" 4)" \
+					"$(value "$file" "$size" "$flows" "$c" 8)" \
+					"$(value "$file" "$size" "$flows" "$c" 6)" \
+					"$(where "$file" "$size" "$flows" "$c")" \
+					"$(value "$file" "$size" "$flows" "$c" 7)"
+			done
+		done
+	done
+}
+
+# summary BASELINE: xdp-steer against one baseline, a line per frame size
+# and flow count, as a patch's cover letter would put it.
+summary() {
+	local b=$1 size flows
+	echo "-- xdp-steer against ${LABEL[$b]}: change in %; drops in % of sent; late = reordered"
+	printf '%-6s %5s | %-24s | %-31s | %-22s | %s\n' "" "" \
+		"collector ns/frame" "saturation kfps (drops %)" "loss-free kfps" "late"
+	printf '%-6s %5s | %8s %9s %5s | %11s %11s %7s | %7s %8s %5s | %s\n' frame flows \
+		"${LABEL[$b]}" xdp-steer "" "${LABEL[$b]}" xdp-steer "" "${LABEL[$b]}" xdp-steer "" "base/steer"
+	for size in $SIZES; do
+		for flows in $FLOWS; do
+			awk -v fr="$((size + 4))B" -v fl="$flows" \
+			    -v bc="$(value "$SAT" "$size" "$flows" "$b" 4)" \
+			    -v sc="$(value "$SAT" "$size" "$flows" steer 4)" \
+			    -v bd="$(value "$SAT" "$size" "$flows" "$b" 5)" \
+			    -v sd="$(value "$SAT" "$size" "$flows" steer 5)" \
+			    -v bp="$(value "$SAT" "$size" "$flows" "$b" 6)" \
+			    -v sp="$(value "$SAT" "$size" "$flows" steer 6)" \
+			    -v bf="$(value "$FREE" "$size" "$flows" "$b" 5)" \
+			    -v sf="$(value "$FREE" "$size" "$flows" steer 5)" \
+			    -v bl="$(cat "$SAT" "$FREE" | awk -v s="$size" -v f="$flows" -v c="$b" '$1 == s && $2 == f && $3 == c { n += $7 } END { print n + 0 }')" \
+			    -v sl="$(cat "$SAT" "$FREE" | awk -v s="$size" -v f="$flows" '$1 == s && $2 == f && $3 == "steer" { n += $7 } END { print n + 0 }')" \
+			    -v search="$SEARCH" '
+			function pct(b, s) { return b ? sprintf("%+.0f%%", 100 * (s - b) / b) : "-" }
+			BEGIN {
+				printf "%-6s %5s | %8.0f %9.0f %5s | %4.0f (%4.1f) %4.0f (%4.1f) %7s | ", fr, fl,
+					bc, sc, pct(bc, sc), bd / 1000, bp, sd / 1000, sp, pct(bd, sd)
+				if (search == 1)
+					printf "%7.0f %8.0f %5s | ", bf / 1000, sf / 1000, pct(bf, sf)
+				else
+					printf "%7s %8s %5s | ", "-", "-", "-"
+				printf "%d/%d\n", bl, sl
+			}'
+		done
+	done
+}
+
+echo
+echo "== Saturation: as fast as the collector lets the generator send; ${SECONDS_PER_RUN} s runs, median of $ROUNDS"
+table "$SAT"
+if [ "$SEARCH" = 1 ]; then
+	echo
+	echo "== Loss-free: the highest rate with at most $LOSS % lost and nothing reordered (bisection, 1 s runs)"
+	table "$FREE"
+fi
+for c in rps noxdp pass; do
+	echo
+	summary "$c"
+done
