@@ -123,9 +123,9 @@ tests/bench/bench_prog: tests/bench/bench_prog.o $(LIB_OBJS) $(TABLE_OBJ)
 ALL += tests/bench/udp_sink
 all: tests/bench/udp_sink
 tests/bench/udp_sink.o: CFLAGS += -Itests/e2e
-tests/bench/udp_sink: tests/bench/udp_sink.o
+tests/bench/udp_sink: tests/bench/udp_sink.o tests/lib/tool.o
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lpthread
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) -lpthread
 
 # The tests load the objects from disk at run time: build them first, but
 # a new object needs no relink.
@@ -142,10 +142,10 @@ tests/e2e/%.skel.h: tests/e2e/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@ 2>/dev/null
 tests/e2e/traffic_gen.o: tests/e2e/traffic_gen.skel.h
 tests/e2e/observer.o: tests/e2e/observer.skel.h
-tests/e2e/traffic_gen: tests/e2e/traffic_gen.o tests/lib/frame.o
+tests/e2e/traffic_gen: tests/e2e/traffic_gen.o tests/lib/frame.o tests/lib/tool.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
-tests/e2e/observer: tests/e2e/observer.o
+tests/e2e/observer: tests/e2e/observer.o tests/lib/tool.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
 clean: clean-e2e-traffic

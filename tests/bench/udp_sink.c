@@ -26,6 +26,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "tool.h"
 #include "traffic.h"
 
 #define BATCH		64
@@ -41,14 +42,7 @@ struct sink {
 	unsigned long long received, late, unmarked;
 };
 
-static volatile sig_atomic_t stop;
 static __u64 last_seq[TRAFFIC_MAX_FLOWS];
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
 
 static int sink_open(struct sink *s, int port)
 {
@@ -111,7 +105,7 @@ static void *sink_run(void *arg)
 		msgs[i].msg_hdr.msg_iov = &iov[i];
 		msgs[i].msg_hdr.msg_iovlen = 1;
 	}
-	while (!stop) {
+	while (!tool_stop) {
 		n = recvmmsg(s->fd, msgs, BATCH, MSG_WAITFORONE, NULL);
 		for (i = 0; i < n; i++)
 			count(s, bufs[i], msgs[i].msg_len);
@@ -169,7 +163,6 @@ int main(int argc, char **argv)
 	unsigned long long received = 0, late = 0, unmarked = 0;
 	const char *cpus = NULL, *ready = NULL;
 	int c, i, n, err, port = 9000;
-	FILE *f;
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -190,8 +183,7 @@ int main(int argc, char **argv)
 			cpus, MAX_THREADS);
 		return 2;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	tool_stop_on_signals();
 	for (i = 0; i < n; i++) {
 		err = sink_open(&sinks[i], port);
 		if (err) {
@@ -205,8 +197,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "udp_sink: cannot start a thread\n");
 			return 1;
 		}
-	if (ready && (f = fopen(ready, "w")))
-		fclose(f);
+	tool_ready(ready);
 	for (i = 0; i < n; i++) {
 		pthread_join(sinks[i].thread, NULL);
 		received += sinks[i].received;

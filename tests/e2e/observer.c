@@ -25,7 +25,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <net/if.h>
 #include <signal.h>
@@ -38,6 +37,7 @@
 #include <bpf/libbpf.h>
 
 #include "xdp_steer.h"
+#include "tool.h"
 #include "traffic.h"
 #include "observer.skel.h"
 
@@ -50,26 +50,6 @@ struct opts {
 	bool drop;
 	int verbose;
 };
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
-static int verbosity;
-
-static int print_libbpf(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
-{
-	if (level == LIBBPF_DEBUG && verbosity < 2)
-		return 0;
-	if (level == LIBBPF_INFO && verbosity < 1)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
 
 static void usage(FILE *out)
 {
@@ -282,12 +262,11 @@ int main(int argc, char **argv)
 	bool hook_created = false;
 	sigset_t block, old;
 	__u32 map_id;
-	int ret, fd;
+	int ret;
 
 	if (parse_args(argc, argv, &o))
 		return 2;	/* usage error */
-	verbosity = o.verbose;
-	libbpf_set_print(print_libbpf);
+	tool_libbpf_verbosity(o.verbose);
 
 	hook.ifindex = (int)if_nametoindex(o.ifname);
 	if (!hook.ifindex) {
@@ -331,19 +310,14 @@ int main(int argc, char **argv)
 	}
 
 	/* Blocked until sigsuspend(), so a signal cannot slip in between
-	 * the test of 'stop' and the wait. */
+	 * the test of 'tool_stop' and the wait. */
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	sigprocmask(SIG_BLOCK, &block, &old);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	if (o.ready) {
-		fd = open(o.ready, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd >= 0)
-			close(fd);
-	}
-	while (!stop)
+	tool_stop_on_signals();
+	tool_ready(o.ready);
+	while (!tool_stop)
 		sigsuspend(&old);
 
 	ret = report(&o, skel, map_id);

@@ -51,6 +51,7 @@
 #include <bpf/libbpf.h>
 
 #include "frame.h"
+#include "tool.h"
 #include "traffic.h"
 #include "traffic_gen.skel.h"
 
@@ -93,26 +94,6 @@ struct opts {
 	int ngroups;
 	__u32 nflows;
 };
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
-static int verbosity;
-
-static int print_libbpf(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
-{
-	if (level == LIBBPF_DEBUG && verbosity < 2)
-		return 0;
-	if (level == LIBBPF_INFO && verbosity < 1)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
 
 static void usage(FILE *out)
 {
@@ -572,8 +553,7 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &o))
 		return 2;	/* usage error */
-	verbosity = o.verbose;
-	libbpf_set_print(print_libbpf);
+	tool_libbpf_verbosity(o.verbose);
 
 	ifindex = (int)if_nametoindex(o.ifname);
 	if (!ifindex) {
@@ -644,14 +624,13 @@ int main(int argc, char **argv)
 						   o.nflows);
 	}
 
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	tool_stop_on_signals();
 	/* Paced: runs of at most 1 ms of frames, so a burst stays short. */
 	cap = o.rate > 0 ? (o.rate / 1000 > 64 ? o.rate / 1000 : 64) : MAX_RUN;
 	left = o.groups[0].quantum;
 	t0 = now_s();
 	t1 = t0;
-	while (!stop) {
+	while (!tool_stop) {
 		LIBBPF_OPTS(bpf_test_run_opts, run,
 			.flags = BPF_F_TEST_XDP_LIVE_FRAMES);
 		__u64 want = (__u64)cap;
