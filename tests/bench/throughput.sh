@@ -4,7 +4,7 @@
 # delivers to an application, against three baselines in the same run on
 # the same veth pair and the same traffic. Prints tables; asserts nothing.
 #
-#   tests/bench/throughput.sh        (as root, after make; about 8 minutes)
+#   tests/bench/throughput.sh        (as root, after make; about 7 minutes)
 #   BENCH_SIZES="60 1514" BENCH_FLOWS="1 16 1000"   frame sizes without FCS,
 #                                    flow counts
 #   BENCH_SECONDS=2 BENCH_ROUNDS=3   saturation: seconds per run, rounds
@@ -164,9 +164,7 @@ backlog_drops() {
 
 # Datagrams B's UDP sockets had no room for.
 socket_drops() {
-	nsenter --net=/run/netns/"$NS_B" awk '
-		$1 == "Udp:" && !h { h = 1; for (i = 2; i <= NF; i++) col[$i] = i; next }
-		$1 == "Udp:" { print $col["RcvbufErrors"]; exit }' /proc/net/snmp
+	traffic_snmp_get "$(traffic_snmp "$NS_B")" Udp:RcvbufErrors
 }
 
 # run SIZE FLOWS CONFIG RATE SECONDS: one measured run in the current

@@ -84,11 +84,10 @@ e2e_setup() {
 	trap 'exit 130' INT TERM
 	ip netns add "$NS_A" && ip netns add "$NS_B" &&
 	# Quiet links: with router_solicitations -1 (the default) a host
-	# solicits a router 4, 8, 16... s after link up, forever. A stray
-	# frame from A dropped in a full cpumap queue is counted as a drop
-	# without being a test frame, and the tests' account (received +
-	# drops == sent) comes out one over. Set before the veth exists, so
-	# it starts with these values.
+	# solicits a router 4, 8, 16... s after link up, forever, and every
+	# solicitation crosses the steered interface among the frames a test
+	# counts exactly. Set before the veth exists, so it starts with
+	# these values.
 	in_a sysctl -qw net.ipv6.conf.default.router_solicitations=0 \
 		net.ipv6.conf.default.accept_ra=0 &&
 	in_b sysctl -qw net.ipv6.conf.default.router_solicitations=0 \

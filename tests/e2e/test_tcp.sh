@@ -102,16 +102,6 @@ version: 1
 cpus: [$CPU_LIST]
 EOF
 
-# Counters of a namespace as "Proto:Field value" lines: /proc/net/snmp and
-# /proc/net/netstat (TcpExt), both header/value line pairs. The Tcp and
-# TcpExt counters are shared by IPv4 and IPv6.
-ns_counters() {
-	nsenter --net=/run/netns/"$1" cat /proc/net/snmp /proc/net/netstat |
-		awk '{ p = $1
-		       if (p == last) { for (i = 2; i <= NF; i++) print p h[i], $i }
-		       else { for (i = 2; i <= NF; i++) h[i] = $i; last = p } }'
-}
-
 # Frames A's veth dropped instead of handing them to $IF_B: its XDP ring
 # full (with an XDP program) or B's backlog full (without).
 a_tx_dropped() {
@@ -169,13 +159,13 @@ declare -A R
 tcp_run() {
 	local tag=$1 label=$2 addr=$3 port=$4 a0 a1 b0 b1 d0 d1 s0 s1 rc v k
 	shift 4
-	a0=$(ns_counters "$NS_A") b0=$(ns_counters "$NS_B") d0=$(a_tx_dropped)
+	a0=$(traffic_snmp "$NS_A") b0=$(traffic_snmp "$NS_B") d0=$(a_tx_dropped)
 	steer_stats "$E2E_TMP/stats0"
 	timeout $((DURATION + 20)) nsenter --net=/run/netns/"$NS_A" \
 		iperf3 -c "$addr" -p "$port" -P "$STREAMS" -t "$DURATION" -J "$@" \
 		>"$E2E_TMP/$tag.json" 2>&1
 	rc=$?
-	a1=$(ns_counters "$NS_A") b1=$(ns_counters "$NS_B") d1=$(a_tx_dropped)
+	a1=$(traffic_snmp "$NS_A") b1=$(traffic_snmp "$NS_B") d1=$(a_tx_dropped)
 	steer_stats "$E2E_TMP/stats1"
 	read -r v "R[$tag.bps]" "R[$tag.streams]" "R[$tag.streams_data]" \
 		"R[$tag.iperf_retrans]" < <(iperf_get "$E2E_TMP/$tag.json")
@@ -265,7 +255,7 @@ if ! in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/even.yaml"; then
 	e2e_done
 fi
 check "the receiving CPU is pinned to CPU $TRAFFIC_RX_CPU (threaded NAPI)" traffic_rx_pin
-b0=$(ns_counters "$NS_B")
+b0=$(traffic_snmp "$NS_B")
 
 tcp_run steer4 "xdp-steer IPv4, $PACED" "$IP_B" "$PORT4" --fq-rate "$RATE"
 run_checks steer4 "xdp-steer IPv4, $PACED"
@@ -277,7 +267,7 @@ run_checks steer6 "xdp-steer IPv6, $PACED"
 # receiving CPU pinned, its flows are passed there (passed_local) and every
 # other CPU's are redirected and dequeued by that CPU's worker. All 16 data
 # streams (8 per family) on one CPU of two is a chance of 2^-15.
-b1=$(ns_counters "$NS_B")
+b1=$(traffic_snmp "$NS_B")
 ST=$E2E_TMP/stats.steered
 steer_stats "$ST"
 in_segs=$(traffic_snmp_delta "$b0" "$b1" Tcp:InSegs)

@@ -230,11 +230,7 @@ _link_drops() {
 # without being a test frame. An upper bound (an ICMPv6 message may count
 # twice) is all traffic_accounted needs.
 _stray_out() {
-	nsenter --net=/run/netns/"$NS_A" cat /proc/net/snmp /proc/net/snmp6 | awk '
-		$1 == "Ip:" && !h { h = 1; for (i = 2; i <= NF; i++) col[$i] = i; next }
-		$1 == "Ip:" { n += $col["OutRequests"] }
-		$1 == "Ip6OutRequests" || $1 == "Icmp6OutMsgs" { n += $2 }
-		END { print n + 0 }'
+	traffic_snmp_get "$(traffic_snmp "$NS_A")" Ip:OutRequests Ip6OutRequests Icmp6OutMsgs
 }
 
 _link_counters_before() {
@@ -258,12 +254,21 @@ traffic_drops() {
 }
 
 # traffic_snmp NS: the namespace's protocol counters as "Proto:Field value"
-# lines (/proc/net/snmp's header/value line pairs, /proc/net/snmp6 as is).
+# lines (/proc/net/snmp's and /proc/net/netstat's header/value line pairs,
+# /proc/net/snmp6 as is). The Tcp and TcpExt counters cover IPv4 and IPv6.
 traffic_snmp() {
-	nsenter --net=/run/netns/"$1" cat /proc/net/snmp /proc/net/snmp6 |
+	nsenter --net=/run/netns/"$1" cat /proc/net/snmp /proc/net/netstat /proc/net/snmp6 |
 		awk 'NF == 2 { print $1, $2; next }
 		     { p = $1; if (p == last) { for (i = 2; i <= NF; i++) print p h[i], $i }
 		       else { for (i = 2; i <= NF; i++) h[i] = $i; last = p } }'
+}
+
+# traffic_snmp_get SNAPSHOT KEY...: the sum of these counters in a
+# traffic_snmp snapshot.
+traffic_snmp_get() {
+	local snap=$1
+	shift
+	awk -v keys=" $* " 'index(keys, " " $1 " ") { n += $2 } END { print n + 0 }' <<<"$snap"
 }
 
 # traffic_snmp_delta BEFORE AFTER KEY: how much a counter grew.
