@@ -36,18 +36,26 @@ PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
 	      tests/prog/fixtures.o tests/prog/loops.o tests/prog/random.o
 BENCH_BINS := tests/bench/bench_prog
 TEST_OBJ   := tests/lib/test.o
-LIB_OBJS   := tests/lib/frame.o tests/lib/prog_util.o $(TEST_OBJ)
-TABLE_OBJ  := loader/table.o
+TESTLIB_OBJS := tests/lib/frame.o tests/lib/prog_util.o $(TEST_OBJ)
 
+# The loader, in layers (loader/lib/steer.h): each uses only those above
+# it in this list.
 LOADER     := loader/xdp-steer
 SKEL       := bpf/xdp_steer.skel.h
-POLICY_OBJS := loader/policy.o loader/policy_rules.o loader/policy_print.o \
-	       loader/yaml_util.o loader/cpuset.o
-LOADER_OBJS := loader/main.o loader/cmd_policy.o loader/cmd_status.o \
-	       loader/cmd_stats.o loader/apply.o loader/compile.o \
-	       loader/maps.o loader/prog.o loader/netdev.o loader/log.o \
-	       loader/health.o $(TABLE_OBJ) $(POLICY_OBJS)
-LDLIBS_LOADER := -lxdp $(LDLIBS_BPF) -lyaml
+MODEL_OBJS := $(addprefix loader/model/,cpuset.o table.o keymap.o build.o \
+	      health.o)
+POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
+	       policy_rules.o policy_print.o compile.o) $(MODEL_OBJS)
+KERNEL_OBJS := $(addprefix loader/kernel/,pins.o lock.o maps.o prog.o \
+	       slots.o netdev.o)
+STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o detach.o \
+		 status.o stats.o)
+CLI_OBJS   := $(addprefix loader/cli/,main.o log.o json.o cmd_policy.o \
+	      cmd_detach.o cmd_status.o cmd_stats.o print_status.o \
+	      print_stats.o)
+LOADER_OBJS := $(CLI_OBJS) $(STEERLIB_OBJS) $(KERNEL_OBJS) $(POLICY_OBJS)
+TABLE_OBJ  := loader/model/table.o
+LDLIBS_LOADER := -lxdp $(LDLIBS_BPF) -lyaml -lm
 
 ALL := $(BPF_OBJ) $(BENCH_BPF) $(LOADER) $(UNIT_BINS) $(PROG_BINS) \
        $(BENCH_BINS)
@@ -69,7 +77,7 @@ $(SKEL): $(BPF_OBJ)
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name xdp_steer_bpf > $@ 2>/dev/null
 
-loader/prog.o: $(SKEL)
+loader/kernel/prog.o: $(SKEL)
 
 $(LOADER): $(LOADER_OBJS)
 	$(call msg,LINK,$@)
@@ -87,14 +95,14 @@ tests/unit/test_policy: tests/unit/test_policy.o $(POLICY_OBJS) $(TEST_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lyaml
 
-tests/unit/test_health: tests/unit/test_health.o loader/health.o loader/netdev.o loader/cpuset.o $(TEST_OBJ)
+tests/unit/test_health: tests/unit/test_health.o loader/model/health.o loader/kernel/netdev.o loader/model/cpuset.o $(TEST_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@
 
 # Compiling policies to map contents, and the example configs (no root).
 ALL += tests/unit/test_compile tests/unit/test_configs
 all: tests/unit/test_compile tests/unit/test_configs
-tests/unit/test_compile: tests/unit/test_compile.o loader/compile.o $(TABLE_OBJ) $(POLICY_OBJS) $(TEST_OBJ)
+tests/unit/test_compile: tests/unit/test_compile.o $(POLICY_OBJS) $(TEST_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lyaml
 
@@ -110,11 +118,11 @@ tests/e2e/swap_check: tests/e2e/swap_check.o tests/lib/frame.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) -lpthread
 
-tests/prog/test_prog: $(PROG_OBJS) $(LIB_OBJS)
+tests/prog/test_prog: $(PROG_OBJS) $(TESTLIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
 
-tests/bench/bench_prog: tests/bench/bench_prog.o $(LIB_OBJS) $(TABLE_OBJ)
+tests/bench/bench_prog: tests/bench/bench_prog.o $(TESTLIB_OBJS) $(TABLE_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
 

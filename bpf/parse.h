@@ -36,11 +36,23 @@ struct vlan_tag {
 	__be16 encap_proto;
 };
 
-/* Where the parser is in the frame. */
+/* Where the parser is in the frame. 'end' is the frame's end, which every
+ * read is checked against for the verifier; 'lim' is the end of the IP
+ * datagram once its header was read (the frame's end before), which reads
+ * past the IP header are checked against for meaning: Ethernet pads short
+ * frames, and the padding is not ports or extension headers. */
 struct cursor {
 	void *pos;
 	void *end;
+	void *lim;
 };
+
+/* 1 when 'len' bytes at 'p' are inside the frame and the datagram. */
+static __always_inline int cursor_has(const struct cursor *c, const void *p,
+				      __u32 len)
+{
+	return p + len <= c->end && p + len <= c->lim;
+}
 
 /* What the parser found. */
 struct parsed {
@@ -115,6 +127,7 @@ static __always_inline int parse_ipv4(struct cursor *c, struct parsed *p)
 	/* MF set or a non-zero offset: any piece of a fragmented datagram. */
 	p->is_frag = (iph->frag_off & bpf_htons(0x3fff)) != 0;
 	c->pos = (void *)iph + hlen;
+	c->lim = (void *)iph + tot_len;
 	return 0;
 }
 
@@ -136,6 +149,7 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p)
 	if (ip6h->payload_len == 0 ||
 	    (void *)(ip6h + 1) + ntohs_len(ip6h->payload_len) > c->end)
 		return -EINVAL;
+	c->lim = (void *)(ip6h + 1) + ntohs_len(ip6h->payload_len);
 
 	p->flow.family = STEER_AF_INET6;
 	__builtin_memcpy(p->flow.src, &ip6h->saddr, 16);
@@ -151,14 +165,14 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p)
 		case IPPROTO_ROUTING:
 		case IPPROTO_DSTOPTS:
 		case IPPROTO_MH:
-			if ((void *)(opt + 1) > c->end)
+			if (!cursor_has(c, opt, sizeof(*opt)))
 				return -EINVAL;
 			next = opt->nexthdr;
 			c->pos = (void *)opt + (opt->hdrlen + 1) * 8;
 			break;
 		case IPPROTO_AH:
 			/* AH counts 4-byte units, minus 2 (RFC 4302). */
-			if ((void *)(opt + 1) > c->end)
+			if (!cursor_has(c, opt, sizeof(*opt)))
 				return -EINVAL;
 			next = opt->nexthdr;
 			c->pos = (void *)opt + (opt->hdrlen + 2) * 4;
@@ -169,15 +183,15 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p)
 			 * walk ends here: later pieces carry payload where the
 			 * first carries more headers (AH, per RFC 8200), so the
 			 * protocol this header names is all they share. */
-			if ((void *)opt + 8 > c->end)
+			if (!cursor_has(c, opt, 8))
 				return -EINVAL;
 			p->is_frag = 1;
 			p->flow.proto = opt->nexthdr;
 			c->pos = (void *)opt + 8;
 			return 0;
 		default:
-			/* The last extension header ran past the frame. */
-			if (c->pos > c->end)
+			/* The last extension header ran past the datagram. */
+			if (c->pos > c->lim)
 				return -EINVAL;
 			p->flow.proto = next;
 			return 0;
@@ -194,7 +208,7 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p)
 	case IPPROTO_FRAGMENT:
 		return -E2BIG;
 	}
-	if (c->pos > c->end)
+	if (c->pos > c->lim)
 		return -EINVAL;
 	p->flow.proto = next;
 	return 0;
@@ -215,7 +229,7 @@ static __always_inline int parse_ports(struct cursor *c, struct parsed *p)
 	default:
 		return 0;
 	}
-	if ((void *)(ports + 2) > c->end)
+	if (!cursor_has(c, ports, 4))
 		return -EINVAL;
 	p->flow.sport = ports[0];
 	p->flow.dport = ports[1];
@@ -229,6 +243,7 @@ static __always_inline int parse_frame(struct xdp_md *ctx, struct parsed *p)
 	struct cursor c = {
 		.pos = (void *)(long)ctx->data,
 		.end = (void *)(long)ctx->data_end,
+		.lim = (void *)(long)ctx->data_end,
 	};
 	__u16 proto;
 	int err;

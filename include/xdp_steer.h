@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * xdp_steer.h - the one header shared by the XDP program (clang -target bpf)
- * and userspace (gcc): map names, the values stored in them, and the pure
- * functions both sides must agree on (the flow hash and the CPU choice from a
- * hash), so a unit test can predict the CPU a frame will get.
+ * and userspace (gcc): the maps (one list, expanded where needed), the values
+ * stored in them, and the pure functions both sides must agree on (the flow
+ * hash, the CPU choice from a hash, rule keys), so a unit test can predict
+ * the CPU a frame will get.
  *
  * Self-contained on purpose: fixed-width types from <linux/types.h> only.
- * Byte order is stated on every field that carries one.
+ * Byte order is stated on every field that carries one. Every struct has
+ * explicit padding and none implicit, so a value copied, compared or hashed
+ * byte for byte holds nothing undefined.
  */
 #ifndef XDP_STEER_H
 #define XDP_STEER_H
@@ -28,8 +31,8 @@
 #define STEER_MAX_RULES		16384
 /* CPU ids referenced by rules that target a CPU set, per slot. */
 #define STEER_RULE_CPUS_MAX	4096
-/* Distinct field sets ("shapes") among exact-field rules: one hash lookup
- * each on the fast path, so keep it small. */
+/* Distinct rule shapes (field sets, see STEER_M_*): one map lookup each on
+ * the fast path, so keep it small. */
 #define STEER_MAX_SHAPES	8
 /* IPv6 extension headers walked before giving up (RFC 8200 suggests no
  * limit; real traffic carries 0-3, attackers send long chains). */
@@ -46,39 +49,62 @@
 #define STEER_STR_(x)		#x
 #define STEER_STR(x)		STEER_STR_(x)
 
-#define STEER_MAP_CPUMAP	cpu_map
-#define STEER_MAP_CTL		steer_ctl
-#define STEER_MAP_SLOTS		steer_slots
-#define STEER_MAP_TABLE		steer_table
-#define STEER_MAP_FLOW_RULES	flow_rules
-#define STEER_MAP_SRC_PREFIX	src_prefixes
-#define STEER_MAP_DST_PREFIX	dst_prefixes
-#define STEER_MAP_RULE_CPUS	rule_cpus
-#define STEER_MAP_STATS		steer_stats
-#define STEER_MAP_CPU_STATS	cpu_stats
-#define STEER_MAP_WORKER_STATS	worker_stats
-
 #define STEER_PROG_MAIN		xdp_steer
 #define STEER_PROG_WORKER	steer_worker
 
-/* Maps of interface IFNAME are pinned in STEER_PIN_ROOT "/" IFNAME "/". */
+/* Maps of interface IFNAME in the initial network namespace are pinned in
+ * STEER_PIN_ROOT "/" IFNAME "/"; other namespaces get a directory of their
+ * own under it (loader/kernel/pins.h). */
 #define STEER_PIN_ROOT		"/sys/fs/bpf/xdp-steer"
+
+/*
+ * Every map, once: X(name, type, key, value, max_entries, map_flags). The
+ * name is the C identifier in the BPF object, the pin name, and the field
+ * of struct steer_maps in the loader. Expanded by bpf/xdp_steer.bpf.c into
+ * definitions and by userspace into fd tables; the types are only spelled
+ * out by the BPF side.
+ */
+#define STEER_MAPS(X)							\
+	X(cpu_map, BPF_MAP_TYPE_CPUMAP, __u32, struct bpf_cpumap_val,	\
+	  STEER_MAX_CPUS, 0)						\
+	X(steer_ctl, BPF_MAP_TYPE_ARRAY, __u32, struct steer_ctl, 1, 0)	\
+	X(steer_slots, BPF_MAP_TYPE_ARRAY, __u32, struct steer_slot,	\
+	  STEER_SLOTS, 0)						\
+	/* Indirection tables: slot * STEER_TABLE_MAX + bucket. */	\
+	X(steer_table, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
+	  STEER_SLOTS * STEER_TABLE_MAX, 0)				\
+	X(flow_rules, BPF_MAP_TYPE_HASH, struct steer_rule_key,	\
+	  struct steer_target, STEER_SLOTS * STEER_MAX_RULES, 0)	\
+	X(prefix_rules, BPF_MAP_TYPE_LPM_TRIE, struct steer_prefix_key,\
+	  struct steer_target, STEER_SLOTS * STEER_MAX_RULES,		\
+	  BPF_F_NO_PREALLOC)						\
+	/* CPU sets of rules: slot * STEER_RULE_CPUS_MAX + i. */	\
+	X(rule_cpus, BPF_MAP_TYPE_ARRAY, __u32, __u32,			\
+	  STEER_SLOTS * STEER_RULE_CPUS_MAX, 0)				\
+	X(steer_stats, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
+	  struct steer_stats, 1, 0)					\
+	X(cpu_stats, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,			\
+	  struct steer_cpu_stats, STEER_MAX_CPUS, 0)			\
+	X(worker_stats, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
+	  struct steer_worker_stats, 1, 0)
 
 /* ---- map values --------------------------------------------------------- */
 
-/* steer_ctl[0]: which slot the datapath reads. The only word a policy swap
- * writes while traffic flows. */
+/* steer_ctl[0]: which slot the datapath reads. 'active' is the only word a
+ * policy swap changes while traffic flows; the datapath reads nothing else
+ * here. */
 struct steer_ctl {
 	__u32 active;		/* 0 or 1 */
-	__u32 pad;
+	__u32 retire_pending;	/* loader only: 1 from a flip until its grace
+				 * period has passed and the CPUs the old slot
+				 * needed were retired; an apply that finds it
+				 * set finishes that first */
 };
 
 /* steer_slot.flags */
 #define STEER_F_HASH_L4		(1u << 0) /* ports enter the hash */
 #define STEER_F_SYMMETRIC	(1u << 1) /* both directions hash alike */
 #define STEER_F_LOCAL_FASTPATH	(1u << 2) /* chosen CPU == this CPU: pass */
-#define STEER_F_SRC_PREFIXES	(1u << 3) /* src_prefixes has rules */
-#define STEER_F_DST_PREFIXES	(1u << 4) /* dst_prefixes has rules */
 
 /* Meaning of steer_slot.nonip_cpu when non-IP frames stay where they are. */
 #define STEER_CPU_LOCAL		0xffffffffu
@@ -90,11 +116,14 @@ struct steer_slot {
 	__u32 table_size;	/* power of two <= STEER_TABLE_MAX; 0: no policy */
 	__u32 nonip_cpu;	/* CPU for non-IP frames, or STEER_CPU_LOCAL */
 	__u32 generation;	/* bumped by every apply, for status */
-	__u32 nshapes;		/* entries used in shapes[] */
-	__u32 shapes[STEER_MAX_SHAPES]; /* STEER_M_* masks, one per shape */
+	__u32 nexact;		/* shapes[0..nexact): looked up in flow_rules */
+	__u32 nshapes;		/* shapes[nexact..nshapes): in prefix_rules */
+	__u32 shapes[STEER_MAX_SHAPES]; /* STEER_M_* sets, see below */
 	/* Loader bookkeeping, ignored by the datapath: */
 	__u32 queue_size;	/* cpumap ring size of the workers */
 	__u32 loader_flags;	/* STEER_LF_* */
+	__u32 nrule_cpus;	/* rule_cpus entries the slot uses */
+	__u32 pad;
 	__u64 digest;		/* of everything applied: same digest, same policy */
 };
 
@@ -102,14 +131,23 @@ struct steer_slot {
 #define STEER_LF_SEED_RANDOM	(1u << 0) /* key drawn at random: keep it on
 					   * re-apply so flows do not move */
 #define STEER_LF_REBALANCE_DRAIN (1u << 1) /* rebalance: drain */
+#define STEER_LF_CPUS_FALLBACK	(1u << 2) /* cpus not set, and every online
+					   * CPU takes RX interrupts: all work */
 
-/* Fields of a flow an exact-field rule can match (a "shape" is a set). */
+/* Fields of a flow a rule can match; a "shape" is a set of them. A shape
+ * with STEER_M_PREFIX_SRC (or _DST) matches its source (destination)
+ * address by prefix, in prefix_rules; its other fields, the other address
+ * included, match exactly. A shape without either is looked up in
+ * flow_rules, every field exact. */
 #define STEER_M_PROTO		(1u << 0)
 #define STEER_M_SRC		(1u << 1)
 #define STEER_M_DST		(1u << 2)
 #define STEER_M_SPORT		(1u << 3)
 #define STEER_M_DPORT		(1u << 4)
 #define STEER_M_ALL		0x1fu
+#define STEER_M_PREFIX_SRC	(1u << 5) /* with STEER_M_SRC */
+#define STEER_M_PREFIX_DST	(1u << 6) /* with STEER_M_DST */
+#define STEER_M_PREFIX		(STEER_M_PREFIX_SRC | STEER_M_PREFIX_DST)
 
 #define STEER_AF_INET		4
 #define STEER_AF_INET6		6
@@ -130,18 +168,29 @@ struct steer_flow {
  * too, unless the shape has an address). */
 struct steer_rule_key {
 	__u32 slot;
-	__u32 shape;		/* STEER_M_* */
+	__u32 shape;		/* STEER_M_*, no prefix bit */
 	struct steer_flow flow;
 };
 
-/* src_prefixes / dst_prefixes key (LPM trie). The slot takes the first 32
- * bits of the prefix; IPv4 is stored IPv4-mapped (::ffff:a.b.c.d). */
+/* prefix_rules key (LPM trie). Everything before 'addr' is matched in full;
+ * 'addr' (the prefix side's address) by prefixlen - STEER_PREFIX_FIXED_BITS
+ * bits. The family is part of the full match, so IPv4 and IPv6 prefixes,
+ * /0 included, never meet. */
 struct steer_prefix_key {
-	__u32 prefixlen;	/* 32 + 128 for a lookup */
-	__u32 slot;		/* host order, always fully matched */
-	__u8 addr[16];		/* network byte order */
+	__u32 prefixlen;	/* STEER_PREFIX_FIXED_BITS + prefix length */
+	__u32 slot;		/* host order */
+	__u32 shape;		/* STEER_M_*, with one STEER_M_PREFIX_* bit */
+	__u8 family;		/* STEER_AF_* */
+	__u8 proto;		/* zero unless the shape has STEER_M_PROTO */
+	__u16 pad;
+	__u16 sport;		/* network byte order; zero unless in shape */
+	__u16 dport;		/* network byte order; zero unless in shape */
+	__u32 other[4];		/* the other address, network byte order;
+				 * zero unless the shape has it */
+	__u32 addr[4];		/* network byte order */
 };
-#define STEER_PREFIX_BITS(addr_bits)	(32 + (addr_bits))
+/* Bits of a prefix key's data before 'addr'. */
+#define STEER_PREFIX_FIXED_BITS	(8 * 32)
 
 /* Value of a rule: which CPU(s) its flows go to. */
 struct steer_target {
@@ -152,20 +201,29 @@ struct steer_target {
 	__u32 pad;
 };
 
-/* steer_stats (per-CPU array, one entry): what the receiving CPU did. Every
- * frame lands in exactly one of the redirected/passed_* counters. */
+/*
+ * steer_stats (per-CPU array, one entry): what the receiving CPU did, one
+ * __u64 per field, X(name, kind, help). Kind OUTCOME: every frame lands in
+ * exactly one of these. Kind COUNT: counted besides the outcome. The list
+ * is expanded into the struct and by every reader (stats, tests), so a new
+ * counter is one line here.
+ */
+#define STEER_STATS_FIELDS(X)						\
+	X(rx_packets, COUNT, "frames the program saw")			\
+	X(rx_bytes, COUNT, "bytes of those frames")			\
+	X(redirected, OUTCOME, "frames queued to a worker CPU's cpumap ring") \
+	X(passed_local, OUTCOME, "frames whose CPU is the receiving CPU, passed there") \
+	X(passed_nonip, OUTCOME, "frames that are not IPv4/IPv6, passed on the receiving CPU") \
+	X(passed_parse_error, OUTCOME, "truncated or malformed frames, passed on the receiving CPU") \
+	X(passed_no_target, OUTCOME, "frames whose CPU has no cpumap entry, passed on the receiving CPU") \
+	X(passed_no_policy, OUTCOME, "frames seen while no policy was applied") \
+	X(fragments, COUNT, "IP fragments (hashed on addresses only)") \
+	X(rule_flow_hits, COUNT, "frames an exact-field rule placed")	\
+	X(rule_prefix_hits, COUNT, "frames a prefix rule placed")
+
+#define STEER_STATS_U64_(name, kind, help) __u64 name;
 struct steer_stats {
-	__u64 rx_packets;		/* frames the program saw */
-	__u64 rx_bytes;
-	__u64 redirected;		/* queued to a worker CPU's cpumap */
-	__u64 passed_local;		/* chosen CPU is this CPU: no hop */
-	__u64 passed_nonip;		/* not IPv4/IPv6, left on this CPU */
-	__u64 passed_parse_error;	/* truncated/malformed, left here */
-	__u64 passed_no_target;		/* chosen CPU has no cpumap entry */
-	__u64 passed_no_policy;		/* active slot is empty */
-	__u64 fragments;		/* IP fragments (hashed on L3 only) */
-	__u64 rule_flow_hits;		/* an exact-field rule chose the CPU */
-	__u64 rule_prefix_hits;		/* a prefix rule chose the CPU */
+	STEER_STATS_FIELDS(STEER_STATS_U64_)
 };
 
 /* cpu_stats[cpu] (per-CPU array): frames the receiving CPU sent toward
@@ -254,7 +312,10 @@ static inline __u32 steer_set_index(__u32 hash, __u32 n)
 	return (__u32)(((__u64)hash * n) >> 32);
 }
 
-/* The flow as a shape's rule key sees it: fields outside 'shape' zeroed. */
+/* ---- rule keys ------------------------------------------------------------ */
+
+/* The flow as an exact shape's rule key sees it: fields outside 'shape'
+ * zeroed. */
 static inline void steer_rule_key_fill(struct steer_rule_key *k, __u32 slot,
 				       __u32 shape, const struct steer_flow *f)
 {
@@ -272,6 +333,32 @@ static inline void steer_rule_key_fill(struct steer_rule_key *k, __u32 slot,
 	k->flow.family = (shape & (STEER_M_SRC | STEER_M_DST)) ? f->family : 0;
 	k->flow.pad[0] = 0;
 	k->flow.pad[1] = 0;
+}
+
+/* The lookup key of a flow in a prefix shape: the prefix side's full
+ * address (32 or 128 bits), the shape's other fields exact. */
+static inline void steer_prefix_key_fill(struct steer_prefix_key *k,
+					 __u32 slot, __u32 shape,
+					 const struct steer_flow *f)
+{
+	int dst = (shape & STEER_M_PREFIX_DST) != 0;
+	__u32 other_field = dst ? STEER_M_SRC : STEER_M_DST;
+	const __u32 *a = dst ? f->dst : f->src, *o = dst ? f->src : f->dst;
+	int i;
+
+	k->prefixlen = STEER_PREFIX_FIXED_BITS +
+		       (f->family == STEER_AF_INET ? 32 : 128);
+	k->slot = slot;
+	k->shape = shape;
+	k->family = f->family;
+	k->proto = (shape & STEER_M_PROTO) ? f->proto : 0;
+	k->pad = 0;
+	k->sport = (shape & STEER_M_SPORT) ? f->sport : 0;
+	k->dport = (shape & STEER_M_DPORT) ? f->dport : 0;
+	for (i = 0; i < 4; i++) {
+		k->other[i] = (shape & other_field) ? o[i] : 0;
+		k->addr[i] = a[i];
+	}
 }
 
 #endif /* XDP_STEER_H */

@@ -21,7 +21,7 @@
 #include "xdp_steer.h"
 #include "frame.h"
 #include "prog_util.h"
-#include "table.h"
+#include "model/table.h"
 
 #define REPEAT		1000000
 #define ROUNDS		7
@@ -92,7 +92,7 @@ static int steer_setup(struct steer_prog *p, const struct cfg *c)
 	struct steer_slot s = { .table_size = STEER_TABLE_DEFAULT,
 				.nonip_cpu = STEER_CPU_LOCAL };
 	struct steer_flow f;
-	__u32 addr;
+
 	int i, err;
 
 	for (i = 0; i < STEER_HASH_KEY_WORDS; i++)
@@ -117,15 +117,17 @@ static int steer_setup(struct steer_prog *p, const struct cfg *c)
 	if (c->nrules)
 		steer_slot_add_shape(&s, STEER_M_ALL);
 	for (i = 0; i < c->nprefixes; i++) {
-		addr = htonl(0xac100000 + (i << 8));	/* 172.16.0.0/24 ... */
+		memset(&f, 0, sizeof(f));
+		f.family = STEER_AF_INET;
+		f.src[0] = htonl(0xac100000 + (i << 8));	/* 172.16.0.0/24 ... */
 		t.rule_id = c->nrules + i;
-		err = steer_prog_add_prefix(p, STEER_PREFIX_SRC, 0, STEER_AF_INET,
-					    &addr, 24, &t);
+		err = steer_prog_add_prefix(p, 0, STEER_M_SRC | STEER_M_PREFIX_SRC,
+					    &f, 24, &t);
 		if (err)
 			return err;
 	}
 	if (c->nprefixes)
-		s.flags |= STEER_F_SRC_PREFIXES;
+		steer_slot_add_shape(&s, STEER_M_SRC | STEER_M_PREFIX_SRC);
 	err = steer_prog_fill_table(p, 0, TARGET_CPU, s.table_size);
 	if (!err)
 		err = steer_prog_write_slot(p, 0, &s);

@@ -11,6 +11,11 @@
 #   in_b xdp-steer attach "$IF_B" --policy p.yaml
 #   check "the policy is in force" test "$(...)" = ...
 #
+# $PIN_B is where xdp-steer pins $IF_B's maps: a namespace other than the
+# initial one gets STEER_PIN_ROOT/netns-<inode>/<ifname> (include/xdp_steer.h,
+# loader/kernel/pins.h), worked out here from the namespace itself so the
+# tests do not take the loader's word for it. $LOCK_B is its lock file.
+#
 # in_a/in_b run a command in a namespace with nsenter, which keeps the
 # host's /sys/fs/bpf (ip netns exec would remount /sys and hide it).
 
@@ -68,12 +73,21 @@ e2e_cleanup() {
 		in_b "$XDP_STEER" -q detach "$IF_B" >/dev/null 2>&1
 		in_b xdp-loader unload -a "$IF_B" >/dev/null 2>&1
 	fi
-	rm -rf /sys/fs/bpf/xdp-steer/"$IF_B"
-	rm -f /run/xdp-steer/"$IF_B".lock
+	# Only this run's namespace has pins in its directory.
+	[ -n "${PIN_B:-}" ] && rm -rf "$(dirname "$PIN_B")"
+	[ -n "${LOCK_B:-}" ] && rm -f "$LOCK_B"
 	ip netns del "$NS_A" 2>/dev/null
 	ip netns del "$NS_B" 2>/dev/null
 	[ -n "${E2E_TMP:-}" ] && rm -rf "$E2E_TMP"
 	return 0
+}
+
+# PIN_B and LOCK_B for $NS_B (see the top).
+e2e_pin_paths() {
+	local ino
+	ino=$(stat -L -c %i /run/netns/"$NS_B") || return 1
+	PIN_B=/sys/fs/bpf/xdp-steer/netns-$ino/$IF_B
+	LOCK_B=/run/xdp-steer/$ino-$IF_B.lock
 }
 
 e2e_setup() {
@@ -83,6 +97,7 @@ e2e_setup() {
 	trap e2e_cleanup EXIT
 	trap 'exit 130' INT TERM
 	ip netns add "$NS_A" && ip netns add "$NS_B" &&
+	e2e_pin_paths &&
 	# Quiet links: with router_solicitations -1 (the default) a host
 	# solicits a router 4, 8, 16... s after link up, forever, and every
 	# solicitation crosses the steered interface among the frames a test

@@ -4,7 +4,8 @@
 # maps of an interface hold for the active slot, read with bpftool (BTF
 # formatted), independent of `xdp-steer status`, for the root-tier tests:
 #   slot gen table_size table (CPUxBUCKETS,...) table_digest (of every
-#   bucket in order) flow src dst (rules of the active slot) queue
+#   bucket in order) flow (exact-field rules of the active slot) src dst
+#   (its prefix rules on the source, the destination) queue
 #   cpumap (CPU:QSIZE:prog|noprog,...)
 import hashlib, json, subprocess, sys
 pin = sys.argv[1]
@@ -21,8 +22,10 @@ buckets = [table[active * TABLE_MAX + i] for i in range(slot["table_size"])]
 count = {}
 for c in buckets:
     count[c] = count.get(c, 0) + 1
-def in_slot(name):
-    return sum(1 for e in dump(name) if e["formatted"]["key"]["slot"] == active)
+def in_slot(name, shape_bit=0):
+    return sum(1 for e in dump(name) if e["formatted"]["key"]["slot"] == active
+               and (not shape_bit or e["formatted"]["key"]["shape"] & shape_bit))
+PREFIX_SRC, PREFIX_DST = 1 << 5, 1 << 6     # STEER_M_PREFIX_* in xdp_steer.h
 cpumap = []
 for e in dump("cpu_map"):
     v = e["value"]
@@ -37,5 +40,6 @@ print("slot=%d gen=%d table_size=%d table=%s table_digest=%s flow=%d src=%d dst=
     active, slot["generation"], slot["table_size"],
     ",".join("%dx%d" % (c, n) for c, n in sorted(count.items())) or "-",
     hashlib.sha1(json.dumps(buckets).encode()).hexdigest()[:12],
-    in_slot("flow_rules"), in_slot("src_prefixes"), in_slot("dst_prefixes"),
+    in_slot("flow_rules"), in_slot("prefix_rules", PREFIX_SRC),
+    in_slot("prefix_rules", PREFIX_DST),
     slot["queue_size"], ",".join(cpumap) or "-"))

@@ -60,8 +60,8 @@ static void usage(FILE *out)
 "  --out FILE        report to FILE (default: stdout)\n"
 "  --ready FILE      create FILE once attached\n"
 "  --drop            drop marked frames after counting them\n"
-"  --cpumap PIN      pinned cpumap whose drops to count (default: xdp-steer's,\n"
-"                    " STEER_PIN_ROOT "/IF/" STEER_STR(STEER_MAP_CPUMAP) ")\n"
+"  --cpumap PIN      pinned cpumap whose drops to count (xdp-steer's is\n"
+"                    cpu_map in the directory 'xdp-steer pin-dir IF' names)\n"
 "  --cpumap-id ID    the same, by map id\n"
 "  -v                libbpf messages\n");
 }
@@ -76,11 +76,9 @@ static __u32 cpumap_id(const struct opts *o)
 
 	if (o->cpumap_id)
 		return o->cpumap_id;
-	if (o->cpumap_pin)
-		snprintf(path, sizeof(path), "%s", o->cpumap_pin);
-	else
-		snprintf(path, sizeof(path), "%s/%s/%s", STEER_PIN_ROOT,
-			 o->ifname, STEER_STR(STEER_MAP_CPUMAP));
+	if (!o->cpumap_pin)
+		return 0;
+	snprintf(path, sizeof(path), "%s", o->cpumap_pin);
 	fd = bpf_obj_get(path);
 	if (fd < 0) {
 		fprintf(stderr, "observer: no cpumap at %s (%s): cpumap drops "

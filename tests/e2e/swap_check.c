@@ -288,7 +288,7 @@ int main(int argc, char **argv)
 		sum.table_frames++;
 		sum.live_frames++;
 	}
-	snprintf(path, sizeof(path), "%s/%s", pin, STEER_STR(STEER_MAP_CTL));
+	snprintf(path, sizeof(path), "%s/%s", pin, STEER_STR(steer_ctl));
 	cfg.ctl_fd = bpf_obj_get(path);
 	if (cfg.ctl_fd < 0) {
 		fprintf(stderr, "swap_check: %s: %s\n", path, strerror(errno));

@@ -12,15 +12,14 @@ set -u
 
 e2e_setup
 # apply's lock file outlives the interface: remove it with the rest.
-trap 'e2e_cleanup; rm -f /run/xdp-steer/"$IF_B".lock' EXIT
-PIN=/sys/fs/bpf/xdp-steer/$IF_B
+PIN=$PIN_B
 T=$E2E_TMP
 # Only the frames the test sends reach the program (no IPv6 neighbour
 # discovery or MLD), so the stats checks can count exactly.
 in_a sysctl -qw net.ipv6.conf."$IF_A".disable_ipv6=1
 in_b sysctl -qw net.ipv6.conf."$IF_B".disable_ipv6=1
-MAPS="cpu_map steer_ctl steer_slots steer_table flow_rules src_prefixes
-      dst_prefixes rule_cpus steer_stats cpu_stats worker_stats"
+MAPS="cpu_map steer_ctl steer_slots steer_table flow_rules prefix_rules
+      rule_cpus steer_stats cpu_stats worker_stats"
 
 xs() { in_b "$XDP_STEER" "$@"; }
 
@@ -145,7 +144,7 @@ check "the cpumap entries took policy B's queue size" \
 	expect_eq "$(field cpumap "$S_B")" "0:512:prog,1:512:prog"
 check "status --json agrees with the maps about policy B" \
 	status_json "d['policy']['generation'] == 2 and d['policy']['exact_rules'] == 1 and
-		     d['policy']['src_prefix_rules'] == 1 and d['policy']['queue_size'] == 512 and
+		     d['policy']['prefix_rules'] == 1 and d['policy']['queue_size'] == 512 and
 		     d['policy']['workers'] == [{'cpu': 0, 'buckets': 48}, {'cpu': 1, 'buckets': 16}]"
 check "re-applying the same policy succeeds" run_rc 0 xs apply "$IF_B" "$T/p_b.yaml"
 check "re-applying says the policy is unchanged" out_has "policy unchanged \(generation 2\)"
@@ -239,7 +238,7 @@ check "status --json lists only CPU 1 in the cpumap" \
 	status_json "[c['cpu'] for c in d['policy']['cpumap']] == [1]"
 
 # The lock: while another process holds it, apply waits and says so.
-flock /run/xdp-steer/"$IF_B".lock sleep 1.5 &
+flock "$LOCK_B" sleep 1.5 &
 locker=$!
 sleep 0.3
 start=$(date +%s%N)
@@ -284,7 +283,7 @@ check "two concurrent applies of different policies both succeed and leave one w
 # The same with both started while the lock is held, so they surely
 # overlap: each must wait, then run one after the other.
 locked_round() {
-	flock /run/xdp-steer/"$IF_B".lock sleep 0.7 &
+	flock "$LOCK_B" sleep 0.7 &
 	local locker=$!
 	sleep 0.2
 	concurrent_round || { wait $locker; return 1; }
@@ -338,8 +337,13 @@ check "apply to a detached interface fails with exit 1 and says how to attach" \
 
 # ---- the xdp-loader path ----------------------------------------------------------------
 
-check "xdp-loader load -m native -p $PIN loads the object" \
-	run_rc 0 in_b xdp-loader load -m native -p "$PIN" "$IF_B" "$BPF_OBJ"
+check "pin-dir names the pin directory of this namespace, netns-<inode>/IFACE" \
+	expect_eq "$(xs pin-dir "$IF_B")" "$PIN"
+check "pin-dir --create makes it, root's and mode 0700" \
+	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER pin-dir --create $IF_B >/dev/null &&
+		 test \"\$(stat -c %U:%a $PIN)\" = root:700"
+check "xdp-loader load -m native -p \$(xdp-steer pin-dir IFACE) loads the object" \
+	run_rc 0 in_b xdp-loader load -m native -p "$(xs pin-dir "$IF_B")" "$IF_B" "$BPF_OBJ"
 check "xdp-loader pinned every map where xdp-steer looks" pins_all_exist
 PROG=$(xdp_prog_id)
 check "status before any apply warns that no policy is applied" \

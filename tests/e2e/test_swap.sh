@@ -29,8 +29,7 @@ SWAP_CHECK=$E2E_ROOT/tests/e2e/swap_check
 
 e2e_setup
 # apply's lock file outlives the interface: remove it with the rest.
-trap 'e2e_cleanup; rm -f /run/xdp-steer/"$IF_B".lock' EXIT
-PIN=/sys/fs/bpf/xdp-steer/$IF_B
+PIN=$PIN_B
 T=$E2E_TMP
 xs() { in_b "$XDP_STEER" "$@"; }
 state() { python3 "$E2E_ROOT/tests/e2e/maps_state.py" "$PIN"; }

@@ -50,7 +50,7 @@ MIX=(--group udp4:1000 --group tcp4:250 --group udp6:250 --group tcp6:250
      --group arp:4)
 MIX_IP_LAST=1749
 MIX_LAST=1753
-STEER_PIN_DIR=/sys/fs/bpf/xdp-steer/$IF_B
+STEER_PIN_DIR=$PIN_B
 
 if [ -z "$C1" ]; then
 	skip "all" "needs at least 2 CPUs to steer between"
@@ -289,7 +289,8 @@ fi
 in_b "$XDP_STEER" -q detach "$IF_B" || fail "xdp-steer detach $IF_B"
 if ! command -v xdp-loader >/dev/null; then
 	skip "xdp-loader path" "xdp-loader missing (xdp-tools)"
-elif in_b xdp-loader load -m native -p "$STEER_PIN_DIR" "$IF_B" "$BPF_OBJ" >/dev/null 2>&1 &&
+elif in_b "$XDP_STEER" -q pin-dir --create "$IF_B" >/dev/null &&
+     in_b xdp-loader load -m native -p "$STEER_PIN_DIR" "$IF_B" "$BPF_OBJ" >/dev/null 2>&1 &&
      in_b "$XDP_STEER" -q apply "$IF_B" "$E2E_TMP/even.yaml"; then
 	check "xdp-loader: the receiving CPU is pinned to CPU $TRAFFIC_RX_CPU (threaded NAPI)" \
 		traffic_rx_pin

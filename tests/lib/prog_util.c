@@ -59,17 +59,9 @@ static const struct {
 	const char *name;
 	size_t off;
 } map_fds[] = {
-	{ STEER_STR(STEER_MAP_CPUMAP),		offsetof(struct steer_prog, cpumap) },
-	{ STEER_STR(STEER_MAP_CTL),		offsetof(struct steer_prog, ctl) },
-	{ STEER_STR(STEER_MAP_SLOTS),		offsetof(struct steer_prog, slots) },
-	{ STEER_STR(STEER_MAP_TABLE),		offsetof(struct steer_prog, table) },
-	{ STEER_STR(STEER_MAP_FLOW_RULES),	offsetof(struct steer_prog, flow_rules) },
-	{ STEER_STR(STEER_MAP_SRC_PREFIX),	offsetof(struct steer_prog, src_prefix) },
-	{ STEER_STR(STEER_MAP_DST_PREFIX),	offsetof(struct steer_prog, dst_prefix) },
-	{ STEER_STR(STEER_MAP_RULE_CPUS),	offsetof(struct steer_prog, rule_cpus) },
-	{ STEER_STR(STEER_MAP_STATS),		offsetof(struct steer_prog, stats) },
-	{ STEER_STR(STEER_MAP_CPU_STATS),	offsetof(struct steer_prog, cpu_stats) },
-	{ STEER_STR(STEER_MAP_WORKER_STATS),	offsetof(struct steer_prog, worker_stats) },
+#define MAP_FD_(name, ...) { #name, offsetof(struct steer_prog, name) },
+	STEER_MAPS(MAP_FD_)
+#undef MAP_FD_
 };
 
 int steer_prog_open(struct steer_prog *p, const char *path)
@@ -183,13 +175,13 @@ int steer_prog_write_slot(const struct steer_prog *p, __u32 slot,
 {
 	if (slot >= STEER_SLOTS)
 		return -EINVAL;
-	return update(p->slots, &slot, s);
+	return update(p->steer_slots, &slot, s);
 }
 
 int steer_prog_read_slot(const struct steer_prog *p, __u32 slot,
 			 struct steer_slot *s)
 {
-	return bpf_map_lookup_elem(p->slots, &slot, s);
+	return bpf_map_lookup_elem(p->steer_slots, &slot, s);
 }
 
 int steer_prog_set_active(const struct steer_prog *p, __u32 slot)
@@ -199,7 +191,7 @@ int steer_prog_set_active(const struct steer_prog *p, __u32 slot)
 
 	if (slot >= STEER_SLOTS)
 		return -EINVAL;
-	return update(p->ctl, &zero, &ctl);
+	return update(p->steer_ctl, &zero, &ctl);
 }
 
 int steer_prog_get_active(const struct steer_prog *p, __u32 *slot)
@@ -208,7 +200,7 @@ int steer_prog_get_active(const struct steer_prog *p, __u32 *slot)
 	__u32 zero = 0;
 	int err;
 
-	err = bpf_map_lookup_elem(p->ctl, &zero, &ctl);
+	err = bpf_map_lookup_elem(p->steer_ctl, &zero, &ctl);
 	if (!err)
 		*slot = ctl.active;
 	return err;
@@ -224,7 +216,16 @@ int steer_slot_add_shape(struct steer_slot *s, __u32 shape)
 	}
 	if (s->nshapes >= STEER_MAX_SHAPES)
 		return -E2BIG;
-	s->shapes[s->nshapes++] = shape;
+	if (shape & STEER_M_PREFIX) {
+		s->shapes[s->nshapes++] = shape;
+		return 0;
+	}
+	/* Exact shapes come first: the program looks up shapes[0..nexact)
+	 * in flow_rules. */
+	for (i = s->nshapes; i > s->nexact; i--)
+		s->shapes[i] = s->shapes[i - 1];
+	s->shapes[s->nexact++] = shape;
+	s->nshapes++;
 	return 0;
 }
 
@@ -235,7 +236,7 @@ int steer_prog_set_bucket(const struct steer_prog *p, __u32 slot,
 
 	if (slot >= STEER_SLOTS || bucket >= STEER_TABLE_MAX)
 		return -EINVAL;
-	return update(p->table, &key, &cpu);
+	return update(p->steer_table, &key, &cpu);
 }
 
 /* Writes n consecutive array entries from 'first', batched where the
@@ -268,7 +269,7 @@ int steer_prog_write_table(const struct steer_prog *p, __u32 slot,
 {
 	if (slot >= STEER_SLOTS || n > STEER_TABLE_MAX)
 		return -EINVAL;
-	return write_array(p->table, slot * STEER_TABLE_MAX, cpus,
+	return write_array(p->steer_table, slot * STEER_TABLE_MAX, cpus,
 			   sizeof(*cpus), n);
 }
 
@@ -295,33 +296,27 @@ int steer_prog_add_flow_rule(const struct steer_prog *p, __u32 slot,
 	return update(p->flow_rules, &key, t);
 }
 
-int steer_prog_add_prefix(const struct steer_prog *p,
-			  enum steer_prefix_side side, __u32 slot,
-			  __u8 family, const void *addr, __u32 bits,
+int steer_prog_add_prefix(const struct steer_prog *p, __u32 slot,
+			  __u32 shape, const struct steer_flow *f, __u32 bits,
 			  const struct steer_target *t)
 {
 	struct steer_prefix_key key;
+	__u32 full = f->family == STEER_AF_INET ? 32 : 128;
+	__u8 *a = (__u8 *)key.addr;
+	__u32 i;
 
+	if (!(shape & STEER_M_PREFIX) || bits > full)
+		return -EINVAL;
 	memset(&key, 0, sizeof(key));
-	key.slot = slot;
-	if (family == STEER_AF_INET) {
-		if (bits > 32)
-			return -EINVAL;
-		/* IPv4-mapped, as the program looks it up. */
-		key.addr[10] = 0xff;
-		key.addr[11] = 0xff;
-		memcpy(key.addr + 12, addr, 4);
-		key.prefixlen = STEER_PREFIX_BITS(96 + bits);
-	} else if (family == STEER_AF_INET6) {
-		if (bits > 128)
-			return -EINVAL;
-		memcpy(key.addr, addr, 16);
-		key.prefixlen = STEER_PREFIX_BITS(bits);
-	} else {
-		return -EAFNOSUPPORT;
+	steer_prefix_key_fill(&key, slot, shape, f);
+	key.prefixlen = STEER_PREFIX_FIXED_BITS + bits;
+	/* Host bits zero, as the loader stores prefixes. */
+	for (i = 0; i < 16; i++) {
+		if (bits >= 8 * (i + 1))
+			continue;
+		a[i] &= bits > 8 * i ? (__u8)(0xff00 >> (bits - 8 * i)) : 0;
 	}
-	return update(side == STEER_PREFIX_SRC ? p->src_prefix : p->dst_prefix,
-		      &key, t);
+	return update(p->prefix_rules, &key, t);
 }
 
 int steer_prog_write_rule_cpus(const struct steer_prog *p, __u32 slot,
@@ -366,10 +361,10 @@ int steer_prog_reset_policy(const struct steer_prog *p)
 
 	err = steer_prog_set_active(p, 0);
 	if (!err)
-		err = zero_array(p->slots, STEER_SLOTS,
+		err = zero_array(p->steer_slots, STEER_SLOTS,
 				 sizeof(struct steer_slot));
 	if (!err)
-		err = zero_array(p->table, STEER_SLOTS * STEER_TABLE_MAX,
+		err = zero_array(p->steer_table, STEER_SLOTS * STEER_TABLE_MAX,
 				 sizeof(__u32));
 	if (!err)
 		err = zero_array(p->rule_cpus,
@@ -378,9 +373,7 @@ int steer_prog_reset_policy(const struct steer_prog *p)
 	if (!err)
 		err = empty_map(p->flow_rules);
 	if (!err)
-		err = empty_map(p->src_prefix);
-	if (!err)
-		err = empty_map(p->dst_prefix);
+		err = empty_map(p->prefix_rules);
 	return err;
 }
 
@@ -393,12 +386,12 @@ int steer_prog_add_cpu(const struct steer_prog *p, __u32 cpu, __u32 qsize,
 	val.qsize = qsize;
 	if (prog_fd > 0)
 		val.bpf_prog.fd = prog_fd;
-	return update(p->cpumap, &cpu, &val);
+	return update(p->cpu_map, &cpu, &val);
 }
 
 int steer_prog_del_cpu(const struct steer_prog *p, __u32 cpu)
 {
-	return bpf_map_delete_elem(p->cpumap, &cpu);
+	return bpf_map_delete_elem(p->cpu_map, &cpu);
 }
 
 /* Sums a per-CPU entry made of __u64 fields. */
@@ -426,7 +419,7 @@ static int percpu_sum(const struct steer_prog *p, int fd, __u32 key,
 
 int steer_prog_read_stats(const struct steer_prog *p, struct steer_stats *s)
 {
-	return percpu_sum(p, p->stats, 0, s, sizeof(*s));
+	return percpu_sum(p, p->steer_stats, 0, s, sizeof(*s));
 }
 
 int steer_prog_read_cpu_stats(const struct steer_prog *p, __u32 cpu,
@@ -453,7 +446,7 @@ int steer_prog_reset_stats(const struct steer_prog *p)
 {
 	int err;
 
-	err = zero_percpu(p, p->stats, 1, sizeof(struct steer_stats));
+	err = zero_percpu(p, p->steer_stats, 1, sizeof(struct steer_stats));
 	if (!err)
 		err = zero_percpu(p, p->cpu_stats, STEER_MAX_CPUS,
 				  sizeof(struct steer_cpu_stats));

@@ -25,17 +25,10 @@ struct steer_prog {
 	int prog_fd;		/* STEER_PROG_MAIN */
 	int worker_fd;		/* STEER_PROG_WORKER */
 	int ncpus;		/* possible CPUs: per-CPU values per entry */
-	int cpumap;		/* map fds, named as in struct steer_maps */
-	int ctl;
-	int slots;
-	int table;
-	int flow_rules;
-	int src_prefix;
-	int dst_prefix;
-	int rule_cpus;
-	int stats;
-	int cpu_stats;
-	int worker_stats;
+	/* An fd per map of STEER_MAPS, named like the map. */
+#define STEER_PROG_FD_(name, ...) int name;
+	STEER_MAPS(STEER_PROG_FD_)
+#undef STEER_PROG_FD_
 };
 
 /* Where the object is: $XDP_STEER_OBJ, else STEER_PROG_OBJ_PATH from the
@@ -65,9 +58,6 @@ int steer_prog_read_slot(const struct steer_prog *p, __u32 slot,
 int steer_prog_set_active(const struct steer_prog *p, __u32 slot);
 int steer_prog_get_active(const struct steer_prog *p, __u32 *slot);
 
-/* Adds 'shape' (STEER_M_*) to s->shapes unless present; -E2BIG if full. */
-int steer_slot_add_shape(struct steer_slot *s, __u32 shape);
-
 /* Indirection table of 'slot': buckets 0..n-1 from 'cpus'. */
 int steer_prog_write_table(const struct steer_prog *p, __u32 slot,
 			   const __u32 *cpus, __u32 n);
@@ -78,22 +68,21 @@ int steer_prog_set_bucket(const struct steer_prog *p, __u32 slot,
 			  __u32 bucket, __u32 cpu);
 
 /* Exact-field rule: 'f' with the fields outside 'shape' ignored. The slot
- * must list 'shape' (steer_slot_add_shape) for the program to look. */
+ * must list 'shape' among its exact shapes for the program to look. */
 int steer_prog_add_flow_rule(const struct steer_prog *p, __u32 slot,
 			     __u32 shape, const struct steer_flow *f,
 			     const struct steer_target *t);
 
-enum steer_prefix_side {
-	STEER_PREFIX_SRC,
-	STEER_PREFIX_DST,
-};
-
-/* Prefix rule on 'addr' (network order, 4 or 16 bytes by family) / 'bits'.
- * The slot needs STEER_F_SRC_PREFIXES / STEER_F_DST_PREFIXES set. */
-int steer_prog_add_prefix(const struct steer_prog *p,
-			  enum steer_prefix_side side, __u32 slot,
-			  __u8 family, const void *addr, __u32 bits,
+/* Prefix rule of 'shape' (with one STEER_M_PREFIX_* bit): the prefix side's
+ * address of 'f' cut to 'bits', its other fields in 'shape' exact. The slot
+ * must list 'shape' among its prefix shapes. */
+int steer_prog_add_prefix(const struct steer_prog *p, __u32 slot,
+			  __u32 shape, const struct steer_flow *f, __u32 bits,
 			  const struct steer_target *t);
+
+/* Appends 'shape' to the slot's exact shapes (no prefix bit) or prefix
+ * shapes, unless present; -E2BIG when STEER_MAX_SHAPES are used. */
+int steer_slot_add_shape(struct steer_slot *s, __u32 shape);
 
 /* CPU set entries slot * STEER_RULE_CPUS_MAX + index + 0..n-1. */
 int steer_prog_write_rule_cpus(const struct steer_prog *p, __u32 slot,

@@ -153,19 +153,38 @@ static int flow_rule(struct steer_slot *s, __u32 shape,
 	return err ? err : steer_prog_add_flow_rule(&prog, 0, shape, f, &t);
 }
 
-static int prefix_rule(struct steer_slot *s, enum steer_prefix_side side,
-		       const char *addr, __u32 bits, __u32 rule_id, __u32 cpu)
+enum prefix_side { PREFIX_SRC, PREFIX_DST };
+
+/* A prefix rule on one address, with 'more' (STEER_M_* fields of 'also')
+ * matched exactly besides it. */
+static int prefix_rule_and(struct steer_slot *s, enum prefix_side side,
+			   const char *addr, __u32 bits, __u32 more,
+			   const struct steer_flow *also, __u32 rule_id,
+			   __u32 cpu)
 {
 	struct steer_target t = target(rule_id, cpu);
 	__u8 family = strchr(addr, ':') ? STEER_AF_INET6 : STEER_AF_INET;
-	__u8 raw[16];
+	struct steer_flow f = {};
+	__u32 shape;
+	int err;
 
+	if (also)
+		f = *also;
+	f.family = family;
+	memset(side == PREFIX_SRC ? f.src : f.dst, 0, 16);
 	if (inet_pton(family == STEER_AF_INET ? AF_INET : AF_INET6, addr,
-		      raw) != 1)
+		      side == PREFIX_SRC ? f.src : f.dst) != 1)
 		return -EINVAL;
-	s->flags |= side == STEER_PREFIX_SRC ? STEER_F_SRC_PREFIXES :
-					       STEER_F_DST_PREFIXES;
-	return steer_prog_add_prefix(&prog, side, 0, family, raw, bits, &t);
+	shape = more | (side == PREFIX_SRC ? STEER_M_SRC | STEER_M_PREFIX_SRC :
+					     STEER_M_DST | STEER_M_PREFIX_DST);
+	err = steer_slot_add_shape(s, shape);
+	return err ? err : steer_prog_add_prefix(&prog, 0, shape, &f, bits, &t);
+}
+
+static int prefix_rule(struct steer_slot *s, enum prefix_side side,
+		       const char *addr, __u32 bits, __u32 rule_id, __u32 cpu)
+{
+	return prefix_rule_and(s, side, addr, bits, 0, NULL, rule_id, cpu);
 }
 
 /* The rule's flow: what the frame parses to. */
@@ -249,16 +268,16 @@ int policy_prefixes(const struct frame *f)
 	(void)f;
 	err = rules_slot(&s, 0);
 	if (!err)
-		err = prefix_rule(&s, STEER_PREFIX_SRC, "10.1.0.0", 16, 0,
+		err = prefix_rule(&s, PREFIX_SRC, "10.1.0.0", 16, 0,
 				  remote_cpu);
 	if (!err)
-		err = prefix_rule(&s, STEER_PREFIX_DST, "192.168.7.0", 24, 1,
+		err = prefix_rule(&s, PREFIX_DST, "192.168.7.0", 24, 1,
 				  remote_cpu);
 	if (!err)
-		err = prefix_rule(&s, STEER_PREFIX_SRC, "2001:db8:1::", 48, 2,
+		err = prefix_rule(&s, PREFIX_SRC, "2001:db8:1::", 48, 2,
 				  remote_cpu);
 	if (!err)
-		err = prefix_rule(&s, STEER_PREFIX_DST, "2001:db8:2:3::", 64, 3,
+		err = prefix_rule(&s, PREFIX_DST, "2001:db8:2:3::", 64, 3,
 				  remote_cpu);
 	return err ? err : commit(&s);
 }
@@ -270,7 +289,7 @@ int policy_prefix_v4_any(const struct frame *f)
 	int err;
 
 	base_slot(&s, STEER_F_HASH_L4);
-	err = prefix_rule(&s, STEER_PREFIX_SRC, "0.0.0.0", 0, 0, local_cpu);
+	err = prefix_rule(&s, PREFIX_SRC, "0.0.0.0", 0, 0, local_cpu);
 	return err ? err : bucket_only(f, &s);
 }
 
@@ -286,7 +305,7 @@ int policy_prefix0_flow1(const struct frame *f)
 	if (!err)
 		err = flow_rule(&s, STEER_M_ALL, &flow, 1, local_cpu);
 	if (!err)
-		err = prefix_rule(&s, STEER_PREFIX_SRC, "10.1.0.0", 16, 0,
+		err = prefix_rule(&s, PREFIX_SRC, "10.1.0.0", 16, 0,
 				  remote_cpu);
 	return err ? err : commit(&s);
 }
@@ -300,7 +319,7 @@ int policy_flow0_prefix1(const struct frame *f)
 	frame_flow(f, &flow);
 	err = rules_slot(&s, 0);
 	if (!err)
-		err = prefix_rule(&s, STEER_PREFIX_SRC, "10.1.0.0", 16, 1,
+		err = prefix_rule(&s, PREFIX_SRC, "10.1.0.0", 16, 1,
 				  local_cpu);
 	if (!err)
 		err = flow_rule(&s, STEER_M_ALL, &flow, 0, remote_cpu);
@@ -331,10 +350,10 @@ int policy_dst_before_src(const struct frame *f)
 	(void)f;
 	err = rules_slot(&s, 0);
 	if (!err)
-		err = prefix_rule(&s, STEER_PREFIX_SRC, "10.0.0.0", 8, 5,
+		err = prefix_rule(&s, PREFIX_SRC, "10.0.0.0", 8, 5,
 				  local_cpu);
 	if (!err)
-		err = prefix_rule(&s, STEER_PREFIX_DST, "192.168.7.0", 24, 4,
+		err = prefix_rule(&s, PREFIX_DST, "192.168.7.0", 24, 4,
 				  remote_cpu);
 	return err ? err : commit(&s);
 }

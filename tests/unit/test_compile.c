@@ -14,7 +14,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 
-#include "compile.h"
+#include "policy/compile.h"
 #include "test.h"
 
 #define NAME "p.yaml"
@@ -73,7 +73,7 @@ static const struct compile_case cases[] = {
 	  "flow proto+src+dst+sport+dport: proto 17 v6 2001:db8::1 > 2001:db8::2 ports 1000 > 53 -> set 0+3 (rule 2)\n"
 	  "flow src: v4 10.9.9.9 > 0.0.0.0 -> cpu 3 (rule 3)\n"
 	  "cpus: 0 1 2 3\n"
-	  "rule_cpus: 1 3 3\n",
+	  "rule_cpus: 1 3 3 0 1\n",
 	  { "tcp 10.9.9.9 5000 192.0.2.1 443 -> rule 0",
 	    "tcp 10.9.9.9 5000 192.0.2.1 80 -> rule 3",
 	    "udp 10.0.0.1 1000 10.0.0.2 53 -> rule 1",
@@ -81,7 +81,7 @@ static const struct compile_case cases[] = {
 	    "udp 2001:db8::1 1000 2001:db8::2 53 -> rule 2",
 	    "udp 2001:db8::2 53 2001:db8::1 1000 -> table",
 	    "icmp 10.9.9.9 0 10.9.9.8 0 -> rule 3" } },
-	{ "prefix keys are IPv4-mapped, prefixlen 32 + 96 + len, IPv6 32 + len", "0-3",
+	{ "prefix keys carry the family, so IPv4 and IPv6 prefixes (/0 too) never meet", "0-3",
 	  V1 "cpus: [0-3]\nrules:\n"
 	  "  - {match: {src: 10.0.0.0/8}, cpu: 1}\n"
 	  "  - {match: {dst: 192.168.1.0/24}, cpu: 2}\n"
@@ -89,14 +89,14 @@ static const struct compile_case cases[] = {
 	  "  - {match: {dst: \"2001:db8:ff00::/40\"}, cpus: [0-1]}\n"
 	  "  - {match: {dst: 0.0.0.0/0}, cpu: 0}\n"
 	  "  - {match: {src: 172.16.0.0/31}, cpu: 2}\n",
-	  "slot: flags l4,fastpath,src_prefixes,dst_prefixes; table 512; queue 2048; non_ip local; loader seed_random,drain\n"
-	  "shapes:\n"
-	  "prefix src ::ffff:10.0.0.0/136 -> cpu 1 (rule 0)\n"
-	  "prefix dst ::ffff:192.168.1.0/152 -> cpu 2 (rule 1)\n"
-	  "prefix src 2001:db8::/64 -> cpu 3 (rule 2)\n"
-	  "prefix dst 2001:db8:ff00::/72 -> set 0+2 (rule 3)\n"
-	  "prefix dst ::ffff:0.0.0.0/128 -> cpu 0 (rule 4)\n"
-	  "prefix src ::ffff:172.16.0.0/159 -> cpu 2 (rule 5)\n"
+	  SLOT_DEFAULT
+	  "shapes: | src/ dst/\n"
+	  "prefix src/: v4 10.0.0.0/8 -> cpu 1 (rule 0)\n"
+	  "prefix dst/: v4 192.168.1.0/24 -> cpu 2 (rule 1)\n"
+	  "prefix src/: v6 2001:db8::/32 -> cpu 3 (rule 2)\n"
+	  "prefix dst/: v6 2001:db8:ff00::/40 -> set 0+2 (rule 3)\n"
+	  "prefix dst/: v4 0.0.0.0/0 -> cpu 0 (rule 4)\n"
+	  "prefix src/: v4 172.16.0.0/31 -> cpu 2 (rule 5)\n"
 	  "cpus: 0 1 2 3\n"
 	  "rule_cpus: 0 1\n",
 	  { "udp 10.200.1.1 1 192.168.1.9 2 -> rule 0",
@@ -105,15 +105,16 @@ static const struct compile_case cases[] = {
 	    "tcp 2001:db9::1 1 2001:db8:ff00::1 2 -> rule 3",
 	    "tcp 2001:db8:1::1 1 2001:db8:ff00::1 2 -> rule 2",
 	    "tcp 2001:db9::1 1 2001:db8:fe00::1 2 -> table",
-	    "tcp 172.16.0.1 1 10.0.0.1 2 -> rule 4" } },
+	    "tcp 172.16.0.1 1 10.0.0.1 2 -> rule 4",
+	    "tcp 2001:db9::1 1 2001:db9::2 2 -> table" } },
 	{ "an earlier shorter prefix gives its target to a later longer one it covers", "0-3",
 	  V1 "cpus: [0-3]\nrules:\n"
 	  "  - {match: {src: 10.0.0.0/8}, cpu: 1}\n"
 	  "  - {match: {src: 10.1.0.0/16}, cpu: 2}\n",
-	  "slot: flags l4,fastpath,src_prefixes; table 512; queue 2048; non_ip local; loader seed_random,drain\n"
-	  "shapes:\n"
-	  "prefix src ::ffff:10.0.0.0/136 -> cpu 1 (rule 0)\n"
-	  "prefix src ::ffff:10.1.0.0/144 -> cpu 1 (rule 0)\n"
+	  SLOT_DEFAULT
+	  "shapes: | src/\n"
+	  "prefix src/: v4 10.0.0.0/8 -> cpu 1 (rule 0)\n"
+	  "prefix src/: v4 10.1.0.0/16 -> cpu 1 (rule 0)\n"
 	  "cpus: 0 1 2 3\n"
 	  "rule_cpus:\n",
 	  { "tcp 10.1.2.3 1 192.0.2.1 2 -> rule 0",
@@ -122,10 +123,10 @@ static const struct compile_case cases[] = {
 	  V1 "cpus: [0-3]\nrules:\n"
 	  "  - {match: {src: 10.1.0.0/16}, cpu: 1}\n"
 	  "  - {match: {src: 10.0.0.0/8}, cpu: 2}\n",
-	  "slot: flags l4,fastpath,src_prefixes; table 512; queue 2048; non_ip local; loader seed_random,drain\n"
-	  "shapes:\n"
-	  "prefix src ::ffff:10.1.0.0/144 -> cpu 1 (rule 0)\n"
-	  "prefix src ::ffff:10.0.0.0/136 -> cpu 2 (rule 1)\n"
+	  SLOT_DEFAULT
+	  "shapes: | src/\n"
+	  "prefix src/: v4 10.1.0.0/16 -> cpu 1 (rule 0)\n"
+	  "prefix src/: v4 10.0.0.0/8 -> cpu 2 (rule 1)\n"
 	  "cpus: 0 1 2 3\n"
 	  "rule_cpus:\n",
 	  { "tcp 10.1.2.3 1 192.0.2.1 2 -> rule 0",
@@ -137,12 +138,12 @@ static const struct compile_case cases[] = {
 	  "  - {match: {dst: \"2001:db8::/32\"}, cpu: 2}\n"
 	  "  - {match: {dst: \"2001:db8:1:2::/64\"}, cpu: 3}\n"
 	  "  - {match: {dst: \"2001:db8:2:2::/64\"}, cpu: 0}\n",
-	  "slot: flags l4,fastpath,dst_prefixes; table 512; queue 2048; non_ip local; loader seed_random,drain\n"
-	  "shapes:\n"
-	  "prefix dst 2001:db8:1::/80 -> cpu 1 (rule 0)\n"
-	  "prefix dst 2001:db8::/64 -> cpu 2 (rule 1)\n"
-	  "prefix dst 2001:db8:1:2::/96 -> cpu 1 (rule 0)\n"
-	  "prefix dst 2001:db8:2:2::/96 -> cpu 2 (rule 1)\n"
+	  SLOT_DEFAULT
+	  "shapes: | dst/\n"
+	  "prefix dst/: v6 2001:db8:1::/48 -> cpu 1 (rule 0)\n"
+	  "prefix dst/: v6 2001:db8::/32 -> cpu 2 (rule 1)\n"
+	  "prefix dst/: v6 2001:db8:1:2::/64 -> cpu 1 (rule 0)\n"
+	  "prefix dst/: v6 2001:db8:2:2::/64 -> cpu 2 (rule 1)\n"
 	  "cpus: 0 1 2 3\n"
 	  "rule_cpus:\n",
 	  { "udp 2001:db8::9 1 2001:db8:1:2::5 2 -> rule 0",
@@ -152,25 +153,25 @@ static const struct compile_case cases[] = {
 	  V1 "cpus: [0-3]\nrules:\n"
 	  "  - {match: {src: 10.0.0.0/8}, cpu: 1}\n"
 	  "  - {match: {dst: 10.1.0.0/16}, cpu: 2}\n",
-	  "slot: flags l4,fastpath,src_prefixes,dst_prefixes; table 512; queue 2048; non_ip local; loader seed_random,drain\n"
-	  "shapes:\n"
-	  "prefix src ::ffff:10.0.0.0/136 -> cpu 1 (rule 0)\n"
-	  "prefix dst ::ffff:10.1.0.0/144 -> cpu 2 (rule 1)\n"
+	  SLOT_DEFAULT
+	  "shapes: | src/ dst/\n"
+	  "prefix src/: v4 10.0.0.0/8 -> cpu 1 (rule 0)\n"
+	  "prefix dst/: v4 10.1.0.0/16 -> cpu 2 (rule 1)\n"
 	  "cpus: 0 1 2 3\n"
 	  "rule_cpus:\n",
 	  { "tcp 10.1.0.1 1 10.1.0.2 2 -> rule 0",
 	    "tcp 11.1.0.1 1 10.1.0.2 2 -> rule 1" } },
-	{ "a duplicate prefix is dropped, its CPU set not laid out", "0-3",
+	{ "a duplicate prefix is dropped: the earlier rule keeps it", "0-3",
 	  V1 "cpus: [0-3]\nrules:\n"
 	  "  - {match: {src: 10.0.0.0/8}, cpu: 1}\n"
 	  "  - {match: {src: 10.0.0.0/8}, cpus: [2-3]}\n",
-	  "slot: flags l4,fastpath,src_prefixes; table 512; queue 2048; non_ip local; loader seed_random,drain\n"
-	  "shapes:\n"
-	  "prefix src ::ffff:10.0.0.0/136 -> cpu 1 (rule 0)\n"
+	  SLOT_DEFAULT
+	  "shapes: | src/\n"
+	  "prefix src/: v4 10.0.0.0/8 -> cpu 1 (rule 0)\n"
 	  "cpus: 0 1 2 3\n"
-	  "rule_cpus:\n",
+	  "rule_cpus: 2 3\n",
 	  { "tcp 10.1.1.1 1 10.0.0.2 2 -> rule 0" } },
-	{ "a duplicate exact-field rule is dropped, its CPU set not laid out", "0-3",
+	{ "a duplicate exact-field rule is dropped: the earlier rule keeps its key", "0-3",
 	  V1 "cpus: [0-3]\nrules:\n"
 	  "  - {match: {proto: udp, src: \"2001:db8::1\"}, cpu: 1}\n"
 	  "  - {match: {src: \"2001:db8::1\", proto: udp}, cpus: [2-3]}\n",
@@ -178,7 +179,7 @@ static const struct compile_case cases[] = {
 	  "shapes: proto+src\n"
 	  "flow proto+src: proto 17 v6 2001:db8::1 > :: -> cpu 1 (rule 0)\n"
 	  "cpus: 0 1 2 3\n"
-	  "rule_cpus:\n",
+	  "rule_cpus: 2 3\n",
 	  { "udp 2001:db8::1 7 2001:db8::9 9 -> rule 0",
 	    "tcp 2001:db8::1 7 2001:db8::9 9 -> table",
 	    "udp 2001:db8::2 7 2001:db8::1 9 -> table" } },
@@ -188,31 +189,31 @@ static const struct compile_case cases[] = {
 	  "  - {match: {proto: udp}, cpu: 2}\n"
 	  "  - {match: {src: 10.0.0.0/8}, cpus: [{cpu: 2, weight: 2}, 3]}\n"
 	  "  - {match: {proto: sctp}, cpus: [1-3]}\n",
-	  "slot: flags l4,fastpath,src_prefixes; table 512; queue 2048; non_ip local; loader seed_random,drain\n"
-	  "shapes: proto\n"
+	  SLOT_DEFAULT
+	  "shapes: proto | src/\n"
 	  "flow proto: proto 6 -> set 0+4 (rule 0)\n"
 	  "flow proto: proto 17 -> cpu 2 (rule 1)\n"
-	  "flow proto: proto 132 -> set 4+3 (rule 3)\n"
-	  "prefix src ::ffff:10.0.0.0/136 -> set 7+3 (rule 2)\n"
+	  "flow proto: proto 132 -> set 7+3 (rule 3)\n"
+	  "prefix src/: v4 10.0.0.0/8 -> set 4+3 (rule 2)\n"
 	  "cpus: 0 1 2 3\n"
-	  "rule_cpus: 0 1 1 1 1 2 3 2 2 3\n",
+	  "rule_cpus: 0 1 1 1 2 2 3 1 2 3\n",
 	  { "tcp 10.0.0.1 1 10.0.0.2 2 -> rule 0",
 	    "udp 10.0.0.1 1 10.0.0.2 2 -> rule 1",
 	    "sctp 10.0.0.1 1 10.0.0.2 2 -> rule 2",
 	    "sctp 11.0.0.1 1 10.0.0.2 2 -> rule 3",
 	    "icmp 11.0.0.1 0 10.0.0.2 0 -> table" } },
-	{ "a prefix nested in an earlier CPU-set rule shares its rule_cpus entries", "0-3",
+	{ "a prefix nested in an earlier CPU-set rule takes that rule's set", "0-3",
 	  V1 "cpus: [0-3]\nrules:\n"
 	  "  - {match: {src: 10.0.0.0/8}, cpus: [0, {cpu: 1, weight: 2}]}\n"
 	  "  - {match: {src: 10.1.0.0/16}, cpu: 2}\n"
 	  "  - {match: {src: 10.2.0.0/16}, cpus: [2-3]}\n",
-	  "slot: flags l4,fastpath,src_prefixes; table 512; queue 2048; non_ip local; loader seed_random,drain\n"
-	  "shapes:\n"
-	  "prefix src ::ffff:10.0.0.0/136 -> set 0+3 (rule 0)\n"
-	  "prefix src ::ffff:10.1.0.0/144 -> set 0+3 (rule 0)\n"
-	  "prefix src ::ffff:10.2.0.0/144 -> set 0+3 (rule 0)\n"
+	  SLOT_DEFAULT
+	  "shapes: | src/\n"
+	  "prefix src/: v4 10.0.0.0/8 -> set 0+3 (rule 0)\n"
+	  "prefix src/: v4 10.1.0.0/16 -> set 0+3 (rule 0)\n"
+	  "prefix src/: v4 10.2.0.0/16 -> set 0+3 (rule 0)\n"
 	  "cpus: 0 1 2 3\n"
-	  "rule_cpus: 0 1 1\n",
+	  "rule_cpus: 0 1 1 2 3\n",
 	  { "udp 10.1.0.1 1 10.0.0.2 2 -> rule 0",
 	    "udp 10.2.0.1 1 10.0.0.2 2 -> rule 0",
 	    "udp 11.2.0.1 1 10.0.0.2 2 -> table" } },
@@ -223,13 +224,13 @@ static const struct compile_case cases[] = {
 	  "  - {match: {proto: tcp}, cpu: 3}\n"
 	  "  - {match: {src: 10.1.0.0/16}, cpu: 0}\n"
 	  "  - {match: {dst: 192.0.2.0/24}, cpu: 0}\n",
-	  "slot: flags l4,fastpath,src_prefixes,dst_prefixes; table 512; queue 2048; non_ip local; loader seed_random,drain\n"
-	  "shapes: proto+dport proto\n"
+	  SLOT_DEFAULT
+	  "shapes: proto+dport proto | src/ dst/\n"
 	  "flow proto+dport: proto 17 dport 53 -> cpu 1 (rule 0)\n"
 	  "flow proto: proto 6 -> cpu 3 (rule 2)\n"
-	  "prefix src ::ffff:10.0.0.0/136 -> cpu 2 (rule 1)\n"
-	  "prefix src ::ffff:10.1.0.0/144 -> cpu 2 (rule 1)\n"
-	  "prefix dst ::ffff:192.0.2.0/152 -> cpu 0 (rule 4)\n"
+	  "prefix src/: v4 10.0.0.0/8 -> cpu 2 (rule 1)\n"
+	  "prefix src/: v4 10.1.0.0/16 -> cpu 2 (rule 1)\n"
+	  "prefix dst/: v4 192.0.2.0/24 -> cpu 0 (rule 4)\n"
 	  "cpus: 0 1 2 3\n"
 	  "rule_cpus:\n",
 	  { "udp 10.1.1.1 5 192.0.2.1 53 -> rule 0",
@@ -238,6 +239,68 @@ static const struct compile_case cases[] = {
 	    "tcp 192.0.2.7 5 192.0.2.1 80 -> rule 2",
 	    "udp 192.0.2.7 5 192.0.2.1 54 -> rule 4",
 	    "udp 198.51.100.1 5 198.51.100.2 54 -> table" } },
+	{ "::/0 matches every IPv6 flow and no IPv4 flow", "0-3",
+	  V1 "cpus: [0-3]\nrules:\n"
+	  "  - {match: {src: \"::/0\"}, cpu: 2}\n",
+	  SLOT_DEFAULT
+	  "shapes: | src/\n"
+	  "prefix src/: v6 ::/0 -> cpu 2 (rule 0)\n"
+	  "cpus: 0 1 2 3\n"
+	  "rule_cpus:\n",
+	  { "udp 2001:db8::1 1 2001:db8::2 2 -> rule 0",
+	    "udp ::ffff:10.0.0.1 1 ::ffff:10.0.0.2 2 -> rule 0",
+	    "udp 10.0.0.1 1 10.0.0.2 2 -> table" } },
+	{ "a prefix and exact fields in one rule must all match (AND)", "0-3",
+	  V1 "cpus: [0-3]\nrules:\n"
+	  "  - {match: {proto: tcp, src: 10.0.0.0/8, dst_port: 80}, cpu: 1}\n"
+	  "  - {match: {dst: \"2001:db8::/32\", src: \"2001:db8:1::1\"}, cpu: 2}\n"
+	  "  - {match: {proto: tcp, src: 10.1.0.0/16, dst_port: 80}, cpu: 3}\n",
+	  SLOT_DEFAULT
+	  "shapes: | proto+src/+dport src+dst/\n"
+	  "prefix proto+src/+dport: proto 6 v4 10.0.0.0/8 dport 80 -> cpu 1 (rule 0)\n"
+	  "prefix src+dst/: v6 2001:db8::/32 other 2001:db8:1::1 -> cpu 2 (rule 1)\n"
+	  "prefix proto+src/+dport: proto 6 v4 10.1.0.0/16 dport 80 -> cpu 1 (rule 0)\n"
+	  "cpus: 0 1 2 3\n"
+	  "rule_cpus:\n",
+	  { "tcp 10.1.2.3 5 192.0.2.1 80 -> rule 0",
+	    "tcp 10.1.2.3 5 192.0.2.1 81 -> table",
+	    "udp 10.1.2.3 5 192.0.2.1 80 -> table",
+	    "tcp 11.1.2.3 5 192.0.2.1 80 -> table",
+	    "udp 2001:db8:1::1 5 2001:db8:9::9 7 -> rule 1",
+	    "udp 2001:db8:1::2 5 2001:db8:9::9 7 -> table",
+	    "udp 2001:db8:1::1 5 2001:db9::9 7 -> table" } },
+	{ "symmetric mode adds each rule's mirror, with the rule's own id", "0-3",
+	  V1 "cpus: [0-3]\nhash: {symmetric: true}\nrules:\n"
+	  "  - {match: {proto: udp, src: 10.0.0.1, src_port: 53}, cpu: 1}\n"
+	  "  - {match: {src: 10.9.0.0/16}, cpus: [2-3]}\n",
+	  "slot: flags l4,symmetric,fastpath; table 512; queue 2048; non_ip local; loader seed_random,drain\n"
+	  "shapes: proto+src+sport proto+dst+dport | src/ dst/\n"
+	  "flow proto+src+sport: proto 17 v4 10.0.0.1 > 0.0.0.0 sport 53 -> cpu 1 (rule 0)\n"
+	  "flow proto+dst+dport: proto 17 v4 0.0.0.0 > 10.0.0.1 dport 53 -> cpu 1 (rule 0)\n"
+	  "prefix src/: v4 10.9.0.0/16 -> set 0+2 (rule 1)\n"
+	  "prefix dst/: v4 10.9.0.0/16 -> set 0+2 (rule 1)\n"
+	  "cpus: 0 1 2 3\n"
+	  "rule_cpus: 2 3\n",
+	  { "udp 10.0.0.1 53 192.0.2.1 4000 -> rule 0",
+	    "udp 192.0.2.1 4000 10.0.0.1 53 -> rule 0",
+	    "udp 10.9.1.1 53 10.0.0.1 4000 -> rule 1",
+	    "udp 10.0.0.1 4000 10.9.1.1 53 -> rule 1",
+	    "tcp 192.0.2.1 1 10.9.0.7 2 -> rule 1",
+	    "udp 192.0.2.1 4000 10.0.0.2 53 -> table" } },
+	{ "in symmetric mode a rule's mirror still comes after earlier rules", "0-3",
+	  V1 "cpus: [0-3]\nhash: {symmetric: true}\nrules:\n"
+	  "  - {match: {src: 10.1.0.0/16}, cpu: 1}\n"
+	  "  - {match: {src: 10.2.0.0/16}, cpu: 2}\n",
+	  "slot: flags l4,symmetric,fastpath; table 512; queue 2048; non_ip local; loader seed_random,drain\n"
+	  "shapes: | src/ dst/\n"
+	  "prefix src/: v4 10.1.0.0/16 -> cpu 1 (rule 0)\n"
+	  "prefix dst/: v4 10.1.0.0/16 -> cpu 1 (rule 0)\n"
+	  "prefix src/: v4 10.2.0.0/16 -> cpu 2 (rule 1)\n"
+	  "prefix dst/: v4 10.2.0.0/16 -> cpu 2 (rule 1)\n"
+	  "cpus: 0 1 2 3\n"
+	  "rule_cpus:\n",
+	  { "tcp 10.1.0.1 1 10.2.0.1 2 -> rule 0",
+	    "tcp 10.2.0.1 2 10.1.0.1 1 -> rule 0" } },
 };
 
 /* ---- the build as text -------------------------------------------------- */
@@ -274,13 +337,23 @@ static void put_names(struct sbuf *b, __u32 bits, const char *const *names,
 		put(b, "-");
 }
 
-static const char *const shape_names[] = {
-	"proto", "src", "dst", "sport", "dport",
-};
-
+/* A shape as fields joined by '+', an address matched by prefix with a
+ * '/' after it: "proto+src/+dport". */
 static void put_shape(struct sbuf *b, __u32 shape)
 {
-	put_names(b, shape, shape_names, 5, "+");
+	static const char *const names[] = { "proto", "src", "dst", "sport", "dport" };
+	int i, first = 1;
+
+	for (i = 0; i < 5; i++) {
+		if (!(shape & (1u << i)))
+			continue;
+		put(b, "%s%s%s", first ? "" : "+", names[i],
+		    (i == 1 && (shape & STEER_M_PREFIX_SRC)) ||
+		    (i == 2 && (shape & STEER_M_PREFIX_DST)) ? "/" : "");
+		first = 0;
+	}
+	if (first)
+		put(b, "-");
 }
 
 static void put_target(struct sbuf *b, const struct steer_target *t)
@@ -337,39 +410,57 @@ static void put_flow_rule(struct sbuf *b, const struct build_flow_rule *r)
 
 static void put_prefix_rule(struct sbuf *b, const struct build_prefix_rule *r)
 {
-	put(b, "prefix %s ", r->dst ? "dst" : "src");
-	if (r->key.slot)
-		put(b, "slot %u ", r->key.slot);
-	put_addr(b, STEER_AF_INET6, (const __u32 *)r->key.addr);
-	put(b, "/%u", r->key.prefixlen);
+	const struct steer_prefix_key *k = &r->key;
+	__u32 other = (k->shape & STEER_M_PREFIX_SRC) ? STEER_M_DST : STEER_M_SRC;
+
+	put(b, "prefix ");
+	put_shape(b, k->shape);
+	put(b, ":");
+	if (k->slot)
+		put(b, " slot %u", k->slot);
+	if (k->proto)
+		put(b, " proto %u", k->proto);
+	put(b, " %s ", k->family == STEER_AF_INET ? "v4" : "v6");
+	put_addr(b, k->family, k->addr);
+	put(b, "/%u", k->prefixlen - STEER_PREFIX_FIXED_BITS);
+	if (k->shape & other) {
+		put(b, " other ");
+		put_addr(b, k->family, k->other);
+	}
+	if (k->sport)
+		put(b, " sport %u", ntohs(k->sport));
+	if (k->dport)
+		put(b, " dport %u", ntohs(k->dport));
+	if (k->pad)
+		put(b, " pad set");
 	put_target(b, &r->target);
 	put(b, "\n");
 }
 
 static void dump_build(struct sbuf *b, const struct steer_build *bd)
 {
-	static const char *const flag_names[] = {
-		"l4", "symmetric", "fastpath", "src_prefixes", "dst_prefixes",
+	static const char *const flag_names[] = { "l4", "symmetric", "fastpath" };
+	static const char *const lflag_names[] = {
+		"seed_random", "drain", "cpus_fallback",
 	};
-	static const char *const lflag_names[] = { "seed_random", "drain" };
 	const struct steer_slot *s = &bd->slot;
 	__u32 i;
 
 	put(b, "slot: flags ");
-	put_names(b, s->flags, flag_names, 5, ",");
+	put_names(b, s->flags, flag_names, 3, ",");
 	put(b, "; table %u; queue %u; non_ip ", s->table_size, s->queue_size);
 	if (s->nonip_cpu == STEER_CPU_LOCAL)
 		put(b, "local");
 	else
 		put(b, "%u", s->nonip_cpu);
 	put(b, "; loader ");
-	put_names(b, s->loader_flags, lflag_names, 2, ",");
+	put_names(b, s->loader_flags, lflag_names, 3, ",");
 	if (s->generation || s->digest)
 		put(b, "; generation %u digest %llx", s->generation,
 		    (unsigned long long)s->digest);
 	put(b, "\nshapes:");
 	for (i = 0; i < s->nshapes && i < STEER_MAX_SHAPES; i++) {
-		put(b, " ");
+		put(b, i == s->nexact ? " | " : " ");
 		put_shape(b, s->shapes[i]);
 	}
 	put(b, "\n");
@@ -401,47 +492,47 @@ static const struct steer_target *first_of(const struct steer_target *a,
 	return b->rule_id < a->rule_id ? b : a;
 }
 
-/* The rule the program would pick: exact-field rules through the same key
- * function as the program, prefixes by longest match on the mapped form. */
+/* 1 when the stored prefix key 'r' holds the lookup key 'k': equal up to
+ * the address, then r's prefix length of it. */
+static int prefix_holds(const struct steer_prefix_key *r,
+			const struct steer_prefix_key *k)
+{
+	__u32 bits = r->prefixlen - STEER_PREFIX_FIXED_BITS, full = bits / 8;
+	const __u8 *x = (const __u8 *)r->addr, *y = (const __u8 *)k->addr;
+
+	return !memcmp(&r->slot, &k->slot, offsetof(struct steer_prefix_key, addr) -
+					   offsetof(struct steer_prefix_key, slot)) &&
+	       !memcmp(x, y, full) &&
+	       !(bits % 8 && (x[full] ^ y[full]) & (0xff00 >> (bits % 8)));
+}
+
+/* The rule the program would pick: every shape through the same key
+ * functions as the program, exact shapes by equality, prefix shapes by
+ * longest match, lowest rule_id across all. */
 static const struct steer_target *lookup(const struct steer_build *bd,
 					 const struct steer_flow *f)
 {
 	const struct steer_target *best = NULL;
+	const struct build_prefix_rule *longest;
+	struct steer_prefix_key pk;
 	struct steer_rule_key k;
 	__u32 i;
-	int side, j;
+	int j;
 
-	for (i = 0; i < bd->slot.nshapes; i++) {
+	for (i = 0; i < bd->slot.nexact; i++) {
 		steer_rule_key_fill(&k, 0, bd->slot.shapes[i], f);
 		for (j = 0; j < bd->nflow; j++)
 			if (!memcmp(&bd->flow[j].key, &k, sizeof(k)))
 				best = first_of(best, &bd->flow[j].target);
 	}
-	for (side = 0; side < 2; side++) {
-		const __u32 *a = side ? f->dst : f->src;
-		const struct build_prefix_rule *longest = NULL;
-		__u32 addr[4];
-
-		if (!(bd->slot.flags & (side ? STEER_F_DST_PREFIXES :
-					       STEER_F_SRC_PREFIXES)))
-			continue;
-		if (f->family == STEER_AF_INET) {
-			addr[0] = addr[1] = 0;
-			addr[2] = htonl(0xffff);
-			addr[3] = a[0];
-		} else {
-			memcpy(addr, a, sizeof(addr));
-		}
+	for (i = bd->slot.nexact; i < bd->slot.nshapes; i++) {
+		steer_prefix_key_fill(&pk, 0, bd->slot.shapes[i], f);
+		longest = NULL;
 		for (j = 0; j < bd->nprefix; j++) {
 			const struct build_prefix_rule *r = &bd->prefix[j];
-			__u32 bits = r->key.prefixlen - 32, full = bits / 8;
-			const __u8 *x = r->key.addr, *y = (const __u8 *)addr;
 
-			if (r->dst != side || memcmp(x, y, full) ||
-			    (bits % 8 && (x[full] ^ y[full]) &
-					 (0xff00 >> (bits % 8))))
-				continue;
-			if (!longest || r->key.prefixlen > longest->key.prefixlen)
+			if (prefix_holds(&r->key, &pk) &&
+			    (!longest || r->key.prefixlen > longest->key.prefixlen))
 				longest = r;
 		}
 		if (longest)
@@ -673,9 +764,9 @@ static void test_rule_cpus_too_big(void)
 	EXPECT_EQ(policy_compile(&p, NULL, &b, why, sizeof(why)), -E2BIG,
 		  "rule CPU sets beyond STEER_RULE_CPUS_MAX are refused with -E2BIG");
 	EXPECT(strstr(why, "4100 entries"), "the reason counts the entries needed");
-	/* Exact-field rules are laid out first: rule 2 takes 2100, then
-	 * rule 1's 2000 do not fit. */
-	EXPECT(strstr(why, "rule 1 (line 3)"),
+	/* Sets are laid out in policy order: rule 1 takes 2000, then rule
+	 * 2's 2100 do not fit. */
+	EXPECT(strstr(why, "rule 2 (line 4)"),
 	       "the reason names the rule that overflowed and its line");
 	EXPECT(!b.flow && !b.prefix, "a failed compile leaves nothing to free");
 	if (test_failed)
@@ -684,8 +775,8 @@ out:
 	policy_free(&p);
 }
 
-/* Rules at the parser's limit: one set of 4096 entries, and prefixes
- * nested in it, compile (each nested prefix shares the set). */
+/* Rules at the parser's limit, 4096 rule_cpus entries, compile, and each
+ * prefix nested in the first rule carries that rule's set. */
 static void test_rule_cpus_at_limit(void)
 {
 	struct steer_policy p;
@@ -702,8 +793,8 @@ static void test_rule_cpus_at_limit(void)
 		goto out;
 	if (EXPECT_EQ(policy_compile(&p, NULL, &b, why, sizeof(why)), 0,
 		      "it compiles")) {
-		EXPECT_EQ(b.nrule_cpus, 4000,
-			  "only the covering rule's set is laid out");
+		EXPECT_EQ(b.nrule_cpus, 4096,
+			  "every rule's set is laid out once, all 4096 entries");
 		for (i = 0; i < b.nprefix; i++)
 			EXPECT(b.prefix[i].target.cpu == 0 &&
 			       b.prefix[i].target.ncpus == 4000 &&

@@ -13,7 +13,7 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 #include "test.h"
 
 #define ONLINE "0-63"
@@ -239,14 +239,14 @@ static void test_pinned_flows(void)
 		const struct policy_rule *r = &p.rules[i];
 		int j;
 
-		if (r->kind == POLICY_RULE_EXACT && r->fields == STEER_M_ALL) {
+		if (!policy_rule_is_prefix(r) && r->fields == STEER_M_ALL) {
 			five_v4 += r->flow.family == STEER_AF_INET;
 			five_v6 += r->flow.family == STEER_AF_INET6;
 		}
-		if (r->kind == POLICY_RULE_EXACT &&
+		if (!policy_rule_is_prefix(r) &&
 		    r->fields == (STEER_M_PROTO | STEER_M_DPORT))
 			proto_port++;
-		if (r->kind == POLICY_RULE_PREFIX)
+		if (policy_rule_is_prefix(r))
 			pfx[r->fields == STEER_M_DST][r->flow.family == STEER_AF_INET6]++;
 		if (r->cpus.n > 1)
 			set++;

@@ -3,7 +3,8 @@
  * Unit tier: the warnings of `xdp-steer status` (loader/health.c), one
  * table row per case: description, the machine and policy as plain data,
  * the warnings expected in order (a substring of each) or none. Then
- * netdev_irq_cpus() (loader/netdev.c) on a fake procfs tree in a temp dir.
+ * netdev_irq_cpus() (loader/kernel/netdev.c) on a fake procfs tree in a
+ * temp dir, one row per driver naming scheme.
  */
 #define _GNU_SOURCE /* nftw() */
 #include <errno.h>
@@ -12,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "health.h"
-#include "netdev.h"
+#include "model/health.h"
+#include "kernel/netdev.h"
 #include "test.h"
 
 #define IFNAME "eth2"
@@ -35,7 +36,11 @@ struct health_case {
 	const char *driver;	/* NULL: "ixgbe" */
 	int mtu;		/* 0: 1500 */
 	bool lro;
-	const char *want[7];	/* a substring of each warning, in order */
+	bool ntuple_off;	/* ixgbe's ATR on */
+	int possible;		/* possible CPUs; 0: 8 */
+	bool fallback;		/* default workers fell back to every CPU */
+	bool netns_gone;
+	const char *want[8];	/* a substring of each warning, in order */
 };
 
 static const struct health_case cases[] = {
@@ -62,6 +67,13 @@ static const struct health_case cases[] = {
 	{ .desc = "ixgbe with MTU 9000 and LRO on gives both warnings", .mtu = 9000, .lro = true,
 	  .want = { "MTU 9000: ixgbe refuses", "LRO is on" } },
 	{ .desc = "an unreadable driver gives no driver warning", .driver = UNREADABLE, .mtu = 9000, .lro = true },
+	{ .desc = "ixgbe with ntuple off warns that ATR moves TCP flows between queues", .ntuple_off = true,
+	  .want = { "ntuple is off, so ixgbe's Flow Director ATR moves TCP flows between RX queues as their senders move: 'ethtool -K eth2 ntuple on' turns ATR off" } },
+	{ .desc = "another driver with ntuple off gives no ATR warning", .driver = "i40e", .ntuple_off = true },
+	{ .desc = "ixgbe with 128 possible CPUs gives no warning", .possible = 128 },
+	{ .desc = "ixgbe with 129 possible CPUs warns that native XDP is refused", .possible = 129,
+	  .want = { "129 CPUs are possible: ixgbe refuses native XDP with more than 128; boot with nr_cpus=128" } },
+	{ .desc = "another driver with 4096 possible CPUs gives no warning", .driver = "mlx5_core", .possible = 4096 },
 	/* ---- offline workers ---- */
 	{ .desc = "offline worker CPUs are named", .online = "0-3",
 	  .want = { "worker CPUs 4-5 are offline: their frames wait in the cpumap; bring them online or apply a policy without them" } },
@@ -81,23 +93,29 @@ static const struct health_case cases[] = {
 	{ .desc = "RX interrupts on CPUs that are not workers give no warning", .irq = "0-1,6-7" },
 	{ .desc = "an interface without IRQs gives no interrupt warning", .irq = "", .driver = "veth" },
 	{ .desc = "unreadable interrupts give no interrupt warning", .irq = UNREADABLE },
+	{ .desc = "default workers that fell back to every CPU say so, instead of naming them",
+	  .fallback = true, .workers = "0-7", .irq = "0-7",
+	  .want = { "'cpus' is not set and every online CPU takes eth2's RX interrupts, so every CPU works" } },
 	/* ---- the program and the interface ---- */
 	{ .desc = "pins without a program warn and say how to clean up", .detached = true,
 	  .want = { "maps are pinned but no xdp_steer program is attached: nothing steers; 'xdp-steer detach eth2' cleans up" } },
 	{ .desc = "a program that does not use the pins warns", .foreign_maps = true,
 	  .want = { "the attached xdp_steer program does not use the pinned maps: policy changes have no effect; detach and attach again" } },
-	{ .desc = "a vanished interface warns, and of the missing program",
+	{ .desc = "a vanished interface warns and says how to remove its pins",
 	  .no_iface = true, .detached = true, .driver = UNREADABLE, .irq = "",
-	  .want = { "no interface eth2 in this network namespace", "maps are pinned but no xdp_steer program" } },
+	  .want = { "no interface eth2 in this network namespace (it was deleted): nothing steers; 'xdp-steer detach eth2' removes the pins" } },
+	{ .desc = "pins of a namespace that is gone say so and how to remove them",
+	  .netns_gone = true, .no_iface = true, .detached = true, .driver = UNREADABLE, .irq = "",
+	  .want = { "the network namespace these pins belong to is gone: nothing steers; 'xdp-steer detach --stale' removes them" } },
 	{ .desc = "a program detached with no policy gives both warnings",
 	  .detached = true, .no_policy = true, .workers = "",
 	  .want = { "no xdp_steer program is attached", "no policy applied" } },
 	{ .desc = "everything wrong at once gives every warning, in a fixed order",
 	  .foreign_maps = true, .queue_size = 64, .workers = "0-9", .online = "0-7",
-	  .irq = "0-1", .mtu = 9000, .lro = true,
+	  .irq = "0-1", .mtu = 9000, .lro = true, .ntuple_off = true, .possible = 256,
 	  .want = { "does not use the pinned maps", "worker CPUs 8-9 are offline",
 		    "worker CPUs 0-1 also take eth2's RX", "queue_size 64 is small",
-		    "MTU 9000", "LRO is on" } },
+		    "MTU 9000", "LRO is on", "ntuple is off", "256 CPUs are possible" } },
 };
 
 /* What a row describes, as health_check() takes it. */
@@ -131,7 +149,10 @@ static int row_input(const struct health_case *c, struct row_input *r)
 		.uses_pins = !c->foreign_maps,
 		.table_size = c->no_policy ? 0 : 512,
 		.queue_size = c->queue_size ?: 2048,
+		.loader_flags = c->fallback ? STEER_LF_CPUS_FALLBACK : 0,
 		.buckets = r->buckets,
+		.netns_gone = c->netns_gone,
+		.possible_cpus = c->possible ?: 8,
 	};
 	if (!c->online || strcmp(c->online, UNREADABLE)) {
 		if (parse_or_default(&r->online, c->online, "0-7"))
@@ -148,6 +169,8 @@ static int row_input(const struct health_case *c, struct row_input *r)
 			 c->driver ? c->driver : "ixgbe");
 		r->ni.mtu = c->mtu ?: 1500;
 		r->ni.lro = c->lro;
+		r->ni.ntuple = !c->ntuple_off;
+		r->ni.features_known = true;
 		r->in.netdev = &r->ni;
 	}
 	return 0;
@@ -204,8 +227,10 @@ static void test_list_is_emptied_first(void)
 
 /* ---- netdev_irq_cpus() on a fake procfs ------------------------------------ */
 
-/* An ixgbe eth2 (four queue IRQs and its link IRQ) next to an eth20 whose
- * names start with "eth2", and IRQs of other devices. */
+/* Interrupts of several drivers, named as each names them, and IRQs of
+ * other devices. ixgbe's eth2 has four queue vectors and a link vector
+ * named just "eth2"; eth20's names start with "eth2"; i40e, ice and mlx5
+ * name vectors with the driver or the PCI address. */
 static const char interrupts[] =
 	"            CPU0       CPU1       CPU2       CPU3\n"
 	"   0:         22          0          0          0   IO-APIC   2-edge      timer\n"
@@ -217,6 +242,17 @@ static const char interrupts[] =
 	"  44:          1          0          0          0  IR-PCI-MSIX-0000:03:00.0    4-edge      eth2\n"
 	"  50:        999          0          0          0  IR-PCI-MSIX-0000:03:00.1    0-edge      eth20-TxRx-0\n"
 	"  51:          0          0          0          0  IR-PCI-MSIX-0000:03:00.1    1-edge      eth20\n"
+	"  52:          0          0          0          0  IR-PCI-MSIX-0000:03:00.1    2-edge      eth20-tx-1\n"
+	"  60:          5          0          0          0  IR-PCI-MSIX-0000:05:00.0    0-edge      i40e-0000:05:00.0:misc\n"
+	"  61:          0          5          0          0  IR-PCI-MSIX-0000:05:00.0    1-edge      i40e-ens1f0-TxRx-0\n"
+	"  62:          0          0          5          0  IR-PCI-MSIX-0000:05:00.0    2-edge      i40e-ens1f0-TxRx-1\n"
+	"  70:          5          0          0          0  IR-PCI-MSIX-0000:06:00.0    0-edge      ice-0000:06:00.0:misc\n"
+	"  71:          0          0          0          5  IR-PCI-MSIX-0000:06:00.0    1-edge      ice-ens2-TxRx-0\n"
+	"  80:          5          0          0          0  IR-PCI-MSIX-0000:07:00.0    0-edge      mlx5_async0@pci:0000:07:00.0\n"
+	"  81:          0          5          0          0  IR-PCI-MSIX-0000:07:00.0    1-edge      mlx5_comp0@pci:0000:07:00.0\n"
+	"  82:          0          0          5          0  IR-PCI-MSIX-0000:07:00.0    2-edge      mlx5_comp1@pci:0000:07:00.0\n"
+	"  83:          0          0          0          5  IR-PCI-MSIX-0000:07:00.1    0-edge      mlx5_comp0@pci:0000:07:00.1\n"
+	"  90:          0          0          0          5  IR-PCI-MSIX-0000:08:00.0    0-edge      enp8s0-rx-0, enp8s0-tx-0\n"
 	" NMI:          0          0          0          0   Non-maskable interrupts\n"
 	" LOC:      12345      12345      12345      12345   Local timer interrupts\n"
 	" ERR:          0\n";
@@ -235,6 +271,12 @@ static const struct {
 	{ 44, "0\n", "0-15\n" },	/* the link IRQ */
 	{ 50, "20\n", "20\n" },
 	/* 51: neither file (an IRQ without affinity is skipped) */
+	{ 52, "21\n", "21\n" },
+	{ 60, "30\n", "30\n" }, { 61, "31\n", "31\n" }, { 62, "32\n", "32\n" },
+	{ 70, "40\n", "40\n" }, { 71, "41\n", "41\n" },
+	{ 80, "50\n", "50\n" }, { 81, "51\n", "51\n" }, { 82, "52\n", "52\n" },
+	{ 83, "53\n", "53\n" },
+	{ 90, "60\n", "60\n" },
 };
 
 static int write_file(const char *dir, const char *name, const char *text)
@@ -296,20 +338,24 @@ static int fake_proc_make(char *root, size_t len, bool with_interrupts)
 	return err;
 }
 
-/* The CPUs netdev_irq_cpus() finds for 'ifname', in list form, or the
- * error; "" when the fake tree could not be made. */
-static int irq_cpus_of(const char *ifname, bool with_interrupts,
-		       char *list, size_t len)
+/* The CPUs netdev_irq_cpus() finds for 'ifname' of 'driver' (NULL: not
+ * known) at 'bus', in list form, or the error. */
+static int irq_cpus_of(const char *ifname, const char *driver,
+		       const char *bus, bool with_interrupts, char *list,
+		       size_t len)
 {
+	struct netdev_info ni = {};
 	char root[256];
 	struct cpu_set cpus;
 	int err;
 
 	list[0] = '\0';
+	snprintf(ni.driver, sizeof(ni.driver), "%s", driver ?: "");
+	snprintf(ni.bus_info, sizeof(ni.bus_info), "%s", bus ?: "");
 	err = fake_proc_make(root, sizeof(root), with_interrupts);
 	if (!EXPECT_EQ(err, 0, "the fake procfs tree is made in a temp dir"))
 		return err;
-	err = netdev_irq_cpus(ifname, root, &cpus);
+	err = netdev_irq_cpus(ifname, driver ? &ni : NULL, root, &cpus);
 	if (!err)
 		cpuset_format(&cpus, list, len);
 	fake_proc_remove(root);
@@ -317,50 +363,55 @@ static int irq_cpus_of(const char *ifname, bool with_interrupts,
 	return err;
 }
 
-static void test_irq_cpus_of_ixgbe(void)
+/* One row per naming scheme: which CPUs an interface's RX vectors use. */
+static const struct {
+	const char *desc, *ifname, *driver, *bus, *want;
+} irq_cases[] = {
+	{ "ixgbe: the queue vectors' CPUs, ranges included, not the link vector's (eth2) nor eth20's",
+	  "eth2", "ixgbe", "0000:03:00.0", "4-7,10-11,13" },
+	{ "igb names vectors like ixgbe", "eth2", "igb", "0000:03:00.0", "4-7,10-11,13" },
+	{ "ixgbe: an interface whose name extends another's gets its own vectors only, not TX-only ones",
+	  "eth20", "ixgbe", "0000:03:00.1", "20" },
+	{ "a prefix of an interface name matches no vector", "eth", "ixgbe", "", "" },
+	{ "a word inside a vector name is not an interface name", "TxRx", "ixgbe", "", "" },
+	{ "i40e: i40e-IFACE-TxRx-N, not the misc vector", "ens1f0", "i40e", "0000:05:00.0", "31-32" },
+	{ "ice: ice-IFACE-TxRx-N, not the misc vector", "ens2", "ice", "0000:06:00.0", "41" },
+	{ "mlx5: completion vectors of the interface's PCI function, not async ones nor the other port's",
+	  "enp7s0f0np0", "mlx5_core", "0000:07:00.0", "51-52" },
+	{ "mlx5 without a PCI address matches nothing", "enp7s0f0np0", "mlx5_core", "", "" },
+	{ "an unknown driver: IFACE-rx-N in a shared action list, not IFACE-tx-N alone",
+	  "enp8s0", "r8169", "", "60" },
+	{ "an unknown driver: ixgbe-style names match, the link vector does not",
+	  "eth2", NULL, NULL, "4-7,10-11,13" },
+	{ "a veth has no vectors: the empty set, no error", "veth0", "veth", "", "" },
+};
+
+static void test_irq_naming_table(void)
 {
 	char list[CPUSET_STR_MAX];
+	size_t i;
 
-	EXPECT_EQ(irq_cpus_of("eth2", true, list, sizeof(list)), 0, "reading eth2's IRQs succeeds");
-	EXPECT_STR(list, "0,4-7,10-11,13",
-		   "eth2's queue and link IRQs give their CPUs, ranges included, and none of eth20's");
-}
-
-static void test_irq_cpus_prefix_is_not_a_match(void)
-{
-	char list[CPUSET_STR_MAX];
-
-	EXPECT_EQ(irq_cpus_of("eth20", true, list, sizeof(list)), 0, "reading eth20's IRQs succeeds");
-	EXPECT_STR(list, "20", "eth20 gets its own IRQs only, not eth2's");
-	EXPECT_EQ(irq_cpus_of("eth", true, list, sizeof(list)), 0, "reading eth's IRQs succeeds");
-	EXPECT_STR(list, "", "a prefix of an interface name matches no IRQ");
-	EXPECT_EQ(irq_cpus_of("TxRx", true, list, sizeof(list)), 0, "reading TxRx's IRQs succeeds");
-	EXPECT_STR(list, "", "a word inside an IRQ name is not an interface name");
-}
-
-static void test_irq_cpus_of_veth(void)
-{
-	char list[CPUSET_STR_MAX] = "x";
-
-	EXPECT_EQ(irq_cpus_of("veth0", true, list, sizeof(list)), 0,
-		  "an interface without IRQs (a veth) is no error");
-	EXPECT_STR(list, "", "an interface without IRQs gets the empty set");
+	for (i = 0; i < ARRAY_SIZE(irq_cases); i++) {
+		if (!EXPECT_EQ(irq_cpus_of(irq_cases[i].ifname, irq_cases[i].driver,
+					   irq_cases[i].bus, true, list, sizeof(list)),
+			       0, "reading the fake /proc succeeds"))
+			continue;
+		EXPECT_STR(list, irq_cases[i].want, irq_cases[i].desc);
+	}
 }
 
 static void test_irq_cpus_without_interrupts_file(void)
 {
 	char list[CPUSET_STR_MAX];
 
-	EXPECT_EQ(irq_cpus_of("eth2", false, list, sizeof(list)), -ENOENT,
-		  "a missing interrupts file gives -ENOENT");
+	EXPECT_EQ(irq_cpus_of("eth2", "ixgbe", "", false, list, sizeof(list)),
+		  -ENOENT, "a missing interrupts file gives -ENOENT");
 }
 
 static const struct test_case tests[] = {
 	TEST_ENTRY(test_bad_input_is_refused, "bad input is refused"),
 	TEST_ENTRY(test_list_is_emptied_first, "each check starts from an empty list"),
-	TEST_ENTRY(test_irq_cpus_of_ixgbe, "irq cpus: an ixgbe's queue and link IRQs, effective affinity first, then the requested one"),
-	TEST_ENTRY(test_irq_cpus_prefix_is_not_a_match, "irq cpus: eth20's IRQs are not eth2's, nor the other way round"),
-	TEST_ENTRY(test_irq_cpus_of_veth, "irq cpus: an interface without IRQs gets the empty set"),
+	TEST_ENTRY(test_irq_naming_table, "irq cpus: each driver's RX vectors are found by its naming scheme, misc and TX vectors are not"),
 	TEST_ENTRY(test_irq_cpus_without_interrupts_file, "irq cpus: a missing /proc/interrupts is an error"),
 };
 

@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 #include "test.h"
 
 #define NAME "p.yaml"
@@ -302,21 +302,33 @@ static const struct policy_case cases[] = {
 	{ "host bits in an IPv6 prefix are refused with the fix", "0-1",
 	  V1 "rules:\n  - {match: {src: \"2001:db8::1/32\"}, cpu: 1}\n", 0,
 	  NAME ":3:19: 2001:db8::1/32 has host bits set; did you mean 2001:db8::/32?" },
-	{ "an IPv6 prefix covering IPv4-mapped space is refused", "0-1",
-	  V1 "rules:\n  - {match: {src: \"::/0\"}, cpu: 1}\n", 0,
-	  NAME ":3:19: ::/0 overlaps ::ffff:0:0/96, where the datapath keeps IPv4 addresses, so it would match IPv4 flows; use longer prefixes" },
+	{ "::/0 is a valid IPv6 prefix: IPv4 flows are kept apart by family", "0-1",
+	  V1 "rules:\n  - {match: {src: \"::/0\"}, cpu: 1}\n"
+	  "  - {match: {dst: \"::ffff:0:0/96\"}, cpu: 0}\n", 1, NULL },
 	{ "an address as a number is refused", "0-1",
 	  V1 "rules:\n  - {match: {dst: [1]}, cpu: 1}\n", 0,
 	  NAME ":3:19: expected an address for dst, got a list" },
 	{ "src and dst of different families are refused", "0-1",
 	  V1 "rules:\n  - {match: {src: 10.0.0.1, dst: \"::2\"}, cpu: 1}\n", 0,
 	  NAME ":3:34: src is IPv4 but dst is IPv6; a flow has one family" },
-	{ "a prefix rule with another field is refused", "0-1",
-	  V1 "rules:\n  - {match: {src: 10.1.0.0/16, dst_port: 80}, cpu: 1}\n", 0,
-	  NAME ":3:19: src 10.1.0.0/16 is a prefix, and prefix rules match one address prefix only (this one also has dst_port); split the rule" },
-	{ "a rule with two prefixes is refused", "0-1",
+	{ "a prefix rule may match other fields too, all of them (AND)", "0-1",
+	  V1 "rules:\n  - {match: {proto: tcp, src: 10.1.0.0/16, dst: 10.2.0.1, dst_port: 80}, cpu: 1}\n",
+	  1, NULL },
+	{ "a rule with two prefixes is refused, at the second", "0-1",
 	  V1 "rules:\n  - {match: {src: 10.1.0.0/16, dst: 10.2.0.0/16}, cpu: 1}\n", 0,
-	  NAME ":3:19: src 10.1.0.0/16 is a prefix, and prefix rules match one address prefix only (this one also has dst); split the rule" },
+	  NAME ":3:37: src 10.1.0.0/16 and dst 10.2.0.0/16 are both prefixes; a rule matches at most one address by prefix, the other must be a full address" },
+	{ "in symmetric mode each rule's mirror counts as a set of match fields", "0-1",
+	  V1 "hash: {symmetric: true}\nrules:\n"
+	  "  - {match: {proto: tcp, src: 10.0.0.1}, cpu: 1}\n"
+	  "  - {match: {src_port: 1}, cpu: 1}\n"
+	  "  - {match: {proto: udp, dst: 10.0.0.3, src_port: 2}, cpu: 1}\n"
+	  "  - {match: {src: 10.0.0.1, dst_port: 1}, cpu: 1}\n"
+	  "  - {match: {src: 10.9.0.0/16}, cpu: 1}\n",
+	  0, NAME ":8:13: rule 5 brings a 9th set of match fields (src prefix); at most 8 sets are allowed, as each costs a lookup per packet" },
+	{ "a rule matching both directions alike adds one set in symmetric mode", "0-1",
+	  V1 "hash: {symmetric: true}\nrules:\n"
+	  "  - {match: {src: 10.0.0.1, dst: 10.0.0.2}, cpu: 1}\n"
+	  "  - {match: {src_port: 5, dst_port: 5}, cpu: 1}\n", 1, NULL },
 	{ "a ninth set of match fields is refused", "0-1",
 	  V1 "rules:\n"
 	  "  - {match: {proto: tcp}, cpu: 1}\n"
@@ -456,7 +468,7 @@ static void test_design_example(void)
 	EXPECT_EQ(p.nonip_cpu, STEER_CPU_LOCAL, "non-IP frames stay local");
 	if (!EXPECT_EQ(p.nrules, 2, "there are two rules"))
 		goto out;
-	EXPECT_EQ(p.rules[0].kind, POLICY_RULE_EXACT, "rule 1 is exact");
+	EXPECT(!policy_rule_is_prefix(&p.rules[0]), "rule 1 is exact");
 	EXPECT_EQ(p.rules[0].fields, STEER_M_PROTO | STEER_M_DPORT,
 		  "rule 1 matches proto and dst_port");
 	EXPECT_EQ(p.rules[0].flow.proto, 6, "rule 1 matches TCP");
@@ -465,19 +477,28 @@ static void test_design_example(void)
 	EXPECT_EQ(p.rules[0].flow.family, 0, "rule 1 matches both families");
 	expect_cpus(&p.rules[0].cpus, "3:1", "rule 1 goes to CPU 3");
 	EXPECT_EQ(p.rules[0].line, 8, "rule 1 starts on line 8");
-	EXPECT_EQ(p.rules[1].kind, POLICY_RULE_PREFIX, "rule 2 is a prefix rule");
+	EXPECT_EQ(p.rules[1].shape, STEER_M_SRC | STEER_M_PREFIX_SRC,
+		  "rule 2 is a prefix rule on the source");
 	EXPECT_EQ(p.rules[1].fields, STEER_M_SRC, "rule 2 matches the source");
 	EXPECT_EQ(p.rules[1].flow.src[0], htonl(0x0a010000),
 		  "rule 2's prefix is 10.1.0.0 in network order");
 	EXPECT_EQ(p.rules[1].src_len, 16, "rule 2's prefix is a /16");
 	EXPECT_EQ(p.rules[1].flow.family, STEER_AF_INET, "rule 2 is IPv4");
 	expect_cpus(&p.rules[1].cpus, "4:1 5:1", "rule 2 goes to CPUs 4 and 5");
-	EXPECT_EQ(p.nshapes, 1, "only exact rules make shapes");
-	EXPECT_EQ(p.shapes[0], STEER_M_PROTO | STEER_M_DPORT,
-		  "the shape is proto and dst_port");
+	/* Symmetric: each rule's mirror has a shape of its own. */
+	if (EXPECT_EQ(p.nshapes, 4, "two rules and their mirrors make four shapes")) {
+		EXPECT_EQ(p.shapes[0], STEER_M_PROTO | STEER_M_DPORT,
+			  "the first shape is proto and dst_port");
+		EXPECT_EQ(p.shapes[1], STEER_M_PROTO | STEER_M_SPORT,
+			  "its mirror is proto and src_port");
+		EXPECT_EQ(p.shapes[2], STEER_M_SRC | STEER_M_PREFIX_SRC,
+			  "the third is a source prefix");
+		EXPECT_EQ(p.shapes[3], STEER_M_DST | STEER_M_PREFIX_DST,
+			  "its mirror is a destination prefix");
+	}
 	EXPECT_EQ(policy_slot_flags(&p),
-		  STEER_F_HASH_L4 | STEER_F_SYMMETRIC | STEER_F_LOCAL_FASTPATH |
-		  STEER_F_SRC_PREFIXES, "the slot flags follow the policy");
+		  STEER_F_HASH_L4 | STEER_F_SYMMETRIC | STEER_F_LOCAL_FASTPATH,
+		  "the slot flags follow the policy");
 
 	text = print_str(&p);
 	EXPECT_STR(text,

@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "xdp_steer.h"
-#include "table.h"
+#include "model/table.h"
 #include "test.h"
 
 static __u32 count_of(const __u32 *t, __u32 size, __u32 cpu)

@@ -105,7 +105,7 @@ check_dispatcher() {
 	check "xdp-steer detaches" steer detach "$IF_B"
 	check "$OTHER_NAME is still loaded" loader_lists "$OTHER_NAME"
 	check "xdp_steer is gone from the interface" loader_lists ! xdp_steer
-	check "xdp-steer's pins are gone" test ! -e /sys/fs/bpf/xdp-steer/"$IF_B"
+	check "xdp-steer's pins are gone" test ! -e "$PIN_B"
 }
 
 # Counted here too, for one total at the end like tests/run's.

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * cmd.h - the subcommands. Each takes argc/argv after its name and returns
+ * the process exit status: 0 success, 1 failure or a bad policy, 2 a usage
+ * error. They parse options, call one library entry point (lib/steer.h)
+ * and print its result with a printer (print_*.h); nothing else.
+ */
+#ifndef XDP_STEER_CMD_H
+#define XDP_STEER_CMD_H
+
+#include "lib/steer.h"
+
+#define EXIT_FAIL	1
+#define EXIT_USAGE	2
+
+int cmd_check(int argc, char **argv);
+int cmd_attach(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
+int cmd_detach(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_pin_dir(int argc, char **argv);
+
+/* Parses the options common to all commands (-v, -q, -h) and the
+ * command's own; prints 'usage' on -h or a bad option. Returns -1 to go
+ * on, or the exit status to return now. */
+struct option;
+int cmd_getopt(int argc, char **argv, const char *shortopts,
+	       const struct option *longopts, const char *usage,
+	       int (*handle)(int opt, const char *arg, void *ctx), void *ctx);
+
+/* The usage line on stderr; returns EXIT_USAGE. */
+int cmd_usage_error(const char *usage);
+
+/* A library context whose notifications are printed (log.h). */
+void cli_ctx_init(struct steer_ctx *ctx);
+
+/* Prints the library's reason for a failure; returns EXIT_FAIL. */
+int cli_fail(const struct steer_ctx *ctx);
+
+/* Parses and validates a policy file, printing every diagnostic. 0 or
+ * EXIT_FAIL (then *p is freed). */
+int cli_load_policy(const char *path, struct steer_policy *p);
+
+#endif /* XDP_STEER_CMD_H */

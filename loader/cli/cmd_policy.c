@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* check, attach, apply: the commands that read a policy. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cmd.h"
+#include "cli/log.h"
+
+static int no_handle(int opt, const char *arg, void *ctx)
+{
+	(void)opt;
+	(void)arg;
+	(void)ctx;
+	return -1;
+}
+
+static const struct option help_only[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The one line an apply prints. */
+static void say_applied(const char *ifname, const struct steer_policy *p,
+			const struct steer_apply_result *r)
+{
+	const struct slots_result *s = &r->slots;
+
+	if (s->unchanged)
+		pr_info("%s: policy unchanged (generation %u)%s\n", ifname,
+			s->generation,
+			s->cpus_added ? ", missing cpumap entries restored" : "");
+	else
+		pr_info("%s: policy applied (generation %u, slot %u): %d worker CPU%s, %u buckets (%d moved), %d rule%s; cpumap +%d -%d\n",
+			ifname, s->generation, s->slot, r->ncpus,
+			r->ncpus == 1 ? "" : "s", p->table_size,
+			s->moved_buckets, p->nrules, p->nrules == 1 ? "" : "s",
+			s->cpus_added, s->cpus_removed);
+	if (s->finished_pending)
+		pr_info("%s: finished what an earlier, interrupted apply left: its old slot's readers are gone and unneeded cpumap entries removed\n",
+			ifname);
+}
+
+int cmd_check(int argc, char **argv)
+{
+	const char *usage = "xdp-steer check POLICY\n"
+		"  Validates POLICY against this machine's online CPUs and prints it\n"
+		"  normalized, every default filled in. Exit 1 if it has errors.";
+	struct steer_policy p;
+	int ret;
+
+	ret = cmd_getopt(argc, argv, "", help_only, usage, no_handle, NULL);
+	if (ret >= 0)
+		return ret;
+	if (argc - optind != 1)
+		return cmd_usage_error(usage);
+	if (cli_load_policy(argv[optind], &p))
+		return EXIT_FAIL;
+	policy_print(stdout, &p);
+	policy_free(&p);
+	return 0;
+}
+
+struct attach_opts {
+	const char *policy;
+	enum xdp_attach_mode mode;
+};
+
+static int attach_handle(int opt, const char *arg, void *ctx)
+{
+	struct attach_opts *o = ctx;
+
+	switch (opt) {
+	case 'p':
+		o->policy = arg;
+		return 0;
+	case 'm':
+		if (!strcmp(arg, "native"))
+			o->mode = XDP_MODE_NATIVE;
+		else if (!strcmp(arg, "skb"))
+			o->mode = XDP_MODE_SKB;
+		else {
+			pr_err("unknown mode '%s' (native or skb)\n", arg);
+			return -1;
+		}
+		return 0;
+	}
+	return -1;
+}
+
+int cmd_attach(int argc, char **argv)
+{
+	const char *usage = "xdp-steer attach IFACE --policy POLICY [--mode native|skb]\n"
+		"  Loads the XDP program on IFACE (through libxdp's dispatcher when the\n"
+		"  kernel allows it), pins its maps ('xdp-steer pin-dir IFACE' says where)\n"
+		"  and applies POLICY. Mode defaults to native. All or nothing.";
+	static const struct option longopts[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct attach_opts o = { .mode = XDP_MODE_NATIVE };
+	struct steer_attach_result res;
+	struct steer_policy p;
+	struct steer_ctx ctx;
+	const char *ifname;
+	int ret;
+
+	ret = cmd_getopt(argc, argv, "p:m:", longopts, usage, attach_handle, &o);
+	if (ret >= 0)
+		return ret;
+	if (argc - optind != 1 || !o.policy)
+		return cmd_usage_error(usage);
+	ifname = argv[optind];
+	/* A bad policy must not leave a program behind. */
+	if (cli_load_policy(o.policy, &p))
+		return EXIT_FAIL;
+	cli_ctx_init(&ctx);
+	if (steer_attach(&ctx, ifname, &p, o.mode, &res)) {
+		ret = cli_fail(&ctx);
+	} else {
+		pr_info("%s: attached xdp_steer (program %u) in %s mode, %s\n",
+			ifname, res.at.prog_id, prog_mode_name(res.at.mode),
+			res.at.dispatcher ? "under libxdp's dispatcher" :
+			"as the only XDP program (the kernel refused libxdp's dispatcher)");
+		say_applied(ifname, &p, &res.apply);
+		ret = 0;
+	}
+	policy_free(&p);
+	return ret;
+}
+
+int cmd_apply(int argc, char **argv)
+{
+	const char *usage = "xdp-steer apply IFACE POLICY\n"
+		"  Applies POLICY to IFACE, attached by 'xdp-steer attach' or by\n"
+		"  'xdp-loader load -p $(xdp-steer pin-dir IFACE --create)'. Atomic: a\n"
+		"  policy that fails leaves the previous one in force.";
+	struct steer_apply_result res;
+	struct steer_policy p;
+	struct steer_ctx ctx;
+	int ret;
+
+	ret = cmd_getopt(argc, argv, "", help_only, usage, no_handle, NULL);
+	if (ret >= 0)
+		return ret;
+	if (argc - optind != 2)
+		return cmd_usage_error(usage);
+	if (cli_load_policy(argv[optind + 1], &p))
+		return EXIT_FAIL;
+	cli_ctx_init(&ctx);
+	if (steer_apply(&ctx, argv[optind], &p, &res)) {
+		ret = cli_fail(&ctx);
+	} else {
+		say_applied(argv[optind], &p, &res);
+		ret = 0;
+	}
+	policy_free(&p);
+	return ret;
+}

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* stats: counters of the receiving CPUs and of the workers, as rates every
+ * --interval seconds (like xdp-bench), or once as JSON. */
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cmd.h"
+#include "cli/log.h"
+#include "cli/print_stats.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+struct stats_opts {
+	double interval;
+	int json;
+	long count;
+};
+
+static int stats_handle(int opt, const char *arg, void *ctx)
+{
+	struct stats_opts *o = ctx;
+	char *end;
+
+	switch (opt) {
+	case 'i':
+		o->interval = strtod(arg, &end);
+		/* Written so NaN fails too: every comparison with it is
+		 * false. */
+		if (*end || end == arg || !(o->interval >= 0.1 && o->interval <= 3600)) {
+			pr_err("--interval takes seconds from 0.1 to 3600, not '%s'\n", arg);
+			return -1;
+		}
+		return 0;
+	case 'c':
+		o->count = strtol(arg, &end, 10);
+		if (*end || end == arg || o->count < 1) {
+			pr_err("--count takes a positive number, not '%s'\n", arg);
+			return -1;
+		}
+		return 0;
+	case 'j':
+		o->json = 1;
+		return 0;
+	}
+	return -1;
+}
+
+/* Sleeps 'seconds' unless a signal stops us first. */
+static void pause_for(double seconds)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)seconds,
+		.tv_nsec = (long)((seconds - floor(seconds)) * 1e9),
+	};
+
+	while (!stop && nanosleep(&ts, &ts))
+		;
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	const char *usage = "xdp-steer stats IFACE [--interval S] [--count N] [--json]\n"
+		"  Per-CPU rates every S seconds (default 1) until Ctrl-C or N reports;\n"
+		"  --json prints the counters once as one JSON document.";
+	static const struct option longopts[] = {
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct stats_opts o = { .interval = 1 };
+	struct steer_sample a = {}, b = {}, tmp;
+	struct steer_stats_src *src = NULL;
+	struct steer_ctx ctx;
+	const char *ifname;
+	int ret;
+
+	ret = cmd_getopt(argc, argv, "i:c:j", longopts, usage, stats_handle, &o);
+	if (ret >= 0)
+		return ret;
+	if (argc - optind != 1)
+		return cmd_usage_error(usage);
+	ifname = argv[optind];
+	cli_ctx_init(&ctx);
+	if (steer_stats_open(&ctx, ifname, &src))
+		return cli_fail(&ctx);
+	ret = EXIT_FAIL;
+	if (steer_sample_alloc(&a) || steer_sample_alloc(&b)) {
+		pr_err("out of memory\n");
+		goto out;
+	}
+	if (steer_stats_read(src, &a)) {
+		pr_err("%s: reading the counters failed\n", ifname);
+		goto out;
+	}
+	if (o.json) {
+		print_stats_json(ifname, &a);
+		ret = 0;
+		goto out;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	while (!stop) {
+		pause_for(o.interval);
+		if (stop || steer_stats_read(src, &b))
+			break;
+		print_stats_rates(ifname, &a, &b);
+		tmp = a;
+		a = b;
+		b = tmp;
+		if (o.count && !--o.count)
+			break;
+	}
+	ret = 0;
+out:
+	steer_sample_free(&a);
+	steer_sample_free(&b);
+	steer_stats_close(src);
+	return ret;
+}

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* print_stats.h - `xdp-steer stats`: rates between two samples as a table,
+ * or one sample as JSON. */
+#ifndef XDP_STEER_PRINT_STATS_H
+#define XDP_STEER_PRINT_STATS_H
+
+#include "lib/steer.h"
+
+void print_stats_json(const char *ifname, const struct steer_sample *s);
+void print_stats_rates(const char *ifname, const struct steer_sample *a,
+		       const struct steer_sample *b);
+
+#endif /* XDP_STEER_PRINT_STATS_H */

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <stdio.h>
+
+#include "cli/json.h"
+#include "cli/print_status.h"
+
+void print_status_text(const struct steer_status *st)
+{
+	const struct slot_view *v = &st->view;
+	const struct steer_slot *s = &v->slot;
+	__u32 cpu;
+	int i, first = 1;
+
+	if (st->at.prog_id)
+		printf("%s: xdp_steer program %u, %s mode, %s\n", st->ifname,
+		       st->at.prog_id, prog_mode_name(st->at.mode),
+		       st->at.dispatcher ? "under libxdp's dispatcher" :
+					   "single program (no dispatcher)");
+	else
+		printf("%s: not attached (maps pinned in %s)\n", st->ifname,
+		       st->pin_dir);
+	if (s->table_size) {
+		printf("  policy: generation %u (slot %u), hash %s%s, local fast path %s, rebalance %s, queue %u, table %u\n",
+		       s->generation, v->ctl.active,
+		       s->flags & STEER_F_HASH_L4 ? "l4" : "l3",
+		       s->flags & STEER_F_SYMMETRIC ? " symmetric" : "",
+		       s->flags & STEER_F_LOCAL_FASTPATH ? "on" : "off",
+		       s->loader_flags & STEER_LF_REBALANCE_DRAIN ? "drain" : "immediate",
+		       s->queue_size, s->table_size);
+		printf("  workers:");
+		for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+			if (v->buckets[cpu]) {
+				printf("%s cpu %u (%u buckets)", first ? "" : ",",
+				       cpu, v->buckets[cpu]);
+				first = 0;
+			}
+		printf("\n  rules: %d exact-field, %d prefix (%u field set%s)\n",
+		       v->nflow, v->nprefix, s->nshapes,
+		       s->nshapes == 1 ? "" : "s");
+		printf("  non-IP: ");
+		if (s->nonip_cpu == STEER_CPU_LOCAL)
+			printf("passed on the receiving CPU\n");
+		else
+			printf("cpu %u\n", s->nonip_cpu);
+	}
+	for (i = 0; i < st->health.n; i++)
+		printf("  warning: %s\n", st->health.msg[i]);
+}
+
+static const char *tf(int b)
+{
+	return b ? "true" : "false";
+}
+
+void print_status_json(const struct steer_status *st)
+{
+	const struct slot_view *v = &st->view;
+	const struct steer_slot *s = &v->slot;
+	__u32 cpu;
+	int i, first = 1;
+
+	printf("{\"ifname\": ");
+	json_str(stdout, st->ifname);
+	printf(", \"pin_dir\": ");
+	json_str(stdout, st->pin_dir);
+	printf(", \"interface_exists\": %s, \"attached\": %s, \"prog_id\": %u, \"mode\": \"%s\", \"dispatcher\": %s, \"uses_pins\": %s",
+	       tf(st->if_exists), tf(st->at.prog_id != 0), st->at.prog_id,
+	       prog_mode_name(st->at.mode), tf(st->at.dispatcher),
+	       tf(st->at.uses_pins));
+	printf(", \"policy\": {\"applied\": %s, \"generation\": %u, \"slot\": %u, \"retire_pending\": %s, \"hash\": \"%s\", \"symmetric\": %s, \"local_fastpath\": %s, \"rebalance\": \"%s\", \"queue_size\": %u, \"table_size\": %u, \"exact_rules\": %d, \"prefix_rules\": %d, \"rule_shapes\": %u",
+	       tf(s->table_size != 0), s->generation, v->ctl.active,
+	       tf(v->ctl.retire_pending),
+	       s->flags & STEER_F_HASH_L4 ? "l4" : "l3",
+	       tf(s->flags & STEER_F_SYMMETRIC),
+	       tf(s->flags & STEER_F_LOCAL_FASTPATH),
+	       s->loader_flags & STEER_LF_REBALANCE_DRAIN ? "drain" : "immediate",
+	       s->queue_size, s->table_size, v->nflow, v->nprefix, s->nshapes);
+	printf(", \"workers\": [");
+	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+		if (v->buckets[cpu]) {
+			printf("%s{\"cpu\": %u, \"buckets\": %u}", first ? "" : ", ",
+			       cpu, v->buckets[cpu]);
+			first = 0;
+		}
+	printf("], \"cpumap\": [");
+	for (cpu = 0, first = 1; cpu < STEER_MAX_CPUS; cpu++)
+		if (v->in_cpumap[cpu]) {
+			printf("%s{\"cpu\": %u, \"qsize\": %u, \"prog_id\": %u}",
+			       first ? "" : ", ", cpu, v->cpumap[cpu].qsize,
+			       v->cpumap[cpu].bpf_prog.id);
+			first = 0;
+		}
+	printf("]}, \"warnings\": [");
+	for (i = 0; i < st->health.n; i++) {
+		printf("%s", i ? ", " : "");
+		json_str(stdout, st->health.msg[i]);
+	}
+	printf("]}\n");
+}
+
+void print_status_gone(const struct steer_list *l)
+{
+	int i;
+
+	for (i = 0; i < l->ngone; i++)
+		printf("%s: pins of a network namespace that is gone; 'xdp-steer detach --stale' removes them\n",
+		       l->gone[i]);
+}

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* print_status.h - `xdp-steer status` as text or JSON. */
+#ifndef XDP_STEER_PRINT_STATUS_H
+#define XDP_STEER_PRINT_STATUS_H
+
+#include "lib/steer.h"
+
+void print_status_text(const struct steer_status *st);
+void print_status_json(const struct steer_status *st);
+/* Pin directories of namespaces that are gone (status without IFACE). */
+void print_status_gone(const struct steer_list *l);
+
+#endif /* XDP_STEER_PRINT_STATUS_H */

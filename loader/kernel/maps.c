@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "kernel/maps.h"
+
+static const struct {
+	const char *name;
+	size_t off;
+} map_list[] = {
+#define MAPS_ENTRY_(name, ...) { #name, offsetof(struct steer_maps, name) },
+	STEER_MAPS(MAPS_ENTRY_)
+#undef MAPS_ENTRY_
+};
+#define NMAPS (sizeof(map_list) / sizeof(map_list[0]))
+
+static int *fd_of(struct steer_maps *m, size_t i)
+{
+	return (int *)((char *)m + map_list[i].off);
+}
+
+int maps_open(const char *dir, struct steer_maps *m, const char **missing)
+{
+	char path[PATH_MAX + 64];
+	size_t i;
+	int err;
+
+	for (i = 0; i < NMAPS; i++)
+		*fd_of(m, i) = -1;
+	if (snprintf(m->dir, sizeof(m->dir), "%s", dir) >= (int)sizeof(m->dir))
+		return -ENAMETOOLONG;
+	for (i = 0; i < NMAPS; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, map_list[i].name);
+		*fd_of(m, i) = bpf_obj_get(path);
+		if (*fd_of(m, i) < 0) {
+			err = -errno;
+			*fd_of(m, i) = -1;
+			if (missing)
+				*missing = map_list[i].name;
+			maps_close(m);
+			return err;
+		}
+	}
+	return 0;
+}
+
+void maps_close(struct steer_maps *m)
+{
+	size_t i;
+
+	for (i = 0; i < NMAPS; i++) {
+		if (*fd_of(m, i) >= 0)
+			close(*fd_of(m, i));
+		*fd_of(m, i) = -1;
+	}
+}
+
+int maps_percpu_sum(int fd, __u32 key, size_t value_size, void *sum,
+		    void *per_cpu)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	size_t nfields = value_size / sizeof(__u64), c, f;
+	__u64 *vals, *out = sum;
+
+	if (ncpus < 0)
+		return ncpus;
+	/* The kernel rounds each CPU's value up to 8 bytes; ours are __u64s. */
+	vals = calloc(ncpus, value_size);
+	if (!vals)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(fd, &key, vals)) {
+		int err = -errno;
+
+		free(vals);
+		return err;
+	}
+	memset(sum, 0, value_size);
+	for (c = 0; c < (size_t)ncpus; c++)
+		for (f = 0; f < nfields; f++)
+			out[f] += vals[c * nfields + f];
+	if (per_cpu)
+		memcpy(per_cpu, vals, ncpus * value_size);
+	free(vals);
+	return 0;
+}

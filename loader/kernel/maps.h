@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * maps.h - the pinned maps of one interface, opened by path, so the loader
+ * works the same whether it or `xdp-loader load -p` loaded the program.
+ */
+#ifndef XDP_STEER_MAPS_H
+#define XDP_STEER_MAPS_H
+
+#include <limits.h>
+#include <linux/types.h>
+
+#include "xdp_steer.h"
+
+/* An fd per map of STEER_MAPS, named like the map. */
+struct steer_maps {
+	char dir[PATH_MAX];
+#define MAPS_FD_(name, ...) int name;
+	STEER_MAPS(MAPS_FD_)
+#undef MAPS_FD_
+};
+
+/* Opens every map pinned in 'dir'; -ENOENT when one is missing (nothing
+ * attached there), with its name in 'missing' when not NULL. */
+int maps_open(const char *dir, struct steer_maps *m, const char **missing);
+void maps_close(struct steer_maps *m);
+
+/* Sums a per-CPU array entry of 'value_size' bytes made of __u64 fields
+ * into 'sum'; 'per_cpu' (optional, ncpus * value_size) gets the values. */
+int maps_percpu_sum(int fd, __u32 key, size_t value_size, void *sum,
+		    void *per_cpu);
+
+#endif /* XDP_STEER_MAPS_H */

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * prog.h - the BPF programs: attaching the XDP program through libxdp
+ * (dispatcher where the kernel allows it, a single program otherwise),
+ * finding it again, and loading the cpumap program on the pinned maps.
+ */
+#ifndef XDP_STEER_PROG_H
+#define XDP_STEER_PROG_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include <xdp/libxdp.h>
+
+struct xdp_steer_bpf;
+
+/* What runs on an interface. */
+struct attached {
+	__u32 prog_id;			/* xdp_steer, 0 if absent */
+	enum xdp_attach_mode mode;	/* native, skb, hw */
+	bool dispatcher;		/* under libxdp's dispatcher */
+	int nprogs;			/* XDP programs on the interface */
+	bool uses_pins;			/* its steer_ctl is the pinned one */
+};
+
+/* Loads xdp_steer with its maps pinned in 'pin_dir' (a checked directory,
+ * pins.h) and attaches it to 'ifindex' through libxdp. All or nothing: a
+ * failure after the program is on the interface takes it off again. */
+int prog_attach(const char *pin_dir, int ifindex, enum xdp_attach_mode mode,
+		struct attached *out);
+
+/* Fills 'out' (prog_id 0 when xdp_steer is not attached); uses_pins tells
+ * whether the program uses the maps pinned in 'pin_dir'. */
+int prog_find(const char *pin_dir, int ifindex, struct attached *out);
+
+/* Takes xdp_steer off 'ifindex'; -ENOENT when it is not there. */
+int prog_detach(int ifindex);
+
+/* Loads the cpumap program on the maps pinned in 'pin_dir'; its fd stays
+ * valid until prog_worker_close(). */
+int prog_worker_load(const char *pin_dir, struct xdp_steer_bpf **skel);
+int prog_worker_fd(const struct xdp_steer_bpf *skel);
+void prog_worker_close(struct xdp_steer_bpf *skel);
+
+const char *prog_mode_name(enum xdp_attach_mode mode);
+
+#endif /* XDP_STEER_PROG_H */

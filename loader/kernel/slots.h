@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * slots.h - a compiled policy written into an interface's pinned maps,
+ * atomically, and the slot in force read back.
+ *
+ * An apply runs in phases, each keeping an invariant (slots.c says each
+ * where it is):
+ *   prepare       finish what an earlier apply left pending; build the
+ *                 table from the one in force; nothing is written
+ *   write         fill the inactive slot; no reader looks at it
+ *   add cpumap    entries for CPUs the new slot needs; the active slot
+ *                 points at none of the new ones
+ *   flip          steer_ctl.active = new slot, retire_pending = 1: the new
+ *                 policy is in force, in one word
+ *   wait          an RCU grace period: no program still runs with the old
+ *                 slot
+ *   retire        remove cpumap entries the active slot does not need,
+ *                 then retire_pending = 0
+ * A failure before the flip leaves the old policy in force and removes the
+ * entries it added; after it, the new policy stays in force and whatever
+ * is left (a wait that failed, a process killed) is finished by the next
+ * apply before it writes anything: retire_pending says so.
+ */
+#ifndef XDP_STEER_SLOTS_H
+#define XDP_STEER_SLOTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/bpf.h>
+
+#include "model/build.h"
+#include "kernel/maps.h"
+
+struct slots_result {
+	bool unchanged;		/* same digest as the active slot: no flip */
+	bool finished_pending;	/* an earlier apply's retire was finished */
+	bool retire_deferred;	/* the wait failed: retiring is left to the
+				 * next apply (the new policy is in force) */
+	__u32 slot;		/* slot now active */
+	__u32 generation;	/* its generation */
+	int moved_buckets;	/* table buckets whose CPU changed */
+	int cpus_added;		/* cpumap entries created or replaced */
+	int cpus_removed;	/* cpumap entries retired */
+};
+
+/* 'worker_fd': the cpumap program to run on each worker. 0 or a negative
+ * errno with the reason in 'why'. */
+int slots_apply(const struct steer_maps *m, struct steer_build *b,
+		int worker_fd, struct slots_result *res, char *why,
+		size_t why_len);
+
+/* The slot in force and what its table, rules and the cpumap hold. */
+struct slot_view {
+	struct steer_ctl ctl;
+	struct steer_slot slot;		/* the active one */
+	__u32 buckets[STEER_MAX_CPUS];	/* table buckets per CPU */
+	int nflow;			/* flow_rules entries of the slot */
+	int nprefix;			/* prefix_rules entries of the slot */
+	struct bpf_cpumap_val cpumap[STEER_MAX_CPUS];
+	unsigned char in_cpumap[STEER_MAX_CPUS];
+};
+
+int slots_read_view(const struct steer_maps *m, struct slot_view *v);
+
+/* Waits until no XDP program still runs with what it read before the
+ * call (an RCU grace period). */
+int slots_wait_readers(void);
+
+#endif /* XDP_STEER_SLOTS_H */

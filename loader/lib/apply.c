@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* steer_apply(): a parsed policy into an attached interface's maps. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel/maps.h"
+#include "kernel/netdev.h"
+#include "policy/compile.h"
+#include "lib/lib_int.h"
+
+/* A default CPU list leaves the CPUs that take the interface's RX
+ * interrupts to collecting; when every CPU does, every CPU works, and the
+ * caller is told. */
+static void default_workers(struct steer_ctx *ctx, const char *ifname,
+			    const struct steer_policy *p,
+			    struct policy_cpus *out, struct table_cpu *buf,
+			    bool *fallback)
+{
+	struct netdev_info ni, *nip = NULL;
+	struct cpu_set irq;
+	int i, n = 0;
+
+	*out = p->cpus;
+	*fallback = false;
+	if (!p->cpus_default)
+		return;
+	if (!netdev_info(ifname, &ni))
+		nip = &ni;
+	if (netdev_irq_cpus(ifname, nip, NULL, &irq) || !cpuset_count(&irq))
+		return;
+	for (i = 0; i < p->cpus.n; i++)
+		if (!cpuset_has(&irq, p->cpus.v[i].cpu))
+			buf[n++] = p->cpus.v[i];
+	if (n) {
+		out->v = buf;
+		out->n = n;
+		return;
+	}
+	*fallback = true;
+	lib_note(ctx, STEER_WARN,
+		 "%s: 'cpus' is not set and every online CPU takes this interface's RX interrupts, so every CPU works (and collects); set 'cpus', or move the interrupts",
+		 ifname);
+}
+
+int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
+		     const struct steer_policy *p,
+		     struct steer_apply_result *res)
+{
+	struct table_cpu buf[STEER_MAX_CPUS];
+	struct xdp_steer_bpf *worker = NULL;
+	struct policy_cpus workers;
+	struct steer_build b = {};
+	const char *missing = NULL;
+	struct steer_maps m;
+	struct attached at;
+	char why[512];
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	err = maps_open(it->dir, &m, &missing);
+	if (err == -ENOENT)
+		return lib_fail(ctx, err, "%s: no xdp-steer maps in %s (%s missing); run 'xdp-steer attach %s --policy FILE', or 'xdp-loader load -p %s %s xdp_steer.bpf.o' first",
+				it->ifname, it->dir, missing, it->ifname,
+				it->dir, it->ifname);
+	if (err)
+		return lib_fail(ctx, err, "%s: cannot open the maps in %s: %s%s",
+				it->ifname, it->dir, strerror(-err),
+				lib_priv_hint(err));
+	if (!prog_find(it->dir, it->ifindex, &at) &&
+	    (!at.prog_id || !at.uses_pins))
+		lib_note(ctx, STEER_WARN,
+			 "%s: no attached xdp_steer program uses the maps in %s; the policy is stored, but nothing steers until one is attached",
+			 it->ifname, it->dir);
+
+	default_workers(ctx, it->ifname, p, &workers, buf, &res->cpus_fallback);
+	err = policy_compile(p, &workers, &b, why, sizeof(why));
+	if (err) {
+		lib_fail(ctx, err, "%s: %s", it->ifname,
+			 why[0] ? why : strerror(-err));
+		goto out_maps;
+	}
+	if (res->cpus_fallback)
+		b.slot.loader_flags |= STEER_LF_CPUS_FALLBACK;
+	res->ncpus = b.ncpus;
+	err = prog_worker_load(it->dir, &worker);
+	if (err) {
+		lib_fail(ctx, err, "%s: cannot load the cpumap program on the maps in %s: %s; were they pinned by another version of xdp-steer? 'xdp-steer detach %s' and attach again",
+			 it->ifname, it->dir, strerror(-err), it->ifname);
+		goto out_build;
+	}
+	err = slots_apply(&m, &b, prog_worker_fd(worker), &res->slots, why,
+			  sizeof(why));
+	if (err) {
+		lib_fail(ctx, err, "%s: applying the policy failed: %s; the previous policy is still in force",
+			 it->ifname, why[0] ? why : strerror(-err));
+		goto out_worker;
+	}
+	if (res->slots.retire_deferred)
+		lib_note(ctx, STEER_WARN,
+			 "%s: the policy is in force, but CPUs that left keep their cpumap entries until the next apply (waiting for readers of the old policy failed)",
+			 it->ifname);
+out_worker:
+	prog_worker_close(worker);
+out_build:
+	build_free(&b);
+out_maps:
+	maps_close(&m);
+	return err;
+}
+
+int steer_apply(struct steer_ctx *ctx, const char *ifname,
+		const struct steer_policy *p, struct steer_apply_result *res)
+{
+	struct lib_iface it;
+	int err;
+
+	err = lib_iface_begin(ctx, ifname, true, &it);
+	if (err)
+		goto out;
+	if (!it.ifindex) {
+		err = lib_fail(ctx, -ENODEV, "%s: no such interface in this network namespace; 'ip link' lists them",
+			       ifname);
+		goto out;
+	}
+	err = lib_apply_locked(ctx, &it, p, res);
+out:
+	lib_iface_end(&it);
+	return err;
+}

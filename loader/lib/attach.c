@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* steer_attach(): load, pin, apply; all or nothing. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+
+#include "kernel/netdev.h"
+#include "lib/lib_int.h"
+
+/* Why attaching failed, and what to do, by errno. Only a driver without
+ * native XDP calls for skb mode; the other causes need other cures. */
+static void attach_advice(const char *ifname, enum xdp_attach_mode mode,
+			  int err, char *buf, size_t len)
+{
+	struct netdev_info ni = { .driver = "" };
+	int possible = libbpf_num_possible_cpus();
+
+	netdev_info(ifname, &ni);
+	switch (err) {
+	case -EOPNOTSUPP:
+		snprintf(buf, len, mode == XDP_MODE_NATIVE ?
+			 "the driver (%s) has no native XDP: try --mode skb" :
+			 "the kernel refused this mode (%s driver)",
+			 ni.driver[0] ? ni.driver : "unknown");
+		break;
+	case -EBUSY:
+	case -EEXIST:
+		snprintf(buf, len, "another XDP program is on %s, attached in another mode or without libxdp, so the two cannot share it: 'xdp-loader status %s' and 'ip link show %s' show it",
+			 ifname, ifname, ifname);
+		break;
+	case -EPERM:
+	case -EACCES:
+		snprintf(buf, len, "permission denied: xdp-steer needs root (CAP_SYS_ADMIN, or CAP_BPF with CAP_NET_ADMIN)");
+		break;
+	case -ENOMEM:
+		if (!strcmp(ni.driver, "ixgbe") && possible > IXGBE_XDP_MAX_CPUS)
+			snprintf(buf, len, "ixgbe refuses native XDP when more than %d CPUs are possible (%d here): boot with nr_cpus=%d (or possible_cpus=%d)",
+				 IXGBE_XDP_MAX_CPUS, possible, IXGBE_XDP_MAX_CPUS,
+				 IXGBE_XDP_MAX_CPUS);
+		else
+			snprintf(buf, len, "the kernel or driver is out of memory for it (%s driver); -v shows the kernel's message",
+				 ni.driver[0] ? ni.driver : "unknown");
+		break;
+	case -EINVAL:
+	case -ERANGE:
+		snprintf(buf, len, "the driver (%s) refused the program: an MTU too big for XDP, or LRO on? 'xdp-steer status %s' checks; -v shows the kernel's message",
+			 ni.driver[0] ? ni.driver : "unknown", ifname);
+		break;
+	default:
+		snprintf(buf, len, "-v shows libxdp's and the kernel's messages");
+	}
+}
+
+int steer_attach(struct steer_ctx *ctx, const char *ifname,
+		 const struct steer_policy *p, enum xdp_attach_mode mode,
+		 struct steer_attach_result *res)
+{
+	struct lib_iface it;
+	char why[512];
+	__u32 user;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	err = lib_iface_begin(ctx, ifname, true, &it);
+	if (err)
+		goto out;
+	if (!it.ifindex) {
+		err = lib_fail(ctx, -ENODEV, "%s: no such interface in this network namespace; 'ip link' lists them",
+			       ifname);
+		goto out;
+	}
+	err = prog_find(it.dir, it.ifindex, &res->at);
+	if (err) {
+		lib_fail(ctx, err, "%s: cannot read the XDP programs on it: %s%s",
+			 ifname, strerror(-err), lib_priv_hint(err));
+		goto out;
+	}
+	if (res->at.prog_id) {
+		err = lib_fail(ctx, -EEXIST, "%s: xdp-steer is already attached (program %u); change its policy with 'xdp-steer apply %s POLICY'",
+			       ifname, res->at.prog_id, ifname);
+		goto out;
+	}
+	err = pins_prepare(&it.ns, ifname, true, why, sizeof(why));
+	if (err) {
+		lib_fail(ctx, err, "%s: %s", ifname, why);
+		goto out;
+	}
+	/* Pins without our program on the interface are left from a run that
+	 * died, or belong to a program elsewhere: start clean, unless a
+	 * program still uses them. */
+	err = lib_unpin(ctx, &it, &user);
+	if (err)
+		goto out;
+	err = pins_prepare(&it.ns, ifname, true, why, sizeof(why));
+	if (err) {
+		lib_fail(ctx, err, "%s: %s", ifname, why);
+		goto out;
+	}
+	err = prog_attach(it.dir, it.ifindex, mode, &res->at);
+	if (err) {
+		attach_advice(ifname, mode, err, why, sizeof(why));
+		lib_fail(ctx, err, "%s: attaching in %s mode failed: %s; %s",
+			 ifname, prog_mode_name(mode), strerror(-err), why);
+		pins_remove(&it.ns, ifname, why, sizeof(why));
+		goto out;
+	}
+	err = lib_apply_locked(ctx, &it, p, &res->apply);
+	if (err) {
+		/* All or nothing: no program runs without its policy. */
+		char first[sizeof(ctx->err)];
+
+		memcpy(first, ctx->err, sizeof(first));
+		prog_detach(it.ifindex);
+		lib_unpin(ctx, &it, &user);
+		lib_fail(ctx, err, "%s; detached again", first);
+	}
+out:
+	lib_iface_end(&it);
+	return err;
+}

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* What every entry point does first and last, and how it fails. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <net/if.h>
+
+#include "kernel/lock.h"
+#include "lib/lib_int.h"
+
+int lib_fail(struct steer_ctx *ctx, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ctx->err, sizeof(ctx->err), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+void lib_note(struct steer_ctx *ctx, enum steer_level level,
+	      const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (!ctx->notify)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ctx->notify(ctx->arg, level, msg);
+}
+
+const char *lib_priv_hint(int err)
+{
+	if (err == -EPERM || err == -EACCES)
+		return " (xdp-steer needs root: CAP_SYS_ADMIN, or CAP_BPF with CAP_NET_ADMIN)";
+	return "";
+}
+
+struct waiting_arg {
+	struct steer_ctx *ctx;
+	const char *ifname;
+};
+
+static void say_waiting(void *arg)
+{
+	struct waiting_arg *w = arg;
+
+	lib_note(w->ctx, STEER_INFO,
+		 "%s: waiting for another xdp-steer working on this interface",
+		 w->ifname);
+}
+
+int lib_iface_begin(struct steer_ctx *ctx, const char *ifname, bool exclusive,
+		    struct lib_iface *it)
+{
+	struct waiting_arg w = { ctx, ifname };
+	char why[512];
+	int err;
+
+	memset(it, 0, sizeof(*it));
+	it->lock = -1;
+	it->ifname = ifname;
+	ctx->err[0] = 0;
+	err = pins_ifname_check(ifname, why, sizeof(why));
+	if (err)
+		return lib_fail(ctx, err, "%s", why);
+	err = pins_netns_self(&it->ns);
+	if (err)
+		return lib_fail(ctx, err, "cannot tell which network namespace this is (/proc/self/ns/net: %s)",
+				strerror(-err));
+	err = pins_dir(&it->ns, ifname, it->dir, sizeof(it->dir));
+	if (err)
+		return lib_fail(ctx, err, "%s: pin path too long", ifname);
+	it->lock = lock_take(&it->ns, ifname, exclusive, say_waiting, &w, why,
+			     sizeof(why));
+	if (it->lock < 0) {
+		err = it->lock;
+		it->lock = -1;
+		return lib_fail(ctx, err, "%s: %s%s", ifname, why,
+				lib_priv_hint(err));
+	}
+	it->ifindex = if_nametoindex(ifname);
+	return 0;
+}
+
+void lib_iface_end(struct lib_iface *it)
+{
+	lock_release(it->lock);
+	it->lock = -1;
+}
+
+int lib_unpin(struct steer_ctx *ctx, const struct lib_iface *it,
+	      __u32 *prog_id)
+{
+	struct timespec pause = { 0, 50 * 1000 * 1000 };
+	char why[512];
+	int err, tries;
+
+	/* A program libxdp just took off (a dispatcher's extension is freed
+	 * after its link) may still hold the maps for a moment. */
+	for (tries = 0; tries < 40; tries++) {
+		err = pins_used_by(it->dir, prog_id);
+		if (err)
+			return lib_fail(ctx, err, "%s: cannot tell whether a program uses the maps in %s: %s%s",
+					it->ifname, it->dir, strerror(-err),
+					lib_priv_hint(err));
+		if (!*prog_id)
+			break;
+		nanosleep(&pause, NULL);
+	}
+	if (*prog_id)
+		return lib_fail(ctx, -EBUSY, "%s: program %u still uses the maps in %s, so they stay; 'bpftool prog show id %u' says what it is",
+				it->ifname, *prog_id, it->dir, *prog_id);
+	err = pins_remove(&it->ns, it->ifname, why, sizeof(why));
+	if (err)
+		return lib_fail(ctx, err, "%s: %s", it->ifname, why);
+	return 0;
+}

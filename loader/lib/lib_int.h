@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * lib_int.h - what the library's entry points share: failing with a
+ * message, notifying, and the start and end of every operation on one
+ * interface (name checked, namespace known, lock held). Not for callers of
+ * the library (they include lib/steer.h).
+ */
+#ifndef XDP_STEER_LIB_INT_H
+#define XDP_STEER_LIB_INT_H
+
+#include "lib/steer.h"
+
+/* Puts the message in ctx->err and returns 'err' (a negative errno). */
+int lib_fail(struct steer_ctx *ctx, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void lib_note(struct steer_ctx *ctx, enum steer_level level,
+	      const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* " (xdp-steer needs root: ...)" after a permission error, else "". */
+const char *lib_priv_hint(int err);
+
+/* One interface of this namespace, locked. */
+struct lib_iface {
+	const char *ifname;
+	struct steer_netns ns;
+	int ifindex;		/* 0: no such interface here */
+	char dir[PATH_MAX];	/* its pin directory */
+	int lock;
+};
+
+int lib_iface_begin(struct steer_ctx *ctx, const char *ifname, bool exclusive,
+		    struct lib_iface *it);
+void lib_iface_end(struct lib_iface *it);
+
+/* steer_apply() with the lock already held (by attach or apply). */
+int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
+		     const struct steer_policy *p,
+		     struct steer_apply_result *res);
+
+/* Removes the pins of 'it' unless a program uses them. 0, or -EBUSY with
+ * the program's id in *prog_id and ctx->err said. Polls a short while: a
+ * program just detached may take a moment to be freed. */
+int lib_unpin(struct steer_ctx *ctx, const struct lib_iface *it,
+	      __u32 *prog_id);
+
+#endif /* XDP_STEER_LIB_INT_H */

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* steer_status(), steer_list(), steer_pin_dir(): reading, never changing. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+
+#include "kernel/maps.h"
+#include "kernel/netdev.h"
+#include "lib/lib_int.h"
+
+/* Reads what the warnings depend on from the system and decides them;
+ * what cannot be read is left out of the decision (model/health.h). */
+static void check_health(struct steer_status *st)
+{
+	struct cpu_set online, irq;
+	struct netdev_info ni, *nip = NULL;
+	struct health_input in = {
+		.ifname = st->ifname,
+		.if_exists = st->if_exists,
+		.attached = st->at.prog_id != 0,
+		.uses_pins = st->at.uses_pins,
+		.table_size = st->view.slot.table_size,
+		.queue_size = st->view.slot.queue_size,
+		.loader_flags = st->view.slot.loader_flags,
+		.buckets = st->view.buckets,
+		.possible_cpus = libbpf_num_possible_cpus(),
+	};
+
+	if (!cpuset_read_online(&online, NULL))
+		in.online = &online;
+	if (st->if_exists && !netdev_info(st->ifname, &ni)) {
+		nip = &ni;
+		in.netdev = nip;
+	}
+	if (st->if_exists && !netdev_irq_cpus(st->ifname, nip, NULL, &irq))
+		in.irq = &irq;
+	health_check(&in, &st->health);
+}
+
+int steer_status(struct steer_ctx *ctx, const char *ifname,
+		 struct steer_status *st)
+{
+	const char *missing = NULL;
+	struct steer_maps m;
+	struct lib_iface it;
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	err = lib_iface_begin(ctx, ifname, false, &it);
+	if (err)
+		goto out;
+	snprintf(st->ifname, sizeof(st->ifname), "%s", ifname);
+	snprintf(st->pin_dir, sizeof(st->pin_dir), "%s", it.dir);
+	st->if_exists = it.ifindex != 0;
+	err = maps_open(it.dir, &m, &missing);
+	if (err == -ENOENT) {
+		lib_fail(ctx, err, "%s: xdp-steer is not attached here (no %s in %s)",
+			 ifname, missing, it.dir);
+		goto out;
+	}
+	if (err) {
+		lib_fail(ctx, err, "%s: cannot open the maps in %s: %s%s",
+			 ifname, it.dir, strerror(-err), lib_priv_hint(err));
+		goto out;
+	}
+	if (it.ifindex)
+		prog_find(it.dir, it.ifindex, &st->at);
+	err = slots_read_view(&m, &st->view);
+	if (err)
+		lib_fail(ctx, err, "%s: reading the maps in %s failed: %s",
+			 ifname, it.dir, strerror(-err));
+	else
+		check_health(st);
+	maps_close(&m);
+out:
+	lib_iface_end(&it);
+	return err;
+}
+
+static int add_ifname(const char *ifname, void *arg)
+{
+	struct steer_list *l = arg;
+	char (*v)[IF_NAMESIZE_MAX + 1] = realloc(l->ifnames, (l->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	l->ifnames = v;
+	snprintf(v[l->n++], sizeof(v[0]), "%s", ifname);
+	return 0;
+}
+
+static int add_gone(const struct steer_netns *ns, bool exists, void *arg)
+{
+	struct steer_list *l = arg;
+	char (*v)[PATH_MAX];
+
+	if (exists)
+		return 0;
+	v = realloc(l->gone, (l->ngone + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	l->gone = v;
+	snprintf(v[l->ngone++], sizeof(v[0]), "%s/netns-%llu", STEER_PIN_ROOT,
+		 (unsigned long long)ns->ino);
+	return 0;
+}
+
+int steer_list(struct steer_ctx *ctx, struct steer_list *l)
+{
+	struct steer_netns self;
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	ctx->err[0] = 0;
+	err = pins_netns_self(&self);
+	if (!err)
+		err = pins_list(&self, add_ifname, l);
+	if (!err)
+		err = pins_list_netns(&self, add_gone, l);
+	if (err) {
+		steer_list_free(l);
+		return lib_fail(ctx, err, "listing %s failed: %s%s",
+				STEER_PIN_ROOT, strerror(-err),
+				lib_priv_hint(err));
+	}
+	return 0;
+}
+
+void steer_list_free(struct steer_list *l)
+{
+	free(l->ifnames);
+	free(l->gone);
+	memset(l, 0, sizeof(*l));
+}
+
+int steer_pin_dir(struct steer_ctx *ctx, const char *ifname, bool create,
+		  char *buf, size_t len)
+{
+	struct lib_iface it;
+	char why[512];
+	int err;
+
+	err = lib_iface_begin(ctx, ifname, create, &it);
+	if (!err && create) {
+		err = pins_prepare(&it.ns, ifname, true, why, sizeof(why));
+		if (err)
+			lib_fail(ctx, err, "%s: %s", ifname, why);
+	}
+	if (!err)
+		snprintf(buf, len, "%s", it.dir);
+	lib_iface_end(&it);
+	return err;
+}

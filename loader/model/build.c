@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/build.h"
+
+void build_free(struct steer_build *b)
+{
+	free(b->flow);
+	free(b->prefix);
+	b->flow = NULL;
+	b->prefix = NULL;
+	b->nflow = b->nprefix = 0;
+}
+
+/* FNV-1a over one value at a time, fed little-endian whatever the host. */
+static __u64 mix(__u64 h, __u64 v, int bytes)
+{
+	int i;
+
+	for (i = 0; i < bytes; i++) {
+		h ^= (v >> (8 * i)) & 0xff;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+#define MIX(h, v) mix(h, (__u64)(v), sizeof(v))
+
+static __u64 mix_flow(__u64 h, const struct steer_flow *f)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		h = MIX(MIX(h, f->src[i]), f->dst[i]);
+	return MIX(MIX(MIX(MIX(h, f->sport), f->dport), f->proto), f->family);
+}
+
+static __u64 mix_target(__u64 h, const struct steer_target *t)
+{
+	return MIX(MIX(MIX(h, t->rule_id), t->ncpus), t->cpu);
+}
+
+__u64 build_digest(const struct steer_build *b, const __u32 *table)
+{
+	const struct steer_slot *s = &b->slot;
+	__u64 h = 0xcbf29ce484222325ull;
+	int i, j;
+
+	for (i = 0; i < STEER_HASH_KEY_WORDS; i++)
+		h = MIX(h, s->hash_key[i]);
+	h = MIX(MIX(MIX(h, s->flags), s->table_size), s->nonip_cpu);
+	h = MIX(MIX(h, s->nexact), s->nshapes);
+	for (i = 0; i < (int)s->nshapes && i < STEER_MAX_SHAPES; i++)
+		h = MIX(h, s->shapes[i]);
+	h = MIX(MIX(h, s->queue_size), s->loader_flags);
+	for (i = 0; i < (int)s->table_size; i++)
+		h = MIX(h, table[i]);
+	h = MIX(h, b->nrule_cpus);
+	for (i = 0; i < (int)b->nrule_cpus; i++)
+		h = MIX(h, b->rule_cpus[i]);
+	h = MIX(h, b->nflow);
+	for (i = 0; i < b->nflow; i++) {
+		h = MIX(h, b->flow[i].key.shape);
+		h = mix_flow(h, &b->flow[i].key.flow);
+		h = mix_target(h, &b->flow[i].target);
+	}
+	h = MIX(h, b->nprefix);
+	for (i = 0; i < b->nprefix; i++) {
+		const struct steer_prefix_key *k = &b->prefix[i].key;
+
+		h = MIX(MIX(MIX(h, k->prefixlen), k->shape), k->family);
+		h = MIX(MIX(MIX(h, k->proto), k->sport), k->dport);
+		for (j = 0; j < 4; j++)
+			h = MIX(MIX(h, k->other[j]), k->addr[j]);
+		h = mix_target(h, &b->prefix[i].target);
+	}
+	return h;
+}
+
+void build_needed_cpus(const struct steer_build *b, const __u32 *table,
+		       unsigned char *need)
+{
+	__u32 i;
+
+	memset(need, 0, STEER_MAX_CPUS);
+	for (i = 0; i < b->slot.table_size; i++)
+		if (table[i] < STEER_MAX_CPUS)
+			need[table[i]] = 1;
+	for (i = 0; i < b->nrule_cpus; i++)
+		if (b->rule_cpus[i] < STEER_MAX_CPUS)
+			need[b->rule_cpus[i]] = 1;
+	for (i = 0; i < (__u32)b->nflow; i++)
+		if (b->flow[i].target.ncpus == 1 &&
+		    b->flow[i].target.cpu < STEER_MAX_CPUS)
+			need[b->flow[i].target.cpu] = 1;
+	for (i = 0; i < (__u32)b->nprefix; i++)
+		if (b->prefix[i].target.ncpus == 1 &&
+		    b->prefix[i].target.cpu < STEER_MAX_CPUS)
+			need[b->prefix[i].target.cpu] = 1;
+	if (b->slot.nonip_cpu < STEER_MAX_CPUS)
+		need[b->slot.nonip_cpu] = 1;
+}

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The warnings of `xdp-steer status`: see health.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/health.h"
+
+/* Returns -ENOSPC and counts the warning dropped when the list is full. */
+static int health_add(struct health *h, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int health_add(struct health *h, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (h->n >= HEALTH_MAX_WARN) {
+		h->dropped++;
+		return -ENOSPC;
+	}
+	va_start(ap, fmt);
+	vsnprintf(h->msg[h->n++], sizeof(h->msg[0]), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+/* The workers (CPUs owning buckets) that are also in 'set' ('in_set') or
+ * not ('!in_set'). */
+static void workers_vs(const __u32 *buckets, const struct cpu_set *set,
+		       bool in_set, struct cpu_set *out)
+{
+	__u32 cpu;
+
+	cpuset_zero(out);
+	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+		if (buckets[cpu] && cpuset_has(set, cpu) == in_set)
+			cpuset_set(out, cpu);
+}
+
+int health_check(const struct health_input *in, struct health *h)
+{
+	const struct netdev_info *ni = in->netdev;
+	const char *ifname = in->ifname;
+	char list[CPUSET_STR_MAX];
+	struct cpu_set cpus;
+
+	h->n = 0;
+	h->dropped = 0;
+	if (!ifname || !in->buckets)
+		return -EINVAL;
+	if (in->netns_gone)
+		health_add(h, "the network namespace these pins belong to is gone: nothing steers; 'xdp-steer detach --stale' removes them");
+	else if (!in->if_exists)
+		health_add(h, "no interface %s in this network namespace (it was deleted): nothing steers; 'xdp-steer detach %s' removes the pins",
+			   ifname, ifname);
+	if (in->netns_gone || !in->if_exists)
+		;	/* said above: nothing can be attached */
+	else if (!in->attached)
+		health_add(h, "maps are pinned but no xdp_steer program is attached: nothing steers; 'xdp-steer detach %s' cleans up",
+			   ifname);
+	else if (!in->uses_pins)
+		health_add(h, "the attached xdp_steer program does not use the pinned maps: policy changes have no effect; detach and attach again");
+	if (!in->table_size)
+		health_add(h, "no policy applied: every frame passes on the receiving CPU; 'xdp-steer apply %s POLICY'",
+			   ifname);
+	if (in->online) {
+		workers_vs(in->buckets, in->online, false, &cpus);
+		if (cpuset_count(&cpus))
+			health_add(h, "worker CPUs %s are offline: their frames wait in the cpumap; bring them online or apply a policy without them",
+				   cpuset_format(&cpus, list, sizeof(list)));
+	}
+	if (in->table_size && (in->loader_flags & STEER_LF_CPUS_FALLBACK))
+		health_add(h, "'cpus' is not set and every online CPU takes %s's RX interrupts, so every CPU works: set 'cpus' to CPUs that do not collect, or move the interrupts",
+			   ifname);
+	else if (in->irq) {
+		workers_vs(in->buckets, in->irq, true, &cpus);
+		if (cpuset_count(&cpus))
+			health_add(h, "worker CPUs %s also take %s's RX interrupts: they both collect and process; leave them out of 'cpus'",
+				   cpuset_format(&cpus, list, sizeof(list)), ifname);
+	}
+	/* A ring must hold what arrives while its worker is off the CPU:
+	 * at 1 Mpps per worker, 256 frames last a quarter millisecond. */
+	if (in->table_size && in->queue_size < 256)
+		health_add(h, "queue_size %u is small: a worker that is briefly descheduled drops frames; 2048 is the default",
+			   in->queue_size);
+	/* These limits are ixgbe's own (its XDP receive buffer, RSC); other
+	 * drivers have others we do not know, so they get no warning. */
+	if (ni && !strcmp(ni->driver, "ixgbe")) {
+		if (ni->mtu > IXGBE_XDP_MAX_MTU)
+			health_add(h, "MTU %d: ixgbe refuses XDP above %d",
+				   ni->mtu, IXGBE_XDP_MAX_MTU);
+		if (ni->lro)
+			health_add(h, "LRO is on: ixgbe refuses XDP with LRO (RSC); 'ethtool -K %s lro off'",
+				   ifname);
+		/* ATR samples transmitted TCP segments and points the flow's
+		 * receive queue at the sending CPU: a flow changes collector
+		 * whenever its sender moves. Perfect filters turn ATR off. */
+		if (ni->features_known && !ni->ntuple)
+			health_add(h, "ntuple is off, so ixgbe's Flow Director ATR moves TCP flows between RX queues as their senders move: 'ethtool -K %s ntuple on' turns ATR off",
+				   ifname);
+		if (in->possible_cpus > IXGBE_XDP_MAX_CPUS)
+			health_add(h, "%d CPUs are possible: ixgbe refuses native XDP with more than %d; boot with nr_cpus=%d (or possible_cpus=%d)",
+				   in->possible_cpus, IXGBE_XDP_MAX_CPUS,
+				   IXGBE_XDP_MAX_CPUS, IXGBE_XDP_MAX_CPUS);
+	}
+	return h->dropped ? -ENOSPC : 0;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * health.h - the warnings of `xdp-steer status`, decided from plain data.
+ * Pure: the caller reads the maps and the system (online CPUs, the RX
+ * interrupts' CPUs, driver, MTU and features), so unit tests can state a
+ * machine ("ixgbe, MTU 9000, CPUs 2-3 offline") without having one.
+ */
+#ifndef XDP_STEER_HEALTH_H
+#define XDP_STEER_HEALTH_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+#include "model/cpuset.h"
+
+/* What the system says about an interface (kernel/netdev.c reads it). */
+struct netdev_info {
+	char driver[32];	/* "ixgbe", "veth", ... */
+	char bus_info[32];	/* "0000:01:00.0" for a PCI NIC, else "" */
+	int mtu;
+	bool lro;
+	bool ntuple;		/* ntuple filters on (on ixgbe: ATR off) */
+	bool features_known;	/* lro and ntuple could be read */
+};
+
+/* ixgbe refuses XDP above a 3 KiB frame (its XDP receive buffer, minus
+ * Ethernet header, FCS and one VLAN tag). */
+#define IXGBE_XDP_MAX_MTU	3050
+/* ixgbe gives each possible CPU an XDP TX ring, from at most 64 and shared
+ * by two CPUs since Linux 5.18, and refuses native XDP with ENOMEM when
+ * more CPUs are possible than that. */
+#define IXGBE_XDP_MAX_CPUS	128
+
+/* What the warnings depend on. A pointer left NULL means "could not be
+ * read": its warnings are not decided rather than guessed. */
+struct health_input {
+	const char *ifname;
+	bool if_exists;		/* the interface is in this namespace */
+	bool netns_gone;	/* pins of a network namespace that is gone */
+	bool attached;		/* an xdp_steer program is on it */
+	bool uses_pins;		/* ... and it uses the pinned maps */
+	__u32 table_size;	/* active slot; 0: no policy applied */
+	__u32 queue_size;	/* active slot's cpumap ring, frames */
+	__u32 loader_flags;	/* active slot's STEER_LF_* */
+	const __u32 *buckets;	/* STEER_MAX_CPUS counts: table buckets per CPU */
+	const struct cpu_set *online;
+	const struct cpu_set *irq;	/* CPUs taking ifname's RX interrupts */
+	const struct netdev_info *netdev;
+	int possible_cpus;		/* 0: unknown */
+};
+
+/* Room for every warning health_check() can give at once, with spare. */
+#define HEALTH_MAX_WARN	16
+
+struct health {
+	char msg[HEALTH_MAX_WARN][256];	/* one sentence each, no newline */
+	int n;
+	int dropped;			/* warnings that did not fit */
+};
+
+/* Fills 'h' with the warnings 'in' calls for, each saying what to do
+ * next. Returns 0, -EINVAL without ifname or buckets, or -ENOSPC when
+ * some did not fit. */
+int health_check(const struct health_input *in, struct health *h);
+
+#endif /* XDP_STEER_HEALTH_H */

@@ -1,0 +1,610 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The policy parser: the document, its top-level keys and CPU lists. Rules
+ * are in policy_rules.c, printing in policy_print.c. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "policy/policy_int.h"
+
+int pol_get_ranged(struct pctx *c, const yaml_node_t *n, const char *name,
+		      long long lo, long long hi, long long *v)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), "an integer for %s", name);
+	if (yget_int(c->d, n, what, v))
+		return -EINVAL;
+	if (*v < lo || *v > hi) {
+		ERR(c, n, "%s %lld is out of range %lld-%lld", name, *v, lo, hi);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* One of 'choices' (a NULL-terminated list); returns its index. */
+static int get_choice(struct pctx *c, const yaml_node_t *n, const char *name,
+		      const char *const *choices)
+{
+	const char *s = yscalar(n);
+	int i;
+
+	for (i = 0; s && choices[i]; i++)
+		if (yis_plain(n) && !strcmp(s, choices[i]))
+			return i;
+	if (s && !yis_null(n))
+		ERR(c, n, "%s must be %s or %s, got '%s'", name, choices[0],
+		    choices[1], s);
+	else
+		ERR(c, n, "%s must be %s or %s, got %s", name, choices[0],
+		    choices[1], ynode_kind(n));
+	return -EINVAL;
+}
+
+/* ---- CPUs ---------------------------------------------------------------- */
+
+/* CPUs lo..hi exist and are online; reports the first problem at 'n'. */
+static int check_cpus(struct pctx *c, const yaml_node_t *n, long long lo,
+		      long long hi)
+{
+	char have[CPUSET_STR_MAX], miss[CPUSET_STR_MAX];
+	struct cpu_set off;
+	long long cpu;
+
+	if (lo < 0) {
+		ERR(c, n, "cpu %lld is not a CPU number", lo);
+		return -EINVAL;
+	}
+	if (hi >= STEER_MAX_CPUS) {
+		ERR(c, n, "cpu %lld is beyond the cpumap size %d",
+		    lo >= STEER_MAX_CPUS ? lo : hi, STEER_MAX_CPUS);
+		return -EINVAL;
+	}
+	cpuset_zero(&off);
+	for (cpu = lo; cpu <= hi; cpu++)
+		if (!cpuset_has(c->online, cpu))
+			cpuset_set(&off, cpu);
+	if (!cpuset_count(&off))
+		return 0;
+	cpuset_format(&off, miss, sizeof(miss));
+	cpuset_format(c->online, have, sizeof(have));
+	ERR(c, n, "%s %s %s not online (online: %s)",
+	    cpuset_count(&off) > 1 ? "cpus" : "cpu", miss,
+	    cpuset_count(&off) > 1 ? "are" : "is", have[0] ? have : "none");
+	return -EINVAL;
+}
+
+int pol_get_cpu(struct pctx *c, const yaml_node_t *n, __u32 *cpu)
+{
+	long long v;
+
+	if (yget_int(c->d, n, "a CPU number", &v) || check_cpus(c, n, v, v))
+		return -EINVAL;
+	*cpu = v;
+	return 0;
+}
+
+/* "N" or "LO-HI" (plain scalars), as bounds; 1 if it is neither. */
+static int cpu_span(struct pctx *c, const yaml_node_t *n, long long *lo,
+		    long long *hi)
+{
+	const char *s = yscalar(n);
+	unsigned long long a, b;
+	int len;
+
+	if (yis_int(n)) {
+		if (yget_int(c->d, n, "a CPU number", lo))
+			return -EINVAL;
+		*hi = *lo;
+		return 0;
+	}
+	if (!yis_plain(n) || sscanf(s, "%llu-%llu%n", &a, &b, &len) != 2 ||
+	    s[len] || s[0] < '0' || s[0] > '9' || !strchr("0123456789", s[strlen(s) - 1]))
+		return 1;
+	if (a > b) {
+		ERR(c, n, "range %llu-%llu is reversed; did you mean %llu-%llu?",
+		    a, b, b, a);
+		return -EINVAL;
+	}
+	*lo = a > LLONG_MAX ? LLONG_MAX : (long long)a;
+	*hi = b > LLONG_MAX ? LLONG_MAX : (long long)b;
+	return 0;
+}
+
+static int cmp_cpu(const void *a, const void *b)
+{
+	const struct table_cpu *x = a, *y = b;
+
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+/* One entry of a CPU list: N, LO-HI or {cpu: N|LO-HI, weight: W}. */
+static int cpu_entry(struct pctx *c, const yaml_node_t *n, long long *lo,
+		     long long *hi, long long *weight)
+{
+	static const char *const keys[] = { "cpu", "weight" };
+	yaml_node_t *v[2];
+	int err;
+
+	*weight = 1;
+	if (n->type == YAML_MAPPING_NODE) {
+		err = ymap_walk(c->d, c->doc, n, "a weighted CPU", keys, 2, v,
+				NULL);
+		if (!v[0]) {
+			if (!err)
+				ERR(c, n, "weighted entry without 'cpu'");
+			return -EINVAL;
+		}
+		if (v[1] && pol_get_ranged(c, v[1], "weight", 1, POLICY_WEIGHT_MAX,
+				       weight))
+			err = -EINVAL;
+		n = v[0];
+		if (err)
+			return err;
+	}
+	err = cpu_span(c, n, lo, hi);
+	if (err > 0) {
+		if (yscalar(n) && !yis_null(n))
+			ERR(c, n, "expected a CPU number, a range like 2-7 or {cpu: N, weight: W}, got '%s'",
+			    yscalar(n));
+		else
+			ERR(c, n, "expected a CPU number, a range like 2-7 or {cpu: N, weight: W}, got %s",
+			    ynode_kind(n));
+		return -EINVAL;
+	}
+	if (err)
+		return err;
+	return check_cpus(c, n, *lo, *hi);
+}
+
+int pol_get_cpu_list(struct pctx *c, const yaml_node_t *n,
+			struct policy_cpus *out)
+{
+	const yaml_node_t *first[STEER_MAX_CPUS] = { NULL };
+	long long lo, hi, w, cpu;
+	yaml_node_item_t *it;
+	struct table_cpu *v;
+	int err = 0;
+
+	if (n->type != YAML_SEQUENCE_NODE) {
+		ERR(c, n, "expected a list of CPUs, got %s", ynode_kind(n));
+		return -EINVAL;
+	}
+	if (n->data.sequence.items.start == n->data.sequence.items.top) {
+		ERR(c, n, "empty CPU set; list at least one CPU");
+		return -EINVAL;
+	}
+	v = calloc(STEER_MAX_CPUS, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	out->v = v;
+	out->n = 0;
+	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+	     it++) {
+		const yaml_node_t *e = ynode(c->doc, *it);
+
+		if (cpu_entry(c, e, &lo, &hi, &w)) {
+			err = -EINVAL;
+			continue;
+		}
+		for (cpu = lo; cpu <= hi; cpu++) {
+			if (first[cpu]) {
+				ERR(c, e, "cpu %lld is listed twice (first at %zu:%zu)",
+				    cpu, first[cpu]->start_mark.line + 1,
+				    first[cpu]->start_mark.column + 1);
+				err = -EINVAL;
+				break;
+			}
+			first[cpu] = e;
+			v[out->n++] = (struct table_cpu){ cpu, w };
+		}
+	}
+	qsort(v, out->n, sizeof(*v), cmp_cpu);
+	return err;
+}
+
+static int cpus_from_set(const struct cpu_set *s, struct policy_cpus *out)
+{
+	__u32 cpu;
+
+	out->v = calloc(STEER_MAX_CPUS, sizeof(*out->v));
+	if (!out->v)
+		return -ENOMEM;
+	out->n = 0;
+	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+		if (cpuset_has(s, cpu))
+			out->v[out->n++] = (struct table_cpu){ cpu, 1 };
+	return 0;
+}
+
+/* ---- top level ---------------------------------------------------------- */
+
+enum {
+	K_VERSION, K_CPUS, K_QUEUE, K_TABLE, K_HASH, K_FASTPATH, K_REBALANCE,
+	K_NONIP, K_RULES, K_N
+};
+static const char *const top_keys[K_N] = {
+	"version", "cpus", "queue_size", "table_size", "hash", "local_fastpath",
+	"rebalance", "non_ip", "rules",
+};
+
+static int get_hash(struct pctx *c, const yaml_node_t *n)
+{
+	static const char *const keys[] = { "key", "symmetric", "seed" };
+	static const char *const kinds[] = { "l4", "l3", NULL };
+	struct steer_policy *p = c->p;
+	unsigned long long seed;
+	yaml_node_t *v[3];
+	int err, i;
+
+	err = ymap_walk(c->d, c->doc, n, "a mapping for hash", keys, 3, v, NULL);
+	if (v[0]) {
+		i = get_choice(c, v[0], "key", kinds);
+		if (i < 0)
+			err = -EINVAL;
+		else
+			p->hash_key = i ? POLICY_HASH_L3 : POLICY_HASH_L4;
+	}
+	if (v[1] && yget_bool(c->d, v[1], "true or false for symmetric",
+			      &p->symmetric))
+		err = -EINVAL;
+	if (v[2]) {
+		if (yis_plain(v[2]) && !strcmp(yscalar(v[2]), "random")) {
+			p->seed_random = true;
+		} else if (yis_int(v[2])) {
+			if (yget_u64(c->d, v[2], "random or an integer for seed",
+				     &seed))
+				err = -EINVAL;
+			p->seed_random = false;
+			p->seed = seed;
+		} else {
+			if (yscalar(v[2]) && !yis_null(v[2]))
+				ERR(c, v[2], "seed must be random or an integer, got '%s'",
+				    yscalar(v[2]));
+			else
+				ERR(c, v[2], "seed must be random or an integer, got %s",
+				    ynode_kind(v[2]));
+			err = -EINVAL;
+		}
+	}
+	return err;
+}
+
+static int get_nonip(struct pctx *c, const yaml_node_t *n)
+{
+	static const char *const keys[] = { "cpu" };
+	yaml_node_t *v[1];
+
+	if (yis_plain(n) && !strcmp(yscalar(n), "local")) {
+		c->p->nonip_cpu = STEER_CPU_LOCAL;
+		return 0;
+	}
+	if (n->type != YAML_MAPPING_NODE) {
+		if (yscalar(n) && !yis_null(n))
+			ERR(c, n, "non_ip must be local or {cpu: N}, got '%s'",
+			    yscalar(n));
+		else
+			ERR(c, n, "non_ip must be local or {cpu: N}, got %s",
+			    ynode_kind(n));
+		return -EINVAL;
+	}
+	if (ymap_walk(c->d, c->doc, n, "{cpu: N} for non_ip", keys, 1, v, NULL))
+		return -EINVAL;
+	if (!v[0]) {
+		ERR(c, n, "non_ip must be local or {cpu: N}, got a mapping without cpu");
+		return -EINVAL;
+	}
+	return pol_get_cpu(c, v[0], &c->p->nonip_cpu);
+}
+
+static __u32 pow2_near(long long v)
+{
+	__u32 hi = 1;
+
+	while (hi < v && hi < STEER_TABLE_MAX)
+		hi <<= 1;
+	return hi / 2 && v - hi / 2 < hi - v ? hi / 2 : hi;
+}
+
+static int get_policy(struct pctx *c, const yaml_node_t *root)
+{
+	static const char *const rebal[] = { "drain", "immediate", NULL };
+	struct steer_policy *p = c->p;
+	yaml_node_t *v[K_N];
+	long long x;
+	int err, e;
+
+	err = ymap_walk(c->d, c->doc, root, "a mapping of policy keys", top_keys,
+			K_N, v, NULL);
+	if (root->type != YAML_MAPPING_NODE)
+		return err;
+
+	if (!v[K_VERSION]) {
+		ERR(c, root, "missing 'version: %d' (the policy format version)",
+		    POLICY_VERSION);
+		err = -EINVAL;
+	} else if (yget_int(c->d, v[K_VERSION], "an integer for version", &x)) {
+		err = -EINVAL;
+	} else if (x != POLICY_VERSION) {
+		ERR(c, v[K_VERSION], "unsupported version %lld (this xdp-steer reads version %d)",
+		    x, POLICY_VERSION);
+		err = -EINVAL;
+	} else {
+		p->version = x;
+	}
+
+	if (v[K_CPUS]) {
+		p->cpus_default = false;
+		e = pol_get_cpu_list(c, v[K_CPUS], &p->cpus);
+		if (e == -ENOMEM)
+			return e;
+		if (e)
+			err = e;
+	} else if (!cpuset_count(c->online)) {
+		diag_add(c->d, DIAG_ERROR, 0, 0, "no online CPUs to default 'cpus' to");
+		err = -EINVAL;
+	} else {
+		e = cpus_from_set(c->online, &p->cpus);
+		if (e)
+			return e;
+	}
+
+	if (v[K_QUEUE]) {
+		if (pol_get_ranged(c, v[K_QUEUE], "queue_size", 1, POLICY_QUEUE_MAX, &x))
+			err = -EINVAL;
+		else
+			p->queue_size = x;
+	}
+	if (v[K_TABLE]) {
+		if (pol_get_ranged(c, v[K_TABLE], "table_size", 1, STEER_TABLE_MAX, &x)) {
+			err = -EINVAL;
+		} else if (x & (x - 1)) {
+			ERR(c, v[K_TABLE], "table_size %lld is not a power of two (try %u)",
+			    x, pow2_near(x));
+			err = -EINVAL;
+		} else {
+			p->table_size = x;
+		}
+	}
+	if (v[K_HASH] && get_hash(c, v[K_HASH]))
+		err = -EINVAL;
+	if (v[K_FASTPATH] && yget_bool(c->d, v[K_FASTPATH],
+				       "true or false for local_fastpath",
+				       &p->local_fastpath))
+		err = -EINVAL;
+	if (v[K_REBALANCE]) {
+		e = get_choice(c, v[K_REBALANCE], "rebalance", rebal);
+		if (e < 0)
+			err = -EINVAL;
+		else
+			p->rebalance = e ? POLICY_REBALANCE_IMMEDIATE :
+					   POLICY_REBALANCE_DRAIN;
+	}
+	if (v[K_NONIP] && get_nonip(c, v[K_NONIP]))
+		err = -EINVAL;
+	if (v[K_RULES]) {
+		e = pol_get_rules(c, v[K_RULES]);
+		if (e == -ENOMEM)
+			return e;
+		if (e)
+			err = e;
+	}
+	return err;
+}
+
+static void policy_defaults(struct steer_policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->version = POLICY_VERSION;
+	p->cpus_default = true;
+	p->queue_size = POLICY_QUEUE_DEFAULT;
+	p->table_size = STEER_TABLE_DEFAULT;
+	p->hash_key = POLICY_HASH_L4;
+	p->seed_random = true;
+	p->local_fastpath = true;
+	p->rebalance = POLICY_REBALANCE_DRAIN;
+	p->nonip_cpu = STEER_CPU_LOCAL;
+}
+
+static void syntax_error(struct diags *d, yaml_parser_t *yp, const char *text,
+			 size_t len)
+{
+	const yaml_mark_t *m = &yp->problem_mark;
+	const char *problem = yp->problem ? yp->problem : "cannot parse";
+	char ctx[128] = "";
+
+	if (yp->error == YAML_READER_ERROR) {
+		diag_add(d, DIAG_ERROR, 0, 0, "invalid YAML: %s at byte %zu",
+			 problem, yp->problem_offset);
+		return;
+	}
+	if (yp->context)
+		snprintf(ctx, sizeof(ctx), " (%s at %zu:%zu)", yp->context,
+			 yp->context_mark.line + 1, yp->context_mark.column + 1);
+	/* libyaml refuses a plain scalar starting with ':' in flow style,
+	 * which is how "{src: ::1}" fails: say what to do about it. */
+	if (m->index > 0 && m->index + 1 < len && text[m->index] == ':' &&
+	    strchr(" ,[{", text[m->index - 1]) && text[m->index + 1] != ' ')
+		snprintf(ctx + strlen(ctx), sizeof(ctx) - strlen(ctx),
+			 "; quote IPv6 addresses like \"::1\"");
+	diag_add(d, DIAG_ERROR, m->line + 1, m->column + 1, "invalid YAML: %s%s",
+		 problem, ctx);
+}
+
+int policy_parse_string(const char *text, size_t len, const char *name,
+			const struct cpu_set *online, struct steer_policy *p,
+			struct diags *d)
+{
+	struct cpu_set sys_online;
+	yaml_document_t doc, extra;
+	yaml_node_t *root, *next;
+	yaml_parser_t yp;
+	struct pctx c;
+	int err;
+
+	policy_defaults(p);
+	err = diags_init(d, name);
+	if (err)
+		return err;
+	if (!online) {
+		err = cpuset_read_online(&sys_online, NULL);
+		if (err) {
+			diag_add(d, DIAG_ERROR, 0, 0,
+				 "cannot read the online CPUs: %s",
+				 strerror(-err));
+			return err;
+		}
+		online = &sys_online;
+	}
+	err = ycheck_stream(d, text, len, POLICY_DEPTH_MAX);
+	if (err)
+		return err;
+	if (!yaml_parser_initialize(&yp))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&yp, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&yp, &doc)) {
+		syntax_error(d, &yp, text, len);
+		yaml_parser_delete(&yp);
+		return -EINVAL;
+	}
+	root = yaml_document_get_root_node(&doc);
+	if (!root) {
+		diag_add(d, DIAG_ERROR, 1, 1, "empty policy; it needs at least 'version: %d'",
+			 POLICY_VERSION);
+		err = -EINVAL;
+		goto out_doc;
+	}
+	c = (struct pctx){ .doc = &doc, .d = d, .online = online, .p = p };
+	err = get_policy(&c, root);
+
+	if (!yaml_parser_load(&yp, &extra)) {
+		syntax_error(d, &yp, text, len);
+		err = -EINVAL;
+	} else {
+		next = yaml_document_get_root_node(&extra);
+		if (next) {
+			ERR(&c, next, "a second YAML document; a policy is one document");
+			err = -EINVAL;
+		}
+		yaml_document_delete(&extra);
+	}
+	/* Messages in document order, whatever order the keys were checked
+	 * in. */
+	if (diags_sort(d) && !err)
+		err = -ENOMEM;
+	if (!err && d->nerrors)
+		err = -EINVAL;
+out_doc:
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&yp);
+	return err;
+}
+
+/* Fails the parse before it starts: defaults in *p, the reason in *d. */
+static int file_error(const char *path, struct steer_policy *p,
+		      struct diags *d, int err, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static int file_error(const char *path, struct steer_policy *p,
+		      struct diags *d, int err, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	policy_defaults(p);
+	if (diags_init(d, path))
+		return -ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	diag_add(d, DIAG_ERROR, 0, 0, "%s", msg);
+	return err;
+}
+
+int policy_parse_file(const char *path, const struct cpu_set *online,
+		      struct steer_policy *p, struct diags *d)
+{
+	struct stat st;
+	char *text;
+	ssize_t n = 0;
+	size_t len = 0;
+	int fd, err;
+
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer before
+	 * fstat() can refuse it. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		err = -errno;
+		return file_error(path, p, d, err, "cannot open: %s",
+				  strerror(-err));
+	}
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return file_error(path, p, d, err, "cannot read: %s",
+				  strerror(-err));
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return file_error(path, p, d, -EISDIR,
+				  "is a directory; give the path of a policy file");
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return file_error(path, p, d, -EINVAL,
+				  "is not a regular file (a device, pipe or socket); give the path of a policy file");
+	}
+	if (st.st_size > POLICY_FILE_MAX) {
+		close(fd);
+		return file_error(path, p, d, -EFBIG,
+				  "is %lld bytes; a policy may be at most %d (1 MiB)",
+				  (long long)st.st_size, POLICY_FILE_MAX);
+	}
+	/* One byte more than allowed, to notice a file that grew. */
+	text = malloc(POLICY_FILE_MAX + 1);
+	if (!text) {
+		close(fd);
+		return file_error(path, p, d, -ENOMEM, "out of memory");
+	}
+	while (len <= POLICY_FILE_MAX) {
+		n = read(fd, text + len, POLICY_FILE_MAX + 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	if (err) {
+		free(text);
+		return file_error(path, p, d, err, "cannot read: %s",
+				  strerror(-err));
+	}
+	if (len > POLICY_FILE_MAX) {
+		free(text);
+		return file_error(path, p, d, -EFBIG,
+				  "is more than %d bytes (1 MiB), the most a policy may be",
+				  POLICY_FILE_MAX);
+	}
+	err = policy_parse_string(text, len, path, online, p, d);
+	free(text);
+	return err;
+}
+
+void policy_free(struct steer_policy *p)
+{
+	int i;
+
+	for (i = 0; i < p->nrules; i++)
+		free(p->rules[i].cpus.v);
+	free(p->rules);
+	free(p->cpus.v);
+	memset(p, 0, sizeof(*p));
+}
+

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * policy.h - the YAML policy (version 1): parse and validate it into a
+ * struct steer_policy, print it back in canonical form. Pure (no maps, no
+ * root): the set of online CPUs is a parameter, so tests can choose it.
+ *
+ * Every mistake becomes a diagnostic "file:line:col: message" pointing at
+ * the YAML node that holds it (1-based, from libyaml's marks); doubtful but
+ * valid things (duplicate or shadowed rules) are warnings, printed as
+ * "file:line:col: warning: message". Parsing goes on after an error, so
+ * one run reports every independent mistake, in document order.
+ *
+ * Hostile input is bounded before libyaml builds a document: a regular
+ * file of at most POLICY_FILE_MAX bytes, nesting at most POLICY_DEPTH_MAX
+ * deep, no aliases (they would let a small file stand for a huge tree), at
+ * most DIAGS_MAX messages kept.
+ *
+ * Files: policy.c (document, top-level keys, CPU lists), policy_rules.c
+ * (rules, addresses, shadowing), policy_print.c (canonical output),
+ * yaml_util.c (diagnostics and typed YAML nodes); compile.c turns a policy
+ * into map contents. CPU sets and weighted CPUs come from the model layer
+ * below (model/cpuset.h, model/table.h).
+ */
+#ifndef XDP_STEER_POLICY_H
+#define XDP_STEER_POLICY_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+#include "xdp_steer.h"
+#include "model/cpuset.h"
+#include "model/table.h"
+#include "policy/yaml_util.h"
+
+#define POLICY_VERSION		1
+/* A policy is a short text; a bigger file is a mistake (or an attack). */
+#define POLICY_FILE_MAX		(1 << 20)
+/* The deepest valid policy nests 6 levels (rules, a rule, its cpus, a
+ * weighted CPU, ...); libyaml itself takes seconds on 40000. */
+#define POLICY_DEPTH_MAX	32
+/* cpumap ring per worker: 2048 frames ride out a scheduling delay of the
+ * worker kthread at line rate without drops; the kernel refuses more than
+ * 16384. */
+#define POLICY_QUEUE_DEFAULT	2048
+#define POLICY_QUEUE_MAX	16384
+/* Weights are ratios between CPUs; 1000 to 1 is already beyond what a
+ * 4096-bucket table can express. */
+#define POLICY_WEIGHT_MAX	1000
+
+enum policy_hash_key {
+	POLICY_HASH_L4,		/* addresses, protocol and ports (default) */
+	POLICY_HASH_L3,		/* addresses and protocol */
+};
+
+enum policy_rebalance {
+	POLICY_REBALANCE_DRAIN,		/* move a flow once its old CPU drained */
+	POLICY_REBALANCE_IMMEDIATE,	/* move at once; may reorder */
+};
+
+/* A CPU list: sorted by CPU id, no duplicates, every weight in 1..1000. */
+struct policy_cpus {
+	struct table_cpu *v;
+	int n;
+};
+
+/* One rule of 'rules:', in policy order (the index is its rule_id). */
+struct policy_rule {
+	__u32 fields;		/* STEER_M_* the match names */
+	__u32 shape;		/* STEER_M_* the match names, plus
+				 * STEER_M_PREFIX_SRC/_DST when that address
+				 * is a prefix shorter than a full address (at
+				 * most one is); without: an exact rule */
+	struct steer_flow flow;	/* values of the fields, network byte order,
+				 * IPv4 in word 0, a prefix's host bits zero;
+				 * family set only when an address is matched;
+				 * everything else zero */
+	__u8 src_len;		/* prefix length in bits; 32 or 128 = exact */
+	__u8 dst_len;
+	struct policy_cpus cpus; /* target: one CPU ('cpu:') or a set */
+	int line;		/* where the rule starts, for messages */
+	int col;
+};
+
+/* A whole policy, every default filled in. */
+struct steer_policy {
+	int version;
+	struct policy_cpus cpus;	/* worker CPUs and their weights */
+	bool cpus_default;		/* 'cpus' absent: cpus holds every
+					 * online CPU and the loader removes
+					 * those taking RX interrupts */
+	__u32 queue_size;		/* cpumap ring per worker */
+	__u32 table_size;		/* power of two <= STEER_TABLE_MAX */
+	enum policy_hash_key hash_key;
+	bool symmetric;
+	bool seed_random;		/* new random hash key at each apply */
+	__u64 seed;			/* otherwise the key derives from this */
+	bool local_fastpath;
+	enum policy_rebalance rebalance;
+	__u32 nonip_cpu;		/* a CPU, or STEER_CPU_LOCAL */
+	struct policy_rule *rules;
+	int nrules;
+	__u32 shapes[STEER_MAX_SHAPES];	/* distinct rule shapes in order of
+					 * first use, mirrors included in
+					 * symmetric mode */
+	int nshapes;
+};
+
+/* Symmetric mode matches a rule in both directions of a connection: the
+ * rule and its mirror (source and destination swapped). */
+__u32 policy_shape_mirror(__u32 shape);
+void policy_rule_mirror(const struct policy_rule *r, struct policy_rule *m);
+static inline bool policy_rule_is_prefix(const struct policy_rule *r)
+{
+	return r->shape & STEER_M_PREFIX;
+}
+
+/* The canonical key of rule 'r' cut to a shape 's' of the same kind and,
+ * for a prefix shape, to prefix length 'len': two rules meet under one key
+ * exactly when one restricted to the other's shape and length equals it.
+ * A prefix rule's key is the datapath's prefix_rules key (slot 0); an exact
+ * rule's puts its source in 'other', its destination in 'addr' and
+ * prefixlen 0. */
+void policy_rule_key(const struct policy_rule *r, __u32 s, int len,
+		     struct steer_prefix_key *k);
+
+/*
+ * Parses a policy from text[0..len) shown as 'name' in messages, or from
+ * the file at 'path'. 'online' is the set of online CPUs (NULL: read from
+ * sysfs). Both initialize *p and *d; the caller frees them with
+ * policy_free() and diags_free() whatever the result. Returns 0 when the
+ * policy is valid (there may be warnings in *d), -EINVAL when *d holds
+ * errors, or another negative errno (file unreadable, out of memory), also
+ * described in *d.
+ */
+int policy_parse_string(const char *text, size_t len, const char *name,
+			const struct cpu_set *online, struct steer_policy *p,
+			struct diags *d);
+int policy_parse_file(const char *path, const struct cpu_set *online,
+		      struct steer_policy *p, struct diags *d);
+void policy_free(struct steer_policy *p);
+
+/* Prints the policy as canonical YAML with every default written out, CPU
+ * lists compact ("2-7, {cpu: 8, weight: 2}"); parsing the output gives an
+ * equal policy. Returns 0 or -EIO. */
+int policy_print(FILE *f, const struct steer_policy *p);
+
+/* Same meaning (source locations aside). */
+bool policy_equal(const struct steer_policy *a, const struct steer_policy *b);
+
+/* STEER_F_* flags of a slot for this policy, prefix flags included. */
+__u32 policy_slot_flags(const struct steer_policy *p);
+
+/* "tcp", "udp", ... or NULL for a protocol without a name here. */
+const char *policy_proto_name(__u8 proto);
+
+#endif /* XDP_STEER_POLICY_H */

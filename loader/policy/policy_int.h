@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * policy_int.h - what the files of the policy parser share: the parsing
+ * state and the typed getters that report mistakes at their node. Not for
+ * users of the parser (they include policy.h).
+ */
+#ifndef XDP_STEER_POLICY_INT_H
+#define XDP_STEER_POLICY_INT_H
+
+#include "policy/policy.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Parsing state: the document, where messages go, the online CPUs. */
+struct pctx {
+	yaml_document_t *doc;
+	struct diags *d;
+	const struct cpu_set *online;
+	struct steer_policy *p;
+	int rule_cpus;		/* rule_cpus entries used by CPU-set rules */
+};
+
+#define ERR(c, node, ...) diag_node((c)->d, DIAG_ERROR, node, __VA_ARGS__)
+
+/* An integer scalar within [lo, hi]: "NAME V is out of range LO-HI". */
+int pol_get_ranged(struct pctx *c, const yaml_node_t *n, const char *name,
+		   long long lo, long long hi, long long *v);
+/* A single online CPU ('cpu: N'). */
+int pol_get_cpu(struct pctx *c, const yaml_node_t *n, __u32 *cpu);
+/* A list of CPUs with weights, as in 'cpus:', sorted. */
+int pol_get_cpu_list(struct pctx *c, const yaml_node_t *n,
+		     struct policy_cpus *out);
+/* 'rules:' into c->p->rules, shapes, and the shadowed-rule warnings. */
+int pol_get_rules(struct pctx *c, const yaml_node_t *n);
+
+#endif /* XDP_STEER_POLICY_INT_H */
