@@ -33,7 +33,8 @@ UNIT_BINS  := tests/unit/test_hash tests/unit/test_table tests/unit/test_policy 
 	      tests/unit/test_health
 PROG_BINS  := tests/prog/test_prog
 PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
-	      tests/prog/fixtures.o tests/prog/loops.o tests/prog/random.o
+	      tests/prog/fixtures.o tests/prog/loops.o tests/prog/random.o \
+	      tests/prog/compiled.o
 BENCH_BINS := tests/bench/bench_prog
 TEST_OBJ   := tests/lib/test.o
 TESTLIB_OBJS := tests/lib/frame.o tests/lib/prog_util.o $(TEST_OBJ)
@@ -47,7 +48,7 @@ MODEL_OBJS := $(addprefix loader/model/,cpuset.o table.o keymap.o build.o \
 POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
 	       policy_rules.o policy_print.o compile.o) $(MODEL_OBJS)
 KERNEL_OBJS := $(addprefix loader/kernel/,pins.o lock.o maps.o prog.o \
-	       slots.o netdev.o)
+	       slots.o netdev.o failpoint.o)
 STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o detach.o \
 		 status.o stats.o)
 CLI_OBJS   := $(addprefix loader/cli/,main.o log.o json.o cmd_policy.o \
@@ -106,6 +107,13 @@ tests/unit/test_compile: tests/unit/test_compile.o $(POLICY_OBJS) $(TEST_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lyaml
 
+# Hostile policy files, and the bounds that keep reading them cheap.
+ALL += tests/unit/test_input
+all: tests/unit/test_input
+tests/unit/test_input: tests/unit/test_input.o $(POLICY_OBJS) $(TEST_OBJ)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lyaml
+
 tests/unit/test_configs: tests/unit/test_configs.o $(POLICY_OBJS) $(TEST_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lyaml
@@ -118,9 +126,12 @@ tests/e2e/swap_check: tests/e2e/swap_check.o tests/lib/frame.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) -lpthread
 
-tests/prog/test_prog: $(PROG_OBJS) $(TESTLIB_OBJS)
+# The program tier also applies compiled policies with the loader's own
+# apply phases (tests/prog/compiled.c).
+tests/prog/test_prog: $(PROG_OBJS) $(TESTLIB_OBJS) $(POLICY_OBJS) \
+		      loader/kernel/slots.o loader/kernel/failpoint.o
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) -lyaml
 
 tests/bench/bench_prog: tests/bench/bench_prog.o $(TESTLIB_OBJS) $(TABLE_OBJ)
 	$(call msg,LINK,$@)

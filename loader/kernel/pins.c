@@ -154,6 +154,12 @@ static int open_safe_dir(int dirfd, const char *name, const char *shown,
 	}
 	if (fd < 0) {
 		err = -errno;
+		/* O_DIRECTORY answers ENOTDIR before O_NOFOLLOW says ELOOP:
+		 * look at the entry itself to say which it is. */
+		if ((err == -ELOOP || err == -ENOTDIR) &&
+		    !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISLNK(st.st_mode))
+			err = -ELOOP;
 		if (err == -ELOOP)
 			snprintf(why, len, "%s is a symbolic link, not the directory xdp-steer made: someone planted it; remove it ('rm %s') and retry",
 				 shown, shown);

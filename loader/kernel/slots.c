@@ -9,6 +9,7 @@
 #include <sys/random.h>
 #include <bpf/bpf.h>
 
+#include "kernel/failpoint.h"
 #include "kernel/slots.h"
 
 int slots_wait_readers(void)
@@ -227,7 +228,9 @@ static int finish_pending(const struct steer_maps *m, struct steer_ctl *ctl,
 
 	if (!ctl->retire_pending)
 		return 0;
-	err = slots_wait_readers();
+	err = failpoint("wait");
+	if (!err)
+		err = slots_wait_readers();
 	if (err) {
 		snprintf(why, why_len, "an earlier apply left its old slot possibly in use, and waiting for its readers failed (%s); nothing was changed, retry",
 			 strerror(-err));
@@ -333,6 +336,9 @@ static int write_inactive(const struct steer_maps *m, struct steer_build *b,
 			return -errno;
 	}
 	b->slot.nrule_cpus = b->nrule_cpus;
+	err = failpoint("write");
+	if (err)
+		return err;
 	return bpf_map_update_elem(m->steer_slots, &slot, &b->slot, BPF_ANY) ?
 	       -errno : 0;
 }
@@ -459,13 +465,17 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	/* Add cpumap. */
 	err = add_cpumap(m, need, b->slot.queue_size, worker_fd, added, why,
 			 why_len);
+	if (!err && (err = failpoint("add-cpumap")))
+		snprintf(why, why_len, "failpoint add-cpumap");
 	if (err)
 		goto out_undo;
 
 	/* Flip: from here on the new policy is in force. */
 	ctl.active = inactive;
 	ctl.retire_pending = 1;
-	err = write_ctl(m, &ctl);
+	err = failpoint("flip");
+	if (!err)
+		err = write_ctl(m, &ctl);
 	if (err) {
 		snprintf(why, why_len, "switching to the new slot failed: %s",
 			 strerror(-err));
@@ -476,11 +486,13 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	res->cpus_added = count_added(added);
 
 	/* Wait, then retire. */
-	if (slots_wait_readers()) {
+	if (failpoint("wait") || slots_wait_readers()) {
 		res->retire_deferred = true;
 		goto out;
 	}
-	err = retire(m, &ctl, res, why, why_len);
+	err = failpoint("retire");
+	if (!err)
+		err = retire(m, &ctl, res, why, why_len);
 	if (err) {
 		/* In force all the same; the next apply retires again. */
 		res->retire_deferred = true;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 
+#include "kernel/failpoint.h"
 #include "kernel/netdev.h"
 #include "lib/lib_int.h"
 
@@ -105,7 +106,11 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 		pins_remove(&it.ns, ifname, why, sizeof(why));
 		goto out;
 	}
-	err = lib_apply_locked(ctx, &it, p, &res->apply);
+	err = failpoint("attach-apply");
+	if (err)
+		lib_fail(ctx, err, "%s: failpoint attach-apply", ifname);
+	else
+		err = lib_apply_locked(ctx, &it, p, &res->apply);
 	if (err) {
 		/* All or nothing: no program runs without its policy. */
 		char first[sizeof(ctx->err)];

@@ -34,20 +34,17 @@ static void diag_vadd(struct diags *d, enum diag_level level, int line,
 	struct diag *v;
 	char *msg;
 
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
 	/* Out of memory loses the text, never the count: an error must not
 	 * turn into a silently accepted policy. */
 	if (level == DIAG_ERROR)
 		d->nerrors++;
 	else
 		d->nwarnings++;
-	if (d->n >= DIAGS_MAX) {
+	if (diags_full(d)) {
 		d->ndropped++;
-		free(msg);
 		return;
 	}
-	if (!msg)
+	if (vasprintf(&msg, fmt, ap) < 0)
 		return;
 	if (d->n == d->cap) {
 		v = realloc(d->v, (d->cap ? d->cap * 2 : 8) * sizeof(*v));
@@ -59,6 +56,11 @@ static void diag_vadd(struct diags *d, enum diag_level level, int line,
 		d->cap = d->cap ? d->cap * 2 : 8;
 	}
 	d->v[d->n++] = (struct diag){ level, line, col, msg };
+}
+
+bool diags_full(const struct diags *d)
+{
+	return d->n >= DIAGS_MAX;
 }
 
 void diag_add(struct diags *d, enum diag_level level, int line, int col,
@@ -410,7 +412,9 @@ int ymap_walk(struct diags *d, yaml_document_t *doc, const yaml_node_t *map,
 			int shown = strlen(name) > 48 ? 40 : 48;
 			const char *more = strlen(name) > 48 ? "..." : "";
 
-			hint = ysuggest(name, keys, nkeys);
+			/* Past the cap the message is only counted: spare
+			 * the suggestion's cost. */
+			hint = diags_full(d) ? NULL : ysuggest(name, keys, nkeys);
 			if (hint)
 				diag_node(d, DIAG_ERROR, k,
 					  "unknown key '%.*s%s' (did you mean '%s'?)",

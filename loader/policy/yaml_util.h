@@ -45,6 +45,8 @@ struct diags {
 };
 
 int diags_init(struct diags *d, const char *name);
+/* DIAGS_MAX messages kept: further ones are only counted. */
+bool diags_full(const struct diags *d);
 void diags_free(struct diags *d);
 void diag_add(struct diags *d, enum diag_level level, int line, int col,
 	      const char *fmt, ...) __attribute__((format(printf, 5, 6)));

@@ -281,9 +281,13 @@ concurrent() {
 check "two concurrent applies of different policies both succeed and leave one whole policy, 5 times" \
 	concurrent
 # The same with both started while the lock is held, so they surely
-# overlap: each must wait, then run one after the other.
+# overlap: each must wait, then run one after the other. The holder lets
+# go once both say they wait (at most 10 s: a slow machine must not turn
+# into a false failure, and one that never waits fails below).
 locked_round() {
-	flock "$LOCK_B" sleep 0.7 &
+	rm -f "$T/c1" "$T/c2"
+	flock "$LOCK_B" sh -c "for i in \$(seq 200); do
+		grep -qs waiting $T/c1 && grep -qs waiting $T/c2 && exit 0; sleep 0.05; done" &
 	local locker=$!
 	sleep 0.2
 	concurrent_round || { wait $locker; return 1; }

@@ -854,6 +854,42 @@ void v4_tot_len_short(struct frame *f)
 	v4_tot_len(f, 19);
 }
 
+/* A datagram that ends 'cut' bytes into its transport header (tot_len or
+ * payload_len says so), the header's bytes still in the frame, then
+ * Ethernet padding: the parser must not take them for ports. */
+void v4_ports_past_tot_len(struct frame *f)
+{
+	frame_eth(f, ETH_P_IP);
+	frame_ipv4(f, &(struct frame_ip4){ .src = V4_SRC, .dst = V4_DST,
+		.proto = IPPROTO_UDP, .tot_len = 20 + 2, .tot_len_set = true });
+	frame_udp(f, SPORT, 53);
+	frame_finish(f);
+	frame_pad(f, 60);
+}
+
+void v6_ports_past_payload_len(struct frame *f)
+{
+	frame_eth(f, ETH_P_IPV6);
+	frame_ipv6(f, &(struct frame_ip6){ .src = V6_SRC, .dst = V6_DST,
+		.nexthdr = IPPROTO_UDP, .payload_len = 3,
+		.payload_len_set = true });
+	frame_udp(f, SPORT, 53);
+	frame_finish(f);
+	frame_pad(f, 80);
+}
+
+void v6_ext_past_payload_len(struct frame *f)
+{
+	frame_eth(f, ETH_P_IPV6);
+	frame_ipv6(f, &(struct frame_ip6){ .src = V6_SRC, .dst = V6_DST,
+		.nexthdr = IPPROTO_DSTOPTS, .payload_len = 8,
+		.payload_len_set = true });
+	frame_ipv6_dstopts(f, IPPROTO_UDP);	/* 16 bytes */
+	frame_udp(f, SPORT, 53);
+	frame_finish(f);
+	frame_pad(f, 100);
+}
+
 void v4_version6(struct frame *f)
 {
 	frame_eth(f, ETH_P_IP);

@@ -59,6 +59,12 @@ static const struct prog_case cases[] = {
 	  v6_udp, policy_bucket_sym, REDIRECT(AT_REMOTE, 0) },
 	{ "a frame padded past tot_len is steered, not rejected",
 	  v4_tcp_padded, policy_bucket, REDIRECT(AT_REMOTE, 0) },
+	{ "IPv4: ports past tot_len, in the frame, are not read (parse error)",
+	  v4_ports_past_tot_len, policy_bucket, PASS(passed_parse_error, 0) },
+	{ "IPv6: ports past payload_len, in the frame, are not read (parse error)",
+	  v6_ports_past_payload_len, policy_bucket, PASS(passed_parse_error, 0) },
+	{ "IPv6: an extension header running past payload_len is a parse error",
+	  v6_ext_past_payload_len, policy_bucket, PASS(passed_parse_error, 0) },
 
 	/* VLAN tags. */
 	{ "IPv4 TCP under one 802.1Q tag is steered like untagged",
@@ -298,6 +304,7 @@ int main(int argc, char **argv)
 		current = &cases[i];
 		failed |= test_run_all("prog", &one, 1, argc, argv);
 	}
+	failed |= run_compiled_tests(argc, argv);
 	failed |= test_run_all("prog", loop_tests, n_loop_tests, argc, argv);
 	failed |= test_run_all("prog", random_tests, n_random_tests, argc,
 			       argv);

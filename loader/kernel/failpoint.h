@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * failpoint.h - named steps where a test can make xdp-steer fail or die,
+ * to prove what a failure or a kill at that step leaves behind:
+ *
+ *   XDP_STEER_FAILPOINT=NAME       the step fails with -EIO
+ *   XDP_STEER_FAILPOINT=NAME:exit  the process exits (status 137) there,
+ *                                  as if killed
+ *
+ * Steps (kernel/slots.c, lib/attach.c): write, add-cpumap, flip, wait,
+ * retire, attach-apply. Unset in normal use: one getenv() per step.
+ */
+#ifndef XDP_STEER_FAILPOINT_H
+#define XDP_STEER_FAILPOINT_H
+
+/* 0, or -EIO when the test asked this step to fail. */
+int failpoint(const char *name);
+
+#endif /* XDP_STEER_FAILPOINT_H */

@@ -1,0 +1,260 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Root tier: the control plane cannot be turned against its state.
+#   - Two namespaces run xdp-steer on interfaces of one name independently.
+#   - Pin directories someone else made, or links planted in their place,
+#     are refused and nothing they point at is touched; bpffs mounted by
+#     xdp-steer is root's alone.
+#   - attach and detach take the lock: concurrent attaches make one winner.
+#   - Pins of a deleted interface or namespace are seen and removed.
+#   - Bad names, unprivileged runs, option values and interface names that
+#     need JSON escaping get clear answers.
+#   - A failure (or a kill) at each step of attach and apply leaves the
+#     policy in force complete, and the next apply finishes what was left
+#     (failpoints: loader/kernel/failpoint.h).
+set -u
+. "$(dirname "$0")/lib.sh"
+
+e2e_setup
+T=$E2E_TMP
+# A second pair of namespaces whose receiving interface has $IF_B's name.
+NS_C=xst-$E2E_ID-c
+NS_D=xst-$E2E_ID-d
+IF_D=xsd$E2E_ID
+in_c() { nsenter --net=/run/netns/"$NS_C" "$@"; }
+trap 'in_c "$XDP_STEER" -q detach "$IF_B" >/dev/null 2>&1; ip netns del "$NS_C" 2>/dev/null;
+      ip netns del "$NS_D" 2>/dev/null; rm -rf "${PIN_C%/*}" /tmp/xst-victim-$E2E_ID
+      e2e_cleanup' EXIT
+
+make_c() {
+	ip netns add "$NS_C" && ip netns add "$NS_D" &&
+	ip link add "$IF_B" netns "$NS_C" type veth peer name "$IF_D" netns "$NS_D" &&
+	ip -n "$NS_C" link set "$IF_B" up && ip -n "$NS_D" link set "$IF_D" up &&
+	PIN_C=/sys/fs/bpf/xdp-steer/netns-$(stat -L -c %i /run/netns/"$NS_C")/$IF_B
+}
+make_c || { fail "making a second namespace with an interface named $IF_B"; exit 1; }
+
+xs() { in_b "$XDP_STEER" "$@"; }
+xc() { in_c "$XDP_STEER" "$@"; }
+run_rc() {	# run_rc WANT CMD...: exit status WANT; output in $T/out
+	local want=$1 rc
+	shift
+	"$@" >"$T/out" 2>&1
+	rc=$?
+	[ "$rc" -eq "$want" ] && return 0
+	echo "exit status $rc, expected $want"; cat "$T/out"
+	return 1
+}
+out_has() { grep -qF -- "$1" "$T/out" || { echo "no '$1' in:"; cat "$T/out"; return 1; }; }
+out_lacks() { ! grep -qF -- "$1" "$T/out" || { echo "'$1' in:"; cat "$T/out"; return 1; }; }
+state() { python3 "$E2E_ROOT/tests/e2e/maps_state.py" "$1"; }
+field() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }
+prog_on() {	# prog_on NS IFACE: the XDP program id on it per ip link, or 0
+	ip -n "$1" -j -d link show dev "$2" | python3 -c 'import json, sys
+print(json.load(sys.stdin)[0].get("xdp", {}).get("prog", {}).get("id", 0))'
+}
+json_ok() {	# json_ok CMD...: the command prints one JSON document
+	"$@" | python3 -c 'import json, sys; json.load(sys.stdin)'
+}
+
+printf 'version: 1\ncpus: [0]\nhash: {seed: 0}\n' >"$T/p0.yaml"
+printf 'version: 1\ncpus: [0-1]\nhash: {seed: 1}\n' >"$T/p1.yaml"
+printf 'version: 1\ncpus: [1]\nhash: {seed: 2}\nrules:\n  - {match: {src: 10.9.0.0/16}, cpu: 1}\n' >"$T/p2.yaml"
+
+# ---- two namespaces, one interface name -------------------------------------
+
+check "attach in namespace B succeeds" run_rc 0 xs attach "$IF_B" --policy "$T/p1.yaml"
+check "attach to an interface of the same name in namespace C succeeds" \
+	run_rc 0 xc attach "$IF_B" --policy "$T/p1.yaml"
+check "each namespace has its own pin directory, netns-<inode>/$IF_B" \
+	test -e "$PIN_B/steer_ctl" -a -e "$PIN_C/steer_ctl" -a "$PIN_B" != "$PIN_C"
+check "nothing is pinned under the initial namespace's path for $IF_B" \
+	test ! -e /sys/fs/bpf/xdp-steer/"$IF_B"
+check "applying in B changes B's maps" run_rc 0 xs apply "$IF_B" "$T/p2.yaml"
+check "B is at generation 2 and C still at 1" \
+	test "$(field gen "$(state "$PIN_B")") $(field gen "$(state "$PIN_C")")" = "2 1"
+S_B=$(state "$PIN_B")
+check "detaching in C succeeds" run_rc 0 xc detach "$IF_B"
+check "C's pins are gone" test ! -e "$PIN_C"
+check "B's program is still attached and uses its pins" \
+	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER status $IF_B --json | python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(not (d[\"attached\"] and d[\"uses_pins\"]))'"
+check "B's maps are as they were" test "$(state "$PIN_B")" = "$S_B"
+
+# ---- pin directories someone else made ---------------------------------------
+
+NSDIR_C=${PIN_C%/*}
+mkdir -p "$NSDIR_C" && chown 65534 "$NSDIR_C" && chmod 0755 "$NSDIR_C"
+check "attach refuses a namespace pin directory owned by another user" \
+	run_rc 1 xc attach "$IF_B" --policy "$T/p1.yaml"
+check "the refusal names the owner and says what to do" \
+	out_has "belongs to uid 65534, not root: someone else made it, and could plant links in it; check and remove it"
+check "no program was left on the interface" test "$(prog_on "$NS_C" "$IF_B")" = 0
+rmdir "$NSDIR_C"
+
+VICTIM=/tmp/xst-victim-$E2E_ID
+mkdir -p "$VICTIM" "$NSDIR_C" && chmod 0700 "$NSDIR_C" && echo keep >"$VICTIM/precious" &&
+	ln -s "$VICTIM" "$PIN_C"
+check "detach refuses an interface pin directory that is a symbolic link" \
+	run_rc 1 xc detach "$IF_B"
+check "the refusal says it is a planted link" out_has "is a symbolic link, not the directory xdp-steer made"
+check "the link's target is untouched" test -e "$VICTIM/precious"
+check "attach refuses it too, and leaves the target alone" \
+	bash -c "! nsenter --net=/run/netns/$NS_C $XDP_STEER -q attach $IF_B --policy $T/p1.yaml 2>/dev/null &&
+		 test -e $VICTIM/precious && test \$(ls $VICTIM | wc -l) = 1"
+rm -f "$PIN_C"; rmdir "$NSDIR_C"
+
+check "the pin root made by another user is refused (in a private bpffs)" \
+	unshare -m --propagation private sh -c "
+		umount -l /sys/fs/bpf 2>/dev/null; mount -t bpf bpf /sys/fs/bpf &&
+		mkdir /sys/fs/bpf/xdp-steer && chown 65534 /sys/fs/bpf/xdp-steer &&
+		! nsenter --net=/run/netns/$NS_C $XDP_STEER pin-dir --create $IF_B 2>$T/err &&
+		grep -q '/sys/fs/bpf/xdp-steer belongs to uid 65534' $T/err"
+check "bpffs mounted by xdp-steer itself is root's alone, mode 1700 (bpffs keeps the sticky bit; in a private mount namespace)" \
+	unshare -m --propagation private sh -c "
+		umount -l /sys/fs/bpf 2>/dev/null;
+		nsenter --net=/run/netns/$NS_C $XDP_STEER pin-dir --create $IF_B >/dev/null &&
+		test \"\$(stat -f -c %T /sys/fs/bpf) \$(stat -c %a /sys/fs/bpf)\" = 'bpf_fs 1700'"
+
+# ---- the lock ---------------------------------------------------------------
+
+xs -q detach "$IF_B"
+( xs attach "$IF_B" --policy "$T/p1.yaml" >"$T/a1" 2>&1; echo $? >"$T/a1.rc" ) &
+( xs attach "$IF_B" --policy "$T/p2.yaml" >"$T/a2" 2>&1; echo $? >"$T/a2.rc" ) &
+wait
+check "of two concurrent attaches exactly one succeeds" \
+	test "$(sort "$T/a1.rc" "$T/a2.rc" | tr -d '\n')" = "01"
+check "the other says xdp-steer is already attached" \
+	bash -c "cat $T/a1 $T/a2 | grep -q 'already attached'"
+check "the winner's program uses the pinned maps, which are all there" \
+	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER status $IF_B --json | python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(not (d[\"uses_pins\"] and d[\"policy\"][\"generation\"] == 1))'"
+flock "$LOCK_B" sleep 1 &
+sleep 0.2
+check "detach waits while another holder has the lock, then detaches" \
+	run_rc 0 xs detach "$IF_B"
+check "it said it was waiting" out_has "waiting for another xdp-steer working on this interface"
+wait
+
+# ---- interfaces and namespaces that are gone ------------------------------------
+
+xc -q attach "$IF_B" --policy "$T/p1.yaml" || fail "attach in C"
+ip -n "$NS_C" link del "$IF_B"
+check "status of a deleted interface still reads its pins" run_rc 0 xc status "$IF_B"
+check "and warns that the interface is gone, with the cure" \
+	out_has "no interface $IF_B in this network namespace (it was deleted): nothing steers; 'xdp-steer detach $IF_B' removes the pins"
+check "detach of the deleted interface removes its pins" run_rc 0 xc detach "$IF_B"
+check "it says so" out_has "$IF_B: the interface is gone; its pins were removed"
+check "the pins are gone" test ! -e "$PIN_C"
+
+ip link add "$IF_B" netns "$NS_C" type veth peer name "$IF_D" netns "$NS_D" &&
+	ip -n "$NS_C" link set "$IF_B" up && ip -n "$NS_D" link set "$IF_D" up
+xc -q attach "$IF_B" --policy "$T/p1.yaml" || fail "attach in C again"
+PROG_C=$(prog_on "$NS_C" "$IF_B")
+ip netns del "$NS_C"; ip netns del "$NS_D"
+# The namespace and its veth go away asynchronously; so does the program.
+for i in $(seq 50); do bpftool prog show id "$PROG_C" >/dev/null 2>&1 || break; sleep 0.1; done
+check "status lists the pins of the namespace that is gone" run_rc 0 xs status
+check "with the cure" out_has "${PIN_C%/*}: pins of a network namespace that is gone; 'xdp-steer detach --stale' removes them"
+check "detach --stale removes them" run_rc 0 xs detach --stale
+check "it names what it removed" out_has "$PIN_C: removed (its interface or namespace is gone)"
+check "the namespace's pin directory is gone" test ! -e "${PIN_C%/*}"
+make_c || fail "making namespace C again"
+
+# ---- names, privileges, values ----------------------------------------------------
+
+check "an interface argument '..' is refused, exit 1" run_rc 1 xs status ..
+check "as not an interface name" out_has "'..' is not an interface name"
+check "an interface argument with a slash is refused" run_rc 1 xs detach ../../xdp
+check "naming the slash" out_has "is not an interface name (it has a '/')"
+check "stats --interval nan is a usage error, not a busy loop" run_rc 2 xs stats "$IF_B" --interval nan
+check "saying the range" out_has "--interval takes seconds from 0.1 to 3600, not 'nan'"
+xs -q attach "$IF_B" --policy "$T/p1.yaml" || fail "attach in B"
+check "status run unprivileged fails, exit 1" \
+	run_rc 1 in_b setpriv --reuid=65534 --regid=65534 --clear-groups "$XDP_STEER" status "$IF_B"
+check "and says it needs root, not that nothing is attached" \
+	bash -c "grep -q 'needs root' $T/out && ! grep -q 'not attached' $T/out"
+check "stats run unprivileged says it needs root too" \
+	bash -c "nsenter --net=/run/netns/$NS_B setpriv --reuid=65534 --regid=65534 --clear-groups $XDP_STEER stats $IF_B --json 2>&1 | grep -q 'needs root'"
+
+QNAME='q"b\x'
+if ip -n "$NS_B" link add "$QNAME" type veth peer name qpeer$E2E_ID 2>/dev/null; then
+	ip -n "$NS_B" link set "$QNAME" up
+	check "attach to an interface named with a quote and a backslash" \
+		run_rc 0 xs attach "$QNAME" --policy "$T/p1.yaml"
+	check "status --json escapes its name: valid JSON, the name intact" \
+		bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER status '$QNAME' --json |
+			 python3 -c 'import json, sys; sys.exit(json.load(sys.stdin)[\"ifname\"] != sys.argv[1])' '$QNAME'"
+	check "stats --json too" json_ok xs stats "$QNAME" --json
+	xs -q detach "$QNAME"
+	ip -n "$NS_B" link del "$QNAME"
+else
+	skip "an interface name that needs JSON escaping" "ip link refused the name"
+fi
+if ip -n "$NS_B" link add br$E2E_ID type bridge 2>/dev/null; then
+	check "native mode on a bridge (no native XDP) fails, exit 1" \
+		run_rc 1 xs attach br$E2E_ID --policy "$T/p1.yaml"
+	check "and suggests skb mode, the one cure for that" out_has "has no native XDP: try --mode skb"
+	ip -n "$NS_B" link del br$E2E_ID
+else
+	skip "native mode on a device without it" "no bridge device here"
+fi
+
+xs -q detach "$IF_B"
+if in_b ip link set dev "$IF_B" xdpgeneric obj "$E2E_ROOT/tests/bench/baseline.bpf.o" sec xdp 2>/dev/null; then
+	check "attach over another tool's generic-mode program fails, exit 1" \
+		run_rc 1 xs attach "$IF_B" --policy "$T/p1.yaml"
+	check "naming the other program as the cause" out_has "another XDP program is on $IF_B"
+	check "not suggesting skb mode" out_lacks "--mode skb"
+	in_b ip link set dev "$IF_B" xdpgeneric off
+else
+	skip "attach over a generic-mode program" "ip link could not load tests/bench/baseline.bpf.o"
+fi
+
+# ---- failures and kills at each step ----------------------------------------------
+
+fp() { XDP_STEER_FAILPOINT=$1 in_b "$XDP_STEER" "${@:2}"; }
+check "attach failing after the program is on the interface exits 1" \
+	run_rc 1 fp attach-apply attach "$IF_B" --policy "$T/p1.yaml"
+check "and says it detached again" out_has "detached again"
+check "no program is left on the interface" test "$(prog_on "$NS_B" "$IF_B")" = 0
+check "and no pins" test ! -e "$PIN_B"
+
+# From policy 0 (CPU 0) to policy 2 (CPU 1): the apply adds CPU 1's cpumap
+# entry and retires CPU 0's.
+xs -q attach "$IF_B" --policy "$T/p0.yaml" || fail "attach"
+S0=$(state "$PIN_B")
+for step in write add-cpumap flip; do
+	check "apply failing at '$step' exits 1" run_rc 1 fp "$step" apply "$IF_B" "$T/p2.yaml"
+	check "apply failing at '$step' says the previous policy is in force" \
+		out_has "the previous policy is still in force"
+	check "after a failure at '$step' the maps hold the previous policy, cpumap included" \
+		test "$(state "$PIN_B")" = "$S0"
+done
+check "apply with a failed wait for readers succeeds: the policy is in force" \
+	run_rc 0 fp wait apply "$IF_B" "$T/p2.yaml"
+check "and warns that retiring waits for the next apply" \
+	out_has "CPUs that left keep their cpumap entries until the next apply"
+S2=$(state "$PIN_B")
+check "policy 2 is active, and CPU 0 still has its cpumap entry" \
+	test "$(field table "$S2") $(field cpumap "$S2")" = "1x512 0:2048:prog,1:2048:prog"
+check "status --json shows retire_pending" \
+	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER status $IF_B --json | grep -q '\"retire_pending\": true'"
+check "the next apply refuses while waiting still fails, and changes nothing" \
+	bash -c "XDP_STEER_FAILPOINT=wait nsenter --net=/run/netns/$NS_B $XDP_STEER apply $IF_B $T/p0.yaml 2>&1 |
+		 grep -q 'waiting for its readers failed' && test \"\$(python3 $E2E_ROOT/tests/e2e/maps_state.py $PIN_B)\" = '$S2'"
+check "the next apply finishes what the earlier one left" run_rc 0 xs apply "$IF_B" "$T/p2.yaml"
+check "it says so" out_has "finished what an earlier, interrupted apply left"
+check "CPU 0's cpumap entry is retired and retire_pending cleared" \
+	bash -c "test \"\$(python3 $E2E_ROOT/tests/e2e/maps_state.py $PIN_B | tr ' ' '\n' | sed -n 's/^cpumap=//p')\" = 1:2048:prog &&
+		 nsenter --net=/run/netns/$NS_B $XDP_STEER status $IF_B --json | grep -q '\"retire_pending\": false'"
+check "apply killed right after its flip (before the wait) exits like a kill" \
+	run_rc 137 fp wait:exit apply "$IF_B" "$T/p0.yaml"
+S=$(state "$PIN_B")
+check "the killed apply's policy is in force, complete; CPU 1's entry not yet retired" \
+	test "$(field table "$S") $(field cpumap "$S")" = "0x512 0:2048:prog,1:2048:prog"
+check "a repeated apply of it finishes the kill's leftovers" run_rc 0 xs apply "$IF_B" "$T/p0.yaml"
+check "saying so, with the policy unchanged" \
+	bash -c "grep -q 'policy unchanged' $T/out && grep -q 'finished what an earlier' $T/out"
+check "only CPU 0 is left in the cpumap" test "$(field cpumap "$(state "$PIN_B")")" = "0:2048:prog"
+check "detach works after all this" run_rc 0 xs detach "$IF_B"
+
+e2e_done

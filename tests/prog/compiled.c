@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * compiled.c - policies from YAML through the loader's own parser,
+ * compiler and apply (kernel/slots.c) into the program's maps, then frames
+ * through the real program: the rule keys the loader writes are the ones
+ * the datapath looks up. One row per case: the policy ({L} and {R} stand
+ * for the local and remote CPU) and frames with what each must do.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+#include <linux/if_ether.h>
+
+#include "fixtures.h"
+#include "policy/compile.h"
+#include "kernel/slots.h"
+
+struct compiled_frame {
+	const char *src, *dst;		/* IPv4 or IPv6 text */
+	__u8 proto;
+	__u16 sport, dport;
+	struct expect expect;
+};
+
+struct compiled_case {
+	const char *name;
+	const char *policy;
+	struct compiled_frame frames[6];
+};
+
+#define RULE_REMOTE(hit)	REDIRECT(AT_REMOTE, hit)
+#define TABLE_LOCAL		PASS_LOCAL(0)
+
+/* Every policy sends its table to the local CPU and its rules elsewhere,
+ * with the queue size of the harness's cpumap entries (QSIZE), so apply
+ * keeps them. */
+static const struct compiled_case cases[] = {
+	{ "symmetric: a rule on one direction's source also places the reverse direction",
+	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nhash: {seed: 5, symmetric: true}\nrules:\n"
+	  "  - {match: {src: 10.1.0.0/16}, cpu: {R}}\n",
+	  { { "10.1.2.3", "192.0.2.9", IPPROTO_UDP, 40000, 53, RULE_REMOTE(ALSO_PREFIX_HIT) },
+	    { "192.0.2.9", "10.1.2.3", IPPROTO_UDP, 53, 40000, RULE_REMOTE(ALSO_PREFIX_HIT) },
+	    { "192.0.2.9", "10.2.2.3", IPPROTO_UDP, 53, 40000, TABLE_LOCAL } } },
+	{ "not symmetric: the reverse direction is left to the table",
+	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nhash: {seed: 5}\nrules:\n"
+	  "  - {match: {src: 10.1.0.0/16}, cpu: {R}}\n",
+	  { { "10.1.2.3", "192.0.2.9", IPPROTO_UDP, 40000, 53, RULE_REMOTE(ALSO_PREFIX_HIT) },
+	    { "192.0.2.9", "10.1.2.3", IPPROTO_UDP, 53, 40000, TABLE_LOCAL } } },
+	{ "symmetric: an exact rule with a port keeps the port with its address both ways",
+	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nhash: {seed: 5, symmetric: true}\nrules:\n"
+	  "  - {match: {proto: udp, src: 10.0.0.1, src_port: 5353}, cpu: {R}}\n",
+	  { { "10.0.0.1", "10.0.0.2", IPPROTO_UDP, 5353, 7, RULE_REMOTE(ALSO_FLOW_HIT) },
+	    { "10.0.0.2", "10.0.0.1", IPPROTO_UDP, 7, 5353, RULE_REMOTE(ALSO_FLOW_HIT) },
+	    { "10.0.0.2", "10.0.0.1", IPPROTO_UDP, 5353, 7, TABLE_LOCAL } } },
+	{ "::/0 places every IPv6 flow and no IPv4 flow",
+	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nhash: {seed: 5}\nrules:\n"
+	  "  - {match: {src: \"::/0\"}, cpu: {R}}\n",
+	  { { "2001:db8::1", "2001:db8::2", IPPROTO_TCP, 1000, 80, RULE_REMOTE(ALSO_PREFIX_HIT) },
+	    { "::ffff:10.0.0.1", "::1", IPPROTO_TCP, 1000, 80, RULE_REMOTE(ALSO_PREFIX_HIT) },
+	    { "10.0.0.1", "10.0.0.2", IPPROTO_TCP, 1000, 80, TABLE_LOCAL } } },
+	{ "0.0.0.0/0 places every IPv4 flow and no IPv6 flow, even IPv4-mapped",
+	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nhash: {seed: 5}\nrules:\n"
+	  "  - {match: {dst: 0.0.0.0/0}, cpu: {R}}\n",
+	  { { "10.0.0.1", "10.0.0.2", IPPROTO_TCP, 1000, 80, RULE_REMOTE(ALSO_PREFIX_HIT) },
+	    { "2001:db8::1", "::ffff:10.0.0.2", IPPROTO_TCP, 1000, 80, TABLE_LOCAL } } },
+	{ "a prefix and exact fields must all match (AND, not OR)",
+	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nhash: {seed: 5}\nrules:\n"
+	  "  - {match: {proto: udp, src: 10.0.0.0/8, dst_port: 53}, cpu: {R}}\n",
+	  { { "10.9.9.9", "192.0.2.1", IPPROTO_UDP, 4000, 53, RULE_REMOTE(ALSO_PREFIX_HIT) },
+	    { "10.9.9.9", "192.0.2.1", IPPROTO_UDP, 4000, 54, TABLE_LOCAL },
+	    { "10.9.9.9", "192.0.2.1", IPPROTO_TCP, 4000, 53, TABLE_LOCAL },
+	    { "11.9.9.9", "192.0.2.1", IPPROTO_UDP, 4000, 53, TABLE_LOCAL } } },
+	{ "an exact rule before a prefix rule wins for the flows both match",
+	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nhash: {seed: 5}\nrules:\n"
+	  "  - {match: {proto: tcp, dst_port: 22}, cpu: {L}}\n"
+	  "  - {match: {dst: \"2001:db8::/32\"}, cpu: {R}}\n",
+	  { { "2001:db9::1", "2001:db8::2", IPPROTO_TCP, 999, 22, PASS_LOCAL(ALSO_FLOW_HIT) },
+	    { "2001:db9::1", "2001:db8::2", IPPROTO_TCP, 999, 23, RULE_REMOTE(ALSO_PREFIX_HIT) } } },
+};
+
+/* The policy with {L} and {R} replaced by the harness's CPUs. */
+static char *policy_text(const char *tmpl)
+{
+	size_t len = strlen(tmpl) + 64, n = 0;
+	char *out = malloc(len);
+	const char *p;
+
+	if (!out)
+		return NULL;
+	for (p = tmpl; *p && n + 8 < len; p++) {
+		if (!strncmp(p, "{L}", 3) || !strncmp(p, "{R}", 3)) {
+			n += snprintf(out + n, len - n, "%d",
+				      p[1] == 'L' ? local_cpu : remote_cpu);
+			p += 2;
+		} else {
+			out[n++] = *p;
+		}
+	}
+	out[n] = 0;
+	return out;
+}
+
+/* Parses, compiles and applies the policy with the loader's own code. */
+static int apply_text(const char *tmpl)
+{
+	struct steer_maps m = { .dir = "(test program)" };
+	struct slots_result res;
+	struct steer_policy p;
+	struct steer_build b;
+	struct diags d;
+	char why[512] = "", msg[512], *text = policy_text(tmpl);
+	int err, i;
+
+	if (!text)
+		return -ENOMEM;
+#define FD_(name, ...) m.name = prog.name;
+	STEER_MAPS(FD_)
+#undef FD_
+	err = policy_parse_string(text, strlen(text), "case.yaml", NULL, &p, &d);
+	for (i = 0; err && i < d.n; i++)
+		printf("  %s\n", diag_format(&d, i, msg, sizeof(msg)));
+	diags_free(&d);
+	if (!err)
+		err = policy_compile(&p, NULL, &b, why, sizeof(why));
+	if (!err) {
+		err = slots_apply(&m, &b, prog.worker_fd, &res, why, sizeof(why));
+		build_free(&b);
+	}
+	if (err)
+		printf("  applying failed: %s (%s)\n  policy:\n%s", strerror(-err),
+		       why, text);
+	policy_free(&p);
+	free(text);
+	return err;
+}
+
+static void frame_of(struct frame *f, const struct compiled_frame *c)
+{
+	bool v6 = strchr(c->src, ':');
+
+	frame_init(f);
+	frame_eth(f, v6 ? ETH_P_IPV6 : ETH_P_IP);
+	if (v6)
+		frame_ipv6(f, &(struct frame_ip6){ .src = c->src, .dst = c->dst,
+						   .nexthdr = c->proto });
+	else
+		frame_ipv4(f, &(struct frame_ip4){ .src = c->src, .dst = c->dst,
+						   .proto = c->proto });
+	if (c->proto == IPPROTO_TCP)
+		frame_tcp(f, c->sport, c->dport);
+	else
+		frame_udp(f, c->sport, c->dport);
+	frame_finish(f);
+}
+
+static const struct compiled_case *cur;
+
+static void run_compiled(void)
+{
+	char label[256];
+	struct frame f;
+	int i;
+
+	if (!ready())
+		return;
+	if (!EXPECT_EQ(apply_text(cur->policy), 0,
+		       "the policy applies through the loader's apply phases"))
+		goto out;
+	for (i = 0; i < 6 && cur->frames[i].src; i++) {
+		frame_of(&f, &cur->frames[i]);
+		if (!EXPECT_EQ(f.err, 0, "the frame is built"))
+			continue;
+		snprintf(label, sizeof(label), "%s %u > %s %u", cur->frames[i].src,
+			 cur->frames[i].sport, cur->frames[i].dst,
+			 cur->frames[i].dport);
+		expect_run(&f, &cur->frames[i].expect, label);
+	}
+out:
+	/* Apply may have retired or replaced the harness's entries. */
+	steer_prog_reset_policy(&prog);
+	steer_prog_add_cpu(&prog, local_cpu, QSIZE, prog.worker_fd);
+	steer_prog_add_cpu(&prog, remote_cpu, QSIZE, prog.worker_fd);
+}
+
+int run_compiled_tests(int argc, char **argv)
+{
+	size_t i;
+	int failed = 0;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct test_case one = TEST_ENTRY(run_compiled, cases[i].name);
+
+		cur = &cases[i];
+		failed |= test_run_all("prog", &one, 1, argc, argv);
+	}
+	return failed;
+}
