@@ -19,28 +19,16 @@ static void default_workers(struct steer_ctx *ctx, const char *ifname,
 {
 	struct netdev_info ni, *nip = NULL;
 	struct cpu_set irq;
-	int i, n = 0;
+	int err;
 
-	*out = p->cpus;
-	*fallback = false;
-	if (!p->cpus_default)
-		return;
 	if (!netdev_info(ifname, &ni))
 		nip = &ni;
-	if (netdev_irq_cpus(ifname, nip, NULL, &irq) || !cpuset_count(&irq))
-		return;
-	for (i = 0; i < p->cpus.n; i++)
-		if (!cpuset_has(&irq, p->cpus.v[i].cpu))
-			buf[n++] = p->cpus.v[i];
-	if (n) {
-		out->v = buf;
-		out->n = n;
-		return;
-	}
-	*fallback = true;
-	lib_note(ctx, STEER_WARN,
-		 "%s: 'cpus' is not set and every online CPU takes this interface's RX interrupts, so every CPU works (and collects); set 'cpus', or move the interrupts",
-		 ifname);
+	err = p->cpus_default ? netdev_irq_cpus(ifname, nip, NULL, &irq) : 0;
+	policy_default_workers(p, err ? NULL : &irq, out, buf, fallback);
+	if (*fallback)
+		lib_note(ctx, STEER_WARN,
+			 "%s: 'cpus' is not set and every online CPU takes this interface's RX interrupts, so every CPU works (and collects); set 'cpus', or move the interrupts",
+			 ifname);
 }
 
 int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,

@@ -48,13 +48,9 @@ int health_check(const struct health_input *in, struct health *h)
 	h->dropped = 0;
 	if (!ifname || !in->buckets)
 		return -EINVAL;
-	if (in->netns_gone)
-		health_add(h, "the network namespace these pins belong to is gone: nothing steers; 'xdp-steer detach --stale' removes them");
-	else if (!in->if_exists)
+	if (!in->if_exists)
 		health_add(h, "no interface %s in this network namespace (it was deleted): nothing steers; 'xdp-steer detach %s' removes the pins",
 			   ifname, ifname);
-	if (in->netns_gone || !in->if_exists)
-		;	/* said above: nothing can be attached */
 	else if (!in->attached)
 		health_add(h, "maps are pinned but no xdp_steer program is attached: nothing steers; 'xdp-steer detach %s' cleans up",
 			   ifname);

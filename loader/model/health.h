@@ -36,7 +36,6 @@ struct netdev_info {
 struct health_input {
 	const char *ifname;
 	bool if_exists;		/* the interface is in this namespace */
-	bool netns_gone;	/* pins of a network namespace that is gone */
 	bool attached;		/* an xdp_steer program is on it */
 	bool uses_pins;		/* ... and it uses the pinned maps */
 	__u32 table_size;	/* active slot; 0: no policy applied */

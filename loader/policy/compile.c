@@ -26,6 +26,27 @@ void policy_seed_key(__u64 seed, __u64 key[STEER_HASH_KEY_WORDS])
 		key[i] = splitmix64(&seed);
 }
 
+void policy_default_workers(const struct steer_policy *p,
+			    const struct cpu_set *irq, struct policy_cpus *out,
+			    struct table_cpu *buf, bool *fallback)
+{
+	int i, n = 0;
+
+	*out = p->cpus;
+	*fallback = false;
+	if (!p->cpus_default || !irq || !cpuset_count(irq))
+		return;
+	for (i = 0; i < p->cpus.n; i++)
+		if (!cpuset_has(irq, p->cpus.v[i].cpu))
+			buf[n++] = p->cpus.v[i];
+	if (!n) {
+		*fallback = true;
+		return;
+	}
+	out->v = buf;
+	out->n = n;
+}
+
 /* A rule's target: one CPU, or its set laid out in rule_cpus with each CPU
  * repeated 'weight' times, so the set index spreads flows by weight. */
 static int make_target(struct steer_build *b, const struct policy_rule *r,

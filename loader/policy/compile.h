@@ -17,6 +17,15 @@ int policy_compile(const struct steer_policy *p,
 		   const struct policy_cpus *workers, struct steer_build *b,
 		   char *why, size_t why_len);
 
+/* The workers of a policy whose 'cpus' is not set, on an interface whose
+ * RX interrupts go to 'irq' (NULL: unknown): the policy's CPUs (every
+ * online one) but those, so collectors only collect. When that leaves none,
+ * every CPU works and *fallback says so. 'buf' holds STEER_MAX_CPUS. A
+ * policy with 'cpus' keeps its list. */
+void policy_default_workers(const struct steer_policy *p,
+			    const struct cpu_set *irq, struct policy_cpus *out,
+			    struct table_cpu *buf, bool *fallback);
+
 /* The hash key an explicit seed stands for. */
 void policy_seed_key(__u64 seed, __u64 key[STEER_HASH_KEY_WORDS]);
 

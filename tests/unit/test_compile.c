@@ -743,6 +743,40 @@ out:
 	policy_free(&p);
 }
 
+/* A policy without 'cpus' leaves the RX-interrupt CPUs out of the table,
+ * unless that leaves nothing. */
+static void test_default_workers(void)
+{
+	struct table_cpu buf[STEER_MAX_CPUS];
+	struct policy_cpus w;
+	struct steer_policy p, listed;
+	struct cpu_set irq;
+	bool fallback;
+
+	if (!EXPECT_EQ(parse(V1, "0-3", &p), 0, "a policy without cpus parses") ||
+	    !EXPECT_EQ(parse(V1 "cpus: [0-3]\n", "0-3", &listed), 0,
+		       "a policy with cpus parses"))
+		goto out;
+	cpuset_parse(&irq, "0,2");
+	policy_default_workers(&p, &irq, &w, buf, &fallback);
+	EXPECT(w.n == 2 && w.v[0].cpu == 1 && w.v[1].cpu == 3 && !fallback,
+	       "the CPUs taking RX interrupts (0, 2) are left out: workers 1 and 3");
+	policy_default_workers(&listed, &irq, &w, buf, &fallback);
+	EXPECT(w.n == 4 && !fallback, "a policy that lists its CPUs keeps them all");
+	cpuset_parse(&irq, "0-3");
+	policy_default_workers(&p, &irq, &w, buf, &fallback);
+	EXPECT(w.n == 4 && fallback,
+	       "when every CPU takes RX interrupts, all work and the fallback is said");
+	cpuset_parse(&irq, "");
+	policy_default_workers(&p, &irq, &w, buf, &fallback);
+	EXPECT(w.n == 4 && !fallback, "an interface without interrupts (veth) leaves all CPUs working");
+	policy_default_workers(&p, NULL, &w, buf, &fallback);
+	EXPECT(w.n == 4 && !fallback, "unknown interrupts leave all CPUs working, no fallback said");
+out:
+	policy_free(&p);
+	policy_free(&listed);
+}
+
 /* The parser counts rule_cpus entries per rule and refuses more than the
  * map holds, so only a policy changed after parsing reaches compile's own
  * check; this one asks for 2000 + 2100 entries. */
@@ -812,6 +846,7 @@ static const struct test_case tests[] = {
 	TEST_ENTRY(test_seed_key, "an explicit seed gives a deterministic key (policy_seed_key)"),
 	TEST_ENTRY(test_seed_random, "a random seed is left to apply, marked STEER_LF_SEED_RANDOM"),
 	TEST_ENTRY(test_workers_override, "a worker list overrides the policy's table CPUs"),
+	TEST_ENTRY(test_default_workers, "default workers leave out RX-interrupt CPUs, and fall back to all when none is left"),
 	TEST_ENTRY(test_rule_cpus_too_big, "rule CPU sets too big for rule_cpus are an error"),
 	TEST_ENTRY(test_rule_cpus_at_limit, "rule CPU sets at the limit compile, nested prefixes included"),
 };

@@ -39,7 +39,6 @@ struct health_case {
 	bool ntuple_off;	/* ixgbe's ATR on */
 	int possible;		/* possible CPUs; 0: 8 */
 	bool fallback;		/* default workers fell back to every CPU */
-	bool netns_gone;
 	const char *want[8];	/* a substring of each warning, in order */
 };
 
@@ -104,9 +103,6 @@ static const struct health_case cases[] = {
 	{ .desc = "a vanished interface warns and says how to remove its pins",
 	  .no_iface = true, .detached = true, .driver = UNREADABLE, .irq = "",
 	  .want = { "no interface eth2 in this network namespace (it was deleted): nothing steers; 'xdp-steer detach eth2' removes the pins" } },
-	{ .desc = "pins of a namespace that is gone say so and how to remove them",
-	  .netns_gone = true, .no_iface = true, .detached = true, .driver = UNREADABLE, .irq = "",
-	  .want = { "the network namespace these pins belong to is gone: nothing steers; 'xdp-steer detach --stale' removes them" } },
 	{ .desc = "a program detached with no policy gives both warnings",
 	  .detached = true, .no_policy = true, .workers = "",
 	  .want = { "no xdp_steer program is attached", "no policy applied" } },
@@ -151,7 +147,6 @@ static int row_input(const struct health_case *c, struct row_input *r)
 		.queue_size = c->queue_size ?: 2048,
 		.loader_flags = c->fallback ? STEER_LF_CPUS_FALLBACK : 0,
 		.buckets = r->buckets,
-		.netns_gone = c->netns_gone,
 		.possible_cpus = c->possible ?: 8,
 	};
 	if (!c->online || strcmp(c->online, UNREADABLE)) {
