@@ -48,7 +48,7 @@ MODEL_OBJS := $(addprefix loader/model/,cpuset.o table.o keymap.o build.o \
 POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
 	       policy_rules.o policy_print.o compile.o) $(MODEL_OBJS)
 KERNEL_OBJS := $(addprefix loader/kernel/,pins.o lock.o maps.o prog.o \
-	       slots.o netdev.o failpoint.o)
+	       slots.o cpumap.o netdev.o failpoint.o hz.o)
 STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o detach.o \
 		 status.o stats.o)
 CLI_OBJS   := $(addprefix loader/cli/,main.o log.o json.o cmd_policy.o \
@@ -129,7 +129,8 @@ tests/e2e/swap_check: tests/e2e/swap_check.o tests/lib/frame.o
 # The program tier also applies compiled policies with the loader's own
 # apply phases (tests/prog/compiled.c).
 tests/prog/test_prog: $(PROG_OBJS) $(TESTLIB_OBJS) $(POLICY_OBJS) \
-		      loader/kernel/slots.o loader/kernel/failpoint.o
+		      loader/kernel/slots.o loader/kernel/cpumap.o \
+		      loader/kernel/maps.o loader/kernel/failpoint.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) -lyaml
 

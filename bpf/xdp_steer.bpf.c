@@ -31,6 +31,8 @@
 	} name SEC(".maps");
 STEER_MAPS(STEER_BPF_MAP)
 
+#include "drain.h"
+
 /* Under libxdp's dispatcher: run early, and let the next program see the
  * frames we pass. */
 struct {
@@ -98,21 +100,41 @@ static __always_inline __u32 target_cpu(const struct steer_target *t,
 	return cpu ? *cpu : NO_RULE;
 }
 
-/* Send the frame to 'cpu': pass it here when that is this CPU (and the
- * policy asks for the fast path), else queue it to the cpumap, whose
- * XDP_PASS fallback keeps frames for a CPU without an entry. */
-static __always_inline int deliver(struct steer_stats *st, __u32 flags,
-				   __u32 cpu, __u64 bytes)
+/* Where frames for 'cpu' go under the slot, before any draining: passed
+ * on this CPU (the fast path), or queued to cpu's entry in the slot's
+ * cpumap bank. */
+static __always_inline __u32 target_of(const struct steer_slot *slot,
+				       __u32 cpu, __u32 me)
 {
+	__u32 target = cpu + (slot->bank ? STEER_MAX_CPUS : 0);
+
+	if ((slot->flags & STEER_F_LOCAL_FASTPATH) && cpu == me)
+		return STEER_TARGET_LOCAL | target;
+	return target;
+}
+
+/* Passed here and passed here (whatever the bank) is one place. */
+static __always_inline int same_place(__u32 a, __u32 b)
+{
+	return a == b || (a & b & STEER_TARGET_LOCAL);
+}
+
+/* Sends the frame to 'target' and counts it; a target without a cpumap
+ * entry falls back to XDP_PASS. *seq: its stamp when queued. */
+static __always_inline int send(struct xdp_md *ctx, struct steer_stats *st,
+				__u32 flags, __u32 me, __u32 target,
+				__u64 bytes, __u32 *seq)
+{
+	__u32 cpu = target_cpu_of(target);
 	struct steer_cpu_stats *cs;
 	int ret;
 
-	if ((flags & STEER_F_LOCAL_FASTPATH) &&
-	    cpu == bpf_get_smp_processor_id()) {
+	if (target & STEER_TARGET_LOCAL) {
 		st->passed_local++;
 		ret = XDP_PASS;
 	} else {
-		ret = bpf_redirect_map(&cpu_map, cpu, XDP_PASS);
+		ret = queue_frame(ctx, st, me, target, flags & STEER_F_DRAIN,
+				  seq);
 		if (ret != XDP_REDIRECT) {
 			st->passed_no_target++;
 			return ret;
@@ -127,6 +149,84 @@ static __always_inline int deliver(struct steer_stats *st, __u32 flags,
 	return ret;
 }
 
+/* A frame placed by a rule or the non-IP setting: no bucket, no drain. */
+static __always_inline int deliver(struct xdp_md *ctx, struct steer_stats *st,
+				   const struct steer_slot *slot, __u32 cpu,
+				   __u64 bytes)
+{
+	__u32 me = bpf_get_smp_processor_id(), seq;
+
+	return send(ctx, st, slot->flags, me, target_of(slot, cpu, me), bytes,
+		    &seq);
+}
+
+/* A frame of table bucket 'bucket', whose CPU is 'cpu': with drain on, to
+ * wherever the bucket's frames must go now (drain.h). */
+static __always_inline int deliver_bucket(struct xdp_md *ctx,
+					  struct steer_stats *st,
+					  const struct steer_slot *slot,
+					  __u32 bucket, __u32 cpu, __u64 bytes)
+{
+	__u32 me = bpf_get_smp_processor_id(), want, cur, now, seq = 0;
+	struct steer_bucket *b;
+	int ret, cold, drain;
+
+	want = target_of(slot, cpu, me);
+	if (!(slot->flags & STEER_F_DRAIN))
+		return send(ctx, st, slot->flags, me, want, bytes, &seq);
+	b = bpf_map_lookup_elem(&steer_buckets, &bucket);
+	if (!b)
+		return send(ctx, st, slot->flags, me, want, bytes, &seq);
+	now = bpf_ktime_get_coarse_ns() >> STEER_TIME_SHIFT;
+	cur = b->target;
+	cold = cur == STEER_TARGET_NONE ||
+	       now - b->last >= slot->drain_units;
+
+	if (!cold && !same_place(cur, want)) {
+		if (!b->since)
+			b->since = now ? now : 1;
+		if (cur & STEER_TARGET_LOCAL) {
+			/* Leaving the fast path: at a gap spanning a poll's
+			 * end (b->seq holds rx_packets at its last frame);
+			 * without one for the drain timeout (an elephant),
+			 * anyway. */
+			drain = (__u32)st->rx_packets - b->seq >= STEER_POLL_GAP &&
+				now - b->last >= slot->gro_units ? DRAIN_DONE :
+				now - b->since >= slot->drain_units ? DRAIN_STALLED :
+				DRAIN_WAIT;
+		} else {
+			drain = drained(me, cur, b->seq, now,
+					DRAIN_LIMITS(slot));
+		}
+		if (drain == DRAIN_DONE) {
+			st->moves_done++;
+		} else if (drain == DRAIN_STALLED) {
+			st->moves_timeout++;
+		} else {
+			st->drain_held++;
+			ret = send(ctx, st, slot->flags, me, cur, bytes, &seq);
+			b->seq = (cur & STEER_TARGET_LOCAL) ?
+				 (__u32)st->rx_packets : seq;
+			b->last = now;
+			return ret;
+		}
+	} else if (cold && cur != STEER_TARGET_NONE && !same_place(cur, want)) {
+		st->moves_idle++;
+	}
+	/* Cold on the fast path: frames of the bucket that another receiving
+	 * CPU queued here may still wait in this CPU's queue; line up behind
+	 * them, and move to the fast path once they are out. */
+	if (cold && (want & STEER_TARGET_LOCAL) &&
+	    !queue_empty(want & ~STEER_TARGET_LOCAL))
+		want &= ~STEER_TARGET_LOCAL;
+	b->target = want;
+	b->since = 0;
+	ret = send(ctx, st, slot->flags, me, want, bytes, &seq);
+	b->seq = (want & STEER_TARGET_LOCAL) ? (__u32)st->rx_packets : seq;
+	b->last = now;
+	return ret;
+}
+
 SEC("xdp")
 int STEER_PROG_MAIN(struct xdp_md *ctx)
 {
@@ -138,7 +238,7 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 	struct steer_ctl *ctl;
 	struct steer_stats *st;
 	struct parsed p = {};
-	__u32 zero = 0, slot_id, hash, cpu, *entry;
+	__u32 zero = 0, slot_id, hash, cpu, bucket, *entry;
 	int err, prefix_hit = 0;
 
 	st = bpf_map_lookup_elem(&steer_stats, &zero);
@@ -161,7 +261,7 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 			st->passed_nonip++;
 			return XDP_PASS;
 		}
-		return deliver(st, slot->flags, slot->nonip_cpu, bytes);
+		return deliver(ctx, st, slot, slot->nonip_cpu, bytes);
 	}
 	if (err) {
 		st->passed_parse_error++;
@@ -180,34 +280,63 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 				st->rule_prefix_hits++;
 			else
 				st->rule_flow_hits++;
-			return deliver(st, slot->flags, cpu, bytes);
+			return deliver(ctx, st, slot, cpu, bytes);
 		}
 	}
 
-	cpu = slot_id * STEER_TABLE_MAX +
-	      steer_table_index(hash, slot->table_size);
+	bucket = steer_table_index(hash, slot->table_size);
+	cpu = slot_id * STEER_TABLE_MAX + bucket;
 	entry = bpf_map_lookup_elem(&steer_table, &cpu);
 	if (!entry) {
 		st->passed_no_target++;
 		return XDP_PASS;
 	}
-	return deliver(st, slot->flags, *entry, bytes);
+	return deliver_bucket(ctx, st, slot, bucket, *entry, bytes);
 }
 
 /* Second stage, run by the cpumap kthread on the worker CPU for each frame
- * it dequeues: count, then let the kernel build the skb here. */
+ * it dequeues: count, publish what was dequeued from whom (drain.h), then
+ * let the kernel build the skb here. */
 SEC("xdp/cpumap")
 int STEER_PROG_WORKER(struct xdp_md *ctx)
 {
+	void *data = (void *)(long)ctx->data;
+	struct steer_meta *m = (void *)(long)ctx->data_meta;
 	struct steer_worker_stats *ws;
-	__u32 zero = 0;
+	struct steer_deq *d;
+	__u32 zero = 0, idx, total, *wt;
+	__u64 mark;
 
 	ws = bpf_map_lookup_elem(&worker_stats, &zero);
 	if (ws) {
 		ws->packets++;
-		ws->bytes += (void *)(long)ctx->data_end -
-			     (void *)(long)ctx->data;
+		ws->bytes += (void *)(long)ctx->data_end - data;
 	}
+	if ((void *)(m + 1) > data || m->target >= STEER_TARGETS ||
+	    m->rx_cpu >= STEER_MAX_CPUS)
+		return XDP_PASS;
+	idx = m->target;
+	wt = bpf_map_lookup_elem(&steer_wtot, &idx);
+	idx = idx * STEER_MAX_CPUS + m->rx_cpu;
+	d = bpf_map_lookup_elem(&steer_deq, &idx);
+	if (!wt || !d)
+		return XDP_PASS;
+	/* Only this target's kthread writes these: no atomics needed. */
+	total = *wt + 1;
+	*wt = total;
+	if (!(total % STEER_FLUSH_GAP)) {
+		__u32 slot = m->target * 4 + ((total / STEER_FLUSH_GAP) & 3);
+		__u32 *began = bpf_map_lookup_elem(&steer_wtime, &slot);
+
+		if (began)
+			*began = bpf_ktime_get_coarse_ns() >> STEER_TIME_SHIFT;
+	}
+	mark = d->h[0];
+	if (STEER_MARK_TOTAL(mark) / STEER_FLUSH_GAP != total / STEER_FLUSH_GAP) {
+		d->h[2] = d->h[1];
+		d->h[1] = mark;
+	}
+	d->h[0] = STEER_MARK(m->seq, total);
 	return XDP_PASS;
 }
 

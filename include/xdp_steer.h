@@ -43,6 +43,36 @@
 /* Two slots: the datapath reads the active one while the loader writes the
  * other, then flips steer_ctl.active (one word). */
 #define STEER_SLOTS		2
+/* Two cpumaps ("banks"): a new queue size goes into the bank not in use,
+ * so no live entry (a kthread with frames in its ring) is ever replaced,
+ * and buckets drain from the old bank's entry like from any old CPU. A
+ * target is a cpumap entry: bank * STEER_MAX_CPUS + cpu. */
+#define STEER_BANKS		2
+#define STEER_TARGETS		(STEER_BANKS * STEER_MAX_CPUS)
+/* Drain bookkeeping keeps time in coarse units of 2^20 ns (about 1 ms),
+ * from bpf_ktime_get_coarse_ns(): a tick-updated clock, cheap enough to
+ * read for every frame. */
+#define STEER_TIME_SHIFT	20
+/* A worker's cpumap kthread hands frames to the stack in batches and,
+ * since Linux 6.14, holds them in GRO until it has taken 64 frames
+ * (NAPI_POLL_WEIGHT) or found its ring empty. Frames it dequeued at least
+ * this many frames ago have surely reached the stack. */
+#define STEER_FLUSH_GAP		128
+/* ... and, on kernels with HZ >= 1000, at least this long ago (units of
+ * 2^STEER_TIME_SHIFT ns): there GRO keeps merged TCP segments younger than
+ * a tick (1 ms) across those flushes and across busy NAPI polls. Below
+ * HZ=1000 every such flush is a full one. The loader sets the slot's
+ * gro_units to this or 0. */
+#define STEER_GRO_UNITS		2
+/* A frame passed on the receiving CPU is handed to the stack when its NAPI
+ * poll ends. A poll takes at most 64 frames (NAPI_POLL_WEIGHT), so once
+ * the CPU has seen this many more, that poll is over. */
+#define STEER_POLL_GAP		128
+/* A worker that has dequeued nothing for this long, with nothing queued
+ * to it, has finished the batch it was on (and flushed: its ring was
+ * empty). The tail of a batch runs with bottom halves off, in
+ * microseconds. */
+#define STEER_DRAIN_IDLE_NS	200000
 
 /* ---- names: defined once, used by BPF (as identifiers) and userspace ---- */
 
@@ -67,6 +97,9 @@
 #define STEER_MAPS(X)							\
 	X(cpu_map, BPF_MAP_TYPE_CPUMAP, __u32, struct bpf_cpumap_val,	\
 	  STEER_MAX_CPUS, 0)						\
+	/* Bank 1 of the cpumap (see STEER_BANKS). */			\
+	X(cpu_map_b, BPF_MAP_TYPE_CPUMAP, __u32, struct bpf_cpumap_val,	\
+	  STEER_MAX_CPUS, 0)						\
 	X(steer_ctl, BPF_MAP_TYPE_ARRAY, __u32, struct steer_ctl, 1, 0)	\
 	X(steer_slots, BPF_MAP_TYPE_ARRAY, __u32, struct steer_slot,	\
 	  STEER_SLOTS, 0)						\
@@ -86,7 +119,34 @@
 	X(cpu_stats, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,			\
 	  struct steer_cpu_stats, STEER_MAX_CPUS, 0)			\
 	X(worker_stats, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
-	  struct steer_worker_stats, 1, 0)
+	  struct steer_worker_stats, 1, 0)				\
+	/* Drain (section 4 of the design): per receiving CPU and	\
+	 * bucket, where the bucket's frames went last. */		\
+	X(steer_buckets, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
+	  struct steer_bucket, STEER_TABLE_MAX, 0)			\
+	/* [rx * STEER_TARGETS + target]: frames the receiving CPU	\
+	 * queued to the target; written by that receiving CPU only. */	\
+	X(steer_seq, BPF_MAP_TYPE_ARRAY, __u32, __u32,			\
+	  STEER_MAX_CPUS * STEER_TARGETS, 0)				\
+	/* [target * STEER_MAX_CPUS + rx]: what the target's cpumap	\
+	 * program dequeued from that receiving CPU; written by the	\
+	 * target's kthread only. */					\
+	X(steer_deq, BPF_MAP_TYPE_ARRAY, __u32, struct steer_deq,	\
+	  STEER_TARGETS * STEER_MAX_CPUS, 0)				\
+	/* [target]: frames the target's cpumap program has run on. */	\
+	X(steer_wtot, BPF_MAP_TYPE_ARRAY, __u32, __u32, STEER_TARGETS, 0)\
+	/* [target * 4 + epoch % 4]: when the target's epoch of		\
+	 * STEER_FLUSH_GAP frames began (STEER_TIME_SHIFT units). */	\
+	X(steer_wtime, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
+	  STEER_TARGETS * 4, 0)						\
+	/* [cpu]: 1 once the CPU has received a frame: the receiving	\
+	 * CPUs whose queues a drain looks at. */			\
+	X(steer_rx_cpus, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
+	  STEER_MAX_CPUS, 0)						\
+	/* Per receiving CPU and target: when the target was last seen	\
+	 * dequeuing, for its idle test. */				\
+	X(steer_idle, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
+	  struct steer_idle, STEER_TARGETS, 0)
 
 /* ---- map values --------------------------------------------------------- */
 
@@ -105,6 +165,7 @@ struct steer_ctl {
 #define STEER_F_HASH_L4		(1u << 0) /* ports enter the hash */
 #define STEER_F_SYMMETRIC	(1u << 1) /* both directions hash alike */
 #define STEER_F_LOCAL_FASTPATH	(1u << 2) /* chosen CPU == this CPU: pass */
+#define STEER_F_DRAIN		(1u << 3) /* rebalance: drain */
 
 /* Meaning of steer_slot.nonip_cpu when non-IP frames stay where they are. */
 #define STEER_CPU_LOCAL		0xffffffffu
@@ -123,15 +184,17 @@ struct steer_slot {
 	__u32 queue_size;	/* cpumap ring size of the workers */
 	__u32 loader_flags;	/* STEER_LF_* */
 	__u32 nrule_cpus;	/* rule_cpus entries the slot uses */
-	__u32 pad;
+	__u32 bank;		/* cpumap bank of its workers: 0 cpu_map,
+				 * 1 cpu_map_b */
+	__u32 drain_units;	/* drain timeout, 2^STEER_TIME_SHIFT ns */
+	__u32 gro_units;	/* STEER_GRO_UNITS, or 0 below HZ=1000 */
 	__u64 digest;		/* of everything applied: same digest, same policy */
 };
 
 /* steer_slot.loader_flags */
 #define STEER_LF_SEED_RANDOM	(1u << 0) /* key drawn at random: keep it on
 					   * re-apply so flows do not move */
-#define STEER_LF_REBALANCE_DRAIN (1u << 1) /* rebalance: drain */
-#define STEER_LF_CPUS_FALLBACK	(1u << 2) /* cpus not set, and every online
+#define STEER_LF_CPUS_FALLBACK	(1u << 1) /* cpus not set, and every online
 					   * CPU takes RX interrupts: all work */
 
 /* Fields of a flow a rule can match; a "shape" is a set of them. A shape
@@ -219,7 +282,12 @@ struct steer_target {
 	X(passed_no_policy, OUTCOME, "frames seen while no policy was applied") \
 	X(fragments, COUNT, "IP fragments (hashed on addresses only)") \
 	X(rule_flow_hits, COUNT, "frames an exact-field rule placed")	\
-	X(rule_prefix_hits, COUNT, "frames a prefix rule placed")
+	X(rule_prefix_hits, COUNT, "frames a prefix rule placed")	\
+	X(drain_held, COUNT, "frames sent to a bucket's old CPU while it drained") \
+	X(moves_done, COUNT, "buckets moved once their old CPU had dequeued and flushed their frames") \
+	X(moves_idle, COUNT, "buckets moved after being idle for the drain timeout") \
+	X(moves_timeout, COUNT, "buckets moved after draining for the drain timeout, evidence or not") \
+	X(unstamped, COUNT, "frames queued without drain metadata (the driver refused it)")
 
 #define STEER_STATS_U64_(name, kind, help) __u64 name;
 struct steer_stats {
@@ -238,6 +306,51 @@ struct steer_cpu_stats {
 struct steer_worker_stats {
 	__u64 packets;
 	__u64 bytes;
+};
+
+/* steer_buckets[bucket], per receiving CPU: where the bucket's frames from
+ * this CPU went last. A bucket whose table CPU changed keeps sending to
+ * 'target' until that target has delivered 'seq' (or drain times out). */
+struct steer_bucket {
+	__u16 target;		/* STEER_TARGET_* bits over a target id */
+	__u16 pad;
+	__u32 seq;		/* steer_seq of its last frame to 'target';
+				 * passed here: this CPU's rx_packets then */
+	__u32 last;		/* time of its last frame, STEER_TIME_SHIFT */
+	__u32 since;		/* when its drain began; 0: not draining */
+};
+/* steer_bucket.target: no frame yet; passed on the receiving CPU itself. */
+#define STEER_TARGET_NONE	0xffffu
+#define STEER_TARGET_LOCAL	0x8000u
+
+/* steer_deq[target * STEER_MAX_CPUS + rx]: the last frames the target's
+ * cpumap program dequeued from receiving CPU rx, in three epochs of
+ * STEER_FLUSH_GAP of the target's frames: h[0] the latest, h[1] and h[2]
+ * the last ones of earlier epochs. Each mark is one 64-bit word, written
+ * in one store so no reader sees half of one: the frame's steer_seq stamp
+ * in bits 0-31, steer_wtot after it in bits 32-63. Frames up to a mark's
+ * stamp were dequeued when the target's count was at most its total. */
+struct steer_deq {
+	__u64 h[3];
+};
+#define STEER_MARK(seq, total)	((__u64)(seq) | (__u64)(total) << 32)
+#define STEER_MARK_SEQ(m)	((__u32)(m))
+#define STEER_MARK_TOTAL(m)	((__u32)((m) >> 32))
+
+/* steer_idle[target], per receiving CPU: the target's steer_wtot when it
+ * last changed, and when that was seen. */
+struct steer_idle {
+	__u32 total;
+	__u32 pad;
+	__u64 seen_ns;
+};
+
+/* XDP metadata in front of each frame queued to a worker: who sent it,
+ * to which target, and its place in that sender's stream there. */
+struct steer_meta {
+	__u32 seq;		/* the sender's steer_seq for the target */
+	__u16 rx_cpu;
+	__u16 target;
 };
 
 /* ---- the flow hash ------------------------------------------------------ */

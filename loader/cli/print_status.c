@@ -4,6 +4,27 @@
 #include "cli/json.h"
 #include "cli/print_status.h"
 
+static unsigned int drain_ms(const struct steer_slot *s);
+
+/* Buckets still draining, and the cpumap entries kept for them. */
+static void print_drain_text(const struct slot_view *v)
+{
+	__u32 t;
+	int first = 1;
+
+	printf("  drain: %d bucket%s draining", v->draining,
+	       v->draining == 1 ? "" : "s");
+	for (t = 0; t < STEER_TARGETS; t++) {
+		if (!v->in_cpumap[t] || v->need[t])
+			continue;
+		printf("%s cpu %u (bank %u)",
+		       first ? "; cpumap entries the policy no longer needs, kept while buckets drain from them:" : ",",
+		       t % STEER_MAX_CPUS, t / STEER_MAX_CPUS);
+		first = 0;
+	}
+	printf("\n");
+}
+
 void print_status_text(const struct steer_status *st)
 {
 	const struct slot_view *v = &st->view;
@@ -20,13 +41,16 @@ void print_status_text(const struct steer_status *st)
 		printf("%s: not attached (maps pinned in %s)\n", st->ifname,
 		       st->pin_dir);
 	if (s->table_size) {
-		printf("  policy: generation %u (slot %u), hash %s%s, local fast path %s, rebalance %s, queue %u, table %u\n",
+		printf("  policy: generation %u (slot %u), hash %s%s, local fast path %s, rebalance %s",
 		       s->generation, v->ctl.active,
 		       s->flags & STEER_F_HASH_L4 ? "l4" : "l3",
 		       s->flags & STEER_F_SYMMETRIC ? " symmetric" : "",
 		       s->flags & STEER_F_LOCAL_FASTPATH ? "on" : "off",
-		       s->loader_flags & STEER_LF_REBALANCE_DRAIN ? "drain" : "immediate",
-		       s->queue_size, s->table_size);
+		       s->flags & STEER_F_DRAIN ? "drain" : "immediate");
+		if (s->flags & STEER_F_DRAIN)
+			printf(" (timeout %u ms)", drain_ms(s));
+		printf(", queue %u (cpumap bank %u), table %u\n", s->queue_size,
+		       s->bank, s->table_size);
 		printf("  workers:");
 		for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
 			if (v->buckets[cpu]) {
@@ -42,9 +66,17 @@ void print_status_text(const struct steer_status *st)
 			printf("passed on the receiving CPU\n");
 		else
 			printf("cpu %u\n", s->nonip_cpu);
+		print_drain_text(v);
 	}
 	for (i = 0; i < st->health.n; i++)
 		printf("  warning: %s\n", st->health.msg[i]);
+}
+
+/* The slot's drain timeout in milliseconds, as the policy gave it (the
+ * slot keeps it in 2^STEER_TIME_SHIFT ns units, rounded up). */
+static unsigned int drain_ms(const struct steer_slot *s)
+{
+	return ((__u64)s->drain_units << STEER_TIME_SHIFT) / 1000000;
 }
 
 static const char *tf(int b)
@@ -67,14 +99,15 @@ void print_status_json(const struct steer_status *st)
 	       tf(st->if_exists), tf(st->at.prog_id != 0), st->at.prog_id,
 	       prog_mode_name(st->at.mode), tf(st->at.dispatcher),
 	       tf(st->at.uses_pins));
-	printf(", \"policy\": {\"applied\": %s, \"generation\": %u, \"slot\": %u, \"retire_pending\": %s, \"hash\": \"%s\", \"symmetric\": %s, \"local_fastpath\": %s, \"rebalance\": \"%s\", \"queue_size\": %u, \"table_size\": %u, \"exact_rules\": %d, \"prefix_rules\": %d, \"rule_shapes\": %u",
+	printf(", \"policy\": {\"applied\": %s, \"generation\": %u, \"slot\": %u, \"retire_pending\": %s, \"hash\": \"%s\", \"symmetric\": %s, \"local_fastpath\": %s, \"rebalance\": \"%s\", \"drain_timeout_ms\": %u, \"draining_buckets\": %d, \"queue_size\": %u, \"bank\": %u, \"table_size\": %u, \"exact_rules\": %d, \"prefix_rules\": %d, \"rule_shapes\": %u",
 	       tf(s->table_size != 0), s->generation, v->ctl.active,
 	       tf(v->ctl.retire_pending),
 	       s->flags & STEER_F_HASH_L4 ? "l4" : "l3",
 	       tf(s->flags & STEER_F_SYMMETRIC),
 	       tf(s->flags & STEER_F_LOCAL_FASTPATH),
-	       s->loader_flags & STEER_LF_REBALANCE_DRAIN ? "drain" : "immediate",
-	       s->queue_size, s->table_size, v->nflow, v->nprefix, s->nshapes);
+	       s->flags & STEER_F_DRAIN ? "drain" : "immediate",
+	       drain_ms(s), v->draining, s->queue_size, s->bank,
+	       s->table_size, v->nflow, v->nprefix, s->nshapes);
 	printf(", \"workers\": [");
 	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
 		if (v->buckets[cpu]) {
@@ -83,11 +116,13 @@ void print_status_json(const struct steer_status *st)
 			first = 0;
 		}
 	printf("], \"cpumap\": [");
-	for (cpu = 0, first = 1; cpu < STEER_MAX_CPUS; cpu++)
+	for (cpu = 0, first = 1; cpu < STEER_TARGETS; cpu++)
 		if (v->in_cpumap[cpu]) {
-			printf("%s{\"cpu\": %u, \"qsize\": %u, \"prog_id\": %u}",
-			       first ? "" : ", ", cpu, v->cpumap[cpu].qsize,
-			       v->cpumap[cpu].bpf_prog.id);
+			printf("%s{\"cpu\": %u, \"bank\": %u, \"qsize\": %u, \"prog_id\": %u, \"retiring\": %s}",
+			       first ? "" : ", ", cpu % STEER_MAX_CPUS,
+			       cpu / STEER_MAX_CPUS, v->cpumap[cpu].qsize,
+			       v->cpumap[cpu].bpf_prog.id,
+			       tf(!v->need[cpu]));
 			first = 0;
 		}
 	printf("]}, \"warnings\": [");

@@ -89,3 +89,57 @@ int maps_percpu_sum(int fd, __u32 key, size_t value_size, void *sum,
 	free(vals);
 	return 0;
 }
+
+/* Calls fn on each key (and its value) of a rule map whose keys carry the
+ * slot at byte offset 'slot_off' and belong to 'slot'. Keys are collected
+ * first: deleting while walking a hash restarts the walk. */
+static int for_slot_keys(int fd, size_t key_size, size_t slot_off, __u32 slot,
+			 int (*fn)(int fd, const void *key, void *arg),
+			 void *arg)
+{
+	char *keys = NULL, *tmp, cur[64], next[64];
+	size_t n = 0, cap = 0, i;
+	void *prev = NULL;
+	int err = 0;
+	__u32 s;
+
+	while (!bpf_map_get_next_key(fd, prev, next)) {
+		memcpy(&s, next + slot_off, sizeof(s));
+		if (s == slot) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 256;
+				tmp = realloc(keys, cap * key_size);
+				if (!tmp) {
+					err = -ENOMEM;
+					goto out;
+				}
+				keys = tmp;
+			}
+			memcpy(keys + n++ * key_size, next, key_size);
+		}
+		memcpy(cur, next, key_size);
+		prev = cur;
+	}
+	for (i = 0; !err && i < n; i++)
+		err = fn(fd, keys + i * key_size, arg);
+out:
+	free(keys);
+	return err;
+}
+
+int maps_for_flow_rules(const struct steer_maps *m, __u32 slot,
+			int (*fn)(int fd, const void *key, void *arg), void *arg)
+{
+	return for_slot_keys(m->flow_rules, sizeof(struct steer_rule_key),
+			     offsetof(struct steer_rule_key, slot), slot, fn,
+			     arg);
+}
+
+int maps_for_prefix_rules(const struct steer_maps *m, __u32 slot,
+			  int (*fn)(int fd, const void *key, void *arg),
+			  void *arg)
+{
+	return for_slot_keys(m->prefix_rules, sizeof(struct steer_prefix_key),
+			     offsetof(struct steer_prefix_key, slot), slot, fn,
+			     arg);
+}

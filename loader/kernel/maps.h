@@ -29,4 +29,12 @@ void maps_close(struct steer_maps *m);
 int maps_percpu_sum(int fd, __u32 key, size_t value_size, void *sum,
 		    void *per_cpu);
 
+/* Calls fn on each key of 'slot' in flow_rules (prefix_rules), keys
+ * collected first so fn may delete them; stops at fn's first error. */
+int maps_for_flow_rules(const struct steer_maps *m, __u32 slot,
+			int (*fn)(int fd, const void *key, void *arg), void *arg);
+int maps_for_prefix_rules(const struct steer_maps *m, __u32 slot,
+			  int (*fn)(int fd, const void *key, void *arg),
+			  void *arg);
+
 #endif /* XDP_STEER_MAPS_H */

@@ -9,6 +9,9 @@
 #include <sys/random.h>
 #include <bpf/bpf.h>
 
+#include <time.h>
+
+#include "kernel/cpumap.h"
 #include "kernel/failpoint.h"
 #include "kernel/slots.h"
 
@@ -41,43 +44,6 @@ out_inner:
 
 /* ---- reading a slot's rules ------------------------------------------------ */
 
-/* Calls fn on each key (and its value) of a rule map whose keys carry the
- * slot at byte offset 'slot_off' and belong to 'slot'. Keys are collected
- * first: deleting while walking a hash restarts the walk. */
-static int for_slot_keys(int fd, size_t key_size, size_t slot_off, __u32 slot,
-			 int (*fn)(int fd, const void *key, void *arg),
-			 void *arg)
-{
-	char *keys = NULL, *tmp, cur[64], next[64];
-	size_t n = 0, cap = 0, i;
-	void *prev = NULL;
-	int err = 0;
-	__u32 s;
-
-	while (!bpf_map_get_next_key(fd, prev, next)) {
-		memcpy(&s, next + slot_off, sizeof(s));
-		if (s == slot) {
-			if (n == cap) {
-				cap = cap ? cap * 2 : 256;
-				tmp = realloc(keys, cap * key_size);
-				if (!tmp) {
-					err = -ENOMEM;
-					goto out;
-				}
-				keys = tmp;
-			}
-			memcpy(keys + n++ * key_size, next, key_size);
-		}
-		memcpy(cur, next, key_size);
-		prev = cur;
-	}
-	for (i = 0; !err && i < n; i++)
-		err = fn(fd, keys + i * key_size, arg);
-out:
-	free(keys);
-	return err;
-}
-
 static int delete_key(int fd, const void *key, void *arg)
 {
 	(void)arg;
@@ -92,66 +58,6 @@ static int count_key(int fd, const void *key, void *arg)
 	(void)key;
 	++*(int *)arg;
 	return 0;
-}
-
-/* need[] of a rule map's targets that name one CPU. */
-static int need_target(int fd, const void *key, void *arg)
-{
-	unsigned char *need = arg;
-	struct steer_target t;
-
-	if (!bpf_map_lookup_elem(fd, key, &t) && t.ncpus == 1 &&
-	    t.cpu < STEER_MAX_CPUS)
-		need[t.cpu] = 1;
-	return 0;
-}
-
-static int for_flow_rules(const struct steer_maps *m, __u32 slot,
-			  int (*fn)(int, const void *, void *), void *arg)
-{
-	return for_slot_keys(m->flow_rules, sizeof(struct steer_rule_key),
-			     offsetof(struct steer_rule_key, slot), slot, fn,
-			     arg);
-}
-
-static int for_prefix_rules(const struct steer_maps *m, __u32 slot,
-			    int (*fn)(int, const void *, void *), void *arg)
-{
-	return for_slot_keys(m->prefix_rules, sizeof(struct steer_prefix_key),
-			     offsetof(struct steer_prefix_key, slot), slot, fn,
-			     arg);
-}
-
-/* Every CPU slot 'id' (as the maps hold it) can send frames to. */
-static int slot_needed_cpus(const struct steer_maps *m, __u32 id,
-			    const struct steer_slot *s, unsigned char *need)
-{
-	__u32 i, key, cpu;
-	int err;
-
-	memset(need, 0, STEER_MAX_CPUS);
-	if (!s->table_size)
-		return 0;
-	for (i = 0; i < s->table_size && i < STEER_TABLE_MAX; i++) {
-		key = id * STEER_TABLE_MAX + i;
-		if (bpf_map_lookup_elem(m->steer_table, &key, &cpu))
-			return -errno;
-		if (cpu < STEER_MAX_CPUS)
-			need[cpu] = 1;
-	}
-	for (i = 0; i < s->nrule_cpus && i < STEER_RULE_CPUS_MAX; i++) {
-		key = id * STEER_RULE_CPUS_MAX + i;
-		if (bpf_map_lookup_elem(m->rule_cpus, &key, &cpu))
-			return -errno;
-		if (cpu < STEER_MAX_CPUS)
-			need[cpu] = 1;
-	}
-	if (s->nonip_cpu < STEER_MAX_CPUS)
-		need[s->nonip_cpu] = 1;
-	err = for_flow_rules(m, id, need_target, need);
-	if (!err)
-		err = for_prefix_rules(m, id, need_target, need);
-	return err;
 }
 
 /* ---- phases ---------------------------------------------------------------- */
@@ -173,41 +79,55 @@ static int write_ctl(const struct steer_maps *m, const struct steer_ctl *ctl)
 	return bpf_map_update_elem(m->steer_ctl, &zero, ctl, BPF_ANY) ? -errno : 0;
 }
 
+/* How long retire waits for buckets to leave the CPUs that left: their
+ * drain timeout, and a little for the coarse clock's tick. */
+static __u64 drain_wait_ns(const struct steer_slot *s)
+{
+	return ((__u64)s->drain_units << STEER_TIME_SHIFT) + 20000000ull;
+}
+
 /*
- * Retire: removes the cpumap entries of CPUs the active slot does not need.
- * Invariant: no program runs with an older slot (retire_pending is clear,
- * or its grace period has just passed), so no reader can be about to use
- * an entry the active slot does not name. The kernel drains an entry's
- * ring before freeing it. Idempotent: any apply may run it again.
+ * Retire: removes the cpumap entries (both banks) that the active slot
+ * does not need and no bucket still drains from. Invariant: no program
+ * runs with an older slot (retire_pending is clear, or its grace period
+ * has just passed), so no frame can be about to go to an entry the active
+ * slot does not name, but for a draining bucket's old CPU, which stays
+ * until the bucket has moved (waiting up to its drain timeout when
+ * 'wait'; what is left then, the next apply retires). The kernel drains
+ * an entry's ring before freeing it. Idempotent: any apply runs it again.
  */
 static int retire(const struct steer_maps *m, const struct steer_ctl *ctl,
-		  struct slots_result *res, char *why, size_t why_len)
+		  bool wait, struct slots_result *res, char *why,
+		  size_t why_len)
 {
-	unsigned char need[STEER_MAX_CPUS];
-	struct bpf_cpumap_val cur;
+	unsigned char need[STEER_TARGETS], in_use[STEER_TARGETS];
+	struct timespec pause = { 0, 2000000 };
 	struct steer_slot active;
 	struct steer_ctl done = *ctl;
-	__u32 cpu;
-	int err;
+	__u64 waited = 0;
+	int err, removed, kept, draining;
 
 	if (bpf_map_lookup_elem(m->steer_slots, &ctl->active, &active))
 		return -errno;
-	err = slot_needed_cpus(m, ctl->active, &active, need);
+	err = cpumap_slot_needs(m, ctl->active, &active, need);
 	if (err) {
 		snprintf(why, why_len, "reading the CPUs the policy in force needs failed: %s",
 			 strerror(-err));
 		return err;
 	}
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++) {
-		if (need[cpu] || bpf_map_lookup_elem(m->cpu_map, &cpu, &cur))
-			continue;
-		if (bpf_map_delete_elem(m->cpu_map, &cpu)) {
-			err = -errno;
-			snprintf(why, why_len, "removing CPU %u from the cpumap failed: %s",
-				 cpu, strerror(-err));
+	for (;;) {
+		err = cpumap_in_use(m, active.drain_units, in_use, &draining);
+		if (!err)
+			err = cpumap_retire(m, need, in_use, &removed, &kept,
+					    why, why_len);
+		if (err)
 			return err;
-		}
-		res->cpus_removed++;
+		res->cpus_removed += removed;
+		res->cpus_kept = kept;
+		if (!kept || !wait || waited >= drain_wait_ns(&active))
+			break;
+		nanosleep(&pause, NULL);
+		waited += pause.tv_nsec;
 	}
 	if (!ctl->retire_pending)
 		return 0;
@@ -236,7 +156,7 @@ static int finish_pending(const struct steer_maps *m, struct steer_ctl *ctl,
 			 strerror(-err));
 		return err;
 	}
-	err = retire(m, ctl, res, why, why_len);
+	err = retire(m, ctl, true, res, why, why_len);
 	if (err)
 		return err;
 	ctl->retire_pending = 0;
@@ -301,9 +221,9 @@ static int write_inactive(const struct steer_maps *m, struct steer_build *b,
 	__u32 i, key;
 	int err;
 
-	err = for_flow_rules(m, slot, delete_key, NULL);
+	err = maps_for_flow_rules(m, slot, delete_key, NULL);
 	if (!err)
-		err = for_prefix_rules(m, slot, delete_key, NULL);
+		err = maps_for_prefix_rules(m, slot, delete_key, NULL);
 	if (err)
 		return err;
 	for (i = 0; i < b->slot.table_size; i++) {
@@ -343,73 +263,35 @@ static int write_inactive(const struct steer_maps *m, struct steer_build *b,
 	       -errno : 0;
 }
 
-/*
- * Add cpumap: creates the entries 'need' lacks, or whose queue size
- * differs. An existing matching entry is left alone: replacing it would
- * start a second kthread delivering that CPU's frames and could reorder
- * them. added[cpu] = 1 for entries created, 2 for entries replaced.
- * Invariant: the active slot names none of the created entries, so
- * removing them again (undo_cpumap) is harmless.
- */
-static int add_cpumap(const struct steer_maps *m, const unsigned char *need,
-		      __u32 qsize, int worker_fd, unsigned char *added,
-		      char *why, size_t why_len)
-{
-	struct bpf_cpumap_val want = { .qsize = qsize }, cur;
-	__u32 cpu;
-
-	want.bpf_prog.fd = worker_fd;
-	memset(added, 0, STEER_MAX_CPUS);
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++) {
-		int exists;
-
-		if (!need[cpu])
-			continue;
-		memset(&cur, 0, sizeof(cur));
-		exists = !bpf_map_lookup_elem(m->cpu_map, &cpu, &cur);
-		if (exists && cur.qsize == qsize && cur.bpf_prog.id)
-			continue;
-		if (bpf_map_update_elem(m->cpu_map, &cpu, &want, BPF_ANY)) {
-			int err = -errno;
-
-			snprintf(why, why_len, "adding CPU %u to the cpumap failed: %s%s",
-				 cpu, strerror(-err),
-				 err == -ENOMEM ? " (a kernel that refuses the cpumap program's frags setting says ENOMEM too)" : "");
-			return err;
-		}
-		added[cpu] = exists ? 2 : 1;
-	}
-	return 0;
-}
-
-/* Undoes the entries add_cpumap() created (replaced ones stay: their old
- * kthread is gone either way). */
-static void undo_cpumap(const struct steer_maps *m, const unsigned char *added)
-{
-	__u32 cpu;
-
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
-		if (added[cpu] == 1)
-			bpf_map_delete_elem(m->cpu_map, &cpu);
-}
-
 static int count_added(const unsigned char *added)
 {
-	int cpu, n = 0;
+	int target, n = 0;
 
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
-		n += !!added[cpu];
+	for (target = 0; target < STEER_TARGETS; target++)
+		n += added[target];
 	return n;
+}
+
+/* Prepare: the new slot's cpumap bank. A new queue size goes into the
+ * other bank, so no entry with frames in its ring is replaced; the same
+ * size keeps the bank, and its entries. */
+static __u32 choose_bank(const struct steer_slot *active,
+			 const struct steer_slot *next)
+{
+	if (active->table_size && active->queue_size != next->queue_size)
+		return !active->bank;
+	return active->bank & 1;
 }
 
 int slots_apply(const struct steer_maps *m, struct steer_build *b,
 		int worker_fd, struct slots_result *res, char *why,
 		size_t why_len)
 {
-	unsigned char need[STEER_MAX_CPUS], added[STEER_MAX_CPUS];
+	unsigned char cpus[STEER_MAX_CPUS], need[STEER_TARGETS];
+	unsigned char added[STEER_TARGETS] = { 0 };
 	struct steer_slot active;
 	struct steer_ctl ctl;
-	__u32 *table, inactive;
+	__u32 *table, inactive, cpu;
 	int err;
 
 	memset(res, 0, sizeof(*res));
@@ -418,10 +300,13 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	if (!table)
 		return -ENOMEM;
 
-	/* Prepare. */
+	/* Prepare: finish what an earlier apply left (its grace period, the
+	 * entries it could not retire yet), then build. */
 	err = read_ctl(m, &ctl);
 	if (!err)
-		err = finish_pending(m, &ctl, res, why, why_len);
+		err = ctl.retire_pending ?
+		      finish_pending(m, &ctl, res, why, why_len) :
+		      retire(m, &ctl, false, res, why, why_len);
 	if (err)
 		goto out;
 	inactive = !ctl.active;
@@ -434,22 +319,23 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 		err = build_table(m, &ctl, &active, b, table, res);
 	if (err)
 		goto out;
-	build_needed_cpus(b, table, need);
+	b->slot.bank = choose_bank(&active, &b->slot);
+	build_needed_cpus(b, table, cpus);
+	memset(need, 0, sizeof(need));
+	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+		need[b->slot.bank * STEER_MAX_CPUS + cpu] = cpus[cpu];
 	b->slot.nrule_cpus = b->nrule_cpus;
 	b->slot.digest = build_digest(b, table);
 	if (active.table_size && active.digest == b->slot.digest) {
 		/* Same policy: nothing to flip. Still repair missing cpumap
-		 * entries, and retire unneeded ones (left by an apply killed
-		 * before its flip). */
+		 * entries. */
 		res->unchanged = true;
 		res->slot = ctl.active;
 		res->generation = active.generation;
 		res->moved_buckets = 0;
-		err = add_cpumap(m, need, b->slot.queue_size, worker_fd, added,
+		err = cpumap_add(m, need, b->slot.queue_size, worker_fd, added,
 				 why, why_len);
 		res->cpus_added = count_added(added);
-		if (!err)
-			err = retire(m, &ctl, res, why, why_len);
 		goto out;
 	}
 
@@ -462,8 +348,10 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 		goto out;
 	}
 
-	/* Add cpumap. */
-	err = add_cpumap(m, need, b->slot.queue_size, worker_fd, added, why,
+	/* Add cpumap: entries for the new slot's bank. Invariant: the
+	 * active slot names none of the created entries (they are new), so
+	 * removing them again is harmless. */
+	err = cpumap_add(m, need, b->slot.queue_size, worker_fd, added, why,
 			 why_len);
 	if (!err && (err = failpoint("add-cpumap")))
 		snprintf(why, why_len, "failpoint add-cpumap");
@@ -492,7 +380,7 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	}
 	err = failpoint("retire");
 	if (!err)
-		err = retire(m, &ctl, res, why, why_len);
+		err = retire(m, &ctl, true, res, why, why_len);
 	if (err) {
 		/* In force all the same; the next apply retires again. */
 		res->retire_deferred = true;
@@ -501,7 +389,7 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	goto out;
 
 out_undo:
-	undo_cpumap(m, added);
+	cpumap_undo(m, added);
 out:
 	free(table);
 	return err;
@@ -524,13 +412,15 @@ int slots_read_view(const struct steer_maps *m, struct slot_view *v)
 		    cpu < STEER_MAX_CPUS)
 			v->buckets[cpu]++;
 	}
-	err = for_flow_rules(m, v->ctl.active, count_key, &v->nflow);
+	err = maps_for_flow_rules(m, v->ctl.active, count_key, &v->nflow);
 	if (!err)
-		err = for_prefix_rules(m, v->ctl.active, count_key, &v->nprefix);
+		err = maps_for_prefix_rules(m, v->ctl.active, count_key, &v->nprefix);
 	if (err)
 		return err;
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
-		v->in_cpumap[cpu] = !bpf_map_lookup_elem(m->cpu_map, &cpu,
-							 &v->cpumap[cpu]);
-	return 0;
+	cpumap_read(m, v->cpumap, v->in_cpumap);
+	err = cpumap_slot_needs(m, v->ctl.active, &v->slot, v->need);
+	if (!err)
+		err = cpumap_in_use(m, v->slot.drain_units, v->in_use,
+				    &v->draining);
+	return err;
 }

@@ -14,8 +14,9 @@
  *                 policy is in force, in one word
  *   wait          an RCU grace period: no program still runs with the old
  *                 slot
- *   retire        remove cpumap entries the active slot does not need,
- *                 then retire_pending = 0
+ *   retire        remove cpumap entries the active slot does not need and
+ *                 no bucket still drains from (waiting up to the drain
+ *                 timeout for those), then retire_pending = 0
  * A failure before the flip leaves the old policy in force and removes the
  * entries it added; after it, the new policy stays in force and whatever
  * is left (a wait that failed, a process killed) is finished by the next
@@ -25,6 +26,7 @@
 #define XDP_STEER_SLOTS_H
 
 #include <stdbool.h>
+
 #include <stddef.h>
 #include <linux/bpf.h>
 
@@ -39,8 +41,10 @@ struct slots_result {
 	__u32 slot;		/* slot now active */
 	__u32 generation;	/* its generation */
 	int moved_buckets;	/* table buckets whose CPU changed */
-	int cpus_added;		/* cpumap entries created or replaced */
+	int cpus_added;		/* cpumap entries created */
 	int cpus_removed;	/* cpumap entries retired */
+	int cpus_kept;		/* entries not needed, kept while buckets
+				 * still drain from them */
 };
 
 /* 'worker_fd': the cpumap program to run on each worker. 0 or a negative
@@ -56,8 +60,12 @@ struct slot_view {
 	__u32 buckets[STEER_MAX_CPUS];	/* table buckets per CPU */
 	int nflow;			/* flow_rules entries of the slot */
 	int nprefix;			/* prefix_rules entries of the slot */
-	struct bpf_cpumap_val cpumap[STEER_MAX_CPUS];
-	unsigned char in_cpumap[STEER_MAX_CPUS];
+	/* Both banks' entries, by target (bank * STEER_MAX_CPUS + cpu). */
+	struct bpf_cpumap_val cpumap[STEER_TARGETS];
+	unsigned char in_cpumap[STEER_TARGETS];
+	unsigned char in_use[STEER_TARGETS];	/* by recent buckets */
+	unsigned char need[STEER_TARGETS];	/* by the active slot */
+	int draining;			/* buckets still draining */
 };
 
 int slots_read_view(const struct steer_maps *m, struct slot_view *v);

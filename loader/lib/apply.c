@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kernel/hz.h"
 #include "kernel/maps.h"
 #include "kernel/netdev.h"
 #include "policy/compile.h"
@@ -43,7 +44,7 @@ int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 	struct steer_maps m;
 	struct attached at;
 	char why[512];
-	int err;
+	int err, hz;
 
 	memset(res, 0, sizeof(*res));
 	err = maps_open(it->dir, &m, &missing);
@@ -70,6 +71,10 @@ int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 	}
 	if (res->cpus_fallback)
 		b.slot.loader_flags |= STEER_LF_CPUS_FALLBACK;
+	/* Below HZ=1000 every GRO flush is a full one; unknown, assume
+	 * not. */
+	hz = kernel_hz();
+	b.slot.gro_units = hz && hz < 1000 ? 0 : STEER_GRO_UNITS;
 	res->ncpus = b.ncpus;
 	err = prog_worker_load(it->dir, &worker);
 	if (err) {

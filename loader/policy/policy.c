@@ -227,11 +227,11 @@ static int cpus_from_set(const struct cpu_set *s, struct policy_cpus *out)
 
 enum {
 	K_VERSION, K_CPUS, K_QUEUE, K_TABLE, K_HASH, K_FASTPATH, K_REBALANCE,
-	K_NONIP, K_RULES, K_N
+	K_DRAIN_TIMEOUT, K_NONIP, K_RULES, K_N
 };
 static const char *const top_keys[K_N] = {
 	"version", "cpus", "queue_size", "table_size", "hash", "local_fastpath",
-	"rebalance", "non_ip", "rules",
+	"rebalance", "drain_timeout", "non_ip", "rules",
 };
 
 static int get_hash(struct pctx *c, const yaml_node_t *n)
@@ -386,6 +386,13 @@ static int get_policy(struct pctx *c, const yaml_node_t *root)
 			p->rebalance = e ? POLICY_REBALANCE_IMMEDIATE :
 					   POLICY_REBALANCE_DRAIN;
 	}
+	if (v[K_DRAIN_TIMEOUT]) {
+		if (pol_get_ranged(c, v[K_DRAIN_TIMEOUT], "drain_timeout", 1,
+				   POLICY_DRAIN_TIMEOUT_MAX, &x))
+			err = -EINVAL;
+		else
+			p->drain_timeout_ms = x;
+	}
 	if (v[K_NONIP] && get_nonip(c, v[K_NONIP]))
 		err = -EINVAL;
 	if (v[K_RULES]) {
@@ -409,6 +416,7 @@ static void policy_defaults(struct steer_policy *p)
 	p->seed_random = true;
 	p->local_fastpath = true;
 	p->rebalance = POLICY_REBALANCE_DRAIN;
+	p->drain_timeout_ms = POLICY_DRAIN_TIMEOUT_DEFAULT;
 	p->nonip_cpu = STEER_CPU_LOCAL;
 }
 

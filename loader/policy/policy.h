@@ -44,6 +44,13 @@
  * 16384. */
 #define POLICY_QUEUE_DEFAULT	2048
 #define POLICY_QUEUE_MAX	16384
+/* How long a bucket that moved may wait for its old CPU to deliver what
+ * was queued there (see the README, "Moving flows"): longer than a worker
+ * kthread is kept off its CPU by a busy application (a few scheduler
+ * slices, 3-12 ms) and than GRO holds a frame (one tick, up to 4 ms), short
+ * enough that a stalled worker holds a bucket only briefly. */
+#define POLICY_DRAIN_TIMEOUT_DEFAULT	50
+#define POLICY_DRAIN_TIMEOUT_MAX	10000
 /* Weights are ratios between CPUs; 1000 to 1 is already beyond what a
  * 4096-bucket table can express. */
 #define POLICY_WEIGHT_MAX	1000
@@ -97,6 +104,7 @@ struct steer_policy {
 	__u64 seed;			/* otherwise the key derives from this */
 	bool local_fastpath;
 	enum policy_rebalance rebalance;
+	__u32 drain_timeout_ms;		/* see POLICY_DRAIN_TIMEOUT_DEFAULT */
 	__u32 nonip_cpu;		/* a CPU, or STEER_CPU_LOCAL */
 	struct policy_rule *rules;
 	int nrules;

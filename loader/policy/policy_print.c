@@ -109,6 +109,7 @@ int policy_print(FILE *f, const struct steer_policy *p)
 	fprintf(f, "local_fastpath: %s\n", p->local_fastpath ? "true" : "false");
 	fprintf(f, "rebalance: %s\n",
 		p->rebalance == POLICY_REBALANCE_IMMEDIATE ? "immediate" : "drain");
+	fprintf(f, "drain_timeout: %u\n", p->drain_timeout_ms);
 	if (p->nonip_cpu == STEER_CPU_LOCAL)
 		fputs("non_ip: local\n", f);
 	else
@@ -139,7 +140,9 @@ bool policy_equal(const struct steer_policy *a, const struct steer_policy *b)
 	    a->seed_random != b->seed_random ||
 	    (!a->seed_random && a->seed != b->seed) ||
 	    a->local_fastpath != b->local_fastpath ||
-	    a->rebalance != b->rebalance || a->nonip_cpu != b->nonip_cpu ||
+	    a->rebalance != b->rebalance ||
+	    a->drain_timeout_ms != b->drain_timeout_ms ||
+	    a->nonip_cpu != b->nonip_cpu ||
 	    a->nrules != b->nrules || a->nshapes != b->nshapes ||
 	    memcmp(a->shapes, b->shapes, sizeof(a->shapes)))
 		return false;
@@ -165,5 +168,7 @@ __u32 policy_slot_flags(const struct steer_policy *p)
 		flags |= STEER_F_SYMMETRIC;
 	if (p->local_fastpath)
 		flags |= STEER_F_LOCAL_FASTPATH;
+	if (p->rebalance == POLICY_REBALANCE_DRAIN)
+		flags |= STEER_F_DRAIN;
 	return flags;
 }

@@ -5,8 +5,8 @@
 # formatted), independent of `xdp-steer status`, for the root-tier tests:
 #   slot gen table_size table (CPUxBUCKETS,...) table_digest (of every
 #   bucket in order) flow (exact-field rules of the active slot) src dst
-#   (its prefix rules on the source, the destination) queue
-#   cpumap (CPU:QSIZE:prog|noprog,...)
+#   (its prefix rules on the source, the destination) queue bank
+#   cpumap (CPU:QSIZE:prog|noprog[:b1],...)
 import hashlib, json, subprocess, sys
 pin = sys.argv[1]
 def dump(name):
@@ -26,20 +26,24 @@ def in_slot(name, shape_bit=0):
     return sum(1 for e in dump(name) if e["formatted"]["key"]["slot"] == active
                and (not shape_bit or e["formatted"]["key"]["shape"] & shape_bit))
 PREFIX_SRC, PREFIX_DST = 1 << 5, 1 << 6     # STEER_M_PREFIX_* in xdp_steer.h
+# Both cpumap banks (a new queue size goes into the bank not in use);
+# entries of bank 1 end in ":b1".
 cpumap = []
-for e in dump("cpu_map"):
-    v = e["value"]
-    if isinstance(v, dict):
-        continue                    # "error": no entry
-    b = bytes(int(x, 16) for x in v)
-    cpu = int.from_bytes(bytes(int(x, 16) for x in e["key"]), "little")
-    qsize = int.from_bytes(b[0:4], "little")
-    prog = int.from_bytes(b[4:8], "little")
-    cpumap.append("%d:%d:%s" % (cpu, qsize, "prog" if prog else "noprog"))
-print("slot=%d gen=%d table_size=%d table=%s table_digest=%s flow=%d src=%d dst=%d queue=%d cpumap=%s" % (
+for bank, name in enumerate(("cpu_map", "cpu_map_b")):
+    for e in dump(name):
+        v = e["value"]
+        if isinstance(v, dict):
+            continue                    # "error": no entry
+        b = bytes(int(x, 16) for x in v)
+        cpu = int.from_bytes(bytes(int(x, 16) for x in e["key"]), "little")
+        qsize = int.from_bytes(b[0:4], "little")
+        prog = int.from_bytes(b[4:8], "little")
+        cpumap.append("%d:%d:%s%s" % (cpu, qsize, "prog" if prog else "noprog",
+                                     ":b1" if bank else ""))
+print("slot=%d gen=%d table_size=%d table=%s table_digest=%s flow=%d src=%d dst=%d queue=%d bank=%d cpumap=%s" % (
     active, slot["generation"], slot["table_size"],
     ",".join("%dx%d" % (c, n) for c, n in sorted(count.items())) or "-",
     hashlib.sha1(json.dumps(buckets).encode()).hexdigest()[:12],
     in_slot("flow_rules"), in_slot("prefix_rules", PREFIX_SRC),
     in_slot("prefix_rules", PREFIX_DST),
-    slot["queue_size"], ",".join(cpumap) or "-"))
+    slot["queue_size"], slot["bank"], ",".join(cpumap) or "-"))

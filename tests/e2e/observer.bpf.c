@@ -12,7 +12,7 @@
  * and a flow reaches the stack on two CPUs at once.
  *
  * The raw tracepoint programs count what the kernel dropped inside the
- * watched cpumap (obs_cpumap_id), frames no tc program ever sees.
+ * watched cpumaps (obs_cpumap_ids), frames no tc program ever sees.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -27,8 +27,9 @@
 const volatile __u32 obs_drop_marked;	/* 1: TC_ACT_SHOT marked frames once
 					 * counted (the stack never sees
 					 * them; no replies, less CPU) */
-/* Set before attaching the tracepoints; 0 watches no cpumap. */
-__u32 obs_cpumap_id;
+/* Set before attaching the tracepoints: the cpumaps whose drops count (an
+ * xdp-steer interface has two banks); 0 watches none. */
+__u32 obs_cpumap_ids[2];
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -138,7 +139,8 @@ static __always_inline struct obs_drops *drops(__u32 map_id)
 {
 	__u32 zero = 0;
 
-	if (!obs_cpumap_id || map_id != obs_cpumap_id)
+	if (!map_id || (map_id != obs_cpumap_ids[0] &&
+			map_id != obs_cpumap_ids[1]))
 		return NULL;
 	return bpf_map_lookup_elem(&obs_drops, &zero);
 }

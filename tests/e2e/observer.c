@@ -5,7 +5,7 @@
  * tracepoints, waits for SIGINT or SIGTERM, then writes what it saw:
  *
  *   ifname IF                     header lines, one fact each
- *   cpumap_id N                   the cpumap whose drops are counted (0:
+ *   cpumap_id N[,N]               the cpumaps whose drops are counted (0:
  *                                 none found)
  *   marked N                      marked frames seen, all CPUs
  *   marked_arp N                  of which ARP
@@ -45,7 +45,8 @@ struct opts {
 	const char *ifname;
 	const char *out;
 	const char *ready;
-	const char *cpumap_pin;
+	const char *cpumap_pin[2];	/* --cpumap, up to twice */
+	int npins;
 	__u32 cpumap_id;
 	bool drop;
 	int verbose;
@@ -60,25 +61,20 @@ static void usage(FILE *out)
 "  --out FILE        report to FILE (default: stdout)\n"
 "  --ready FILE      create FILE once attached\n"
 "  --drop            drop marked frames after counting them\n"
-"  --cpumap PIN      pinned cpumap whose drops to count (xdp-steer's is\n"
-"                    cpu_map in the directory 'xdp-steer pin-dir IF' names)\n"
+"  --cpumap PIN      pinned cpumap whose drops to count, up to twice\n"
+"                    (xdp-steer's are cpu_map and cpu_map_b in the directory\n"
+"                    'xdp-steer pin-dir IF' names)\n"
 "  --cpumap-id ID    the same, by map id\n"
 "  -v                libbpf messages\n");
 }
 
-/* Id of the cpumap to watch; 0 (and a note) when there is none. */
-static __u32 cpumap_id(const struct opts *o)
+/* Id of the pinned cpumap to watch; 0 (and a note) when there is none. */
+static __u32 cpumap_id(const char *path)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
-	char path[256];
 	int fd;
 
-	if (o->cpumap_id)
-		return o->cpumap_id;
-	if (!o->cpumap_pin)
-		return 0;
-	snprintf(path, sizeof(path), "%s", o->cpumap_pin);
 	fd = bpf_obj_get(path);
 	if (fd < 0) {
 		fprintf(stderr, "observer: no cpumap at %s (%s): cpumap drops "
@@ -132,10 +128,11 @@ static int report(const struct opts *o, struct observer_bpf *skel,
 		fprintf(stderr, "observer: %s: %s\n", o->out, strerror(errno));
 		goto out;
 	}
-	fprintf(out, "ifname %s\ncpumap_id %u\nmarked %llu\nmarked_arp %llu\n"
+	fprintf(out, "ifname %s\ncpumap_id %u,%u\nmarked %llu\nmarked_arp %llu\n"
 		"bad_flow %llu\ndrops_cpumap_enqueue %llu\n"
 		"drops_cpumap_kthread %llu\ndrops_redirect_err %llu\n",
-		o->ifname, map_id, (unsigned long long)tot.marked,
+		o->ifname, map_id, skel->bss->obs_cpumap_ids[1],
+		(unsigned long long)tot.marked,
 		(unsigned long long)tot.marked_arp,
 		(unsigned long long)tot.bad_flow,
 		(unsigned long long)dtot.enqueue,
@@ -223,7 +220,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->drop = true;
 			break;
 		case 'm':
-			o->cpumap_pin = optarg;
+			if (o->npins == 2) {
+				fprintf(stderr, "observer: --cpumap at most twice\n");
+				return -EINVAL;
+			}
+			o->cpumap_pin[o->npins++] = optarg;
 			break;
 		case 'I':
 			errno = 0;
@@ -283,8 +284,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "observer: loading: %s (needs root)\n", strerror(-ret));
 		goto out;
 	}
-	map_id = cpumap_id(&o);
-	skel->bss->obs_cpumap_id = map_id;
+	map_id = o.cpumap_id;
+	if (!map_id && o.npins)
+		map_id = cpumap_id(o.cpumap_pin[0]);
+	skel->bss->obs_cpumap_ids[0] = map_id;
+	if (o.npins == 2)
+		skel->bss->obs_cpumap_ids[1] = cpumap_id(o.cpumap_pin[1]);
 	ret = observer_bpf__attach(skel);	/* the raw tracepoints */
 	if (ret) {
 		fprintf(stderr, "observer: attaching to the xdp tracepoints: %s\n",

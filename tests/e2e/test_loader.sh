@@ -140,8 +140,8 @@ check "the active table holds policy B: 64 buckets, 48 to CPU 0 (weight 3) and 1
 	expect_eq "$(field table_size "$S_B") $(field table "$S_B")" "64 0x48,1x16"
 check "policy B's rules are in the active slot: one exact-field rule, one source prefix" \
 	expect_eq "$(field flow "$S_B") $(field src "$S_B") $(field dst "$S_B")" "1 1 0"
-check "the cpumap entries took policy B's queue size" \
-	expect_eq "$(field cpumap "$S_B")" "0:512:prog,1:512:prog"
+check "policy B's queue size went into cpumap bank 1, bank 0's entries retired" \
+	expect_eq "$(field bank "$S_B") $(field cpumap "$S_B")" "1 0:512:prog:b1,1:512:prog:b1"
 check "status --json agrees with the maps about policy B" \
 	status_json "d['policy']['generation'] == 2 and d['policy']['exact_rules'] == 1 and
 		     d['policy']['prefix_rules'] == 1 and d['policy']['queue_size'] == 512 and
@@ -205,7 +205,8 @@ sys.exit(0 if ok else 1)' "$T/stats.json" "$1"
 check "stats --json is one valid JSON document for the interface" \
 	stats_json "d['ifname'] == '$IF_B' and set(d) >= {'totals', 'rx_cpus', 'workers'}"
 check "stats --json names every counter of steer_stats" \
-	stats_json "set(t) == set(['rx_packets', 'rx_bytes', 'fragments', 'rule_flow_hits', 'rule_prefix_hits'] + outcomes)"
+	stats_json "set(t) == set(['rx_packets', 'rx_bytes', 'fragments', 'rule_flow_hits', 'rule_prefix_hits',
+			       'drain_held', 'moves_done', 'moves_idle', 'moves_timeout', 'unstamped'] + outcomes)"
 check "stats --json counted exactly the 201 datagrams sent, ARP aside" \
 	stats_json "t['rx_packets'] - t['passed_nonip'] == 201"
 check "every frame was counted in exactly one outcome" \
@@ -229,8 +230,10 @@ check "the stats table has per-CPU, total and worker rows" \
 # ---- CPUs that leave, the lock, concurrent applies ---------------------------------
 
 check "applying policy C (CPU 1 only) succeeds" run_rc 0 xs apply "$IF_B" "$T/p_c.yaml"
-# CPU 1 is replaced too: policy B had another queue size.
-check "apply reports one CPU removed from the cpumap" out_has "cpumap \+[0-9]+ -1$"
+# Policy B's queue size put it in cpumap bank 1; C's default size goes
+# back to bank 0: CPU 1 added there, both of B's entries retired.
+check "apply reports CPU 1 added in the other bank and B's two entries removed" \
+	out_has "cpumap \+1 -2$"
 S_C=$(state)
 check "CPU 0 left the policy and lost its cpumap entry" \
 	expect_eq "$(field table "$S_C") $(field cpumap "$S_C")" "1x512 1:2048:prog"

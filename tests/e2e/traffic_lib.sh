@@ -132,7 +132,8 @@ observer_start() {
 	local ready=$E2E_TMP/observer.$TRAFFIC_RUN.ready i
 	rm -f "$ready"
 	nsenter --net=/run/netns/"$NS_B" "$OBSERVER" --ifname "$IF_B" \
-		--out "$OBS_REPORT" --ready "$ready" --cpumap "$PIN_B/cpu_map" "$@" &
+		--out "$OBS_REPORT" --ready "$ready" --cpumap "$PIN_B/cpu_map" \
+		--cpumap "$PIN_B/cpu_map_b" "$@" &
 	OBS_PID=$!
 	for i in $(seq 100); do
 		[ -e "$ready" ] && return 0

@@ -35,45 +35,45 @@ struct compiled_case {
 
 /* Every policy sends its table to the local CPU and its rules elsewhere,
  * with the queue size of the harness's cpumap entries (QSIZE), so apply
- * keeps them. */
+ * keeps them, and without drain: these are about rules (drain.c). */
 static const struct compiled_case cases[] = {
 	{ "symmetric: a rule on one direction's source also places the reverse direction",
-	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nhash: {seed: 5, symmetric: true}\nrules:\n"
+	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nrebalance: immediate\nhash: {seed: 5, symmetric: true}\nrules:\n"
 	  "  - {match: {src: 10.1.0.0/16}, cpu: {R}}\n",
 	  { { "10.1.2.3", "192.0.2.9", IPPROTO_UDP, 40000, 53, RULE_REMOTE(ALSO_PREFIX_HIT) },
 	    { "192.0.2.9", "10.1.2.3", IPPROTO_UDP, 53, 40000, RULE_REMOTE(ALSO_PREFIX_HIT) },
 	    { "192.0.2.9", "10.2.2.3", IPPROTO_UDP, 53, 40000, TABLE_LOCAL } } },
 	{ "not symmetric: the reverse direction is left to the table",
-	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nhash: {seed: 5}\nrules:\n"
+	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nrebalance: immediate\nhash: {seed: 5}\nrules:\n"
 	  "  - {match: {src: 10.1.0.0/16}, cpu: {R}}\n",
 	  { { "10.1.2.3", "192.0.2.9", IPPROTO_UDP, 40000, 53, RULE_REMOTE(ALSO_PREFIX_HIT) },
 	    { "192.0.2.9", "10.1.2.3", IPPROTO_UDP, 53, 40000, TABLE_LOCAL } } },
 	{ "symmetric: an exact rule with a port keeps the port with its address both ways",
-	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nhash: {seed: 5, symmetric: true}\nrules:\n"
+	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nrebalance: immediate\nhash: {seed: 5, symmetric: true}\nrules:\n"
 	  "  - {match: {proto: udp, src: 10.0.0.1, src_port: 5353}, cpu: {R}}\n",
 	  { { "10.0.0.1", "10.0.0.2", IPPROTO_UDP, 5353, 7, RULE_REMOTE(ALSO_FLOW_HIT) },
 	    { "10.0.0.2", "10.0.0.1", IPPROTO_UDP, 7, 5353, RULE_REMOTE(ALSO_FLOW_HIT) },
 	    { "10.0.0.2", "10.0.0.1", IPPROTO_UDP, 5353, 7, TABLE_LOCAL } } },
 	{ "::/0 places every IPv6 flow and no IPv4 flow",
-	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nhash: {seed: 5}\nrules:\n"
+	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nrebalance: immediate\nhash: {seed: 5}\nrules:\n"
 	  "  - {match: {src: \"::/0\"}, cpu: {R}}\n",
 	  { { "2001:db8::1", "2001:db8::2", IPPROTO_TCP, 1000, 80, RULE_REMOTE(ALSO_PREFIX_HIT) },
 	    { "::ffff:10.0.0.1", "::1", IPPROTO_TCP, 1000, 80, RULE_REMOTE(ALSO_PREFIX_HIT) },
 	    { "10.0.0.1", "10.0.0.2", IPPROTO_TCP, 1000, 80, TABLE_LOCAL } } },
 	{ "0.0.0.0/0 places every IPv4 flow and no IPv6 flow, even IPv4-mapped",
-	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nhash: {seed: 5}\nrules:\n"
+	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nrebalance: immediate\nhash: {seed: 5}\nrules:\n"
 	  "  - {match: {dst: 0.0.0.0/0}, cpu: {R}}\n",
 	  { { "10.0.0.1", "10.0.0.2", IPPROTO_TCP, 1000, 80, RULE_REMOTE(ALSO_PREFIX_HIT) },
 	    { "2001:db8::1", "::ffff:10.0.0.2", IPPROTO_TCP, 1000, 80, TABLE_LOCAL } } },
 	{ "a prefix and exact fields must all match (AND, not OR)",
-	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nhash: {seed: 5}\nrules:\n"
+	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nrebalance: immediate\nhash: {seed: 5}\nrules:\n"
 	  "  - {match: {proto: udp, src: 10.0.0.0/8, dst_port: 53}, cpu: {R}}\n",
 	  { { "10.9.9.9", "192.0.2.1", IPPROTO_UDP, 4000, 53, RULE_REMOTE(ALSO_PREFIX_HIT) },
 	    { "10.9.9.9", "192.0.2.1", IPPROTO_UDP, 4000, 54, TABLE_LOCAL },
 	    { "10.9.9.9", "192.0.2.1", IPPROTO_TCP, 4000, 53, TABLE_LOCAL },
 	    { "11.9.9.9", "192.0.2.1", IPPROTO_UDP, 4000, 53, TABLE_LOCAL } } },
 	{ "an exact rule before a prefix rule wins for the flows both match",
-	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nhash: {seed: 5}\nrules:\n"
+	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nrebalance: immediate\nhash: {seed: 5}\nrules:\n"
 	  "  - {match: {proto: tcp, dst_port: 22}, cpu: {L}}\n"
 	  "  - {match: {dst: \"2001:db8::/32\"}, cpu: {R}}\n",
 	  { { "2001:db9::1", "2001:db8::2", IPPROTO_TCP, 999, 22, PASS_LOCAL(ALSO_FLOW_HIT) },

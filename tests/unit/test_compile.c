@@ -33,7 +33,7 @@ struct compile_case {
 
 /* What every policy without its own settings gets. */
 #define SLOT_DEFAULT \
-	"slot: flags l4,fastpath; table 512; queue 2048; non_ip local; loader seed_random,drain\n"
+	"slot: flags l4,fastpath,drain; table 512; queue 2048; drain 48 units; non_ip local; loader seed_random\n"
 
 static const struct compile_case cases[] = {
 	{ "a bare version takes every online CPU and the defaults", "0-3",
@@ -47,7 +47,7 @@ static const struct compile_case cases[] = {
 	  V1 "cpus: [1-2]\nqueue_size: 256\ntable_size: 64\n"
 	  "hash: {key: l3, symmetric: true, seed: 7}\n"
 	  "local_fastpath: false\nrebalance: immediate\nnon_ip: {cpu: 3}\n",
-	  "slot: flags symmetric; table 64; queue 256; non_ip 3; loader -\n"
+	  "slot: flags symmetric; table 64; queue 256; drain 48 units; non_ip 3; loader -\n"
 	  "shapes:\n"
 	  "cpus: 1 2\n"
 	  "rule_cpus:\n",
@@ -273,7 +273,7 @@ static const struct compile_case cases[] = {
 	  V1 "cpus: [0-3]\nhash: {symmetric: true}\nrules:\n"
 	  "  - {match: {proto: udp, src: 10.0.0.1, src_port: 53}, cpu: 1}\n"
 	  "  - {match: {src: 10.9.0.0/16}, cpus: [2-3]}\n",
-	  "slot: flags l4,symmetric,fastpath; table 512; queue 2048; non_ip local; loader seed_random,drain\n"
+	  "slot: flags l4,symmetric,fastpath,drain; table 512; queue 2048; drain 48 units; non_ip local; loader seed_random\n"
 	  "shapes: proto+src+sport proto+dst+dport | src/ dst/\n"
 	  "flow proto+src+sport: proto 17 v4 10.0.0.1 > 0.0.0.0 sport 53 -> cpu 1 (rule 0)\n"
 	  "flow proto+dst+dport: proto 17 v4 0.0.0.0 > 10.0.0.1 dport 53 -> cpu 1 (rule 0)\n"
@@ -291,7 +291,7 @@ static const struct compile_case cases[] = {
 	  V1 "cpus: [0-3]\nhash: {symmetric: true}\nrules:\n"
 	  "  - {match: {src: 10.1.0.0/16}, cpu: 1}\n"
 	  "  - {match: {src: 10.2.0.0/16}, cpu: 2}\n",
-	  "slot: flags l4,symmetric,fastpath; table 512; queue 2048; non_ip local; loader seed_random,drain\n"
+	  "slot: flags l4,symmetric,fastpath,drain; table 512; queue 2048; drain 48 units; non_ip local; loader seed_random\n"
 	  "shapes: | src/ dst/\n"
 	  "prefix src/: v4 10.1.0.0/16 -> cpu 1 (rule 0)\n"
 	  "prefix dst/: v4 10.1.0.0/16 -> cpu 1 (rule 0)\n"
@@ -439,22 +439,23 @@ static void put_prefix_rule(struct sbuf *b, const struct build_prefix_rule *r)
 
 static void dump_build(struct sbuf *b, const struct steer_build *bd)
 {
-	static const char *const flag_names[] = { "l4", "symmetric", "fastpath" };
-	static const char *const lflag_names[] = {
-		"seed_random", "drain", "cpus_fallback",
+	static const char *const flag_names[] = {
+		"l4", "symmetric", "fastpath", "drain",
 	};
+	static const char *const lflag_names[] = { "seed_random", "cpus_fallback" };
 	const struct steer_slot *s = &bd->slot;
 	__u32 i;
 
 	put(b, "slot: flags ");
-	put_names(b, s->flags, flag_names, 3, ",");
-	put(b, "; table %u; queue %u; non_ip ", s->table_size, s->queue_size);
+	put_names(b, s->flags, flag_names, 4, ",");
+	put(b, "; table %u; queue %u; drain %u units; non_ip ", s->table_size,
+	    s->queue_size, s->drain_units);
 	if (s->nonip_cpu == STEER_CPU_LOCAL)
 		put(b, "local");
 	else
 		put(b, "%u", s->nonip_cpu);
 	put(b, "; loader ");
-	put_names(b, s->loader_flags, lflag_names, 3, ",");
+	put_names(b, s->loader_flags, lflag_names, 2, ",");
 	if (s->generation || s->digest)
 		put(b, "; generation %u digest %llx", s->generation,
 		    (unsigned long long)s->digest);

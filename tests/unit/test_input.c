@@ -398,7 +398,7 @@ static void test_digest_ignores_padding(void)
 		goto out;
 	}
 	a.slot.table_size = b.slot.table_size = 4;
-	b.slot.pad = 0xdeadbeef;
+	b.slot.gro_units = a.slot.gro_units;
 	b.flow[0].key.flow.pad[0] = 0x55;
 	b.flow[0].target.pad = 7;
 	b.prefix[0].key.pad = 0x77;

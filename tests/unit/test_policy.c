@@ -136,7 +136,7 @@ static const struct policy_case cases[] = {
 	  NAME ":2:1: unknown key 'rebalacne' (did you mean 'rebalance'?)" },
 	{ "an unknown key far from any lists the valid ones", "0-1",
 	  V1 "workers: [1]\n", 0,
-	  NAME ":2:1: unknown key 'workers' (valid keys: version, cpus, queue_size, table_size, hash, local_fastpath, rebalance, non_ip, rules)" },
+	  NAME ":2:1: unknown key 'workers' (valid keys: version, cpus, queue_size, table_size, hash, local_fastpath, rebalance, drain_timeout, non_ip, rules)" },
 	{ "a misspelt hash key gets a suggestion", "0-1",
 	  V1 "hash: {kye: l3}\n", 0,
 	  NAME ":2:8: unknown key 'kye' (did you mean 'key'?)" },
@@ -329,6 +329,14 @@ static const struct policy_case cases[] = {
 	  V1 "hash: {symmetric: true}\nrules:\n"
 	  "  - {match: {src: 10.0.0.1, dst: 10.0.0.2}, cpu: 1}\n"
 	  "  - {match: {src_port: 5, dst_port: 5}, cpu: 1}\n", 1, NULL },
+	{ "drain_timeout may be set in milliseconds", "0-1",
+	  V1 "drain_timeout: 200\n", 1, NULL },
+	{ "drain_timeout 0 is refused", "0-1",
+	  V1 "drain_timeout: 0\n", 0,
+	  NAME ":2:16: drain_timeout 0 is out of range 1-10000" },
+	{ "drain_timeout with a unit is refused", "0-1",
+	  V1 "drain_timeout: 50ms\n", 0,
+	  NAME ":2:16: expected an integer for drain_timeout, got a string" },
 	{ "a ninth set of match fields is refused", "0-1",
 	  V1 "rules:\n"
 	  "  - {match: {proto: tcp}, cpu: 1}\n"
@@ -497,8 +505,8 @@ static void test_design_example(void)
 			  "its mirror is a destination prefix");
 	}
 	EXPECT_EQ(policy_slot_flags(&p),
-		  STEER_F_HASH_L4 | STEER_F_SYMMETRIC | STEER_F_LOCAL_FASTPATH,
-		  "the slot flags follow the policy");
+		  STEER_F_HASH_L4 | STEER_F_SYMMETRIC | STEER_F_LOCAL_FASTPATH |
+		  STEER_F_DRAIN, "the slot flags follow the policy");
 
 	text = print_str(&p);
 	EXPECT_STR(text,
@@ -509,6 +517,7 @@ static void test_design_example(void)
 		   "hash: {key: l4, symmetric: true, seed: random}\n"
 		   "local_fastpath: true\n"
 		   "rebalance: drain\n"
+		   "drain_timeout: 50\n"
 		   "non_ip: local\n"
 		   "rules:\n"
 		   "  - {match: {proto: tcp, dst_port: 443}, cpu: 3}\n"
@@ -541,6 +550,7 @@ static void test_minimal_defaults(void)
 		   "hash: {key: l4, symmetric: false, seed: random}\n"
 		   "local_fastpath: true\n"
 		   "rebalance: drain\n"
+		   "drain_timeout: 50\n"
 		   "non_ip: local\n"
 		   "# rules: none; the table places every flow\n",
 		   "every default is written out");
@@ -576,6 +586,7 @@ static void test_normalized_cpu_lists(void)
 		   "hash: {key: l3, symmetric: false, seed: 0x1234}\n"
 		   "local_fastpath: true\n"
 		   "rebalance: drain\n"
+		   "drain_timeout: 50\n"
 		   "non_ip: {cpu: 9}\n"
 		   "rules:\n"
 		   "  - {match: {proto: icmpv6, src: \"2001:db8::1\", dst: \"2001:db8::2\"}, cpu: 2}\n"

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * drain.h - moving a bucket to another CPU without reordering its flows.
+ * Included by xdp_steer.bpf.c after the maps; the README's "Moving flows"
+ * section says what is guaranteed.
+ *
+ * Every frame the receiving CPU queues carries, in XDP metadata, its
+ * sender, target and sequence number in that sender's stream to that
+ * target (steer_seq). The target's cpumap program publishes what it
+ * dequeued from each sender (steer_deq). A bucket remembers, per receiving
+ * CPU, where its last frame went and that frame's sequence number
+ * (steer_buckets). When the table sends the bucket elsewhere, its frames
+ * keep going to the old target until the old target has handed the last
+ * of them to the stack:
+ *   - it dequeued it at least STEER_FLUSH_GAP frames (and, where GRO
+ *     keeps young segments, the slot's gro_units) ago: its kthread has
+ *     flushed GRO since; or
+ *   - it dequeued it, has been idle for STEER_DRAIN_IDLE_NS, and no
+ *     receiving CPU has anything queued to it (its ring was empty after
+ *     that batch, which makes the kthread flush everything);
+ * or until the bucket has been idle for the drain timeout (its frames are
+ * long delivered). While the old target keeps dequeuing, the bucket waits:
+ * on a worker whose ring never empties (overloaded), a busy bucket can
+ * move without reordering only in a pause of its own, and waits for one,
+ * as RFS does. A target that dequeues nothing at all for the drain timeout
+ * (stalled, or its CPU gone) lets the bucket go anyway, counted.
+ *
+ * A frame passed on the receiving CPU itself (the fast path) is handed to
+ * the stack when its NAPI poll ends. A bucket leaving the fast path keeps
+ * being passed here until a gap in its frames spans a poll's end: at least
+ * STEER_POLL_GAP frames of this CPU (and gro_units) since its last one;
+ * a bucket without such a gap for the drain timeout (an elephant) moves
+ * anyway, counted. A bucket arriving cold at the fast path (idle for the timeout: it
+ * may come from another receiving CPU, after an IRQ moved) whose frames
+ * another receiving CPU may still have queued to this CPU goes through
+ * this CPU's own queue first, behind them.
+ *
+ * Every value read across CPUs is written by one CPU only, and each is one
+ * aligned store: a reader sees some past value, never a torn one, and each
+ * deq mark states a fact that stays true.
+ */
+#ifndef XDP_STEER_DRAIN_H
+#define XDP_STEER_DRAIN_H
+
+#include "xdp_steer.h"
+
+/* A queue target (not STEER_TARGET_LOCAL) as a CPU and its cpumap. */
+static __always_inline __u32 target_cpu_of(__u32 target)
+{
+	return target & (STEER_MAX_CPUS - 1);
+}
+
+/* Queues the frame to 'target' and stamps it. Returns the XDP verdict:
+ * XDP_REDIRECT, or the cpumap's XDP_PASS fallback when the target has no
+ * entry. *seq gets the frame's place in this CPU's stream to the target. */
+static __always_inline int queue_frame(struct xdp_md *ctx,
+				       struct steer_stats *st, __u32 me,
+				       __u32 target, int stamp, __u32 *seq)
+{
+	__u32 idx = me * STEER_TARGETS + target, *s, *active;
+	struct steer_meta *m;
+	void *data;
+	int ret;
+
+	if (target >= STEER_MAX_CPUS)
+		ret = bpf_redirect_map(&cpu_map_b, target_cpu_of(target),
+				       XDP_PASS);
+	else
+		ret = bpf_redirect_map(&cpu_map, target, XDP_PASS);
+	if (ret != XDP_REDIRECT || !stamp)
+		return ret;
+	s = bpf_map_lookup_elem(&steer_seq, &idx);
+	active = bpf_map_lookup_elem(&steer_rx_cpus, &me);
+	if (!s || !active)
+		return ret;
+	/* Read before written: one store per CPU ever, no line bouncing. */
+	if (!*active)
+		*active = 1;
+	*seq = *s + 1;
+	*s = *seq;
+	/* The frame leaves after we return, so the metadata can still be
+	 * added. A driver without metadata room leaves it unstamped: its
+	 * buckets then drain by the timeout only. */
+	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(*m))) {
+		st->unstamped++;
+		return ret;
+	}
+	m = (void *)(long)ctx->data_meta;
+	data = (void *)(long)ctx->data;
+	if ((void *)(m + 1) > data) {
+		st->unstamped++;
+		return ret;
+	}
+	m->seq = *seq;
+	m->rx_cpu = me;
+	m->target = target;
+	return ret;
+}
+
+/*
+ * The checks below are global functions: the verifier checks each once,
+ * on its own, instead of at every call site (the scan of all receiving
+ * CPUs, inlined twice, passes its million-instruction limit). They run
+ * only for buckets that move or arrive cold, never in steady state.
+ */
+
+/* 1 when every frame any receiving CPU queued to 'target' has been
+ * dequeued there: its ring is empty. */
+__noinline int queue_empty(__u32 target)
+{
+	__u32 rx, idx, *active, *sent;
+	struct steer_deq *d;
+
+	if (target >= STEER_TARGETS)
+		return 0;
+	/* The counter stays in a register: the keys handed to the helper
+	 * are copies, else the verifier loses the counter's value in the
+	 * stack slot and cannot see the loop end. */
+	for (rx = 0; rx < STEER_MAX_CPUS; rx++) {
+		idx = rx;
+		active = bpf_map_lookup_elem(&steer_rx_cpus, &idx);
+		if (!active || !*active)
+			continue;
+		idx = rx * STEER_TARGETS + target;
+		sent = bpf_map_lookup_elem(&steer_seq, &idx);
+		idx = target * STEER_MAX_CPUS + rx;
+		d = bpf_map_lookup_elem(&steer_deq, &idx);
+		if (!sent || !d ||
+		    STEER_MARK_SEQ(*(volatile __u64 *)&d->h[0]) !=
+		    *(volatile __u32 *)sent)
+			return 0;
+	}
+	return 1;
+}
+
+enum drain_state {
+	DRAIN_WAIT,		/* keep sending to the old target */
+	DRAIN_DONE,		/* everything queued there is delivered */
+	DRAIN_STALLED,		/* no progress for the drain timeout */
+};
+
+/* The slot's drain timeout and gro_units in one argument: a BPF function
+ * takes five. */
+#define DRAIN_LIMITS(slot) \
+	((__u64)(slot)->drain_units | (__u64)(slot)->gro_units << 32)
+
+/* Whether 'target' has handed the stack every frame up to 'seq' that this
+ * CPU (me) queued to it (see the top of this file). Times in
+ * STEER_TIME_SHIFT units; 'limits' from DRAIN_LIMITS(). */
+__noinline int drained(__u32 me, __u32 target, __u32 seq, __u32 now,
+		       __u64 limits)
+{
+	__u32 timeout = (__u32)limits, gro_units = limits >> 32;
+	__u32 idx = target * STEER_MAX_CPUS + me, *wt, *began, total, at = 0;
+	struct steer_deq *d;
+	struct steer_idle *idle;
+	int found = 0, i;
+	__u64 mark, now_ns;
+
+	if (target >= STEER_TARGETS || me >= STEER_MAX_CPUS)
+		return DRAIN_WAIT;
+	d = bpf_map_lookup_elem(&steer_deq, &idx);
+	wt = bpf_map_lookup_elem(&steer_wtot, &target);
+	idle = bpf_map_lookup_elem(&steer_idle, &target);
+	if (!d || !wt || !idle)
+		return DRAIN_WAIT;
+	/* Progress: when this CPU last saw the target's count change. */
+	total = *(volatile __u32 *)wt;
+	now_ns = bpf_ktime_get_ns();
+	if (idle->total != total) {
+		idle->total = total;
+		idle->seen_ns = now_ns;
+	} else if (now_ns - idle->seen_ns >= (__u64)timeout << STEER_TIME_SHIFT) {
+		return DRAIN_STALLED;
+	}
+	/* The oldest mark past our frame bounds when it was dequeued. */
+#pragma unroll
+	for (i = 2; i >= 0; i--) {
+		mark = *(volatile __u64 *)&d->h[i];
+		if (!found && mark &&
+		    (__s32)(STEER_MARK_SEQ(mark) - seq) >= 0) {
+			at = STEER_MARK_TOTAL(mark);
+			found = 1;
+		}
+	}
+	if (!found)
+		return DRAIN_WAIT;
+	if (total - at >= STEER_FLUSH_GAP) {
+		/* Dequeued before the next epoch began; that slot holds its
+		 * start, or a later epoch's. */
+		idx = target * 4 + ((at / STEER_FLUSH_GAP + 1) & 3);
+		began = bpf_map_lookup_elem(&steer_wtime, &idx);
+		if (began && now - *(volatile __u32 *)began >= gro_units)
+			return DRAIN_DONE;
+	}
+	if (now_ns - idle->seen_ns < STEER_DRAIN_IDLE_NS)
+		return DRAIN_WAIT;
+	return queue_empty(target) ? DRAIN_DONE : DRAIN_WAIT;
+}
+
+#endif /* XDP_STEER_DRAIN_H */

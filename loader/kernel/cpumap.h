@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * cpumap.h - the workers' cpumap entries, in both banks (STEER_BANKS): the
+ * targets a slot needs, the targets buckets still drain from, adding the
+ * entries of a new slot, and retiring the others. A target is
+ * bank * STEER_MAX_CPUS + cpu; arrays of STEER_TARGETS flags are indexed
+ * by it.
+ */
+#ifndef XDP_STEER_CPUMAP_H
+#define XDP_STEER_CPUMAP_H
+
+#include <stddef.h>
+#include <linux/bpf.h>
+
+#include "kernel/maps.h"
+
+/* Every target slot 'id' (as the maps hold it) can send frames to. */
+int cpumap_slot_needs(const struct steer_maps *m, __u32 id,
+		      const struct steer_slot *s, unsigned char *need);
+
+/* Targets a receiving CPU's bucket sent to, or was passed under, within
+ * the last 'units' (STEER_TIME_SHIFT): a draining bucket's old CPU, and a
+ * fast-path bucket's own queue, which it may move through. *draining gets
+ * the buckets (over all receiving CPUs) still draining. */
+int cpumap_in_use(const struct steer_maps *m, __u32 units,
+		  unsigned char *in_use, int *draining);
+
+/* Creates the entries of 'need' that lack one (cpumap program
+ * 'worker_fd', ring 'qsize'). An entry with another ring size is never
+ * replaced (a second kthread would deliver that CPU's frames): -EBUSY.
+ * added[target] = 1 for each created. */
+int cpumap_add(const struct steer_maps *m, const unsigned char *need,
+	       __u32 qsize, int worker_fd, unsigned char *added, char *why,
+	       size_t why_len);
+/* Removes the entries cpumap_add() created. */
+void cpumap_undo(const struct steer_maps *m, const unsigned char *added);
+
+/* Removes every entry neither in 'need' nor in 'in_use'; counts the ones
+ * removed and those kept only because buckets still use them. */
+int cpumap_retire(const struct steer_maps *m, const unsigned char *need,
+		  const unsigned char *in_use, int *removed, int *kept,
+		  char *why, size_t why_len);
+
+/* The entries of both banks: present[target], val[target]. */
+void cpumap_read(const struct steer_maps *m, struct bpf_cpumap_val *val,
+		 unsigned char *present);
+
+/* The time the datapath stamps buckets with (bpf_ktime_get_coarse_ns()
+ * >> STEER_TIME_SHIFT). */
+__u32 cpumap_now(void);
+
+#endif /* XDP_STEER_CPUMAP_H */
