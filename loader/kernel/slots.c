@@ -320,6 +320,14 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	if (err)
 		goto out;
 	b->slot.bank = choose_bank(&active, &b->slot);
+	/* A bank switch needs the other bank free of entries with another
+	 * ring size: an interrupted apply may have left some there, still
+	 * drained from. Wait for those buckets, as retire does. */
+	if (active.table_size && b->slot.bank != active.bank) {
+		err = retire(m, &ctl, true, res, why, why_len);
+		if (err)
+			goto out;
+	}
 	build_needed_cpus(b, table, cpus);
 	memset(need, 0, sizeof(need));
 	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
