@@ -15,9 +15,9 @@
  *   - it dequeued it at least STEER_FLUSH_GAP frames (and, where GRO
  *     keeps young segments, the slot's gro_units) ago: its kthread has
  *     flushed GRO since; or
- *   - it dequeued it, has been idle for STEER_DRAIN_IDLE_NS, and no
- *     receiving CPU has anything queued to it (its ring was empty after
- *     that batch, which makes the kthread flush everything);
+ *   - it dequeued it, has dequeued nothing for STEER_DRAIN_IDLE_NS, and
+ *     no receiving CPU has anything queued to it (its ring was empty
+ *     after its last batch, which makes the kthread flush everything);
  * or until the bucket has been idle for the drain timeout (its frames are
  * long delivered). While the old target keeps dequeuing, the bucket waits:
  * on a worker whose ring never empties (overloaded), a busy bucket can
@@ -152,6 +152,7 @@ __noinline int drained(__u32 me, __u32 target, __u32 seq, __u32 now,
 {
 	__u32 timeout = (__u32)limits, gro_units = limits >> 32;
 	__u32 idx = target * STEER_MAX_CPUS + me, *wt, *began, total, at = 0;
+	__u64 *wlast;
 	struct steer_deq *d;
 	struct steer_idle *idle;
 	int found = 0, i;
@@ -193,7 +194,8 @@ __noinline int drained(__u32 me, __u32 target, __u32 seq, __u32 now,
 		if (began && now - *(volatile __u32 *)began >= gro_units)
 			return DRAIN_DONE;
 	}
-	if (now_ns - idle->seen_ns < STEER_DRAIN_IDLE_NS)
+	wlast = bpf_map_lookup_elem(&steer_wlast, &target);
+	if (!wlast || now_ns - *(volatile __u64 *)wlast < STEER_DRAIN_IDLE_NS)
 		return DRAIN_WAIT;
 	return queue_empty(target) ? DRAIN_DONE : DRAIN_WAIT;
 }

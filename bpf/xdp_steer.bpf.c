@@ -305,7 +305,7 @@ int STEER_PROG_WORKER(struct xdp_md *ctx)
 	struct steer_worker_stats *ws;
 	struct steer_deq *d;
 	__u32 zero = 0, idx, total, *wt;
-	__u64 mark;
+	__u64 mark, *last;
 
 	ws = bpf_map_lookup_elem(&worker_stats, &zero);
 	if (ws) {
@@ -317,6 +317,9 @@ int STEER_PROG_WORKER(struct xdp_md *ctx)
 		return XDP_PASS;
 	idx = m->target;
 	wt = bpf_map_lookup_elem(&steer_wtot, &idx);
+	last = bpf_map_lookup_elem(&steer_wlast, &idx);
+	if (last)
+		*last = bpf_ktime_get_ns();
 	idx = idx * STEER_MAX_CPUS + m->rx_cpu;
 	d = bpf_map_lookup_elem(&steer_deq, &idx);
 	if (!wt || !d)

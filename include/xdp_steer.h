@@ -70,9 +70,9 @@
 #define STEER_POLL_GAP		128
 /* A worker that has dequeued nothing for this long, with nothing queued
  * to it, has finished the batch it was on (and flushed: its ring was
- * empty). The tail of a batch runs with bottom halves off, in
- * microseconds. */
-#define STEER_DRAIN_IDLE_NS	200000
+ * empty). The tail of a batch (skbs built, handed to GRO, flushed) runs
+ * with bottom halves off, in microseconds. */
+#define STEER_DRAIN_IDLE_NS	50000
 
 /* ---- names: defined once, used by BPF (as identifiers) and userspace ---- */
 
@@ -139,6 +139,8 @@
 	 * STEER_FLUSH_GAP frames began (STEER_TIME_SHIFT units). */	\
 	X(steer_wtime, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
 	  STEER_TARGETS * 4, 0)						\
+	/* [target]: when its cpumap program last ran (ns). */		\
+	X(steer_wlast, BPF_MAP_TYPE_ARRAY, __u32, __u64, STEER_TARGETS, 0)\
 	/* [cpu]: 1 once the CPU has received a frame: the receiving	\
 	 * CPUs whose queues a drain looks at. */			\
 	X(steer_rx_cpus, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
@@ -338,7 +340,7 @@ struct steer_deq {
 #define STEER_MARK_TOTAL(m)	((__u32)((m) >> 32))
 
 /* steer_idle[target], per receiving CPU: the target's steer_wtot when it
- * last changed, and when that was seen. */
+ * last changed, and when that was seen (to tell a stalled target). */
 struct steer_idle {
 	__u32 total;
 	__u32 pad;
