@@ -165,15 +165,18 @@ __noinline int drained(__u32 me, __u32 target, __u32 seq, __u32 now,
 	idle = bpf_map_lookup_elem(&steer_idle, &target);
 	if (!d || !wt || !idle)
 		return DRAIN_WAIT;
-	/* Progress: when this CPU last saw the target's count change. */
+	/* Progress: when this CPU last saw the target's count change. A
+	 * watch interrupted for the timeout starts over: the count may have
+	 * stood still only because nothing was queued there then. */
 	total = *(volatile __u32 *)wt;
 	now_ns = bpf_ktime_get_ns();
-	if (idle->total != total) {
+	if (idle->total != total || now - idle->checked >= timeout) {
 		idle->total = total;
 		idle->seen_ns = now_ns;
 	} else if (now_ns - idle->seen_ns >= (__u64)timeout << STEER_TIME_SHIFT) {
 		return DRAIN_STALLED;
 	}
+	idle->checked = now;
 	/* The oldest mark past our frame bounds when it was dequeued. */
 #pragma unroll
 	for (i = 2; i >= 0; i--) {

@@ -340,10 +340,12 @@ struct steer_deq {
 #define STEER_MARK_TOTAL(m)	((__u32)((m) >> 32))
 
 /* steer_idle[target], per receiving CPU: the target's steer_wtot when it
- * last changed, and when that was seen (to tell a stalled target). */
+ * last changed, and when that was seen (to tell a stalled target); when a
+ * drain last looked (STEER_TIME_SHIFT units): a stall is only called over
+ * a watch without gaps, never from a record left by an old drain. */
 struct steer_idle {
 	__u32 total;
-	__u32 pad;
+	__u32 checked;
 	__u64 seen_ns;
 };
 
