@@ -29,8 +29,9 @@ LDLIBS_BPF := -lbpf -lelf -lz
 
 BPF_OBJ    := bpf/xdp_steer.bpf.o
 BENCH_BPF  := tests/bench/baseline.bpf.o
-UNIT_BINS  := tests/unit/test_hash tests/unit/test_table tests/unit/test_policy \
-	      tests/unit/test_health
+UNIT_NAMES := test_hash test_table test_policy test_health test_compile \
+	      test_configs
+UNIT_BINS  := $(addprefix tests/unit/,$(UNIT_NAMES))
 PROG_BINS  := tests/prog/test_prog
 PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
 	      tests/prog/fixtures.o tests/prog/loops.o tests/prog/random.o
@@ -83,32 +84,24 @@ $(LOADER): $(LOADER_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_LOADER)
 
-tests/unit/test_hash: tests/unit/test_hash.o $(TEST_OBJ)
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@
+# Unit tests (no root): what each binary links besides its own object.
+# test_compile: policies to map contents; test_configs: configs/*.yaml.
+test_hash_OBJS    := $(TEST_OBJ)
+test_table_OBJS   := $(TABLE_OBJ) $(TEST_OBJ)
+test_table_LIBS   := -lm
+test_policy_OBJS  := $(POLICY_OBJS) $(TEST_OBJ)
+test_policy_LIBS  := -lyaml
+test_health_OBJS  := loader/model/health.o loader/kernel/netdev.o \
+		     loader/model/cpuset.o $(TEST_OBJ)
+test_compile_OBJS := $(POLICY_OBJS) $(TEST_OBJ)
+test_compile_LIBS := -lyaml
+test_configs_OBJS := $(POLICY_OBJS) $(TEST_OBJ)
+test_configs_LIBS := -lyaml
 
-tests/unit/test_table: tests/unit/test_table.o $(TABLE_OBJ) $(TEST_OBJ)
+.SECONDEXPANSION:
+$(UNIT_BINS): tests/unit/%: tests/unit/%.o $$($$*_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lm
-
-tests/unit/test_policy: tests/unit/test_policy.o $(POLICY_OBJS) $(TEST_OBJ)
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lyaml
-
-tests/unit/test_health: tests/unit/test_health.o loader/model/health.o loader/kernel/netdev.o loader/model/cpuset.o $(TEST_OBJ)
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@
-
-# Compiling policies to map contents, and the example configs (no root).
-ALL += tests/unit/test_compile tests/unit/test_configs
-all: tests/unit/test_compile tests/unit/test_configs
-tests/unit/test_compile: tests/unit/test_compile.o $(POLICY_OBJS) $(TEST_OBJ)
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lyaml
-
-tests/unit/test_configs: tests/unit/test_configs.o $(POLICY_OBJS) $(TEST_OBJ)
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lyaml
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $($*_LIBS)
 
 # Load for the policy-swap test of the root tier (test-runs the attached
 # program on every CPU while tests/e2e/test_swap.sh swaps policies).
