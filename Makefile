@@ -61,7 +61,7 @@ LDLIBS_LOADER := -lxdp $(LDLIBS_BPF) -lyaml -lm
 ALL := $(BPF_OBJ) $(BENCH_BPF) $(LOADER) $(UNIT_BINS) $(PROG_BINS) \
        $(BENCH_BINS)
 
-.PHONY: all test test-unit test-prog bench demo deps clean install
+.PHONY: all test test-unit test-san test-prog bench demo deps clean install
 all: $(ALL)
 
 # BPF objects: -MMD gives real header dependencies here too.
@@ -84,7 +84,8 @@ $(LOADER): $(LOADER_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_LOADER)
 
-# Unit tests (no root): what each binary links besides its own object.
+# Unit tests (no root): what each binary links besides its own object,
+# written once for the normal build and the sanitized one (SAN_DIR).
 # test_compile: policies to map contents; test_configs: configs/*.yaml.
 test_hash_OBJS    := $(TEST_OBJ)
 test_table_OBJS   := $(TABLE_OBJ) $(TEST_OBJ)
@@ -102,6 +103,24 @@ test_configs_LIBS := -lyaml
 $(UNIT_BINS): tests/unit/%: tests/unit/%.o $$($$*_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $($*_LIBS)
+
+# The unit tests again under AddressSanitizer and UBSan, for tier 'san' of
+# tests/run: objects and binaries of their own in SAN_DIR, so the normal
+# build is untouched. Any report ends the binary, so the runner fails it.
+SAN_DIR   := tests/unit/san
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	     -fno-omit-frame-pointer
+SAN_BINS  := $(addprefix $(SAN_DIR)/,$(UNIT_NAMES))
+
+$(SAN_DIR)/%.o: %.c
+	$(call msg,CC-SAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
+
+$(SAN_BINS): $(SAN_DIR)/%: $(SAN_DIR)/tests/unit/%.o \
+			   $$(addprefix $(SAN_DIR)/,$$($$*_OBJS))
+	$(call msg,LINK-SAN,$@)
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $^ -o $@ $($*_LIBS)
 
 # Load for the policy-swap test of the root tier (test-runs the attached
 # program on every CPU while tests/e2e/test_swap.sh swaps policies).
@@ -157,7 +176,7 @@ clean-e2e-traffic:
 # `make test` and `make bench` first install what is missing (as root on
 # Debian/Ubuntu), then build in a fresh make so the tools found are used.
 test: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory all $(SAN_BINS)
 	$(Q)tests/run
 
 # The live demo: two namespaces, a veth pair, real traffic (root).
@@ -167,6 +186,9 @@ demo: deps
 
 test-unit: all
 	$(Q)tests/run unit
+
+test-san: $(SAN_BINS)
+	$(Q)tests/run san
 
 test-prog: all
 	$(Q)tests/run prog
@@ -185,5 +207,6 @@ install: all
 clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -f $(ALL) $(SKEL) */*.o */*.d */*/*.o */*/*.d
+	$(Q)rm -rf $(SAN_DIR)
 
--include $(wildcard */*.d */*/*.d)
+-include $(wildcard */*.d */*/*.d $(SAN_DIR)/*/*/*.d)
