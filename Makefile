@@ -61,7 +61,8 @@ LDLIBS_LOADER := -lxdp $(LDLIBS_BPF) -lyaml -lm
 ALL := $(BPF_OBJ) $(BENCH_BPF) $(LOADER) $(UNIT_BINS) $(PROG_BINS) \
        $(BENCH_BINS)
 
-.PHONY: all test test-unit test-san test-prog bench demo deps clean install
+.PHONY: all test test-unit test-san test-fuzz test-prog bench demo deps \
+	clean install
 all: $(ALL)
 
 # BPF objects: -MMD gives real header dependencies here too.
@@ -122,6 +123,24 @@ $(SAN_BINS): $(SAN_DIR)/%: $(SAN_DIR)/tests/unit/%.o \
 	$(call msg,LINK-SAN,$@)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $^ -o $@ $($*_LIBS)
 
+# The policy fuzzer, for tier 'fuzz' of tests/run (tests/fuzz/run): the
+# policy and model layers built again by clang with libFuzzer's coverage
+# and the sanitizers, into FUZZ_DIR, apart from the normal objects.
+FUZZ_DIR    := tests/fuzz/build
+FUZZ        := tests/fuzz/fuzz_policy
+FUZZ_CFLAGS := -O1 -g -Wall -Wextra -Werror -Iinclude -Iloader -MMD -MP \
+	       -fsanitize=address,undefined -fno-sanitize-recover=all \
+	       -fno-omit-frame-pointer
+
+$(FUZZ_DIR)/%.o: %.c
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ): $(addprefix $(FUZZ_DIR)/,tests/fuzz/fuzz_policy.o $(POLICY_OBJS))
+	$(call msg,LINK,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ -lyaml
+
 # Load for the policy-swap test of the root tier (test-runs the attached
 # program on every CPU while tests/e2e/test_swap.sh swaps policies).
 ALL += tests/e2e/swap_check
@@ -176,7 +195,7 @@ clean-e2e-traffic:
 # `make test` and `make bench` first install what is missing (as root on
 # Debian/Ubuntu), then build in a fresh make so the tools found are used.
 test: deps
-	$(Q)$(MAKE) --no-print-directory all $(SAN_BINS)
+	$(Q)$(MAKE) --no-print-directory all $(SAN_BINS) $(FUZZ)
 	$(Q)tests/run
 
 # The live demo: two namespaces, a veth pair, real traffic (root).
@@ -189,6 +208,9 @@ test-unit: all
 
 test-san: $(SAN_BINS)
 	$(Q)tests/run san
+
+test-fuzz: $(FUZZ)
+	$(Q)tests/run fuzz
 
 test-prog: all
 	$(Q)tests/run prog
@@ -207,6 +229,6 @@ install: all
 clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -f $(ALL) $(SKEL) */*.o */*.d */*/*.o */*/*.d
-	$(Q)rm -rf $(SAN_DIR)
+	$(Q)rm -rf $(SAN_DIR) $(FUZZ_DIR) $(FUZZ)
 
--include $(wildcard */*.d */*/*.d $(SAN_DIR)/*/*/*.d)
+-include $(wildcard */*.d */*/*.d $(SAN_DIR)/*/*/*.d $(FUZZ_DIR)/*/*/*.d)
