@@ -108,8 +108,10 @@ $(UNIT_BINS): tests/unit/%: tests/unit/%.o $$($$*_OBJS)
 # The unit tests again under AddressSanitizer and UBSan, for tier 'san' of
 # tests/run: objects and binaries of their own in SAN_DIR, so the normal
 # build is untouched. Any report ends the binary, so the runner fails it.
+# -O1 (after CFLAGS' -O2): half the build time, and reports that point at
+# the right line.
 SAN_DIR   := tests/unit/san
-SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+SAN_FLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
 	     -fno-omit-frame-pointer
 SAN_BINS  := $(addprefix $(SAN_DIR)/,$(UNIT_NAMES))
 
