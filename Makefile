@@ -29,8 +29,9 @@ LDLIBS_BPF := -lbpf -lelf -lz
 
 BPF_OBJ    := bpf/xdp_steer.bpf.o
 BENCH_BPF  := tests/bench/baseline.bpf.o
-UNIT_BINS  := tests/unit/test_hash tests/unit/test_table tests/unit/test_policy \
-	      tests/unit/test_health
+UNIT_NAMES := test_hash test_table test_policy test_health test_compile \
+	      test_configs test_input
+UNIT_BINS  := $(addprefix tests/unit/,$(UNIT_NAMES))
 PROG_BINS  := tests/prog/test_prog
 PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
 	      tests/prog/fixtures.o tests/prog/loops.o tests/prog/random.o \
@@ -61,7 +62,8 @@ LDLIBS_LOADER := -lxdp $(LDLIBS_BPF) -lyaml -lm
 ALL := $(BPF_OBJ) $(BENCH_BPF) $(LOADER) $(UNIT_BINS) $(PROG_BINS) \
        $(BENCH_BINS)
 
-.PHONY: all test test-unit test-prog bench demo deps clean install
+.PHONY: all test test-unit test-san test-fuzz test-prog bench demo deps \
+	clean install
 all: $(ALL)
 
 # BPF objects: -MMD gives real header dependencies here too.
@@ -84,39 +86,65 @@ $(LOADER): $(LOADER_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_LOADER)
 
-tests/unit/test_hash: tests/unit/test_hash.o $(TEST_OBJ)
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@
+# Unit tests (no root): what each binary links besides its own object,
+# written once for the normal build and the sanitized one (SAN_DIR).
+# test_compile: policies to map contents; test_configs: configs/*.yaml.
+test_hash_OBJS    := $(TEST_OBJ)
+test_table_OBJS   := $(TABLE_OBJ) $(TEST_OBJ)
+test_table_LIBS   := -lm
+test_policy_OBJS  := $(POLICY_OBJS) $(TEST_OBJ)
+test_policy_LIBS  := -lyaml
+test_health_OBJS  := loader/model/health.o loader/kernel/netdev.o \
+		     loader/model/cpuset.o $(TEST_OBJ)
+test_compile_OBJS := $(POLICY_OBJS) $(TEST_OBJ)
+test_compile_LIBS := -lyaml
+test_configs_OBJS := $(POLICY_OBJS) $(TEST_OBJ)
+test_configs_LIBS := -lyaml
+test_input_OBJS   := $(POLICY_OBJS) $(TEST_OBJ)
+test_input_LIBS   := -lyaml
 
-tests/unit/test_table: tests/unit/test_table.o $(TABLE_OBJ) $(TEST_OBJ)
+.SECONDEXPANSION:
+$(UNIT_BINS): tests/unit/%: tests/unit/%.o $$($$*_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lm
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $($*_LIBS)
 
-tests/unit/test_policy: tests/unit/test_policy.o $(POLICY_OBJS) $(TEST_OBJ)
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lyaml
+# The unit tests again under AddressSanitizer and UBSan, for tier 'san' of
+# tests/run: objects and binaries of their own in SAN_DIR, so the normal
+# build is untouched. Any report ends the binary, so the runner fails it.
+# -O1 (after CFLAGS' -O2): half the build time, and reports that point at
+# the right line.
+SAN_DIR   := tests/unit/san
+SAN_FLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
+	     -fno-omit-frame-pointer
+SAN_BINS  := $(addprefix $(SAN_DIR)/,$(UNIT_NAMES))
 
-tests/unit/test_health: tests/unit/test_health.o loader/model/health.o loader/kernel/netdev.o loader/model/cpuset.o $(TEST_OBJ)
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@
+$(SAN_DIR)/%.o: %.c
+	$(call msg,CC-SAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
 
-# Compiling policies to map contents, and the example configs (no root).
-ALL += tests/unit/test_compile tests/unit/test_configs
-all: tests/unit/test_compile tests/unit/test_configs
-tests/unit/test_compile: tests/unit/test_compile.o $(POLICY_OBJS) $(TEST_OBJ)
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lyaml
+$(SAN_BINS): $(SAN_DIR)/%: $(SAN_DIR)/tests/unit/%.o \
+			   $$(addprefix $(SAN_DIR)/,$$($$*_OBJS))
+	$(call msg,LINK-SAN,$@)
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $^ -o $@ $($*_LIBS)
 
-# Hostile policy files, and the bounds that keep reading them cheap.
-ALL += tests/unit/test_input
-all: tests/unit/test_input
-tests/unit/test_input: tests/unit/test_input.o $(POLICY_OBJS) $(TEST_OBJ)
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lyaml
+# The policy fuzzer, for tier 'fuzz' of tests/run (tests/fuzz/run): the
+# policy and model layers built again by clang with libFuzzer's coverage
+# and the sanitizers, into FUZZ_DIR, apart from the normal objects.
+FUZZ_DIR    := tests/fuzz/build
+FUZZ        := tests/fuzz/fuzz_policy
+FUZZ_CFLAGS := -O1 -g -Wall -Wextra -Werror -Iinclude -Iloader -MMD -MP \
+	       -fsanitize=address,undefined -fno-sanitize-recover=all \
+	       -fno-omit-frame-pointer
 
-tests/unit/test_configs: tests/unit/test_configs.o $(POLICY_OBJS) $(TEST_OBJ)
+$(FUZZ_DIR)/%.o: %.c
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ): $(addprefix $(FUZZ_DIR)/,tests/fuzz/fuzz_policy.o $(POLICY_OBJS))
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lyaml
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ -lyaml
 
 # Load for the policy-swap test of the root tier (test-runs the attached
 # program on every CPU while tests/e2e/test_swap.sh swaps policies).
@@ -176,7 +204,7 @@ clean-e2e-traffic:
 # `make test` and `make bench` first install what is missing (as root on
 # Debian/Ubuntu), then build in a fresh make so the tools found are used.
 test: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory all $(SAN_BINS) $(FUZZ)
 	$(Q)tests/run
 
 # The live demo: two namespaces, a veth pair, real traffic (root).
@@ -186,6 +214,12 @@ demo: deps
 
 test-unit: all
 	$(Q)tests/run unit
+
+test-san: $(SAN_BINS)
+	$(Q)tests/run san
+
+test-fuzz: $(FUZZ)
+	$(Q)tests/run fuzz
 
 test-prog: all
 	$(Q)tests/run prog
@@ -204,5 +238,6 @@ install: all
 clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -f $(ALL) $(SKEL) */*.o */*.d */*/*.o */*/*.d
+	$(Q)rm -rf $(SAN_DIR) $(FUZZ_DIR) $(FUZZ)
 
--include $(wildcard */*.d */*/*.d)
+-include $(wildcard */*.d */*/*.d $(SAN_DIR)/*/*/*.d $(FUZZ_DIR)/*/*/*.d)

@@ -17,7 +17,9 @@ struct pctx {
 	struct diags *d;
 	const struct cpu_set *online;
 	struct steer_policy *p;
-	int rule_cpus;		/* rule_cpus entries used by CPU-set rules */
+	long long rule_cpus;	/* rule_cpus entries used by CPU-set rules;
+				 * up to 16384 rules x 256 CPUs x weight 1000,
+				 * more than an int holds */
 };
 
 #define ERR(c, node, ...) diag_node((c)->d, DIAG_ERROR, node, __VA_ARGS__)

@@ -400,7 +400,7 @@ static int get_rule(struct pctx *c, const yaml_node_t *n, int idx,
 		for (i = 0; r->cpus.n > 1 && i < r->cpus.n; i++)
 			c->rule_cpus += r->cpus.v[i].weight;
 		if (c->rule_cpus > STEER_RULE_CPUS_MAX) {
-			ERR(c, v[2], "rule CPU sets need %d entries counting weights, more than the %d the datapath holds; use fewer CPUs or smaller weights in rule sets",
+			ERR(c, v[2], "rule CPU sets need %lld entries counting weights, more than the %d the datapath holds; use fewer CPUs or smaller weights in rule sets",
 			    c->rule_cpus, STEER_RULE_CPUS_MAX);
 			return -EINVAL;
 		}

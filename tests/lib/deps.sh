@@ -8,6 +8,8 @@ set -euo pipefail
 
 NEEDS=(
 	"cmd:clang clang"
+	# libFuzzer and clang's sanitizer runtimes, for tests/fuzz
+	"file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a libclang-rt-14-dev"
 	"cmd:llvm-objdump llvm"
 	"cmd:gcc gcc"
 	"cmd:make make"

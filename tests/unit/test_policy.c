@@ -661,6 +661,24 @@ static void test_rule_cpu_sets_limit(void)
 	free(text);
 }
 
+static void test_rule_cpu_sets_count_past_int(void)
+{
+	/* 8400 rules of 256 CPUs at weight 1000 ask for 2150400000 entries,
+	 * more than an int counts: every rule is still over the limit. */
+	char *text = many_rules(8400, "  - {match: {dst_port: %d}, cpus: [{cpu: 0-255, weight: 1000}]}\n");
+	struct steer_policy p;
+	struct diags d;
+
+	if (!EXPECT(text, "the policy was built"))
+		return;
+	EXPECT_EQ(parse(text, "0-255", &p, &d), -EINVAL,
+		  "rule CPU sets far beyond rule_cpus are refused");
+	EXPECT_EQ(d.nerrors, 8400, "every rule that does not fit is refused");
+	policy_free(&p);
+	diags_free(&d);
+	free(text);
+}
+
 static void test_several_errors_are_collected(void)
 {
 	const char *text =
@@ -768,6 +786,7 @@ static const struct test_case tests[] = {
 	TEST_ENTRY(test_normalized_cpu_lists, "CPU lists and addresses normalize"),
 	TEST_ENTRY(test_too_many_rules, "more than STEER_MAX_RULES rules are refused"),
 	TEST_ENTRY(test_rule_cpu_sets_limit, "rule CPU sets beyond rule_cpus are refused"),
+	TEST_ENTRY(test_rule_cpu_sets_count_past_int, "rule CPU sets are counted past INT_MAX entries"),
 	TEST_ENTRY(test_several_errors_are_collected, "several mistakes are reported together"),
 	TEST_ENTRY(test_parse_file, "policy files are read and named in messages"),
 	TEST_ENTRY(test_cpuset, "CPU sets parse and print in list syntax"),
