@@ -36,7 +36,7 @@ static int get_choice(struct pctx *c, const yaml_node_t *n, const char *name,
 	int i;
 
 	for (i = 0; s && choices[i]; i++)
-		if (yis_plain(n) && !strcmp(s, choices[i]))
+		if (yis_word(n, choices[i]))
 			return i;
 	if (s && !yis_null(n))
 		ERR(c, n, "%s must be %s or %s, got '%s'", name, choices[0],
@@ -90,7 +90,8 @@ int pol_get_cpu(struct pctx *c, const yaml_node_t *n, __u32 *cpu)
 	return 0;
 }
 
-/* "N" or "LO-HI" (plain scalars), as bounds; 1 if it is neither. */
+/* N (a plain integer) or "LO-HI" (quoted or not), as bounds; 1 if it is
+ * neither. */
 static int cpu_span(struct pctx *c, const yaml_node_t *n, long long *lo,
 		    long long *hi)
 {
@@ -104,7 +105,7 @@ static int cpu_span(struct pctx *c, const yaml_node_t *n, long long *lo,
 		*hi = *lo;
 		return 0;
 	}
-	if (!yis_plain(n) || sscanf(s, "%llu-%llu%n", &a, &b, &len) != 2 ||
+	if (!s || sscanf(s, "%llu-%llu%n", &a, &b, &len) != 2 ||
 	    s[len] || s[0] < '0' || s[0] > '9' || !strchr("0123456789", s[strlen(s) - 1]))
 		return 1;
 	if (a > b) {
@@ -255,7 +256,7 @@ static int get_hash(struct pctx *c, const yaml_node_t *n)
 			      &p->symmetric))
 		err = -EINVAL;
 	if (v[2]) {
-		if (yis_plain(v[2]) && !strcmp(yscalar(v[2]), "random")) {
+		if (yis_word(v[2], "random")) {
 			p->seed_random = true;
 		} else if (yis_int(v[2])) {
 			if (yget_u64(c->d, v[2], "random or an integer for seed",
@@ -281,7 +282,7 @@ static int get_nonip(struct pctx *c, const yaml_node_t *n)
 	static const char *const keys[] = { "cpu" };
 	yaml_node_t *v[1];
 
-	if (yis_plain(n) && !strcmp(yscalar(n), "local")) {
+	if (yis_word(n, "local")) {
 		c->p->nonip_cpu = STEER_CPU_LOCAL;
 		return 0;
 	}

@@ -143,7 +143,7 @@ static int get_proto(struct pctx *c, const yaml_node_t *n, __u8 *proto)
 	}
 	for (i = 0; i < ARRAY_LEN(protos); i++) {
 		names[i] = protos[i].name;
-		if (yis_plain(n) && !strcmp(s, names[i])) {
+		if (yis_word(n, names[i])) {
 			*proto = protos[i].proto;
 			return 0;
 		}

@@ -185,6 +185,17 @@ int ycheck_stream(struct diags *d, const char *text, size_t len,
 				 (const char *)ev.data.alias.anchor);
 			err = -EINVAL;
 			break;
+		case YAML_SCALAR_EVENT:
+			/* "\0" in a quoted scalar: C strings would end
+			 * there and quietly drop the rest. */
+			if (strlen((const char *)ev.data.scalar.value) !=
+			    ev.data.scalar.length) {
+				diag_add(d, DIAG_ERROR, ev.start_mark.line + 1,
+					 ev.start_mark.column + 1,
+					 "a NUL character (\\0) in a string is not allowed; remove it");
+				err = -EINVAL;
+			}
+			break;
 		case YAML_STREAM_END_EVENT:
 			done = true;
 			break;
@@ -213,6 +224,11 @@ const char *yscalar(const yaml_node_t *n)
 bool yis_plain(const yaml_node_t *n)
 {
 	return yscalar(n) && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+}
+
+bool yis_word(const yaml_node_t *n, const char *word)
+{
+	return yscalar(n) && !strcmp(yscalar(n), word);
 }
 
 bool yis_null(const yaml_node_t *n)

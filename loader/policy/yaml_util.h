@@ -65,7 +65,8 @@ void diags_print(FILE *f, const struct diags *d);
  * Reads the YAML stream text[0..len) as events, before any document is
  * built, and refuses what would make building it costly: nesting deeper
  * than 'max_depth', and aliases (a few lines of anchors and aliases stand
- * for a tree of billions of nodes). Syntax errors are left to the loader,
+ * for a tree of billions of nodes); and a scalar with a NUL in it, which C
+ * strings would cut short. Syntax errors are left to the loader,
  * which reports them the same way. Returns 0, or -EINVAL with the reason
  * in 'd', or -ENOMEM.
  */
@@ -83,6 +84,9 @@ const char *ynode_kind(const yaml_node_t *n);
 /* The text of a scalar node, or NULL for mappings and lists. */
 const char *yscalar(const yaml_node_t *n);
 bool yis_plain(const yaml_node_t *n);
+/* A scalar spelling 'word', quoted or not: a word is a string either way,
+ * and JSON (which is YAML) quotes every one. */
+bool yis_word(const yaml_node_t *n, const char *word);
 bool yis_null(const yaml_node_t *n);
 bool yis_int(const yaml_node_t *n);
 
@@ -103,7 +107,7 @@ int yget_str(struct diags *d, const yaml_node_t *n, const char *what,
  * Walks mapping 'map' whose valid keys are keys[0..nkeys): vals[i] (and
  * keynodes[i], when not NULL) get the value (key) node of keys[i], or NULL
  * when absent. Reports a node that is not a mapping ("expected WHAT, got
- * KIND"), keys that are not plain names, unknown keys (with the nearest
+ * KIND"), keys that are not names (quoted ones are: JSON is YAML), unknown keys (with the nearest
  * valid one suggested) and duplicate keys. Returns 0, or -EINVAL after
  * reporting; the known keys are filled either way, so the caller can go on
  * and find more mistakes.

@@ -208,6 +208,34 @@ static void test_an_anchor_without_alias_is_fine(void)
 	EXPECT_EQ(o.err, 0, "an anchor nobody refers to is harmless and accepted");
 }
 
+/* libyaml keeps "\0" in a quoted scalar; C strings would end there and
+ * accept "10.0.0.1\0junk" as 10.0.0.1. */
+static void test_a_nul_in_a_string_is_refused(void)
+{
+	static const char text[] =
+		"version: 1\n"
+		"table_size: \"512\\0junk\"\n";
+	struct outcome o;
+
+	parse_text("nul.yaml", text, sizeof(text) - 1, &o);
+	EXPECT_EQ(o.err, -EINVAL, "a scalar with a NUL in it is refused");
+	expect_msg(&o, "nul.yaml:2:13: a NUL character (\\0) in a string is not allowed; remove it",
+		   "the error points at the scalar");
+}
+
+/* JSON is YAML: its quoted keys are names like any other. */
+static void test_a_json_policy_is_read(void)
+{
+	static const char text[] = 
+		"{\"version\": 1, \"cpus\": [\"0-1\"], \"non_ip\": \"local\",\n"
+		" \"hash\": {\"key\": \"l3\", \"seed\": \"random\"},\n"
+		" \"rules\": [{\"match\": {\"proto\": \"udp\"}, \"cpu\": 1}]}\n";
+	struct outcome o;
+
+	parse_text("policy.json", text, sizeof(text) - 1, &o);
+	EXPECT_EQ(o.err, 0, "a policy written as JSON, every word quoted, is accepted");
+}
+
 static void test_deep_flow_nesting_is_refused(void)
 {
 	size_t depth = 40000, len = 20 + 2 * depth;
@@ -429,6 +457,8 @@ static const struct test_case tests[] = {
 	TEST_ENTRY(test_exactly_1mib_is_read, "a policy of exactly 1 MiB is read"),
 	TEST_ENTRY(test_alias_bomb_is_refused, "aliases are refused before they multiply work"),
 	TEST_ENTRY(test_an_anchor_without_alias_is_fine, "an anchor alone is accepted"),
+	TEST_ENTRY(test_a_nul_in_a_string_is_refused, "a NUL inside a quoted string is refused, not cut"),
+	TEST_ENTRY(test_a_json_policy_is_read, "a policy written as JSON (quoted keys) is read"),
 	TEST_ENTRY(test_deep_flow_nesting_is_refused, "40000-deep flow nesting is refused at level 33"),
 	TEST_ENTRY(test_deep_block_nesting_is_refused, "deep block nesting is refused"),
 	TEST_ENTRY(test_a_flood_of_mistakes_is_capped, "100000 mistakes keep DIAGS_MAX messages and count the rest"),
