@@ -197,8 +197,11 @@ __noinline int drained(__u32 me, __u32 target, __u32 seq, __u32 now,
 		if (began && now - *(volatile __u32 *)began >= gro_units)
 			return DRAIN_DONE;
 	}
+	/* Signed: the worker may have stamped after now_ns was read, and
+	 * that is busy, not idle for 2^64 ns. */
 	wlast = bpf_map_lookup_elem(&steer_wlast, &target);
-	if (!wlast || now_ns - *(volatile __u64 *)wlast < STEER_DRAIN_IDLE_NS)
+	if (!wlast ||
+	    (__s64)(now_ns - *(volatile __u64 *)wlast) < STEER_DRAIN_IDLE_NS)
 		return DRAIN_WAIT;
 	return queue_empty(target) ? DRAIN_DONE : DRAIN_WAIT;
 }

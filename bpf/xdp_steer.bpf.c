@@ -169,7 +169,7 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 {
 	__u32 me = bpf_get_smp_processor_id(), want, cur, now, seq = 0;
 	struct steer_bucket *b;
-	int ret, cold, drain;
+	int ret, cold, fresh, drain;
 
 	want = target_of(slot, cpu, me);
 	if (!(slot->flags & STEER_F_DRAIN))
@@ -179,8 +179,8 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 		return send(ctx, st, slot->flags, me, want, bytes, &seq);
 	now = bpf_ktime_get_coarse_ns() >> STEER_TIME_SHIFT;
 	cur = b->target;
-	cold = cur == STEER_TARGET_NONE ||
-	       now - b->last >= slot->drain_units;
+	fresh = !b->last;
+	cold = fresh || now - b->last >= slot->drain_units;
 
 	if (!cold && !same_place(cur, want)) {
 		if (!b->since)
@@ -207,10 +207,10 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 			ret = send(ctx, st, slot->flags, me, cur, bytes, &seq);
 			b->seq = (cur & STEER_TARGET_LOCAL) ?
 				 (__u32)st->rx_packets : seq;
-			b->last = now;
+			b->last = now ? now : 1;	/* 0: no frame yet */
 			return ret;
 		}
-	} else if (cold && cur != STEER_TARGET_NONE && !same_place(cur, want)) {
+	} else if (cold && !fresh && !same_place(cur, want)) {
 		st->moves_idle++;
 	}
 	/* Cold on the fast path: frames of the bucket that another receiving
@@ -223,7 +223,7 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 	b->since = 0;
 	ret = send(ctx, st, slot->flags, me, want, bytes, &seq);
 	b->seq = (want & STEER_TARGET_LOCAL) ? (__u32)st->rx_packets : seq;
-	b->last = now;
+	b->last = now ? now : 1;
 	return ret;
 }
 

@@ -318,11 +318,11 @@ struct steer_bucket {
 	__u16 pad;
 	__u32 seq;		/* steer_seq of its last frame to 'target';
 				 * passed here: this CPU's rx_packets then */
-	__u32 last;		/* time of its last frame, STEER_TIME_SHIFT */
+	__u32 last;		/* time of its last frame, STEER_TIME_SHIFT;
+				 * 0: none yet (the map starts zeroed) */
 	__u32 since;		/* when its drain began; 0: not draining */
 };
-/* steer_bucket.target: no frame yet; passed on the receiving CPU itself. */
-#define STEER_TARGET_NONE	0xffffu
+/* steer_bucket.target: passed on the receiving CPU itself. */
 #define STEER_TARGET_LOCAL	0x8000u
 
 /* steer_deq[target * STEER_MAX_CPUS + rx]: the last frames the target's

@@ -98,8 +98,7 @@ int cpumap_in_use(const struct steer_maps *m, __u32 units,
 			break;
 		}
 		for (c = 0; c < ncpus; c++) {
-			if (v[c].target == STEER_TARGET_NONE ||
-			    now - v[c].last >= units)
+			if (!v[c].last || now - v[c].last >= units)
 				continue;
 			target = v[c].target & ~STEER_TARGET_LOCAL;
 			if (target < STEER_TARGETS)

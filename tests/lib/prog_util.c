@@ -377,6 +377,42 @@ int steer_prog_reset_policy(const struct steer_prog *p)
 	return err;
 }
 
+static int zero_percpu(const struct steer_prog *p, int fd, __u32 n,
+		       size_t size)
+{
+	size_t stride = (size + 7) & ~(size_t)7;
+
+	return zero_array(fd, n, stride * p->ncpus);
+}
+
+int steer_prog_reset_drain(const struct steer_prog *p)
+{
+	int err;
+
+	err = zero_percpu(p, p->steer_buckets, STEER_TABLE_MAX,
+			  sizeof(struct steer_bucket));
+	if (!err)
+		err = zero_percpu(p, p->steer_idle, STEER_TARGETS,
+				  sizeof(struct steer_idle));
+	if (!err)
+		err = zero_array(p->steer_seq, STEER_MAX_CPUS * STEER_TARGETS,
+				 sizeof(__u32));
+	if (!err)
+		err = zero_array(p->steer_deq, STEER_TARGETS * STEER_MAX_CPUS,
+				 sizeof(struct steer_deq));
+	if (!err)
+		err = zero_array(p->steer_wtot, STEER_TARGETS, sizeof(__u32));
+	if (!err)
+		err = zero_array(p->steer_wtime, STEER_TARGETS * 4,
+				 sizeof(__u32));
+	if (!err)
+		err = zero_array(p->steer_wlast, STEER_TARGETS, sizeof(__u64));
+	if (!err)
+		err = zero_array(p->steer_rx_cpus, STEER_MAX_CPUS,
+				 sizeof(__u32));
+	return err;
+}
+
 int steer_prog_add_cpu(const struct steer_prog *p, __u32 cpu, __u32 qsize,
 		       int prog_fd)
 {
@@ -432,14 +468,6 @@ int steer_prog_read_worker_stats(const struct steer_prog *p,
 				 struct steer_worker_stats *s)
 {
 	return percpu_sum(p, p->worker_stats, 0, s, sizeof(*s));
-}
-
-static int zero_percpu(const struct steer_prog *p, int fd, __u32 n,
-		       size_t size)
-{
-	size_t stride = (size + 7) & ~(size_t)7;
-
-	return zero_array(fd, n, stride * p->ncpus);
 }
 
 int steer_prog_reset_stats(const struct steer_prog *p)

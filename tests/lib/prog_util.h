@@ -92,6 +92,10 @@ int steer_prog_write_rule_cpus(const struct steer_prog *p, __u32 slot,
  * cpumap is left alone: its entries are worker threads, slow to recreate. */
 int steer_prog_reset_policy(const struct steer_prog *p);
 
+/* Empties the drain state (drain.h): every bucket's history, the frame
+ * counts both ways, the workers' times. */
+int steer_prog_reset_drain(const struct steer_prog *p);
+
 /* ---- cpumap ------------------------------------------------------------ */
 
 /* cpumap entry for 'cpu' with a ring of 'qsize' frames and, when prog_fd

@@ -308,5 +308,6 @@ int main(int argc, char **argv)
 	failed |= test_run_all("prog", loop_tests, n_loop_tests, argc, argv);
 	failed |= test_run_all("prog", random_tests, n_random_tests, argc,
 			       argv);
+	failed |= test_run_all("prog", drain_tests, n_drain_tests, argc, argv);
 	return failed;
 }

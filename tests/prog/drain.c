@@ -1,0 +1,667 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * drain.c - the drain state machine of bpf/drain.h, frame by frame. The
+ * receiving side is the real program under bpf_prog_test_run_opts on this
+ * CPU; the old worker's side (what it dequeued, its count, when it last
+ * ran) is written into its maps by hand, so each case sets exactly the
+ * evidence it is about and nothing races. The last cases let the real
+ * worker publish that evidence, with live frames through the cpumap.
+ *
+ * CPUs: the bucket under test starts on one present CPU and is moved to
+ * the other; "R" is remote_cpu and "L" local_cpu, this process's CPU.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <netinet/in.h>
+#include <linux/if_ether.h>
+
+#include "fixtures.h"
+
+/* A long drain timeout (STEER_TIME_SHIFT units, about a second): cases
+ * that are not about the timeout never reach it. */
+#define NO_TIMEOUT	1000
+/* A short one, about 21 ms, for the cases that wait it out. */
+#define SHORT_TIMEOUT	20
+
+struct drain_case {
+	struct frame f;		/* a frame of the bucket under test */
+	struct steer_slot s;
+	__u32 bucket;
+};
+
+/* ---- clocks, as the program reads them ----------------------------------- */
+
+static __u64 mono_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+/* bpf_ktime_get_ns() */
+static __u64 now_ns(void)
+{
+	return mono_ns(CLOCK_MONOTONIC);
+}
+
+/* bpf_ktime_get_coarse_ns() >> STEER_TIME_SHIFT */
+static __u32 now_units(void)
+{
+	return (__u32)(mono_ns(CLOCK_MONOTONIC_COARSE) >> STEER_TIME_SHIFT);
+}
+
+static void sleep_us(long us)
+{
+	struct timespec ts = { us / 1000000, us % 1000000 * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* ---- setting up ------------------------------------------------------------- */
+
+static void udp_frame(struct frame *f, __u16 sport)
+{
+	frame_init(f);
+	frame_eth(f, ETH_P_IP);
+	frame_ipv4(f, &(struct frame_ip4){ .src = V4_SRC, .dst = V4_DST,
+					   .proto = IPPROTO_UDP });
+	frame_udp(f, sport, 53);
+	frame_finish(f);
+}
+
+static __u32 bucket_of(const struct frame *f, const struct steer_slot *s)
+{
+	return steer_table_index(frame_hash(f, s), s->table_size);
+}
+
+/* Drain on with 'flags', every bucket on CPU 'from', drain state empty. */
+static bool setup(struct drain_case *c, __u32 flags, int from,
+		  __u32 drain_units)
+{
+	int err;
+
+	if (!ready())
+		return false;
+	udp_frame(&c->f, SPORT);
+	if (!EXPECT_EQ(c->f.err, 0, "the frame was built"))
+		return false;
+	base_slot(&c->s, STEER_F_HASH_L4 | STEER_F_DRAIN | flags);
+	c->s.drain_units = drain_units;
+	c->s.gro_units = 0;
+	c->bucket = bucket_of(&c->f, &c->s);
+	err = steer_prog_reset_drain(&prog);
+	if (!err)
+		err = steer_prog_fill_table(&prog, 0, from, TABLE_SIZE);
+	if (!err)
+		err = commit(&c->s);
+	return EXPECT_EQ(err, 0, "the policy and drain state were written");
+}
+
+/* A frame in another bucket than c's, to make this CPU busy. */
+static bool other_frame(const struct drain_case *c, struct frame *o)
+{
+	__u16 sport;
+
+	for (sport = SPORT + 1; sport != SPORT; sport++) {
+		udp_frame(o, sport);
+		if (bucket_of(o, &c->s) != c->bucket)
+			return true;
+	}
+	return EXPECT(false, "a frame of another bucket exists");
+}
+
+static bool move_to(const struct drain_case *c, int cpu)
+{
+	return EXPECT_EQ(steer_prog_set_bucket(&prog, 0, c->bucket, cpu), 0,
+			 "the bucket was moved in the table");
+}
+
+/* ---- what the program did -------------------------------------------------- */
+
+static int send_frame(const struct frame *f)
+{
+	int verdict = -1;
+
+	if (!EXPECT_EQ(steer_prog_run(&prog, f->buf, f->len, &verdict), 0,
+		       "the program ran"))
+		return -1;
+	return verdict;
+}
+
+/* Frames this CPU queued to 'cpu' (steer_seq): where the frames went. */
+static __u32 queued_to(int cpu)
+{
+	__u32 key = local_cpu * STEER_TARGETS + cpu, v = ~0u;
+
+	bpf_map_lookup_elem(prog.steer_seq, &key, &v);
+	return v;
+}
+
+/* This CPU's record of the bucket. */
+static struct steer_bucket bucket_state(const struct drain_case *c)
+{
+	struct steer_bucket v[prog.ncpus], b = { .target = 0xdead };
+
+	if (!bpf_map_lookup_elem(prog.steer_buckets, &c->bucket, v))
+		b = v[local_cpu];
+	return b;
+}
+
+static struct steer_stats stats(void)
+{
+	struct steer_stats st = {};
+
+	steer_prog_read_stats(&prog, &st);
+	return st;
+}
+
+/* ---- the old worker's side, written by hand ------------------------------- */
+
+/* CPU 'target' has dequeued this CPU's frames up to 'seq', at its count
+ * 'total', and last ran at 'last_ns' (bpf_ktime_get_ns). */
+static bool publish(int target, __u32 seq, __u32 total, __u64 last_ns)
+{
+	__u32 key = target * STEER_MAX_CPUS + local_cpu, t = target;
+	struct steer_deq d = { .h = { STEER_MARK(seq, total) } };
+	int err;
+
+	err = bpf_map_update_elem(prog.steer_deq, &key, &d, BPF_ANY);
+	if (!err)
+		err = bpf_map_update_elem(prog.steer_wtot, &t, &total, BPF_ANY);
+	if (!err)
+		err = bpf_map_update_elem(prog.steer_wlast, &t, &last_ns,
+					  BPF_ANY);
+	return EXPECT_EQ(err, 0, "the worker's marks were written");
+}
+
+/* The other receiving CPU (R) queued 'sent' frames to 'target', which
+ * dequeued 'dequeued' of them. */
+static bool other_rx_queued(int target, __u32 sent, __u32 dequeued)
+{
+	__u32 rx = remote_cpu, one = 1, key;
+	struct steer_deq d = { .h = { STEER_MARK(dequeued, dequeued) } };
+	int err;
+
+	err = bpf_map_update_elem(prog.steer_rx_cpus, &rx, &one, BPF_ANY);
+	key = rx * STEER_TARGETS + target;
+	if (!err)
+		err = bpf_map_update_elem(prog.steer_seq, &key, &sent, BPF_ANY);
+	key = target * STEER_MAX_CPUS + rx;
+	if (!err)
+		err = bpf_map_update_elem(prog.steer_deq, &key, &d, BPF_ANY);
+	return EXPECT_EQ(err, 0, "another CPU's frames were set up");
+}
+
+/* Long enough ago that the worker is idle (STEER_DRAIN_IDLE_NS). */
+#define IDLE_SINCE()	(now_ns() - 1000000000ull)
+/* A worker stamping as we look: busy. */
+#define BUSY_NOW()	(now_ns() + 1000000000ull)
+
+/* ---- cases ------------------------------------------------------------------ */
+
+static void test_held_until_dequeued(void)
+{
+	struct drain_case c;
+	struct steer_bucket b;
+
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the first frame is queued");
+	EXPECT_EQ(queued_to(remote_cpu), 1, "to R");
+	if (!move_to(&c, local_cpu))
+		return;
+
+	/* R has dequeued nothing: the bucket stays. */
+	send_frame(&c.f);
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(remote_cpu), 3, "frames after the move still go to R");
+	EXPECT_EQ(queued_to(local_cpu), 0, "none to L yet");
+	b = bucket_state(&c);
+	EXPECT(b.since != 0, "the bucket is marked as draining");
+	EXPECT_EQ(stats().drain_held, 2, "drain_held counts the two");
+
+	/* R is idle but has dequeued only up to frame 2 of 3. */
+	if (!publish(remote_cpu, 2, 2, IDLE_SINCE()))
+		return;
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(remote_cpu), 4, "with its last frame not dequeued, the bucket stays");
+
+	/* R has dequeued all 4 of ours and is idle, but frames another
+	 * receiving CPU (R itself) queued to R are still in its ring: R has
+	 * not finished. */
+	if (!publish(remote_cpu, 4, 4, IDLE_SINCE()) ||
+	    !other_rx_queued(remote_cpu, 2, 1))
+		return;
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(local_cpu), 0, "while another CPU's frames wait in R's ring, the bucket stays");
+
+	/* Those are out too: the next frame goes to L. */
+	if (!publish(remote_cpu, 5, 6, IDLE_SINCE()) ||
+	    !other_rx_queued(remote_cpu, 2, 2))
+		return;
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(local_cpu), 1, "once R dequeued every frame and went idle, the bucket moves to L");
+	EXPECT_EQ(queued_to(remote_cpu), 5, "and nothing more goes to R");
+	b = bucket_state(&c);
+	EXPECT_EQ(b.target, local_cpu, "the bucket's record says L");
+	EXPECT_EQ(b.since, 0, "and it no longer drains");
+	EXPECT_EQ(stats().moves_done, 1, "moves_done counts the move");
+	EXPECT_EQ(stats().moves_timeout, 0, "not as a timeout");
+}
+
+static void test_busy_worker_holds(void)
+{
+	struct drain_case c;
+
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT))
+		return;
+	send_frame(&c.f);
+	if (!move_to(&c, local_cpu) ||
+	    !publish(remote_cpu, 1, 5, BUSY_NOW()))
+		return;
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(remote_cpu), 2, "R dequeued the frame but is still in its batch: the bucket stays");
+	EXPECT_EQ(queued_to(local_cpu), 0, "nothing to L");
+
+	/* A stamp a little after the program's clock (another CPU's store)
+	 * is busy too, not idle for 2^64 ns. */
+	if (!publish(remote_cpu, 2, 6, now_ns() + 20000))
+		return;
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(local_cpu), 0, "a worker stamp ahead of the clock means busy");
+
+	if (!publish(remote_cpu, 3, 7, IDLE_SINCE()))
+		return;
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(local_cpu), 1, "once R is idle with its ring empty, the bucket moves");
+}
+
+/* A worker that never idles flushes GRO every STEER_FLUSH_GAP frames: the
+ * bucket may go once that many followed its last frame, and (where GRO
+ * keeps segments that long) gro_units have passed since. */
+static void test_flush_gap_releases(void)
+{
+	__u32 key, began, total;
+	struct drain_case c;
+
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT))
+		return;
+	c.s.gro_units = 2;
+	if (!EXPECT_EQ(commit(&c.s), 0, "gro_units 2 was written"))
+		return;
+	send_frame(&c.f);
+	if (!move_to(&c, local_cpu))
+		return;
+	/* Frame 2 is dequeued at count 10; the count goes on under load. */
+	send_frame(&c.f);
+	total = 10 + STEER_FLUSH_GAP - 1;
+	if (!publish(remote_cpu, 2, 10, BUSY_NOW()))
+		return;
+	if (!EXPECT_EQ(bpf_map_update_elem(prog.steer_wtot,
+					   &(__u32){ remote_cpu }, &total,
+					   BPF_ANY), 0, "the count was written"))
+		return;
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(local_cpu), 0, "127 frames after it are not enough");
+
+	/* 128 after it, and the epoch they began has just begun. */
+	total = 10 + STEER_FLUSH_GAP;
+	key = remote_cpu * 4 + ((10 / STEER_FLUSH_GAP + 1) & 3);
+	began = now_units();
+	if (!EXPECT_EQ(bpf_map_update_elem(prog.steer_wtot,
+					   &(__u32){ remote_cpu }, &total,
+					   BPF_ANY) ||
+		       bpf_map_update_elem(prog.steer_wtime, &key, &began,
+					   BPF_ANY), 0, "the count was written"))
+		return;
+	/* The frame before this one was queued to R as well, unmarked: the
+	 * mark must cover it. */
+	if (!publish(remote_cpu, queued_to(remote_cpu), 10, BUSY_NOW()))
+		return;
+	bpf_map_update_elem(prog.steer_wtot, &(__u32){ remote_cpu }, &total,
+			    BPF_ANY);
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(local_cpu), 0, "128 frames after it, but within gro_units of their epoch, it waits");
+
+	/* The epoch began gro_units ago, but the mark stops one frame
+	 * short of the bucket's last. */
+	began = now_units() - 3;
+	bpf_map_update_elem(prog.steer_wtime, &key, &began, BPF_ANY);
+	if (!publish(remote_cpu, queued_to(remote_cpu) - 1, 10, BUSY_NOW()))
+		return;
+	bpf_map_update_elem(prog.steer_wtot, &(__u32){ remote_cpu }, &total,
+			    BPF_ANY);
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(local_cpu), 0, "a mark short of the bucket's last frame releases nothing");
+
+	if (!publish(remote_cpu, queued_to(remote_cpu), 10, BUSY_NOW()))
+		return;
+	bpf_map_update_elem(prog.steer_wtot, &(__u32){ remote_cpu }, &total,
+			    BPF_ANY);
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(local_cpu), 1, "128 frames and gro_units after it, the bucket moves though R is busy");
+	EXPECT_EQ(stats().moves_done, 1, "counted in moves_done");
+}
+
+/* A target that dequeues nothing (stalled, its CPU gone): the bucket waits
+ * the drain timeout, watched without a break, then goes anyway. */
+static void test_stalled_target_times_out(void)
+{
+	struct drain_case c;
+	__u64 t0, moved_after = 0;
+	int i;
+
+	if (!setup(&c, 0, remote_cpu, SHORT_TIMEOUT))
+		return;
+	send_frame(&c.f);
+	if (!move_to(&c, local_cpu))
+		return;
+	t0 = now_ns();
+	for (i = 0; i < 200 && !moved_after; i++) {
+		send_frame(&c.f);
+		if (queued_to(local_cpu))
+			moved_after = now_ns() - t0;
+		sleep_us(1000);
+	}
+	EXPECT(moved_after, "the bucket left the stalled CPU");
+	EXPECT(moved_after >= (__u64)SHORT_TIMEOUT << STEER_TIME_SHIFT,
+	       "not before the drain timeout");
+	EXPECT_EQ(stats().moves_timeout, 1, "counted in moves_timeout");
+	EXPECT_EQ(stats().moves_done, 0, "not as drained");
+}
+
+/* The watch for a stall starts when a drain looks, not from a record an
+ * old drain left: a stale record never moves a bucket at once. */
+static void test_stale_watch_starts_over(void)
+{
+	struct steer_idle idle[prog.ncpus];
+	struct drain_case c;
+	__u32 t;
+
+	if (!setup(&c, 0, remote_cpu, SHORT_TIMEOUT))
+		return;
+	send_frame(&c.f);
+	/* An old drain saw R's count at 0 long ago. */
+	t = remote_cpu;
+	memset(idle, 0, sizeof(idle));
+	idle[local_cpu].seen_ns = now_ns() - 10000000000ull;
+	idle[local_cpu].checked = now_units() - 10000;
+	if (!EXPECT_EQ(bpf_map_update_elem(prog.steer_idle, &t, idle,
+					   BPF_ANY), 0, "the old record was written") ||
+	    !move_to(&c, local_cpu))
+		return;
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(local_cpu), 0, "the bucket waits: R may just not have run yet");
+	EXPECT_EQ(stats().moves_timeout, 0, "no timeout is counted");
+}
+
+static void test_idle_bucket_moves_at_once(void)
+{
+	struct drain_case c;
+
+	if (!setup(&c, 0, remote_cpu, 2))
+		return;
+	send_frame(&c.f);
+	if (!move_to(&c, local_cpu))
+		return;
+	/* Two units, and a coarse tick (4 ms at HZ 250) to spare. */
+	sleep_us(20000);
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(local_cpu), 1, "a bucket idle for the drain timeout moves on its next frame");
+	EXPECT_EQ(stats().drain_held, 0, "nothing was held");
+	EXPECT_EQ(stats().moves_idle, 1, "counted in moves_idle");
+}
+
+static void test_first_frame_is_no_move(void)
+{
+	struct drain_case c;
+	struct steer_stats st;
+
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT))
+		return;
+	send_frame(&c.f);
+	st = stats();
+	EXPECT_EQ(queued_to(remote_cpu), 1, "a bucket's first frame goes to its table CPU");
+	EXPECT_EQ(st.moves_idle + st.moves_done + st.moves_timeout, 0,
+		  "and counts as no move");
+}
+
+static void test_drain_off_moves_at_once(void)
+{
+	struct drain_case c;
+	struct steer_bucket b;
+
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT))
+		return;
+	c.s.flags &= ~STEER_F_DRAIN;
+	if (!EXPECT_EQ(commit(&c.s), 0, "drain off was written"))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the frame is queued");
+	if (!move_to(&c, local_cpu))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the frame after the move is queued");
+	EXPECT_EQ(queued_to(remote_cpu), 0, "without drain, frames are not stamped");
+	EXPECT_EQ(queued_to(local_cpu), 0, "to either CPU");
+	b = bucket_state(&c);
+	EXPECT_EQ(b.last, 0, "and buckets keep no record");
+	EXPECT_EQ(stats().redirected, 2, "both frames were redirected");
+	EXPECT_EQ(stats().drain_held, 0, "none held");
+}
+
+/* Leaving the fast path: frames passed here reach the stack when this
+ * NAPI poll ends, so the bucket goes only at a gap of STEER_POLL_GAP of
+ * this CPU's frames. */
+static void test_leaving_fastpath_waits_for_a_gap(void)
+{
+	struct drain_case c;
+	struct frame o;
+	int i;
+
+	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, NO_TIMEOUT) ||
+	    !other_frame(&c, &o))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "on its CPU, the frame is passed here");
+	if (!move_to(&c, remote_cpu))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "right after the move it still is");
+	for (i = 0; i < STEER_POLL_GAP - 2; i++)
+		send_frame(&o);
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "after a gap of 127 frames it still is");
+	EXPECT_EQ(queued_to(remote_cpu), 0, "nothing went to R");
+	for (i = 0; i < STEER_POLL_GAP - 1; i++)
+		send_frame(&o);
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "after a gap of 128 frames it goes to R");
+	EXPECT_EQ(queued_to(remote_cpu), 1, "queued to R");
+	EXPECT_EQ(stats().drain_held, 2, "two frames were held");
+	EXPECT_EQ(stats().moves_done, 1, "counted in moves_done");
+}
+
+/* An elephant never pauses for a poll's length; it moves at the timeout. */
+static void test_fastpath_elephant_times_out(void)
+{
+	struct drain_case c;
+	__u64 t0, moved_after = 0;
+	int i;
+
+	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, SHORT_TIMEOUT))
+		return;
+	send_frame(&c.f);
+	if (!move_to(&c, remote_cpu))
+		return;
+	t0 = now_ns();
+	for (i = 0; i < 200 && !moved_after; i++) {
+		if (send_frame(&c.f) == XDP_REDIRECT)
+			moved_after = now_ns() - t0;
+		sleep_us(1000);
+	}
+	EXPECT(moved_after, "the elephant left the fast path");
+	/* The start and the test are read from the coarse clock: a tick
+	 * of slack. */
+	EXPECT(moved_after + 4000000 >= (__u64)SHORT_TIMEOUT << STEER_TIME_SHIFT,
+	       "not before the drain timeout");
+	EXPECT_EQ(stats().moves_timeout, 1, "counted in moves_timeout");
+}
+
+/* A bucket arriving cold at the fast path while another receiving CPU's
+ * frames to this CPU are still queued: it lines up behind them in this
+ * CPU's queue, then moves to the fast path once they are out. */
+static void test_cold_fastpath_lines_up_behind_the_queue(void)
+{
+	__u32 key, one = 1, sent = 5;
+	struct drain_case c;
+	struct steer_deq d = { .h = { STEER_MARK(3, 3) } };
+
+	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, NO_TIMEOUT))
+		return;
+	/* R received and queued 5 frames to L; L has dequeued 3. */
+	key = remote_cpu;
+	bpf_map_update_elem(prog.steer_rx_cpus, &key, &one, BPF_ANY);
+	key = remote_cpu * STEER_TARGETS + local_cpu;
+	bpf_map_update_elem(prog.steer_seq, &key, &sent, BPF_ANY);
+	key = local_cpu * STEER_MAX_CPUS + remote_cpu;
+	if (!EXPECT_EQ(bpf_map_update_elem(prog.steer_deq, &key, &d, BPF_ANY),
+		       0, "R's frames to L were set up"))
+		return;
+
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the frame goes through L's own queue, not the fast path");
+	EXPECT_EQ(queued_to(local_cpu), 1, "queued to L");
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "and so does the next, while R's are queued");
+
+	/* L dequeued R's last two and ours, and is idle. */
+	d.h[0] = STEER_MARK(5, 7);
+	bpf_map_update_elem(prog.steer_deq, &key, &d, BPF_ANY);
+	if (!publish(local_cpu, 2, 7, IDLE_SINCE()))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "once the queue is out, the bucket takes the fast path");
+	EXPECT_EQ(stats().moves_done, 1, "counted in moves_done");
+}
+
+static void test_cold_fastpath_with_empty_queue_is_direct(void)
+{
+	struct drain_case c;
+
+	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, NO_TIMEOUT))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "with nothing queued to L, a cold bucket takes the fast path at once");
+	EXPECT_EQ(queued_to(local_cpu), 0, "nothing is queued");
+}
+
+/* ---- the real worker ------------------------------------------------------------ */
+
+/* Live frames go through the cpumap to a worker that builds skbs on
+ * loopback: in a network namespace of our own, nothing else sees them. */
+static bool private_netns(void)
+{
+	static int done;
+
+	if (!done)
+		done = unshare(CLONE_NEWNET) ? -errno : 1;
+	return EXPECT_EQ(done, 1, "a private network namespace for live frames");
+}
+
+static int run_live(const struct frame *f, __u32 n)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = f->buf,
+		    .data_size_in = f->len, .repeat = n, .batch_size = 64,
+		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
+
+	return bpf_prog_test_run_opts(prog.prog_fd, &o);
+}
+
+static bool wait_worker(__u64 packets)
+{
+	struct steer_worker_stats ws = {};
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		steer_prog_read_worker_stats(&prog, &ws);
+		if (ws.packets >= packets)
+			return true;
+		sleep_us(1000);
+	}
+	return EXPECT_EQ(ws.packets, packets, "the worker dequeued every frame");
+}
+
+static void test_worker_publishes_what_it_dequeued(void)
+{
+	__u32 n = 200, key, total = 0, began = 0;
+	struct steer_stats st;
+	struct steer_deq d = {};
+	struct drain_case c;
+	__u64 last = 0;
+	int err;
+
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT) || !private_netns())
+		return;
+	err = run_live(&c.f, n);
+	if (err == -EOPNOTSUPP || err == -EINVAL) {
+		test_skip("live frames need kernel 5.18");
+		return;
+	}
+	if (!EXPECT_EQ(err, 0, "the live frames ran") || !wait_worker(n))
+		return;
+	st = stats();
+	EXPECT_EQ(st.unstamped, 0, "every frame carried its stamp");
+	EXPECT_EQ(queued_to(remote_cpu), n, "this CPU queued n frames to R");
+
+	key = remote_cpu * STEER_MAX_CPUS + local_cpu;
+	bpf_map_lookup_elem(prog.steer_deq, &key, &d);
+	EXPECT_EQ(STEER_MARK_SEQ(d.h[0]), n, "R's latest mark is our last frame");
+	EXPECT_EQ(STEER_MARK_TOTAL(d.h[0]), n, "at its count n");
+	EXPECT_EQ(d.h[1], STEER_MARK(STEER_FLUSH_GAP - 1, STEER_FLUSH_GAP - 1),
+		  "the previous epoch's last mark is kept");
+	key = remote_cpu;
+	bpf_map_lookup_elem(prog.steer_wtot, &key, &total);
+	EXPECT_EQ(total, n, "steer_wtot counts what R dequeued");
+	bpf_map_lookup_elem(prog.steer_wlast, &key, &last);
+	EXPECT(last && last <= now_ns() && now_ns() - last < 10000000000ull,
+	       "steer_wlast holds when R last ran");
+	key = remote_cpu * 4 + 1;
+	bpf_map_lookup_elem(prog.steer_wtime, &key, &began);
+	EXPECT(began && began <= now_units(), "steer_wtime holds when epoch 1 began");
+
+	/* The real marks release a moved bucket once R is idle. */
+	if (!move_to(&c, local_cpu))
+		return;
+	sleep_us(1000);
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(local_cpu), 1, "with R's marks, the moved bucket goes to L");
+	EXPECT_EQ(stats().moves_done, 1, "counted in moves_done");
+}
+
+const struct test_case drain_tests[] = {
+	TEST_ENTRY(test_first_frame_is_no_move,
+		   "drain: a bucket's first frame goes to its CPU and counts as no move"),
+	TEST_ENTRY(test_held_until_dequeued,
+		   "drain: a moved bucket keeps its old CPU until that CPU dequeued its frames"),
+	TEST_ENTRY(test_busy_worker_holds,
+		   "drain: a bucket waits while its old CPU is still in its batch"),
+	TEST_ENTRY(test_flush_gap_releases,
+		   "drain: 128 frames and gro_units after its last one, a bucket leaves a busy CPU"),
+	TEST_ENTRY(test_stalled_target_times_out,
+		   "drain: a bucket leaves a CPU that dequeues nothing at the drain timeout, counted"),
+	TEST_ENTRY(test_stale_watch_starts_over,
+		   "drain: an old drain's record never calls a target stalled"),
+	TEST_ENTRY(test_idle_bucket_moves_at_once,
+		   "drain: an idle bucket moves on its next frame"),
+	TEST_ENTRY(test_drain_off_moves_at_once,
+		   "drain: off, a bucket moves on its next frame and nothing is stamped"),
+	TEST_ENTRY(test_leaving_fastpath_waits_for_a_gap,
+		   "drain: a bucket leaves the fast path only at a gap of 128 frames"),
+	TEST_ENTRY(test_fastpath_elephant_times_out,
+		   "drain: an elephant leaves the fast path at the drain timeout, counted"),
+	TEST_ENTRY(test_cold_fastpath_lines_up_behind_the_queue,
+		   "drain: a cold bucket lines up behind frames queued to this CPU before taking the fast path"),
+	TEST_ENTRY(test_cold_fastpath_with_empty_queue_is_direct,
+		   "drain: a cold bucket takes the fast path at once when nothing is queued here"),
+	TEST_ENTRY(test_worker_publishes_what_it_dequeued,
+		   "drain: the real worker publishes its marks and they release a moved bucket"),
+};
+const size_t n_drain_tests = ARRAY_SIZE(drain_tests);
