@@ -23,6 +23,16 @@
 
 #include "xdp_steer.h"
 
+/* The IPv6 fragment header (RFC 8200 4.5); the kernel's is not UAPI. */
+struct ipv6_frag {
+	__u8 nexthdr;
+	__u8 reserved;
+	__be16 frag_off;	/* offset << 3 | 2 reserved bits | M */
+	__be32 identification;
+};
+/* Offset and M: zero in an atomic fragment. */
+#define IPV6_FRAG_PIECE	0xfff9
+
 #ifndef ETH_P_8021AD
 #define ETH_P_8021AD	0x88A8
 #endif
@@ -185,6 +195,15 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p)
 			 * protocol this header names is all they share. */
 			if (!cursor_has(c, opt, 8))
 				return -EINVAL;
+			/* An atomic fragment (offset 0, no more: a whole
+			 * datagram) is no piece of anything (RFC 6946): the
+			 * walk goes on, and it hashes as its flow does. */
+			if (!(((struct ipv6_frag *)opt)->frag_off &
+			      bpf_htons(IPV6_FRAG_PIECE))) {
+				next = opt->nexthdr;
+				c->pos = (void *)opt + 8;
+				break;
+			}
 			p->is_frag = 1;
 			p->flow.proto = opt->nexthdr;
 			c->pos = (void *)opt + 8;

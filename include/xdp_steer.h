@@ -387,13 +387,20 @@ static inline int steer_flow_reversed(const struct steer_flow *f)
  * flows share a bucket parity, i.e. one CPU of two. A fixed bijective mix of
  * the result (one multiply; a bijection keeps the family's universality)
  * breaks the progression up.
+ *
+ * What enters: the family and addresses always; the protocol and ports
+ * only in L4 mode, and not for a fragment (l3_only). So under the L3 key
+ * every flow between two hosts meets on one CPU, TCP, UDP and ICMP alike,
+ * and a datagram's fragments meet its unfragmented neighbours; under the
+ * L4 key the fragments meet each other (as NIC RSS hashes them too).
  */
 static inline __u32 steer_flow_hash(const struct steer_flow *f,
 				    const __u64 key[STEER_HASH_KEY_WORDS],
 				    __u32 flags, int l3_only)
 {
 	const __u32 *s = f->src, *d = f->dst;
-	__u32 sp = f->sport, dp = f->dport, ports;
+	__u32 sp = f->sport, dp = f->dport, ports = 0, proto = 0;
+	int l4 = !l3_only && (flags & STEER_F_HASH_L4);
 	__u64 h;
 
 	if ((flags & STEER_F_SYMMETRIC) && steer_flow_reversed(f)) {
@@ -402,9 +409,12 @@ static inline __u32 steer_flow_hash(const struct steer_flow *f,
 		sp = f->dport;
 		dp = f->sport;
 	}
-	ports = (!l3_only && (flags & STEER_F_HASH_L4)) ? (sp | dp << 16) : 0;
+	if (l4) {
+		ports = sp | dp << 16;
+		proto = f->proto;
+	}
 	h = key[0] + key[1] * ports +
-	    key[2] * ((__u32)f->proto | (__u32)f->family << 8) +
+	    key[2] * (proto | (__u32)f->family << 8) +
 	    key[3] * s[0] + key[4] * d[0];
 	if (f->family == STEER_AF_INET6)
 		h += key[5] * s[1] + key[6] * s[2] + key[7] * s[3] +

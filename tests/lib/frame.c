@@ -286,8 +286,12 @@ int frame_ipv6_frag(struct frame *f, uint8_t next, uint16_t offset,
 	put16(p + 2, (uint16_t)(offset << 3 | (more ? 1 : 0)));
 	memcpy(p + 4, "\x00\x00\xbe\xef", 4);	/* identification */
 	next_proto(f, next);
-	f->proto_final = true;
-	f->is_frag = true;
+	/* Offset 0 without M is an atomic fragment, a whole datagram: the
+	 * headers after it still count (RFC 6946). */
+	if (offset || more) {
+		f->proto_final = true;
+		f->is_frag = true;
+	}
 	describe(f, "frag(next %u,offset %u%s)", next, offset,
 		 more ? ",M" : "");
 	return 0;

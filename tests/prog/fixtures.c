@@ -689,6 +689,12 @@ void v6_frag_last(struct frame *f)
 	v6_frag(f, 11, false);
 }
 
+/* Offset 0 and no M: a whole datagram behind a fragment header (RFC 6946). */
+void v6_frag_atomic(struct frame *f)
+{
+	v6_frag(f, 0, false);
+}
+
 /* AH after the fragment header, where RFC 8200 puts it: only the first
  * piece has a real AH; a later piece has payload bytes in its place. */
 static void v6_frag_ah(struct frame *f, __u16 offset, bool more)

@@ -83,6 +83,7 @@ void v4_frag_middle(struct frame *f);
 void v4_frag_last(struct frame *f);
 void v6_frag_first(struct frame *f);
 void v6_frag_last(struct frame *f);
+void v6_frag_atomic(struct frame *f);
 void v6_frag_ah_first(struct frame *f);
 void v6_frag_ah_last(struct frame *f);
 void arp(struct frame *f);

@@ -116,7 +116,7 @@ static void rnd_transport(struct frame *f, __u8 proto)
 
 /* Returns whether the parser must accept the frame (at most two tags, at
  * most STEER_IPV6_EXT_MAX extension headers walked: the walk ends at a
- * fragment header). */
+ * fragment header, unless it is an atomic one). */
 static bool rnd_ip(struct frame *f, bool v6)
 {
 	static const __u8 exts[] = {
@@ -174,11 +174,16 @@ static bool rnd_ip(struct frame *f, bool v6)
 		case IPPROTO_AH:
 			frame_ipv6_ah(f, next);
 			break;
-		default:
-			frame_ipv6_frag(f, next, below(2) ? 0 : below(8192),
-					below(2));
-			if (walked == n)
+		default: {
+			__u16 offset = below(2) ? 0 : below(8192);
+			bool more = below(2);
+
+			frame_ipv6_frag(f, next, offset, more);
+			/* A piece ends the walk; an atomic fragment (a
+			 * whole datagram) does not. */
+			if (walked == n && (offset || more))
 				walked = i + 1;
+		}
 		}
 	}
 	rnd_transport(f, proto);

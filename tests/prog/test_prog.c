@@ -111,6 +111,8 @@ static const struct prog_case cases[] = {
 	  v6_frag_first, policy_bucket, REDIRECT(AT_REMOTE, ALSO_FRAG) },
 	{ "IPv6 last fragment hashes on L3 and counts as a fragment",
 	  v6_frag_last, policy_bucket, REDIRECT(AT_REMOTE, ALSO_FRAG) },
+	{ "IPv6 atomic fragment (offset 0, no M) is no fragment: hashed with its ports",
+	  v6_frag_atomic, policy_bucket, REDIRECT(AT_REMOTE, 0) },
 	{ "IPv6 first fragment with AH after the fragment header",
 	  v6_frag_ah_first, policy_bucket, REDIRECT(AT_REMOTE, ALSO_FRAG) },
 	{ "IPv6 later fragment with AH after the fragment header",

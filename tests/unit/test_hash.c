@@ -133,8 +133,14 @@ static void test_family_and_protocol_enter_the_hash(void)
 	struct steer_flow f = random_flow(STEER_AF_INET), g = f;
 
 	g.proto = f.proto == IPPROTO_TCP ? IPPROTO_UDP : IPPROTO_TCP;
-	EXPECT(steer_flow_hash(&f, key_a, 0, 0) != steer_flow_hash(&g, key_a, 0, 0),
-	       "TCP and UDP between the same hosts hash apart");
+	EXPECT(steer_flow_hash(&f, key_a, STEER_F_HASH_L4, 0) !=
+	       steer_flow_hash(&g, key_a, STEER_F_HASH_L4, 0),
+	       "under the L4 key, TCP and UDP between the same hosts hash apart");
+	EXPECT(steer_flow_hash(&f, key_a, 0, 0) == steer_flow_hash(&g, key_a, 0, 0),
+	       "under the L3 key, every flow between two hosts hashes alike");
+	EXPECT(steer_flow_hash(&f, key_a, STEER_F_HASH_L4, 1) ==
+	       steer_flow_hash(&g, key_a, STEER_F_HASH_L4, 1),
+	       "fragments hash on addresses only, whatever their protocol");
 	g = f;
 	g.family = STEER_AF_INET6;
 	EXPECT(steer_flow_hash(&f, key_a, 0, 0) != steer_flow_hash(&g, key_a, 0, 0),
@@ -274,7 +280,7 @@ static const struct test_case tests[] = {
 	TEST_ENTRY(test_symmetric_mode_joins_directions, "symmetric mode maps both directions together"),
 	TEST_ENTRY(test_symmetric_mode_keeps_ports_with_addresses, "symmetric mode keeps ports with their addresses"),
 	TEST_ENTRY(test_l3_key_ignores_ports, "L3 key and fragments ignore ports"),
-	TEST_ENTRY(test_family_and_protocol_enter_the_hash, "family and protocol enter the hash"),
+	TEST_ENTRY(test_family_and_protocol_enter_the_hash, "family enters the hash; protocol only with ports (L4, not a fragment)"),
 	TEST_ENTRY(test_hash_spreads_evenly_under_any_key, "flows spread evenly under any key"),
 	TEST_ENTRY(test_different_keys_give_different_spreads, "different keys give different spreads"),
 	TEST_ENTRY(test_single_bit_changes_move_the_bucket, "one flipped address bit moves the bucket"),
