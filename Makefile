@@ -49,7 +49,7 @@ MODEL_OBJS := $(addprefix loader/model/,cpuset.o table.o keymap.o build.o \
 POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
 	       policy_rules.o policy_print.o compile.o) $(MODEL_OBJS)
 KERNEL_OBJS := $(addprefix loader/kernel/,pins.o lock.o maps.o prog.o \
-	       slots.o cpumap.o netdev.o failpoint.o hz.o)
+	       slots.o cpumap.o netdev.o failpoint.o clock.o)
 STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o detach.o \
 		 status.o stats.o)
 CLI_OBJS   := $(addprefix loader/cli/,main.o log.o json.o cmd_policy.o \
@@ -81,6 +81,14 @@ $(SKEL): $(BPF_OBJ)
 	$(Q)$(BPFTOOL) gen skeleton $< name xdp_steer_bpf > $@ 2>/dev/null
 
 loader/kernel/prog.o: $(SKEL)
+
+# The loader's window on the datapath's clock (loader/kernel/clock.h).
+CLOCK_BPF  := bpf/clock.bpf.o
+CLOCK_SKEL := bpf/clock.skel.h
+$(CLOCK_SKEL): $(CLOCK_BPF)
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name clock_bpf > $@ 2>/dev/null
+loader/kernel/clock.o: $(CLOCK_SKEL)
 
 $(LOADER): $(LOADER_OBJS)
 	$(call msg,LINK,$@)
@@ -158,7 +166,8 @@ tests/e2e/swap_check: tests/e2e/swap_check.o tests/lib/frame.o
 # apply phases (tests/prog/compiled.c).
 tests/prog/test_prog: $(PROG_OBJS) $(TESTLIB_OBJS) $(POLICY_OBJS) \
 		      loader/kernel/slots.o loader/kernel/cpumap.o \
-		      loader/kernel/maps.o loader/kernel/failpoint.o
+		      loader/kernel/maps.o loader/kernel/failpoint.o \
+		      loader/kernel/clock.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) -lyaml
 
@@ -237,7 +246,7 @@ install: all
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -f $(ALL) $(SKEL) */*.o */*.d */*/*.o */*/*.d
+	$(Q)rm -f $(ALL) $(SKEL) $(CLOCK_SKEL) */*.o */*.d */*/*.o */*/*.d
 	$(Q)rm -rf $(SAN_DIR) $(FUZZ_DIR) $(FUZZ)
 
 -include $(wildcard */*.d */*/*.d $(SAN_DIR)/*/*/*.d $(FUZZ_DIR)/*/*/*.d)

@@ -70,12 +70,16 @@ static __always_inline int queue_frame(struct xdp_md *ctx,
 	if (ret != XDP_REDIRECT || !stamp)
 		return ret;
 	s = bpf_map_lookup_elem(&steer_seq, &idx);
-	active = bpf_map_lookup_elem(&steer_rx_cpus, &me);
-	if (!s || !active)
+	if (!s)
 		return ret;
-	/* Read before written: one store per CPU ever, no line bouncing. */
-	if (!*active)
-		*active = 1;
+	/* This CPU's first frame to the target (or its count wrapped):
+	 * make sure drains look at this CPU's queues. Once per target, not
+	 * per frame; read before written, so no line bounces. */
+	if (!*s) {
+		active = bpf_map_lookup_elem(&steer_rx_cpus, &me);
+		if (active && !*active)
+			*active = 1;
+	}
 	*seq = *s + 1;
 	*s = *seq;
 	/* The frame leaves after we return, so the metadata can still be
@@ -146,7 +150,7 @@ enum drain_state {
 
 /* Whether 'target' has handed the stack every frame up to 'seq' that this
  * CPU (me) queued to it (see the top of this file). Times in
- * STEER_TIME_SHIFT units; 'limits' from DRAIN_LIMITS(). */
+ * jiffies; 'limits' from DRAIN_LIMITS(). */
 __noinline int drained(__u32 me, __u32 target, __u32 seq, __u32 now,
 		       __u64 limits)
 {
@@ -169,11 +173,10 @@ __noinline int drained(__u32 me, __u32 target, __u32 seq, __u32 now,
 	 * watch interrupted for the timeout starts over: the count may have
 	 * stood still only because nothing was queued there then. */
 	total = *(volatile __u32 *)wt;
-	now_ns = bpf_ktime_get_ns();
 	if (idle->total != total || now - idle->checked >= timeout) {
 		idle->total = total;
-		idle->seen_ns = now_ns;
-	} else if (now_ns - idle->seen_ns >= (__u64)timeout << STEER_TIME_SHIFT) {
+		idle->seen = now;
+	} else if (now - idle->seen >= timeout) {
 		return DRAIN_STALLED;
 	}
 	idle->checked = now;
@@ -199,6 +202,7 @@ __noinline int drained(__u32 me, __u32 target, __u32 seq, __u32 now,
 	}
 	/* Signed: the worker may have stamped after now_ns was read, and
 	 * that is busy, not idle for 2^64 ns. */
+	now_ns = bpf_ktime_get_ns();
 	wlast = bpf_map_lookup_elem(&steer_wlast, &target);
 	if (!wlast ||
 	    (__s64)(now_ns - *(volatile __u64 *)wlast) < STEER_DRAIN_IDLE_NS)

@@ -177,7 +177,7 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 	b = bpf_map_lookup_elem(&steer_buckets, &bucket);
 	if (!b)
 		return send(ctx, st, slot->flags, me, want, bytes, &seq);
-	now = bpf_ktime_get_coarse_ns() >> STEER_TIME_SHIFT;
+	now = (__u32)bpf_jiffies64();
 	cur = b->target;
 	fresh = !b->last;
 	cold = fresh || now - b->last >= slot->drain_units;
@@ -332,7 +332,7 @@ int STEER_PROG_WORKER(struct xdp_md *ctx)
 		__u32 *began = bpf_map_lookup_elem(&steer_wtime, &slot);
 
 		if (began)
-			*began = bpf_ktime_get_coarse_ns() >> STEER_TIME_SHIFT;
+			*began = (__u32)bpf_jiffies64();
 	}
 	mark = d->h[0];
 	if (STEER_MARK_TOTAL(mark) / STEER_FLUSH_GAP != total / STEER_FLUSH_GAP) {

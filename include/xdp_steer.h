@@ -49,20 +49,19 @@
  * target is a cpumap entry: bank * STEER_MAX_CPUS + cpu. */
 #define STEER_BANKS		2
 #define STEER_TARGETS		(STEER_BANKS * STEER_MAX_CPUS)
-/* Drain bookkeeping keeps time in coarse units of 2^20 ns (about 1 ms),
- * from bpf_ktime_get_coarse_ns(): a tick-updated clock, cheap enough to
- * read for every frame. */
-#define STEER_TIME_SHIFT	20
+/* Drain bookkeeping keeps time in jiffies, cut to 32 bits (bpf_jiffies64():
+ * one load, cheap enough for every frame, where bpf_ktime_get_coarse_ns()
+ * cost 20-30 ns; and the clock GRO ages segments by). The loader turns the
+ * policy's milliseconds into the running kernel's ticks. */
 /* A worker's cpumap kthread hands frames to the stack in batches and,
  * since Linux 6.14, holds them in GRO until it has taken 64 frames
  * (NAPI_POLL_WEIGHT) or found its ring empty. Frames it dequeued at least
  * this many frames ago have surely reached the stack. */
 #define STEER_FLUSH_GAP		128
-/* ... and, on kernels with HZ >= 1000, at least this long ago (units of
- * 2^STEER_TIME_SHIFT ns): there GRO keeps merged TCP segments younger than
- * a tick (1 ms) across those flushes and across busy NAPI polls. Below
- * HZ=1000 every such flush is a full one. The loader sets the slot's
- * gro_units to this or 0. */
+/* ... and, on kernels with HZ >= 1000, at least this many jiffies ago:
+ * there GRO keeps merged TCP segments younger than a tick across those
+ * flushes and across busy NAPI polls. Below HZ=1000 every such flush is a
+ * full one. The loader sets the slot's gro_units to this or 0. */
 #define STEER_GRO_UNITS		2
 /* A frame passed on the receiving CPU is handed to the stack when its NAPI
  * poll ends. A poll takes at most 64 frames (NAPI_POLL_WEIGHT), so once
@@ -136,7 +135,7 @@
 	/* [target]: frames the target's cpumap program has run on. */	\
 	X(steer_wtot, BPF_MAP_TYPE_ARRAY, __u32, __u32, STEER_TARGETS, 0)\
 	/* [target * 4 + epoch % 4]: when the target's epoch of		\
-	 * STEER_FLUSH_GAP frames began (STEER_TIME_SHIFT units). */	\
+	 * STEER_FLUSH_GAP frames began (jiffies). */			\
 	X(steer_wtime, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
 	  STEER_TARGETS * 4, 0)						\
 	/* [target]: when its cpumap program last ran (ns). */		\
@@ -188,8 +187,10 @@ struct steer_slot {
 	__u32 nrule_cpus;	/* rule_cpus entries the slot uses */
 	__u32 bank;		/* cpumap bank of its workers: 0 cpu_map,
 				 * 1 cpu_map_b */
-	__u32 drain_units;	/* drain timeout, 2^STEER_TIME_SHIFT ns */
+	__u32 drain_units;	/* drain timeout, jiffies */
 	__u32 gro_units;	/* STEER_GRO_UNITS, or 0 below HZ=1000 */
+	__u32 drain_ms;		/* drain timeout as the policy gave it */
+	__u32 pad;
 	__u64 digest;		/* of everything applied: same digest, same policy */
 };
 
@@ -318,7 +319,7 @@ struct steer_bucket {
 	__u16 pad;
 	__u32 seq;		/* steer_seq of its last frame to 'target';
 				 * passed here: this CPU's rx_packets then */
-	__u32 last;		/* time of its last frame, STEER_TIME_SHIFT;
+	__u32 last;		/* time of its last frame, jiffies;
 				 * 0: none yet (the map starts zeroed) */
 	__u32 since;		/* when its drain began; 0: not draining */
 };
@@ -341,12 +342,13 @@ struct steer_deq {
 
 /* steer_idle[target], per receiving CPU: the target's steer_wtot when it
  * last changed, and when that was seen (to tell a stalled target); when a
- * drain last looked (STEER_TIME_SHIFT units): a stall is only called over
+ * drain last looked (jiffies, both): a stall is only called over
  * a watch without gaps, never from a record left by an old drain. */
 struct steer_idle {
 	__u32 total;
 	__u32 checked;
-	__u64 seen_ns;
+	__u32 seen;
+	__u32 pad;
 };
 
 /* XDP metadata in front of each frame queued to a worker: who sent it,

@@ -4,7 +4,6 @@
 #include "cli/json.h"
 #include "cli/print_status.h"
 
-static unsigned int drain_ms(const struct steer_slot *s);
 
 /* Buckets still draining, and the cpumap entries kept for them. */
 static void print_drain_text(const struct slot_view *v)
@@ -48,7 +47,7 @@ void print_status_text(const struct steer_status *st)
 		       s->flags & STEER_F_LOCAL_FASTPATH ? "on" : "off",
 		       s->flags & STEER_F_DRAIN ? "drain" : "immediate");
 		if (s->flags & STEER_F_DRAIN)
-			printf(" (timeout %u ms)", drain_ms(s));
+			printf(" (timeout %u ms)", s->drain_ms);
 		printf(", queue %u (cpumap bank %u), table %u\n", s->queue_size,
 		       s->bank, s->table_size);
 		printf("  workers:");
@@ -72,12 +71,6 @@ void print_status_text(const struct steer_status *st)
 		printf("  warning: %s\n", st->health.msg[i]);
 }
 
-/* The slot's drain timeout in milliseconds, as the policy gave it (the
- * slot keeps it in 2^STEER_TIME_SHIFT ns units, rounded up). */
-static unsigned int drain_ms(const struct steer_slot *s)
-{
-	return ((__u64)s->drain_units << STEER_TIME_SHIFT) / 1000000;
-}
 
 static const char *tf(int b)
 {
@@ -106,7 +99,7 @@ void print_status_json(const struct steer_status *st)
 	       tf(s->flags & STEER_F_SYMMETRIC),
 	       tf(s->flags & STEER_F_LOCAL_FASTPATH),
 	       s->flags & STEER_F_DRAIN ? "drain" : "immediate",
-	       drain_ms(s), v->draining, s->queue_size, s->bank,
+	       s->drain_ms, v->draining, s->queue_size, s->bank,
 	       s->table_size, v->nflow, v->nprefix, s->nshapes);
 	printf(", \"workers\": [");
 	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)

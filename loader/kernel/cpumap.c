@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "kernel/clock.h"
 #include "kernel/cpumap.h"
 
 static int bank_fd(const struct steer_maps *m, __u32 target)
@@ -18,16 +19,6 @@ static int bank_fd(const struct steer_maps *m, __u32 target)
 static __u32 cpu_of(__u32 target)
 {
 	return target % STEER_MAX_CPUS;
-}
-
-__u32 cpumap_now(void)
-{
-	struct timespec ts;
-
-	/* The coarse clock is the one bpf_ktime_get_coarse_ns() reads. */
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return ((__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec) >>
-	       STEER_TIME_SHIFT;
 }
 
 struct needs {
@@ -83,12 +74,15 @@ int cpumap_in_use(const struct steer_maps *m, __u32 units,
 {
 	int ncpus = libbpf_num_possible_cpus(), c, err = 0;
 	struct steer_bucket *v;
-	__u32 now = cpumap_now(), key, target;
+	__u32 now, key, target;
 
 	memset(in_use, 0, STEER_TARGETS);
 	*draining = 0;
 	if (ncpus < 0)
 		return ncpus;
+	err = clock_jiffies(&now);
+	if (err)
+		return err;
 	v = calloc(ncpus, sizeof(*v));
 	if (!v)
 		return -ENOMEM;

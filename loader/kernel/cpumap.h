@@ -19,7 +19,7 @@ int cpumap_slot_needs(const struct steer_maps *m, __u32 id,
 		      const struct steer_slot *s, unsigned char *need);
 
 /* Targets a receiving CPU's bucket sent to, or was passed under, within
- * the last 'units' (STEER_TIME_SHIFT): a draining bucket's old CPU, and a
+ * the last 'units' (jiffies): a draining bucket's old CPU, and a
  * fast-path bucket's own queue, which it may move through. *draining gets
  * the buckets (over all receiving CPUs) still draining. */
 int cpumap_in_use(const struct steer_maps *m, __u32 units,
@@ -44,9 +44,5 @@ int cpumap_retire(const struct steer_maps *m, const unsigned char *need,
 /* The entries of both banks: present[target], val[target]. */
 void cpumap_read(const struct steer_maps *m, struct bpf_cpumap_val *val,
 		 unsigned char *present);
-
-/* The time the datapath stamps buckets with (bpf_ktime_get_coarse_ns()
- * >> STEER_TIME_SHIFT). */
-__u32 cpumap_now(void);
 
 #endif /* XDP_STEER_CPUMAP_H */

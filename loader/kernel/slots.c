@@ -80,10 +80,10 @@ static int write_ctl(const struct steer_maps *m, const struct steer_ctl *ctl)
 }
 
 /* How long retire waits for buckets to leave the CPUs that left: their
- * drain timeout, and a little for the coarse clock's tick. */
+ * drain timeout, and two ticks (up to 20 ms) that jiffies may lag by. */
 static __u64 drain_wait_ns(const struct steer_slot *s)
 {
-	return ((__u64)s->drain_units << STEER_TIME_SHIFT) + 20000000ull;
+	return (__u64)s->drain_ms * 1000000ull + 20000000ull;
 }
 
 /*

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/hz.h"
+#include "kernel/clock.h"
 #include "kernel/maps.h"
 #include "kernel/netdev.h"
 #include "policy/compile.h"
@@ -71,10 +71,16 @@ int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 	}
 	if (res->cpus_fallback)
 		b.slot.loader_flags |= STEER_LF_CPUS_FALLBACK;
-	/* Below HZ=1000 every GRO flush is a full one; unknown, assume
-	 * not. */
-	hz = kernel_hz();
-	b.slot.gro_units = hz && hz < 1000 ? 0 : STEER_GRO_UNITS;
+	/* The datapath counts time in jiffies. Below HZ=1000 every GRO
+	 * flush is a full one. */
+	err = clock_hz(&hz);
+	if (err) {
+		lib_fail(ctx, err, "%s: cannot tell the kernel's tick rate (no CONFIG_HZ in /proc/config.gz or /boot, and jiffies unreadable: %s)",
+			 it->ifname, strerror(-err));
+		goto out_build;
+	}
+	b.slot.drain_units = clock_ms_to_ticks(b.slot.drain_ms, hz);
+	b.slot.gro_units = hz < 1000 ? 0 : STEER_GRO_UNITS;
 	res->ncpus = b.ncpus;
 	err = prog_worker_load(it->dir, &worker);
 	if (err) {

@@ -54,7 +54,7 @@ __u64 build_digest(const struct steer_build *b, const __u32 *table)
 	for (i = 0; i < (int)s->nshapes && i < STEER_MAX_SHAPES; i++)
 		h = MIX(h, s->shapes[i]);
 	h = MIX(MIX(MIX(h, s->queue_size), s->loader_flags), s->drain_units);
-	h = MIX(MIX(h, s->bank), s->gro_units);
+	h = MIX(MIX(MIX(h, s->bank), s->gro_units), s->drain_ms);
 	for (i = 0; i < (int)s->table_size; i++)
 		h = MIX(h, table[i]);
 	h = MIX(h, b->nrule_cpus);

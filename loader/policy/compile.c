@@ -266,9 +266,9 @@ int policy_compile(const struct steer_policy *p,
 		b->slot.loader_flags |= STEER_LF_SEED_RANDOM;
 	else
 		policy_seed_key(p->seed, b->slot.hash_key);
-	/* Whole units, rounded up: never shorter than asked. */
-	b->slot.drain_units = ((__u64)p->drain_timeout_ms * 1000000 +
-			       (1u << STEER_TIME_SHIFT) - 1) >> STEER_TIME_SHIFT;
+	/* In ticks of the running kernel: the apply turns it into
+	 * drain_units (kernel/clock.h). */
+	b->slot.drain_ms = p->drain_timeout_ms;
 
 	if (cpus->n <= 0 || cpus->n > STEER_MAX_CPUS) {
 		snprintf(why, why_len, "no worker CPU left to steer to");

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
 #include <netinet/in.h>
@@ -36,19 +37,51 @@ struct cfg {
 	__u32 flags;		/* STEER_F_* */
 	int nrules;		/* exact 5-tuple rules, none matching */
 	int nprefixes;		/* /24 source prefixes, none matching */
+	__u32 drain_units;	/* with STEER_F_DRAIN: the drain timeout */
+	int here;		/* every bucket to the bench CPU itself */
 };
 
+/* Drain rows: the steady state (every frame stamped, its bucket's record
+ * read and written), and a timeout of 0, under which every frame finds its
+ * bucket cold and, bound for the fast path, scans every receiving CPU's
+ * queue to this CPU first (the cost a flow's first frame pays). */
+#define DRAIN_DEFAULT	50
+
 static const struct cfg cfgs[] = {
-	{ "XDP_PASS (baseline)", CFG_PASS, 0, 0, 0 },
-	{ "redirect to a fixed CPU (baseline)", CFG_REDIRECT, 0, 0, 0 },
-	{ "xdp-steer, L3 key", CFG_STEER, 0, 0, 0 },
-	{ "xdp-steer, L4 key", CFG_STEER, STEER_F_HASH_L4, 0, 0 },
-	{ "xdp-steer, L4 key, symmetric", CFG_STEER, STEER_F_HASH_L4 | STEER_F_SYMMETRIC, 0, 0 },
-	{ "xdp-steer, L4 key, 1 rule", CFG_STEER, STEER_F_HASH_L4, 1, 0 },
-	{ "xdp-steer, L4 key, 100 rules", CFG_STEER, STEER_F_HASH_L4, 100, 0 },
-	{ "xdp-steer, L4 key, 10k rules", CFG_STEER, STEER_F_HASH_L4, 10000, 0 },
-	{ "xdp-steer, L4 key, 10k prefix rules", CFG_STEER, STEER_F_HASH_L4, 0, 10000 },
+	{ "XDP_PASS (baseline)", CFG_PASS, .flags = 0 },
+	{ "redirect to a fixed CPU (baseline)", CFG_REDIRECT, .flags = 0 },
+	{ "xdp-steer, L3 key", CFG_STEER, .flags = 0 },
+	{ "xdp-steer, L4 key", CFG_STEER, .flags = STEER_F_HASH_L4 },
+	{ "xdp-steer, L4 key, symmetric", CFG_STEER,
+	  .flags = STEER_F_HASH_L4 | STEER_F_SYMMETRIC },
+	{ "xdp-steer, L4 key, 1 rule", CFG_STEER, .flags = STEER_F_HASH_L4,
+	  .nrules = 1 },
+	{ "xdp-steer, L4 key, 100 rules", CFG_STEER, .flags = STEER_F_HASH_L4,
+	  .nrules = 100 },
+	{ "xdp-steer, L4 key, 10k rules", CFG_STEER, .flags = STEER_F_HASH_L4,
+	  .nrules = 10000 },
+	{ "xdp-steer, L4 key, 10k prefix rules", CFG_STEER,
+	  .flags = STEER_F_HASH_L4, .nprefixes = 10000 },
+	{ "xdp-steer, L4 key, drain", CFG_STEER,
+	  .flags = STEER_F_HASH_L4 | STEER_F_DRAIN,
+	  .drain_units = DRAIN_DEFAULT },
+	{ "xdp-steer, L4 key, drain, 1 rule", CFG_STEER,
+	  .flags = STEER_F_HASH_L4 | STEER_F_DRAIN, .nrules = 1,
+	  .drain_units = DRAIN_DEFAULT },
+	{ "fast path, L4 key (XDP_PASS here)", CFG_STEER,
+	  .flags = STEER_F_HASH_L4 | STEER_F_LOCAL_FASTPATH, .here = 1 },
+	{ "fast path, L4 key, drain", CFG_STEER,
+	  .flags = STEER_F_HASH_L4 | STEER_F_LOCAL_FASTPATH | STEER_F_DRAIN,
+	  .drain_units = DRAIN_DEFAULT, .here = 1 },
+	{ "fast path, drain, every frame cold", CFG_STEER,
+	  .flags = STEER_F_HASH_L4 | STEER_F_LOCAL_FASTPATH | STEER_F_DRAIN,
+	  .drain_units = 0, .here = 1 },
 };
+#define ROW_L4		3	/* cfgs[] rows the summary compares */
+#define ROW_DRAIN	9
+#define ROW_FAST	11
+#define ROW_FAST_DRAIN	12
+#define ROW_COLD	13
 #define NCFG (int)(sizeof(cfgs) / sizeof(cfgs[0]))
 
 struct baseline {
@@ -98,7 +131,10 @@ static int steer_setup(struct steer_prog *p, const struct cfg *c)
 	for (i = 0; i < STEER_HASH_KEY_WORDS; i++)
 		s.hash_key[i] = 0x9e3779b97f4a7c15ull * (i + 1);
 	s.flags = c->flags;
+	s.drain_units = c->drain_units;
 	err = steer_prog_reset_policy(p);
+	if (!err)
+		err = steer_prog_reset_drain(p);
 	if (err)
 		return err;
 	for (i = 0; i < c->nrules; i++) {
@@ -128,7 +164,8 @@ static int steer_setup(struct steer_prog *p, const struct cfg *c)
 	}
 	if (c->nprefixes)
 		steer_slot_add_shape(&s, STEER_M_SRC | STEER_M_PREFIX_SRC);
-	err = steer_prog_fill_table(p, 0, TARGET_CPU, s.table_size);
+	err = steer_prog_fill_table(p, 0, c->here ? BENCH_CPU : TARGET_CPU,
+				    s.table_size);
 	if (!err)
 		err = steer_prog_write_slot(p, 0, &s);
 	if (!err)
@@ -146,6 +183,27 @@ static int run(int prog_fd, const struct frame *f, __u32 *ns, int *verdict)
 	*ns = o.duration;
 	*verdict = o.retval;
 	return 0;
+}
+
+/* Costs differ between machines of one kind (retpolines, microcode): the
+ * table says where it was measured. */
+static void print_machine(void)
+{
+	char line[256], model[256] = "unknown";
+	struct utsname u;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+			snprintf(model, sizeof(model), "%s", strchr(line, ':') + 2);
+			model[strcspn(model, "\n")] = '\0';
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	uname(&u);
+	printf("CPU: %s; kernel %s\n", model, u.release);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -217,7 +275,9 @@ int main(void)
 					fprintf(stderr, "bench_prog: test run failed: %s\n", strerror(errno));
 					return 1;
 				}
-				if (verdict != (cfgs[c].kind == CFG_PASS ? XDP_PASS : XDP_REDIRECT)) {
+				if (verdict != (cfgs[c].kind == CFG_PASS ||
+						cfgs[c].here ? XDP_PASS :
+						XDP_REDIRECT)) {
 					fprintf(stderr, "bench_prog: '%s' returned verdict %d\n", cfgs[c].name, verdict);
 					return 1;
 				}
@@ -226,6 +286,8 @@ int main(void)
 
 	printf("Per-frame cost on the receiving CPU: bpf_prog_test_run_opts, %d runs x %d rounds, median; CPU %d, target CPU %d\n\n",
 	       REPEAT, ROUNDS, BENCH_CPU, TARGET_CPU);
+	print_machine();
+	printf("\n");
 	printf("%-38s %14s %14s\n", "program", "IPv4 UDP 64B", "IPv6 TCP 74B");
 	for (c = 0; c < NCFG; c++) {
 		for (k = 0; k < 2; k++) {
@@ -236,7 +298,20 @@ int main(void)
 	}
 	printf("\nxdp-steer (L4 key, no rules) over the fixed-CPU redirect:");
 	for (k = 0; k < 2; k++)
-		printf(" %s %+.0f ns%s", fname[k], med[3][k] - med[1][k], k ? "\n" : ",");
+		printf(" %s %+.0f ns%s", fname[k], med[ROW_L4][k] - med[1][k],
+		       k ? "\n" : ",");
+	printf("drain bookkeeping, queued:");
+	for (k = 0; k < 2; k++)
+		printf(" %s %+.0f ns%s", fname[k],
+		       med[ROW_DRAIN][k] - med[ROW_L4][k], k ? "\n" : ",");
+	printf("drain bookkeeping, fast path:");
+	for (k = 0; k < 2; k++)
+		printf(" %s %+.0f ns%s", fname[k],
+		       med[ROW_FAST_DRAIN][k] - med[ROW_FAST][k], k ? "\n" : ",");
+	printf("a cold bucket's first frame on the fast path (queue scan):");
+	for (k = 0; k < 2; k++)
+		printf(" %s %+.0f ns%s", fname[k],
+		       med[ROW_COLD][k] - med[ROW_FAST_DRAIN][k], k ? "\n" : ",");
 	steer_prog_close(&p);
 	bpf_object__close(b.obj);
 	return 0;

@@ -33,7 +33,7 @@ struct compile_case {
 
 /* What every policy without its own settings gets. */
 #define SLOT_DEFAULT \
-	"slot: flags l4,fastpath,drain; table 512; queue 2048; drain 48 units; non_ip local; loader seed_random\n"
+	"slot: flags l4,fastpath,drain; table 512; queue 2048; drain 50 ms; non_ip local; loader seed_random\n"
 
 static const struct compile_case cases[] = {
 	{ "a bare version takes every online CPU and the defaults", "0-3",
@@ -47,7 +47,7 @@ static const struct compile_case cases[] = {
 	  V1 "cpus: [1-2]\nqueue_size: 256\ntable_size: 64\n"
 	  "hash: {key: l3, symmetric: true, seed: 7}\n"
 	  "local_fastpath: false\nrebalance: immediate\nnon_ip: {cpu: 3}\n",
-	  "slot: flags symmetric; table 64; queue 256; drain 48 units; non_ip 3; loader -\n"
+	  "slot: flags symmetric; table 64; queue 256; drain 50 ms; non_ip 3; loader -\n"
 	  "shapes:\n"
 	  "cpus: 1 2\n"
 	  "rule_cpus:\n",
@@ -273,7 +273,7 @@ static const struct compile_case cases[] = {
 	  V1 "cpus: [0-3]\nhash: {symmetric: true}\nrules:\n"
 	  "  - {match: {proto: udp, src: 10.0.0.1, src_port: 53}, cpu: 1}\n"
 	  "  - {match: {src: 10.9.0.0/16}, cpus: [2-3]}\n",
-	  "slot: flags l4,symmetric,fastpath,drain; table 512; queue 2048; drain 48 units; non_ip local; loader seed_random\n"
+	  "slot: flags l4,symmetric,fastpath,drain; table 512; queue 2048; drain 50 ms; non_ip local; loader seed_random\n"
 	  "shapes: proto+src+sport proto+dst+dport | src/ dst/\n"
 	  "flow proto+src+sport: proto 17 v4 10.0.0.1 > 0.0.0.0 sport 53 -> cpu 1 (rule 0)\n"
 	  "flow proto+dst+dport: proto 17 v4 0.0.0.0 > 10.0.0.1 dport 53 -> cpu 1 (rule 0)\n"
@@ -291,7 +291,7 @@ static const struct compile_case cases[] = {
 	  V1 "cpus: [0-3]\nhash: {symmetric: true}\nrules:\n"
 	  "  - {match: {src: 10.1.0.0/16}, cpu: 1}\n"
 	  "  - {match: {src: 10.2.0.0/16}, cpu: 2}\n",
-	  "slot: flags l4,symmetric,fastpath,drain; table 512; queue 2048; drain 48 units; non_ip local; loader seed_random\n"
+	  "slot: flags l4,symmetric,fastpath,drain; table 512; queue 2048; drain 50 ms; non_ip local; loader seed_random\n"
 	  "shapes: | src/ dst/\n"
 	  "prefix src/: v4 10.1.0.0/16 -> cpu 1 (rule 0)\n"
 	  "prefix dst/: v4 10.1.0.0/16 -> cpu 1 (rule 0)\n"
@@ -448,8 +448,8 @@ static void dump_build(struct sbuf *b, const struct steer_build *bd)
 
 	put(b, "slot: flags ");
 	put_names(b, s->flags, flag_names, 4, ",");
-	put(b, "; table %u; queue %u; drain %u units; non_ip ", s->table_size,
-	    s->queue_size, s->drain_units);
+	put(b, "; table %u; queue %u; drain %u ms; non_ip ", s->table_size,
+	    s->queue_size, s->drain_ms);
 	if (s->nonip_cpu == STEER_CPU_LOCAL)
 		put(b, "local");
 	else

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * clock.c - jiffies and the tick rate for the loader (see clock.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/utsname.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <zlib.h>
+
+#include "kernel/clock.h"
+#include "clock.skel.h"
+
+struct steer_clock_ctx {
+	__u64 jiffies;
+};
+
+/* Loaded on first use and kept: a tool run reads the clock a few times. */
+static struct clock_bpf *skel;
+
+int clock_jiffies(__u32 *now)
+{
+	struct steer_clock_ctx c = {};
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &c,
+		    .ctx_size_in = sizeof(c));
+	int err;
+
+	if (!skel) {
+		skel = clock_bpf__open_and_load();
+		if (!skel)
+			return -errno;
+	}
+	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.steer_clock),
+				     &opts);
+	if (err)
+		return err;
+	*now = (__u32)c.jiffies;
+	return 0;
+}
+
+/* CONFIG_HZ=N in a kernel config read line by line through zlib (which
+ * reads plain files as they are, so one reader serves both). */
+static int hz_from(const char *path)
+{
+	char line[256];
+	gzFile f = gzopen(path, "r");
+	int hz = 0;
+
+	if (!f)
+		return 0;
+	while (gzgets(f, line, sizeof(line)))
+		if (!strncmp(line, "CONFIG_HZ=", 10)) {
+			hz = atoi(line + 10);
+			break;
+		}
+	gzclose(f);
+	return hz;
+}
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+/* Jiffies over about 20 ms, to the nearest rate Linux offers. */
+static int hz_measured(int *hz)
+{
+	static const int rates[] = { 100, 250, 300, 1000 };
+	struct timespec nap = { 0, 20000000 };
+	__u32 j0, j1;
+	__u64 t0, t1;
+	double r, best = 1e9;
+	int err;
+	size_t i;
+
+	err = clock_jiffies(&j0);
+	t0 = mono_ns();
+	nanosleep(&nap, NULL);
+	if (!err)
+		err = clock_jiffies(&j1);
+	t1 = mono_ns();
+	if (err)
+		return err;
+	r = (double)(j1 - j0) * 1e9 / (double)(t1 - t0);
+	for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+		if (fabs(rates[i] - r) < best) {
+			best = fabs(rates[i] - r);
+			*hz = rates[i];
+		}
+	}
+	return 0;
+}
+
+int clock_hz(int *hz)
+{
+	char path[sizeof(((struct utsname *)0)->release) + 16];
+	static int known;
+	struct utsname u;
+	int err;
+
+	if (known) {
+		*hz = known;
+		return 0;
+	}
+	known = hz_from("/proc/config.gz");
+	if (!known && !uname(&u)) {
+		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+		known = hz_from(path);
+	}
+	if (!known) {
+		err = hz_measured(&known);
+		if (err)
+			return err;
+	}
+	*hz = known;
+	return 0;
+}
+
+__u32 clock_ms_to_ticks(__u32 ms, int hz)
+{
+	return (__u32)(((__u64)ms * (__u64)hz + 999) / 1000) + 1;
+}
