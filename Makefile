@@ -184,6 +184,15 @@ tests/bench/udp_sink: tests/bench/udp_sink.o tests/lib/tool.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) -lpthread
 
+# The drain benchmark's watcher (tests/bench/moves.sh): how long after a
+# flip every bucket has moved, read from the pinned maps.
+ALL += tests/bench/moves
+all: tests/bench/moves
+tests/bench/moves: tests/bench/moves.o loader/kernel/maps.o \
+		   loader/kernel/clock.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
+
 # The tests load the objects from disk at run time: build them first, but
 # a new object needs no relink.
 $(PROG_BINS) $(BENCH_BINS): | $(BPF_OBJ) $(BENCH_BPF)

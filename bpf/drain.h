@@ -7,14 +7,16 @@
  * Every frame the receiving CPU queues carries, in XDP metadata, its
  * sender, target and sequence number in that sender's stream to that
  * target (steer_seq). The target's cpumap program publishes what it
- * dequeued from each sender (steer_deq). A bucket remembers, per receiving
+ * dequeued from each sender, to within STEER_MARK_EPOCH of its frames
+ * (steer_deq). A bucket remembers, per receiving
  * CPU, where its last frame went and that frame's sequence number
  * (steer_buckets). When the table sends the bucket elsewhere, its frames
  * keep going to the old target until the old target has handed the last
  * of them to the stack:
- *   - it dequeued it at least STEER_FLUSH_GAP frames (and, where GRO
- *     keeps young segments, the slot's gro_units) ago: its kthread has
- *     flushed GRO since; or
+ *   - it dequeued at least STEER_FLUSH_GAP frames after it: its kthread
+ *     has flushed GRO since (where GRO keeps young segments, HZ >= 1000:
+ *     a whole STEER_EPOCH after it, and the epoch after it began the
+ *     slot's gro_units ago); or
  *   - it dequeued it, has dequeued nothing for STEER_DRAIN_IDLE_NS, and
  *     no receiving CPU has anything queued to it (its ring was empty
  *     after its last batch, which makes the kthread flush everything);
@@ -22,7 +24,8 @@
  * long delivered). While the old target keeps dequeuing, the bucket waits:
  * on a worker whose ring never empties (overloaded), a busy bucket can
  * move without reordering only in a pause of its own, and waits for one,
- * as RFS does. A target that dequeues nothing at all for the drain timeout
+ * as RFS does: a bucket carrying more than 1/80 of a busy CPU's frames
+ * moves when its flows pause. A target that dequeues nothing for the timeout
  * (stalled, or its CPU gone) lets the bucket go anyway, counted.
  *
  * A frame passed on the receiving CPU itself (the fast path) is handed to
@@ -112,8 +115,9 @@ static __always_inline int queue_frame(struct xdp_md *ctx,
  * dequeued there: its ring is empty. */
 __noinline int queue_empty(__u32 target)
 {
-	__u32 rx, idx, *active, *sent;
+	__u32 rx, idx, *active, *sent, seq, s;
 	struct steer_deq *d;
+	int i;
 
 	if (target >= STEER_TARGETS)
 		return 0;
@@ -129,9 +133,17 @@ __noinline int queue_empty(__u32 target)
 		sent = bpf_map_lookup_elem(&steer_seq, &idx);
 		idx = target * STEER_MAX_CPUS + rx;
 		d = bpf_map_lookup_elem(&steer_deq, &idx);
-		if (!sent || !d ||
-		    STEER_MARK_SEQ(*(volatile __u64 *)&d->h[0]) !=
-		    *(volatile __u32 *)sent)
+		if (!sent || !d)
+			return 0;
+		/* The latest mark: the furthest stamp. */
+		seq = STEER_MARK_SEQ(*(volatile __u64 *)&d->h[0]);
+#pragma unroll
+		for (i = 1; i < STEER_MARKS; i++) {
+			s = STEER_MARK_SEQ(*(volatile __u64 *)&d->h[i]);
+			if ((__s32)(s - seq) > 0)
+				seq = s;
+		}
+		if (seq != *(volatile __u32 *)sent)
 			return 0;
 	}
 	return 1;
@@ -180,22 +192,25 @@ __noinline int drained(__u32 me, __u32 target, __u32 seq, __u32 now,
 		return DRAIN_STALLED;
 	}
 	idle->checked = now;
-	/* The oldest mark past our frame bounds when it was dequeued. */
+	/* The earliest mark at or past our frame bounds when it was
+	 * dequeued. */
 #pragma unroll
-	for (i = 2; i >= 0; i--) {
+	for (i = 0; i < STEER_MARKS; i++) {
 		mark = *(volatile __u64 *)&d->h[i];
-		if (!found && mark &&
-		    (__s32)(STEER_MARK_SEQ(mark) - seq) >= 0) {
+		if (mark && (__s32)(STEER_MARK_SEQ(mark) - seq) >= 0 &&
+		    (!found || (__s32)(STEER_MARK_TOTAL(mark) - at) < 0)) {
 			at = STEER_MARK_TOTAL(mark);
 			found = 1;
 		}
 	}
 	if (!found)
 		return DRAIN_WAIT;
-	if (total - at >= STEER_FLUSH_GAP) {
+	if (!gro_units && total - at >= STEER_FLUSH_GAP)
+		return DRAIN_DONE;
+	if (gro_units && total - at >= STEER_EPOCH) {
 		/* Dequeued before the next epoch began; that slot holds its
 		 * start, or a later epoch's. */
-		idx = target * 4 + ((at / STEER_FLUSH_GAP + 1) & 3);
+		idx = target * 4 + ((at / STEER_EPOCH + 1) & 3);
 		began = bpf_map_lookup_elem(&steer_wtime, &idx);
 		if (began && now - *(volatile __u32 *)began >= gro_units)
 			return DRAIN_DONE;

@@ -305,7 +305,7 @@ int STEER_PROG_WORKER(struct xdp_md *ctx)
 	struct steer_worker_stats *ws;
 	struct steer_deq *d;
 	__u32 zero = 0, idx, total, *wt;
-	__u64 mark, *last;
+	__u64 *last;
 
 	ws = bpf_map_lookup_elem(&worker_stats, &zero);
 	if (ws) {
@@ -327,19 +327,15 @@ int STEER_PROG_WORKER(struct xdp_md *ctx)
 	/* Only this target's kthread writes these: no atomics needed. */
 	total = *wt + 1;
 	*wt = total;
-	if (!(total % STEER_FLUSH_GAP)) {
-		__u32 slot = m->target * 4 + ((total / STEER_FLUSH_GAP) & 3);
+	if (!(total % STEER_EPOCH)) {
+		__u32 slot = m->target * 4 + ((total / STEER_EPOCH) & 3);
 		__u32 *began = bpf_map_lookup_elem(&steer_wtime, &slot);
 
 		if (began)
 			*began = (__u32)bpf_jiffies64();
 	}
-	mark = d->h[0];
-	if (STEER_MARK_TOTAL(mark) / STEER_FLUSH_GAP != total / STEER_FLUSH_GAP) {
-		d->h[2] = d->h[1];
-		d->h[1] = mark;
-	}
-	d->h[0] = STEER_MARK(m->seq, total);
+	d->h[(total / STEER_MARK_EPOCH) & (STEER_MARKS - 1)] =
+		STEER_MARK(m->seq, total);
 	return XDP_PASS;
 }
 

@@ -53,25 +53,41 @@
  * one load, cheap enough for every frame, where bpf_ktime_get_coarse_ns()
  * cost 20-30 ns; and the clock GRO ages segments by). The loader turns the
  * policy's milliseconds into the running kernel's ticks. */
-/* A worker's cpumap kthread hands frames to the stack in batches and,
- * since Linux 6.14, holds them in GRO until it has taken 64 frames
- * (NAPI_POLL_WEIGHT) or found its ring empty. Frames it dequeued at least
- * this many frames ago have surely reached the stack. */
-#define STEER_FLUSH_GAP		128
-/* ... and, on kernels with HZ >= 1000, at least this many jiffies ago:
- * there GRO keeps merged TCP segments younger than a tick across those
- * flushes and across busy NAPI polls. Below HZ=1000 every such flush is a
- * full one. The loader sets the slot's gro_units to this or 0. */
+/* A worker's cpumap kthread takes frames off its ring in batches of at
+ * most 8 (CPUMAP_BATCH) and runs each batch, our cpumap program included,
+ * with bottom halves off; since Linux 6.14 it hands the skbs to the stack
+ * (a GRO flush) at the end of the first batch that finds its ring empty or
+ * brings the frames since the last flush to 64 (NAPI_POLL_WEIGHT). So at
+ * most 63 + 8 - 1 = 70 frames follow a frame into its flush, and once the
+ * program has run on a frame 71 or more after it, that flush is over. 80
+ * leaves room for a larger batch. */
+#define STEER_FLUSH_GAP		80
+/* The worker keeps a mark (steer_deq) per epoch of STEER_MARK_EPOCH of its
+ * frames, the last STEER_MARKS epochs of them: a frame is known dequeued
+ * to within an epoch, and one older than them all at least
+ * (STEER_MARKS - 1) * STEER_MARK_EPOCH = 96 >= STEER_FLUSH_GAP frames ago.
+ * Powers of two: the worker divides by shifting. */
+#define STEER_MARK_EPOCH	32
+#define STEER_MARKS		4
+/* ... and the time each epoch of STEER_EPOCH frames began (steer_wtime). */
+#define STEER_EPOCH		128
+/* On kernels with HZ >= 1000 a flush that does not empty the ring keeps
+ * GRO segments younger than a tick; such a frame is handed on by the
+ * first flush of a later tick. A bucket there waits until the epoch after
+ * its frame began this many jiffies ago and a whole epoch has followed
+ * (STEER_EPOCH > STEER_FLUSH_GAP). Below HZ=1000 every flush is a full
+ * one. The loader sets the slot's gro_units to this or 0. */
 #define STEER_GRO_UNITS		2
 /* A frame passed on the receiving CPU is handed to the stack when its NAPI
  * poll ends. A poll takes at most 64 frames (NAPI_POLL_WEIGHT), so once
  * the CPU has seen this many more, that poll is over. */
 #define STEER_POLL_GAP		128
 /* A worker that has dequeued nothing for this long, with nothing queued
- * to it, has finished the batch it was on (and flushed: its ring was
- * empty). The tail of a batch (skbs built, handed to GRO, flushed) runs
- * with bottom halves off, in microseconds. */
-#define STEER_DRAIN_IDLE_NS	50000
+ * to it, has finished the batch it was on, and that batch flushed (it
+ * found the ring empty). The rest of a batch after the program's last run
+ * hands up to 70 skbs to the stack, about 1-2 us each on a 2-vCPU EPYC VM:
+ * 500 us is several times that. */
+#define STEER_DRAIN_IDLE_NS	500000
 
 /* ---- names: defined once, used by BPF (as identifiers) and userspace ---- */
 
@@ -135,7 +151,7 @@
 	/* [target]: frames the target's cpumap program has run on. */	\
 	X(steer_wtot, BPF_MAP_TYPE_ARRAY, __u32, __u32, STEER_TARGETS, 0)\
 	/* [target * 4 + epoch % 4]: when the target's epoch of		\
-	 * STEER_FLUSH_GAP frames began (jiffies). */			\
+	 * STEER_EPOCH frames began (jiffies). */    			\
 	X(steer_wtime, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
 	  STEER_TARGETS * 4, 0)						\
 	/* [target]: when its cpumap program last ran (ns). */		\
@@ -326,15 +342,16 @@ struct steer_bucket {
 /* steer_bucket.target: passed on the receiving CPU itself. */
 #define STEER_TARGET_LOCAL	0x8000u
 
-/* steer_deq[target * STEER_MAX_CPUS + rx]: the last frames the target's
- * cpumap program dequeued from receiving CPU rx, in three epochs of
- * STEER_FLUSH_GAP of the target's frames: h[0] the latest, h[1] and h[2]
- * the last ones of earlier epochs. Each mark is one 64-bit word, written
- * in one store so no reader sees half of one: the frame's steer_seq stamp
- * in bits 0-31, steer_wtot after it in bits 32-63. Frames up to a mark's
- * stamp were dequeued when the target's count was at most its total. */
+/* steer_deq[target * STEER_MAX_CPUS + rx]: the last frame the target's
+ * cpumap program dequeued from receiving CPU rx in each of its last
+ * STEER_MARKS epochs, epoch e (steer_wtot / STEER_MARK_EPOCH) at
+ * h[e % STEER_MARKS]. Each mark is one 64-bit word, written in one store so
+ * no reader sees half of one: the frame's steer_seq stamp in bits 0-31,
+ * steer_wtot after it in bits 32-63. Frames up to a mark's stamp were
+ * dequeued when the target's count was at most its total: a fact that
+ * stays true, so any mark, however old, bounds the frames before it. */
 struct steer_deq {
-	__u64 h[3];
+	__u64 h[STEER_MARKS];
 };
 #define STEER_MARK(seq, total)	((__u64)(seq) | (__u64)(total) << 32)
 #define STEER_MARK_SEQ(m)	((__u32)(m))

@@ -71,7 +71,6 @@ void print_status_text(const struct steer_status *st)
 		printf("  warning: %s\n", st->health.msg[i]);
 }
 
-
 static const char *tf(int b)
 {
 	return b ? "true" : "false";

@@ -307,12 +307,73 @@ static void test_busy_worker_holds(void)
 	EXPECT_EQ(queued_to(local_cpu), 1, "once R is idle with its ring empty, the bucket moves");
 }
 
-/* A worker that never idles flushes GRO every STEER_FLUSH_GAP frames: the
- * bucket may go once that many followed its last frame, and (where GRO
- * keeps segments that long) gro_units have passed since. */
+/* R's count of dequeued frames, as its cpumap program keeps it. */
+static bool set_count(int target, __u32 total)
+{
+	__u32 t = target;
+
+	return EXPECT_EQ(bpf_map_update_elem(prog.steer_wtot, &t, &total,
+					     BPF_ANY), 0, "the count was written");
+}
+
+/* A worker that never idles flushes GRO within STEER_FLUSH_GAP frames:
+ * once that many followed the bucket's last frame there, the bucket may
+ * go, busy worker or not (HZ < 1000: every flush is a full one). */
 static void test_flush_gap_releases(void)
 {
-	__u32 key, began, total;
+	struct drain_case c;
+	__u32 last;
+
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT))
+		return;
+	send_frame(&c.f);
+	if (!move_to(&c, local_cpu))
+		return;
+	send_frame(&c.f);
+	last = queued_to(remote_cpu);
+
+	/* The bucket's last frame was dequeued at count 10; the worker
+	 * goes on, busy. */
+	if (!publish(remote_cpu, last, 10, BUSY_NOW()) ||
+	    !set_count(remote_cpu, 10 + STEER_FLUSH_GAP - 1))
+		return;
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(local_cpu), 0, "79 frames after its last are not enough");
+
+	/* That frame went to R too: the mark stops one short of it. */
+	last = queued_to(remote_cpu);
+	if (!publish(remote_cpu, last - 1, 10, BUSY_NOW()) ||
+	    !set_count(remote_cpu, 10 + 10 * STEER_FLUSH_GAP))
+		return;
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(local_cpu), 0, "a mark short of the bucket's last frame releases nothing");
+
+	/* Two marks past it: the earlier bounds its dequeue (count 10,
+	 * 80 ago); the later one (count 60, 30 ago) does not hold it. */
+	last = queued_to(remote_cpu);
+	if (!publish(remote_cpu, last, 10, BUSY_NOW()) ||
+	    !set_count(remote_cpu, 10 + STEER_FLUSH_GAP))
+		return;
+	{
+		__u32 key = remote_cpu * STEER_MAX_CPUS + local_cpu;
+		struct steer_deq d = { .h = { STEER_MARK(last + 2, 60),
+					      STEER_MARK(last, 10) } };
+
+		if (!EXPECT_EQ(bpf_map_update_elem(prog.steer_deq, &key, &d,
+						   BPF_ANY), 0, "two marks were written"))
+			return;
+	}
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(local_cpu), 1, "80 frames after its last, the bucket leaves the busy CPU");
+	EXPECT_EQ(stats().moves_done, 1, "counted in moves_done");
+}
+
+/* HZ >= 1000: GRO keeps segments younger than a tick across busy flushes.
+ * The bucket waits a whole epoch, and until the epoch after its frame
+ * began gro_units ago. */
+static void test_gro_units_hold_a_tick(void)
+{
+	__u32 key, began, last;
 	struct drain_case c;
 
 	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT))
@@ -323,55 +384,36 @@ static void test_flush_gap_releases(void)
 	send_frame(&c.f);
 	if (!move_to(&c, local_cpu))
 		return;
-	/* Frame 2 is dequeued at count 10; the count goes on under load. */
 	send_frame(&c.f);
-	total = 10 + STEER_FLUSH_GAP - 1;
-	if (!publish(remote_cpu, 2, 10, BUSY_NOW()))
-		return;
-	if (!EXPECT_EQ(bpf_map_update_elem(prog.steer_wtot,
-					   &(__u32){ remote_cpu }, &total,
-					   BPF_ANY), 0, "the count was written"))
+	last = queued_to(remote_cpu);
+	if (!publish(remote_cpu, last, 10, BUSY_NOW()) ||
+	    !set_count(remote_cpu, 10 + STEER_FLUSH_GAP))
 		return;
 	send_frame(&c.f);
-	EXPECT_EQ(queued_to(local_cpu), 0, "127 frames after it are not enough");
+	EXPECT_EQ(queued_to(local_cpu), 0, "80 frames after it are not enough where GRO keeps young segments");
 
-	/* 128 after it, and the epoch they began has just begun. */
-	total = 10 + STEER_FLUSH_GAP;
-	key = remote_cpu * 4 + ((10 / STEER_FLUSH_GAP + 1) & 3);
+	/* A whole epoch after it, and the next epoch has just begun. */
+	key = remote_cpu * 4 + ((10 / STEER_EPOCH + 1) & 3);
 	began = jiffies();
-	if (!EXPECT_EQ(bpf_map_update_elem(prog.steer_wtot,
-					   &(__u32){ remote_cpu }, &total,
-					   BPF_ANY) ||
-		       bpf_map_update_elem(prog.steer_wtime, &key, &began,
-					   BPF_ANY), 0, "the count was written"))
+	last = queued_to(remote_cpu);
+	if (!publish(remote_cpu, last, 10, BUSY_NOW()) ||
+	    !set_count(remote_cpu, 10 + STEER_EPOCH) ||
+	    !EXPECT_EQ(bpf_map_update_elem(prog.steer_wtime, &key, &began,
+					   BPF_ANY), 0, "the epoch's start was written"))
 		return;
-	/* The frame before this one was queued to R as well, unmarked: the
-	 * mark must cover it. */
-	if (!publish(remote_cpu, queued_to(remote_cpu), 10, BUSY_NOW()))
-		return;
-	bpf_map_update_elem(prog.steer_wtot, &(__u32){ remote_cpu }, &total,
-			    BPF_ANY);
 	send_frame(&c.f);
-	EXPECT_EQ(queued_to(local_cpu), 0, "128 frames after it, but within gro_units of their epoch, it waits");
+	EXPECT_EQ(queued_to(local_cpu), 0, "an epoch after it, but within gro_units of its start, it waits");
 
-	/* The epoch began gro_units ago, but the mark stops one frame
-	 * short of the bucket's last. */
+	/* The epoch began gro_units (and one) ago. */
 	began = jiffies() - 3;
-	bpf_map_update_elem(prog.steer_wtime, &key, &began, BPF_ANY);
-	if (!publish(remote_cpu, queued_to(remote_cpu) - 1, 10, BUSY_NOW()))
+	last = queued_to(remote_cpu);
+	if (!publish(remote_cpu, last, 10, BUSY_NOW()) ||
+	    !set_count(remote_cpu, 10 + STEER_EPOCH) ||
+	    !EXPECT_EQ(bpf_map_update_elem(prog.steer_wtime, &key, &began,
+					   BPF_ANY), 0, "the epoch's start was written"))
 		return;
-	bpf_map_update_elem(prog.steer_wtot, &(__u32){ remote_cpu }, &total,
-			    BPF_ANY);
 	send_frame(&c.f);
-	EXPECT_EQ(queued_to(local_cpu), 0, "a mark short of the bucket's last frame releases nothing");
-
-	if (!publish(remote_cpu, queued_to(remote_cpu), 10, BUSY_NOW()))
-		return;
-	bpf_map_update_elem(prog.steer_wtot, &(__u32){ remote_cpu }, &total,
-			    BPF_ANY);
-	send_frame(&c.f);
-	EXPECT_EQ(queued_to(local_cpu), 1, "128 frames and gro_units after it, the bucket moves though R is busy");
-	EXPECT_EQ(stats().moves_done, 1, "counted in moves_done");
+	EXPECT_EQ(queued_to(local_cpu), 1, "an epoch and gro_units after it, the bucket moves though R is busy");
 }
 
 /* Sends the bucket's frame about every millisecond until it moves (the
@@ -653,10 +695,13 @@ static void test_worker_publishes_what_it_dequeued(void)
 
 	key = remote_cpu * STEER_MAX_CPUS + local_cpu;
 	bpf_map_lookup_elem(prog.steer_deq, &key, &d);
-	EXPECT_EQ(STEER_MARK_SEQ(d.h[0]), n, "R's latest mark is our last frame");
-	EXPECT_EQ(STEER_MARK_TOTAL(d.h[0]), n, "at its count n");
-	EXPECT_EQ(d.h[1], STEER_MARK(STEER_FLUSH_GAP - 1, STEER_FLUSH_GAP - 1),
-		  "the previous epoch's last mark is kept");
+	/* n = 200: epoch 6 (frames 192-200) at h[2], 5 at h[1], 4 at h[0],
+	 * 3 (96-127) at h[3]. */
+	EXPECT_EQ(d.h[(n / STEER_MARK_EPOCH) % STEER_MARKS], STEER_MARK(n, n),
+		  "R's latest mark is our last frame, at its count n");
+	EXPECT_EQ(d.h[1], STEER_MARK(191, 191), "epoch 5's last frame is marked");
+	EXPECT_EQ(d.h[0], STEER_MARK(159, 159), "epoch 4's last frame is marked");
+	EXPECT_EQ(d.h[3], STEER_MARK(127, 127), "epoch 3's last frame is marked");
 	key = remote_cpu;
 	bpf_map_lookup_elem(prog.steer_wtot, &key, &total);
 	EXPECT_EQ(total, n, "steer_wtot counts what R dequeued");
@@ -670,7 +715,7 @@ static void test_worker_publishes_what_it_dequeued(void)
 	/* The real marks release a moved bucket once R is idle. */
 	if (!move_to(&c, local_cpu))
 		return;
-	sleep_us(1000);
+	sleep_us(2 * STEER_DRAIN_IDLE_NS / 1000);
 	send_frame(&c.f);
 	EXPECT_EQ(queued_to(local_cpu), 1, "with R's marks, the moved bucket goes to L");
 	EXPECT_EQ(stats().moves_done, 1, "counted in moves_done");
@@ -684,7 +729,9 @@ const struct test_case drain_tests[] = {
 	TEST_ENTRY(test_busy_worker_holds,
 		   "drain: a bucket waits while its old CPU is still in its batch"),
 	TEST_ENTRY(test_flush_gap_releases,
-		   "drain: 128 frames and gro_units after its last one, a bucket leaves a busy CPU"),
+		   "drain: 80 frames after its last one, a bucket leaves a busy CPU"),
+	TEST_ENTRY(test_gro_units_hold_a_tick,
+		   "drain: where GRO keeps young segments, a bucket also waits an epoch and gro_units"),
 	TEST_ENTRY(test_stalled_target_times_out,
 		   "drain: a bucket leaves a CPU that dequeues nothing at the drain timeout, counted"),
 	TEST_ENTRY(test_stale_watch_starts_over,
