@@ -160,8 +160,8 @@ static __always_inline int deliver(struct xdp_md *ctx, struct steer_stats *st,
 		    &seq);
 }
 
-/* A frame of table bucket 'bucket', whose CPU is 'cpu': with drain on, to
- * wherever the bucket's frames must go now (drain.h). */
+/* A frame of drain bucket 'bucket' (steer_buckets), whose table CPU is
+ * 'cpu': with drain on, to wherever its frames must go now (drain.h). */
 static __always_inline int deliver_bucket(struct xdp_md *ctx,
 					  struct steer_stats *st,
 					  const struct steer_slot *slot,
@@ -291,7 +291,9 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 		st->passed_no_target++;
 		return XDP_PASS;
 	}
-	return deliver_bucket(ctx, st, slot, bucket, *entry, bytes);
+	return deliver_bucket(ctx, st, slot,
+			      steer_table_index(hash, STEER_TABLE_MAX), *entry,
+			      bytes);
 }
 
 /* Second stage, run by the cpumap kthread on the worker CPU for each frame

@@ -136,7 +136,7 @@
 	X(worker_stats, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
 	  struct steer_worker_stats, 1, 0)				\
 	/* Drain (section 4 of the design): per receiving CPU and	\
-	 * bucket, where the bucket's frames went last. */		\
+	 * drain bucket, where its frames went last. */			\
 	X(steer_buckets, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
 	  struct steer_bucket, STEER_TABLE_MAX, 0)			\
 	/* [rx * STEER_TARGETS + target]: frames the receiving CPU	\
@@ -327,9 +327,12 @@ struct steer_worker_stats {
 	__u64 bytes;
 };
 
-/* steer_buckets[bucket], per receiving CPU: where the bucket's frames from
- * this CPU went last. A bucket whose table CPU changed keeps sending to
- * 'target' until that target has delivered 'seq' (or drain times out). */
+/* steer_buckets[hash % STEER_TABLE_MAX], per receiving CPU: where the
+ * frames of that drain bucket went last from this CPU. Drain buckets are
+ * the finest table's buckets whatever the table's size, so a flow keeps
+ * its record when table_size changes; each lies in one table bucket. A
+ * bucket whose table CPU changed keeps sending to 'target' until that
+ * target has delivered 'seq' (or drain times out). */
 struct steer_bucket {
 	__u16 target;		/* STEER_TARGET_* bits over a target id */
 	__u16 pad;

@@ -69,38 +69,45 @@ int cpumap_slot_needs(const struct steer_maps *m, __u32 id,
 	return err;
 }
 
+struct in_use_scan {
+	__u32 now, units;
+	unsigned char *in_use;
+	int draining;
+};
+
+static int in_use_one(__u32 key, const void *values, int ncpus, void *arg)
+{
+	const struct steer_bucket *v = values;
+	struct in_use_scan *s = arg;
+	__u32 target;
+	int c;
+
+	(void)key;
+	for (c = 0; c < ncpus; c++) {
+		if (!v[c].last || s->now - v[c].last >= s->units)
+			continue;
+		target = v[c].target & ~STEER_TARGET_LOCAL;
+		if (target < STEER_TARGETS)
+			s->in_use[target] = 1;
+		s->draining += v[c].since != 0;
+	}
+	return 0;
+}
+
 int cpumap_in_use(const struct steer_maps *m, __u32 units,
 		  unsigned char *in_use, int *draining)
 {
-	int ncpus = libbpf_num_possible_cpus(), c, err = 0;
-	struct steer_bucket *v;
-	__u32 now, key, target;
+	struct in_use_scan s = { .units = units, .in_use = in_use };
+	int err;
 
 	memset(in_use, 0, STEER_TARGETS);
 	*draining = 0;
-	if (ncpus < 0)
-		return ncpus;
-	err = clock_jiffies(&now);
-	if (err)
-		return err;
-	v = calloc(ncpus, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (key = 0; key < STEER_TABLE_MAX; key++) {
-		if (bpf_map_lookup_elem(m->steer_buckets, &key, v)) {
-			err = -errno;
-			break;
-		}
-		for (c = 0; c < ncpus; c++) {
-			if (!v[c].last || now - v[c].last >= units)
-				continue;
-			target = v[c].target & ~STEER_TARGET_LOCAL;
-			if (target < STEER_TARGETS)
-				in_use[target] = 1;
-			*draining += v[c].since != 0;
-		}
-	}
-	free(v);
+	err = clock_jiffies(&s.now);
+	if (!err)
+		err = maps_percpu_scan(m->steer_buckets, STEER_TABLE_MAX,
+				       sizeof(struct steer_bucket),
+				       in_use_one, &s);
+	*draining = s.draining;
 	return err;
 }
 

@@ -90,6 +90,58 @@ int maps_percpu_sum(int fd, __u32 key, size_t value_size, void *sum,
 	return 0;
 }
 
+/* Keys per batch: with 256 CPUs and 16-byte values, 1 MiB of values. */
+#define SCAN_CHUNK	256
+
+int maps_percpu_scan(int fd, __u32 nkeys, size_t value_size,
+		     int (*fn)(__u32 key, const void *values, int ncpus,
+			       void *arg), void *arg)
+{
+	int ncpus = libbpf_num_possible_cpus(), err = 0, batch = 1;
+	size_t row = ncpus > 0 ? (size_t)ncpus * value_size : 0;
+	__u32 keys[SCAN_CHUNK], first, n, i, prev, out;
+	char *vals;
+
+	if (ncpus < 0)
+		return ncpus;
+	vals = calloc(SCAN_CHUNK, row);
+	if (!vals)
+		return -ENOMEM;
+	for (first = 0; first < nkeys && !err; first += n) {
+		LIBBPF_OPTS(bpf_map_batch_opts, opts);
+
+		n = nkeys - first < SCAN_CHUNK ? nkeys - first : SCAN_CHUNK;
+		if (batch) {
+			/* The batch starts after the key given (at 0 for
+			 * none). */
+			prev = first - 1;
+			err = bpf_map_lookup_batch(fd, first ? &prev : NULL,
+						   &out, keys, vals, &n, &opts);
+			if (err == -ENOENT)	/* the map's end: n is set */
+				err = 0;
+			if (err == -EINVAL || err == -EOPNOTSUPP) {
+				batch = 0;	/* an old kernel: one by one */
+				err = 0;
+				n = 0;
+				continue;
+			}
+			if (!err && (!n || keys[0] != first))
+				err = -EIO;
+		} else {
+			for (i = 0; i < n && !err; i++) {
+				keys[i] = first + i;
+				if (bpf_map_lookup_elem(fd, &keys[i],
+							vals + i * row))
+					err = -errno;
+			}
+		}
+		for (i = 0; i < n && !err; i++)
+			err = fn(keys[i], vals + i * row, ncpus, arg);
+	}
+	free(vals);
+	return err;
+}
+
 /* Calls fn on each key (and its value) of a rule map whose keys carry the
  * slot at byte offset 'slot_off' and belong to 'slot'. Keys are collected
  * first: deleting while walking a hash restarts the walk. */

@@ -29,6 +29,14 @@ void maps_close(struct steer_maps *m);
 int maps_percpu_sum(int fd, __u32 key, size_t value_size, void *sum,
 		    void *per_cpu);
 
+/* Calls fn(key, values, ncpus, arg) for keys 0..nkeys-1 of a per-CPU array
+ * whose values are 'value_size' bytes (a multiple of 8), 'values' holding
+ * each possible CPU's in turn; stops at fn's first error. Reads many keys
+ * per system call where the kernel batches lookups. */
+int maps_percpu_scan(int fd, __u32 nkeys, size_t value_size,
+		     int (*fn)(__u32 key, const void *values, int ncpus,
+			       void *arg), void *arg);
+
 /* Calls fn on each key of 'slot' in flow_rules (prefix_rules), keys
  * collected first so fn may delete them; stops at fn's first error. */
 int maps_for_flow_rules(const struct steer_maps *m, __u32 slot,

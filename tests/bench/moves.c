@@ -14,9 +14,11 @@
  *   moved_us=N to_move=N scans=N
  *
  * moved_us: from the flip seen to the scan that found everything in place
- * (resolution: a scan, about a millisecond); to_move: buckets x receiving
- * CPUs out of place at the first scan. Exit status 1 on a setup error or
+ * (resolution: a scan, about a millisecond); to_move: drain buckets (of
+ * STEER_TABLE_MAX, whatever the table's size) x receiving CPUs out of
+ * place at the first scan. Exit status 1 on a setup error or
  * when nothing flipped or moved within TIMEOUT_MS (default 10000).
+ * MOVES_TRACE=1 prints every scan, with the first buckets out of place.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -56,36 +58,53 @@ static __u32 target_of(const struct steer_slot *s, __u32 cpu, __u32 rx)
 	return t;
 }
 
-/* Buckets x receiving CPUs warm and not where the table puts them. */
-static int out_of_place(const struct steer_maps *m, const struct steer_slot *s,
-			const __u32 *table, struct steer_bucket *v, int ncpus,
-			int *count)
-{
-	__u32 key, now, want, cur;
-	int c, err;
+struct scan {
+	const struct steer_slot *s;
+	const __u32 *table;
+	__u32 now;
+	int count;
+};
 
-	err = clock_jiffies(&now);
-	if (err)
-		return err;
-	*count = 0;
-	for (key = 0; key < s->table_size; key++) {
-		if (bpf_map_lookup_elem(m->steer_buckets, &key, v))
-			return -errno;
-		for (c = 0; c < ncpus; c++) {
-			if (!v[c].last || now - v[c].last >= s->drain_units)
-				continue;
-			want = target_of(s, table[key], c);
-			cur = v[c].target;
-			if (cur != want && !(cur & want & STEER_TARGET_LOCAL)) {
-				(*count)++;
-				if (getenv("MOVES_TRACE") && *count <= 3)
-					fprintf(stderr, "    bucket %u rx %d: at %#x, wants %#x, last %u ago, draining since %u ago\n",
-						key, c, cur, want, now - v[c].last,
-						v[c].since ? now - v[c].since : 0);
-			}
-		}
+/* Drain bucket 'key' (steer_buckets) on each receiving CPU: warm and not
+ * where its table bucket's CPU puts it? */
+static int check_bucket(__u32 key, const void *values, int ncpus, void *arg)
+{
+	const struct steer_bucket *v = values;
+	struct scan *sc = arg;
+	__u32 want, cur, cpu;
+	int c;
+
+	cpu = sc->table[steer_table_index(key, sc->s->table_size)];
+	for (c = 0; c < ncpus; c++) {
+		if (!v[c].last || sc->now - v[c].last >= sc->s->drain_units)
+			continue;
+		want = target_of(sc->s, cpu, c);
+		cur = v[c].target;
+		if (cur == want || (cur & want & STEER_TARGET_LOCAL))
+			continue;
+		if (getenv("MOVES_TRACE") && sc->count < 3)
+			fprintf(stderr, "    bucket %u rx %d: at %#x, wants %#x, last %u ago, draining since %u ago\n",
+				key, c, cur, want, sc->now - v[c].last,
+				v[c].since ? sc->now - v[c].since : 0);
+		sc->count++;
 	}
 	return 0;
+}
+
+/* Drain buckets x receiving CPUs warm and not where the table puts them. */
+static int out_of_place(const struct steer_maps *m, const struct steer_slot *s,
+			const __u32 *table, int *count)
+{
+	struct scan sc = { .s = s, .table = table };
+	int err;
+
+	err = clock_jiffies(&sc.now);
+	if (!err)
+		err = maps_percpu_scan(m->steer_buckets, STEER_TABLE_MAX,
+				       sizeof(struct steer_bucket),
+				       check_bucket, &sc);
+	*count = sc.count;
+	return err;
 }
 
 int main(int argc, char **argv)
@@ -95,25 +114,22 @@ int main(int argc, char **argv)
 	struct steer_maps m;
 	struct steer_ctl ctl;
 	struct steer_slot s;
-	struct steer_bucket *v;
 	__u32 *table;
-	int ncpus, err, count, first = -1, scans = 0;
+	int err, count, first = -1, scans = 0;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: moves PIN_DIR [TIMEOUT_MS]\n");
 		return 1;
 	}
 	timeout_us = (argc > 2 ? strtoull(argv[2], NULL, 10) : 10000) * 1000;
-	ncpus = libbpf_num_possible_cpus();
 	err = maps_open(argv[1], &m, NULL);
-	if (err || ncpus <= 0) {
+	if (err) {
 		fprintf(stderr, "moves: cannot open the maps in %s: %s\n",
-			argv[1], strerror(err ? -err : EINVAL));
+			argv[1], strerror(-err));
 		return 1;
 	}
-	v = calloc(ncpus, sizeof(*v));
 	table = calloc(STEER_TABLE_MAX, sizeof(*table));
-	if (!v || !table ||
+	if (!table ||
 	    bpf_map_lookup_elem(m.steer_ctl, &zero, &ctl)) {
 		fprintf(stderr, "moves: cannot read steer_ctl\n");
 		return 1;
@@ -143,7 +159,7 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	for (;;) {
-		err = out_of_place(&m, &s, table, v, ncpus, &count);
+		err = out_of_place(&m, &s, table, &count);
 		if (err) {
 			fprintf(stderr, "moves: reading the buckets: %s\n",
 				strerror(-err));

@@ -33,7 +33,8 @@
 struct drain_case {
 	struct frame f;		/* a frame of the bucket under test */
 	struct steer_slot s;
-	__u32 bucket;
+	__u32 bucket;		/* in the table */
+	__u32 record;		/* its drain bucket, in steer_buckets */
 };
 
 /* ---- clocks, as the program reads them ----------------------------------- */
@@ -120,6 +121,8 @@ static bool setup(struct drain_case *c, __u32 flags, int from,
 	c->s.drain_units = drain_units;
 	c->s.gro_units = 0;
 	c->bucket = bucket_of(&c->f, &c->s);
+	c->record = steer_table_index(frame_hash(&c->f, &c->s),
+				      STEER_TABLE_MAX);
 	err = steer_prog_reset_drain(&prog);
 	if (!err)
 		err = steer_prog_fill_table(&prog, 0, from, TABLE_SIZE);
@@ -173,7 +176,7 @@ static struct steer_bucket bucket_state(const struct drain_case *c)
 {
 	struct steer_bucket v[prog.ncpus], b = { .target = 0xdead };
 
-	if (!bpf_map_lookup_elem(prog.steer_buckets, &c->bucket, v))
+	if (!bpf_map_lookup_elem(prog.steer_buckets, &c->record, v))
 		b = v[local_cpu];
 	return b;
 }
@@ -488,6 +491,30 @@ static void test_stale_watch_starts_over(void)
 	EXPECT_EQ(stats().moves_timeout, 0, "no timeout is counted");
 }
 
+/* Drain buckets do not change with the table's size: a flow whose table
+ * bucket is renumbered by a table_size change still drains. */
+static void test_table_resize_keeps_the_drain(void)
+{
+	struct drain_case c;
+
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT))
+		return;
+	send_frame(&c.f);
+	/* The table grows to STEER_TABLE_MAX buckets, every one on L. */
+	c.s.table_size = STEER_TABLE_MAX;
+	if (!EXPECT_EQ(steer_prog_fill_table(&prog, 0, local_cpu,
+					     STEER_TABLE_MAX) || commit(&c.s),
+		       0, "the bigger table was written"))
+		return;
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(remote_cpu), 2, "after the resize the flow still drains from R");
+	EXPECT_EQ(queued_to(local_cpu), 0, "nothing went to L yet");
+	if (!publish(remote_cpu, 2, 2, IDLE_SINCE()))
+		return;
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(local_cpu), 1, "once R delivered it, the flow moves to L");
+}
+
 static void test_idle_bucket_moves_at_once(void)
 {
 	struct drain_case c;
@@ -736,6 +763,8 @@ const struct test_case drain_tests[] = {
 		   "drain: a bucket leaves a CPU that dequeues nothing at the drain timeout, counted"),
 	TEST_ENTRY(test_stale_watch_starts_over,
 		   "drain: an old drain's record never calls a target stalled"),
+	TEST_ENTRY(test_table_resize_keeps_the_drain,
+		   "drain: a table_size change keeps each flow's drain"),
 	TEST_ENTRY(test_idle_bucket_moves_at_once,
 		   "drain: an idle bucket moves on its next frame"),
 	TEST_ENTRY(test_drain_off_moves_at_once,

@@ -311,5 +311,6 @@ int main(int argc, char **argv)
 	failed |= test_run_all("prog", random_tests, n_random_tests, argc,
 			       argv);
 	failed |= test_run_all("prog", drain_tests, n_drain_tests, argc, argv);
+	failed |= test_run_all("prog", scan_tests, n_scan_tests, argc, argv);
 	return failed;
 }
