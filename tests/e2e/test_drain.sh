@@ -96,13 +96,16 @@ for c in "${CPU_IDS[@]}"; do
 done
 
 # policy NAME [KEY: VALUE...]: $T/NAME.yaml, seed fixed so that the same
-# swaps move the same buckets in every run.
+# swaps move the same buckets in every run; rebalance and local_fastpath
+# at their defaults, written out.
 policy() {
-	local name=$1
+	local name=$1 kv
 	shift
 	{
 		echo "version: 1"
 		echo "hash: {seed: 11}"
+		echo "rebalance: drain"
+		echo "local_fastpath: true"
 		for kv in "$@"; do echo "$kv"; done
 	} >"$T/$name.yaml"
 }
