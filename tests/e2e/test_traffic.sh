@@ -18,9 +18,8 @@
 # frames are well-formed (B's stack finds no checksum error); a weighted
 # policy; rules pinning a port and two prefixes; unpaced floods, one with a
 # 16-frame cpumap queue (whatever is dropped is counted, nothing is
-# reordered; the generator's rate is printed); 100 policy swaps under
-# traffic (nothing lost; reordering is printed, not asserted, also at four
-# times the rate).
+# reordered; the generator's rate is printed). Policy swaps under traffic
+# are test_drain.sh's.
 #
 # TRAFFIC_RATE (frames/s, default 150000) is the paced rate: on a 2-vCPU
 # EPYC the receiving side takes over a million frames/s, so 150k holds
@@ -242,47 +241,6 @@ check "flood, 16-frame cpumap queue: the cpumap dropped frames, and they were co
 	test "$(report_get "$OBS_REPORT" drops_cpumap_enqueue)" -gt 0
 in_b "$XDP_STEER" -q apply "$IF_B" "$E2E_TMP/even.yaml" ||
 	fail "xdp-steer apply back to cpus [$CPU_LIST]"
-
-# 100 policy swaps under traffic. Flows that change CPU may be reordered
-# (nothing drains the old CPU's queue first yet): reported, not asserted.
-if observer_start --drop; then
-	gen_start --group udp4:1000 --rate "$RATE" --duration 0
-	swaps_ok=0
-	t0=$SECONDS
-	for i in $(seq 100); do
-		pol=$E2E_TMP/even.yaml
-		[ $((i % 2)) -eq 1 ] && pol=$E2E_TMP/weighted.yaml
-		in_b "$XDP_STEER" -q apply "$IF_B" "$pol" && swaps_ok=$((swaps_ok + 1))
-	done
-	t1=$SECONDS
-	sleep 0.2
-	gen_stop || fail "swaps: the generator sends its frames"
-	observer_stop
-	check "swaps: all 100 applies under traffic succeeded" test "$swaps_ok" -eq 100
-	check "swaps: frames received + counted drops == frames sent ($GEN_SENT)" \
-		traffic_accounted "$OBS_REPORT"
-	check "swaps: no frame was lost across 100 swaps at $RATE frames/s" \
-		traffic_no_drops "$OBS_REPORT"
-	echo "  swaps: 100 applies in $((t1 - t0)) s; $(traffic_summary "$OBS_REPORT")"
-	echo "  swaps (not asserted): $(awk '$1 == "flow" && $12 {n++} END {print n + 0}' "$OBS_REPORT") flows saw late (reordered) frames"
-else
-	fail "swaps: the observer attaches to $IF_B"
-fi
-# The same at four times the rate, reported only: queues are longer there,
-# so a moved flow's new frames can overtake its old ones.
-if observer_start --drop; then
-	gen_start --group udp4:1000 --rate $((RATE * 4)) --duration 0
-	for i in $(seq 100); do
-		pol=$E2E_TMP/even.yaml
-		[ $((i % 2)) -eq 1 ] && pol=$E2E_TMP/weighted.yaml
-		in_b "$XDP_STEER" -q apply "$IF_B" "$pol"
-	done
-	sleep 0.2
-	gen_stop
-	observer_stop
-	echo "  swaps at $((RATE * 4)) frames/s (not asserted): $(traffic_summary "$OBS_REPORT");" \
-		"drops: $(traffic_drops_detail "$OBS_REPORT")"
-fi
 
 # ---- xdp-loader load -p, then xdp-steer apply ---------------------------------
 
