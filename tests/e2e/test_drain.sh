@@ -48,7 +48,9 @@
 #     with late frames, up to 10000 frames (460 flows or more in 11 of 12
 #     runs); every 2 or 20 ms all 1000 flows, every 40 ms 567, every 60 or
 #     100 ms none (one run each). At 150000 frames/s: 35 flows every 2 ms,
-#     none every 5 or 20 ms.
+#     none every 5 or 20 ms. With local_fastpath off the same 100 moves
+#     every 5 ms are asserted: no flow reorders (measured: 0 late, against
+#     464 flows with the fast path on, in one run each).
 #  5. an unpaced flood into 16-frame cpumap queues with 20 swaps: the
 #     cpumap dropped frames and they were counted, moves_timeout 0 (a busy
 #     worker is not a stalled one), and within a second after the traffic
@@ -97,7 +99,7 @@ done
 
 # policy NAME [KEY: VALUE...]: $T/NAME.yaml, seed fixed so that the same
 # swaps move the same buckets in every run; rebalance and local_fastpath
-# at their defaults, written out.
+# at their defaults, written out (a local_fastpath given overrides it).
 policy() {
 	local name=$1 kv
 	shift
@@ -105,7 +107,10 @@ policy() {
 		echo "version: 1"
 		echo "hash: {seed: 11}"
 		echo "rebalance: drain"
-		echo "local_fastpath: true"
+		case " $* " in
+		*" local_fastpath:"*) ;;
+		*) echo "local_fastpath: true" ;;
+		esac
 		for kv in "$@"; do echo "$kv"; done
 	} >"$T/$name.yaml"
 }
@@ -114,6 +119,7 @@ WEIGHTS="1:3"
 policy even "cpus: [$CPU_LIST]"
 policy weighted "cpus: $WEIGHTED"
 policy rest "cpus: [$REST]"
+policy even-nofast "cpus: [$CPU_LIST]" "local_fastpath: false"
 policy even-q1024 "cpus: [$CPU_LIST]" "queue_size: 1024"
 policy weighted-q1024 "cpus: $WEIGHTED" "queue_size: 1024"
 policy small-even "cpus: [$CPU_LIST]" "queue_size: 16"
@@ -433,6 +439,19 @@ scenario_4() {
 		echo "  $NAME: $(late_flows); $MOVES_FAILED moves failed; CPU $RX0 received" \
 			"$(rx_frames "$T/before" "$T/after" "$RX0") frames, CPU $RX1" \
 			"$(rx_frames "$T/before" "$T/after" "$RX1")"
+	fi
+	# Without the fast path every frame of a flow goes through its
+	# worker's ring, whichever CPU received it; a queue's NAPI polls on
+	# one CPU at a time and flushes its frames into the rings before its
+	# poll ends, so a move of the receiving CPU keeps each flow in order.
+	apply even-nofast
+	if begin "receiving CPU $RX0 <-> $RX1 every 5 ms at $((RATE * 4)) frames/s, local_fastpath off" \
+		--rate $((RATE * 4)); then
+		rx_moves 100 0.005
+		finish
+		check "$NAME: the NAPI thread and the generator moved 100 times" \
+			test "$MOVES_FAILED" -eq 0
+		audit
 	fi
 	mover_stop
 }

@@ -34,8 +34,9 @@
 # sent, every flow arrived, no frame met an empty slot (passed_no_policy)
 # or a CPU without its cpumap entry (passed_no_target), a last paced run
 # steers every flow in order on one CPU, and detach leaves no pins.
-# Reordering while flows move is not prevented yet: late frames are
-# printed, not asserted. Drops are not asserted either: while bpftool and
+# Late frames are printed, not asserted: the policies change rules, and a
+# flow a rule moves goes at once (only table buckets drain; README
+# "Moving flows"). Drops are not asserted either: while bpftool and
 # Python read the maps, the cpumap worker on C1 can fall behind and B's
 # 512-frame queue overflow (0.05 to 2 % of the frames in our runs); the
 # observer counts those drops and the account includes them.
