@@ -13,8 +13,8 @@
 # data; with xdp-steer the program saw every segment B received, frames
 # were redirected through the cpumap, and frames reached the stack on more
 # than one CPU; steering added no retransmissions and no reordering beyond
-# noise (NOISE_* below). Then the paced IPv4 run again with 50 policy
-# swaps during the transfer: all CPUs even <-> weighted, the weighted side
+# noise (NOISE_* below). Then the paced runs again with 50 policy
+# swaps during the transfer, IPv4 and IPv6: all CPUs even <-> weighted, the weighted side
 # alternating between [C0 weight 1, others 3] and [C0 weight 3, others 1],
 # so that half the buckets move back and forth (no stream moved at all is
 # a chance of 2^-9 among the 8 data streams and the control connection).
@@ -332,34 +332,37 @@ swaps() {
 		>"$E2E_TMP/swaps"
 }
 SWAPS=50
-LABEL="xdp-steer IPv4, $PACED, $SWAPS swaps"
-: >"$E2E_TMP/swaps"
-swaps "$SWAPS" &
-SWAP_PID=$!
-tcp_run swap4 "$LABEL" "$IP_B" "$PORT4" --fq-rate "$RATE"
-wait "$SWAP_PID"
-SWAP_PID=
-read -r swaps_ok swaps_s <"$E2E_TMP/swaps"
-in_b "$XDP_STEER" -q apply "$IF_B" "$E2E_TMP/even.yaml" ||
-	fail "xdp-steer apply back to cpus [$CPU_LIST]"
 # drain_delta FIELD: a counter's growth over the run (tcp_run's snapshots).
 drain_delta() {
 	echo $(( $(steer_get "$E2E_TMP/stats1" "t['$1']") - $(steer_get "$E2E_TMP/stats0" "t['$1']") ))
 }
-moved=$(( $(drain_delta moves_done) + $(drain_delta moves_idle) ))
-echo "  $LABEL: the applies took ${swaps_s:-?} s from 0.5 s into the transfer"
-echo "  $LABEL: drain_held $(drain_delta drain_held), moves_done $(drain_delta moves_done)," \
-	"moves_idle $(drain_delta moves_idle), moves_timeout $(drain_delta moves_timeout)," \
-	"unstamped $(drain_delta unstamped)"
-run_checks swap4 "$LABEL"
-check "$LABEL: all $SWAPS applies during the transfer succeeded" \
-	test "${swaps_ok:-0}" = "$SWAPS"
-check "$LABEL: buckets carrying the streams moved (moves_done + moves_idle = $moved)" \
-	test "$moved" -gt 0
-noise_check "$LABEL: the swaps added no retransmissions beyond noise" base4 swap4 \
-	retrans_not_ring "RetransSegs less drops at the veth's XDP ring: ${R[swap4.Tcp:RetransSegs]} - ${R[swap4.tx_dropped]}"
-noise_check "$LABEL: the swaps added no reordering beyond noise" base4 swap4 reorder \
-	"TCPSACKReorder + TCPTSReorder + TCPRenoReorder on A"
+for v in 4 6; do
+	if [ $v = 4 ]; then addr=$IP_B port=$PORT4; else addr=$IP6_B port=$PORT6; fi
+	LABEL="xdp-steer IPv$v, $PACED, $SWAPS swaps"
+	: >"$E2E_TMP/swaps"
+	swaps "$SWAPS" &
+	SWAP_PID=$!
+	tcp_run swap$v "$LABEL" "$addr" "$port" --fq-rate "$RATE"
+	wait "$SWAP_PID"
+	SWAP_PID=
+	read -r swaps_ok swaps_s <"$E2E_TMP/swaps"
+	in_b "$XDP_STEER" -q apply "$IF_B" "$E2E_TMP/even.yaml" ||
+		fail "xdp-steer apply back to cpus [$CPU_LIST]"
+	moved=$(( $(drain_delta moves_done) + $(drain_delta moves_idle) ))
+	echo "  $LABEL: the applies took ${swaps_s:-?} s from 0.5 s into the transfer"
+	echo "  $LABEL: drain_held $(drain_delta drain_held), moves_done $(drain_delta moves_done)," \
+		"moves_idle $(drain_delta moves_idle), moves_timeout $(drain_delta moves_timeout)," \
+		"unstamped $(drain_delta unstamped)"
+	run_checks swap$v "$LABEL"
+	check "$LABEL: all $SWAPS applies during the transfer succeeded" \
+		test "${swaps_ok:-0}" = "$SWAPS"
+	check "$LABEL: buckets carrying the streams moved (moves_done + moves_idle = $moved)" \
+		test "$moved" -gt 0
+	noise_check "$LABEL: the swaps added no retransmissions beyond noise" base$v swap$v \
+		retrans_not_ring "RetransSegs less drops at the veth's XDP ring: ${R[swap$v.Tcp:RetransSegs]} - ${R[swap$v.tx_dropped]}"
+	noise_check "$LABEL: the swaps added no reordering beyond noise" base$v swap$v reorder \
+		"TCPSACKReorder + TCPTSReorder + TCPRenoReorder on A"
+done
 
 tcp_run steer4u "xdp-steer IPv4, unpaced (not asserted)" "$IP_B" "$PORT4"
 
