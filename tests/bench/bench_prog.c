@@ -6,7 +6,8 @@
  * CPU. Prints a table; asserts nothing.
  *
  * Rounds of every configuration are interleaved and the median is kept, so
- * a burst of other work on the machine moves all rows alike.
+ * a burst of other work on the machine moves all rows alike; differences
+ * between rows are medians of differences within a round.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,8 +25,12 @@
 #include "prog_util.h"
 #include "model/table.h"
 
-#define REPEAT		1000000
-#define ROUNDS		7
+/* Many short rounds, every row once per round: a burst of other work on a
+ * shared machine then hits all rows alike, and a row's cost over another
+ * is the median of their differences within each round, rows run
+ * back to back. */
+#define REPEAT		200000
+#define ROUNDS		25
 #define TARGET_CPU	1	/* not the CPU the bench runs on: a real hop */
 #define BENCH_CPU	0
 
@@ -212,6 +217,35 @@ static int cmp_u32(const void *a, const void *b)
 	       *(const __u32 *)a > *(const __u32 *)b;
 }
 
+static int cmp_s32(const void *a, const void *b)
+{
+	return *(const __s32 *)a < *(const __s32 *)b ? -1 :
+	       *(const __s32 *)a > *(const __s32 *)b;
+}
+
+/* Median over rounds of row a's time minus row b's, frame k. */
+static double delta(__u32 ns[][2][ROUNDS], int a, int b, int k)
+{
+	__s32 d[ROUNDS];
+	int r;
+
+	for (r = 0; r < ROUNDS; r++)
+		d[r] = (__s32)ns[a][k][r] - (__s32)ns[b][k][r];
+	qsort(d, ROUNDS, sizeof(d[0]), cmp_s32);
+	return d[ROUNDS / 2];
+}
+
+static void print_delta(const char *what, __u32 ns[][2][ROUNDS], int a, int b)
+{
+	static const char *fname[2] = { "IPv4 UDP", "IPv6 TCP" };
+	int k;
+
+	printf("%s:", what);
+	for (k = 0; k < 2; k++)
+		printf(" %s %+.0f ns%s", fname[k], delta(ns, a, b, k),
+		       k ? "\n" : ",");
+}
+
 static void build_frames(struct frame *v4, struct frame *v6)
 {
 	frame_init(v4);
@@ -233,7 +267,7 @@ static void build_frames(struct frame *v4, struct frame *v6)
 int main(void)
 {
 	static __u32 ns[NCFG][2][ROUNDS];
-	const char *fname[2] = { "IPv4 UDP", "IPv6 TCP" };
+	__u32 sorted[ROUNDS];
 	struct frame frames[2];
 	struct steer_prog p;
 	struct baseline b = {};
@@ -291,27 +325,19 @@ int main(void)
 	printf("%-38s %14s %14s\n", "program", "IPv4 UDP 64B", "IPv6 TCP 74B");
 	for (c = 0; c < NCFG; c++) {
 		for (k = 0; k < 2; k++) {
-			qsort(ns[c][k], ROUNDS, sizeof(__u32), cmp_u32);
-			med[c][k] = ns[c][k][ROUNDS / 2];
+			memcpy(sorted, ns[c][k], sizeof(sorted));
+			qsort(sorted, ROUNDS, sizeof(__u32), cmp_u32);
+			med[c][k] = sorted[ROUNDS / 2];
 		}
 		printf("%-38s %11.0f ns %11.0f ns\n", cfgs[c].name, med[c][0], med[c][1]);
 	}
-	printf("\nxdp-steer (L4 key, no rules) over the fixed-CPU redirect:");
-	for (k = 0; k < 2; k++)
-		printf(" %s %+.0f ns%s", fname[k], med[ROW_L4][k] - med[1][k],
-		       k ? "\n" : ",");
-	printf("drain bookkeeping, queued:");
-	for (k = 0; k < 2; k++)
-		printf(" %s %+.0f ns%s", fname[k],
-		       med[ROW_DRAIN][k] - med[ROW_L4][k], k ? "\n" : ",");
-	printf("drain bookkeeping, fast path:");
-	for (k = 0; k < 2; k++)
-		printf(" %s %+.0f ns%s", fname[k],
-		       med[ROW_FAST_DRAIN][k] - med[ROW_FAST][k], k ? "\n" : ",");
-	printf("a cold bucket's first frame on the fast path (queue scan):");
-	for (k = 0; k < 2; k++)
-		printf(" %s %+.0f ns%s", fname[k],
-		       med[ROW_COLD][k] - med[ROW_FAST_DRAIN][k], k ? "\n" : ",");
+	printf("\n");
+	print_delta("xdp-steer (L4 key, no rules) over the fixed-CPU redirect",
+		    ns, ROW_L4, 1);
+	print_delta("drain bookkeeping, queued", ns, ROW_DRAIN, ROW_L4);
+	print_delta("drain bookkeeping, fast path", ns, ROW_FAST_DRAIN, ROW_FAST);
+	print_delta("a cold bucket's first frame on the fast path (queue scan)",
+		    ns, ROW_COLD, ROW_FAST_DRAIN);
 	steer_prog_close(&p);
 	bpf_object__close(b.obj);
 	return 0;
