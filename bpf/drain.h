@@ -38,6 +38,18 @@
  * another receiving CPU may still have queued to this CPU goes through
  * this CPU's own queue first, behind them.
  *
+ * A receive queue that moves to this CPU (its IRQ's affinity, its
+ * threaded NAPI) brings warm buckets: the old CPU queued their frames to
+ * their workers, this one among them, up to its last poll, which ended
+ * before this CPU's first poll of the queue began (one NAPI polls on one
+ * CPU at a time, and flushes its cpumap queues before it ends). Frames
+ * bound for this CPU's fast path would overtake those still in this
+ * CPU's rings; so from the first frame of a queue that moved here
+ * (steer_rxq) until the old CPU's frames sent here before the move are
+ * dequeued and flushed (drained()), or the drain timeout, they go
+ * through this CPU's own queue, and come back to the fast path as any
+ * bucket leaving a queue does.
+ *
  * Every value read across CPUs is written by one CPU only, and each is one
  * aligned store: a reader sees some past value, never a torn one, and each
  * deq mark states a fact that stays true.
@@ -231,6 +243,100 @@ __noinline int drained(__u32 me, __u32 target, __u32 seq, __u32 now,
 	    (__s64)(now_ns - *(volatile __u64 *)wlast) < STEER_DRAIN_IDLE_NS)
 		return DRAIN_WAIT;
 	return queue_empty(target) ? DRAIN_DONE : DRAIN_WAIT;
+}
+
+/* A receive queue moved here from CPU 'from' (see the top): note how far
+ * from's streams to this CPU's targets had got. */
+static __always_inline void rxmove_begin(struct steer_rxmove *mv, __u32 from,
+					 __u32 me, __u32 now)
+{
+	__u32 idx, *s, bank;
+
+	if (mv->pending && mv->from != from) {
+		mv->from = STEER_RXMOVE_ANY;	/* two at once: wait for all */
+	} else {
+		mv->from = from;
+#pragma unroll
+		for (bank = 0; bank < STEER_BANKS; bank++) {
+			idx = from * STEER_TARGETS + bank * STEER_MAX_CPUS + me;
+			s = bpf_map_lookup_elem(&steer_seq, &idx);
+			mv->seq[bank] = s ? *(volatile __u32 *)s : 0;
+		}
+	}
+	mv->since = now ? now : 1;
+	mv->pending = 1;
+}
+
+enum rxmove_state {
+	RXMOVE_CLEAR,		/* nothing of the old CPU left here */
+	RXMOVE_WAIT,		/* keep off the fast path */
+	RXMOVE_TIMEOUT,		/* clear by the drain timeout */
+};
+
+/* Whether the frames the old CPU of a queue that moved here (steer_rxmove)
+ * sent here before the move have all reached the stack. 'limits' from
+ * DRAIN_LIMITS(); 'scan': may scan every receiving CPU's queues (after
+ * moves from two CPUs at once), which costs a microsecond. */
+__noinline int rxmove_wait(__u32 me, __u32 now, __u64 limits, int scan)
+{
+	__u32 zero = 0, bank, target, from;
+	struct steer_rxmove *mv;
+
+	mv = bpf_map_lookup_elem(&steer_rxmove, &zero);
+	if (!mv || !mv->pending || me >= STEER_MAX_CPUS)
+		return RXMOVE_CLEAR;
+	if (now - mv->since >= (__u32)limits) {
+		mv->pending = 0;
+		return RXMOVE_TIMEOUT;
+	}
+	from = mv->from;
+	if (from == STEER_RXMOVE_ANY) {
+		if (!scan || !queue_empty(me) ||
+		    !queue_empty(me + STEER_MAX_CPUS))
+			return RXMOVE_WAIT;
+	} else {
+		for (bank = 0; bank < STEER_BANKS; bank++) {
+			target = bank * STEER_MAX_CPUS + me;
+			if (mv->seq[bank] &&
+			    drained(from, target, mv->seq[bank], now,
+				    limits) == DRAIN_WAIT)
+				return RXMOVE_WAIT;
+		}
+	}
+	mv->pending = 0;
+	return RXMOVE_CLEAR;
+}
+
+/* Follows the CPU of the frame's receive queue (one read a frame, a write
+ * when it moved) and says whether a frame bound for this CPU's fast path
+ * must take this CPU's queue instead (see the top). */
+static __always_inline int rxq_hold_fastpath(struct xdp_md *ctx,
+					     struct steer_stats *st,
+					     __u32 me, __u32 now, __u64 limits,
+					     int bound_here)
+{
+	__u32 q = ctx->rx_queue_index, zero = 0, *owner, prev;
+	struct steer_rxmove *mv;
+	int state;
+
+	owner = bpf_map_lookup_elem(&steer_rxq, &q);
+	mv = bpf_map_lookup_elem(&steer_rxmove, &zero);
+	if (!mv)
+		return 0;
+	if (owner && *owner != me + 1) {
+		prev = *owner;
+		*owner = me + 1;
+		if (prev) {
+			st->rxq_moves++;
+			rxmove_begin(mv, prev - 1, me, now);
+		}
+	}
+	if (!mv->pending || !bound_here)
+		return 0;
+	state = rxmove_wait(me, now, limits, !(st->rx_packets & 15));
+	if (state == RXMOVE_TIMEOUT)
+		st->moves_timeout++;
+	return state == RXMOVE_WAIT;
 }
 
 #endif /* XDP_STEER_DRAIN_H */

@@ -169,7 +169,7 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 {
 	__u32 me = bpf_get_smp_processor_id(), want, cur, now, seq = 0;
 	struct steer_bucket *b;
-	int ret, cold, fresh, drain;
+	int ret, cold, fresh, drain, hold;
 
 	want = target_of(slot, cpu, me);
 	if (!(slot->flags & STEER_F_DRAIN))
@@ -178,6 +178,11 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 	if (!b)
 		return send(ctx, st, slot->flags, me, want, bytes, &seq);
 	now = (__u32)bpf_jiffies64();
+	hold = (slot->flags & STEER_F_LOCAL_FASTPATH) &&
+	       rxq_hold_fastpath(ctx, st, me, now, DRAIN_LIMITS(slot),
+				 want & STEER_TARGET_LOCAL);
+	if (hold)
+		want &= ~STEER_TARGET_LOCAL;
 	cur = b->target;
 	fresh = !b->last;
 	cold = fresh || now - b->last >= slot->drain_units;
@@ -189,8 +194,12 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 			/* Leaving the fast path: at a gap spanning a poll's
 			 * end (b->seq holds rx_packets at its last frame);
 			 * without one for the drain timeout (an elephant),
-			 * anyway. */
-			drain = (__u32)st->rx_packets - b->seq >= STEER_POLL_GAP &&
+			 * anyway. Held off it by a receive queue that moved
+			 * here, at once: that queue's flows were last passed
+			 * here before it left, and their frames since wait
+			 * in this CPU's queue (drain.h). */
+			drain = hold ? DRAIN_DONE :
+				(__u32)st->rx_packets - b->seq >= STEER_POLL_GAP &&
 				now - b->last >= slot->gro_units ? DRAIN_DONE :
 				now - b->since >= slot->drain_units ? DRAIN_STALLED :
 				DRAIN_WAIT;

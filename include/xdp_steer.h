@@ -88,6 +88,10 @@
  * hands up to 70 skbs to the stack, about 1-2 us each on a 2-vCPU EPYC VM:
  * 500 us is several times that. */
 #define STEER_DRAIN_IDLE_NS	500000
+/* Receive queues (rx_queue_index) whose moves between CPUs the datapath
+ * follows for the fast path (steer_rxq); frames of a higher queue are not
+ * followed. ixgbe has at most 64, ice 256 per port by default. */
+#define STEER_MAX_RXQ		1024
 
 /* ---- names: defined once, used by BPF (as identifiers) and userspace ---- */
 
@@ -163,7 +167,14 @@
 	/* Per receiving CPU and target: when the target was last seen	\
 	 * dequeuing, for its idle test. */				\
 	X(steer_idle, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
-	  struct steer_idle, STEER_TARGETS, 0)
+	  struct steer_idle, STEER_TARGETS, 0)				\
+	/* [rx queue]: 1 + the CPU that last received from it; written	\
+	 * only when the queue moves (IRQ affinity, threaded NAPI). */	\
+	X(steer_rxq, BPF_MAP_TYPE_ARRAY, __u32, __u32, STEER_MAX_RXQ, 0)\
+	/* [0], per receiving CPU: a queue that moved here, while frames	\
+	 * its old CPU queued here may still wait in this CPU's rings. */	\
+	X(steer_rxmove, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
+	  struct steer_rxmove, 1, 0)
 
 /* ---- map values --------------------------------------------------------- */
 
@@ -306,7 +317,8 @@ struct steer_target {
 	X(moves_done, COUNT, "buckets moved once their old CPU had dequeued and flushed their frames") \
 	X(moves_idle, COUNT, "buckets moved after being idle for the drain timeout") \
 	X(moves_timeout, COUNT, "buckets moved after draining for the drain timeout, evidence or not") \
-	X(unstamped, COUNT, "frames queued without drain metadata (the driver refused it)")
+	X(unstamped, COUNT, "frames queued without drain metadata (the driver refused it)") \
+	X(rxq_moves, COUNT, "receive queues found moved to this CPU from another (IRQ affinity, threaded NAPI)")
 
 #define STEER_STATS_U64_(name, kind, help) __u64 name;
 struct steer_stats {
@@ -370,6 +382,21 @@ struct steer_idle {
 	__u32 seen;
 	__u32 pad;
 };
+
+/* steer_rxmove[0], per receiving CPU (see drain.h): after a receive
+ * queue moved here from CPU 'from', frames bound for the fast path go
+ * through this CPU's own queue until 'from' has no frame sent here before
+ * the move left in it: its streams to this CPU's two targets had reached
+ * seq[bank] then. from == STEER_RXMOVE_ANY: queues came from two CPUs;
+ * then until this CPU's queues are empty. */
+struct steer_rxmove {
+	__u32 pending;		/* 1 while the above holds */
+	__u32 from;
+	__u32 seq[STEER_BANKS];
+	__u32 since;		/* when the move was seen, jiffies */
+	__u32 pad;
+};
+#define STEER_RXMOVE_ANY	0xffffffffu
 
 /* XDP metadata in front of each frame queued to a worker: who sent it,
  * to which target, and its place in that sender's stream there. */

@@ -206,7 +206,8 @@ check "stats --json is one valid JSON document for the interface" \
 	stats_json "d['ifname'] == '$IF_B' and set(d) >= {'totals', 'rx_cpus', 'workers'}"
 check "stats --json names every counter of steer_stats" \
 	stats_json "set(t) == set(['rx_packets', 'rx_bytes', 'fragments', 'rule_flow_hits', 'rule_prefix_hits',
-			       'drain_held', 'moves_done', 'moves_idle', 'moves_timeout', 'unstamped'] + outcomes)"
+			       'drain_held', 'moves_done', 'moves_idle', 'moves_timeout', 'unstamped',
+			       'rxq_moves'] + outcomes)"
 check "stats --json counted exactly the 201 datagrams sent, ARP aside" \
 	stats_json "t['rx_packets'] - t['passed_nonip'] == 201"
 check "every frame was counted in exactly one outcome" \

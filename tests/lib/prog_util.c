@@ -410,6 +410,11 @@ int steer_prog_reset_drain(const struct steer_prog *p)
 	if (!err)
 		err = zero_array(p->steer_rx_cpus, STEER_MAX_CPUS,
 				 sizeof(__u32));
+	if (!err)
+		err = zero_array(p->steer_rxq, STEER_MAX_RXQ, sizeof(__u32));
+	if (!err)
+		err = zero_percpu(p, p->steer_rxmove, 1,
+				  sizeof(struct steer_rxmove));
 	return err;
 }
 

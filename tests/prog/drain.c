@@ -662,6 +662,95 @@ static void test_cold_fastpath_with_empty_queue_is_direct(void)
 	EXPECT_EQ(queued_to(local_cpu), 0, "nothing is queued");
 }
 
+/* ---- a receive queue moving between CPUs --------------------------------- */
+
+/* Test runs receive on queue 0 (loopback's): say it was on 'cpu' last. */
+static bool queue_was_on(int cpu)
+{
+	__u32 q = 0, owner = cpu + 1;
+
+	return EXPECT_EQ(bpf_map_update_elem(prog.steer_rxq, &q, &owner,
+					     BPF_ANY), 0,
+			 "the receive queue's last CPU was written");
+}
+
+/* The bucket is warm on L's fast path; then its receive queue moves here
+ * from R, which had queued 5 frames to L, 3 of them dequeued so far. Until
+ * L has dequeued and flushed R's 5, the bucket's frames go through L's own
+ * queue, behind them; then back to the fast path. */
+static void test_queue_moved_here_waits_for_its_old_cpu(void)
+{
+	struct drain_case c;
+	__u32 key;
+	struct steer_deq d = { .h = { STEER_MARK(3, 3) } };
+
+	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, NO_TIMEOUT) ||
+	    !queue_was_on(local_cpu))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "received here all along, the bucket takes the fast path");
+	if (!queue_was_on(remote_cpu) || !other_rx_queued(local_cpu, 5, 3))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "after the queue moved here, its frames go through L's own queue");
+	EXPECT_EQ(stats().rxq_moves, 1, "the move is counted in rxq_moves");
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "and so does the next, while R's are queued");
+	EXPECT_EQ(queued_to(local_cpu), 2, "both queued to L");
+
+	/* L dequeued R's last two and our two, and is idle. */
+	key = local_cpu * STEER_MAX_CPUS + remote_cpu;
+	d.h[0] = STEER_MARK(5, 7);
+	if (!EXPECT_EQ(bpf_map_update_elem(prog.steer_deq, &key, &d, BPF_ANY),
+		       0, "R's frames were dequeued") ||
+	    !publish(local_cpu, 2, 7, IDLE_SINCE()))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "once they are out, the bucket is back on the fast path");
+	EXPECT_EQ(stats().moves_done, 2, "off the fast path and back, counted in moves_done");
+	EXPECT_EQ(stats().rxq_moves, 1, "one move in all");
+}
+
+/* A queue moving here from a CPU that had sent nothing here: the fast path
+ * goes on at once. */
+static void test_queue_moved_here_from_a_quiet_cpu_is_direct(void)
+{
+	struct drain_case c;
+
+	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, NO_TIMEOUT) ||
+	    !queue_was_on(local_cpu))
+		return;
+	send_frame(&c.f);
+	if (!queue_was_on(remote_cpu))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "nothing of R's waits here: the fast path goes on");
+	EXPECT_EQ(stats().rxq_moves, 1, "the move is counted");
+	EXPECT_EQ(queued_to(local_cpu), 0, "nothing was queued");
+}
+
+/* R's frames never come out (dropped at a full ring, or L stalled): the
+ * fast path comes back at the drain timeout, counted. */
+static void test_queue_moved_here_times_out(void)
+{
+	struct drain_case c;
+	__u64 t0, waited = 0;
+	int v = XDP_REDIRECT;
+
+	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, short_ticks()) ||
+	    !queue_was_on(remote_cpu) || !other_rx_queued(local_cpu, 5, 3))
+		return;
+	/* L keeps dequeuing (busy), but never R's last two. */
+	if (!publish(local_cpu, 0, 3, BUSY_NOW()))
+		return;
+	t0 = now_ns();
+	while (v == XDP_REDIRECT && now_ns() - t0 < 20 * ticks_ns(short_ticks())) {
+		v = send_frame(&c.f);
+		if (v == XDP_REDIRECT)
+			waited = now_ns() - t0;
+		sleep_us(1000);
+	}
+	EXPECT_EQ(v, XDP_PASS, "the bucket came back to the fast path");
+	EXPECT(waited >= ticks_ns(short_ticks()) - ticks_ns(2),
+	       "not before the drain timeout");
+	EXPECT(stats().moves_timeout >= 1, "counted in moves_timeout");
+}
+
 /* ---- the real worker ------------------------------------------------------------ */
 
 /* Live frames go through the cpumap to a worker that builds skbs on
@@ -777,6 +866,12 @@ const struct test_case drain_tests[] = {
 		   "drain: a cold bucket lines up behind frames queued to this CPU before taking the fast path"),
 	TEST_ENTRY(test_cold_fastpath_with_empty_queue_is_direct,
 		   "drain: a cold bucket takes the fast path at once when nothing is queued here"),
+	TEST_ENTRY(test_queue_moved_here_waits_for_its_old_cpu,
+		   "drain: a queue moved here keeps its warm buckets off the fast path until its old CPU's frames here are out"),
+	TEST_ENTRY(test_queue_moved_here_from_a_quiet_cpu_is_direct,
+		   "drain: a queue moved here from a CPU that sent nothing here keeps the fast path"),
+	TEST_ENTRY(test_queue_moved_here_times_out,
+		   "drain: a queue moved here gives the fast path back at the drain timeout, counted"),
 	TEST_ENTRY(test_worker_publishes_what_it_dequeued,
 		   "drain: the real worker publishes its marks and they release a moved bucket"),
 };
