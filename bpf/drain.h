@@ -307,36 +307,70 @@ __noinline int rxmove_wait(__u32 me, __u32 now, __u64 limits, int scan)
 	return RXMOVE_CLEAR;
 }
 
-/* Follows the CPU of the frame's receive queue (one read a frame, a write
- * when it moved) and says whether a frame bound for this CPU's fast path
- * must take this CPU's queue instead (see the top). */
+/* rxq_moved() results. */
+#define RXQ_HOLD	1	/* take this CPU's queue, not the fast path */
+#define RXQ_MOVED	2	/* count in rxq_moves */
+#define RXQ_TIMEOUT	4	/* count in moves_timeout */
+
+/* The queue 'q' of a frame on this CPU is not plainly this CPU's in
+ * steer_rxq: it moved here, or a move here is being waited out. Says what
+ * to do with the frame (RXQ_* bits). Global: the steady state never calls
+ * it, and the datapath stays small. */
+__noinline int rxq_moved(__u32 q, __u32 me, __u32 now, __u64 limits,
+			 __u32 flags)
+{
+	int bound_here = flags & 1, scan = flags & 2, state, ret = 0;
+	struct steer_rxmove *mv;
+	__u32 zero = 0, *owner, prev;
+
+	owner = bpf_map_lookup_elem(&steer_rxq, &q);
+	mv = bpf_map_lookup_elem(&steer_rxmove, &zero);
+	if (!owner || !mv || me >= STEER_MAX_CPUS)
+		return 0;
+	prev = *owner & ~STEER_RXQ_PENDING;
+	if (prev != me + 1) {
+		/* Moved here; 0: the queue's first frame. */
+		if (prev) {
+			ret |= RXQ_MOVED;
+			rxmove_begin(mv, prev - 1, me, now);
+		}
+	} else if (!mv->pending) {
+		*owner = me + 1;	/* waited out, by a frame of another queue */
+		return 0;
+	}
+	*owner = (me + 1) | (mv->pending ? STEER_RXQ_PENDING : 0);
+	if (!mv->pending || !bound_here)
+		return ret;
+	state = rxmove_wait(me, now, limits, scan);
+	if (state != RXMOVE_WAIT)
+		*owner = me + 1;
+	if (state == RXMOVE_TIMEOUT)
+		ret |= RXQ_TIMEOUT;
+	return state == RXMOVE_WAIT ? ret | RXQ_HOLD : ret;
+}
+
+/* Follows the CPU of the frame's receive queue and says whether a frame
+ * bound for this CPU's fast path must take this CPU's queue instead (see
+ * the top). In steady state one read a frame: the queue's word holds this
+ * CPU, and STEER_RXQ_PENDING while a move here is being waited out. */
 static __always_inline int rxq_hold_fastpath(struct xdp_md *ctx,
 					     struct steer_stats *st,
 					     __u32 me, __u32 now, __u64 limits,
 					     int bound_here)
 {
-	__u32 q = ctx->rx_queue_index, zero = 0, *owner, prev;
-	struct steer_rxmove *mv;
-	int state;
+	__u32 q = ctx->rx_queue_index, *owner;
+	int r;
 
 	owner = bpf_map_lookup_elem(&steer_rxq, &q);
-	mv = bpf_map_lookup_elem(&steer_rxmove, &zero);
-	if (!mv)
+	if (!owner || *owner == me + 1)
 		return 0;
-	if (owner && *owner != me + 1) {
-		prev = *owner;
-		*owner = me + 1;
-		if (prev) {
-			st->rxq_moves++;
-			rxmove_begin(mv, prev - 1, me, now);
-		}
-	}
-	if (!mv->pending || !bound_here)
-		return 0;
-	state = rxmove_wait(me, now, limits, !(st->rx_packets & 15));
-	if (state == RXMOVE_TIMEOUT)
+	r = rxq_moved(q, me, now, limits,
+		      (bound_here ? 1 : 0) | (st->rx_packets & 15 ? 0 : 2));
+	if (r & RXQ_MOVED)
+		st->rxq_moves++;
+	if (r & RXQ_TIMEOUT)
 		st->moves_timeout++;
-	return state == RXMOVE_WAIT;
+	return r & RXQ_HOLD;
 }
 
 #endif /* XDP_STEER_DRAIN_H */

@@ -168,8 +168,9 @@
 	 * dequeuing, for its idle test. */				\
 	X(steer_idle, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
 	  struct steer_idle, STEER_TARGETS, 0)				\
-	/* [rx queue]: 1 + the CPU that last received from it; written	\
-	 * only when the queue moves (IRQ affinity, threaded NAPI). */	\
+	/* [rx queue]: 1 + the CPU that last received from it, with	\
+	 * STEER_RXQ_PENDING while that CPU waits out the move (drain.h);\
+	 * written only around moves (IRQ affinity, threaded NAPI). */	\
 	X(steer_rxq, BPF_MAP_TYPE_ARRAY, __u32, __u32, STEER_MAX_RXQ, 0)\
 	/* [0], per receiving CPU: a queue that moved here, while frames	\
 	 * its old CPU queued here may still wait in this CPU's rings. */	\
@@ -397,6 +398,8 @@ struct steer_rxmove {
 	__u32 pad;
 };
 #define STEER_RXMOVE_ANY	0xffffffffu
+/* steer_rxq: the queue's CPU still waits out its move (steer_rxmove). */
+#define STEER_RXQ_PENDING	0x80000000u
 
 /* XDP metadata in front of each frame queued to a worker: who sent it,
  * to which target, and its place in that sender's stream there. */
