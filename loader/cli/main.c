@@ -76,6 +76,13 @@ int cmd_usage_error(const char *usage_text)
 static void notify(void *arg, enum steer_level level, const char *msg)
 {
 	(void)arg;
+	/* Progress goes with the output, on stdout; a wait is a diagnostic,
+	 * on stderr, so `stats --json` stays one JSON document. */
+	if (level == STEER_WAIT) {
+		if (log_threshold >= LOG_INFO)
+			fprintf(stderr, "%s\n", msg);
+		return;
+	}
 	log_msg(level == STEER_WARN ? LOG_WARN : LOG_INFO, "%s\n", msg);
 }
 

@@ -50,7 +50,7 @@ static void say_waiting(void *arg)
 {
 	struct waiting_arg *w = arg;
 
-	lib_note(w->ctx, STEER_INFO,
+	lib_note(w->ctx, STEER_WAIT,
 		 "%s: waiting for another xdp-steer working on this interface",
 		 w->ifname);
 }

@@ -32,6 +32,8 @@
 enum steer_level {
 	STEER_WARN,		/* something the caller should act on */
 	STEER_INFO,		/* progress */
+	STEER_WAIT,		/* a pause, said while it lasts: never part
+				 * of a command's output (stats --json) */
 };
 
 struct steer_ctx {

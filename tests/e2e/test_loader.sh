@@ -264,6 +264,17 @@ waited=$((($(date +%s%N) - start) / 1000000))
 wait $locker
 check "apply said it was waiting for another xdp-steer" out_has "waiting for another xdp-steer"
 check "apply went on only after the lock was released (waited ${waited} ms)" test "$waited" -ge 900
+# A wait is said on stderr: stats --json during an apply stays one JSON
+# document (the test scripts read it while applies run).
+flock "$LOCK_B" sleep 1 &
+locker=$!
+sleep 0.3
+xs stats "$IF_B" --json >"$T/stats.json" 2>"$T/stats.err"
+wait $locker
+check "stats --json waiting for the lock says so on stderr" \
+	grep -q "waiting for another xdp-steer" "$T/stats.err"
+check "and prints one JSON document on stdout" \
+	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$T/stats.json"
 S_A2=$(state)
 
 # Two applies at once, on different policies: both succeed, each flips
