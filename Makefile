@@ -38,7 +38,8 @@ PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
 	      tests/prog/compiled.o tests/prog/drain.o tests/prog/scan.o
 BENCH_BINS := tests/bench/bench_prog
 TEST_OBJ   := tests/lib/test.o
-TESTLIB_OBJS := tests/lib/frame.o tests/lib/prog_util.o $(TEST_OBJ)
+TESTLIB_OBJS := tests/lib/frame.o tests/lib/prog_util.o $(TEST_OBJ) \
+		loader/kernel/clock.o
 
 # The loader, in layers (loader/lib/steer.h): each uses only those above
 # it in this list.
@@ -49,7 +50,7 @@ MODEL_OBJS := $(addprefix loader/model/,cpuset.o table.o keymap.o build.o \
 POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
 	       policy_rules.o policy_print.o compile.o) $(MODEL_OBJS)
 KERNEL_OBJS := $(addprefix loader/kernel/,pins.o lock.o maps.o prog.o \
-	       slots.o cpumap.o netdev.o failpoint.o clock.o)
+	       slots.o cpumap.o netdev.o failpoint.o clock.o window.o)
 STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o detach.o \
 		 status.o stats.o)
 CLI_OBJS   := $(addprefix loader/cli/,main.o log.o json.o cmd_policy.o \
@@ -167,7 +168,7 @@ tests/e2e/swap_check: tests/e2e/swap_check.o tests/lib/frame.o
 tests/prog/test_prog: $(PROG_OBJS) $(TESTLIB_OBJS) $(POLICY_OBJS) \
 		      loader/kernel/slots.o loader/kernel/cpumap.o \
 		      loader/kernel/maps.o loader/kernel/failpoint.o \
-		      loader/kernel/clock.o
+		      loader/kernel/window.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) -lyaml
 

@@ -28,6 +28,11 @@
  * moves when its flows pause. A target that dequeues nothing for the timeout
  * (stalled, or its CPU gone) lets the bucket go anyway, counted.
  *
+ * All of this only inside the drain window (struct steer_window): the
+ * loader opens it the drain timeout and two ticks before a flip, so every
+ * record not written in it is cold by the flip; outside it, and off the
+ * fast path, frames go where the table says, unstamped, unrecorded.
+ *
  * A frame passed on the receiving CPU itself (the fast path) is handed to
  * the stack when its NAPI poll ends. A bucket leaving the fast path keeps
  * being passed here until a gap in its frames spans a poll's end: at least
@@ -63,6 +68,42 @@
 static __always_inline __u32 target_cpu_of(__u32 target)
 {
 	return target & (STEER_MAX_CPUS - 1);
+}
+
+/* The drain window (struct steer_window), when this frame keeps drain
+ * records: with rebalance: drain, on the fast path always, else while the
+ * window is open; NULL otherwise. In steady state: one load of a line no
+ * CPU writes, two compares. */
+static __always_inline struct steer_window *
+records_kept(const struct steer_slot *slot, __u32 now)
+{
+	struct steer_window *w;
+	__u32 zero = 0;
+
+	if (!(slot->flags & STEER_F_DRAIN))
+		return NULL;
+	w = bpf_map_lookup_elem(&steer_window, &zero);
+	if (!w)
+		return NULL;
+	if ((slot->flags & STEER_F_LOCAL_FASTPATH) ||
+	    w->until - now - 1 < STEER_WINDOW_MAX ||
+	    w->held_until - now - 1 < STEER_WINDOW_MAX)
+		return w;
+	return NULL;
+}
+
+/* A bucket is held back at 'now': keep the window open until it would be
+ * cold (its drain timeout, and a tick for the reading of jiffies). Written
+ * at most once a tick per CPU; a racing CPU may store a tick less, which
+ * the second tick covers. */
+static __always_inline void window_hold(struct steer_window *w,
+					const struct steer_slot *slot,
+					__u32 now)
+{
+	__u32 end = now + slot->drain_units + 2;
+
+	if (w->held_until - end > STEER_WINDOW_MAX)
+		w->held_until = end;
 }
 
 /* Queues the frame to 'target' and stamps it. Returns the XDP verdict:

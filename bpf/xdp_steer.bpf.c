@@ -120,9 +120,10 @@ static __always_inline int same_place(__u32 a, __u32 b)
 }
 
 /* Sends the frame to 'target' and counts it; a target without a cpumap
- * entry falls back to XDP_PASS. *seq: its stamp when queued. */
+ * entry falls back to XDP_PASS. 'stamp': drain records are kept; *seq
+ * then gets its stamp when queued. */
 static __always_inline int send(struct xdp_md *ctx, struct steer_stats *st,
-				__u32 flags, __u32 me, __u32 target,
+				int stamp, __u32 me, __u32 target,
 				__u64 bytes, __u32 *seq)
 {
 	__u32 cpu = target_cpu_of(target);
@@ -133,8 +134,7 @@ static __always_inline int send(struct xdp_md *ctx, struct steer_stats *st,
 		st->passed_local++;
 		ret = XDP_PASS;
 	} else {
-		ret = queue_frame(ctx, st, me, target, flags & STEER_F_DRAIN,
-				  seq);
+		ret = queue_frame(ctx, st, me, target, stamp, seq);
 		if (ret != XDP_REDIRECT) {
 			st->passed_no_target++;
 			return ret;
@@ -155,29 +155,35 @@ static __always_inline int deliver(struct xdp_md *ctx, struct steer_stats *st,
 				   __u64 bytes)
 {
 	__u32 me = bpf_get_smp_processor_id(), seq;
+	int stamp = (slot->flags & STEER_F_DRAIN) &&
+		    records_kept(slot, (__u32)bpf_jiffies64());
 
-	return send(ctx, st, slot->flags, me, target_of(slot, cpu, me), bytes,
-		    &seq);
+	return send(ctx, st, stamp, me, target_of(slot, cpu, me), bytes, &seq);
 }
 
 /* A frame of drain bucket 'bucket' (steer_buckets), whose table CPU is
- * 'cpu': with drain on, to wherever its frames must go now (drain.h). */
+ * 'cpu': while drain records are kept, to wherever its frames must go now
+ * (drain.h); else where the table says. */
 static __always_inline int deliver_bucket(struct xdp_md *ctx,
 					  struct steer_stats *st,
 					  const struct steer_slot *slot,
 					  __u32 bucket, __u32 cpu, __u64 bytes)
 {
 	__u32 me = bpf_get_smp_processor_id(), want, cur, now, seq = 0;
+	struct steer_window *w;
 	struct steer_bucket *b;
 	int ret, cold, fresh, drain, hold;
 
 	want = target_of(slot, cpu, me);
 	if (!(slot->flags & STEER_F_DRAIN))
-		return send(ctx, st, slot->flags, me, want, bytes, &seq);
+		return send(ctx, st, 0, me, want, bytes, &seq);
+	now = (__u32)bpf_jiffies64();
+	w = records_kept(slot, now);
+	if (!w)
+		return send(ctx, st, 0, me, want, bytes, &seq);
 	b = bpf_map_lookup_elem(&steer_buckets, &bucket);
 	if (!b)
-		return send(ctx, st, slot->flags, me, want, bytes, &seq);
-	now = (__u32)bpf_jiffies64();
+		return send(ctx, st, 1, me, want, bytes, &seq);
 	hold = (slot->flags & STEER_F_LOCAL_FASTPATH) &&
 	       rxq_hold_fastpath(ctx, st, me, now, DRAIN_LIMITS(slot),
 				 want & STEER_TARGET_LOCAL);
@@ -213,7 +219,8 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 			st->moves_timeout++;
 		} else {
 			st->drain_held++;
-			ret = send(ctx, st, slot->flags, me, cur, bytes, &seq);
+			window_hold(w, slot, now);
+			ret = send(ctx, st, 1, me, cur, bytes, &seq);
 			b->seq = (cur & STEER_TARGET_LOCAL) ?
 				 (__u32)st->rx_packets : seq;
 			b->last = now ? now : 1;	/* 0: no frame yet */
@@ -230,7 +237,7 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 		want &= ~STEER_TARGET_LOCAL;
 	b->target = want;
 	b->since = 0;
-	ret = send(ctx, st, slot->flags, me, want, bytes, &seq);
+	ret = send(ctx, st, 1, me, want, bytes, &seq);
 	b->seq = (want & STEER_TARGET_LOCAL) ? (__u32)st->rx_packets : seq;
 	b->last = now ? now : 1;
 	return ret;

@@ -175,7 +175,11 @@
 	/* [0], per receiving CPU: a queue that moved here, while frames	\
 	 * its old CPU queued here may still wait in this CPU's rings. */	\
 	X(steer_rxmove, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
-	  struct steer_rxmove, 1, 0)
+	  struct steer_rxmove, 1, 0)					\
+	/* [0]: the window in which the datapath keeps drain records	\
+	 * (struct steer_window). */					\
+	X(steer_window, BPF_MAP_TYPE_ARRAY, __u32,			\
+	  struct steer_window, 1, 0)
 
 /* ---- map values --------------------------------------------------------- */
 
@@ -400,6 +404,38 @@ struct steer_rxmove {
 #define STEER_RXMOVE_ANY	0xffffffffu
 /* steer_rxq: the queue's CPU still waits out its move (steer_rxmove). */
 #define STEER_RXQ_PENDING	0x80000000u
+
+/*
+ * steer_window[0]: when the datapath keeps drain records (rebalance:
+ * drain). Stamping a queued frame and recording its bucket costs a helper
+ * call and a store to a per-bucket line: 20 ns a frame and more where
+ * calls are dear (retpolines, SRSO). Only a bucket whose CPU changes needs
+ * them, and a bucket's CPU changes only at a flip; so the datapath keeps
+ * them only inside a window the loader opens before a flip and closes the
+ * drain timeout after it, and for as long after as any CPU still holds a
+ * bucket back. Outside it, a frame goes where the table says, unstamped.
+ *
+ * Why the records are then enough: the loader flips only once the window
+ * has been open for the new slot's drain timeout and two ticks. A bucket
+ * record not written since it opened is then older than the timeout, and
+ * the bucket is cold (its frames long delivered) and moves at once; every
+ * other record tells its last frame exactly. When the window closes no
+ * bucket is held (held_until), so none is waiting for its old CPU.
+ *
+ * The fast path keeps records always: a receive queue may move to another
+ * CPU at any time (drain.h), and no loader knows it in advance.
+ */
+/* A window ends at most this many jiffies ahead (the loader's are
+ * seconds long); an end further ahead is an old one seen after jiffies
+ * wrapped, and closed. */
+#define STEER_WINDOW_MAX	(1u << 20)
+struct steer_window {
+	__u32 until;		/* loader: open until then (jiffies) */
+	__u32 held_until;	/* datapath: a CPU held a bucket back, plus
+				 * the drain timeout; plain stores */
+	__u32 opened;		/* loader: when it opened the window */
+	__u32 flipped;		/* loader: when it flipped inside it */
+};
 
 /* XDP metadata in front of each frame queued to a worker: who sent it,
  * to which target, and its place in that sender's stream there. */

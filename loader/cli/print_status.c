@@ -5,7 +5,8 @@
 #include "cli/print_status.h"
 
 
-/* Buckets still draining, and the cpumap entries kept for them. */
+/* Buckets still draining, whether the datapath keeps drain records, and
+ * the cpumap entries kept for draining buckets. */
 static void print_drain_text(const struct slot_view *v)
 {
 	__u32 t;
@@ -13,6 +14,13 @@ static void print_drain_text(const struct slot_view *v)
 
 	printf("  drain: %d bucket%s draining", v->draining,
 	       v->draining == 1 ? "" : "s");
+	if (v->slot.flags & STEER_F_LOCAL_FASTPATH)
+		printf(", records kept always (local fast path)");
+	else if (v->window_open)
+		printf(", records kept for %u ms more (a change under way)",
+		       v->window_left_ms);
+	else if (v->slot.flags & STEER_F_DRAIN)
+		printf(", no records kept (nothing moving)");
 	for (t = 0; t < STEER_TARGETS; t++) {
 		if (!v->in_cpumap[t] || v->need[t])
 			continue;
@@ -91,14 +99,15 @@ void print_status_json(const struct steer_status *st)
 	       tf(st->if_exists), tf(st->at.prog_id != 0), st->at.prog_id,
 	       prog_mode_name(st->at.mode), tf(st->at.dispatcher),
 	       tf(st->at.uses_pins));
-	printf(", \"policy\": {\"applied\": %s, \"generation\": %u, \"slot\": %u, \"retire_pending\": %s, \"hash\": \"%s\", \"symmetric\": %s, \"local_fastpath\": %s, \"rebalance\": \"%s\", \"drain_timeout_ms\": %u, \"draining_buckets\": %d, \"queue_size\": %u, \"bank\": %u, \"table_size\": %u, \"exact_rules\": %d, \"prefix_rules\": %d, \"rule_shapes\": %u",
+	printf(", \"policy\": {\"applied\": %s, \"generation\": %u, \"slot\": %u, \"retire_pending\": %s, \"hash\": \"%s\", \"symmetric\": %s, \"local_fastpath\": %s, \"rebalance\": \"%s\", \"drain_timeout_ms\": %u, \"draining_buckets\": %d, \"drain_window_open\": %s, \"drain_window_left_ms\": %u, \"queue_size\": %u, \"bank\": %u, \"table_size\": %u, \"exact_rules\": %d, \"prefix_rules\": %d, \"rule_shapes\": %u",
 	       tf(s->table_size != 0), s->generation, v->ctl.active,
 	       tf(v->ctl.retire_pending),
 	       s->flags & STEER_F_HASH_L4 ? "l4" : "l3",
 	       tf(s->flags & STEER_F_SYMMETRIC),
 	       tf(s->flags & STEER_F_LOCAL_FASTPATH),
 	       s->flags & STEER_F_DRAIN ? "drain" : "immediate",
-	       s->drain_ms, v->draining, s->queue_size, s->bank,
+	       s->drain_ms, v->draining, tf(v->window_open),
+	       v->window_left_ms, s->queue_size, s->bank,
 	       s->table_size, v->nflow, v->nprefix, s->nshapes);
 	printf(", \"workers\": [");
 	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)

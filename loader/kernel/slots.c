@@ -11,9 +11,11 @@
 
 #include <time.h>
 
+#include "kernel/clock.h"
 #include "kernel/cpumap.h"
 #include "kernel/failpoint.h"
 #include "kernel/slots.h"
+#include "kernel/window.h"
 
 int slots_wait_readers(void)
 {
@@ -292,7 +294,7 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	struct steer_slot active;
 	struct steer_ctl ctl;
 	__u32 *table, inactive, cpu;
-	int err;
+	int err, warm;
 
 	memset(res, 0, sizeof(*res));
 	why[0] = 0;
@@ -303,6 +305,8 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	/* Prepare: finish what an earlier apply left (its grace period, the
 	 * entries it could not retire yet), then build. */
 	err = read_ctl(m, &ctl);
+	if (!err)
+		err = window_init(m);
 	if (!err)
 		err = ctl.retire_pending ?
 		      finish_pending(m, &ctl, res, why, why_len) :
@@ -366,6 +370,19 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	if (err)
 		goto out_undo;
 
+	/* Warm up: with drain, the datapath keeps the records a move needs
+	 * only inside the window (kernel/window.h); flip once every record
+	 * not written in it is cold. A first policy has nothing to move. */
+	warm = active.table_size && (b->slot.flags & STEER_F_DRAIN);
+	if (warm) {
+		err = window_open(m, b->slot.drain_units);
+		if (err) {
+			snprintf(why, why_len, "opening the drain window failed: %s",
+				 strerror(-err));
+			goto out_undo;
+		}
+	}
+
 	/* Flip: from here on the new policy is in force. */
 	ctl.active = inactive;
 	ctl.retire_pending = 1;
@@ -377,6 +394,10 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 			 strerror(-err));
 		goto out_undo;
 	}
+	/* The window is open a second past the warm-up already; from here
+	 * on, the drain timeout past the flip. */
+	if (warm)
+		window_flipped(m, b->slot.drain_units);
 	res->slot = inactive;
 	res->generation = b->slot.generation;
 	res->cpus_added = count_added(added);
@@ -400,6 +421,20 @@ out_undo:
 	cpumap_undo(m, added);
 out:
 	free(table);
+	return err;
+}
+
+static int read_window_view(const struct steer_maps *m, struct slot_view *v)
+{
+	struct steer_window w;
+	__u32 left;
+	int err, hz;
+
+	err = window_read(m, &w, &v->window_open, &left);
+	if (!err)
+		err = clock_hz(&hz);
+	if (!err && v->window_open)
+		v->window_left_ms = (__u32)((__u64)(left - 1) * 1000 / hz);
 	return err;
 }
 
@@ -430,5 +465,7 @@ int slots_read_view(const struct steer_maps *m, struct slot_view *v)
 	if (!err)
 		err = cpumap_in_use(m, v->slot.drain_units, v->in_use,
 				    &v->draining);
+	if (!err)
+		err = read_window_view(m, v);
 	return err;
 }

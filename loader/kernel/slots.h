@@ -66,6 +66,8 @@ struct slot_view {
 	unsigned char in_use[STEER_TARGETS];	/* by recent buckets */
 	unsigned char need[STEER_TARGETS];	/* by the active slot */
 	int draining;			/* buckets still draining */
+	int window_open;		/* drain records kept (kernel/window.h) */
+	__u32 window_left_ms;		/* for so long more, at least */
 };
 
 int slots_read_view(const struct steer_maps *m, struct slot_view *v);

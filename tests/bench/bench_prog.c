@@ -44,10 +44,13 @@ struct cfg {
 	int nprefixes;		/* /24 source prefixes, none matching */
 	__u32 drain_units;	/* with STEER_F_DRAIN: the drain timeout */
 	int here;		/* every bucket to the bench CPU itself */
+	int window;		/* the drain window open: a change under way */
 };
 
-/* Drain rows: the steady state (every frame stamped, its bucket's record
- * read and written), and a timeout of 0, under which every frame finds its
+/* Drain rows: the steady state (the drain window closed: nothing stamped
+ * or recorded), the window open as around a flip (every frame stamped,
+ * its bucket's record read and written), the fast path (which keeps
+ * records always), and a timeout of 0, under which every frame finds its
  * bucket cold and, bound for the fast path, scans every receiving CPU's
  * queue to this CPU first (the cost a flow's first frame pays). */
 #define DRAIN_DEFAULT	50
@@ -73,6 +76,9 @@ static const struct cfg cfgs[] = {
 	{ "xdp-steer, L4 key, drain, 1 rule", CFG_STEER,
 	  .flags = STEER_F_HASH_L4 | STEER_F_DRAIN, .nrules = 1,
 	  .drain_units = DRAIN_DEFAULT },
+	{ "xdp-steer, L4 key, drain, moving", CFG_STEER,
+	  .flags = STEER_F_HASH_L4 | STEER_F_DRAIN,
+	  .drain_units = DRAIN_DEFAULT, .window = 1 },
 	{ "fast path, L4 key (XDP_PASS here)", CFG_STEER,
 	  .flags = STEER_F_HASH_L4 | STEER_F_LOCAL_FASTPATH, .here = 1 },
 	{ "fast path, L4 key, drain", CFG_STEER,
@@ -84,9 +90,10 @@ static const struct cfg cfgs[] = {
 };
 #define ROW_L4		3	/* cfgs[] rows the summary compares */
 #define ROW_DRAIN	9
-#define ROW_FAST	11
-#define ROW_FAST_DRAIN	12
-#define ROW_COLD	13
+#define ROW_MOVING	11
+#define ROW_FAST	12
+#define ROW_FAST_DRAIN	13
+#define ROW_COLD	14
 #define NCFG (int)(sizeof(cfgs) / sizeof(cfgs[0]))
 
 struct baseline {
@@ -140,6 +147,9 @@ static int steer_setup(struct steer_prog *p, const struct cfg *c)
 	err = steer_prog_reset_policy(p);
 	if (!err)
 		err = steer_prog_reset_drain(p);
+	/* A bench of a few seconds, well inside the window. */
+	if (!err && c->window)
+		err = steer_prog_window(p, 1u << 16);
 	if (err)
 		return err;
 	for (i = 0; i < c->nrules; i++) {
@@ -334,7 +344,10 @@ int main(void)
 	printf("\n");
 	print_delta("xdp-steer (L4 key, no rules) over the fixed-CPU redirect",
 		    ns, ROW_L4, 1);
-	print_delta("drain bookkeeping, queued", ns, ROW_DRAIN, ROW_L4);
+	print_delta("drain bookkeeping, queued, steady state", ns, ROW_DRAIN,
+		    ROW_L4);
+	print_delta("drain bookkeeping, queued, while buckets move", ns,
+		    ROW_MOVING, ROW_L4);
 	print_delta("drain bookkeeping, fast path", ns, ROW_FAST_DRAIN, ROW_FAST);
 	print_delta("a cold bucket's first frame on the fast path (queue scan)",
 		    ns, ROW_COLD, ROW_FAST_DRAIN);

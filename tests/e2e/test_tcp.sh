@@ -56,7 +56,9 @@ set -u
 
 STREAMS=${TCP_STREAMS:-8}
 RATE=${TCP_RATE:-100M}
-DURATION=${TCP_SECONDS:-4}
+# Long enough for the 50 swaps below inside the transfer: an apply with
+# drain waits drain_timeout (50 ms) and two ticks before it flips.
+DURATION=${TCP_SECONDS:-6}
 PORT4=5201
 PORT6=5202
 # Noise: steered <= baseline + max(NOISE_FLOOR, segments sent /
@@ -313,9 +315,9 @@ done
 # ---- the same with policy swaps during the transfer -------------------------
 
 # swaps N: N applies, all CPUs even <-> weighted (1:3, then 3:1), one
-# after the other from half a second into the transfer (35-50 ms each
-# here: done a second or more before its end); "SUCCEEDED SECONDS" to
-# $E2E_TMP/swaps.
+# after the other from half a second into the transfer (80-100 ms each
+# here, the drain window's warm-up included: 50 take 4.5 s, done a second
+# before its end); "SUCCEEDED SECONDS" to $E2E_TMP/swaps.
 swaps() {
 	local i ok=0 pol t0
 	sleep 0.5

@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "prog_util.h"
+#include "kernel/clock.h"
 
 /* libbpf's warnings explain a failed load; its info lines are noise in a
  * test log unless asked for. */
@@ -415,7 +416,26 @@ int steer_prog_reset_drain(const struct steer_prog *p)
 	if (!err)
 		err = zero_percpu(p, p->steer_rxmove, 1,
 				  sizeof(struct steer_rxmove));
+	if (!err)
+		err = steer_prog_window(p, 0);
 	return err;
+}
+
+int steer_prog_window(const struct steer_prog *p, __u32 ticks)
+{
+	struct steer_window w;
+	__u32 zero = 0, now;
+	int err;
+
+	err = clock_jiffies(&now);
+	if (err)
+		return err;
+	/* Closed: every end at now (a zero end reads as open in the
+	 * minutes after boot, when jiffies are near 2^32). */
+	w.until = now + ticks;
+	w.held_until = w.opened = w.flipped = now;
+	return bpf_map_update_elem(p->steer_window, &zero, &w, BPF_ANY) ?
+	       -errno : 0;
 }
 
 int steer_prog_add_cpu(const struct steer_prog *p, __u32 cpu, __u32 qsize,

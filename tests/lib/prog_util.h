@@ -93,8 +93,13 @@ int steer_prog_write_rule_cpus(const struct steer_prog *p, __u32 slot,
 int steer_prog_reset_policy(const struct steer_prog *p);
 
 /* Empties the drain state (drain.h): every bucket's history, the frame
- * counts both ways, the workers' times. */
+ * counts both ways, the workers' times; the drain window closed. */
 int steer_prog_reset_drain(const struct steer_prog *p);
+
+/* Opens the drain window (struct steer_window) for 'ticks' jiffies from
+ * now, or closes it (0): with drain on and no fast path, the datapath
+ * keeps drain records only while it is open. */
+int steer_prog_window(const struct steer_prog *p, __u32 ticks);
 
 /* ---- cpumap ------------------------------------------------------------ */
 

@@ -12,9 +12,11 @@
 #include <string.h>
 #include <netinet/in.h>
 #include <linux/if_ether.h>
+#include <bpf/bpf.h>
 
 #include "fixtures.h"
 #include "policy/compile.h"
+#include "kernel/clock.h"
 #include "kernel/slots.h"
 
 struct compiled_frame {
@@ -111,7 +113,7 @@ static int apply_text(const char *tmpl)
 	struct steer_build b;
 	struct diags d;
 	char why[512] = "", msg[512], *text = policy_text(tmpl);
-	int err, i;
+	int err, i, hz;
 
 	if (!text)
 		return -ENOMEM;
@@ -124,6 +126,9 @@ static int apply_text(const char *tmpl)
 	diags_free(&d);
 	if (!err)
 		err = policy_compile(&p, NULL, &b, why, sizeof(why));
+	/* As the library does: the drain timeout in the kernel's ticks. */
+	if (!err && !(err = clock_hz(&hz)))
+		b.slot.drain_units = clock_ms_to_ticks(b.slot.drain_ms, hz);
 	if (!err) {
 		err = slots_apply(&m, &b, prog.worker_fd, &res, why, sizeof(why));
 		build_free(&b);
@@ -184,8 +189,57 @@ out:
 	steer_prog_add_cpu(&prog, remote_cpu, QSIZE, prog.worker_fd);
 }
 
+static struct steer_window window(void)
+{
+	struct steer_window w = {};
+	__u32 zero = 0;
+
+	EXPECT_EQ(bpf_map_lookup_elem(prog.steer_window, &zero, &w), 0,
+		  "the drain window was read");
+	return w;
+}
+
+/* With drain, the datapath keeps records only inside the drain window: an
+ * apply that moves buckets flips only once the window has been open the
+ * drain timeout and two ticks (a record older is cold, and its bucket
+ * moves at once), and leaves it open as long after the flip. */
+static void test_drain_apply_flips_after_the_warm_up(void)
+{
+	struct steer_window before, w;
+	__u32 units;
+	int hz = 0;
+
+	if (!ready() || !EXPECT_EQ(steer_prog_window(&prog, 0), 0,
+				   "the window was closed"))
+		return;
+	before = window();
+	if (!EXPECT_EQ(apply_text("version: 1\ncpus: [{L}]\nqueue_size: 256\nrebalance: drain\ndrain_timeout: 30\n"),
+		       0, "a first policy applies"))
+		goto out;
+	w = window();
+	EXPECT_EQ(w.opened, before.opened, "a first policy has nothing to move: no window");
+	if (!EXPECT_EQ(apply_text("version: 1\ncpus: [{R}]\nqueue_size: 256\nrebalance: drain\ndrain_timeout: 30\n"),
+		       0, "a policy moving every bucket applies"))
+		goto out;
+	w = window();
+	EXPECT_EQ(clock_hz(&hz), 0, "the tick rate is known");
+	units = clock_ms_to_ticks(30, hz);
+	EXPECT(w.opened != before.opened, "the apply opened the window");
+	EXPECT(w.flipped - w.opened >= units + 2,
+	       "and flipped the drain timeout and two ticks later");
+	EXPECT(w.until - w.flipped >= units + 2 &&
+	       w.until - w.flipped < STEER_WINDOW_MAX,
+	       "the window stays open as long after the flip");
+out:
+	steer_prog_reset_policy(&prog);
+	steer_prog_add_cpu(&prog, local_cpu, QSIZE, prog.worker_fd);
+	steer_prog_add_cpu(&prog, remote_cpu, QSIZE, prog.worker_fd);
+}
+
 int run_compiled_tests(int argc, char **argv)
 {
+	struct test_case warm = TEST_ENTRY(test_drain_apply_flips_after_the_warm_up,
+		"drain: an apply flips once the drain window has been open the drain timeout");
 	size_t i;
 	int failed = 0;
 
@@ -195,5 +249,6 @@ int run_compiled_tests(int argc, char **argv)
 		cur = &cases[i];
 		failed |= test_run_all("prog", &one, 1, argc, argv);
 	}
+	failed |= test_run_all("prog", &warm, 1, argc, argv);
 	return failed;
 }

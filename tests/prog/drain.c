@@ -29,6 +29,9 @@
  * for the cases that wait it out (short_ticks(), by the tick rate). */
 #define NO_TIMEOUT	1000
 #define SHORT_MS	25
+/* The drain window, open through a whole case: the cases are about what
+ * the records decide inside the window the loader opens around a flip. */
+#define WINDOW_TICKS	100000
 
 struct drain_case {
 	struct frame f;		/* a frame of the bucket under test */
@@ -124,6 +127,8 @@ static bool setup(struct drain_case *c, __u32 flags, int from,
 	c->record = steer_table_index(frame_hash(&c->f, &c->s),
 				      STEER_TABLE_MAX);
 	err = steer_prog_reset_drain(&prog);
+	if (!err)
+		err = steer_prog_window(&prog, WINDOW_TICKS);
 	if (!err)
 		err = steer_prog_fill_table(&prog, 0, from, TABLE_SIZE);
 	if (!err)
@@ -546,6 +551,86 @@ static void test_first_frame_is_no_move(void)
 		  "and counts as no move");
 }
 
+static struct steer_window window(void)
+{
+	struct steer_window w = {};
+	__u32 zero = 0;
+
+	EXPECT_EQ(bpf_map_lookup_elem(prog.steer_window, &zero, &w), 0,
+		  "the drain window was read");
+	return w;
+}
+
+/* Nothing moving: outside the window drain costs no stamp and no record;
+ * the frame goes where the table says. Inside, both come back. */
+static void test_closed_window_keeps_no_records(void)
+{
+	struct drain_case c;
+	struct steer_stats st;
+
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT) ||
+	    !EXPECT_EQ(steer_prog_window(&prog, 0), 0, "the window was closed"))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the frame is queued");
+	st = stats();
+	EXPECT_EQ(st.redirected, 1, "to its table CPU");
+	EXPECT_EQ(queued_to(remote_cpu), 0, "unstamped: this CPU's stream to R did not advance");
+	EXPECT_EQ(bucket_state(&c).last, 0, "no bucket record was written");
+	EXPECT_EQ(st.unstamped, 0, "and no metadata was refused");
+
+	if (!EXPECT_EQ(steer_prog_window(&prog, WINDOW_TICKS), 0,
+		       "the window was opened"))
+		return;
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(remote_cpu), 1, "in the window the frame is stamped");
+	EXPECT(bucket_state(&c).last != 0, "and its bucket recorded");
+	EXPECT_EQ(bucket_state(&c).target, remote_cpu, "as sent to R");
+}
+
+/* A CPU holding a bucket back keeps the window open past the loader's
+ * end, until the bucket would be cold: the CPUs keep stamping while one
+ * still waits, so a drain's evidence never stops half way. */
+static void test_held_bucket_keeps_the_window_open(void)
+{
+	struct drain_case c;
+	struct steer_window w;
+	__u32 before;
+
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT))
+		return;
+	send_frame(&c.f);
+	if (!move_to(&c, local_cpu) ||
+	    !EXPECT_EQ(steer_prog_window(&prog, 2), 0,
+		       "the window was left open two ticks"))
+		return;
+	before = jiffies();
+	send_frame(&c.f);
+	EXPECT_EQ(stats().drain_held, 1, "R dequeued nothing: the frame is held");
+	w = window();
+	EXPECT(w.held_until - before >= NO_TIMEOUT + 2 &&
+	       w.held_until - before < NO_TIMEOUT + 4,
+	       "the hold keeps the window open the drain timeout and two ticks");
+	/* Past the loader's end: still stamping, still held. */
+	sleep_us(3 * 1000000 / tick_rate() + 1000);
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(remote_cpu), 3, "past the loader's end the frames are stamped and held");
+	EXPECT_EQ(queued_to(local_cpu), 0, "none went to L");
+}
+
+/* The fast path keeps records with the window closed: a receive queue
+ * may move to another CPU at any time, and its frames then need them. */
+static void test_fastpath_keeps_records_outside_the_window(void)
+{
+	struct drain_case c;
+
+	if (!setup(&c, STEER_F_LOCAL_FASTPATH, remote_cpu, NO_TIMEOUT) ||
+	    !EXPECT_EQ(steer_prog_window(&prog, 0), 0, "the window was closed"))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the frame is queued to R");
+	EXPECT_EQ(queued_to(remote_cpu), 1, "stamped");
+	EXPECT_EQ(bucket_state(&c).target, remote_cpu, "and recorded");
+}
+
 static void test_drain_off_moves_at_once(void)
 {
 	struct drain_case c;
@@ -856,6 +941,12 @@ const struct test_case drain_tests[] = {
 		   "drain: a table_size change keeps each flow's drain"),
 	TEST_ENTRY(test_idle_bucket_moves_at_once,
 		   "drain: an idle bucket moves on its next frame"),
+	TEST_ENTRY(test_closed_window_keeps_no_records,
+		   "drain: outside the window nothing is stamped or recorded"),
+	TEST_ENTRY(test_held_bucket_keeps_the_window_open,
+		   "drain: a held bucket keeps the window open past the loader's end"),
+	TEST_ENTRY(test_fastpath_keeps_records_outside_the_window,
+		   "drain: the fast path keeps records with the window closed"),
 	TEST_ENTRY(test_drain_off_moves_at_once,
 		   "drain: off, a bucket moves on its next frame and nothing is stamped"),
 	TEST_ENTRY(test_leaving_fastpath_waits_for_a_gap,
