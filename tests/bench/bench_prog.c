@@ -79,6 +79,9 @@ static const struct cfg cfgs[] = {
 	{ "xdp-steer, L4 key, drain, moving", CFG_STEER,
 	  .flags = STEER_F_HASH_L4 | STEER_F_DRAIN,
 	  .drain_units = DRAIN_DEFAULT, .window = 1 },
+	{ "fast path on, queued, drain", CFG_STEER,
+	  .flags = STEER_F_HASH_L4 | STEER_F_LOCAL_FASTPATH | STEER_F_DRAIN,
+	  .drain_units = DRAIN_DEFAULT },
 	{ "fast path, L4 key (XDP_PASS here)", CFG_STEER,
 	  .flags = STEER_F_HASH_L4 | STEER_F_LOCAL_FASTPATH, .here = 1 },
 	{ "fast path, L4 key, drain", CFG_STEER,
@@ -91,9 +94,10 @@ static const struct cfg cfgs[] = {
 #define ROW_L4		3	/* cfgs[] rows the summary compares */
 #define ROW_DRAIN	9
 #define ROW_MOVING	11
-#define ROW_FAST	12
-#define ROW_FAST_DRAIN	13
-#define ROW_COLD	14
+#define ROW_FAST_QUEUED	12
+#define ROW_FAST	13
+#define ROW_FAST_DRAIN	14
+#define ROW_COLD	15
 #define NCFG (int)(sizeof(cfgs) / sizeof(cfgs[0]))
 
 struct baseline {
@@ -348,6 +352,8 @@ int main(void)
 		    ROW_L4);
 	print_delta("drain bookkeeping, queued, while buckets move", ns,
 		    ROW_MOVING, ROW_L4);
+	print_delta("drain bookkeeping, fast path on, frames queued", ns,
+		    ROW_FAST_QUEUED, ROW_L4);
 	print_delta("drain bookkeeping, fast path", ns, ROW_FAST_DRAIN, ROW_FAST);
 	print_delta("a cold bucket's first frame on the fast path (queue scan)",
 		    ns, ROW_COLD, ROW_FAST_DRAIN);

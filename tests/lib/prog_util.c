@@ -438,6 +438,13 @@ int steer_prog_window(const struct steer_prog *p, __u32 ticks)
 	       -errno : 0;
 }
 
+int steer_prog_read_window(const struct steer_prog *p, struct steer_window *w)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(p->steer_window, &zero, w) ? -errno : 0;
+}
+
 int steer_prog_add_cpu(const struct steer_prog *p, __u32 cpu, __u32 qsize,
 		       int prog_fd)
 {

@@ -100,6 +100,7 @@ int steer_prog_reset_drain(const struct steer_prog *p);
  * now, or closes it (0): with drain on and no fast path, the datapath
  * keeps drain records only while it is open. */
 int steer_prog_window(const struct steer_prog *p, __u32 ticks);
+int steer_prog_read_window(const struct steer_prog *p, struct steer_window *w);
 
 /* ---- cpumap ------------------------------------------------------------ */
 

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <netinet/in.h>
 #include <linux/if_ether.h>
-#include <bpf/bpf.h>
 
 #include "fixtures.h"
 #include "policy/compile.h"
@@ -189,13 +188,12 @@ out:
 	steer_prog_add_cpu(&prog, remote_cpu, QSIZE, prog.worker_fd);
 }
 
+/* The drain window as the program sees it. */
 static struct steer_window window(void)
 {
 	struct steer_window w = {};
-	__u32 zero = 0;
 
-	EXPECT_EQ(bpf_map_lookup_elem(prog.steer_window, &zero, &w), 0,
-		  "the drain window was read");
+	EXPECT_EQ(steer_prog_read_window(&prog, &w), 0, "the drain window was read");
 	return w;
 }
 

@@ -551,13 +551,12 @@ static void test_first_frame_is_no_move(void)
 		  "and counts as no move");
 }
 
+/* The drain window as the program sees it. */
 static struct steer_window window(void)
 {
 	struct steer_window w = {};
-	__u32 zero = 0;
 
-	EXPECT_EQ(bpf_map_lookup_elem(prog.steer_window, &zero, &w), 0,
-		  "the drain window was read");
+	EXPECT_EQ(steer_prog_read_window(&prog, &w), 0, "the drain window was read");
 	return w;
 }
 
