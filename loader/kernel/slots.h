@@ -10,6 +10,8 @@
  *   write         fill the inactive slot; no reader looks at it
  *   add cpumap    entries for CPUs the new slot needs; the active slot
  *                 points at none of the new ones
+ *   warm up       with drain: open the drain window and wait until every
+ *                 bucket record not written in it is cold (window.h)
  *   flip          steer_ctl.active = new slot, retire_pending = 1: the new
  *                 policy is in force, in one word
  *   wait          an RCU grace period: no program still runs with the old
