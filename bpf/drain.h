@@ -18,8 +18,10 @@
  *     a whole STEER_EPOCH after it, and the epoch after it began the
  *     slot's gro_units ago); or
  *   - it dequeued it, has dequeued nothing for STEER_DRAIN_IDLE_NS, and
- *     no receiving CPU has anything queued to it (its ring was empty
- *     after its last batch, which makes the kthread flush everything);
+ *     no receiving CPU has a stamped frame queued to it (its ring was
+ *     empty after its last batch, which makes the kthread flush
+ *     everything). The target counts every frame it dequeues, stamped or
+ *     not (each cpumap bank runs its own copy of the program);
  * or until the bucket has been idle for the drain timeout (its frames are
  * long delivered). While the old target keeps dequeuing, the bucket waits:
  * on a worker whose ring never empties (overloaded), a busy bucket can
@@ -30,30 +32,32 @@
  *
  * All of this only inside the drain window (struct steer_window): the
  * loader opens it the drain timeout and two ticks before a flip, so every
- * record not written in it is cold by the flip; outside it, and off the
- * fast path, frames go where the table says, unstamped, unrecorded.
+ * record not written in it is cold by the flip; outside it, frames go
+ * where the table says, unstamped, unrecorded. Only a bucket bound for
+ * this CPU's fast path is looked at there, and costs a compare.
  *
  * A frame passed on the receiving CPU itself (the fast path) is handed to
  * the stack when its NAPI poll ends. A bucket leaving the fast path keeps
  * being passed here until a gap in its frames spans a poll's end: at least
  * STEER_POLL_GAP frames of this CPU (and gro_units) since its last one;
  * a bucket without such a gap for the drain timeout (an elephant) moves
- * anyway, counted. A bucket arriving cold at the fast path (idle for the timeout: it
- * may come from another receiving CPU, after an IRQ moved) whose frames
- * another receiving CPU may still have queued to this CPU goes through
- * this CPU's own queue first, behind them.
+ * anyway, counted.
  *
- * A receive queue that moves to this CPU (its IRQ's affinity, its
- * threaded NAPI) brings warm buckets: the old CPU queued their frames to
- * their workers, this one among them, up to its last poll, which ended
- * before this CPU's first poll of the queue began (one NAPI polls on one
- * CPU at a time, and flushes its cpumap queues before it ends). Frames
- * bound for this CPU's fast path would overtake those still in this
- * CPU's rings; so from the first frame of a queue that moved here
- * (steer_rxq) until the old CPU's frames sent here before the move are
- * dequeued and flushed (drained()), or the drain timeout, they go
- * through this CPU's own queue, and come back to the fast path as any
- * bucket leaving a queue does.
+ * Frames of a flow can also reach this CPU's fast path from another
+ * receiving CPU's queue to this CPU, which no loader announces: a flow
+ * that changed receive queues (Flow Director ATR, an RSS table edit), or
+ * a whole receive queue that moved here (its IRQ's affinity, its threaded
+ * NAPI). The other CPU queued its frames here up to its last poll of
+ * them, and flushed them into this CPU's ring before that poll ended. So
+ * a frame this CPU queues to itself now lands behind all of them: a
+ * marker. A bucket arriving cold at the fast path (idle for the timeout:
+ * maybe from another queue) goes through this CPU's own queue first,
+ * stamped, and takes the fast path once its last frame there is out, as
+ * any bucket leaving a queue does. A receive queue that moved here
+ * (steer_rxq) holds every bucket bound for the fast path the same way,
+ * from its first frame here until the marker it sent is out
+ * (steer_rxmove), or the drain timeout. The records this takes are this
+ * CPU's own, kept for the buckets concerned only; the window stays shut.
  *
  * Every value read across CPUs is written by one CPU only, and each is one
  * aligned store: a reader sees some past value, never a torn one, and each
@@ -70,12 +74,11 @@ static __always_inline __u32 target_cpu_of(__u32 target)
 	return target & (STEER_MAX_CPUS - 1);
 }
 
-/* The drain window (struct steer_window), when this frame keeps drain
- * records: with rebalance: drain, on the fast path always, else while the
- * window is open; NULL otherwise. In steady state: one load of a line no
- * CPU writes, two compares. */
+/* The drain window (struct steer_window) while it is open under
+ * rebalance: drain: frames then keep drain records. NULL otherwise. In
+ * steady state: one load of a line no CPU writes, two compares. */
 static __always_inline struct steer_window *
-records_kept(const struct steer_slot *slot, __u32 now)
+window_of(const struct steer_slot *slot, __u32 now)
 {
 	struct steer_window *w;
 	__u32 zero = 0;
@@ -85,8 +88,7 @@ records_kept(const struct steer_slot *slot, __u32 now)
 	w = bpf_map_lookup_elem(&steer_window, &zero);
 	if (!w)
 		return NULL;
-	if ((slot->flags & STEER_F_LOCAL_FASTPATH) ||
-	    w->until - now - 1 < STEER_WINDOW_MAX ||
+	if (w->until - now - 1 < STEER_WINDOW_MAX ||
 	    w->held_until - now - 1 < STEER_WINDOW_MAX)
 		return w;
 	return NULL;
@@ -172,8 +174,8 @@ static __always_inline int queue_frame(struct xdp_md *ctx,
  * only for buckets that move or arrive cold, never in steady state.
  */
 
-/* 1 when every frame any receiving CPU queued to 'target' has been
- * dequeued there: its ring is empty. */
+/* 1 when every stamped frame any receiving CPU queued to 'target' has
+ * been dequeued there. */
 __noinline int queue_empty(__u32 target)
 {
 	__u32 rx, idx, *active, *sent, seq, s;
@@ -286,24 +288,12 @@ __noinline int drained(__u32 me, __u32 target, __u32 seq, __u32 now,
 	return queue_empty(target) ? DRAIN_DONE : DRAIN_WAIT;
 }
 
-/* A receive queue moved here from CPU 'from' (see the top): note how far
- * from's streams to this CPU's targets had got. */
-static __always_inline void rxmove_begin(struct steer_rxmove *mv, __u32 from,
-					 __u32 me, __u32 now)
+/* A receive queue moved here (see the top): hold the fast path until a
+ * marker sent from now on is out. A second move while one is waited out
+ * starts over: its old CPU may have queued here after the first marker. */
+static __always_inline void rxmove_begin(struct steer_rxmove *mv, __u32 now)
 {
-	__u32 idx, *s, bank;
-
-	if (mv->pending && mv->from != from) {
-		mv->from = STEER_RXMOVE_ANY;	/* two at once: wait for all */
-	} else {
-		mv->from = from;
-#pragma unroll
-		for (bank = 0; bank < STEER_BANKS; bank++) {
-			idx = from * STEER_TARGETS + bank * STEER_MAX_CPUS + me;
-			s = bpf_map_lookup_elem(&steer_seq, &idx);
-			mv->seq[bank] = s ? *(volatile __u32 *)s : 0;
-		}
-	}
+	mv->seq = 0;
 	mv->since = now ? now : 1;
 	mv->pending = 1;
 }
@@ -314,38 +304,45 @@ enum rxmove_state {
 	RXMOVE_TIMEOUT,		/* clear by the drain timeout */
 };
 
-/* Whether the frames the old CPU of a queue that moved here (steer_rxmove)
- * sent here before the move have all reached the stack. 'limits' from
- * DRAIN_LIMITS(); 'scan': may scan every receiving CPU's queues (after
- * moves from two CPUs at once), which costs a microsecond. */
-__noinline int rxmove_wait(__u32 me, __u32 now, __u64 limits, int scan)
+/* Whether the marker of a queue that moved here (steer_rxmove) has
+ * reached the stack. 'limits' from DRAIN_LIMITS(). */
+__noinline int rxmove_wait(__u32 me, __u32 now, __u64 limits)
 {
-	__u32 zero = 0, bank, target, from;
 	struct steer_rxmove *mv;
+	__u32 zero = 0;
+	int state;
 
 	mv = bpf_map_lookup_elem(&steer_rxmove, &zero);
-	if (!mv || !mv->pending || me >= STEER_MAX_CPUS)
+	if (!mv || !mv->pending)
 		return RXMOVE_CLEAR;
 	if (now - mv->since >= (__u32)limits) {
 		mv->pending = 0;
 		return RXMOVE_TIMEOUT;
 	}
-	from = mv->from;
-	if (from == STEER_RXMOVE_ANY) {
-		if (!scan || !queue_empty(me) ||
-		    !queue_empty(me + STEER_MAX_CPUS))
-			return RXMOVE_WAIT;
-	} else {
-		for (bank = 0; bank < STEER_BANKS; bank++) {
-			target = bank * STEER_MAX_CPUS + me;
-			if (mv->seq[bank] &&
-			    drained(from, target, mv->seq[bank], now,
-				    limits) == DRAIN_WAIT)
-				return RXMOVE_WAIT;
-		}
-	}
+	if (!mv->seq)
+		return RXMOVE_WAIT;	/* this frame becomes the marker */
+	state = drained(me, mv->target, mv->seq, now, limits);
+	if (state == DRAIN_WAIT)
+		return RXMOVE_WAIT;
 	mv->pending = 0;
-	return RXMOVE_CLEAR;
+	return state == DRAIN_DONE ? RXMOVE_CLEAR : RXMOVE_TIMEOUT;
+}
+
+/* A held frame went to 'target' with stamp 'seq': the marker, when it is
+ * the first since the move that went to this CPU's own queue. */
+static __always_inline void rxmove_mark(__u32 me, __u32 target, __u32 seq)
+{
+	struct steer_rxmove *mv;
+	__u32 zero = 0;
+
+	if (!seq || (target & STEER_TARGET_LOCAL) ||
+	    target_cpu_of(target) != me)
+		return;
+	mv = bpf_map_lookup_elem(&steer_rxmove, &zero);
+	if (mv && mv->pending && !mv->seq) {
+		mv->target = target;
+		mv->seq = seq;
+	}
 }
 
 /* rxq_moved() results. */
@@ -357,12 +354,11 @@ __noinline int rxmove_wait(__u32 me, __u32 now, __u64 limits, int scan)
  * steer_rxq: it moved here, or a move here is being waited out. Says what
  * to do with the frame (RXQ_* bits). Global: the steady state never calls
  * it, and the datapath stays small. */
-__noinline int rxq_moved(__u32 q, __u32 me, __u32 now, __u64 limits,
-			 __u32 flags)
+__noinline int rxq_moved(__u32 q, __u32 me, __u32 now, __u64 limits)
 {
-	int bound_here = flags & 1, scan = flags & 2, state, ret = 0;
 	struct steer_rxmove *mv;
 	__u32 zero = 0, *owner, prev;
+	int state, ret = 0;
 
 	owner = bpf_map_lookup_elem(&steer_rxq, &q);
 	mv = bpf_map_lookup_elem(&steer_rxmove, &zero);
@@ -370,19 +366,20 @@ __noinline int rxq_moved(__u32 q, __u32 me, __u32 now, __u64 limits,
 		return 0;
 	prev = *owner & ~STEER_RXQ_PENDING;
 	if (prev != me + 1) {
-		/* Moved here; 0: the queue's first frame. */
-		if (prev) {
+		/* Moved here. 0: no CPU passed a frame of it yet, but some
+		 * CPU may have queued its frames here: wait all the same,
+		 * uncounted (once per queue after attach). */
+		if (prev)
 			ret |= RXQ_MOVED;
-			rxmove_begin(mv, prev - 1, me, now);
-		}
+		rxmove_begin(mv, now);
 	} else if (!mv->pending) {
 		*owner = me + 1;	/* waited out, by a frame of another queue */
 		return 0;
 	}
 	*owner = (me + 1) | (mv->pending ? STEER_RXQ_PENDING : 0);
-	if (!mv->pending || !bound_here)
+	if (!mv->pending)
 		return ret;
-	state = rxmove_wait(me, now, limits, scan);
+	state = rxmove_wait(me, now, limits);
 	if (state != RXMOVE_WAIT)
 		*owner = me + 1;
 	if (state == RXMOVE_TIMEOUT)
@@ -396,8 +393,7 @@ __noinline int rxq_moved(__u32 q, __u32 me, __u32 now, __u64 limits,
  * CPU, and STEER_RXQ_PENDING while a move here is being waited out. */
 static __always_inline int rxq_hold_fastpath(struct xdp_md *ctx,
 					     struct steer_stats *st,
-					     __u32 me, __u32 now, __u64 limits,
-					     int bound_here)
+					     __u32 me, __u32 now, __u64 limits)
 {
 	__u32 q = ctx->rx_queue_index, *owner;
 	int r;
@@ -405,8 +401,7 @@ static __always_inline int rxq_hold_fastpath(struct xdp_md *ctx,
 	owner = bpf_map_lookup_elem(&steer_rxq, &q);
 	if (!owner || *owner == me + 1)
 		return 0;
-	r = rxq_moved(q, me, now, limits,
-		      (bound_here ? 1 : 0) | (st->rx_packets & 15 ? 0 : 2));
+	r = rxq_moved(q, me, now, limits);
 	if (r & RXQ_MOVED)
 		st->rxq_moves++;
 	if (r & RXQ_TIMEOUT)

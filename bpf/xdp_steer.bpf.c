@@ -156,7 +156,7 @@ static __always_inline int deliver(struct xdp_md *ctx, struct steer_stats *st,
 {
 	__u32 me = bpf_get_smp_processor_id(), seq;
 	int stamp = (slot->flags & STEER_F_DRAIN) &&
-		    records_kept(slot, (__u32)bpf_jiffies64());
+		    window_of(slot, (__u32)bpf_jiffies64());
 
 	return send(ctx, st, stamp, me, target_of(slot, cpu, me), bytes, &seq);
 }
@@ -172,27 +172,40 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 	__u32 me = bpf_get_smp_processor_id(), want, cur, now, seq = 0;
 	struct steer_window *w;
 	struct steer_bucket *b;
-	int ret, cold, fresh, drain, hold;
+	int ret, cold, fresh, drain, hold = 0;
 
 	want = target_of(slot, cpu, me);
 	if (!(slot->flags & STEER_F_DRAIN))
 		return send(ctx, st, 0, me, want, bytes, &seq);
 	now = (__u32)bpf_jiffies64();
-	w = records_kept(slot, now);
-	if (!w)
+	w = window_of(slot, now);
+	/* Only a frame bound for the fast path could overtake the frames of
+	 * its receive queue's old CPU; the first such frame after a move
+	 * sees it (drain.h). */
+	if (want & STEER_TARGET_LOCAL) {
+		hold = rxq_hold_fastpath(ctx, st, me, now, DRAIN_LIMITS(slot));
+		if (hold)
+			want &= ~STEER_TARGET_LOCAL;
+	}
+	/* Outside the window a queued frame needs no record. */
+	if (!w && !hold && !(want & STEER_TARGET_LOCAL))
 		return send(ctx, st, 0, me, want, bytes, &seq);
 	b = bpf_map_lookup_elem(&steer_buckets, &bucket);
 	if (!b)
-		return send(ctx, st, 1, me, want, bytes, &seq);
-	hold = (slot->flags & STEER_F_LOCAL_FASTPATH) &&
-	       rxq_hold_fastpath(ctx, st, me, now, DRAIN_LIMITS(slot),
-				 want & STEER_TARGET_LOCAL);
-	if (hold)
-		want &= ~STEER_TARGET_LOCAL;
-	cur = b->target;
+		return send(ctx, st, 0, me, want, bytes, &seq);
 	fresh = !b->last;
 	cold = fresh || now - b->last >= slot->drain_units;
+	/* Outside the window, a warm bucket on the fast path keeps only the
+	 * tick of its last frame, written once a tick: enough to tell when
+	 * it arrives cold. Its other fields are made fresh in the window
+	 * before they matter (a flip). */
+	if (!w && !hold && !cold && b->target == want) {
+		if (b->last != now)
+			b->last = now ? now : 1;
+		return send(ctx, st, 0, me, want, bytes, &seq);
+	}
 
+	cur = b->target;
 	if (!cold && !same_place(cur, want)) {
 		if (!b->since)
 			b->since = now ? now : 1;
@@ -219,27 +232,34 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 			st->moves_timeout++;
 		} else {
 			st->drain_held++;
-			window_hold(w, slot, now);
+			/* A flip's move keeps the window open; this CPU's
+			 * own (a marker out, the window shut) keeps its
+			 * records without it. */
+			if (w)
+				window_hold(w, slot, now);
 			ret = send(ctx, st, 1, me, cur, bytes, &seq);
 			b->seq = (cur & STEER_TARGET_LOCAL) ?
 				 (__u32)st->rx_packets : seq;
 			b->last = now ? now : 1;	/* 0: no frame yet */
+			if (hold)
+				rxmove_mark(me, cur, seq);
 			return ret;
 		}
 	} else if (cold && !fresh && !same_place(cur, want)) {
 		st->moves_idle++;
 	}
 	/* Cold on the fast path: frames of the bucket that another receiving
-	 * CPU queued here may still wait in this CPU's queue; line up behind
-	 * them, and move to the fast path once they are out. */
-	if (cold && (want & STEER_TARGET_LOCAL) &&
-	    !queue_empty(want & ~STEER_TARGET_LOCAL))
+	 * CPU queued here may still wait in this CPU's queue; go through it
+	 * behind them, and take the fast path once out (drain.h). */
+	if (cold && (want & STEER_TARGET_LOCAL))
 		want &= ~STEER_TARGET_LOCAL;
 	b->target = want;
 	b->since = 0;
 	ret = send(ctx, st, 1, me, want, bytes, &seq);
 	b->seq = (want & STEER_TARGET_LOCAL) ? (__u32)st->rx_packets : seq;
 	b->last = now ? now : 1;
+	if (hold)
+		rxmove_mark(me, want, seq);
 	return ret;
 }
 
@@ -313,16 +333,17 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 }
 
 /* Second stage, run by the cpumap kthread on the worker CPU for each frame
- * it dequeues: count, publish what was dequeued from whom (drain.h), then
- * let the kernel build the skb here. */
-SEC("xdp/cpumap")
-int STEER_PROG_WORKER(struct xdp_md *ctx)
+ * it dequeues: count, publish what was dequeued (drain.h), then let the
+ * kernel build the skb here. 'bank': of the cpumap entry this program
+ * runs for; with this CPU, its target. Every frame counts in the target's
+ * totals; a stamped one also marks how far its sender's stream got. */
+static __always_inline int worker(struct xdp_md *ctx, __u32 bank)
 {
 	void *data = (void *)(long)ctx->data;
 	struct steer_meta *m = (void *)(long)ctx->data_meta;
+	__u32 zero = 0, target, idx, total, *wt;
 	struct steer_worker_stats *ws;
 	struct steer_deq *d;
-	__u32 zero = 0, idx, total, *wt;
 	__u64 *last;
 
 	ws = bpf_map_lookup_elem(&worker_stats, &zero);
@@ -330,31 +351,49 @@ int STEER_PROG_WORKER(struct xdp_md *ctx)
 		ws->packets++;
 		ws->bytes += (void *)(long)ctx->data_end - data;
 	}
-	if ((void *)(m + 1) > data || m->target >= STEER_TARGETS ||
-	    m->rx_cpu >= STEER_MAX_CPUS)
+	target = bpf_get_smp_processor_id();
+	if (target >= STEER_MAX_CPUS)
 		return XDP_PASS;
-	idx = m->target;
-	wt = bpf_map_lookup_elem(&steer_wtot, &idx);
-	last = bpf_map_lookup_elem(&steer_wlast, &idx);
+	target += bank;
+	wt = bpf_map_lookup_elem(&steer_wtot, &target);
+	last = bpf_map_lookup_elem(&steer_wlast, &target);
 	if (last)
 		*last = bpf_ktime_get_ns();
-	idx = idx * STEER_MAX_CPUS + m->rx_cpu;
-	d = bpf_map_lookup_elem(&steer_deq, &idx);
-	if (!wt || !d)
+	if (!wt)
 		return XDP_PASS;
 	/* Only this target's kthread writes these: no atomics needed. */
 	total = *wt + 1;
 	*wt = total;
 	if (!(total % STEER_EPOCH)) {
-		__u32 slot = m->target * 4 + ((total / STEER_EPOCH) & 3);
+		__u32 slot = target * 4 + ((total / STEER_EPOCH) & 3);
 		__u32 *began = bpf_map_lookup_elem(&steer_wtime, &slot);
 
 		if (began)
 			*began = (__u32)bpf_jiffies64();
 	}
-	d->h[(total / STEER_MARK_EPOCH) & (STEER_MARKS - 1)] =
-		STEER_MARK(m->seq, total);
+	/* A stamp for another target: the kthread ran off its CPU (the CPU
+	 * went offline); its frames then drain by the timeout. */
+	if ((void *)(m + 1) > data || m->target != target ||
+	    m->rx_cpu >= STEER_MAX_CPUS)
+		return XDP_PASS;
+	idx = target * STEER_MAX_CPUS + m->rx_cpu;
+	d = bpf_map_lookup_elem(&steer_deq, &idx);
+	if (d)
+		d->h[(total / STEER_MARK_EPOCH) & (STEER_MARKS - 1)] =
+			STEER_MARK(m->seq, total);
 	return XDP_PASS;
+}
+
+SEC("xdp/cpumap")
+int STEER_PROG_WORKER(struct xdp_md *ctx)
+{
+	return worker(ctx, 0);
+}
+
+SEC("xdp/cpumap")
+int STEER_PROG_WORKER_B(struct xdp_md *ctx)
+{
+	return worker(ctx, STEER_MAX_CPUS);
 }
 
 char _license[] SEC("license") = "Dual BSD/GPL";

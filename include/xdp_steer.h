@@ -99,7 +99,11 @@
 #define STEER_STR(x)		STEER_STR_(x)
 
 #define STEER_PROG_MAIN		xdp_steer
+/* The cpumap programs of the two banks (STEER_BANKS): the same code, each
+ * knowing its bank, so a worker counts every frame by its target even
+ * when the frame carries no drain metadata. */
 #define STEER_PROG_WORKER	steer_worker
+#define STEER_PROG_WORKER_B	steer_worker_b
 
 /* Maps of interface IFNAME in the initial network namespace are pinned in
  * STEER_PIN_ROOT "/" IFNAME "/"; other namespaces get a directory of their
@@ -389,19 +393,16 @@ struct steer_idle {
 };
 
 /* steer_rxmove[0], per receiving CPU (see drain.h): after a receive
- * queue moved here from CPU 'from', frames bound for the fast path go
- * through this CPU's own queue until 'from' has no frame sent here before
- * the move left in it: its streams to this CPU's two targets had reached
- * seq[bank] then. from == STEER_RXMOVE_ANY: queues came from two CPUs;
- * then until this CPU's queues are empty. */
+ * queue moved here, frames bound for the fast path go through this CPU's
+ * own queue until the first of them, the marker, has reached the stack:
+ * this CPU queued it behind every frame the queue's old CPU had queued
+ * here. */
 struct steer_rxmove {
 	__u32 pending;		/* 1 while the above holds */
-	__u32 from;
-	__u32 seq[STEER_BANKS];
 	__u32 since;		/* when the move was seen, jiffies */
-	__u32 pad;
+	__u32 target;		/* the marker's target: this CPU, a bank */
+	__u32 seq;		/* its stamp there; 0: not sent yet */
 };
-#define STEER_RXMOVE_ANY	0xffffffffu
 /* steer_rxq: the queue's CPU still waits out its move (steer_rxmove). */
 #define STEER_RXQ_PENDING	0x80000000u
 
@@ -422,8 +423,11 @@ struct steer_rxmove {
  * other record tells its last frame exactly. When the window closes no
  * bucket is held (held_until), so none is waiting for its old CPU.
  *
- * The fast path keeps records always: a receive queue may move to another
- * CPU at any time (drain.h), and no loader knows it in advance.
+ * A receiving CPU's own moves (a receive queue or a flow arriving here
+ * from another CPU, drain.h) need no records from the others: it sends a
+ * marker through its own queue, behind whatever they queued here, and
+ * keeps records of its own for the buckets concerned until the marker is
+ * out.
  */
 /* A window ends at most this many jiffies ahead (the loader's are
  * seconds long); an end further ahead is an old one seen after jiffies

@@ -14,9 +14,7 @@ static void print_drain_text(const struct slot_view *v)
 
 	printf("  drain: %d bucket%s draining", v->draining,
 	       v->draining == 1 ? "" : "s");
-	if (v->slot.flags & STEER_F_LOCAL_FASTPATH)
-		printf(", records kept always (local fast path)");
-	else if (v->window_open)
+	if (v->window_open)
 		printf(", records kept for %u ms more (a change under way)",
 		       v->window_left_ms);
 	else if (v->slot.flags & STEER_F_DRAIN)

@@ -112,14 +112,13 @@ int cpumap_in_use(const struct steer_maps *m, __u32 units,
 }
 
 int cpumap_add(const struct steer_maps *m, const unsigned char *need,
-	       __u32 qsize, int worker_fd, unsigned char *added, char *why,
-	       size_t why_len)
+	       __u32 qsize, const int *worker_fds, unsigned char *added,
+	       char *why, size_t why_len)
 {
 	struct bpf_cpumap_val want = { .qsize = qsize }, cur;
 	__u32 target, cpu;
 	int err;
 
-	want.bpf_prog.fd = worker_fd;
 	memset(added, 0, STEER_TARGETS);
 	for (target = 0; target < STEER_TARGETS; target++) {
 		if (!need[target])
@@ -138,6 +137,7 @@ int cpumap_add(const struct steer_maps *m, const unsigned char *need,
 		}
 		added[target] = 1;
 update:
+		want.bpf_prog.fd = worker_fds[target / STEER_MAX_CPUS];
 		if (bpf_map_update_elem(bank_fd(m, target), &cpu, &want,
 					BPF_ANY)) {
 			err = -errno;

@@ -26,11 +26,12 @@ int cpumap_in_use(const struct steer_maps *m, __u32 units,
 		  unsigned char *in_use, int *draining);
 
 /* Creates the entries of 'need' that lack one (cpumap program
- * 'worker_fd', ring 'qsize'). An entry with another ring size is never
+ * worker_fds[bank], ring 'qsize'). An entry with another ring size is never
  * replaced (a second kthread would deliver that CPU's frames): -EBUSY.
  * added[target] = 1 for each created. */
 int cpumap_add(const struct steer_maps *m, const unsigned char *need,
-	       __u32 qsize, int worker_fd, unsigned char *added, char *why,
+	       __u32 qsize, const int *worker_fds, unsigned char *added,
+	       char *why,
 	       size_t why_len);
 /* Removes the entries cpumap_add() created. */
 void cpumap_undo(const struct steer_maps *m, const unsigned char *added);

@@ -41,8 +41,9 @@ int prog_attach(const char *pin_dir, int ifindex, enum xdp_attach_mode mode,
 	skel = open_skel(pin_dir);
 	if (!skel)
 		return -errno;
-	/* The cpumap program is loaded by apply, into each cpumap entry. */
+	/* The cpumap programs are loaded by apply, into each cpumap entry. */
 	bpf_program__set_autoload(skel->progs.STEER_PROG_WORKER, false);
+	bpf_program__set_autoload(skel->progs.STEER_PROG_WORKER_B, false);
 	prog = xdp_program__from_bpf_obj(skel->obj, "xdp");
 	err = libxdp_get_error(prog);
 	if (err) {
@@ -226,9 +227,10 @@ int prog_worker_load(const char *pin_dir, struct xdp_steer_bpf **skelp)
 	return 0;
 }
 
-int prog_worker_fd(const struct xdp_steer_bpf *skel)
+void prog_worker_fds(const struct xdp_steer_bpf *skel, int fds[STEER_BANKS])
 {
-	return bpf_program__fd(skel->progs.STEER_PROG_WORKER);
+	fds[0] = bpf_program__fd(skel->progs.STEER_PROG_WORKER);
+	fds[1] = bpf_program__fd(skel->progs.STEER_PROG_WORKER_B);
 }
 
 void prog_worker_close(struct xdp_steer_bpf *skel)

@@ -35,10 +35,11 @@ int prog_find(const char *pin_dir, int ifindex, struct attached *out);
 /* Takes xdp_steer off 'ifindex'; -ENOENT when it is not there. */
 int prog_detach(int ifindex);
 
-/* Loads the cpumap program on the maps pinned in 'pin_dir'; its fd stays
- * valid until prog_worker_close(). */
+/* Loads the cpumap programs on the maps pinned in 'pin_dir'; their fds
+ * stay valid until prog_worker_close(). */
 int prog_worker_load(const char *pin_dir, struct xdp_steer_bpf **skel);
-int prog_worker_fd(const struct xdp_steer_bpf *skel);
+/* fds[bank]: the cpumap program of each bank (STEER_PROG_WORKER*). */
+void prog_worker_fds(const struct xdp_steer_bpf *skel, int fds[STEER_BANKS]);
 void prog_worker_close(struct xdp_steer_bpf *skel);
 
 const char *prog_mode_name(enum xdp_attach_mode mode);

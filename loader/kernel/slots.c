@@ -286,7 +286,7 @@ static __u32 choose_bank(const struct steer_slot *active,
 }
 
 int slots_apply(const struct steer_maps *m, struct steer_build *b,
-		int worker_fd, struct slots_result *res, char *why,
+		const int *worker_fds, struct slots_result *res, char *why,
 		size_t why_len)
 {
 	unsigned char cpus[STEER_MAX_CPUS], need[STEER_TARGETS];
@@ -345,7 +345,7 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 		res->slot = ctl.active;
 		res->generation = active.generation;
 		res->moved_buckets = 0;
-		err = cpumap_add(m, need, b->slot.queue_size, worker_fd, added,
+		err = cpumap_add(m, need, b->slot.queue_size, worker_fds, added,
 				 why, why_len);
 		res->cpus_added = count_added(added);
 		goto out;
@@ -363,7 +363,7 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	/* Add cpumap: entries for the new slot's bank. Invariant: the
 	 * active slot names none of the created entries (they are new), so
 	 * removing them again is harmless. */
-	err = cpumap_add(m, need, b->slot.queue_size, worker_fd, added, why,
+	err = cpumap_add(m, need, b->slot.queue_size, worker_fds, added, why,
 			 why_len);
 	if (!err && (err = failpoint("add-cpumap")))
 		snprintf(why, why_len, "failpoint add-cpumap");

@@ -49,10 +49,10 @@ struct slots_result {
 				 * still drain from them */
 };
 
-/* 'worker_fd': the cpumap program to run on each worker. 0 or a negative
+/* worker_fds[bank]: the cpumap program to run on that bank's workers. 0 or a negative
  * errno with the reason in 'why'. */
 int slots_apply(const struct steer_maps *m, struct steer_build *b,
-		int worker_fd, struct slots_result *res, char *why,
+		const int *worker_fds, struct slots_result *res, char *why,
 		size_t why_len);
 
 /* The slot in force and what its table, rules and the cpumap hold. */

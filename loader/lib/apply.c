@@ -38,6 +38,7 @@ int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 {
 	struct table_cpu buf[STEER_MAX_CPUS];
 	struct xdp_steer_bpf *worker = NULL;
+	int worker_fds[STEER_BANKS];
 	struct policy_cpus workers;
 	struct steer_build b = {};
 	const char *missing = NULL;
@@ -88,7 +89,8 @@ int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 			 it->ifname, it->dir, strerror(-err), it->ifname);
 		goto out_build;
 	}
-	err = slots_apply(&m, &b, prog_worker_fd(worker), &res->slots, why,
+	prog_worker_fds(worker, worker_fds);
+	err = slots_apply(&m, &b, worker_fds, &res->slots, why,
 			  sizeof(why));
 	if (err) {
 		lib_fail(ctx, err, "%s: applying the policy failed: %s; the previous policy is still in force",

@@ -61,6 +61,24 @@ field() {
 }
 # status_json PYTHON-EXPR: evaluates the expression on `status --json` as d;
 # fails (exit 1) unless it is true. Prints the document when it fails.
+# Every cpumap entry runs the copy of the cpumap program that knows its
+# bank (steer_worker, steer_worker_b): the worker counts frames by target.
+bank_programs_match() {
+	xs status "$IF_B" --json | python3 -c '
+import json, subprocess, sys
+d = json.load(sys.stdin)
+for c in d["policy"]["cpumap"]:
+    out = subprocess.check_output(["bpftool", "-j", "prog", "show", "id", str(c["prog_id"])])
+    name = json.loads(out)["name"]
+    want = "steer_worker_b" if c["bank"] else "steer_worker"
+    if name != want:
+        sys.exit("cpu %d, bank %d runs %s, not %s" % (c["cpu"], c["bank"], name, want))
+'
+}
+status_json_bank() {
+	xs status "$IF_B" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["policy"]["bank"])'
+}
+
 status_json() {
 	local doc
 	doc=$(xs status "$IF_B" --json) || return 1
@@ -349,11 +367,15 @@ check "status --json carries the small-queue warning, and only it" \
 		     'queue_size 16 is small' in d['warnings'][0] and '2048 is the default' in d['warnings'][0]"
 check "the cpumap entries took the queue size 16" \
 	status_json "[c['qsize'] for c in d['policy']['cpumap']] == [16, 16]"
+check "each cpumap entry runs its own bank's cpumap program (bank $(status_json_bank))" \
+	bank_programs_match
 check "status prints the small-queue warning" run_rc 0 xs status "$IF_B"
 check "the text warning names the queue size" out_has "^  warning: queue_size 16 is small"
 check "re-applying the policy in force before succeeds" run_rc 0 xs apply "$IF_B" "$T/$P_NOW.yaml"
 check "status --json has no warning left once the queue is back to 2048" \
 	status_json "d['policy']['queue_size'] == 2048 and d['warnings'] == []"
+check "back in the other bank, each entry runs that bank's cpumap program (bank $(status_json_bank))" \
+	bank_programs_match
 check "the maps hold that policy again: its table and cpumap" \
 	expect_eq "$(field table) $(field cpumap)" "$(field table "$S_NOW") $(field cpumap "$S_NOW")"
 

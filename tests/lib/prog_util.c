@@ -113,7 +113,12 @@ int steer_prog_open(struct steer_prog *p, const char *path)
 						STEER_STR(STEER_PROG_WORKER));
 	if (!prog)
 		goto err_close;
-	p->worker_fd = bpf_program__fd(prog);
+	p->worker_fd = p->worker_fds[0] = bpf_program__fd(prog);
+	prog = bpf_object__find_program_by_name(p->obj,
+						STEER_STR(STEER_PROG_WORKER_B));
+	if (!prog)
+		goto err_close;
+	p->worker_fds[1] = bpf_program__fd(prog);
 
 	for (i = 0; i < sizeof(map_fds) / sizeof(map_fds[0]); i++) {
 		fd = bpf_object__find_map_fd_by_name(p->obj, map_fds[i].name);
@@ -419,6 +424,39 @@ int steer_prog_reset_drain(const struct steer_prog *p)
 	if (!err)
 		err = steer_prog_window(p, 0);
 	return err;
+}
+
+int steer_prog_warm_bucket(const struct steer_prog *p, __u32 cpu,
+			   __u32 record, __u16 target)
+{
+	struct steer_bucket *v;
+	__u32 now;
+	int err;
+
+	if (cpu >= (__u32)p->ncpus)
+		return -EINVAL;
+	err = clock_jiffies(&now);
+	if (err)
+		return err;
+	v = calloc(p->ncpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	err = bpf_map_lookup_elem(p->steer_buckets, &record, v) ? -errno : 0;
+	if (!err) {
+		v[cpu].target = target;
+		v[cpu].last = now ? now : 1;
+		v[cpu].since = 0;
+		err = update(p->steer_buckets, &record, v);
+	}
+	free(v);
+	return err;
+}
+
+int steer_prog_rxq_on(const struct steer_prog *p, __u32 q, __u32 cpu)
+{
+	__u32 owner = cpu + 1;
+
+	return update(p->steer_rxq, &q, &owner);
 }
 
 int steer_prog_window(const struct steer_prog *p, __u32 ticks)

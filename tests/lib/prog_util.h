@@ -23,7 +23,8 @@ struct bpf_object;
 struct steer_prog {
 	struct bpf_object *obj;
 	int prog_fd;		/* STEER_PROG_MAIN */
-	int worker_fd;		/* STEER_PROG_WORKER */
+	int worker_fd;		/* STEER_PROG_WORKER (bank 0) */
+	int worker_fds[STEER_BANKS];	/* each bank's cpumap program */
 	int ncpus;		/* possible CPUs: per-CPU values per entry */
 	/* An fd per map of STEER_MAPS, named like the map. */
 #define STEER_PROG_FD_(name, ...) int name;
@@ -100,6 +101,13 @@ int steer_prog_reset_drain(const struct steer_prog *p);
  * now, or closes it (0): with drain on and no fast path, the datapath
  * keeps drain records only while it is open. */
 int steer_prog_window(const struct steer_prog *p, __u32 ticks);
+/* Receiving CPU 'cpu's record of drain bucket 'record' says its frames
+ * went to 'target' (a STEER_TARGET_* word) just now: the bucket is warm
+ * there, as after traffic that has settled. */
+int steer_prog_warm_bucket(const struct steer_prog *p, __u32 cpu,
+			   __u32 record, __u16 target);
+/* Receive queue 'q' was last seen on 'cpu' (steer_rxq). */
+int steer_prog_rxq_on(const struct steer_prog *p, __u32 q, __u32 cpu);
 int steer_prog_read_window(const struct steer_prog *p, struct steer_window *w);
 
 /* ---- cpumap ------------------------------------------------------------ */

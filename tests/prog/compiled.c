@@ -129,7 +129,7 @@ static int apply_text(const char *tmpl)
 	if (!err && !(err = clock_hz(&hz)))
 		b.slot.drain_units = clock_ms_to_ticks(b.slot.drain_ms, hz);
 	if (!err) {
-		err = slots_apply(&m, &b, prog.worker_fd, &res, why, sizeof(why));
+		err = slots_apply(&m, &b, prog.worker_fds, &res, why, sizeof(why));
 		build_free(&b);
 	}
 	if (err)

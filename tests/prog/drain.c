@@ -236,6 +236,23 @@ static bool other_rx_queued(int target, __u32 sent, __u32 dequeued)
 /* A worker stamping as we look: busy. */
 #define BUSY_NOW()	(now_ns() + 1000000000ull)
 
+/* The bucket arrives cold at L's fast path: its first frame goes through
+ * L's own queue, behind whatever another receiving CPU may have queued
+ * there; once L has dequeued it and is idle, the bucket takes the fast
+ * path. Leaves it warm there (one move done). */
+static bool warm_on_fastpath(const struct frame *f)
+{
+	__u32 q = queued_to(local_cpu);
+
+	if (!EXPECT_EQ(send_frame(f), XDP_REDIRECT,
+		       "arriving cold, the bucket's first frame goes through L's own queue") ||
+	    !EXPECT_EQ(queued_to(local_cpu), q + 1, "stamped, to L") ||
+	    !publish(local_cpu, q + 1, q + 1, IDLE_SINCE()))
+		return false;
+	return EXPECT_EQ(send_frame(f), XDP_PASS,
+			 "once L has dequeued it, the bucket takes the fast path");
+}
+
 /* ---- cases ------------------------------------------------------------------ */
 
 static void test_held_until_dequeued(void)
@@ -560,6 +577,16 @@ static struct steer_window window(void)
 	return w;
 }
 
+/* Open as the datapath tells it (window_of() in bpf/drain.h). */
+static bool window_open(void)
+{
+	struct steer_window w = window();
+	__u32 now = jiffies();
+
+	return w.until - now - 1 < STEER_WINDOW_MAX ||
+	       w.held_until - now - 1 < STEER_WINDOW_MAX;
+}
+
 /* Nothing moving: outside the window drain costs no stamp and no record;
  * the frame goes where the table says. Inside, both come back. */
 static void test_closed_window_keeps_no_records(void)
@@ -616,20 +643,34 @@ static void test_held_bucket_keeps_the_window_open(void)
 	EXPECT_EQ(queued_to(local_cpu), 0, "none went to L");
 }
 
-/* The fast path keeps records with the window closed: a receive queue
- * may move to another CPU at any time, and its frames then need them. */
-static void test_fastpath_keeps_records_outside_the_window(void)
+/* The fast path outside the window: a frame queued to another CPU is
+ * neither stamped nor recorded, as without the fast path; a warm bucket
+ * on the fast path writes the tick of its frames, nothing else. */
+static void test_fastpath_outside_the_window_keeps_no_records(void)
 {
-	struct drain_case c;
+	struct drain_case c, here;
+	struct steer_bucket b0, b1;
+	int i;
 
 	if (!setup(&c, STEER_F_LOCAL_FASTPATH, remote_cpu, NO_TIMEOUT) ||
 	    !EXPECT_EQ(steer_prog_window(&prog, 0), 0, "the window was closed"))
 		return;
 	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the frame is queued to R");
-	EXPECT_EQ(queued_to(remote_cpu), 1, "stamped");
-	EXPECT_EQ(bucket_state(&c).target, remote_cpu, "and recorded");
-}
+	EXPECT_EQ(queued_to(remote_cpu), 0, "unstamped");
+	EXPECT_EQ(bucket_state(&c).last, 0, "and unrecorded");
 
+	if (!setup(&here, STEER_F_LOCAL_FASTPATH, local_cpu, NO_TIMEOUT) ||
+	    !EXPECT_EQ(steer_prog_window(&prog, 0), 0, "the window was closed") ||
+	    !warm_on_fastpath(&here.f))
+		return;
+	b0 = bucket_state(&here);
+	for (i = 0; i < 10; i++)
+		EXPECT_EQ(send_frame(&here.f), XDP_PASS, "warm, the bucket stays on the fast path");
+	b1 = bucket_state(&here);
+	EXPECT_EQ(b1.target, STEER_TARGET_LOCAL | local_cpu, "its record says passed here");
+	EXPECT_EQ(b1.seq, b0.seq, "its frames wrote no count");
+	EXPECT(b1.last - b0.last < 1000, "only the tick of the last frame");
+}
 static void test_drain_off_moves_at_once(void)
 {
 	struct drain_case c;
@@ -662,9 +703,9 @@ static void test_leaving_fastpath_waits_for_a_gap(void)
 	int i;
 
 	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, NO_TIMEOUT) ||
-	    !other_frame(&c, &o))
+	    !other_frame(&c, &o) || !warm_on_fastpath(&c.f) ||
+	    !warm_on_fastpath(&o))
 		return;
-	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "on its CPU, the frame is passed here");
 	if (!move_to(&c, remote_cpu))
 		return;
 	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "right after the move it still is");
@@ -677,7 +718,7 @@ static void test_leaving_fastpath_waits_for_a_gap(void)
 	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "after a gap of 128 frames it goes to R");
 	EXPECT_EQ(queued_to(remote_cpu), 1, "queued to R");
 	EXPECT_EQ(stats().drain_held, 2, "two frames were held");
-	EXPECT_EQ(stats().moves_done, 1, "counted in moves_done");
+	EXPECT_EQ(stats().moves_done, 3, "counted in moves_done (with the two warm-ups')");
 }
 
 /* An elephant never pauses for a poll's length; it moves at the timeout. */
@@ -689,9 +730,8 @@ static void test_fastpath_elephant_times_out(void)
 
 	do {
 		if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu,
-			   short_ticks()))
+			   short_ticks()) || !warm_on_fastpath(&c.f))
 			return;
-		send_frame(&c.f);
 		if (!move_to(&c, remote_cpu))
 			return;
 	} while (!send_until_moved(&c, 1, &moved_after) && ++tries < 5);
@@ -704,7 +744,8 @@ static void test_fastpath_elephant_times_out(void)
 
 /* A bucket arriving cold at the fast path while another receiving CPU's
  * frames to this CPU are still queued: it lines up behind them in this
- * CPU's queue, then moves to the fast path once they are out. */
+ * CPU's queue, then moves to the fast path once its frames there are out,
+ * and so are the others' before them. */
 static void test_cold_fastpath_lines_up_behind_the_queue(void)
 {
 	__u32 key, one = 1, sent = 5;
@@ -725,7 +766,7 @@ static void test_cold_fastpath_lines_up_behind_the_queue(void)
 
 	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the frame goes through L's own queue, not the fast path");
 	EXPECT_EQ(queued_to(local_cpu), 1, "queued to L");
-	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "and so does the next, while R's are queued");
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "and so does the next, while its first is queued");
 
 	/* L dequeued R's last two and ours, and is idle. */
 	d.h[0] = STEER_MARK(5, 7);
@@ -736,14 +777,26 @@ static void test_cold_fastpath_lines_up_behind_the_queue(void)
 	EXPECT_EQ(stats().moves_done, 1, "counted in moves_done");
 }
 
-static void test_cold_fastpath_with_empty_queue_is_direct(void)
+/* Nobody else queues here, as nobody can know: the cold bucket still goes
+ * through L's own queue first, with the window shut, and takes the fast
+ * path once its own frame there is out. */
+static void test_cold_fastpath_goes_through_its_own_queue_first(void)
 {
 	struct drain_case c;
 
-	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, NO_TIMEOUT))
+	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, NO_TIMEOUT) ||
+	    !EXPECT_EQ(steer_prog_window(&prog, 0), 0, "the window was closed"))
 		return;
-	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "with nothing queued to L, a cold bucket takes the fast path at once");
-	EXPECT_EQ(queued_to(local_cpu), 0, "nothing is queued");
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the first frame is queued to L");
+	EXPECT_EQ(queued_to(local_cpu), 1, "stamped, the window shut or not");
+	EXPECT_EQ(bucket_state(&c).target, local_cpu, "the bucket is recorded as queued to L");
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "while it is queued, so is the next");
+	if (!publish(local_cpu, 2, 2, IDLE_SINCE()))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "out and L idle: the fast path");
+	EXPECT_EQ(stats().moves_done, 1, "counted in moves_done");
+	EXPECT(!window_open(), "this CPU's own move never opened the window");
+	EXPECT_EQ(stats().rxq_moves, 0, "the queue's first frames here count as no move");
 }
 
 /* ---- a receive queue moving between CPUs --------------------------------- */
@@ -751,17 +804,14 @@ static void test_cold_fastpath_with_empty_queue_is_direct(void)
 /* Test runs receive on queue 0 (loopback's): say it was on 'cpu' last. */
 static bool queue_was_on(int cpu)
 {
-	__u32 q = 0, owner = cpu + 1;
-
-	return EXPECT_EQ(bpf_map_update_elem(prog.steer_rxq, &q, &owner,
-					     BPF_ANY), 0,
+	return EXPECT_EQ(steer_prog_rxq_on(&prog, 0, cpu), 0,
 			 "the receive queue's last CPU was written");
 }
 
 /* The bucket is warm on L's fast path; then its receive queue moves here
- * from R, which had queued 5 frames to L, 3 of them dequeued so far. Until
- * L has dequeued and flushed R's 5, the bucket's frames go through L's own
- * queue, behind them; then back to the fast path. */
+ * from R, which had queued 5 frames to L, 3 of them dequeued so far. From
+ * the move the bucket's frames go through L's own queue, the first as the
+ * marker, behind R's; once the marker is out, back to the fast path. */
 static void test_queue_moved_here_waits_for_its_old_cpu(void)
 {
 	struct drain_case c;
@@ -769,43 +819,45 @@ static void test_queue_moved_here_waits_for_its_old_cpu(void)
 	struct steer_deq d = { .h = { STEER_MARK(3, 3) } };
 
 	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, NO_TIMEOUT) ||
-	    !queue_was_on(local_cpu))
+	    !EXPECT_EQ(steer_prog_window(&prog, 0), 0, "the window was closed") ||
+	    !queue_was_on(local_cpu) || !warm_on_fastpath(&c.f))
 		return;
-	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "received here all along, the bucket takes the fast path");
 	if (!queue_was_on(remote_cpu) || !other_rx_queued(local_cpu, 5, 3))
 		return;
 	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "after the queue moved here, its frames go through L's own queue");
 	EXPECT_EQ(stats().rxq_moves, 1, "the move is counted in rxq_moves");
-	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "and so does the next, while R's are queued");
-	EXPECT_EQ(queued_to(local_cpu), 2, "both queued to L");
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "and so does the next, while the marker is queued");
+	EXPECT_EQ(queued_to(local_cpu), 3, "both queued to L, after the warm-up's");
 
-	/* L dequeued R's last two and our two, and is idle. */
+	/* L dequeued R's last two and our three, and is idle. */
 	key = local_cpu * STEER_MAX_CPUS + remote_cpu;
-	d.h[0] = STEER_MARK(5, 7);
+	d.h[0] = STEER_MARK(5, 8);
 	if (!EXPECT_EQ(bpf_map_update_elem(prog.steer_deq, &key, &d, BPF_ANY),
 		       0, "R's frames were dequeued") ||
-	    !publish(local_cpu, 2, 7, IDLE_SINCE()))
+	    !publish(local_cpu, 3, 8, IDLE_SINCE()))
 		return;
 	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "once they are out, the bucket is back on the fast path");
-	EXPECT_EQ(stats().moves_done, 2, "off the fast path and back, counted in moves_done");
+	EXPECT_EQ(stats().moves_done, 3, "warm-up, off the fast path and back: counted in moves_done");
 	EXPECT_EQ(stats().rxq_moves, 1, "one move in all");
+	EXPECT(!window_open(), "the window stayed shut");
 }
 
-/* A queue moving here from a CPU that had sent nothing here: the fast path
- * goes on at once. */
-static void test_queue_moved_here_from_a_quiet_cpu_is_direct(void)
+/* The marker alone decides: a queue moving here from a CPU that sent
+ * nothing here gives the fast path back once the marker is out. */
+static void test_queue_moved_here_resumes_once_its_marker_is_out(void)
 {
 	struct drain_case c;
 
 	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, NO_TIMEOUT) ||
-	    !queue_was_on(local_cpu))
+	    !queue_was_on(local_cpu) || !warm_on_fastpath(&c.f) ||
+	    !queue_was_on(remote_cpu))
 		return;
-	send_frame(&c.f);
-	if (!queue_was_on(remote_cpu))
-		return;
-	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "nothing of R's waits here: the fast path goes on");
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the first frame after the move is the marker, in L's queue");
 	EXPECT_EQ(stats().rxq_moves, 1, "the move is counted");
-	EXPECT_EQ(queued_to(local_cpu), 0, "nothing was queued");
+	if (!publish(local_cpu, 2, 2, IDLE_SINCE()))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "the marker out, the fast path goes on");
+	EXPECT_EQ(queued_to(local_cpu), 2, "only the warm-up's frame and the marker were queued");
 }
 
 /* R's frames never come out (dropped at a full ring, or L stalled): the
@@ -921,6 +973,54 @@ static void test_worker_publishes_what_it_dequeued(void)
 	EXPECT_EQ(stats().moves_done, 1, "counted in moves_done");
 }
 
+/* With the window shut a frame carries no stamp, and the worker still
+ * counts it, by the target its program serves: each bank's entry runs
+ * that bank's program, so a drain's flush gap and idle test see every
+ * frame dequeued. */
+static void test_worker_counts_every_frame_by_bank(void)
+{
+	struct bpf_cpumap_val v = { .qsize = QSIZE };
+	__u32 n = 100, cpu = remote_cpu, key, total = 0, bank0 = 0;
+	struct steer_deq d = {};
+	struct drain_case c;
+	int err, i;
+
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT) || !private_netns() ||
+	    !EXPECT_EQ(steer_prog_window(&prog, 0), 0, "the window was closed"))
+		return;
+	c.s.bank = 1;
+	v.bpf_prog.fd = prog.worker_fds[1];
+	if (!EXPECT_EQ(commit(&c.s), 0, "the slot uses bank 1") ||
+	    !EXPECT_EQ(bpf_map_update_elem(prog.cpu_map_b, &cpu, &v, BPF_ANY),
+		       0, "R has a bank-1 entry with the bank-1 program"))
+		return;
+	err = run_live(&c.f, n);
+	if (err == -EOPNOTSUPP || err == -EINVAL) {
+		test_skip("live frames need kernel 5.18");
+		goto out;
+	}
+	if (!EXPECT_EQ(err, 0, "the live frames ran"))
+		goto out;
+	key = STEER_MAX_CPUS + remote_cpu;
+	for (i = 0; i < 2000 && total < n; i++) {
+		bpf_map_lookup_elem(prog.steer_wtot, &key, &total);
+		sleep_us(1000);
+	}
+	EXPECT_EQ(total, n, "R's bank-1 target counted every frame");
+	EXPECT_EQ(queued_to(STEER_MAX_CPUS + remote_cpu), 0, "though none was stamped");
+	key = remote_cpu;
+	bpf_map_lookup_elem(prog.steer_wtot, &key, &bank0);
+	EXPECT_EQ(bank0, 0, "R's bank-0 target counted none");
+	key = (STEER_MAX_CPUS + remote_cpu) * STEER_MAX_CPUS + local_cpu;
+	bpf_map_lookup_elem(prog.steer_deq, &key, &d);
+	EXPECT(!d.h[0] && !d.h[1] && !d.h[2] && !d.h[3],
+	       "unstamped frames leave no mark");
+out:
+	bpf_map_delete_elem(prog.cpu_map_b, &cpu);
+	c.s.bank = 0;
+	commit(&c.s);
+}
+
 const struct test_case drain_tests[] = {
 	TEST_ENTRY(test_first_frame_is_no_move,
 		   "drain: a bucket's first frame goes to its CPU and counts as no move"),
@@ -944,8 +1044,8 @@ const struct test_case drain_tests[] = {
 		   "drain: outside the window nothing is stamped or recorded"),
 	TEST_ENTRY(test_held_bucket_keeps_the_window_open,
 		   "drain: a held bucket keeps the window open past the loader's end"),
-	TEST_ENTRY(test_fastpath_keeps_records_outside_the_window,
-		   "drain: the fast path keeps records with the window closed"),
+	TEST_ENTRY(test_fastpath_outside_the_window_keeps_no_records,
+		   "drain: with the fast path, outside the window queued frames are unstamped and warm local buckets write only a tick"),
 	TEST_ENTRY(test_drain_off_moves_at_once,
 		   "drain: off, a bucket moves on its next frame and nothing is stamped"),
 	TEST_ENTRY(test_leaving_fastpath_waits_for_a_gap,
@@ -954,15 +1054,17 @@ const struct test_case drain_tests[] = {
 		   "drain: an elephant leaves the fast path at the drain timeout, counted"),
 	TEST_ENTRY(test_cold_fastpath_lines_up_behind_the_queue,
 		   "drain: a cold bucket lines up behind frames queued to this CPU before taking the fast path"),
-	TEST_ENTRY(test_cold_fastpath_with_empty_queue_is_direct,
-		   "drain: a cold bucket takes the fast path at once when nothing is queued here"),
+	TEST_ENTRY(test_cold_fastpath_goes_through_its_own_queue_first,
+		   "drain: a cold bucket goes through this CPU's own queue before the fast path, the window shut"),
 	TEST_ENTRY(test_queue_moved_here_waits_for_its_old_cpu,
-		   "drain: a queue moved here keeps its warm buckets off the fast path until its old CPU's frames here are out"),
-	TEST_ENTRY(test_queue_moved_here_from_a_quiet_cpu_is_direct,
-		   "drain: a queue moved here from a CPU that sent nothing here keeps the fast path"),
+		   "drain: a queue moved here keeps its warm buckets off the fast path until its marker, behind its old CPU's frames, is out"),
+	TEST_ENTRY(test_queue_moved_here_resumes_once_its_marker_is_out,
+		   "drain: a queue moved here gives the fast path back once its marker is out"),
 	TEST_ENTRY(test_queue_moved_here_times_out,
 		   "drain: a queue moved here gives the fast path back at the drain timeout, counted"),
 	TEST_ENTRY(test_worker_publishes_what_it_dequeued,
 		   "drain: the real worker publishes its marks and they release a moved bucket"),
+	TEST_ENTRY(test_worker_counts_every_frame_by_bank,
+		   "drain: the worker counts unstamped frames too, by its bank's target"),
 };
 const size_t n_drain_tests = ARRAY_SIZE(drain_tests);
