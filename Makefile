@@ -19,6 +19,21 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
+# The version --version prints: `git describe` of a tag v<version> when the
+# checkout has one, else VERSION_BASE and the commit (0.1.0-gabc1234, with
+# -dirty for uncommitted changes), else (a tarball) VERSION_BASE alone. A
+# packager may set VERSION.
+VERSION_BASE := 0.1.0
+GIT_DESCRIBE := $(if $(wildcard .git),$(shell git describe --tags \
+		--match 'v[0-9]*' --always --dirty 2>/dev/null))
+ifneq ($(filter v%,$(GIT_DESCRIBE)),)
+VERSION ?= $(GIT_DESCRIBE:v%=%)
+else ifneq ($(GIT_DESCRIBE),)
+VERSION ?= $(VERSION_BASE)-g$(GIT_DESCRIBE)
+else
+VERSION ?= $(VERSION_BASE)
+endif
+
 ARCH_INCLUDE := /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)
 
 BPF_CFLAGS := -target bpf -O2 -g -Wall -Werror -mcpu=v3 \
@@ -90,6 +105,15 @@ $(CLOCK_SKEL): $(CLOCK_BPF)
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name clock_bpf > $@ 2>/dev/null
 loader/kernel/clock.o: $(CLOCK_SKEL)
+
+# main.o prints VERSION; the stamp changes (and main.o is rebuilt) only when
+# VERSION does, so a new commit does not rebuild the rest.
+VERSION_STAMP := loader/cli/version.stamp
+$(VERSION_STAMP): FORCE
+	$(Q)echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+loader/cli/main.o: $(VERSION_STAMP)
+loader/cli/main.o: CFLAGS += -DXDP_STEER_VERSION='"$(VERSION)"'
+.PHONY: FORCE
 
 $(LOADER): $(LOADER_OBJS)
 	$(call msg,LINK,$@)
@@ -256,7 +280,8 @@ install: all
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -f $(ALL) $(SKEL) $(CLOCK_SKEL) */*.o */*.d */*/*.o */*/*.d
+	$(Q)rm -f $(ALL) $(SKEL) $(CLOCK_SKEL) $(VERSION_STAMP) \
+		*/*.o */*.d */*/*.o */*/*.d
 	$(Q)rm -rf $(SAN_DIR) $(FUZZ_DIR) $(FUZZ)
 
 -include $(wildcard */*.d */*/*.d $(SAN_DIR)/*/*/*.d $(FUZZ_DIR)/*/*/*.d)
