@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # xdp-steer: `make` builds, `make test` runs every test tier, `make bench`
-# prints the benchmark tables, `make deps` installs what is missing.
+# prints the benchmark tables, `make deps` installs what is missing,
+# `make install` (PREFIX, DESTDIR: loader/dist/dist.mk) installs.
 # `make V=1` shows full commands.
 
 .DELETE_ON_ERROR:
@@ -79,7 +80,7 @@ ALL := $(BPF_OBJ) $(BENCH_BPF) $(LOADER) $(UNIT_BINS) $(PROG_BINS) \
        $(BENCH_BINS)
 
 .PHONY: all test test-unit test-san test-fuzz test-prog bench demo deps \
-	clean install
+	clean
 all: $(ALL)
 
 # BPF objects: -MMD gives real header dependencies here too.
@@ -274,9 +275,8 @@ bench: deps
 deps:
 	$(Q)tests/lib/deps.sh
 
-install: all
-	install -D -m 0755 $(LOADER) $(DESTDIR)$(PREFIX)/sbin/xdp-steer
-	install -D -m 0644 $(BPF_OBJ) $(DESTDIR)$(PREFIX)/lib/bpf/xdp_steer.bpf.o
+# make install, make uninstall, and the man pages and unit they install.
+include loader/dist/dist.mk
 
 clean:
 	$(call msg,CLEAN,)
