@@ -20,6 +20,7 @@ _xdp_steer_opts() {
 	status)		echo "--json" ;;
 	stats)		echo "--interval --count --json" ;;
 	pin-dir)	echo "--create" ;;
+	help)		echo "--help"; return ;;
 	esac
 	echo "--help --verbose"
 }
