@@ -76,17 +76,18 @@ rc_failed() {
 	echo "exit $RC, expected a failure"
 	return 1
 }
+# err_has PATTERN: the command's stderr has a line that matches.
+err_has() {
+	grep -q -- "$1" "$T/err" && return 0
+	echo "stderr:"; cat "$T/err"
+	return 1
+}
 
 # status_json PYTHON-EXPR: the expression over `status --json` (d) holds.
 status_json() {
 	local doc
 	doc=$(in_b "$XDP_STEER" status "$IF_B" --json) || return 1
-	python3 -c 'import json, sys
-d = json.loads(sys.argv[1])
-ok = eval("(" + sys.argv[2] + ")")
-if not ok:
-    print(json.dumps(d, indent=1)[:1500])
-sys.exit(0 if ok else 1)' "$doc" "$1"
+	json_holds "$doc" "$1"
 }
 buckets='{w["cpu"]: w["buckets"] for w in d["policy"]["workers"]}'
 
@@ -129,12 +130,8 @@ hash: {seed: 1}
 EOF
 run_unit ExecReload
 check "reload with a broken policy fails (non-zero exit, so systemctl reload fails)" rc_failed
-located() {
-	grep -q "^$POLICY:3:[0-9][0-9]*: .*queue_size" "$T/err" && return 0
-	echo "stderr:"; cat "$T/err"
-	return 1
-}
-check "  with 'file:line:col: message' for the policy on stderr (the journal)" located
+check "  with 'file:line:col: message' for the policy on stderr (the journal)" \
+	err_has "^$POLICY:3:[0-9][0-9]*: .*queue_size"
 check "  and the running policy stays in force: generation 2, buckets 128/384, queue 512" \
 	status_json "d['policy']['generation'] == 2 and $buckets == {0: 128, 1: 384} and d['policy']['queue_size'] == 512"
 cp "$T/good.yaml" "$POLICY"
@@ -157,12 +154,7 @@ check "stop again (the interface already detached) exits 0" rc_is 0
 rm -f "$POLICY"
 run_unit ExecStart
 check "start without /etc/xdp-steer/IFACE.yaml fails" rc_failed
-names_file() {
-	grep -q "$POLICY" "$T/err" && return 0
-	echo "stderr:"; cat "$T/err"
-	return 1
-}
-check "  naming the missing file on stderr" names_file
+check "  naming the missing file on stderr" err_has "$POLICY"
 check "  and attaches nothing" no_xdp
 
 e2e_done
