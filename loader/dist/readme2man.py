@@ -11,7 +11,7 @@ each page with HTML comments, which a Markdown viewer does not show:
     ...Markdown...
     <!-- man: end -->
 
-A region runs to the next marker. Regions of one section are joined, and
+A region runs to the next marker; the last one must end. Regions of one section are joined, and
 the page's sections come out in the order PAGES gives (a section the README
 has and PAGES does not name, or the other way round, is an error, so
 nothing is dropped in silence). Only the Markdown the README uses is
@@ -93,6 +93,9 @@ def regions(lines, page):
             cur.append("")
     if fence:
         raise DocError("README.md: a code fence is not closed")
+    if cur is not None:
+        raise DocError(f"README.md: the last {page} region has no "
+                       "'<!-- man: end -->'")
     return out
 
 
