@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # xdp-steer: `make` builds, `make test` runs every test tier, `make bench`
-# prints the benchmark tables, `make deps` installs what is missing.
+# prints the benchmark tables, `make deps` installs what is missing,
+# `make install` (PREFIX, DESTDIR: loader/dist/dist.mk) installs.
 # `make V=1` shows full commands.
 
 .DELETE_ON_ERROR:
@@ -17,6 +18,21 @@ msg =
 else
 Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+# The version --version prints: `git describe` of a tag v<version> when the
+# checkout has one, else VERSION_BASE and the commit (0.1.0-gabc1234, with
+# -dirty for uncommitted changes), else (a tarball) VERSION_BASE alone. A
+# packager may set VERSION.
+VERSION_BASE := 0.1.0
+GIT_DESCRIBE := $(if $(wildcard .git),$(shell git describe --tags \
+		--match 'v[0-9]*' --always --dirty 2>/dev/null))
+ifneq ($(filter v%,$(GIT_DESCRIBE)),)
+VERSION ?= $(GIT_DESCRIBE:v%=%)
+else ifneq ($(GIT_DESCRIBE),)
+VERSION ?= $(VERSION_BASE)-g$(GIT_DESCRIBE)
+else
+VERSION ?= $(VERSION_BASE)
 endif
 
 ARCH_INCLUDE := /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)
@@ -64,7 +80,7 @@ ALL := $(BPF_OBJ) $(BENCH_BPF) $(LOADER) $(UNIT_BINS) $(PROG_BINS) \
        $(BENCH_BINS)
 
 .PHONY: all test test-unit test-san test-fuzz test-prog bench demo deps \
-	clean install
+	clean
 all: $(ALL)
 
 # BPF objects: -MMD gives real header dependencies here too.
@@ -90,6 +106,15 @@ $(CLOCK_SKEL): $(CLOCK_BPF)
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name clock_bpf > $@ 2>/dev/null
 loader/kernel/clock.o: $(CLOCK_SKEL)
+
+# main.o prints VERSION; the stamp changes (and main.o is rebuilt) only when
+# VERSION does, so a new commit does not rebuild the rest.
+VERSION_STAMP := loader/cli/version.stamp
+$(VERSION_STAMP): FORCE
+	$(Q)echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+loader/cli/main.o: $(VERSION_STAMP)
+loader/cli/main.o: CFLAGS += -DXDP_STEER_VERSION='"$(VERSION)"'
+.PHONY: FORCE
 
 $(LOADER): $(LOADER_OBJS)
 	$(call msg,LINK,$@)
@@ -250,13 +275,13 @@ bench: deps
 deps:
 	$(Q)tests/lib/deps.sh
 
-install: all
-	install -D -m 0755 $(LOADER) $(DESTDIR)$(PREFIX)/sbin/xdp-steer
-	install -D -m 0644 $(BPF_OBJ) $(DESTDIR)$(PREFIX)/lib/bpf/xdp_steer.bpf.o
+# make install, make uninstall, and the man pages and unit they install.
+include loader/dist/dist.mk
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -f $(ALL) $(SKEL) $(CLOCK_SKEL) */*.o */*.d */*/*.o */*/*.d
+	$(Q)rm -f $(ALL) $(SKEL) $(CLOCK_SKEL) $(VERSION_STAMP) \
+		*/*.o */*.d */*/*.o */*/*.d
 	$(Q)rm -rf $(SAN_DIR) $(FUZZ_DIR) $(FUZZ)
 
 -include $(wildcard */*.d */*/*.d $(SAN_DIR)/*/*/*.d $(FUZZ_DIR)/*/*/*.d)

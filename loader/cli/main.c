@@ -4,12 +4,24 @@
  * and the option handling and error printing they share.
  */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/libbpf.h>
+
 #include "cli/cmd.h"
 #include "cli/log.h"
+
+/* The Makefile passes it (git describe, or its fallback constant). */
+#ifndef XDP_STEER_VERSION
+#error "XDP_STEER_VERSION is not defined: build with the Makefile"
+#endif
+
+#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
+
+static int help(int argc, char **argv);
 
 static const struct {
 	const char *name;
@@ -23,16 +35,71 @@ static const struct {
 	{ "status", cmd_status, "status [IFACE] [--json]: what runs where, with health warnings" },
 	{ "stats", cmd_stats, "stats IFACE [--interval S] [--count N] [--json]: counters and rates" },
 	{ "pin-dir", cmd_pin_dir, "pin-dir IFACE [--create]: where IFACE's maps are pinned here (for xdp-loader -p)" },
+	{ "help", help, "help [COMMAND]: this overview, or a command's usage and options" },
 };
 
 static void usage(FILE *out)
 {
 	size_t i;
 
-	fprintf(out, "usage: xdp-steer [-v|-q] COMMAND [ARGS]\n\ncommands:\n");
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	fprintf(out, "usage: xdp-steer [-v|-q] COMMAND [ARGS]\n"
+		"       xdp-steer help [COMMAND]\n"
+		"       xdp-steer --version\n\ncommands:\n");
+	for (i = 0; i < ARRAY_LEN(commands); i++)
 		fprintf(out, "  %s\n", commands[i].summary);
-	fprintf(out, "\n'xdp-steer COMMAND --help' for a command's options; -v shows libbpf/libxdp detail (-vv more).\n");
+	fprintf(out, "\noptions (before the command):\n"
+		"  -v, --verbose  libbpf/libxdp warnings (-vv: their debug output)\n"
+		"  -q             only warnings and errors\n"
+		"  -h, --help     this help ('xdp-steer help COMMAND' for a command's options)\n"
+		"  -V, --version  the version of xdp-steer and of libbpf\n");
+}
+
+static int version(void)
+{
+	printf("xdp-steer %s\nusing libbpf %s\n", XDP_STEER_VERSION,
+	       libbpf_version_string());
+	return 0;
+}
+
+static int find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(commands); i++)
+		if (!strcmp(name, commands[i].name))
+			return i;
+	fprintf(stderr, "xdp-steer: unknown command '%s'\n", name);
+	usage(stderr);
+	return -1;
+}
+
+/* help [COMMAND]: the overview, or the command's own --help, so there is
+ * one usage text per command. */
+static int help(int argc, char **argv)
+{
+	char help_opt[] = "--help", *cmd_argv[3];
+	int i;
+
+	if (argc == 1) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc > 2 || argv[1][0] == '-') {
+		/* "help --help" asks for this line; anything else is a misuse. */
+		bool asked = argc == 2 && (!strcmp(argv[1], "--help") ||
+					   !strcmp(argv[1], "-h"));
+
+		fprintf(asked ? stdout : stderr,
+			"usage: xdp-steer help [COMMAND]\n");
+		return asked ? 0 : EXIT_USAGE;
+	}
+	i = find_command(argv[1]);
+	if (i < 0)
+		return EXIT_USAGE;
+	cmd_argv[0] = argv[1];
+	cmd_argv[1] = help_opt;
+	cmd_argv[2] = NULL;
+	return commands[i].fn(2, cmd_argv);
 }
 
 int cmd_getopt(int argc, char **argv, const char *shortopts,
@@ -115,11 +182,17 @@ int cli_load_policy(const char *path, struct steer_policy *p)
 
 int main(int argc, char **argv)
 {
-	size_t i;
-	int opt;
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt, i;
 
-	/* Global -v/-q before the command. */
-	while ((opt = getopt(argc, argv, "+vqh")) != -1) {
+	/* Global options before the command; "+" stops at the command, whose
+	 * own options cmd_getopt() parses. */
+	while ((opt = getopt_long(argc, argv, "+vqhV", longopts, NULL)) != -1) {
 		if (opt == 'v' && log_threshold < LOG_TRACE)
 			log_threshold++;
 		else if (opt == 'q')
@@ -127,7 +200,9 @@ int main(int argc, char **argv)
 		else if (opt == 'h') {
 			usage(stdout);
 			return 0;
-		} else {
+		} else if (opt == 'V') {
+			return version();
+		} else if (opt != 'v') {
 			usage(stderr);
 			return EXIT_USAGE;
 		}
@@ -136,15 +211,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[optind], "help") || !strcmp(argv[optind], "--help")) {
-		usage(stdout);
-		return 0;
-	}
+	i = find_command(argv[optind]);
+	if (i < 0)
+		return EXIT_USAGE;
 	log_setup_libs();
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[optind], commands[i].name))
-			return commands[i].fn(argc - optind, argv + optind);
-	fprintf(stderr, "xdp-steer: unknown command '%s'\n", argv[optind]);
-	usage(stderr);
-	return EXIT_USAGE;
+	return commands[i].fn(argc - optind, argv + optind);
 }

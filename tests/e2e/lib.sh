@@ -54,6 +54,17 @@ check() {
 	fi
 }
 
+# json_holds DOC PYTHON-EXPR: the expression over the JSON document DOC (as
+# d) is true; prints the document when it is not.
+json_holds() {
+	python3 -c 'import json, sys
+d = json.loads(sys.argv[1])
+ok = eval("(" + sys.argv[2] + ")")
+if not ok:
+    print(json.dumps(d, indent=1)[:1500])
+sys.exit(0 if ok else 1)' "$1" "$2"
+}
+
 in_a() { nsenter --net=/run/netns/"$NS_A" "$@"; }
 in_b() { nsenter --net=/run/netns/"$NS_B" "$@"; }
 

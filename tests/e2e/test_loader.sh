@@ -82,12 +82,7 @@ status_json_bank() {
 status_json() {
 	local doc
 	doc=$(xs status "$IF_B" --json) || return 1
-	python3 -c 'import json, sys
-d = json.loads(sys.argv[1])
-ok = eval("(" + sys.argv[2] + ")")
-if not ok:
-    print(json.dumps(d, indent=1)[:1500])
-sys.exit(0 if ok else 1)' "$doc" "$1"
+	json_holds "$doc" "$1"
 }
 expect_eq() {	# expect_eq GOT WANT
 	[ "$1" = "$2" ] && return 0

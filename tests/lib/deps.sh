@@ -25,6 +25,12 @@ NEEDS=(
 	"cmd:ethtool ethtool"
 	"cmd:nsenter util-linux"
 	"cmd:iperf3 iperf3"
+	# the man pages are made from README.md (loader/dist/readme2man.py)
+	"cmd:python3 python3"
+	# tests of make install: the pages, the unit
+	"cmd:man man-db"
+	"cmd:groff groff-base"
+	"cmd:systemd-analyze systemd"
 )
 
 missing=()

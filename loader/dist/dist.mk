@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Installing xdp-steer, included by the Makefile: the files the build makes
+# for it (the man pages, from README.md; the systemd unit, with this
+# install's paths), and `make install` and `make uninstall`, which both read
+# one list. PREFIX (default /usr/local; /usr gives Debian's paths) and
+# DESTDIR (a staging root) as usual; each directory below can be set alone.
+
+PYTHON      ?= python3
+SBINDIR     ?= $(PREFIX)/sbin
+BPFDIR      ?= $(PREFIX)/lib/bpf
+UNITDIR     ?= $(PREFIX)/lib/systemd/system
+MANDIR      ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+DOCDIR      ?= $(PREFIX)/share/doc/xdp-steer
+# Policies live in /etc whatever the prefix, as Debian's /usr/local
+# packages keep their configuration in /etc too.
+SYSCONFDIR  ?= /etc
+
+DIST        := loader/dist
+MAN_PAGES   := $(DIST)/xdp-steer.8 $(DIST)/xdp-steer.yaml.5
+UNIT        := $(DIST)/xdp-steer@.service
+EXAMPLES    := $(sort $(wildcard configs/*.yaml))
+# The pages' date: when README.md, their source, last changed.
+MAN_DATE    ?= $(if $(wildcard .git),$(shell git log -1 --format=%cs -- README.md 2>/dev/null))
+
+# Every file `make install` puts in place, as MODE:SOURCE:DESTINATION
+# (DESTDIR goes before the destination); `make uninstall` removes the same
+# destinations, then INSTALL_OWN_DIRS if they are empty (the other
+# directories are shared with other packages and stay).
+INSTALL_LIST = \
+	0755:$(LOADER):$(SBINDIR)/xdp-steer \
+	0644:$(BPF_OBJ):$(BPFDIR)/xdp_steer.bpf.o \
+	0644:$(UNIT):$(UNITDIR)/xdp-steer@.service \
+	0644:$(DIST)/xdp-steer.8:$(MANDIR)/man8/xdp-steer.8 \
+	0644:$(DIST)/xdp-steer.yaml.5:$(MANDIR)/man5/xdp-steer.yaml.5 \
+	0644:$(DIST)/xdp-steer.bash:$(BASHCOMPDIR)/xdp-steer \
+	0644:README.md:$(DOCDIR)/README.md \
+	$(foreach f,$(EXAMPLES),0644:$(f):$(DOCDIR)/examples/$(notdir $(f)))
+INSTALL_OWN_DIRS = $(DOCDIR)/examples $(DOCDIR)
+INSTALL_SRCS = $(foreach row,$(INSTALL_LIST),$(word 2,$(subst :, ,$(row))))
+
+# A ':' or a space in a directory would split the rows above.
+INSTALL_DIRS = $(SBINDIR) $(BPFDIR) $(UNITDIR) $(MANDIR) $(BASHCOMPDIR) \
+	       $(DOCDIR) $(SYSCONFDIR)
+check-install-dirs = $(if $(or $(findstring :,$(INSTALL_DIRS)),$(filter-out \
+	8,$(words $(INSTALL_DIRS) x))),$(error install directories must each be \
+	set, without ':' or spaces: $(INSTALL_DIRS)))
+
+ALL += $(MAN_PAGES) $(UNIT)
+all: $(MAN_PAGES) $(UNIT)
+
+$(MAN_PAGES): $(DIST)/%: README.md $(DIST)/readme2man.py $(VERSION_STAMP)
+	$(call msg,MAN,$@)
+	$(Q)$(PYTHON) $(DIST)/readme2man.py README.md $* --version '$(VERSION)' \
+		--date '$(MAN_DATE)' > $@
+
+# The unit names the installed loader and the policy directory: made again
+# when they change, so `make` then `make install PREFIX=/usr` installs a
+# unit with /usr's paths.
+PATHS_STAMP := $(DIST)/paths.stamp
+$(PATHS_STAMP): FORCE
+	$(Q)echo '$(SBINDIR) $(SYSCONFDIR)' | cmp -s - $@ || \
+		echo '$(SBINDIR) $(SYSCONFDIR)' > $@
+$(UNIT): $(UNIT).in $(PATHS_STAMP)
+	$(call check-install-dirs)
+	$(call msg,GEN,$@)
+	$(Q)sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		$< > $@
+
+install: $(INSTALL_SRCS)
+	$(call check-install-dirs)
+	$(Q)set -e; for row in $(INSTALL_LIST); do \
+		mode=$${row%%:*}; row=$${row#*:}; \
+		src=$${row%%:*}; dst="$(DESTDIR)$${row#*:}"; \
+		$(if $(Q),printf '  %-8s %s\n' INSTALL "$$dst";) \
+		install -D -m "$$mode" "$$src" "$$dst"; \
+	done
+
+uninstall:
+	$(call check-install-dirs)
+	$(Q)set -e; for row in $(INSTALL_LIST); do \
+		dst="$(DESTDIR)$${row#*:*:}"; \
+		$(if $(Q),[ ! -e "$$dst" ] || printf '  %-8s %s\n' REMOVE "$$dst";) \
+		rm -f "$$dst"; \
+	done; \
+	for dir in $(INSTALL_OWN_DIRS); do \
+		[ ! -d "$(DESTDIR)$$dir" ] || \
+			rmdir --ignore-fail-on-non-empty "$(DESTDIR)$$dir"; \
+	done
+
+clean: clean-dist
+clean-dist:
+	$(Q)rm -f $(MAN_PAGES) $(UNIT) $(PATHS_STAMP)
+.PHONY: install uninstall clean-dist

@@ -1,0 +1,160 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Root tier: the systemd unit's commands, as systemd would run them, on a
+# veth in a namespace. `make install DESTDIR PREFIX=/usr` stages the unit;
+# its ExecStart, ExecReload and ExecStop are read from the installed file,
+# the instance (%i, %I) set to the interface, and each command run with
+# systemd's empty environment, no stdin and / as its directory, through
+# nsenter into the namespace. The staging root stands for /: the unit's
+# absolute paths (/usr/sbin/xdp-steer, /etc/xdp-steer/IFACE.yaml) are
+# taken inside it. Start attaches with the policy; reload with a good
+# policy puts it in force (status --json); reload with a broken one fails
+# with file:line:col on stderr (the journal) and the old policy stays;
+# stop detaches and removes the pins.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+e2e_setup
+T=$E2E_TMP
+D=$T/stage
+
+stage() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$E2E_ROOT" \
+		--no-print-directory install DESTDIR="$D" PREFIX=/usr \
+		>"$T/make.log" 2>&1 || { tail -20 "$T/make.log"; return 1; }
+}
+check "make install DESTDIR=... PREFIX=/usr stages the unit" stage
+UNIT=$D/usr/lib/systemd/system/xdp-steer@.service
+[ -f "$UNIT" ] || { fail "the unit is staged at $UNIT"; e2e_done; }
+
+# unit_command KEY: the one KEY= command line of the unit, its specifiers
+# replaced for the instance $IF_B (whose escaped and plain forms are the
+# same), in $T/cmd, one word a line, absolute paths inside the staging
+# root. What systemd would do beyond this (quotes, prefixes such as '-',
+# other specifiers) the unit does not use: refused here, so a unit that
+# starts using them fails this test rather than passing untried.
+unit_command() {
+	local key=$1 lines line word
+	lines=$(grep -c "^$key=" "$UNIT")
+	[ "$lines" -eq 1 ] || { echo "$key: $lines lines, expected 1"; return 1; }
+	line=$(sed -n "s/^$key=//p" "$UNIT")
+	case $line in
+	[-@:+!]*) echo "$key: prefix '${line:0:1}' not handled here"; return 1 ;;
+	*[\"\'\\\$]*) echo "$key: quotes, escapes or variables not handled here: $line"; return 1 ;;
+	esac
+	line=${line//%i/$IF_B}
+	line=${line//%I/$IF_B}
+	case $line in
+	*%*) echo "$key: a specifier not handled here: $line"; return 1 ;;
+	esac
+	: >"$T/cmd"
+	for word in $line; do
+		[ "${word:0:1}" = / ] && word=$D$word
+		echo "$word" >>"$T/cmd"
+	done
+}
+
+# run_unit KEY: runs the unit's KEY command as systemd would, in $NS_B;
+# stdout in $T/out, stderr in $T/err, exit status in $RC.
+run_unit() {
+	local -a argv
+	RC=99
+	unit_command "$1" >"$T/err" || return 1
+	mapfile -t argv <"$T/cmd"
+	(cd / && in_b env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "${argv[@]}" \
+		</dev/null >"$T/out" 2>"$T/err")
+	RC=$?
+}
+rc_is() {
+	[ "$RC" -eq "$1" ] && return 0
+	echo "exit $RC, expected $1"
+	cat "$T/err" "$T/out"
+	return 1
+}
+rc_failed() {
+	[ "$RC" -ne 0 ] && [ "$RC" -ne 99 ] && return 0
+	echo "exit $RC, expected a failure"
+	return 1
+}
+# err_has PATTERN: the command's stderr has a line that matches.
+err_has() {
+	grep -q -- "$1" "$T/err" && return 0
+	echo "stderr:"; cat "$T/err"
+	return 1
+}
+
+# status_json PYTHON-EXPR: the expression over `status --json` (d) holds.
+status_json() {
+	local doc
+	doc=$(in_b "$XDP_STEER" status "$IF_B" --json) || return 1
+	json_holds "$doc" "$1"
+}
+buckets='{w["cpu"]: w["buckets"] for w in d["policy"]["workers"]}'
+
+POLICY=$D/etc/xdp-steer/$IF_B.yaml
+mkdir -p "$(dirname "$POLICY")"
+cat >"$POLICY" <<'EOF'
+version: 1
+cpus: [0-1]
+hash: {seed: 1}
+EOF
+
+# ---- start ----------------------------------------------------------------
+
+run_unit ExecStart
+check "start (ExecStart: attach IFACE --policy /etc/xdp-steer/IFACE.yaml) exits 0" rc_is 0
+check "start attached xdp-steer in native mode with the policy: generation 1, both CPUs with 256 buckets" \
+	status_json "d['attached'] and d['mode'] == 'native' and d['policy']['generation'] == 1 and $buckets == {0: 256, 1: 256} and d['policy']['queue_size'] == 2048"
+
+# ---- reload with a good policy ----------------------------------------------
+
+cat >"$POLICY" <<'EOF'
+version: 1
+cpus: [0, {cpu: 1, weight: 3}]
+queue_size: 512
+hash: {seed: 1}
+EOF
+run_unit ExecReload
+check "reload (ExecReload: apply IFACE /etc/xdp-steer/IFACE.yaml) with an edited policy exits 0" rc_is 0
+check "reload put the edited policy in force: generation 2, buckets 128/384, queue 512" \
+	status_json "d['policy']['generation'] == 2 and $buckets == {0: 128, 1: 384} and d['policy']['queue_size'] == 512"
+
+# ---- reload with a broken policy ----------------------------------------------
+
+cp "$POLICY" "$T/good.yaml"
+cat >"$POLICY" <<'EOF'
+version: 1
+cpus: [0, {cpu: 1, weight: 3}]
+queue_size: 99999
+hash: {seed: 1}
+EOF
+run_unit ExecReload
+check "reload with a broken policy fails (non-zero exit, so systemctl reload fails)" rc_failed
+check "  with 'file:line:col: message' for the policy on stderr (the journal)" \
+	err_has "^$POLICY:3:[0-9][0-9]*: .*queue_size"
+check "  and the running policy stays in force: generation 2, buckets 128/384, queue 512" \
+	status_json "d['policy']['generation'] == 2 and $buckets == {0: 128, 1: 384} and d['policy']['queue_size'] == 512"
+cp "$T/good.yaml" "$POLICY"
+run_unit ExecReload
+check "reload after the fix exits 0 and changes nothing (the same policy)" rc_is 0
+check "  generation 2 still" status_json "d['policy']['generation'] == 2"
+
+# ---- stop -------------------------------------------------------------------
+
+run_unit ExecStop
+check "stop (ExecStop: detach IFACE) exits 0" rc_is 0
+check "stop removed the pins ($PIN_B)" test ! -e "$PIN_B"
+no_xdp() { ! in_b ip link show "$IF_B" | grep -q 'xdp'; }
+check "stop left no XDP program on the interface" no_xdp
+run_unit ExecStop
+check "stop again (the interface already detached) exits 0" rc_is 0
+
+# ---- start without a policy file ----------------------------------------------
+
+rm -f "$POLICY"
+run_unit ExecStart
+check "start without /etc/xdp-steer/IFACE.yaml fails" rc_failed
+check "  naming the missing file on stderr" err_has "$POLICY"
+check "  and attaches nothing" no_xdp
+
+e2e_done

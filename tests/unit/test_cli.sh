@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Unit tier (no root): the loader's top level, which needs no BPF: the
+# version, the overview (--help, -h, help) and help for one command, and
+# their usage errors (exit 2).
+set -u
+SUITE=cli
+. "$(dirname "$0")/../e2e/lib.sh"
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+if [ ! -x "$XDP_STEER" ]; then
+	fail "the loader is built ($XDP_STEER is missing: run make)"
+	e2e_done
+fi
+xs() { "$XDP_STEER" "$@"; }
+
+# rc_out WANT CMD...: CMD exits WANT; stdout in $T/out, stderr in $T/err.
+rc_out() {
+	local want=$1 rc
+	shift
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	[ "$rc" -eq "$want" ] && return 0
+	echo "exit $rc, expected $want; stderr: $(head -3 "$T/err")"
+	return 1
+}
+has() { grep -q -e "$1" "$T/$2" || { echo "no '$1' in:"; cat "$T/$2"; return 1; }; }
+
+check "--version exits 0" rc_out 0 xs --version
+check "--version prints 'xdp-steer VERSION'" \
+	has '^xdp-steer [0-9][0-9.]*[0-9a-z.+-]*$' out
+check "--version names the libbpf it runs with" has '^using libbpf v[0-9]' out
+check "-V is --version" rc_out 0 xs -V
+
+overview_ok() {
+	rc_out 0 "$@" &&
+	has '^usage: xdp-steer \[-v|-q\] COMMAND \[ARGS\]' out &&
+	has '^  attach IFACE --policy POLICY' out &&
+	has '^  -V, --version' out &&
+	[ ! -s "$T/err" ]
+}
+check "--help prints the overview on stdout and exits 0" overview_ok xs --help
+check "-h prints the overview" overview_ok xs -h
+check "'help' prints the overview" overview_ok xs help
+check "'-v --help' prints the overview" overview_ok xs -v --help
+
+# Every command of the overview has a usage of its own, the one its
+# --help prints.
+cmds=$(xs help | sed -n '/^commands:/,/^$/s/^  \([a-z-]*\).*/\1/p')
+check "the overview lists the commands" test -n "$cmds"
+for c in $cmds; do
+	help_is_usage() {
+		rc_out 0 xs help "$1" && cp "$T/out" "$T/help" &&
+		rc_out 0 xs "$1" --help && cmp -s "$T/help" "$T/out" &&
+		grep -q "^usage: xdp-steer $1" "$T/out"
+	}
+	check "'help $c' prints '$c --help', its usage" help_is_usage "$c"
+done
+
+check "an unknown option is a usage error (exit 2)" rc_out 2 xs --frobnicate
+check "  and prints the overview on stderr" has '^usage: xdp-steer' err
+check "no command is a usage error (exit 2)" rc_out 2 xs
+check "an unknown command is a usage error (exit 2)" rc_out 2 xs frobnicate
+check "  and says which" has "unknown command 'frobnicate'" err
+check "'help' of an unknown command is a usage error (exit 2)" \
+	rc_out 2 xs help frobnicate
+check "'help' with two commands is a usage error (exit 2)" \
+	rc_out 2 xs help attach apply
+
+e2e_done

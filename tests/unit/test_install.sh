@@ -1,0 +1,196 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Unit tier (no root): `make install` into a staging root as a package
+# build does it (DESTDIR, PREFIX=/usr): exactly the expected files, with
+# their modes; the unit verified by systemd-analyze inside that root (its
+# commands and man pages found there); both pages read by man without a
+# warning and found by name; the completion script, sourced in bash,
+# completing commands, options, interface names and policy files, and
+# knowing every command and option the loader has; `make uninstall`
+# leaving no file. Then the default prefix's paths.
+set -u
+SUITE=install
+. "$(dirname "$0")/../e2e/lib.sh"
+ROOT=$E2E_ROOT
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+if [ ! -x "$XDP_STEER" ]; then
+	fail "the loader is built ($XDP_STEER is missing: run make)"
+	e2e_done
+fi
+
+# make from inside a test: not a sub-make of whatever make runs the tests.
+mk() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		make -C "$ROOT" --no-print-directory "$@" >"$T/make.log" 2>&1 ||
+		{ tail -20 "$T/make.log"; return 1; }
+}
+
+# What install puts where, relative to DESTDIR, with PREFIX $1; "MODE PATH".
+expected() {
+	local p=${1#/} f
+	printf '%s\n' "755 $p/sbin/xdp-steer" \
+		"644 $p/lib/bpf/xdp_steer.bpf.o" \
+		"644 $p/lib/systemd/system/xdp-steer@.service" \
+		"644 $p/share/man/man8/xdp-steer.8" \
+		"644 $p/share/man/man5/xdp-steer.yaml.5" \
+		"644 $p/share/bash-completion/completions/xdp-steer" \
+		"644 $p/share/doc/xdp-steer/README.md"
+	for f in "$ROOT"/configs/*.yaml; do
+		echo "644 $p/share/doc/xdp-steer/examples/${f##*/}"
+	done
+}
+installed() {
+	(cd "$1" && find . \( -type f -o -type l \) -printf '%m %P\n') | sort
+}
+same_files() {	# same_files DESTDIR PREFIX
+	diff <(expected "$2" | sort) <(installed "$1")
+}
+no_files_left() {
+	local left
+	left=$(cd "$1" && find . \( -type f -o -type l \) -printf '%P\n')
+	[ -z "$left" ] || { echo "left: $left"; return 1; }
+}
+
+# ---- PREFIX=/usr, as a Debian package -------------------------------------
+
+D=$T/stage
+check "make install DESTDIR=... PREFIX=/usr succeeds" \
+	mk install DESTDIR="$D" PREFIX=/usr
+check "it installs exactly the loader, the object, the unit, both pages, the completion, the README and the examples, with their modes" \
+	same_files "$D" /usr
+check "the installed loader runs" "$D/usr/sbin/xdp-steer" --version
+
+UNIT=$D/usr/lib/systemd/system/xdp-steer@.service
+unit_paths() {
+	grep -qx 'ExecStart=/usr/sbin/xdp-steer attach %I --policy /etc/xdp-steer/%I.yaml' "$UNIT" &&
+	grep -qx 'ExecReload=/usr/sbin/xdp-steer apply %I /etc/xdp-steer/%I.yaml' "$UNIT" &&
+	grep -qx 'ExecStop=/usr/sbin/xdp-steer detach %I' "$UNIT" ||
+		{ grep ^Exec "$UNIT"; return 1; }
+}
+check "the unit runs /usr/sbin/xdp-steer with /etc/xdp-steer/IFACE.yaml" unit_paths
+
+# systemd-analyze verify, inside the staging root: the unit's syntax and
+# dependencies, its commands present and executable, its man: links
+# found (MANPATH: the staged pages). Any message is a failure, as some
+# mistakes (an unknown key) are reported with exit status 0.
+verify() {
+	local out
+	out=$(MANPATH=$D/usr/share/man systemd-analyze --root="$D" verify "$1" 2>&1) &&
+		[ -z "$out" ] || { echo "$out"; return 1; }
+}
+if command -v systemd-analyze >/dev/null; then
+	check "systemd-analyze verify accepts an instance, xdp-steer@xsb$$.service" \
+		verify "xdp-steer@xsb$$.service"
+	check "systemd-analyze verify accepts the template" verify "$UNIT"
+	# The same check, shown to fail: a unit whose command is not there.
+	mv "$D/usr/sbin/xdp-steer" "$T/xdp-steer.away"
+	check "  (and refuses it when the loader is missing)" \
+		bash -c "! MANPATH=$D/usr/share/man systemd-analyze --root=$D verify xdp-steer@xsb1.service >/dev/null 2>&1"
+	mv "$T/xdp-steer.away" "$D/usr/sbin/xdp-steer"
+else
+	skip "systemd-analyze verify" "no systemd-analyze: tests/lib/deps.sh installs systemd"
+fi
+
+no_warning() {
+	local err
+	err=$(man --warnings -l "$1" 2>&1 >/dev/null) && [ -z "$err" ] ||
+		{ echo "$err"; return 1; }
+}
+check "man --warnings -l prints no warning for the installed xdp-steer(8)" \
+	no_warning "$D/usr/share/man/man8/xdp-steer.8"
+check "man --warnings -l prints no warning for the installed xdp-steer.yaml(5)" \
+	no_warning "$D/usr/share/man/man5/xdp-steer.yaml.5"
+check "man finds 'xdp-steer' in section 8 of the staged tree" \
+	test "$(man -M "$D/usr/share/man" -w 8 xdp-steer)" = "$D/usr/share/man/man8/xdp-steer.8"
+check "man finds 'xdp-steer.yaml' in section 5 of the staged tree" \
+	test "$(man -M "$D/usr/share/man" -w 5 xdp-steer.yaml)" = "$D/usr/share/man/man5/xdp-steer.yaml.5"
+
+# ---- bash completion ---------------------------------------------------------
+
+COMP=$D/usr/share/bash-completion/completions/xdp-steer
+mkdir -p "$T/pol/sub"
+touch "$T/pol/a.yaml" "$T/pol/b.yml" "$T/pol/c.txt"
+# complete WORD...: what the completion offers for the last word, one a
+# line, sorted, as bash calls it (COMP_WORDS, COMP_CWORD), in $T/pol.
+complete_words() {
+	(cd "$T/pol" && bash --norc --noprofile -c '
+		. "$1"; shift
+		complete -p xdp-steer | grep -q -- "-F _xdp_steer" || exit 3
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+		COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+		_xdp_steer
+		printf "%s\n" "${COMPREPLY[@]}"' _ "$COMP" "$@") | sort
+}
+offers() {	# offers "EXPECTED (sorted, spaces)" WORD...
+	local want=$1 got
+	shift
+	got=$(complete_words "$@" | tr '\n' ' ' | sed 's/ $//')
+	[ "$got" = "$want" ] || { echo "'$*' offers '$got', expected '$want'"; return 1; }
+}
+offers_all() {	# offers_all "WORDS" WORD...: every one of WORDS among them
+	local want=$1 got w
+	shift
+	got=$(complete_words "$@")
+	for w in $want; do
+		grep -qx -- "$w" <<<"$got" || { echo "'$*' does not offer '$w': $got"; return 1; }
+	done
+}
+
+cmds=$("$XDP_STEER" help | sed -n '/^commands:/,/^$/s/^  \([a-z-]*\).*/\1/p')
+check "completion of the command offers every command of 'xdp-steer help', and only those" \
+	offers "$(sort <<<"$cmds" | tr '\n' ' ' | sed 's/ $//')" xdp-steer ""
+check "completion of 'at' is 'attach'" offers "attach" xdp-steer at
+check "completion after global options: '-v st' offers status and stats" \
+	offers "stats status" xdp-steer -v st
+check "completion of '-' offers the global options" \
+	offers_all "-v -q -h --help -V --version" xdp-steer -
+for c in $cmds; do
+	opts=$("$XDP_STEER" "$c" --help | head -1 | grep -o -- '--[a-z][a-z-]*' | sort -u)
+	check "completion of '$c --' offers every option of its usage${opts:+ (}$(echo $opts)${opts:+)}" \
+		offers_all "$opts --help" xdp-steer "$c" --
+done
+check "completion of --mode offers native and skb" \
+	offers "native skb" xdp-steer attach lo --mode ""
+ifaces=$(ls /sys/class/net | sort | tr '\n' ' ' | sed 's/ $//')
+check "completion of an IFACE offers the interfaces of /sys/class/net" \
+	offers "$ifaces" xdp-steer status ""
+check "completion of attach's IFACE, after --policy FILE, offers interfaces" \
+	offers "$ifaces" xdp-steer attach --policy a.yaml ""
+check "completion of --policy offers *.yaml, *.yml and directories" \
+	offers "a.yaml b.yml sub" xdp-steer attach lo --policy ""
+check "completion of --policy=FILE does too" \
+	offers "a.yaml b.yml sub" xdp-steer attach lo --policy = ""
+check "completion of apply's POLICY offers policy files" \
+	offers "a.yaml b.yml sub" xdp-steer apply lo ""
+check "completion of check's POLICY offers policy files" \
+	offers "a.yaml" xdp-steer check a
+check "completion of 'help' offers the commands" \
+	offers "stats status" xdp-steer help st
+check "completion offers nothing after the last argument" \
+	offers "" xdp-steer apply lo a.yaml ""
+
+# ---- uninstall -------------------------------------------------------------
+
+check "make uninstall DESTDIR=... PREFIX=/usr succeeds" \
+	mk uninstall DESTDIR="$D" PREFIX=/usr
+check "make uninstall leaves no file" no_files_left "$D"
+check "make uninstall removes xdp-steer's own directories" \
+	test ! -e "$D/usr/share/doc/xdp-steer"
+
+# ---- the default prefix ----------------------------------------------------
+
+D=$T/stage-local
+local_paths() {
+	same_files "$D" /usr/local &&
+	grep -qx 'ExecStart=/usr/local/sbin/xdp-steer attach %I --policy /etc/xdp-steer/%I.yaml' \
+		"$D/usr/local/lib/systemd/system/xdp-steer@.service"
+}
+check "make install DESTDIR=... (default PREFIX) succeeds" mk install DESTDIR="$D"
+check "the default prefix is /usr/local, and the unit still reads /etc/xdp-steer" local_paths
+check "make uninstall (default PREFIX) succeeds" mk uninstall DESTDIR="$D"
+check "  and leaves no file" no_files_left "$D"
+
+e2e_done
