@@ -76,7 +76,8 @@ check_dispatcher() {
 	check "status --json says \"dispatcher\": true" status_has '"dispatcher": true'
 	check "another policy applies" steer apply "$IF_B" "$E2E_TMP/p2.yaml"
 	check "the new policy is in force (generation 2, symmetric)" \
-		status_has '"generation": 2, "slot": [01], "hash": "l4", "symmetric": true'
+		json_holds "$(steer status "$IF_B" --json)" \
+		"d['policy']['generation'] == 2 and d['policy']['hash'] == 'l4' and d['policy']['symmetric']"
 
 	check "xdp-loader loads $OTHER_NAME beside xdp-steer" \
 		in_b xdp-loader load -m native "$IF_B" "$OTHER_OBJ"
