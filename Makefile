@@ -50,7 +50,8 @@ MODEL_OBJS := $(addprefix loader/model/,cpuset.o table.o keymap.o build.o \
 POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
 	       policy_rules.o policy_print.o compile.o) $(MODEL_OBJS)
 KERNEL_OBJS := $(addprefix loader/kernel/,pins.o lock.o maps.o prog.o \
-	       slots.o cpumap.o netdev.o failpoint.o clock.o window.o)
+	       slots.o cpumap.o netdev.o failpoint.o clock.o window.o \
+	       trace.o)
 STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o detach.o \
 		 status.o stats.o)
 CLI_OBJS   := $(addprefix loader/cli/,main.o log.o json.o cmd_policy.o \
@@ -90,6 +91,15 @@ $(CLOCK_SKEL): $(CLOCK_BPF)
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name clock_bpf > $@ 2>/dev/null
 loader/kernel/clock.o: $(CLOCK_SKEL)
+
+# The cpumap tracepoint programs the loader pins per interface
+# (loader/kernel/trace.h).
+TRACE_BPF  := bpf/cpumap_trace.bpf.o
+TRACE_SKEL := bpf/cpumap_trace.skel.h
+$(TRACE_SKEL): $(TRACE_BPF)
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name cpumap_trace_bpf > $@ 2>/dev/null
+loader/kernel/trace.o: $(TRACE_SKEL)
 
 $(LOADER): $(LOADER_OBJS)
 	$(call msg,LINK,$@)
@@ -256,7 +266,7 @@ install: all
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -f $(ALL) $(SKEL) $(CLOCK_SKEL) */*.o */*.d */*/*.o */*/*.d
+	$(Q)rm -f $(ALL) $(SKEL) $(CLOCK_SKEL) $(TRACE_SKEL) */*.o */*.d */*/*.o */*/*.d
 	$(Q)rm -rf $(SAN_DIR) $(FUZZ_DIR) $(FUZZ)
 
 -include $(wildcard */*.d */*/*.d $(SAN_DIR)/*/*/*.d $(FUZZ_DIR)/*/*/*.d)
