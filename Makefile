@@ -30,7 +30,7 @@ LDLIBS_BPF := -lbpf -lelf -lz
 BPF_OBJ    := bpf/xdp_steer.bpf.o
 BENCH_BPF  := tests/bench/baseline.bpf.o
 UNIT_NAMES := test_hash test_table test_policy test_health test_compile \
-	      test_configs test_input
+	      test_configs test_input test_prom
 UNIT_BINS  := $(addprefix tests/unit/,$(UNIT_NAMES))
 PROG_BINS  := tests/prog/test_prog
 PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
@@ -56,7 +56,7 @@ STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o detach.o \
 		 status.o stats.o stats_view.o)
 CLI_OBJS   := $(addprefix loader/cli/,main.o log.o json.o cmd_policy.o \
 	      cmd_detach.o cmd_status.o cmd_stats.o print_status.o \
-	      print_stats.o)
+	      print_stats.o print_prom.o)
 LOADER_OBJS := $(CLI_OBJS) $(STEERLIB_OBJS) $(KERNEL_OBJS) $(POLICY_OBJS)
 TABLE_OBJ  := loader/model/table.o
 LDLIBS_LOADER := -lxdp $(LDLIBS_BPF) -lyaml -lm
@@ -121,6 +121,8 @@ test_configs_OBJS := $(POLICY_OBJS) $(TEST_OBJ)
 test_configs_LIBS := -lyaml
 test_input_OBJS   := $(POLICY_OBJS) $(TEST_OBJ)
 test_input_LIBS   := -lyaml
+# test_prom: stats --prometheus and the worker account it prints.
+test_prom_OBJS    := loader/cli/print_prom.o loader/lib/stats_view.o $(TEST_OBJ)
 
 .SECONDEXPANSION:
 $(UNIT_BINS): tests/unit/%: tests/unit/%.o $$($$*_OBJS)

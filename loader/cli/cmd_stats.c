@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* stats: counters of the receiving CPUs and of the workers, as rates every
  * --interval seconds (like xdp-bench), or once: as tables of the counts
- * since the attach, or as JSON. */
+ * since the attach, as JSON, or in the Prometheus text format. */
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -12,6 +12,7 @@
 
 #include "cli/cmd.h"
 #include "cli/log.h"
+#include "cli/print_prom.h"
 #include "cli/print_stats.h"
 
 static volatile sig_atomic_t stop;
@@ -23,7 +24,7 @@ static void on_signal(int sig)
 }
 
 /* What one report is: rates every interval, or the counts once. */
-enum stats_form { FORM_RATES, FORM_TOTALS, FORM_JSON };
+enum stats_form { FORM_RATES, FORM_TOTALS, FORM_JSON, FORM_PROMETHEUS };
 
 struct stats_opts {
 	double interval;
@@ -72,6 +73,8 @@ static int stats_handle(int opt, const char *arg, void *ctx)
 		return 0;
 	case 'j':
 		return set_form(o, FORM_JSON, "--json");
+	case 'p':
+		return set_form(o, FORM_PROMETHEUS, "--prometheus");
 	case 't':
 		return set_form(o, FORM_TOTALS, "--totals");
 	}
@@ -92,14 +95,15 @@ static void pause_for(double seconds)
 
 int cmd_stats(int argc, char **argv)
 {
-	const char *usage = "xdp-steer stats IFACE [--interval S] [--count N | --totals | --json]\n"
+	const char *usage = "xdp-steer stats IFACE [--interval S] [--count N | --totals | --json | --prometheus]\n"
 		"  Per-CPU rates every S seconds (default 1) until Ctrl-C or N reports;\n"
 		"  or the counters since the attach once: --totals as tables, --json as one\n"
-		"  JSON document.";
+		"  JSON document, --prometheus in the Prometheus text format.";
 	static const struct option longopts[] = {
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "prometheus", no_argument, NULL, 'p' },
 		{ "totals", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -112,7 +116,7 @@ int cmd_stats(int argc, char **argv)
 	const char *ifname;
 	int ret;
 
-	ret = cmd_getopt(argc, argv, "i:c:jt", longopts, usage, stats_handle, &o);
+	ret = cmd_getopt(argc, argv, "i:c:jpt", longopts, usage, stats_handle, &o);
 	if (ret >= 0)
 		return ret;
 	if (argc - optind != 1)
@@ -138,6 +142,10 @@ int cmd_stats(int argc, char **argv)
 	switch (o.form) {
 	case FORM_JSON:
 		print_stats_json(ifname, &a);
+		ret = 0;
+		goto out;
+	case FORM_PROMETHEUS:
+		print_prom(stdout, ifname, &a);
 		ret = 0;
 		goto out;
 	case FORM_TOTALS:
