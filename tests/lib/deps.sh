@@ -25,6 +25,9 @@ NEEDS=(
 	"cmd:ethtool ethtool"
 	"cmd:nsenter util-linux"
 	"cmd:iperf3 iperf3"
+	# promtool checks `stats --prometheus` (tests/e2e/test_ring_stats.sh);
+	# Debian ships it only with the server (which starts under systemd)
+	"cmd:promtool prometheus"
 )
 
 missing=()
