@@ -14,8 +14,10 @@
 # nothing, has its own tracepoint programs attached all along: they must
 # count none of the first one's frames. A queue_size change moves the
 # workers to the second cpumap bank, whose frames must count too. The
-# JSON is valid, `stats --prometheus` passes `promtool check metrics`,
-# and detach and `detach --stale` take the tracepoint programs away.
+# JSON is valid, `stats --prometheus` passes `promtool check metrics`.
+# Without the tracepoint programs (as an older xdp-steer leaves an
+# interface) every form says the ring counters are unknown, and the next
+# apply starts them. Detach and `detach --stale` take them away.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/traffic_lib.sh"
 
@@ -214,6 +216,34 @@ check "stats --totals --interval 1 is a usage error that says why" \
 	usage_error --totals --interval 1
 check "stats --totals prints the workers' account with the ring counters" \
 	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER stats $IF_B --totals | grep -q 'sent = delivered + ring full + in flight'"
+
+# An interface without the tracepoint programs, as an older xdp-steer (or
+# xdp-loader without an apply) leaves it: the ring counters are unknown,
+# said as such, and the next apply starts them.
+for pin in tp_cpumap_enqueue tp_cpumap_kthread cpumap_ids ring_stats kthread_stats; do
+	rm -f "$PIN_B/$pin"
+done
+xs stats "$IF_B" --json >"$E2E_TMP/untraced.json"
+check "without the tracepoint programs, stats --json says cpumap_trace false and the ring counters null" \
+	json "d['cpumap_trace'] is False and all(x['ring_full_drops'] is None and x['in_flight'] is None for x in w) and w" \
+	"$E2E_TMP/untraced.json"
+xs stats "$IF_B" --prometheus >"$E2E_TMP/untraced.prom"
+check "without them, stats --prometheus has the cpumap_trace gauge at 0 and no ring series" \
+	bash -c "grep -qx 'xdp_steer_cpumap_trace{interface=\"$IF_B\"} 0' $E2E_TMP/untraced.prom &&
+		 ! grep -q ring_full $E2E_TMP/untraced.prom"
+if command -v promtool >/dev/null; then
+	check "without them, stats --prometheus still passes promtool check metrics" \
+		promtool check metrics <"$E2E_TMP/untraced.prom"
+fi
+check "without them, stats --totals says the ring counters are unknown" \
+	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER stats $IF_B --totals | grep -q 'ring counters unknown'"
+xs -q apply "$IF_B" "$E2E_TMP/small.yaml" || fail "xdp-steer apply $IF_B again"
+check "the next apply pinned the tracepoint links again" \
+	link_is "$PIN_B/tp_cpumap_enqueue" xdp_cpumap_enqueue
+xs stats "$IF_B" --json >"$E2E_TMP/retraced.json"
+check "after it, stats --json says cpumap_trace true" \
+	json "d['cpumap_trace'] is True" "$E2E_TMP/retraced.json"
+LINKS_B=$(link_ids "$PIN_B/tp_cpumap_enqueue" "$PIN_B/tp_cpumap_kthread")
 
 # Detach takes the tracepoint programs away with the pins.
 xs -q detach "$IF_D" || fail "xdp-steer detach $IF_D"
