@@ -46,7 +46,7 @@ LDLIBS_BPF := -lbpf -lelf -lz
 BPF_OBJ    := bpf/xdp_steer.bpf.o
 BENCH_BPF  := tests/bench/baseline.bpf.o
 UNIT_NAMES := test_hash test_table test_policy test_health test_compile \
-	      test_configs test_input
+	      test_configs test_input test_prom
 UNIT_BINS  := $(addprefix tests/unit/,$(UNIT_NAMES))
 PROG_BINS  := tests/prog/test_prog
 PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
@@ -66,12 +66,13 @@ MODEL_OBJS := $(addprefix loader/model/,cpuset.o table.o keymap.o build.o \
 POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
 	       policy_rules.o policy_print.o compile.o) $(MODEL_OBJS)
 KERNEL_OBJS := $(addprefix loader/kernel/,pins.o lock.o maps.o prog.o \
-	       slots.o cpumap.o netdev.o failpoint.o clock.o window.o)
+	       slots.o cpumap.o netdev.o failpoint.o clock.o window.o \
+	       trace.o)
 STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o detach.o \
-		 status.o stats.o)
+		 status.o stats.o stats_view.o)
 CLI_OBJS   := $(addprefix loader/cli/,main.o log.o json.o cmd_policy.o \
 	      cmd_detach.o cmd_status.o cmd_stats.o print_status.o \
-	      print_stats.o)
+	      print_stats.o print_prom.o)
 LOADER_OBJS := $(CLI_OBJS) $(STEERLIB_OBJS) $(KERNEL_OBJS) $(POLICY_OBJS)
 TABLE_OBJ  := loader/model/table.o
 LDLIBS_LOADER := -lxdp $(LDLIBS_BPF) -lyaml -lm
@@ -116,6 +117,15 @@ loader/cli/main.o: $(VERSION_STAMP)
 loader/cli/main.o: CFLAGS += -DXDP_STEER_VERSION='"$(VERSION)"'
 .PHONY: FORCE
 
+# The cpumap tracepoint programs the loader pins per interface
+# (loader/kernel/trace.h).
+TRACE_BPF  := bpf/cpumap_trace.bpf.o
+TRACE_SKEL := bpf/cpumap_trace.skel.h
+$(TRACE_SKEL): $(TRACE_BPF)
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name cpumap_trace_bpf > $@ 2>/dev/null
+loader/kernel/trace.o: $(TRACE_SKEL)
+
 $(LOADER): $(LOADER_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_LOADER)
@@ -136,6 +146,8 @@ test_configs_OBJS := $(POLICY_OBJS) $(TEST_OBJ)
 test_configs_LIBS := -lyaml
 test_input_OBJS   := $(POLICY_OBJS) $(TEST_OBJ)
 test_input_LIBS   := -lyaml
+# test_prom: stats --prometheus and the worker account it prints.
+test_prom_OBJS    := loader/cli/print_prom.o loader/lib/stats_view.o $(TEST_OBJ)
 
 .SECONDEXPANSION:
 $(UNIT_BINS): tests/unit/%: tests/unit/%.o $$($$*_OBJS)
@@ -280,7 +292,7 @@ include loader/dist/dist.mk
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -f $(ALL) $(SKEL) $(CLOCK_SKEL) $(VERSION_STAMP) \
+	$(Q)rm -f $(ALL) $(SKEL) $(CLOCK_SKEL) $(TRACE_SKEL) $(VERSION_STAMP) \
 		*/*.o */*.d */*/*.o */*/*.d
 	$(Q)rm -rf $(SAN_DIR) $(FUZZ_DIR) $(FUZZ)
 

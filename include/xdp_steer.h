@@ -348,6 +348,72 @@ struct steer_worker_stats {
 	__u64 bytes;
 };
 
+/* ---- the cpumap's own account: tracepoint counters ----------------------- */
+
+/*
+ * A full cpumap ring drops a frame after bpf_redirect_map() returned
+ * XDP_REDIRECT, so the datapath never learns of it; only the kernel's
+ * xdp_cpumap_enqueue tracepoint does (and xdp_cpumap_kthread tells what
+ * each worker's kthread took off its ring). Two small programs of their
+ * own object (bpf/cpumap_trace.bpf.c) count both for one interface's two
+ * cpumaps: tracepoints fire for every cpumap on the machine, so they
+ * count only the map ids the loader wrote in cpumap_ids. Every apply
+ * loads them if their links are not pinned yet and pins the links in the
+ * interface's pin directory under the programs' names, before it adds a
+ * cpumap entry: they count every frame cpu_stats and worker_stats count,
+ * so sent == delivered + dropped can be read per worker. Detach removes
+ * them with the other pins.
+ */
+#define STEER_TP_ENQUEUE	tp_cpumap_enqueue
+#define STEER_TP_KTHREAD	tp_cpumap_kthread
+/* X(program): each program is also the pin name of its link. */
+#define STEER_TRACE_PROGS(X)						\
+	X(STEER_TP_ENQUEUE)						\
+	X(STEER_TP_KTHREAD)
+
+/* The maps of the tracepoint programs, as STEER_MAPS (pinned next to
+ * them by the loader). */
+#define STEER_TRACE_MAPS(X)						\
+	/* [0]: which cpumaps are this interface's. */			\
+	X(cpumap_ids, BPF_MAP_TYPE_ARRAY, __u32,			\
+	  struct steer_cpumap_ids, 1, 0)				\
+	/* [worker cpu], per receiving CPU: its frames' fate at the	\
+	 * worker's ring, both banks together. */			\
+	X(ring_stats, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
+	  struct steer_ring_stats, STEER_MAX_CPUS, 0)			\
+	/* [0], per worker CPU: what its cpumap kthreads did. */	\
+	X(kthread_stats, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
+	  struct steer_kthread_stats, 1, 0)
+
+/* cpumap_ids[0]: the ids of cpu_map and cpu_map_b (0: none). */
+struct steer_cpumap_ids {
+	__u32 id[STEER_BANKS];
+};
+
+/* ring_stats: X(name, help), one __u64 each. */
+#define STEER_RING_FIELDS(X)						\
+	X(enqueued, "frames that entered the worker's cpumap ring")	\
+	X(ring_full_drops, "frames the kernel dropped because the worker's cpumap ring was full")
+
+/* kthread_stats: X(name, help), one __u64 each; the kthread reports a
+ * batch of at most 8 frames at a time. */
+#define STEER_KTHREAD_FIELDS(X)						\
+	X(processed, "frames the worker's cpumap kthread took off its ring") \
+	X(drops, "frames the kthread dropped after its program, for want of memory for an skb") \
+	X(sched, "batches the kthread began after sleeping or yielding the CPU") \
+	X(xdp_pass, "frames the worker's cpumap program passed to the stack") \
+	X(xdp_drop, "frames the worker's cpumap program dropped, or the kthread could not pass on") \
+	X(xdp_redirect, "frames the worker's cpumap program redirected")
+
+#define STEER_FIELD_U64_(name, help) __u64 name;
+struct steer_ring_stats {
+	STEER_RING_FIELDS(STEER_FIELD_U64_)
+};
+
+struct steer_kthread_stats {
+	STEER_KTHREAD_FIELDS(STEER_FIELD_U64_)
+};
+
 /* steer_buckets[hash % STEER_TABLE_MAX], per receiving CPU: where the
  * frames of that drain bucket went last from this CPU. Drain buckets are
  * the finest table's buckets whatever the table's size, so a flow keeps

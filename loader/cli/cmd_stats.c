@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* stats: counters of the receiving CPUs and of the workers, as rates every
- * --interval seconds (like xdp-bench), or once as JSON. */
+ * --interval seconds (like xdp-bench), or once: as tables of the counts
+ * since the attach, as JSON, or in the Prometheus text format. */
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 
 #include "cli/cmd.h"
 #include "cli/log.h"
+#include "cli/print_prom.h"
 #include "cli/print_stats.h"
 
 static volatile sig_atomic_t stop;
@@ -21,11 +23,29 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
+/* What one report is: rates every interval, or the counts once. */
+enum stats_form { FORM_RATES, FORM_TOTALS, FORM_JSON, FORM_PROMETHEUS };
+
 struct stats_opts {
 	double interval;
-	int json;
 	long count;
+	enum stats_form form;
+	const char *form_opt;	/* the option that chose a form, or NULL */
+	const char *rate_opt;	/* --interval or --count, if given */
 };
+
+/* One form per run: a second is refused by name. */
+static int set_form(struct stats_opts *o, enum stats_form f, const char *opt)
+{
+	if (o->form_opt && o->form != f) {
+		pr_err("%s and %s print different forms; give one\n",
+		       o->form_opt, opt);
+		return -1;
+	}
+	o->form = f;
+	o->form_opt = opt;
+	return 0;
+}
 
 static int stats_handle(int opt, const char *arg, void *ctx)
 {
@@ -41,6 +61,7 @@ static int stats_handle(int opt, const char *arg, void *ctx)
 			pr_err("--interval takes seconds from 0.1 to 3600, not '%s'\n", arg);
 			return -1;
 		}
+		o->rate_opt = "--interval";
 		return 0;
 	case 'c':
 		o->count = strtol(arg, &end, 10);
@@ -48,10 +69,14 @@ static int stats_handle(int opt, const char *arg, void *ctx)
 			pr_err("--count takes a positive number, not '%s'\n", arg);
 			return -1;
 		}
+		o->rate_opt = "--count";
 		return 0;
 	case 'j':
-		o->json = 1;
-		return 0;
+		return set_form(o, FORM_JSON, "--json");
+	case 'p':
+		return set_form(o, FORM_PROMETHEUS, "--prometheus");
+	case 't':
+		return set_form(o, FORM_TOTALS, "--totals");
 	}
 	return -1;
 }
@@ -70,13 +95,16 @@ static void pause_for(double seconds)
 
 int cmd_stats(int argc, char **argv)
 {
-	const char *usage = "xdp-steer stats IFACE [--interval S] [--count N] [--json]\n"
+	const char *usage = "xdp-steer stats IFACE [--interval S] [--count N | --totals | --json | --prometheus]\n"
 		"  Per-CPU rates every S seconds (default 1) until Ctrl-C or N reports;\n"
-		"  --json prints the counters once as one JSON document.";
+		"  or the counters since the attach once: --totals as tables, --json as one\n"
+		"  JSON document, --prometheus in the Prometheus text format.";
 	static const struct option longopts[] = {
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "prometheus", no_argument, NULL, 'p' },
+		{ "totals", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
@@ -88,11 +116,16 @@ int cmd_stats(int argc, char **argv)
 	const char *ifname;
 	int ret;
 
-	ret = cmd_getopt(argc, argv, "i:c:j", longopts, usage, stats_handle, &o);
+	ret = cmd_getopt(argc, argv, "i:c:jpt", longopts, usage, stats_handle, &o);
 	if (ret >= 0)
 		return ret;
 	if (argc - optind != 1)
 		return cmd_usage_error(usage);
+	if (o.rate_opt && o.form != FORM_RATES) {
+		pr_err("%s goes with the rates, not with %s (which prints once)\n",
+		       o.rate_opt, o.form_opt);
+		return cmd_usage_error(usage);
+	}
 	ifname = argv[optind];
 	cli_ctx_init(&ctx);
 	if (steer_stats_open(&ctx, ifname, &src))
@@ -106,10 +139,21 @@ int cmd_stats(int argc, char **argv)
 		pr_err("%s: reading the counters failed\n", ifname);
 		goto out;
 	}
-	if (o.json) {
+	switch (o.form) {
+	case FORM_JSON:
 		print_stats_json(ifname, &a);
 		ret = 0;
 		goto out;
+	case FORM_PROMETHEUS:
+		print_prom(stdout, ifname, &a);
+		ret = 0;
+		goto out;
+	case FORM_TOTALS:
+		print_stats_totals(ifname, &a);
+		ret = 0;
+		goto out;
+	case FORM_RATES:
+		break;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);

@@ -22,8 +22,35 @@ static __u64 field(const struct steer_stats *s, size_t i)
 	return *(const __u64 *)((const char *)s + fields[i].off);
 }
 
+/* The tracepoint counters of a worker as JSON members, or null when they
+ * are not counted. */
+static void json_traced(const struct steer_worker_view *v, bool traced)
+{
+#define RING_(name, help)						\
+	if (traced)							\
+		printf(", \"%s\": %llu", #name,				\
+		       (unsigned long long)v->ring.name);		\
+	else								\
+		printf(", \"%s\": null", #name);
+	STEER_RING_FIELDS(RING_)
+#undef RING_
+#define KTHREAD_(name, help)						\
+	if (traced)							\
+		printf(", \"kthread_%s\": %llu", #name,			\
+		       (unsigned long long)v->kthread.name);		\
+	else								\
+		printf(", \"kthread_%s\": null", #name);
+	STEER_KTHREAD_FIELDS(KTHREAD_)
+#undef KTHREAD_
+	if (traced)
+		printf(", \"in_flight\": %lld", (long long)v->in_flight);
+	else
+		printf(", \"in_flight\": null");
+}
+
 void print_stats_json(const char *ifname, const struct steer_sample *s)
 {
+	struct steer_worker_view v;
 	size_t i;
 	int c, first;
 
@@ -33,7 +60,8 @@ void print_stats_json(const char *ifname, const struct steer_sample *s)
 	for (i = 0; i < NFIELDS; i++)
 		printf("%s\"%s\": %llu", i ? ", " : "", fields[i].name,
 		       (unsigned long long)field(&s->total, i));
-	printf("}, \"rx_cpus\": [");
+	printf("}, \"cpumap_trace\": %s, \"rx_cpus\": [",
+	       s->traced ? "true" : "false");
 	for (c = 0, first = 1; c < s->ncpus; c++) {
 		if (!s->rx[c].rx_packets)
 			continue;
@@ -46,24 +74,30 @@ void print_stats_json(const char *ifname, const struct steer_sample *s)
 	}
 	printf("], \"workers\": [");
 	for (c = 0, first = 1; c < STEER_MAX_CPUS; c++) {
-		__u64 dp = c < s->ncpus ? s->deq[c].packets : 0;
-		__u64 db = c < s->ncpus ? s->deq[c].bytes : 0;
-
-		if (!s->queued[c].packets && !dp)
+		if (!steer_worker_view(s, c, &v))
 			continue;
-		printf("%s{\"cpu\": %d, \"queued_packets\": %llu, \"queued_bytes\": %llu, \"dequeued_packets\": %llu, \"dequeued_bytes\": %llu}",
+		/* The first four as before the tracepoint counters, in this
+		 * order (tests/vm/check-kernel.sh reads them so). */
+		printf("%s{\"cpu\": %d, \"queued_packets\": %llu, \"queued_bytes\": %llu, \"dequeued_packets\": %llu, \"dequeued_bytes\": %llu, \"sent_packets\": %llu",
 		       first ? "" : ", ", c,
 		       (unsigned long long)s->queued[c].packets,
 		       (unsigned long long)s->queued[c].bytes,
-		       (unsigned long long)dp, (unsigned long long)db);
+		       (unsigned long long)v.delivered,
+		       (unsigned long long)v.delivered_bytes,
+		       (unsigned long long)v.sent);
+		json_traced(&v, s->traced);
+		printf("}");
 		first = 0;
 	}
 	printf("]}\n");
 }
 
-static double rate(__u64 now, __u64 before, double dt)
+/* Per second over dt, or with dt 0 the count itself (totals). */
+static double per(__u64 now, __u64 before, double dt)
 {
-	return now >= before && dt > 0 ? (now - before) / dt : 0;
+	if (now < before)
+		return 0;
+	return dt > 0 ? (now - before) / dt : (double)(now - before);
 }
 
 static void rx_row(const char *pad, const char *label,
@@ -71,47 +105,105 @@ static void rx_row(const char *pad, const char *label,
 		   double dt)
 {
 	printf("%s  %-10s %12.0f %12.0f %12.0f %10.0f %10.0f %10.0f\n", pad,
-	       label, rate(y->rx_packets, x->rx_packets, dt),
-	       rate(y->redirected, x->redirected, dt),
-	       rate(y->passed_local, x->passed_local, dt),
-	       rate(y->passed_nonip, x->passed_nonip, dt),
-	       rate(y->passed_parse_error, x->passed_parse_error, dt),
-	       rate(y->passed_no_target + y->passed_no_policy,
-		    x->passed_no_target + x->passed_no_policy, dt));
+	       label, per(y->rx_packets, x->rx_packets, dt),
+	       per(y->redirected, x->redirected, dt),
+	       per(y->passed_local, x->passed_local, dt),
+	       per(y->passed_nonip, x->passed_nonip, dt),
+	       per(y->passed_parse_error, x->passed_parse_error, dt),
+	       per(y->passed_no_target + y->passed_no_policy,
+		   x->passed_no_target + x->passed_no_policy, dt));
+}
+
+/* The receiving CPUs' table: rates between a and b, or with a NULL the
+ * counts of b since the attach. */
+static void rx_table(const char *ifname, const char *pad,
+		     const struct steer_sample *a, const struct steer_sample *b)
+{
+	static const struct steer_stats zero;
+	double dt = a ? b->t - a->t : 0;
+	char label[16];
+	int c;
+
+	if (a)
+		printf("%s  %-10s %12s %12s %12s %10s %10s %10s\n", ifname,
+		       "rx CPU", "rx pps", "redirect/s", "local/s",
+		       "non-IP/s", "errors/s", "fallback/s");
+	else
+		printf("%s  %-10s %12s %12s %12s %10s %10s %10s\n", ifname,
+		       "rx CPU", "rx", "redirected", "local", "non-IP",
+		       "errors", "fallback");
+	for (c = 0; c < b->ncpus; c++) {
+		if (b->rx[c].rx_packets == (a ? a->rx[c].rx_packets : 0))
+			continue;
+		snprintf(label, sizeof(label), "%d", c);
+		rx_row(pad, label, a ? &a->rx[c] : &zero, &b->rx[c], dt);
+	}
+	rx_row(pad, "total", a ? &a->total : &zero, &b->total, dt);
 }
 
 void print_stats_rates(const char *ifname, const struct steer_sample *a,
 		       const struct steer_sample *b)
 {
-	char pad[64], label[16];
+	struct steer_worker_view va, vb;
 	double dt = b->t - a->t;
-	int c;
+	char pad[64], ring[16];
 
 	snprintf(pad, sizeof(pad), "%*s", (int)strlen(ifname), "");
-	printf("%s  %-10s %12s %12s %12s %10s %10s %10s\n", ifname, "rx CPU",
-	       "rx pps", "redirect/s", "local/s", "non-IP/s", "errors/s",
-	       "fallback/s");
-	for (c = 0; c < b->ncpus; c++) {
-		if (b->rx[c].rx_packets == a->rx[c].rx_packets)
+	rx_table(ifname, pad, a, b);
+	printf("%s  %-10s %12s %12s %13s %12s\n", pad, "worker CPU",
+	       "sent pps", "ring full/s", "delivered pps", "Mbit/s");
+	for (int c = 0; c < STEER_MAX_CPUS; c++) {
+		steer_worker_view(a, c, &va);
+		steer_worker_view(b, c, &vb);
+		if (vb.sent == va.sent && vb.delivered == va.delivered &&
+		    vb.ring.ring_full_drops == va.ring.ring_full_drops)
 			continue;
-		snprintf(label, sizeof(label), "%d", c);
-		rx_row(pad, label, &a->rx[c], &b->rx[c], dt);
-	}
-	rx_row(pad, "total", &a->total, &b->total, dt);
-	printf("%s  %-10s %12s %12s %12s\n", pad, "worker CPU", "queued pps",
-	       "dequeued pps", "Mbit/s");
-	for (c = 0; c < STEER_MAX_CPUS; c++) {
-		__u64 dy = c < b->ncpus ? b->deq[c].packets : 0;
-		__u64 dx = c < a->ncpus ? a->deq[c].packets : 0;
-		__u64 by = c < b->ncpus ? b->deq[c].bytes : 0;
-		__u64 bx = c < a->ncpus ? a->deq[c].bytes : 0;
-
-		if (b->queued[c].packets == a->queued[c].packets && dy == dx)
-			continue;
-		printf("%s  %-10d %12.0f %12.0f %12.1f\n", pad, c,
-		       rate(b->queued[c].packets, a->queued[c].packets, dt),
-		       rate(dy, dx, dt), rate(by, bx, dt) * 8 / 1e6);
+		if (b->traced)
+			snprintf(ring, sizeof(ring), "%.0f",
+				 per(vb.ring.ring_full_drops,
+				     va.ring.ring_full_drops, dt));
+		else
+			snprintf(ring, sizeof(ring), "-");
+		printf("%s  %-10d %12.0f %12s %13.0f %12.1f\n", pad, c,
+		       per(vb.sent, va.sent, dt), ring,
+		       per(vb.delivered, va.delivered, dt),
+		       per(vb.delivered_bytes, va.delivered_bytes, dt) * 8 / 1e6);
 	}
 	printf("\n");
 	fflush(stdout);
+}
+
+void print_stats_totals(const char *ifname, const struct steer_sample *s)
+{
+	struct steer_worker_view v;
+	char pad[64];
+	int c;
+
+	snprintf(pad, sizeof(pad), "%*s", (int)strlen(ifname), "");
+	rx_table(ifname, pad, NULL, s);
+	printf("%s  %-10s %12s %12s %12s %12s %12s %12s\n", pad, "worker CPU",
+	       "sent", "enqueued", "ring full", "kthread", "delivered",
+	       "in flight");
+	for (c = 0; c < STEER_MAX_CPUS; c++) {
+		if (!steer_worker_view(s, c, &v))
+			continue;
+		if (s->traced)
+			printf("%s  %-10d %12llu %12llu %12llu %12llu %12llu %12lld\n",
+			       pad, c, (unsigned long long)v.sent,
+			       (unsigned long long)v.ring.enqueued,
+			       (unsigned long long)v.ring.ring_full_drops,
+			       (unsigned long long)v.kthread.processed,
+			       (unsigned long long)v.delivered,
+			       (long long)v.in_flight);
+		else
+			printf("%s  %-10d %12llu %12s %12s %12s %12llu %12s\n",
+			       pad, c, (unsigned long long)v.sent, "-", "-",
+			       "-", (unsigned long long)v.delivered, "-");
+	}
+	if (s->traced)
+		printf("%s  sent = delivered + ring full + in flight; kthread: taken off the ring by the worker's cpumap kthread\n",
+		       pad);
+	else
+		printf("%s  ring counters unknown: the cpumap tracepoint programs are not pinned (an 'xdp-steer apply' pins them)\n",
+		       pad);
 }

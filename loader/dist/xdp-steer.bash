@@ -18,7 +18,7 @@ _xdp_steer_opts() {
 	attach)		echo "--policy --mode" ;;
 	detach)		echo "--stale" ;;
 	status)		echo "--json" ;;
-	stats)		echo "--interval --count --json" ;;
+	stats)		echo "--interval --count --totals --json --prometheus" ;;
 	pin-dir)	echo "--create" ;;
 	help)		echo "--help"; return ;;
 	esac

@@ -7,6 +7,7 @@
 #include "kernel/clock.h"
 #include "kernel/maps.h"
 #include "kernel/netdev.h"
+#include "kernel/trace.h"
 #include "policy/compile.h"
 #include "lib/lib_int.h"
 
@@ -89,6 +90,13 @@ int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 			 it->ifname, it->dir, strerror(-err), it->ifname);
 		goto out_build;
 	}
+	/* Before any cpumap entry is added: the ring counters then cover
+	 * every frame the datapath counts as sent. Without them steering
+	 * works all the same, so a failure is only a warning. */
+	if (trace_ensure(&m, why, sizeof(why)))
+		lib_note(ctx, STEER_WARN,
+			 "%s: ring-full drops will not be counted (stats shows them as unknown): %s",
+			 it->ifname, why);
 	prog_worker_fds(worker, worker_fds);
 	err = slots_apply(&m, &b, worker_fds, &res->slots, why,
 			  sizeof(why));

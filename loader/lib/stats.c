@@ -7,10 +7,13 @@
 #include <bpf/libbpf.h>
 
 #include "kernel/maps.h"
+#include "kernel/trace.h"
 #include "lib/lib_int.h"
 
 struct steer_stats_src {
 	struct steer_maps m;
+	struct trace_maps t;
+	bool traced;
 };
 
 int steer_sample_alloc(struct steer_sample *s)
@@ -22,7 +25,9 @@ int steer_sample_alloc(struct steer_sample *s)
 	s->rx = calloc(s->ncpus, sizeof(*s->rx));
 	s->queued = calloc(STEER_MAX_CPUS, sizeof(*s->queued));
 	s->deq = calloc(s->ncpus, sizeof(*s->deq));
-	if (s->rx && s->queued && s->deq)
+	s->ring = calloc(STEER_MAX_CPUS, sizeof(*s->ring));
+	s->kthread = calloc(s->ncpus, sizeof(*s->kthread));
+	if (s->rx && s->queued && s->deq && s->ring && s->kthread)
 		return 0;
 	steer_sample_free(s);
 	return -ENOMEM;
@@ -33,9 +38,13 @@ void steer_sample_free(struct steer_sample *s)
 	free(s->rx);
 	free(s->queued);
 	free(s->deq);
+	free(s->ring);
+	free(s->kthread);
 	s->rx = NULL;
 	s->queued = NULL;
 	s->deq = NULL;
+	s->ring = NULL;
+	s->kthread = NULL;
 }
 
 int steer_stats_open(struct steer_ctx *ctx, const char *ifname,
@@ -62,10 +71,14 @@ int steer_stats_open(struct steer_ctx *ctx, const char *ifname,
 	else if (err)
 		lib_fail(ctx, err, "%s: cannot open the maps in %s: %s%s",
 			 ifname, it.dir, strerror(-err), lib_priv_hint(err));
-	if (err)
+	if (err) {
 		free(src);
-	else
-		*srcp = src;
+		goto out;
+	}
+	/* Without the tracepoint programs (attached by an older xdp-steer,
+	 * or by xdp-loader and never applied) the rest still counts. */
+	src->traced = !trace_open(it.dir, &src->t);
+	*srcp = src;
 out:
 	/* The maps stay open without the lock: counters are read-only, and
 	 * an fd keeps a map alive even if it is detached meanwhile. */
@@ -73,24 +86,61 @@ out:
 	return err;
 }
 
+/* A per-CPU array of 'nkeys' entries of __u64 fields, each key summed
+ * over the CPUs into out[key]. */
+struct sum_arg {
+	void *out;
+	size_t value_size;
+};
+
+static int sum_key(__u32 key, const void *values, int ncpus, void *arg)
+{
+	const struct sum_arg *a = arg;
+	size_t n = a->value_size / sizeof(__u64), f;
+	__u64 *out = (__u64 *)((char *)a->out + key * a->value_size);
+	const __u64 *v = values;
+	int c;
+
+	memset(out, 0, a->value_size);
+	for (c = 0; c < ncpus; c++)
+		for (f = 0; f < n; f++)
+			out[f] += v[c * n + f];
+	return 0;
+}
+
+static int sum_keys(int fd, __u32 nkeys, size_t value_size, void *out)
+{
+	struct sum_arg a = { out, value_size };
+
+	return maps_percpu_scan(fd, nkeys, value_size, sum_key, &a);
+}
+
 int steer_stats_read(struct steer_stats_src *src, struct steer_sample *s)
 {
+	struct steer_kthread_stats ksum;
 	struct steer_worker_stats wsum;
 	struct timespec ts;
-	__u32 cpu;
 	int err;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	s->t = ts.tv_sec + ts.tv_nsec / 1e9;
-	err = maps_percpu_sum(src->m.steer_stats, 0, sizeof(s->total),
-			      &s->total, s->rx);
+	/* Downstream first (steer.h): what the workers took, what the rings
+	 * took, then what was sent. */
+	err = maps_percpu_sum(src->m.worker_stats, 0, sizeof(wsum), &wsum,
+			      s->deq);
+	s->traced = src->traced;
+	if (!err && src->traced)
+		err = maps_percpu_sum(src->t.kthread_stats, 0, sizeof(ksum),
+				      &ksum, s->kthread);
+	if (!err && src->traced)
+		err = sum_keys(src->t.ring_stats, STEER_MAX_CPUS,
+			       sizeof(*s->ring), s->ring);
 	if (!err)
-		err = maps_percpu_sum(src->m.worker_stats, 0, sizeof(wsum),
-				      &wsum, s->deq);
-	for (cpu = 0; !err && cpu < STEER_MAX_CPUS; cpu++)
-		err = maps_percpu_sum(src->m.cpu_stats, cpu,
-				      sizeof(s->queued[cpu]), &s->queued[cpu],
-				      NULL);
+		err = maps_percpu_sum(src->m.steer_stats, 0, sizeof(s->total),
+				      &s->total, s->rx);
+	if (!err)
+		err = sum_keys(src->m.cpu_stats, STEER_MAX_CPUS,
+			       sizeof(*s->queued), s->queued);
 	return err;
 }
 
@@ -99,5 +149,7 @@ void steer_stats_close(struct steer_stats_src *src)
 	if (!src)
 		return;
 	maps_close(&src->m);
+	if (src->traced)
+		trace_close(&src->t);
 	free(src);
 }

@@ -133,15 +133,47 @@ int steer_pin_dir(struct steer_ctx *ctx, const char *ifname, bool create,
 
 /* ---- stats ------------------------------------------------------------------ */
 
-/* Every counter, read at one instant. */
+/* Every counter, read at one instant, downstream ones first (what a
+ * worker dequeued before what was sent to it), so a sum of what became of
+ * the frames never exceeds what was sent. */
 struct steer_sample {
 	double t;			/* seconds, monotonic */
 	int ncpus;			/* possible CPUs */
 	struct steer_stats total;
 	struct steer_stats *rx;		/* [ncpus]: per receiving CPU */
-	struct steer_cpu_stats *queued;	/* [STEER_MAX_CPUS]: toward a CPU */
+	struct steer_cpu_stats *queued;	/* [STEER_MAX_CPUS]: toward a CPU,
+					 * local passes included */
 	struct steer_worker_stats *deq;	/* [ncpus]: dequeued by a worker */
+	/* The cpumap tracepoints' counters (kernel/trace.h); all zero when
+	 * 'traced' is false (their programs are not pinned). */
+	bool traced;
+	struct steer_ring_stats *ring;	/* [STEER_MAX_CPUS]: per worker */
+	struct steer_kthread_stats *kthread; /* [ncpus]: per worker CPU */
 };
+
+/* What became of the frames sent to one worker CPU, since the first apply
+ * (counters of both cpumap banks together). Every frame sent is either
+ * delivered, dropped at a full ring, or still in flight (in a receiving
+ * CPU's bulk queue or in the ring); once traffic stops,
+ * sent == delivered + ring_full_drops exactly. */
+struct steer_worker_view {
+	int cpu;
+	__u64 sent;		/* queued to its ring: bpf_redirect_map()
+				 * returned XDP_REDIRECT (cpu_stats, less
+				 * the frames passed on the CPU itself) */
+	__u64 delivered;	/* its cpumap program ran on them */
+	__u64 delivered_bytes;
+	struct steer_ring_stats ring;	    /* when traced */
+	struct steer_kthread_stats kthread; /* when traced */
+	__s64 in_flight;	/* sent - delivered - ring_full_drops, when
+				 * traced; after traffic, not 0 only if
+				 * frames were lost elsewhere */
+};
+
+/* The account of worker 'cpu' (< STEER_MAX_CPUS) in 's'; false when
+ * nothing was ever sent to it or counted on it. Pure. */
+bool steer_worker_view(const struct steer_sample *s, int cpu,
+		       struct steer_worker_view *v);
 
 int steer_sample_alloc(struct steer_sample *s);
 void steer_sample_free(struct steer_sample *s);

@@ -31,6 +31,9 @@ NEEDS=(
 	"cmd:man man-db"
 	"cmd:groff groff-base"
 	"cmd:systemd-analyze systemd"
+	# promtool checks `stats --prometheus` (tests/e2e/test_ring_stats.sh);
+	# Debian ships it only with the server (which starts under systemd)
+	"cmd:promtool prometheus"
 )
 
 missing=()

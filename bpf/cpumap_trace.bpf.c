@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cpumap_trace.bpf.c - what became of the frames xdp_steer handed to its
+ * cpumaps, from the kernel's own tracepoints (include/trace/events/xdp.h):
+ * how many entered each worker's ring, how many a full ring dropped
+ * (bpf_redirect_map() had already returned XDP_REDIRECT for them), and what
+ * each worker's kthread took off its ring. include/xdp_steer.h says when
+ * the loader attaches them and why.
+ *
+ * An object apart from xdp_steer.bpf.o: xdp-loader never sees it, and the
+ * datapath pays nothing for it. Raw tracepoints, not tp_btf: they need no
+ * kernel BTF (custom router kernels often go without it), and the
+ * arguments read here are unchanged since 5.9 (the design targets 5.15 on).
+ * Each program runs once per bulk of up to 8 frames (a flush to one ring,
+ * a kthread batch), for every cpumap on the machine; one array lookup
+ * tells ours from the others.
+ *
+ * The counters are per-CPU and plain: the enqueue tracepoint fires in the
+ * receiving CPU's softirq, the kthread's with bottom halves off, so
+ * neither nests on its CPU.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include "xdp_steer.h"
+
+/* Not pinned by libbpf: the loader pins them, and the links, itself, and
+ * only once all of them are attached (kernel/trace.c). */
+#define TRACE_BPF_MAP(name, type_, key_t, value_t, max, flags)		\
+	struct {							\
+		__uint(type, type_);					\
+		__type(key, key_t);					\
+		__type(value, value_t);					\
+		__uint(max_entries, max);				\
+		__uint(map_flags, flags);				\
+	} name SEC(".maps");
+STEER_TRACE_MAPS(TRACE_BPF_MAP)
+
+/* The kernel's struct xdp_cpumap_stats (include/net/xdp.h), unchanged
+ * since it appeared in 5.9. */
+struct cpumap_stats {
+	unsigned int redirect;
+	unsigned int pass;
+	unsigned int drop;
+};
+
+/* 1 when 'map_id' is one of this interface's cpumaps. */
+static __always_inline int ours(__u32 map_id)
+{
+	const struct steer_cpumap_ids *ids;
+	__u32 zero = 0;
+
+	ids = bpf_map_lookup_elem(&cpumap_ids, &zero);
+	return ids && map_id &&
+	       (map_id == ids->id[0] || map_id == ids->id[1]);
+}
+
+/* trace_xdp_cpumap_enqueue(map_id, processed, drops, to_cpu), on the
+ * receiving CPU as it flushes frames to one worker's ring. */
+SEC("raw_tp/xdp_cpumap_enqueue")
+int STEER_TP_ENQUEUE(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u32 processed = (__u32)ctx->args[1], drops = (__u32)ctx->args[2];
+	__u32 cpu = (__u32)ctx->args[3], frames;
+	struct steer_ring_stats *r;
+
+	if (!ours((__u32)ctx->args[0]))
+		return 0;
+	r = bpf_map_lookup_elem(&ring_stats, &cpu);
+	if (!r)
+		return 0;
+	/* Native XDP reports a flush: 'processed' counts all its frames,
+	 * the dropped ones too. Generic (skb) mode reports one frame, as
+	 * processed 1, drops 0 or as processed 0, drops 1. The larger of
+	 * the two is the frames either way. */
+	frames = processed > drops ? processed : drops;
+	r->enqueued += frames - drops;
+	r->ring_full_drops += drops;
+	return 0;
+}
+
+/* trace_xdp_cpumap_kthread(map_id, processed, drops, sched, xdp_stats),
+ * on the worker CPU (the kthread is bound to it) after each batch. */
+SEC("raw_tp/xdp_cpumap_kthread")
+int STEER_TP_KTHREAD(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct steer_kthread_stats *k;
+	struct cpumap_stats s;
+	__u32 zero = 0;
+
+	if (!ours((__u32)ctx->args[0]))
+		return 0;
+	k = bpf_map_lookup_elem(&kthread_stats, &zero);
+	if (!k)
+		return 0;
+	k->processed += (__u32)ctx->args[1];
+	k->drops += (__u32)ctx->args[2];
+	k->sched += (__u32)ctx->args[3] != 0;
+	/* A raw tracepoint's pointer argument is read through the helper
+	 * (tp_btf could load it directly, but needs kernel BTF). */
+	if (bpf_probe_read_kernel(&s, sizeof(s), (void *)ctx->args[4]))
+		return 0;
+	k->xdp_pass += s.pass;
+	k->xdp_drop += s.drop;
+	k->xdp_redirect += s.redirect;
+	return 0;
+}
+
+char _license[] SEC("license") = "Dual BSD/GPL";

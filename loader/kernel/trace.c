@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * trace.c - the cpumap tracepoint programs, loaded and pinned once per
+ * interface (see trace.h).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "kernel/trace.h"
+#include "cpumap_trace.skel.h"
+
+/* Every pin of the tracepoint programs: the maps, then the links, in the
+ * order they are pinned. The links come last, so a set with its links
+ * pinned is complete. */
+static const char *const map_pins[] = {
+#define TRACE_NAME_(name, ...) STEER_STR(name),
+	STEER_TRACE_MAPS(TRACE_NAME_)
+};
+static const char *const link_pins[] = {
+	STEER_TRACE_PROGS(TRACE_NAME_)
+#undef TRACE_NAME_
+};
+#define NMAPS	(sizeof(map_pins) / sizeof(map_pins[0]))
+#define NLINKS	(sizeof(link_pins) / sizeof(link_pins[0]))
+
+static void pin_path(const char *dir, const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", dir, name);
+}
+
+/* 1 when every link is pinned in 'dir'. */
+static int links_pinned(const char *dir)
+{
+	char path[PATH_MAX + 64];
+	size_t i;
+	int fd;
+
+	for (i = 0; i < NLINKS; i++) {
+		pin_path(dir, link_pins[i], path, sizeof(path));
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			return 0;
+		close(fd);
+	}
+	return 1;
+}
+
+/* Removes whatever trace pins are in 'dir' (what a run that died between
+ * pinning the maps and the links left). */
+static void unpin_all(const char *dir)
+{
+	char path[PATH_MAX + 64];
+	size_t i;
+
+	for (i = 0; i < NLINKS; i++) {
+		pin_path(dir, link_pins[i], path, sizeof(path));
+		unlink(path);
+	}
+	for (i = 0; i < NMAPS; i++) {
+		pin_path(dir, map_pins[i], path, sizeof(path));
+		unlink(path);
+	}
+}
+
+static int map_id(int fd, __u32 *id)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	*id = info.id;
+	return 0;
+}
+
+static int write_ids(const struct steer_maps *m, int ids_fd, char *why,
+		     size_t len)
+{
+	struct steer_cpumap_ids ids = {};
+	__u32 zero = 0;
+	int err;
+
+	err = map_id(m->cpu_map, &ids.id[0]);
+	if (!err)
+		err = map_id(m->cpu_map_b, &ids.id[1]);
+	if (err) {
+		snprintf(why, len, "cannot read the cpumaps' ids: %s",
+			 strerror(-err));
+		return err;
+	}
+	if (bpf_map_update_elem(ids_fd, &zero, &ids, 0)) {
+		err = -errno;
+		snprintf(why, len, "cannot write cpumap_ids: %s", strerror(-err));
+	}
+	return err;
+}
+
+/* Loads, attaches and pins a new set. */
+static int trace_create(const struct steer_maps *m, char *why, size_t len)
+{
+	char path[PATH_MAX + 64];
+	struct cpumap_trace_bpf *skel;
+	struct bpf_map *maps[NMAPS];
+	struct bpf_link *links[NLINKS];
+	size_t i, n = 0;
+	int err;
+
+	unpin_all(m->dir);
+	skel = cpumap_trace_bpf__open_and_load();
+	if (!skel) {
+		err = -errno;
+		snprintf(why, len, "loading the cpumap tracepoint programs failed: %s (-v shows the kernel's message)",
+			 strerror(-err));
+		return err;
+	}
+	err = write_ids(m, bpf_map__fd(skel->maps.cpumap_ids), why, len);
+	if (err)
+		goto out;
+	err = cpumap_trace_bpf__attach(skel);
+	if (err) {
+		snprintf(why, len, "attaching to the xdp_cpumap_enqueue and xdp_cpumap_kthread tracepoints failed: %s",
+			 strerror(-err));
+		goto out;
+	}
+	n = 0;
+#define TRACE_MAP_(name, ...) maps[n++] = skel->maps.name;
+	STEER_TRACE_MAPS(TRACE_MAP_)
+#undef TRACE_MAP_
+	n = 0;
+#define TRACE_LINK_(name) links[n++] = skel->links.name;
+	STEER_TRACE_PROGS(TRACE_LINK_)
+#undef TRACE_LINK_
+	for (i = 0; i < NMAPS && !err; i++) {
+		pin_path(m->dir, map_pins[i], path, sizeof(path));
+		err = bpf_map__pin(maps[i], path);
+	}
+	for (i = 0; i < NLINKS && !err; i++) {
+		pin_path(m->dir, link_pins[i], path, sizeof(path));
+		err = bpf_link__pin(links[i], path);
+	}
+	if (err) {
+		snprintf(why, len, "pinning the cpumap tracepoint programs in %s failed: %s",
+			 m->dir, strerror(-err));
+		unpin_all(m->dir);
+	}
+out:
+	/* Closes our fds; the pinned links keep the programs attached. */
+	cpumap_trace_bpf__destroy(skel);
+	return err;
+}
+
+int trace_ensure(const struct steer_maps *m, char *why, size_t len)
+{
+	struct trace_maps t;
+	int err;
+
+	why[0] = 0;
+	if (!links_pinned(m->dir))
+		return trace_create(m, why, len);
+	/* Already counting: the cpumaps' ids only change if someone pinned
+	 * new cpumaps here, but writing them costs nothing. */
+	err = trace_open(m->dir, &t);
+	if (err) {
+		snprintf(why, len, "cannot open the cpumap tracepoint maps in %s: %s",
+			 m->dir, strerror(-err));
+		return err;
+	}
+	err = write_ids(m, t.cpumap_ids, why, len);
+	trace_close(&t);
+	return err;
+}
+
+int trace_open(const char *dir, struct trace_maps *t)
+{
+	char path[PATH_MAX + 64];
+	int err = 0;
+
+#define TRACE_FD_(name, ...) t->name = -1;
+	STEER_TRACE_MAPS(TRACE_FD_)
+#undef TRACE_FD_
+	if (!links_pinned(dir))
+		return -ENOENT;
+#define TRACE_FD_(name, ...)						\
+	if (!err) {							\
+		pin_path(dir, STEER_STR(name), path, sizeof(path));	\
+		t->name = bpf_obj_get(path);				\
+		if (t->name < 0)					\
+			err = -errno;					\
+	}
+	STEER_TRACE_MAPS(TRACE_FD_)
+#undef TRACE_FD_
+	if (err)
+		trace_close(t);
+	return err;
+}
+
+void trace_close(struct trace_maps *t)
+{
+#define TRACE_FD_(name, ...)						\
+	if (t->name >= 0)						\
+		close(t->name);						\
+	t->name = -1;
+	STEER_TRACE_MAPS(TRACE_FD_)
+#undef TRACE_FD_
+}

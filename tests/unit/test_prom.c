@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Unit tier: `xdp-steer stats --prometheus` (loader/cli/print_prom.c) and
+ * the worker account it and the other printers share
+ * (loader/lib/stats_view.c), on samples made by hand: which series appear,
+ * their values and labels, and the format's rules (a family's HELP and TYPE
+ * once, before its samples; counters end in _total; label values escaped).
+ * `promtool check metrics` on real output is tests/e2e/test_ring_stats.sh's.
+ */
+#define _GNU_SOURCE /* open_memstream() */
+#include <stdbool.h>
+
+#include "cli/print_prom.h"
+#include "test.h"
+
+#define NCPUS 4
+
+/* A sample of NCPUS possible CPUs, every counter zero. */
+struct fixture {
+	struct steer_sample s;
+	struct steer_stats rx[NCPUS];
+	struct steer_cpu_stats queued[STEER_MAX_CPUS];
+	struct steer_worker_stats deq[NCPUS];
+	struct steer_ring_stats ring[STEER_MAX_CPUS];
+	struct steer_kthread_stats kthread[NCPUS];
+};
+
+static struct fixture fx;
+
+static struct steer_sample *fixture(bool traced)
+{
+	memset(&fx, 0, sizeof(fx));
+	fx.s.ncpus = NCPUS;
+	fx.s.rx = fx.rx;
+	fx.s.queued = fx.queued;
+	fx.s.deq = fx.deq;
+	fx.s.ring = fx.ring;
+	fx.s.kthread = fx.kthread;
+	fx.s.traced = traced;
+	return &fx.s;
+}
+
+/* CPU 0 receives 1000 frames: 300 passed there (it is a worker too), 700
+ * sent to CPU 2, of which the ring dropped 200 and CPU 2's program took
+ * 450; 50 are still in flight. */
+static struct steer_sample *busy(bool traced)
+{
+	struct steer_sample *s = fixture(traced);
+
+	fx.rx[0].rx_packets = 1000;
+	fx.rx[0].redirected = 700;
+	fx.rx[0].passed_local = 300;
+	fx.queued[0].packets = 300;
+	fx.queued[2].packets = 700;
+	fx.deq[2].packets = 450;
+	fx.deq[2].bytes = 450 * 64;
+	fx.ring[2].enqueued = 500;
+	fx.ring[2].ring_full_drops = 200;
+	fx.kthread[2].processed = 450;
+	fx.kthread[2].xdp_pass = 450;
+	fx.kthread[2].sched = 9;
+	return s;
+}
+
+/* The printer's output, in a buffer the caller frees. */
+static char *render(const char *ifname, const struct steer_sample *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	print_prom(f, ifname, s);
+	fclose(f);
+	return buf;
+}
+
+/* 1 when 'line' is a whole line of 'out'. */
+static int has_line(const char *out, const char *line)
+{
+	size_t n = strlen(line);
+	const char *p = out;
+
+	while ((p = strstr(p, line))) {
+		if ((p == out || p[-1] == '\n') && (p[n] == '\n' || !p[n]))
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
+#define EXPECT_LINE(out, line, what)					\
+	((out) && has_line(out, line) ? 1 :				\
+	 (test_fail(__FILE__, __LINE__, what, "no line \"%s\"", line), 0))
+#define EXPECT_NO(out, text, what)					\
+	((out) && !strstr(out, text) ? 1 :				\
+	 (test_fail(__FILE__, __LINE__, what, "found \"%s\"", text), 0))
+
+static void test_rx_series(void)
+{
+	char *out = render("eth1", busy(true));
+
+	EXPECT_LINE(out, "# TYPE xdp_steer_redirected_total counter",
+		    "redirected is declared a counter named with _total");
+	EXPECT_LINE(out, "xdp_steer_redirected_total{interface=\"eth1\",cpu=\"0\"} 700",
+		    "receiving CPU 0's redirected frames are a sample labelled cpu=\"0\"");
+	EXPECT_LINE(out, "xdp_steer_rx_bytes_total{interface=\"eth1\",cpu=\"0\"} 0",
+		    "every steer_stats field is there, rx_bytes included");
+	EXPECT_NO(out, "cpu=\"1\"",
+		  "a receiving CPU that never received a frame has no series");
+	free(out);
+}
+
+static void test_worker_series(void)
+{
+	char *out = render("eth1", busy(true));
+
+	EXPECT_LINE(out, "xdp_steer_worker_sent_total{interface=\"eth1\",worker=\"2\"} 700",
+		    "worker 2 was sent the 700 frames redirected to it");
+	EXPECT_LINE(out, "xdp_steer_worker_ring_full_drops_total{interface=\"eth1\",worker=\"2\"} 200",
+		    "worker 2's ring-full drops are a counter of its own");
+	EXPECT_LINE(out, "xdp_steer_worker_enqueued_total{interface=\"eth1\",worker=\"2\"} 500",
+		    "worker 2's enqueued frames are there");
+	EXPECT_LINE(out, "xdp_steer_worker_kthread_processed_total{interface=\"eth1\",worker=\"2\"} 450",
+		    "worker 2's kthread count is there, prefixed kthread_");
+	EXPECT_LINE(out, "xdp_steer_worker_delivered_bytes_total{interface=\"eth1\",worker=\"2\"} 28800",
+		    "worker 2's delivered bytes are there");
+	EXPECT_LINE(out, "xdp_steer_worker_sent_total{interface=\"eth1\",worker=\"0\"} 0",
+		    "CPU 0 sent only local passes: a worker series with nothing sent through a ring");
+	EXPECT_NO(out, "worker=\"1\"", "a CPU nothing was sent to has no worker series");
+	EXPECT_LINE(out, "xdp_steer_cpumap_trace{interface=\"eth1\"} 1",
+		    "the cpumap_trace gauge says the ring counters are counted");
+	free(out);
+}
+
+static void test_untraced(void)
+{
+	char *out = render("eth1", busy(false));
+
+	EXPECT_LINE(out, "xdp_steer_cpumap_trace{interface=\"eth1\"} 0",
+		    "without the tracepoint programs the cpumap_trace gauge is 0");
+	EXPECT_NO(out, "xdp_steer_worker_ring_full", "without them no ring-full series appears (no false 0)");
+	EXPECT_NO(out, "xdp_steer_worker_kthread", "without them no kthread series appears");
+	EXPECT_LINE(out, "xdp_steer_worker_sent_total{interface=\"eth1\",worker=\"2\"} 700",
+		    "the datapath's own counters are there all the same");
+	free(out);
+}
+
+static void test_escaping(void)
+{
+	char *out = render("q\"b\\x", busy(true));
+
+	EXPECT_LINE(out, "xdp_steer_cpumap_trace{interface=\"q\\\"b\\\\x\"} 1",
+		    "a quote and a backslash in the interface name are escaped in the label");
+	free(out);
+}
+
+/* The format's rules, over the whole output: each family's HELP, then its
+ * TYPE, then only its own samples; each family once; counters in _total. */
+static void test_format(void)
+{
+	char *out = render("eth1", busy(true)), *save = NULL, *line;
+	char family[128] = "", seen[8192] = " ";
+	int bad = 0, families = 0;
+
+	if (!EXPECT(out != NULL, "the printer wrote something"))
+		return;
+	for (line = strtok_r(out, "\n", &save); line && !bad;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char name[128], type[32], key[132];
+
+		if (sscanf(line, "# HELP %127s", name) == 1) {
+			snprintf(key, sizeof(key), " %s ", name);
+			if (strstr(seen, key)) {
+				test_fail(__FILE__, __LINE__, "no family is declared twice",
+					  "%s twice", name);
+				bad = 1;
+			}
+			if (strlen(seen) + strlen(key) < sizeof(seen))
+				strcat(seen, key + 1);
+			snprintf(family, sizeof(family), "%s", name);
+			families++;
+		} else if (sscanf(line, "# TYPE %127s %31s", name, type) == 2) {
+			if (strcmp(name, family)) {
+				test_fail(__FILE__, __LINE__, "a TYPE line follows its family's HELP line",
+					  "TYPE %s after HELP %s", name, family);
+				bad = 1;
+			}
+			if (!strcmp(type, "counter") &&
+			    (strlen(name) < 6 || strcmp(name + strlen(name) - 6, "_total"))) {
+				test_fail(__FILE__, __LINE__, "every counter's name ends in _total",
+					  "%s", name);
+				bad = 1;
+			}
+		} else if (strncmp(line, family, strlen(family)) ||
+			   line[strlen(family)] != '{') {
+			test_fail(__FILE__, __LINE__, "a sample belongs to the family declared last",
+				  "\"%s\" under %s", line, family);
+			bad = 1;
+		}
+	}
+	EXPECT(families > 20, "every steer_stats field and worker counter is a family");
+	free(out);
+}
+
+static void test_view(void)
+{
+	struct steer_worker_view v;
+	struct steer_sample *s = busy(true);
+
+	EXPECT(steer_worker_view(s, 2, &v), "worker 2 has an account");
+	EXPECT_EQ(v.sent, 700, "sent is what cpu_stats counted toward worker 2");
+	EXPECT_EQ(v.in_flight, 50, "in flight is sent - delivered - ring-full drops");
+	EXPECT(steer_worker_view(s, 0, &v), "CPU 0 has an account (frames went toward it)");
+	EXPECT_EQ(v.sent, 0, "local passes are not sent: cpu_stats less passed_local");
+	EXPECT(!steer_worker_view(s, 1, &v), "CPU 1, sent nothing and counting nothing, has none");
+	EXPECT(!steer_worker_view(s, STEER_MAX_CPUS, &v), "a CPU beyond the cpumap has none");
+	fx.rx[0].passed_local = 301;
+	steer_worker_view(s, 0, &v);
+	EXPECT_EQ(v.sent, 0, "a local count read ahead of cpu_stats never makes sent negative");
+	s = busy(false);
+	steer_worker_view(s, 2, &v);
+	EXPECT_EQ(v.ring.ring_full_drops + v.kthread.processed + v.in_flight, 0,
+		  "untraced, the ring and kthread figures stay zero, not stale");
+}
+
+static const struct test_case tests[] = {
+	TEST_ENTRY(test_rx_series, "receiving CPUs' counters are labelled cpu, once they received"),
+	TEST_ENTRY(test_worker_series, "workers' accounts are labelled worker, ring and kthread counters included"),
+	TEST_ENTRY(test_untraced, "without the tracepoint programs, ring counters are absent and the gauge says 0"),
+	TEST_ENTRY(test_escaping, "label values are escaped"),
+	TEST_ENTRY(test_format, "families are declared once, HELP then TYPE then their samples; counters end in _total"),
+	TEST_ENTRY(test_view, "the worker account: sent less local passes, in flight, no account without frames"),
+};
+
+TEST_MAIN("unit/prom")
