@@ -23,17 +23,11 @@
 #include <bpf/bpf_helpers.h>
 
 #include "xdp_steer.h"
+#include "map_def.h"
 
 /* Not pinned by libbpf: the loader pins them, and the links, itself, and
  * only once all of them are attached (kernel/trace.c). */
-#define TRACE_BPF_MAP(name, type_, key_t, value_t, max, flags)		\
-	struct {							\
-		__uint(type, type_);					\
-		__type(key, key_t);					\
-		__type(value, value_t);					\
-		__uint(max_entries, max);				\
-		__uint(map_flags, flags);				\
-	} name SEC(".maps");
+#define TRACE_BPF_MAP(...)	STEER_MAP_DEF(LIBBPF_PIN_NONE, __VA_ARGS__)
 STEER_TRACE_MAPS(TRACE_BPF_MAP)
 
 /* The kernel's struct xdp_cpumap_stats (include/net/xdp.h), unchanged

@@ -16,19 +16,12 @@
 #include <xdp/xdp_helpers.h>
 
 #include "xdp_steer.h"
+#include "map_def.h"
 #include "parse.h"
 
 /* Every map of include/xdp_steer.h, pinned by name so xdp-loader -p and
  * xdp-steer find the same ones. */
-#define STEER_BPF_MAP(name, type_, key_t, value_t, max, flags)		\
-	struct {							\
-		__uint(type, type_);					\
-		__type(key, key_t);					\
-		__type(value, value_t);					\
-		__uint(max_entries, max);				\
-		__uint(map_flags, flags);				\
-		__uint(pinning, LIBBPF_PIN_BY_NAME);			\
-	} name SEC(".maps");
+#define STEER_BPF_MAP(...)	STEER_MAP_DEF(LIBBPF_PIN_BY_NAME, __VA_ARGS__)
 STEER_MAPS(STEER_BPF_MAP)
 
 #include "drain.h"
