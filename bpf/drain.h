@@ -315,14 +315,11 @@ __noinline int rxmove_wait(__u32 me, __u32 now, __u64 limits)
 	mv = bpf_map_lookup_elem(&steer_rxmove, &zero);
 	if (!mv || !mv->pending)
 		return RXMOVE_CLEAR;
-	if (now - mv->since >= (__u32)limits) {
-		mv->pending = 0;
-		return RXMOVE_TIMEOUT;
-	}
-	if (!mv->seq)
-		return RXMOVE_WAIT;	/* this frame becomes the marker */
-	state = drained(me, mv->target, mv->seq, now, limits);
-	if (state == DRAIN_WAIT)
+	/* Evidence first: after a pause longer than the timeout the
+	 * marker is long out, and that is no stall. */
+	state = mv->seq ? drained(me, mv->target, mv->seq, now, limits) :
+		DRAIN_WAIT;	/* no marker yet: this frame becomes it */
+	if (state == DRAIN_WAIT && now - mv->since < (__u32)limits)
 		return RXMOVE_WAIT;
 	mv->pending = 0;
 	return state == DRAIN_DONE ? RXMOVE_CLEAR : RXMOVE_TIMEOUT;

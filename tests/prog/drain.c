@@ -890,6 +890,31 @@ static void test_queue_moved_here_times_out(void)
 	EXPECT(stats().moves_timeout >= 1, "counted in moves_timeout");
 }
 
+/* A queue's first frame here (after attach: no CPU passed one yet) is the
+ * marker; it is out before the traffic pauses for longer than the drain
+ * timeout. The next frame finds the wait over by evidence, not by the
+ * timeout: a pause is no stall (the peer's own IPv6 frames before a test's
+ * traffic did this). */
+static void test_queue_marker_out_before_a_pause_is_no_timeout(void)
+{
+	struct drain_case c;
+	__u32 t0;
+
+	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, short_ticks()))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the queue's first frame here is the marker, in L's queue");
+	if (!publish(local_cpu, 1, 1, IDLE_SINCE()))
+		return;
+	t0 = jiffies();
+	while (jiffies() - t0 < 2 * short_ticks())
+		sleep_us(2000);
+	send_frame(&c.f);
+	EXPECT_EQ(stats().moves_timeout, 0, "the marker was out: no move ended by the timeout");
+	if (!publish(local_cpu, 2, 2, IDLE_SINCE()))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "and the fast path is back");
+}
+
 /* ---- the real worker ------------------------------------------------------------ */
 
 /* Live frames go through the cpumap to a worker that builds skbs on
@@ -1065,6 +1090,8 @@ const struct test_case drain_tests[] = {
 		   "drain: a queue moved here gives the fast path back once its marker is out"),
 	TEST_ENTRY(test_queue_moved_here_times_out,
 		   "drain: a queue moved here gives the fast path back at the drain timeout, counted"),
+	TEST_ENTRY(test_queue_marker_out_before_a_pause_is_no_timeout,
+		   "drain: a queue whose marker was out before a pause longer than the timeout is not counted as a timeout"),
 	TEST_ENTRY(test_worker_publishes_what_it_dequeued,
 		   "drain: the real worker publishes its marks and they release a moved bucket"),
 	TEST_ENTRY(test_worker_counts_every_frame_by_bank,
