@@ -45,6 +45,10 @@ LDLIBS_BPF := -lbpf -lelf -lz
 
 BPF_OBJ    := bpf/xdp_steer.bpf.o
 BENCH_BPF  := tests/bench/baseline.bpf.o
+# The per-frame benchmark's copies of the program, each with one part left
+# out (bpf/omit.h names them).
+OMIT_PARTS := PARSE HASH COUNTERS CPU_STATS
+OMIT_BPF   := $(patsubst %,tests/bench/omit/%.bpf.o,$(OMIT_PARTS))
 UNIT_NAMES := test_hash test_table test_policy test_health test_compile \
 	      test_configs test_input test_prom
 UNIT_BINS  := $(addprefix tests/unit/,$(UNIT_NAMES))
@@ -77,7 +81,7 @@ LOADER_OBJS := $(CLI_OBJS) $(STEERLIB_OBJS) $(KERNEL_OBJS) $(POLICY_OBJS)
 TABLE_OBJ  := loader/model/table.o
 LDLIBS_LOADER := -lxdp $(LDLIBS_BPF) -lyaml -lm
 
-ALL := $(BPF_OBJ) $(BENCH_BPF) $(LOADER) $(UNIT_BINS) $(PROG_BINS) \
+ALL := $(BPF_OBJ) $(BENCH_BPF) $(OMIT_BPF) $(LOADER) $(UNIT_BINS) $(PROG_BINS) \
        $(BENCH_BINS)
 
 .PHONY: all test test-unit test-san test-fuzz test-prog bench demo deps \
@@ -88,6 +92,12 @@ all: $(ALL)
 %.bpf.o: %.bpf.c
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+tests/bench/omit/%.bpf.o: bpf/xdp_steer.bpf.c
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DSTEER_OMIT='(1 << STEER_OMIT_BIT_$*)' \
+		-MMD -MP -c $< -o $@
 
 %.o: %.c
 	$(call msg,CC,$@)
@@ -294,6 +304,7 @@ clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -f $(ALL) $(SKEL) $(CLOCK_SKEL) $(TRACE_SKEL) $(VERSION_STAMP) \
 		*/*.o */*.d */*/*.o */*/*.d
+	$(Q)rm -rf tests/bench/omit
 	$(Q)rm -rf $(SAN_DIR) $(FUZZ_DIR) $(FUZZ)
 
--include $(wildcard */*.d */*/*.d $(SAN_DIR)/*/*/*.d $(FUZZ_DIR)/*/*/*.d)
+-include $(wildcard */*.d */*/*.d */*/*/*.d $(SAN_DIR)/*/*/*.d $(FUZZ_DIR)/*/*/*.d)

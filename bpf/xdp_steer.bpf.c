@@ -18,6 +18,7 @@
 #include "xdp_steer.h"
 #include "map_def.h"
 #include "parse.h"
+#include "omit.h"
 
 /* Every map of include/xdp_steer.h, pinned by name so xdp-loader -p and
  * xdp-steer find the same ones. */
@@ -132,8 +133,11 @@ static __always_inline int send(struct xdp_md *ctx, struct steer_stats *st,
 			st->passed_no_target++;
 			return ret;
 		}
-		st->redirected++;
+		if (!omitted(COUNTERS))
+			st->redirected++;
 	}
+	if (omitted(CPU_STATS))
+		return ret;
 	cs = bpf_map_lookup_elem(&cpu_stats, &cpu);
 	if (cs) {
 		cs->packets++;
@@ -274,8 +278,10 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 	ctl = bpf_map_lookup_elem(&steer_ctl, &zero);
 	if (!st || !ctl)
 		return XDP_PASS;
-	st->rx_packets++;
-	st->rx_bytes += bytes;
+	if (!omitted(COUNTERS)) {
+		st->rx_packets++;
+		st->rx_bytes += bytes;
+	}
 
 	slot_id = ctl->active & 1;
 	slot = bpf_map_lookup_elem(&steer_slots, &slot_id);
@@ -284,7 +290,14 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 		return XDP_PASS;
 	}
 
-	err = parse_frame(ctx, &p);
+	if (omitted(PARSE)) {
+		p.flow.family = STEER_AF_INET;
+		p.flow.proto = IPPROTO_UDP;
+		p.flow.src[0] = bytes;	/* not a constant the hash folds */
+		err = 0;
+	} else {
+		err = parse_frame(ctx, &p);
+	}
 	if (err == -EPROTONOSUPPORT) {
 		if (slot->nonip_cpu == STEER_CPU_LOCAL) {
 			st->passed_nonip++;
@@ -299,7 +312,8 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 	if (p.is_frag)
 		st->fragments++;
 
-	hash = steer_flow_hash(&p.flow, slot->hash_key, slot->flags, p.is_frag);
+	hash = omitted(HASH) ? p.flow.src[0] + p.flow.sport :
+		steer_flow_hash(&p.flow, slot->hash_key, slot->flags, p.is_frag);
 
 	if (slot->nshapes) {
 		rule = match_rules(slot, slot_id, &p.flow, &prefix_hit);

@@ -24,6 +24,7 @@
 #include "frame.h"
 #include "prog_util.h"
 #include "model/table.h"
+#include "omit.h"
 
 /* Many short rounds, every row once per round: a burst of other work on a
  * shared machine then hits all rows alike, and a row's cost over another
@@ -31,6 +32,12 @@
  * back to back. */
 #define REPEAT		200000
 #define ROUNDS		25
+/* --quick: the rows of the budget only, shorter runs, more rounds: for
+ * trying a change on a noisy machine. */
+#define QUICK_REPEAT	50000
+#define QUICK_ROUNDS	61
+#define MAX_ROUNDS	QUICK_ROUNDS
+static int rounds = ROUNDS, repeat = REPEAT;
 #define TARGET_CPU	1	/* not the CPU the bench runs on: a real hop */
 #define BENCH_CPU	0
 
@@ -47,7 +54,21 @@ struct cfg {
 	int window;		/* the drain window open: a change under way */
 	int detour;		/* the frames go through the bench CPU's own
 				 * queue (a bucket arriving cold) */
+	int omit;		/* 1 + the STEER_OMIT_BIT_ of a copy of the
+				 * program with that part left out (omit.h) */
+	int quick;		/* a row of --quick */
 };
+
+/* The copies of the program with one part left out, in omit.h's order. */
+static const struct {
+	const char *name;
+	const char *what;
+} parts[] = {
+#define PART_(name, what) { #name, what },
+	STEER_OMIT_PARTS(PART_)
+#undef PART_
+};
+#define NPARTS (int)(sizeof(parts) / sizeof(parts[0]))
 
 /* Drain rows: the steady state (the drain window closed: nothing stamped
  * or recorded), the window open as around a flip (every frame stamped,
@@ -59,10 +80,12 @@ struct cfg {
 #define DRAIN_DEFAULT	50
 
 static const struct cfg cfgs[] = {
-	{ "XDP_PASS (baseline)", CFG_PASS, .flags = 0 },
-	{ "redirect to a fixed CPU (baseline)", CFG_REDIRECT, .flags = 0 },
+	{ "XDP_PASS (baseline)", CFG_PASS, .flags = 0, .quick = 1 },
+	{ "redirect to a fixed CPU (baseline)", CFG_REDIRECT, .flags = 0,
+	  .quick = 1 },
 	{ "xdp-steer, L3 key", CFG_STEER, .flags = 0 },
-	{ "xdp-steer, L4 key", CFG_STEER, .flags = STEER_F_HASH_L4 },
+	{ "xdp-steer, L4 key", CFG_STEER, .flags = STEER_F_HASH_L4,
+	  .quick = 1 },
 	{ "xdp-steer, L4 key, symmetric", CFG_STEER,
 	  .flags = STEER_F_HASH_L4 | STEER_F_SYMMETRIC },
 	{ "xdp-steer, L4 key, 1 rule", CFG_STEER, .flags = STEER_F_HASH_L4,
@@ -75,7 +98,7 @@ static const struct cfg cfgs[] = {
 	  .flags = STEER_F_HASH_L4, .nprefixes = 10000 },
 	{ "xdp-steer, L4 key, drain", CFG_STEER,
 	  .flags = STEER_F_HASH_L4 | STEER_F_DRAIN,
-	  .drain_units = DRAIN_DEFAULT },
+	  .drain_units = DRAIN_DEFAULT, .quick = 1 },
 	{ "xdp-steer, L4 key, drain, 1 rule", CFG_STEER,
 	  .flags = STEER_F_HASH_L4 | STEER_F_DRAIN, .nrules = 1,
 	  .drain_units = DRAIN_DEFAULT },
@@ -93,6 +116,14 @@ static const struct cfg cfgs[] = {
 	{ "fast path, drain, every frame cold", CFG_STEER,
 	  .flags = STEER_F_HASH_L4 | STEER_F_LOCAL_FASTPATH | STEER_F_DRAIN,
 	  .drain_units = 0, .here = 1, .detour = 1 },
+	/* The breakdown: the drain row's program less one part each. */
+#define OMIT_ROW_(name, what) \
+	{ "  drain row less " #name, CFG_STEER, \
+	  .flags = STEER_F_HASH_L4 | STEER_F_DRAIN, \
+	  .drain_units = DRAIN_DEFAULT, .omit = 1 + STEER_OMIT_BIT_##name, \
+	  .quick = 1 },
+	STEER_OMIT_PARTS(OMIT_ROW_)
+#undef OMIT_ROW_
 };
 #define ROW_L4		3	/* cfgs[] rows the summary compares */
 #define ROW_DRAIN	9
@@ -101,6 +132,7 @@ static const struct cfg cfgs[] = {
 #define ROW_FAST	13
 #define ROW_FAST_DRAIN	14
 #define ROW_COLD	15
+#define ROW_OMIT	16	/* the first breakdown row */
 #define NCFG (int)(sizeof(cfgs) / sizeof(cfgs[0]))
 
 struct baseline {
@@ -214,7 +246,7 @@ static int steer_setup(struct steer_prog *p, const struct cfg *c,
 static int run(int prog_fd, const struct frame *f, __u32 *ns, int *verdict)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = f->buf,
-		    .data_size_in = f->len, .repeat = REPEAT);
+		    .data_size_in = f->len, .repeat = repeat);
 
 	if (bpf_prog_test_run_opts(prog_fd, &o))
 		return -errno;
@@ -257,18 +289,18 @@ static int cmp_s32(const void *a, const void *b)
 }
 
 /* Median over rounds of row a's time minus row b's, frame k. */
-static double delta(__u32 ns[][2][ROUNDS], int a, int b, int k)
+static double delta(__u32 ns[][2][MAX_ROUNDS], int a, int b, int k)
 {
-	__s32 d[ROUNDS];
+	__s32 d[MAX_ROUNDS];
 	int r;
 
-	for (r = 0; r < ROUNDS; r++)
+	for (r = 0; r < rounds; r++)
 		d[r] = (__s32)ns[a][k][r] - (__s32)ns[b][k][r];
-	qsort(d, ROUNDS, sizeof(d[0]), cmp_s32);
-	return d[ROUNDS / 2];
+	qsort(d, rounds, sizeof(d[0]), cmp_s32);
+	return d[rounds / 2];
 }
 
-static void print_delta(const char *what, __u32 ns[][2][ROUNDS], int a, int b)
+static void print_delta(const char *what, __u32 ns[][2][MAX_ROUNDS], int a, int b)
 {
 	static const char *fname[2] = { "IPv4 UDP", "IPv6 TCP" };
 	int k;
@@ -297,49 +329,98 @@ static void build_frames(struct frame *v4, struct frame *v6)
 	frame_finish(v6);	/* 74 bytes: the smallest IPv6 TCP frame */
 }
 
-int main(void)
+/* progs[0]: the program; progs[1 + i]: its copy less part i (omit.h),
+ * built beside the tests. Each gets its own maps and cpumap entries. */
+static int open_progs(struct steer_prog progs[1 + NPARTS], const char *obj)
 {
-	static __u32 ns[NCFG][2][ROUNDS];
-	__u32 sorted[ROUNDS];
-	struct frame frames[2];
-	struct steer_prog p;
-	struct baseline b = {};
-	char obj[4096];
-	double med[NCFG][2];
-	int c, r, k, err, verdict = -1, fd;
+	char path[4096], *tail;
+	int i, err;
 
-	if (steer_prog_find_obj(obj, sizeof(obj)) ||
-	    steer_prog_open(&p, obj)) {
-		fprintf(stderr, "bench_prog: cannot load %s (run as root after 'make')\n", obj);
+	for (i = 0; i <= NPARTS; i++) {
+		snprintf(path, sizeof(path), "%s", obj);
+		tail = strstr(path, "bpf/xdp_steer.bpf.o");
+		if (i && tail)
+			snprintf(tail, sizeof(path) - (tail - path),
+				 "tests/bench/omit/%s.bpf.o", parts[i - 1].name);
+		err = steer_prog_open(&progs[i], i ? path : obj);
+		if (err) {
+			fprintf(stderr, "bench_prog: cannot load %s: %s (run as root after 'make')\n",
+				i ? path : obj, strerror(-err));
+			return err;
+		}
+		if (progs[i].ncpus <= TARGET_CPU) {
+			fprintf(stderr, "bench_prog: needs CPUs %d and %d\n", BENCH_CPU, TARGET_CPU);
+			return -ENODEV;
+		}
+		/* The bench CPU's own entry: the detour row's frames go
+		 * there. */
+		err = steer_prog_add_cpu(&progs[i], TARGET_CPU, 256,
+					 progs[i].worker_fd);
+		if (!err)
+			err = steer_prog_add_cpu(&progs[i], BENCH_CPU, 256,
+						 progs[i].worker_fd);
+		if (err) {
+			fprintf(stderr, "bench_prog: cannot add CPUs %d and %d to the cpumap: %s\n",
+				BENCH_CPU, TARGET_CPU, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* A row this run runs. */
+static int row_on(int c, int quick)
+{
+	return !quick || cfgs[c].quick;
+}
+
+int main(int argc, char **argv)
+{
+	static __u32 ns[NCFG][2][MAX_ROUNDS];
+	static struct steer_prog progs[1 + NPARTS];
+	__u32 sorted[MAX_ROUNDS];
+	struct frame frames[2];
+	struct steer_prog *p;
+	struct baseline b = {};
+	char obj[4096], what[256];
+	double med[NCFG][2];
+	int c, r, k, i, err, verdict = -1, fd, quick = 0;
+
+	if (argc == 2 && !strcmp(argv[1], "--quick")) {
+		quick = 1;
+		rounds = QUICK_ROUNDS;
+		repeat = QUICK_REPEAT;
+	} else if (argc > 1) {
+		fprintf(stderr, "usage: bench_prog [--quick]\n");
+		return 2;
+	}
+
+	if (steer_prog_find_obj(obj, sizeof(obj))) {
+		fprintf(stderr, "bench_prog: cannot find bpf/xdp_steer.bpf.o (run 'make')\n");
 		return 1;
 	}
+	if (open_progs(progs, obj))
+		return 1;
 	err = baseline_open(&b, obj);
 	if (err) {
 		fprintf(stderr, "bench_prog: baseline programs: %s\n", strerror(-err));
 		return 1;
 	}
-	if (p.ncpus <= TARGET_CPU) {
-		fprintf(stderr, "bench_prog: needs CPUs %d and %d\n", BENCH_CPU, TARGET_CPU);
-		return 1;
-	}
-	/* The bench CPU's own entry: the detour row's frames go there. */
-	if (steer_prog_add_cpu(&p, TARGET_CPU, 256, p.worker_fd) ||
-	    steer_prog_add_cpu(&p, BENCH_CPU, 256, p.worker_fd)) {
-		fprintf(stderr, "bench_prog: cannot add CPUs %d and %d to the cpumap\n", BENCH_CPU, TARGET_CPU);
-		return 1;
-	}
 	steer_pin_cpu(BENCH_CPU);
 	build_frames(&frames[0], &frames[1]);
 
-	for (r = 0; r < ROUNDS; r++)
+	for (r = 0; r < rounds; r++)
 		for (c = 0; c < NCFG; c++) {
+			if (!row_on(c, quick))
+				continue;
+			p = &progs[cfgs[c].omit];
 			if (cfgs[c].kind == CFG_STEER &&
-			    steer_setup(&p, &cfgs[c], frames)) {
+			    steer_setup(p, &cfgs[c], frames)) {
 				fprintf(stderr, "bench_prog: setting up '%s' failed\n", cfgs[c].name);
 				return 1;
 			}
 			fd = cfgs[c].kind == CFG_PASS ? b.pass_fd :
-			     cfgs[c].kind == CFG_REDIRECT ? b.redirect_fd : p.prog_fd;
+			     cfgs[c].kind == CFG_REDIRECT ? b.redirect_fd : p->prog_fd;
 			for (k = 0; k < 2; k++) {
 				if (run(fd, &frames[k], &ns[c][k][r], &verdict)) {
 					fprintf(stderr, "bench_prog: test run failed: %s\n", strerror(errno));
@@ -355,23 +436,29 @@ int main(void)
 		}
 
 	printf("Per-frame cost on the receiving CPU: bpf_prog_test_run_opts, %d runs x %d rounds, median; CPU %d, target CPU %d\n\n",
-	       REPEAT, ROUNDS, BENCH_CPU, TARGET_CPU);
+	       repeat, rounds, BENCH_CPU, TARGET_CPU);
 	print_machine();
 	printf("\n");
 	printf("%-38s %14s %14s\n", "program", "IPv4 UDP 64B", "IPv6 TCP 74B");
 	for (c = 0; c < NCFG; c++) {
+		if (!row_on(c, quick))
+			continue;
 		for (k = 0; k < 2; k++) {
 			memcpy(sorted, ns[c][k], sizeof(sorted));
-			qsort(sorted, ROUNDS, sizeof(__u32), cmp_u32);
-			med[c][k] = sorted[ROUNDS / 2];
+			qsort(sorted, rounds, sizeof(__u32), cmp_u32);
+			med[c][k] = sorted[rounds / 2];
 		}
 		printf("%-38s %11.0f ns %11.0f ns\n", cfgs[c].name, med[c][0], med[c][1]);
 	}
 	printf("\n");
 	print_delta("xdp-steer (L4 key, no rules) over the fixed-CPU redirect",
 		    ns, ROW_L4, 1);
+	print_delta("xdp-steer (L4 key, no rules, drain) over the fixed-CPU redirect (budget 15 ns)",
+		    ns, ROW_DRAIN, 1);
 	print_delta("drain bookkeeping, queued, steady state", ns, ROW_DRAIN,
 		    ROW_L4);
+	if (quick)
+		goto breakdown;
 	print_delta("drain bookkeeping, queued, while buckets move", ns,
 		    ROW_MOVING, ROW_L4);
 	print_delta("drain bookkeeping, fast path on, frames queued", ns,
@@ -379,7 +466,14 @@ int main(void)
 	print_delta("drain bookkeeping, fast path", ns, ROW_FAST_DRAIN, ROW_FAST);
 	print_delta("a cold bucket's frame on the fast path (through this CPU's queue)",
 		    ns, ROW_COLD, ROW_FAST_DRAIN);
-	steer_prog_close(&p);
+breakdown:
+	printf("\nBreakdown: what each part of the drain row costs (the row less the part)\n");
+	for (i = 0; i < NPARTS; i++) {
+		snprintf(what, sizeof(what), "  %s", parts[i].what);
+		print_delta(what, ns, ROW_DRAIN, ROW_OMIT + i);
+	}
+	for (i = 0; i <= NPARTS; i++)
+		steer_prog_close(&progs[i]);
 	bpf_object__close(b.obj);
 	return 0;
 }
