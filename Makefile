@@ -55,10 +55,12 @@ UNIT_BINS  := $(addprefix tests/unit/,$(UNIT_NAMES))
 PROG_BINS  := tests/prog/test_prog
 PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
 	      tests/prog/fixtures.o tests/prog/loops.o tests/prog/random.o \
-	      tests/prog/compiled.o tests/prog/drain.o tests/prog/scan.o
+	      tests/prog/compiled.o tests/prog/drain.o tests/prog/scan.o \
+	      tests/prog/filter.o
 BENCH_BINS := tests/bench/bench_prog
 TEST_OBJ   := tests/lib/test.o
 TESTLIB_OBJS := tests/lib/frame.o tests/lib/prog_util.o $(TEST_OBJ) \
+		loader/kernel/maps.o \
 		loader/kernel/clock.o
 
 # The loader, in layers (loader/lib/steer.h): each uses only those above
@@ -214,7 +216,7 @@ tests/e2e/swap_check: tests/e2e/swap_check.o tests/lib/frame.o
 # apply phases (tests/prog/compiled.c).
 tests/prog/test_prog: $(PROG_OBJS) $(TESTLIB_OBJS) $(POLICY_OBJS) \
 		      loader/kernel/slots.o loader/kernel/cpumap.o \
-		      loader/kernel/maps.o loader/kernel/failpoint.o \
+		      loader/kernel/failpoint.o \
 		      loader/kernel/window.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) -lyaml

@@ -45,10 +45,21 @@ static __always_inline void take_first(const struct steer_target **best,
 		*best = t;
 }
 
-/* Rules: one lookup per shape in use, exact shapes in flow_rules, prefix
- * shapes in prefix_rules (where the loader stores in each prefix the target
- * of the earliest rule covering it, so the longest match gives first-match
- * order). The earliest rule in policy order among the matches wins. */
+/* Bit 'bit' of the rule filter from word 'base' on: 0 when no rule can
+ * match (include/xdp_steer.h, the rule filter). */
+static __always_inline int filter_has(__u32 base, __u32 bit)
+{
+	__u32 idx = base + bit / 64;
+	__u64 *w = bpf_map_lookup_elem(&rule_filter, &idx);
+
+	return w && (*w >> (bit & 63) & 1);
+}
+
+/* Rules: one lookup per shape in use whose filter bit is set, exact shapes
+ * in flow_rules, prefix shapes in prefix_rules (where the loader stores in
+ * each prefix the target of the earliest rule covering it, so the longest
+ * match gives first-match order). The earliest rule in policy order among
+ * the matches wins. */
 static __always_inline const struct steer_target *
 match_rules(const struct steer_slot *slot, __u32 slot_id,
 	    const struct steer_flow *f, int *prefix_hit)
@@ -63,6 +74,9 @@ match_rules(const struct steer_slot *slot, __u32 slot_id,
 		if (i >= slot->nexact)
 			break;
 		steer_rule_key_fill(&key, slot_id, slot->shapes[i], f);
+		if (!filter_has(slot_id * STEER_FILTER_SLOT_WORDS,
+				steer_filter_exact_bit(&key)))
+			continue;
 		take_first(&best, bpf_map_lookup_elem(&flow_rules, &key));
 	}
 #pragma unroll
@@ -71,6 +85,12 @@ match_rules(const struct steer_slot *slot, __u32 slot_id,
 			continue;
 		if (i >= slot->nshapes)
 			break;
+		if (!filter_has(steer_filter_prefix_base(slot_id, f->family,
+				slot->shapes[i] & STEER_M_PREFIX_DST),
+				steer_filter_prefix_value(
+					(slot->shapes[i] & STEER_M_PREFIX_DST) ?
+					f->dst : f->src, f->family)))
+			continue;
 		steer_prefix_key_fill(&pkey, slot_id, slot->shapes[i], f);
 		t = bpf_map_lookup_elem(&prefix_rules, &pkey);
 		if (t && (!best || t->rule_id < best->rule_id)) {

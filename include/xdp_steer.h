@@ -137,6 +137,9 @@
 	/* CPU sets of rules: slot * STEER_RULE_CPUS_MAX + i. */	\
 	X(rule_cpus, BPF_MAP_TYPE_ARRAY, __u32, __u32,			\
 	  STEER_SLOTS * STEER_RULE_CPUS_MAX, 0)				\
+	/* Bits in front of the rule lookups (steer_filter_*()). */	\
+	X(rule_filter, BPF_MAP_TYPE_ARRAY, __u32, __u64,		\
+	  STEER_SLOTS * STEER_FILTER_SLOT_WORDS, 0)			\
 	X(steer_stats, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
 	  struct steer_stats, 1, 0)					\
 	X(cpu_stats, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,			\
@@ -644,6 +647,122 @@ static inline void steer_prefix_key_fill(struct steer_prefix_key *k,
 		k->other[i] = (shape & other_field) ? o[i] : 0;
 		k->addr[i] = a[i];
 	}
+}
+
+/* ---- the rule filter -------------------------------------------------------
+ *
+ * A rule lookup is a call into the kernel (a hash map or an LPM trie):
+ * tens of ns a frame and a shape under retpolines, paid by every frame
+ * while rules exist, though most frames match none. So each slot has
+ * bits in front of its lookups (rule_filter): a frame looks a shape up
+ * only when its bit is set. Set bits only ever let a lookup through, so
+ * a bit set by chance costs a lookup, never a wrong CPU; a rule's own bit
+ * is always set (the loader sets them before the slot goes live).
+ *
+ * Per slot, STEER_FILTER_SLOT_WORDS 64-bit words:
+ *   - exact rules: STEER_FILTER_EXACT_BITS bits, one per masked rule key
+ *     (steer_filter_exact_bit(); 10k rules set 4 % of them);
+ *   - prefix rules: for each family and side (source, destination), one
+ *     bit per value of 16 bits of the address (IPv4: its first 16; IPv6:
+ *     its bits 16-31, as the first 16 are the same for most of a
+ *     network's prefixes): set for every value a prefix covers.
+ */
+#define STEER_FILTER_EXACT_SHIFT	18
+#define STEER_FILTER_EXACT_BITS		(1u << STEER_FILTER_EXACT_SHIFT)
+#define STEER_FILTER_PREFIX_BITS	(1u << 16)
+#define STEER_FILTER_EXACT_WORDS	(STEER_FILTER_EXACT_BITS / 64)
+#define STEER_FILTER_PREFIX_WORDS	(STEER_FILTER_PREFIX_BITS / 64)
+#define STEER_FILTER_SLOT_WORDS		(STEER_FILTER_EXACT_WORDS + \
+					 4 * STEER_FILTER_PREFIX_WORDS)
+
+/* The exact-rule bit of a masked key (as steer_rule_key_fill() makes it;
+ * its slot is not hashed). Multiply-shift over the key's words with fixed
+ * odd constants: a frame built to pass the filter only costs the lookup
+ * it would have cost anyway. */
+static inline __u32 steer_filter_exact_bit(const struct steer_rule_key *k)
+{
+	const struct steer_flow *f = &k->flow;
+	__u64 h;
+
+	h = (__u64)(k->shape | (__u32)f->proto << 8 |
+		    (__u32)f->family << 16) * 0x9e3779b97f4a7c15ull +
+	    (__u64)(f->sport | (__u32)f->dport << 16) * 0xc2b2ae3d27d4eb4full +
+	    (__u64)f->src[0] * 0xd6e8feb86659fd93ull +
+	    (__u64)f->dst[0] * 0xff51afd7ed558ccdull;
+	if (f->family == STEER_AF_INET6)
+		h += (__u64)f->src[1] * 0x165667b19e3779f9ull +
+		     (__u64)f->src[2] * 0x27d4eb2f165667c5ull +
+		     (__u64)f->src[3] * 0x94d049bb133111ebull +
+		     (__u64)f->dst[1] * 0xbf58476d1ce4e5b9ull +
+		     (__u64)f->dst[2] * 0x2545f4914f6cdd1dull +
+		     (__u64)f->dst[3] * 0x9fb21c651e98df25ull;
+	return (__u32)(h >> (64 - STEER_FILTER_EXACT_SHIFT));
+}
+
+/* The 16 bits of address 'a' (network order words) the prefix filter
+ * indexes by. */
+static inline __u32 steer_filter_prefix_value(const __u32 *a, __u8 family)
+{
+	const __u8 *b = (const __u8 *)a;
+
+	return family == STEER_AF_INET6 ? (__u32)b[2] << 8 | b[3] :
+					  (__u32)b[0] << 8 | b[1];
+}
+
+/* Index in rule_filter of the first word of the prefix filter of 'slot'
+ * for 'family' and the side a prefix shape matches ('dst': 0 or 1). */
+static inline __u32 steer_filter_prefix_base(__u32 slot, __u8 family,
+					     int dst)
+{
+	return slot * STEER_FILTER_SLOT_WORDS + STEER_FILTER_EXACT_WORDS +
+	       ((family == STEER_AF_INET6) * 2 + !!dst) *
+	       STEER_FILTER_PREFIX_WORDS;
+}
+
+/* The values [*first, *first + *count) of steer_filter_prefix_value()
+ * that addresses of a prefix of 'bits' bits (address 'a') can have. */
+static inline void steer_filter_prefix_range(const __u32 *a, __u8 family,
+					     __u32 bits, __u32 *first,
+					     __u32 *count)
+{
+	/* Bits of the prefix before the 16 the filter looks at. */
+	__u32 skip = family == STEER_AF_INET6 ? 16 : 0, known;
+
+	known = bits <= skip ? 0 : bits - skip > 16 ? 16 : bits - skip;
+	*count = 1u << (16 - known);
+	*first = steer_filter_prefix_value(a, family) & ~(*count - 1);
+}
+
+/* Sets bits [first, first + n) of a filter from word 0 of 'w'. */
+static inline void steer_filter_set_bits(__u64 *w, __u32 first, __u32 n)
+{
+	__u32 bit;
+
+	for (bit = first; bit < first + n; bit++)
+		w[bit / 64] |= 1ull << (bit % 64);
+}
+
+/* The loader's side: sets what a rule needs in the image of one slot's
+ * filter (STEER_FILTER_SLOT_WORDS words) that it writes before the slot
+ * goes live. 'k' as the rule maps hold it. */
+static inline void steer_filter_add_exact(__u64 *slot_words,
+					  const struct steer_rule_key *k)
+{
+	steer_filter_set_bits(slot_words, steer_filter_exact_bit(k), 1);
+}
+
+static inline void steer_filter_add_prefix(__u64 *slot_words,
+					   const struct steer_prefix_key *k)
+{
+	__u32 first, n;
+
+	steer_filter_prefix_range(k->addr, k->family,
+				  k->prefixlen - STEER_PREFIX_FIXED_BITS,
+				  &first, &n);
+	steer_filter_set_bits(slot_words +
+			      steer_filter_prefix_base(0, k->family,
+					k->shape & STEER_M_PREFIX_DST),
+			      first, n);
 }
 
 #endif /* XDP_STEER_H */

@@ -90,6 +90,31 @@ int maps_percpu_sum(int fd, __u32 key, size_t value_size, void *sum,
 	return 0;
 }
 
+int maps_write_array(int fd, __u32 first, const void *values,
+		     size_t value_size, __u32 n)
+{
+	__u32 *keys, count = n, i;
+	int err;
+
+	if (!n)
+		return 0;
+	keys = calloc(n, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		keys[i] = first + i;
+	err = bpf_map_update_batch(fd, keys, values, &count, NULL);
+	if (err == -EINVAL || err == -EOPNOTSUPP) {
+		/* An old kernel: one by one. */
+		for (i = 0, err = 0; i < n && !err; i++)
+			if (bpf_map_update_elem(fd, &keys[i], (const char *)values +
+						i * value_size, BPF_ANY))
+				err = -errno;
+	}
+	free(keys);
+	return err;
+}
+
 /* Keys per batch: with 256 CPUs and 16-byte values, 1 MiB of values. */
 #define SCAN_CHUNK	256
 

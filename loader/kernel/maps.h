@@ -37,6 +37,11 @@ int maps_percpu_scan(int fd, __u32 nkeys, size_t value_size,
 		     int (*fn)(__u32 key, const void *values, int ncpus,
 			       void *arg), void *arg);
 
+/* Writes entries first..first+n-1 of an array map from 'values' ('value_size'
+ * bytes each), many per system call where the kernel batches updates. */
+int maps_write_array(int fd, __u32 first, const void *values,
+		     size_t value_size, __u32 n);
+
 /* Calls fn on each key of 'slot' in flow_rules (prefix_rules), keys
  * collected first so fn may delete them; stops at fn's first error. */
 int maps_for_flow_rules(const struct steer_maps *m, __u32 slot,

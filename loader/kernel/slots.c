@@ -211,6 +211,26 @@ static int build_table(const struct steer_maps *m, const struct steer_ctl *ctl,
 	return 0;
 }
 
+/* The inactive slot's rule filter: the bits of its rules, no others
+ * (include/xdp_steer.h). */
+static int write_filter(const struct steer_maps *m,
+			const struct steer_build *b, __u32 slot)
+{
+	__u64 *w = calloc(STEER_FILTER_SLOT_WORDS, sizeof(*w));
+	int i, err;
+
+	if (!w)
+		return -ENOMEM;
+	for (i = 0; i < b->nflow; i++)
+		steer_filter_add_exact(w, &b->flow[i].key);
+	for (i = 0; i < b->nprefix; i++)
+		steer_filter_add_prefix(w, &b->prefix[i].key);
+	err = maps_write_array(m->rule_filter, slot * STEER_FILTER_SLOT_WORDS,
+			       w, sizeof(*w), STEER_FILTER_SLOT_WORDS);
+	free(w);
+	return err;
+}
+
 /*
  * Write: the inactive slot's rules, table, CPU sets and, last, its slot
  * struct. Invariant: no program reads the inactive slot (the grace period
@@ -257,6 +277,9 @@ static int write_inactive(const struct steer_maps *m, struct steer_build *b,
 					BPF_NOEXIST))
 			return -errno;
 	}
+	err = write_filter(m, b, slot);
+	if (err)
+		return err;
 	b->slot.nrule_cpus = b->nrule_cpus;
 	err = failpoint("write");
 	if (err)

@@ -48,6 +48,7 @@ struct cfg {
 	enum cfg_kind kind;
 	__u32 flags;		/* STEER_F_* */
 	int nrules;		/* exact 5-tuple rules, none matching */
+	int matching;		/* and one rule for each bench frame's flow */
 	int nprefixes;		/* /24 source prefixes, none matching */
 	__u32 drain_units;	/* with STEER_F_DRAIN: the drain timeout */
 	int here;		/* every bucket to the bench CPU itself */
@@ -113,6 +114,8 @@ static const struct cfg cfgs[] = {
 	{ "fast path, L4 key, drain", CFG_STEER,
 	  .flags = STEER_F_HASH_L4 | STEER_F_LOCAL_FASTPATH | STEER_F_DRAIN,
 	  .drain_units = DRAIN_DEFAULT, .here = 1 },
+	{ "xdp-steer, L4 key, 1 rule matching the frame", CFG_STEER,
+	  .flags = STEER_F_HASH_L4, .matching = 1 },
 	{ "fast path, drain, every frame cold", CFG_STEER,
 	  .flags = STEER_F_HASH_L4 | STEER_F_LOCAL_FASTPATH | STEER_F_DRAIN,
 	  .drain_units = 0, .here = 1, .detour = 1 },
@@ -126,13 +129,16 @@ static const struct cfg cfgs[] = {
 #undef OMIT_ROW_
 };
 #define ROW_L4		3	/* cfgs[] rows the summary compares */
+#define ROW_RULES	5	/* 1, 100 and 10k exact rules */
+#define ROW_PREFIXES	8
 #define ROW_DRAIN	9
 #define ROW_MOVING	11
 #define ROW_FAST_QUEUED	12
 #define ROW_FAST	13
 #define ROW_FAST_DRAIN	14
-#define ROW_COLD	15
-#define ROW_OMIT	16	/* the first breakdown row */
+#define ROW_MATCH	15
+#define ROW_COLD	16
+#define ROW_OMIT	17	/* the first breakdown row */
 #define NCFG (int)(sizeof(cfgs) / sizeof(cfgs[0]))
 
 struct baseline {
@@ -205,7 +211,14 @@ static int steer_setup(struct steer_prog *p, const struct cfg *c,
 		if (err)
 			return err;
 	}
-	if (c->nrules)
+	for (i = 0; i < 2 && c->matching; i++) {
+		frame_flow(&frames[i], &f);
+		t.rule_id = c->nrules + i;
+		err = steer_prog_add_flow_rule(p, 0, STEER_M_ALL, &f, &t);
+		if (err)
+			return err;
+	}
+	if (c->nrules || c->matching)
 		steer_slot_add_shape(&s, STEER_M_ALL);
 	for (i = 0; i < c->nprefixes; i++) {
 		memset(&f, 0, sizeof(f));
@@ -459,6 +472,13 @@ int main(int argc, char **argv)
 		    ROW_L4);
 	if (quick)
 		goto breakdown;
+	print_delta("1 exact rule, matching no frame (budget 10 ns)", ns,
+		    ROW_RULES, ROW_L4);
+	print_delta("100 exact rules (budget 10 ns)", ns, ROW_RULES + 1, ROW_L4);
+	print_delta("10k exact rules (budget 10 ns)", ns, ROW_RULES + 2, ROW_L4);
+	print_delta("10k prefix rules (budget 10 ns)", ns, ROW_PREFIXES, ROW_L4);
+	print_delta("a frame an exact rule places (the lookup the filter lets through)",
+		    ns, ROW_MATCH, ROW_L4);
 	print_delta("drain bookkeeping, queued, while buckets move", ns,
 		    ROW_MOVING, ROW_L4);
 	print_delta("drain bookkeeping, fast path on, frames queued", ns,

@@ -18,6 +18,7 @@
 
 #include "prog_util.h"
 #include "kernel/clock.h"
+#include "kernel/maps.h"
 
 /* libbpf's warnings explain a failed load; its info lines are noise in a
  * test log unless asked for. */
@@ -245,37 +246,12 @@ int steer_prog_set_bucket(const struct steer_prog *p, __u32 slot,
 	return update(p->steer_table, &key, &cpu);
 }
 
-/* Writes n consecutive array entries from 'first', batched where the
- * kernel can (a full table is 4096 syscalls otherwise). */
-static int write_array(int fd, __u32 first, const void *values,
-		       size_t value_size, __u32 n)
-{
-	__u32 *keys, count = n, i;
-	int err;
-
-	if (!n)
-		return 0;
-	keys = calloc(n, sizeof(*keys));
-	if (!keys)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		keys[i] = first + i;
-	err = bpf_map_update_batch(fd, keys, values, &count, NULL);
-	if (err == -EINVAL || err == -EOPNOTSUPP) {
-		for (i = 0, err = 0; i < n && !err; i++)
-			err = update(fd, &keys[i],
-				     (const char *)values + i * value_size);
-	}
-	free(keys);
-	return err;
-}
-
 int steer_prog_write_table(const struct steer_prog *p, __u32 slot,
 			   const __u32 *cpus, __u32 n)
 {
 	if (slot >= STEER_SLOTS || n > STEER_TABLE_MAX)
 		return -EINVAL;
-	return write_array(p->steer_table, slot * STEER_TABLE_MAX, cpus,
+	return maps_write_array(p->steer_table, slot * STEER_TABLE_MAX, cpus,
 			   sizeof(*cpus), n);
 }
 
@@ -291,15 +267,48 @@ int steer_prog_fill_table(const struct steer_prog *p, __u32 slot, __u32 cpu,
 	return steer_prog_write_table(p, slot, cpus, n);
 }
 
+/* The rule filter of 'slot' with what one more rule needs, as the
+ * loader writes it for its rules (include/xdp_steer.h): the bits the rule
+ * sets in an empty image, or-ed into the map's words. */
+static int filter_add(const struct steer_prog *p, __u32 slot,
+		      const struct steer_rule_key *exact,
+		      const struct steer_prefix_key *prefix)
+{
+	__u64 *w = calloc(STEER_FILTER_SLOT_WORDS, sizeof(*w)), old;
+	__u32 i, key;
+	int err = 0;
+
+	if (!w)
+		return -ENOMEM;
+	if (exact)
+		steer_filter_add_exact(w, exact);
+	if (prefix)
+		steer_filter_add_prefix(w, prefix);
+	for (i = 0; i < STEER_FILTER_SLOT_WORDS && !err; i++) {
+		if (!w[i])
+			continue;
+		key = slot * STEER_FILTER_SLOT_WORDS + i;
+		if (bpf_map_lookup_elem(p->rule_filter, &key, &old))
+			err = -errno;
+		old |= w[i];
+		if (!err)
+			err = update(p->rule_filter, &key, &old);
+	}
+	free(w);
+	return err;
+}
+
 int steer_prog_add_flow_rule(const struct steer_prog *p, __u32 slot,
 			     __u32 shape, const struct steer_flow *f,
 			     const struct steer_target *t)
 {
 	struct steer_rule_key key;
+	int err;
 
 	memset(&key, 0, sizeof(key));
 	steer_rule_key_fill(&key, slot, shape, f);
-	return update(p->flow_rules, &key, t);
+	err = update(p->flow_rules, &key, t);
+	return err ? err : filter_add(p, slot, &key, NULL);
 }
 
 int steer_prog_add_prefix(const struct steer_prog *p, __u32 slot,
@@ -310,6 +319,7 @@ int steer_prog_add_prefix(const struct steer_prog *p, __u32 slot,
 	__u32 full = f->family == STEER_AF_INET ? 32 : 128;
 	__u8 *a = (__u8 *)key.addr;
 	__u32 i;
+	int err;
 
 	if (!(shape & STEER_M_PREFIX) || bits > full)
 		return -EINVAL;
@@ -322,7 +332,8 @@ int steer_prog_add_prefix(const struct steer_prog *p, __u32 slot,
 			continue;
 		a[i] &= bits > 8 * i ? (__u8)(0xff00 >> (bits - 8 * i)) : 0;
 	}
-	return update(p->prefix_rules, &key, t);
+	err = update(p->prefix_rules, &key, t);
+	return err ? err : filter_add(p, slot, NULL, &key);
 }
 
 int steer_prog_write_rule_cpus(const struct steer_prog *p, __u32 slot,
@@ -330,7 +341,7 @@ int steer_prog_write_rule_cpus(const struct steer_prog *p, __u32 slot,
 {
 	if (slot >= STEER_SLOTS || index + n > STEER_RULE_CPUS_MAX)
 		return -EINVAL;
-	return write_array(p->rule_cpus, slot * STEER_RULE_CPUS_MAX + index,
+	return maps_write_array(p->rule_cpus, slot * STEER_RULE_CPUS_MAX + index,
 			   cpus, sizeof(*cpus), n);
 }
 
@@ -356,7 +367,7 @@ static int zero_array(int fd, __u32 n, size_t value_size)
 
 	if (!zeros)
 		return -ENOMEM;
-	err = write_array(fd, 0, zeros, value_size, n);
+	err = maps_write_array(fd, 0, zeros, value_size, n);
 	free(zeros);
 	return err;
 }
@@ -376,6 +387,10 @@ int steer_prog_reset_policy(const struct steer_prog *p)
 		err = zero_array(p->rule_cpus,
 				 STEER_SLOTS * STEER_RULE_CPUS_MAX,
 				 sizeof(__u32));
+	if (!err)
+		err = zero_array(p->rule_filter,
+				 STEER_SLOTS * STEER_FILTER_SLOT_WORDS,
+				 sizeof(__u64));
 	if (!err)
 		err = empty_map(p->flow_rules);
 	if (!err)

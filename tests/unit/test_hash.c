@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Unit tier: properties of the flow hash in include/xdp_steer.h, the same
  * code the XDP program runs. */
+#include <stdlib.h>
+#include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
@@ -275,6 +277,51 @@ static void test_rule_key_zeroes_fields_outside_the_shape(void)
 	EXPECT_EQ(k.flow.src[0], f.src[0], "a source key keeps the source address");
 }
 
+/* Every address of a prefix has its filter bit among those the prefix
+ * sets, and a long IPv4 prefix sets one bit, not all of them. */
+static void test_prefix_filter_covers_every_address_of_its_prefix(void)
+{
+	static const struct {
+		const char *addr;
+		__u32 bits;
+		__u32 count;	/* values the prefix sets */
+	} cases[] = {
+		{ "0.0.0.0", 0, 1u << 16 }, { "10.0.0.0", 8, 1u << 8 },
+		{ "172.16.0.0", 12, 1u << 4 }, { "192.168.0.0", 16, 1 },
+		{ "192.168.128.0", 17, 1 }, { "198.51.100.0", 24, 1 },
+		{ "203.0.113.7", 32, 1 }, { "::", 0, 1u << 16 },
+		{ "2001::", 16, 1u << 16 }, { "2001:db8::", 20, 1u << 12 },
+		{ "2001:db8::", 32, 1 }, { "2001:db8:1:2::", 64, 1 },
+	};
+	size_t i;
+	int j, bad = 0;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		__u8 family = strchr(cases[i].addr, ':') ? STEER_AF_INET6 :
+							   STEER_AF_INET;
+		__u32 a[4] = {}, first, count, full = family == STEER_AF_INET ?
+						       32 : 128;
+
+		inet_pton(family == STEER_AF_INET ? AF_INET : AF_INET6,
+			  cases[i].addr, a);
+		steer_filter_prefix_range(a, family, cases[i].bits, &first,
+					  &count);
+		bad += count != cases[i].count;
+		/* Addresses inside: the host bits made up at random. */
+		for (j = 0; j < 1000; j++) {
+			__u32 x[4], bit, v;
+
+			memcpy(x, a, sizeof(x));
+			for (bit = cases[i].bits; bit < full; bit++)
+				if (rand() & 1)
+					((__u8 *)x)[bit / 8] |= 0x80 >> (bit % 8);
+			v = steer_filter_prefix_value(x, family);
+			bad += v < first || v >= first + count;
+		}
+	}
+	EXPECT_EQ(bad, 0, "each prefix sets as many values as it spans, and every address of it falls on one of them");
+}
+
 static const struct test_case tests[] = {
 	TEST_ENTRY(test_same_flow_same_hash, "same flow gives the same hash"),
 	TEST_ENTRY(test_symmetric_mode_joins_directions, "symmetric mode maps both directions together"),
@@ -287,6 +334,7 @@ static const struct test_case tests[] = {
 	TEST_ENTRY(test_consecutive_ports_spread_under_every_key, "consecutive ports spread evenly under every key"),
 	TEST_ENTRY(test_set_index_stays_in_the_set, "rule CPU-set index stays in the set and spreads"),
 	TEST_ENTRY(test_rule_key_zeroes_fields_outside_the_shape, "rule keys zero the fields outside their shape"),
+	TEST_ENTRY(test_prefix_filter_covers_every_address_of_its_prefix, "the prefix filter covers every address of its prefix"),
 };
 
 TEST_MAIN("unit/hash")
