@@ -73,10 +73,10 @@ match_rules(const struct steer_slot *slot, __u32 slot_id,
 	for (i = 0; i < STEER_MAX_SHAPES; i++) {
 		if (i >= slot->nexact)
 			break;
-		steer_rule_key_fill(&key, slot_id, slot->shapes[i], f);
 		if (!filter_has(slot_id * STEER_FILTER_SLOT_WORDS,
-				steer_filter_exact_bit(&key)))
+				steer_filter_exact_bit(slot->shapes[i], f)))
 			continue;
+		steer_rule_key_fill(&key, slot_id, slot->shapes[i], f);
 		take_first(&best, bpf_map_lookup_elem(&flow_rules, &key));
 	}
 #pragma unroll

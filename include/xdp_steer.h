@@ -675,27 +675,34 @@ static inline void steer_prefix_key_fill(struct steer_prefix_key *k,
 #define STEER_FILTER_SLOT_WORDS		(STEER_FILTER_EXACT_WORDS + \
 					 4 * STEER_FILTER_PREFIX_WORDS)
 
-/* The exact-rule bit of a masked key (as steer_rule_key_fill() makes it;
- * its slot is not hashed). Multiply-shift over the key's words with fixed
- * odd constants: a frame built to pass the filter only costs the lookup
- * it would have cost anyway. */
-static inline __u32 steer_filter_exact_bit(const struct steer_rule_key *k)
+/* The exact-rule bit of flow 'f' under 'shape': of its key as
+ * steer_rule_key_fill() masks it (the slot is not hashed), taken from the
+ * flow itself, so a frame that matches nothing builds no key. Masking a
+ * key's own flow again changes nothing: the loader passes its keys.
+ * Multiply-shift with fixed odd constants: a frame built to pass the
+ * filter only costs the lookup it would have cost anyway. */
+static inline __u32 steer_filter_exact_bit(__u32 shape,
+					   const struct steer_flow *f)
 {
-	const struct steer_flow *f = &k->flow;
+	__u32 msrc = (shape & STEER_M_SRC) ? ~0u : 0;
+	__u32 mdst = (shape & STEER_M_DST) ? ~0u : 0;
+	__u32 sport = (shape & STEER_M_SPORT) ? f->sport : 0;
+	__u32 dport = (shape & STEER_M_DPORT) ? f->dport : 0;
+	__u32 proto = (shape & STEER_M_PROTO) ? f->proto : 0;
+	__u32 family = (msrc | mdst) ? f->family : 0;
 	__u64 h;
 
-	h = (__u64)(k->shape | (__u32)f->proto << 8 |
-		    (__u32)f->family << 16) * 0x9e3779b97f4a7c15ull +
-	    (__u64)(f->sport | (__u32)f->dport << 16) * 0xc2b2ae3d27d4eb4full +
-	    (__u64)f->src[0] * 0xd6e8feb86659fd93ull +
-	    (__u64)f->dst[0] * 0xff51afd7ed558ccdull;
-	if (f->family == STEER_AF_INET6)
-		h += (__u64)f->src[1] * 0x165667b19e3779f9ull +
-		     (__u64)f->src[2] * 0x27d4eb2f165667c5ull +
-		     (__u64)f->src[3] * 0x94d049bb133111ebull +
-		     (__u64)f->dst[1] * 0xbf58476d1ce4e5b9ull +
-		     (__u64)f->dst[2] * 0x2545f4914f6cdd1dull +
-		     (__u64)f->dst[3] * 0x9fb21c651e98df25ull;
+	h = (__u64)(shape | proto << 8 | family << 16) * 0x9e3779b97f4a7c15ull +
+	    (__u64)(sport | dport << 16) * 0xc2b2ae3d27d4eb4full +
+	    (__u64)(f->src[0] & msrc) * 0xd6e8feb86659fd93ull +
+	    (__u64)(f->dst[0] & mdst) * 0xff51afd7ed558ccdull;
+	if (family == STEER_AF_INET6)
+		h += (__u64)(f->src[1] & msrc) * 0x165667b19e3779f9ull +
+		     (__u64)(f->src[2] & msrc) * 0x27d4eb2f165667c5ull +
+		     (__u64)(f->src[3] & msrc) * 0x94d049bb133111ebull +
+		     (__u64)(f->dst[1] & mdst) * 0xbf58476d1ce4e5b9ull +
+		     (__u64)(f->dst[2] & mdst) * 0x2545f4914f6cdd1dull +
+		     (__u64)(f->dst[3] & mdst) * 0x9fb21c651e98df25ull;
 	return (__u32)(h >> (64 - STEER_FILTER_EXACT_SHIFT));
 }
 
@@ -748,7 +755,8 @@ static inline void steer_filter_set_bits(__u64 *w, __u32 first, __u32 n)
 static inline void steer_filter_add_exact(__u64 *slot_words,
 					  const struct steer_rule_key *k)
 {
-	steer_filter_set_bits(slot_words, steer_filter_exact_bit(k), 1);
+	steer_filter_set_bits(slot_words,
+			      steer_filter_exact_bit(k->shape, &k->flow), 1);
 }
 
 static inline void steer_filter_add_prefix(__u64 *slot_words,

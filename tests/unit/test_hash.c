@@ -322,6 +322,34 @@ static void test_prefix_filter_covers_every_address_of_its_prefix(void)
 	EXPECT_EQ(bad, 0, "each prefix sets as many values as it spans, and every address of it falls on one of them");
 }
 
+/* The datapath takes a frame's bit from its flow, the loader from a rule's
+ * key: the same bit, for every shape, family and flow. */
+static void test_filter_bit_of_a_flow_is_the_bit_of_its_key(void)
+{
+	struct steer_rule_key k;
+	struct steer_flow f;
+	int i, j, bad = 0;
+	__u32 shape;
+
+	for (i = 0; i < 20000; i++) {
+		memset(&f, 0, sizeof(f));
+		f.family = i & 1 ? STEER_AF_INET6 : STEER_AF_INET;
+		for (j = 0; j < (f.family == STEER_AF_INET6 ? 4 : 1); j++) {
+			f.src[j] = (__u32)rand() * 2654435761u;
+			f.dst[j] = (__u32)rand() * 2246822519u;
+		}
+		f.sport = rand();
+		f.dport = rand();
+		f.proto = rand();
+		shape = (__u32)i % (STEER_M_ALL + 1);
+		memset(&k, 0, sizeof(k));
+		steer_rule_key_fill(&k, 1, shape, &f);
+		bad += steer_filter_exact_bit(shape, &f) !=
+		       steer_filter_exact_bit(k.shape, &k.flow);
+	}
+	EXPECT_EQ(bad, 0, "the bit of every flow equals the bit of its rule key");
+}
+
 static const struct test_case tests[] = {
 	TEST_ENTRY(test_same_flow_same_hash, "same flow gives the same hash"),
 	TEST_ENTRY(test_symmetric_mode_joins_directions, "symmetric mode maps both directions together"),
@@ -334,6 +362,7 @@ static const struct test_case tests[] = {
 	TEST_ENTRY(test_consecutive_ports_spread_under_every_key, "consecutive ports spread evenly under every key"),
 	TEST_ENTRY(test_set_index_stays_in_the_set, "rule CPU-set index stays in the set and spreads"),
 	TEST_ENTRY(test_rule_key_zeroes_fields_outside_the_shape, "rule keys zero the fields outside their shape"),
+	TEST_ENTRY(test_filter_bit_of_a_flow_is_the_bit_of_its_key, "a flow's filter bit is its rule key's"),
 	TEST_ENTRY(test_prefix_filter_covers_every_address_of_its_prefix, "the prefix filter covers every address of its prefix"),
 };
 
