@@ -268,6 +268,45 @@ static int run(int prog_fd, const struct frame *f, __u32 *ns, int *verdict)
 	return 0;
 }
 
+/* The value of the first /proc/cpuinfo line starting with 'key'. */
+static const char *cpuinfo(const char *key)
+{
+	static char vals[2][64];
+	static int n;
+	char line[256], *v = vals[n++ & 1];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	snprintf(v, sizeof(vals[0]), "?");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, key, strlen(key)) || !strchr(line, ':'))
+			continue;
+		snprintf(v, sizeof(vals[0]), "%s", strchr(line, ':') + 2);
+		v[strcspn(v, "\n")] = '\0';
+		break;
+	}
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* The kernel's one-line account of a CPU vulnerability's mitigation. */
+static const char *vuln(const char *name)
+{
+	static char vals[2][160];
+	static int n;
+	char path[128], *v = vals[n++ & 1];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/vulnerabilities/%s", name);
+	snprintf(v, sizeof(vals[0]), "unknown");
+	f = fopen(path, "r");
+	if (f && fgets(v, sizeof(vals[0]), f))
+		v[strcspn(v, "\n")] = '\0';
+	if (f)
+		fclose(f);
+	return v;
+}
+
 /* Costs differ between machines of one kind (retpolines, microcode): the
  * table says where it was measured. */
 static void print_machine(void)
@@ -286,7 +325,11 @@ static void print_machine(void)
 	if (f)
 		fclose(f);
 	uname(&u);
-	printf("CPU: %s; kernel %s\n", model, u.release);
+	printf("CPU: %s (family %s, model %s); kernel %s\n", model,
+	       cpuinfo("cpu family"), cpuinfo("model\t"), u.release);
+	/* What every call out of the program costs depends on these. */
+	printf("mitigations: spectre_v2: %s; spec_rstack_overflow: %s\n",
+	       vuln("spectre_v2"), vuln("spec_rstack_overflow"));
 }
 
 static int cmp_u32(const void *a, const void *b)
