@@ -51,6 +51,7 @@
 #   late          datagrams the sink read after a later one of their flow
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/../e2e/traffic_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 SUITE=bench/throughput
 SECONDS_PER_RUN=${BENCH_SECONDS:-2}
@@ -88,30 +89,11 @@ trap bench_cleanup EXIT
 
 WORKERS=$(traffic_online_cpus | awk -v rx="$TRAFFIC_RX_CPU" '$1 != rx' |
 	  paste -sd, -)
-# rps_cpus takes a hex mask, comma-separated in 32-bit words (high first).
-rps_mask() {
-	local -a w=()
-	local c i hi=0 out=
-	for c in ${1//,/ }; do
-		w[c / 32]=$(( ${w[c / 32]:-0} | 1 << (c % 32) ))
-		[ $((c / 32)) -gt $hi ] && hi=$((c / 32))
-	done
-	for ((i = hi; i >= 0; i--)); do
-		out+=$(printf '%s%x' "${out:+,}" "${w[i]:-0}")
-	done
-	echo "$out"
-}
 RPS_MASK=$(rps_mask "$WORKERS")
 cat >"$E2E_TMP/steer.yaml" <<EOF
 version: 1
 cpus: [$WORKERS]
 EOF
-
-# rps_cpus of every receive queue of $IF_B (the namespace's own /sys).
-set_rps() {
-	ip netns exec "$NS_B" sh -c \
-		"for q in /sys/class/net/$IF_B/queues/rx-*/rps_cpus; do echo $1 > \$q || exit 1; done"
-}
 
 # Leaves $IF_B as a fresh veth in configuration $1, NAPI pinned.
 configure() {
@@ -128,38 +110,6 @@ configure() {
 		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/steer.yaml" ;;
 	esac || { echo "throughput: cannot set up '${LABEL[$1]}' on $IF_B" >&2; exit 1; }
 	traffic_rx_pin >/dev/null || { echo "throughput: cannot pin $IF_B's NAPI" >&2; exit 1; }
-}
-
-# Nanoseconds the NAPI threads of $IF_B have run.
-napi_ns() {
-	local p s=0 t
-	for p in $(traffic_napi_pids); do
-		read -r t _ <"/proc/$p/schedstat" && s=$((s + t))
-	done
-	echo "$s"
-}
-
-# Nanoseconds the worker CPUs were busy (/proc/stat: user, nice, system,
-# irq, softirq; in USER_HZ ticks).
-workers_ns() {
-	awk -v cpus=",$WORKERS," -v hz="$(getconf CLK_TCK)" '
-		$1 ~ /^cpu[0-9]+$/ && index(cpus, "," substr($1, 4) ",") {
-			t += $2 + $3 + $4 + $7 + $8 }
-		END { printf "%.0f\n", t * 1e9 / hz }' /proc/stat
-}
-
-# Frames A's veth could not put on B's ring: they never reached the collector.
-ring_drops() {
-	_ethtool_sum "$NS_A" "$IF_A" '^tx_queue_[0-9]+_xdp_xmit_errors:'
-}
-
-# Frames the backlogs of all CPUs dropped (softnet_stat's second column).
-backlog_drops() {
-	local d s=0
-	for d in $(awk '{ print $2 }' /proc/net/softnet_stat); do
-		s=$((s + 16#$d))
-	done
-	echo "$s"
 }
 
 # Datagrams B's UDP sockets had no room for.
@@ -214,8 +164,6 @@ run() {
 			where, sent / s }'
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-
 # search SIZE FLOWS CONFIG: the highest rate (frames/s) with at most LOSS %
 # lost and nothing late, by bisection; prints it with that run's fields.
 search() {
@@ -233,8 +181,8 @@ search() {
 	echo "${best:-$1 $2 $3 0 0 100 0 0 - 0}"
 }
 
-echo "Throughput on veth: collector CPU $TRAFFIC_RX_CPU (threaded NAPI, with the generator), workers $WORKERS;"
-echo "UDP/IPv4, $(uname -r), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')"
+echo "Throughput on veth, UDP/IPv4: collector CPU $TRAFFIC_RX_CPU (threaded NAPI, with the generator), workers $WORKERS"
+bench_machine
 
 SAT=$E2E_TMP/saturation
 FREE=$E2E_TMP/lossfree
