@@ -1,0 +1,322 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Forwarding benchmark: namespaces A -> B -> C, B routing between its two
+# veths, and what B forwards with no steering, with RPS and with xdp-steer
+# on its ingress veth. Prints tables; asserts nothing.
+#
+#   tests/bench/forward.sh           (as root, after make; about 5 minutes)
+#   BENCH_SIZES="60 1514" BENCH_FLOWS="1 1000"   frame sizes without FCS,
+#                                    flow counts
+#   BENCH_SECONDS=2 BENCH_ROUNDS=3   saturation: seconds per run, rounds
+#   BENCH_SEARCH=1 BENCH_LOSS=0.1    loss-free rate search on/off, loss
+#                                    allowed (%)
+#   BENCH_RAW=FILE                   also write every run's numbers there
+#                                    (tests/bench/project reads them)
+#
+# Setup. Namespace A's traffic_gen sends UDP/IPv4 frames of N flows to
+# 10.202.0.2 (C) through B's MAC. B ($IF_B, 10.200.0.2) forwards them
+# (net.ipv4.ip_forward) out of $IF_BO (10.202.0.1) to C's $IF_C, where
+# an XDP program drops them and the veth counts them: C's receive costs
+# one XDP_DROP, paid by the CPU that forwarded the frame (veth runs the
+# peer's NAPI in the sender's softirq), as a NIC's transmit and its
+# completion would be. As in throughput.sh, $IF_B's NAPI is threaded and
+# pinned to the collector (CPU 0) at real-time priority and the generator
+# shares that CPU, so the offered load follows what the collector can
+# take; every other online CPU is a worker. No application runs: the
+# workers only forward.
+#
+# Configurations of $IF_B, each with GRO on:
+#   no XDP      the collector forwards every frame itself
+#   RPS         rps_cpus = the workers: the collector builds the skb (and
+#               runs GRO, which checks the UDP checksum) and queues it to
+#               a worker's backlog; the worker routes and transmits
+#   xdp-steer   cpus = the workers: the collector runs XDP and queues the
+#               frame to a worker's cpumap, where the skb is built (GRO
+#               runs there) and forwarded
+#
+# Measured per run (saturation: as fast as the collector lets the
+# generator; loss-free: the highest paced rate with at most BENCH_LOSS %
+# lost, by bisection in 1-second runs):
+#   forwarded     frames C received per second of sending
+#   collector ns  CPU time of $IF_B's NAPI thread (schedstat) per frame it
+#                 took off the veth ring
+#   workers ns    CPU time of receive processing on the worker CPUs per
+#                 frame forwarded, exact and ours only (tests/bench/net_time:
+#                 the cpumap kthreads of $IF_B's cpumaps, and NET_RX
+#                 softirqs outside them, RPS's backlog); under no XDP the
+#                 workers have nothing to do and the collector's time is
+#                 the whole cost
+#   batch         frames per cpumap kthread batch (at most 8), and how many
+#                 batches in 100 began with the kthread waking up
+#   drops         frames sent and not forwarded, in % of sent, and where
+#                 most went: ring (A's veth into B's ring), backlog (RPS's
+#                 queue), egress ($IF_BO into C), or cpumap (the rest:
+#                 xdp-steer's full rings)
+# tests/bench/project projects these costs to N collectors and M workers
+# (README, Benchmarks).
+. "$(dirname "$0")/../e2e/lib.sh"
+. "$(dirname "$0")/../e2e/traffic_lib.sh"
+. "$(dirname "$0")/lib.sh"
+
+SUITE=bench/forward
+SECONDS_PER_RUN=${BENCH_SECONDS:-2}
+ROUNDS=${BENCH_ROUNDS:-3}
+SIZES=${BENCH_SIZES:-60 1514}
+FLOWS=${BENCH_FLOWS:-1 1000}
+SEARCH=${BENCH_SEARCH:-1}
+LOSS=${BENCH_LOSS:-0.1}
+# 2 M frames/s is above what any configuration forwards here; 7 halvings
+# resolve 16k frames/s.
+SEARCH_HI=${BENCH_SEARCH_HI:-2000000}
+SEARCH_STEPS=${BENCH_SEARCH_STEPS:-7}
+CONFIGS=(noxdp rps steer)
+declare -A LABEL=([noxdp]="no XDP" [rps]="RPS" [steer]="xdp-steer")
+BASELINE_OBJ=$E2E_ROOT/tests/bench/baseline.bpf.o
+PROJECT=$E2E_ROOT/tests/bench/project
+
+NS_C=xst-$E2E_ID-c
+IF_BO=xso$E2E_ID
+IF_C=xsc$E2E_ID
+IP_BO=10.202.0.1
+IP_C=10.202.0.2
+
+for b in "$BASELINE_OBJ" "$XDP_STEER" "$TRAFFIC_GEN"; do
+	[ -e "$b" ] || { echo "forward: $b is missing; run make first" >&2; exit 1; }
+done
+if [ "$(nproc)" -lt 2 ]; then
+	echo "forward: needs at least 2 online CPUs (a collector and a worker)" >&2
+	exit 1
+fi
+
+e2e_setup
+traffic_init
+# $IF_BO and $IF_C, a veth pair, go with the namespaces.
+fwd_cleanup() {
+	net_time_stop
+	traffic_cleanup
+	ip netns del "$NS_C" 2>/dev/null
+	return 0
+}
+trap fwd_cleanup EXIT
+
+in_c() { nsenter --net=/run/netns/"$NS_C" "$@"; }
+
+# B -> C: a second veth pair, B a router, C an XDP sink. IPv6 off on the
+# pair, so nothing but the generator's frames crosses it.
+fwd_setup() {
+	local mac_c
+	ip netns add "$NS_C" &&
+	ip link add "$IF_BO" netns "$NS_B" type veth peer name "$IF_C" netns "$NS_C" &&
+	in_b sysctl -qw "net.ipv6.conf.$IF_BO.disable_ipv6=1" &&
+	in_c sysctl -qw "net.ipv6.conf.$IF_C.disable_ipv6=1" &&
+	ip -n "$NS_B" addr add "$IP_BO/24" dev "$IF_BO" &&
+	ip -n "$NS_C" addr add "$IP_C/24" dev "$IF_C" &&
+	ip -n "$NS_C" link set lo up &&
+	ip -n "$NS_B" link set "$IF_BO" up && ip -n "$NS_C" link set "$IF_C" up &&
+	# The generator's sources (10.201.0.x) have no route back: no
+	# reverse-path filter.
+	in_b sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 \
+		"net.ipv4.conf.$IF_B.rp_filter=0" &&
+	mac_c=$(ip -n "$NS_C" link show "$IF_C" | awk '/link\/ether/ { print $2 }') &&
+	ip -n "$NS_B" neigh replace "$IP_C" lladdr "$mac_c" dev "$IF_BO" nud permanent &&
+	# B is a sender now: a checksum left to offload would be unfinished.
+	in_b ethtool -K "$IF_BO" tx off >/dev/null &&
+	in_c xdp-loader load -m native -n bench_drop "$IF_C" "$BASELINE_OBJ"
+}
+fwd_setup || { echo "forward: cannot set up B -> C" >&2; exit 1; }
+net_time_start || exit 1
+
+WORKERS=$(traffic_online_cpus | awk -v rx="$TRAFFIC_RX_CPU" '$1 != rx' |
+	  paste -sd, -)
+RPS_MASK=$(rps_mask "$WORKERS")
+cat >"$E2E_TMP/steer.yaml" <<EOF
+version: 1
+cpus: [$WORKERS]
+EOF
+
+# Leaves $IF_B in configuration $1, NAPI pinned.
+configure() {
+	in_b "$XDP_STEER" -q detach "$IF_B" >/dev/null 2>&1
+	set_rps 0
+	in_b ethtool -K "$IF_B" gro on >/dev/null
+	case $1 in
+	rps)
+		set_rps "$RPS_MASK" ;;
+	steer)
+		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/steer.yaml" ;;
+	esac || { echo "forward: cannot set up '${LABEL[$1]}' on $IF_B" >&2; exit 1; }
+	if [ "$1" = steer ]; then net_time_maps "$PIN_B"; else net_time_maps; fi
+	traffic_rx_pin >/dev/null || { echo "forward: cannot pin $IF_B's NAPI" >&2; exit 1; }
+}
+
+# Frames C's XDP program took (and dropped).
+c_frames() {
+	_ethtool_sum "$NS_C" "$IF_C" '^rx_queue_[0-9]+_xdp_drops:'
+}
+
+# Frames $IF_BO could not hand to C (C's ring full).
+egress_drops() {
+	ip netns exec "$NS_B" cat "/sys/class/net/$IF_BO/statistics/tx_dropped"
+}
+
+# run SIZE FLOWS CONFIG RATE SECONDS: one measured run in the current
+# configuration (RATE 0: as fast as the collector lets the generator);
+# prints "SIZE FLOWS CONFIG collector_ns forwarded_fps drops_pct
+# workers_ns where offered_fps frames_per_batch woken_per_100_batches".
+# Not in a subshell: net_time's coprocess belongs to this shell.
+run() {
+	local size=$1 flows=$2 config=$3 rate=$4 secs=$5
+	local ns0 ns1 rd0 rd1 nt0 nt1 bl0 bl1 eg0 eg1 c0 c1 taken wk
+	c0=$(c_frames) rd0=$(ring_drops) bl0=$(backlog_drops) eg0=$(egress_drops)
+	ns0=$(napi_ns) nt0=$(net_time_snap)
+	gen_run --group "udp4:$flows,dst=$IP_C" --size "$size" --rate "$rate" \
+		--duration "$secs" ||
+		{ echo "forward: the generator failed" >&2; exit 1; }
+	ns1=$(napi_ns)
+	sleep 0.1	# let queued frames reach C (the kthread then sleeps)
+	nt1=$(net_time_snap)
+	c1=$(c_frames) rd1=$(ring_drops) bl1=$(backlog_drops) eg1=$(egress_drops)
+	taken=$((GEN_SENT - (rd1 - rd0)))
+	wk=$(net_time_delta "$nt0" "$nt1" "$WORKERS")
+	awk -v ns=$((ns1 - ns0)) -v wk="$wk" -v taken="$taken" \
+	    -v fwd=$((c1 - c0)) -v sent="$GEN_SENT" -v s="$GEN_SECONDS" \
+	    -v ring=$((rd1 - rd0)) -v backlog=$((bl1 - bl0)) -v egress=$((eg1 - eg0)) \
+	    -v pre="$size $flows $config" 'BEGIN {
+		lost = sent - fwd; rest = lost - ring - backlog - egress
+		where = "-"; most = 0
+		if (ring > most) { most = ring; where = "ring" }
+		if (backlog > most) { most = backlog; where = "backlog" }
+		if (egress > most) { most = egress; where = "egress" }
+		if (rest > most) { most = rest; where = "cpumap" }
+		split(wk, w, " ")
+		printf "%s %.1f %.0f %.3f %.1f %s %.0f %.2f %.1f\n", pre,
+			taken ? ns / taken : 0, fwd / s, sent ? 100 * lost / sent : 0,
+			fwd ? w[1] / fwd : 0, where, sent / s,
+			w[2] ? w[3] / w[2] : 0, w[2] ? 100 * w[4] / w[2] : 0 }'
+}
+
+# search SIZE FLOWS CONFIG: the highest rate (frames/s) with at most LOSS %
+# lost, by bisection; prints it with that run's fields.
+search() {
+	local lo=0 hi=$SEARCH_HI mid i best= line
+	for i in $(seq "$SEARCH_STEPS"); do
+		mid=$(( (lo + hi) / 2 ))
+		run "$1" "$2" "$3" "$mid" 1 >"$E2E_TMP/probe"
+		line=$(cat "$E2E_TMP/probe")
+		if awk -v l="$LOSS" '{ exit !($6 <= l) }' <<<"$line"; then
+			lo=$mid best=$line
+		else
+			hi=$mid
+		fi
+	done
+	echo "${best:-$1 $2 $3 0 0 100 0 - 0 0 0}"
+}
+
+echo "Forwarding on veth, A -> B -> C, UDP/IPv4: B's collector CPU $TRAFFIC_RX_CPU (threaded NAPI, with the generator), workers $WORKERS"
+bench_machine
+
+SAT=$E2E_TMP/saturation
+FREE=$E2E_TMP/lossfree
+: >"$SAT"
+: >"$FREE"
+for size in $SIZES; do
+	for flows in $FLOWS; do
+		for r in $(seq "$ROUNDS"); do
+			for c in "${CONFIGS[@]}"; do
+				configure "$c"
+				run "$size" "$flows" "$c" 0 "$SECONDS_PER_RUN" >>"$SAT"
+			done
+		done
+		if [ "$SEARCH" = 1 ]; then
+			for c in "${CONFIGS[@]}"; do
+				configure "$c"
+				# Not $(search): run must stay in this shell.
+				search "$size" "$flows" "$c" >>"$FREE"
+			done
+		fi
+		echo "  measured $((size + 4))-byte frames, $flows flows" >&2
+	done
+done
+if [ -n "${BENCH_RAW:-}" ]; then
+	sed 's/^/saturation /' "$SAT" >"$BENCH_RAW"
+	sed 's/^/lossfree /' "$FREE" >>"$BENCH_RAW"
+fi
+
+# value FILE SIZE FLOWS CONFIG FIELD: the median of a field over the
+# rounds (4: collector ns, 5: forwarded fps, 6: drops %, 7: workers ns,
+# 8: where, 9: offered fps, 10: frames per batch, 11: woken per 100).
+value() {
+	awk -v s="$2" -v f="$3" -v c="$4" -v k="$5" \
+		'$1 == s && $2 == f && $3 == c { print $k }' "$1" | median
+}
+# where FILE SIZE FLOWS CONFIG: the drop point most rounds name.
+where() {
+	awk -v s="$2" -v f="$3" -v c="$4" '$1 == s && $2 == f && $3 == c { print $8 }' "$1" |
+		sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }'
+}
+
+table() {
+	local file=$1 size flows c
+	printf '%-6s %6s  %-10s %9s %9s %9s %9s %9s %-8s %11s\n' frame flows config \
+		offered forwarded collector workers drops "" batch
+	printf '%-6s %6s  %-10s %9s %9s %9s %9s %9s %-8s %11s\n' "" "" "" \
+		kfps kfps "ns/frame" "ns/frame" "%" "at" "frames woke"
+	for size in $SIZES; do
+		for flows in $FLOWS; do
+			for c in "${CONFIGS[@]}"; do
+				printf '%-6s %6s  %-10s %9.0f %9.0f %9.1f %9.1f %9.3f %-8s %11s\n' \
+					"$((size + 4))B" "$flows" "${LABEL[$c]}" \
+					"$(value "$file" "$size" "$flows" "$c" 9 | awk '{ print $1 / 1000 }')" \
+					"$(value "$file" "$size" "$flows" "$c" 5 | awk '{ print $1 / 1000 }')" \
+					"$(value "$file" "$size" "$flows" "$c" 4)" \
+					"$(value "$file" "$size" "$flows" "$c" 7)" \
+					"$(value "$file" "$size" "$flows" "$c" 6)" \
+					"$(where "$file" "$size" "$flows" "$c")" \
+					"$([ "$c" = steer ] && printf '%.1f %4.0f%%' \
+						"$(value "$file" "$size" "$flows" "$c" 10)" \
+						"$(value "$file" "$size" "$flows" "$c" 11)" || echo -)"
+			done
+		done
+	done
+}
+
+# summary: forwarded frames and the collector's cost of xdp-steer against
+# no XDP and RPS, as ratios within this run.
+summary() {
+	local size flows
+	echo "-- xdp-steer against no XDP and RPS, medians of this run: forwarded kfps, collector ns/frame"
+	printf '%-6s %5s | %-29s | %-29s\n' "" "" "saturation kfps" "collector ns/frame"
+	printf '%-6s %5s | %7s %7s %7s %5s | %7s %7s %7s %5s\n' frame flows \
+		"no XDP" RPS steer "/RPS" "no XDP" RPS steer "/RPS"
+	for size in $SIZES; do
+		for flows in $FLOWS; do
+			awk -v fr="$((size + 4))B" -v fl="$flows" \
+			    -v nf="$(value "$SAT" "$size" "$flows" noxdp 5)" \
+			    -v rf="$(value "$SAT" "$size" "$flows" rps 5)" \
+			    -v sf="$(value "$SAT" "$size" "$flows" steer 5)" \
+			    -v nc="$(value "$SAT" "$size" "$flows" noxdp 4)" \
+			    -v rc="$(value "$SAT" "$size" "$flows" rps 4)" \
+			    -v sc="$(value "$SAT" "$size" "$flows" steer 4)" '
+			function r(b, s) { return b ? sprintf("%.2f", s / b) : "-" }
+			BEGIN {
+				printf "%-6s %5s | %7.0f %7.0f %7.0f %5s | %7.0f %7.0f %7.0f %5s\n",
+					fr, fl, nf / 1000, rf / 1000, sf / 1000, r(rf, sf),
+					nc, rc, sc, r(rc, sc)
+			}'
+		done
+	done
+}
+
+echo
+echo "== Saturation: as fast as the collector lets the generator send; ${SECONDS_PER_RUN} s runs, median of $ROUNDS"
+table "$SAT"
+if [ "$SEARCH" = 1 ]; then
+	echo
+	echo "== Loss-free: the highest rate with at most $LOSS % lost (bisection, 1 s runs)"
+	table "$FREE"
+fi
+echo
+summary
+echo
+echo "== Projection from the saturation costs above (tests/bench/project; README, Benchmarks)"
+sed 's/^/saturation /' "$SAT" | "$PROJECT" --raw - --size 60 --flows 1000
