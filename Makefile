@@ -248,6 +248,15 @@ clean-bench-net-time:
 		tests/bench/net_time.bpf.o
 .PHONY: clean-bench-net-time
 
+# The forwarding benchmark's and the worker-cost study's programs
+# (tests/bench/forward.sh, worker.sh), and the study's tool: another
+# program in a pinned cpumap entry.
+ALL += tests/bench/fwd.bpf.o tests/bench/cpumap_set
+all: tests/bench/fwd.bpf.o tests/bench/cpumap_set
+tests/bench/cpumap_set: tests/bench/cpumap_set.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
+
 # The tests load the objects from disk at run time: build them first, but
 # a new object needs no relink.
 $(PROG_BINS) $(BENCH_BINS): | $(BPF_OBJ) $(BENCH_BPF)

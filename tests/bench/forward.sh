@@ -7,11 +7,17 @@
 #   tests/bench/forward.sh           (as root, after make; about 5 minutes)
 #   BENCH_SIZES="60 1514" BENCH_FLOWS="1 1000"   frame sizes without FCS,
 #                                    flow counts
-#   BENCH_SECONDS=2 BENCH_ROUNDS=3   saturation: seconds per run, rounds
+#   BENCH_SECONDS=2 BENCH_ROUNDS=3   seconds per run, rounds
+#   BENCH_RATES=0                    offered frames/s of the rounds, each
+#                                    a table: 0 is saturation
 #   BENCH_SEARCH=1 BENCH_LOSS=0.1    loss-free rate search on/off, loss
 #                                    allowed (%)
+#   BENCH_CONFIGS="noxdp rps steer"  configurations (below), in this order
 #   BENCH_RAW=FILE                   also write every run's numbers there
 #                                    (tests/bench/project reads them)
+#   BENCH_PROFILE=1                  profile every run (perf cpu-clock) and
+#                                    print where the time goes, by stage of
+#                                    the path (tests/bench/stages)
 #
 # Setup. Namespace A's traffic_gen sends UDP/IPv4 frames of N flows to
 # 10.202.0.2 (C) through B's MAC. B ($IF_B, 10.200.0.2) forwards them
@@ -26,17 +32,30 @@
 # workers only forward.
 #
 # Configurations of $IF_B, each with GRO on:
-#   no XDP      the collector forwards every frame itself
-#   RPS         rps_cpus = the workers: the collector builds the skb (and
+#   noxdp       the collector forwards every frame itself
+#   rps         rps_cpus = the workers: the collector builds the skb (and
 #               runs GRO, which checks the UDP checksum) and queues it to
 #               a worker's backlog; the worker routes and transmits
-#   xdp-steer   cpus = the workers: the collector runs XDP and queues the
-#               frame to a worker's cpumap, where the skb is built (GRO
-#               runs there) and forwarded
+#   steer       xdp-steer, cpus = the workers: the collector runs XDP and
+#               queues the frame to a worker's cpumap, where the skb is
+#               built (GRO runs there) and forwarded
+# and, for the worker-cost study (tests/bench/worker.sh), with one piece
+# taken out or changed each:
+#   rps-nogro   RPS with GRO off (an XDP_PASS program keeps the veth's NAPI)
+#   steer-nogro xdp-steer with GRO off (the cpumap kthread skips GRO too)
+#   steer-pass  xdp-steer, its worker program replaced by XDP_PASS alone
+#   steer-clock ... by XDP_PASS after one bpf_ktime_get_ns()
+#   steer-noprog ... by no program at all (the kernel skips the step)
+#   steer-q256  xdp-steer with queue_size 256 (the default is 2048)
+#   steer-notrace xdp-steer without its cpumap tracepoint programs (their
+#               links unpinned: ring-full drops go uncounted)
 #
 # Measured per run (saturation: as fast as the collector lets the
-# generator; loss-free: the highest paced rate with at most BENCH_LOSS %
-# lost, by bisection in 1-second runs):
+# generator; a paced rate: frames offered at that rate; loss-free: the
+# highest paced rate with at most BENCH_LOSS % lost, by bisection in
+# 1-second runs). Rounds run every configuration in turn, so a burst of
+# other work on the machine moves them alike; tables show medians, and
+# differences to xdp-steer are medians of the differences within a round:
 #   forwarded     frames C received per second of sending
 #   collector ns  CPU time of $IF_B's NAPI thread (schedstat) per frame it
 #                 took off the veth ring
@@ -61,6 +80,7 @@
 SUITE=bench/forward
 SECONDS_PER_RUN=${BENCH_SECONDS:-2}
 ROUNDS=${BENCH_ROUNDS:-3}
+RATES=${BENCH_RATES:-0}
 SIZES=${BENCH_SIZES:-60 1514}
 FLOWS=${BENCH_FLOWS:-1 1000}
 SEARCH=${BENCH_SEARCH:-1}
@@ -69,9 +89,25 @@ LOSS=${BENCH_LOSS:-0.1}
 # resolve 16k frames/s.
 SEARCH_HI=${BENCH_SEARCH_HI:-2000000}
 SEARCH_STEPS=${BENCH_SEARCH_STEPS:-7}
-CONFIGS=(noxdp rps steer)
-declare -A LABEL=([noxdp]="no XDP" [rps]="RPS" [steer]="xdp-steer")
+read -r -a CONFIGS <<<"${BENCH_CONFIGS:-noxdp rps steer}"
+declare -A LABEL=([noxdp]="no XDP" [rps]="RPS" [steer]="xdp-steer"
+	[rps-nogro]="RPS, GRO off" [steer-nogro]="steer, GRO off"
+	[steer-pass]="steer, XDP_PASS worker" [steer-clock]="steer, XDP_PASS+clock"
+	[steer-noprog]="steer, no worker prog" [steer-q256]="steer, queue 256"
+	[steer-notrace]="steer, no tracepoints")
+for c in "${CONFIGS[@]}"; do
+	[ -n "${LABEL[$c]:-}" ] || { echo "forward: unknown configuration '$c' (${!LABEL[*]})" >&2; exit 2; }
+done
+FWD_OBJ=$E2E_ROOT/tests/bench/fwd.bpf.o
 BASELINE_OBJ=$E2E_ROOT/tests/bench/baseline.bpf.o
+CPUMAP_SET=$E2E_ROOT/tests/bench/cpumap_set
+STAGES=$E2E_ROOT/tests/bench/stages
+PROFILE=${BENCH_PROFILE:-0}
+# A 2 kHz clock: 4000 samples a CPU in a 2-second run, and some 10 % of
+# the time per frame added (perf in a VM); the stages are shares of each
+# run, scaled to its own time per frame.
+PROFILE_PERIOD_NS=500000
+PERF_PID=
 PROJECT=$E2E_ROOT/tests/bench/project
 
 NS_C=xst-$E2E_ID-c
@@ -80,9 +116,13 @@ IF_C=xsc$E2E_ID
 IP_BO=10.202.0.1
 IP_C=10.202.0.2
 
-for b in "$BASELINE_OBJ" "$XDP_STEER" "$TRAFFIC_GEN"; do
+for b in "$FWD_OBJ" "$BASELINE_OBJ" "$CPUMAP_SET" "$XDP_STEER" "$TRAFFIC_GEN"; do
 	[ -e "$b" ] || { echo "forward: $b is missing; run make first" >&2; exit 1; }
 done
+if [ "$PROFILE" = 1 ] && ! perf record -q -e cpu-clock -o /dev/null true 2>/dev/null; then
+	echo "forward: BENCH_PROFILE=1 needs perf and its cpu-clock event" >&2
+	exit 1
+fi
 if [ "$(nproc)" -lt 2 ]; then
 	echo "forward: needs at least 2 online CPUs (a collector and a worker)" >&2
 	exit 1
@@ -92,6 +132,7 @@ e2e_setup
 traffic_init
 # $IF_BO and $IF_C, a veth pair, go with the namespaces.
 fwd_cleanup() {
+	[ -n "$PERF_PID" ] && kill -INT "$PERF_PID" 2>/dev/null && wait "$PERF_PID" 2>/dev/null
 	net_time_stop
 	traffic_cleanup
 	ip netns del "$NS_C" 2>/dev/null
@@ -121,7 +162,7 @@ fwd_setup() {
 	ip -n "$NS_B" neigh replace "$IP_C" lladdr "$mac_c" dev "$IF_BO" nud permanent &&
 	# B is a sender now: a checksum left to offload would be unfinished.
 	in_b ethtool -K "$IF_BO" tx off >/dev/null &&
-	in_c xdp-loader load -m native -n bench_drop "$IF_C" "$BASELINE_OBJ"
+	in_c xdp-loader load -m native -n bench_drop "$IF_C" "$FWD_OBJ"
 }
 fwd_setup || { echo "forward: cannot set up B -> C" >&2; exit 1; }
 net_time_start || exit 1
@@ -133,19 +174,53 @@ cat >"$E2E_TMP/steer.yaml" <<EOF
 version: 1
 cpus: [$WORKERS]
 EOF
+cat >"$E2E_TMP/steer-q256.yaml" <<EOF
+version: 1
+cpus: [$WORKERS]
+queue_size: 256
+EOF
+
+# worker_prog [PROGRAM]: every worker's cpumap entry runs PROGRAM of
+# fwd.bpf.o instead of xdp-steer's, or no program.
+worker_prog() {
+	local cpu
+	for cpu in ${WORKERS//,/ }; do
+		"$CPUMAP_SET" "$PIN_B/cpu_map" "$cpu" 2048 ${1:+"$FWD_OBJ" "$1"} || return 1
+	done
+}
 
 # Leaves $IF_B in configuration $1, NAPI pinned.
 configure() {
 	in_b "$XDP_STEER" -q detach "$IF_B" >/dev/null 2>&1
+	in_b xdp-loader unload -a "$IF_B" >/dev/null 2>&1
 	set_rps 0
 	in_b ethtool -K "$IF_B" gro on >/dev/null
 	case $1 in
-	rps)
-		set_rps "$RPS_MASK" ;;
-	steer)
+	rps) set_rps "$RPS_MASK" ;;
+	rps-nogro)
+		in_b xdp-loader load -m native -n bench_pass "$IF_B" "$BASELINE_OBJ" &&
+			set_rps "$RPS_MASK" ;;
+	steer | steer-nogro)
 		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/steer.yaml" ;;
+	steer-notrace)
+		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/steer.yaml" &&
+			rm "$PIN_B/tp_cpumap_enqueue" "$PIN_B/tp_cpumap_kthread" ;;
+	steer-q256)
+		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/steer-q256.yaml" ;;
+	steer-pass | steer-clock | steer-noprog)
+		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/steer.yaml" &&
+			worker_prog "$(case $1 in
+				steer-pass) echo bench_worker_pass ;;
+				steer-clock) echo bench_worker_ktime ;;
+				esac)" ;;
 	esac || { echo "forward: cannot set up '${LABEL[$1]}' on $IF_B" >&2; exit 1; }
-	if [ "$1" = steer ]; then net_time_maps "$PIN_B"; else net_time_maps; fi
+	case $1 in
+	*-nogro) in_b ethtool -K "$IF_B" gro off >/dev/null ;;
+	esac
+	case $1 in
+	steer*) net_time_maps "$PIN_B" ;;
+	*) net_time_maps ;;
+	esac
 	traffic_rx_pin >/dev/null || { echo "forward: cannot pin $IF_B's NAPI" >&2; exit 1; }
 }
 
@@ -163,21 +238,26 @@ egress_drops() {
 # configuration (RATE 0: as fast as the collector lets the generator);
 # prints "SIZE FLOWS CONFIG collector_ns forwarded_fps drops_pct
 # workers_ns where offered_fps frames_per_batch woken_per_100_batches".
-# Not in a subshell: net_time's coprocess belongs to this shell.
+# Not in a subshell: net_time's coprocess belongs to this shell. With
+# BENCH_PROFILE=1 also leaves the run's stages in $E2E_TMP/stages.run.
 run() {
 	local size=$1 flows=$2 config=$3 rate=$4 secs=$5
 	local ns0 ns1 rd0 rd1 nt0 nt1 bl0 bl1 eg0 eg1 c0 c1 taken wk
 	c0=$(c_frames) rd0=$(ring_drops) bl0=$(backlog_drops) eg0=$(egress_drops)
 	ns0=$(napi_ns) nt0=$(net_time_snap)
+	[ "$PROFILE" = 1 ] && profile_start
 	gen_run --group "udp4:$flows,dst=$IP_C" --size "$size" --rate "$rate" \
 		--duration "$secs" ||
 		{ echo "forward: the generator failed" >&2; exit 1; }
 	ns1=$(napi_ns)
 	sleep 0.1	# let queued frames reach C (the kthread then sleeps)
+	[ "$PROFILE" = 1 ] && profile_stop
 	nt1=$(net_time_snap)
 	c1=$(c_frames) rd1=$(ring_drops) bl1=$(backlog_drops) eg1=$(egress_drops)
 	taken=$((GEN_SENT - (rd1 - rd0)))
 	wk=$(net_time_delta "$nt0" "$nt1" "$WORKERS")
+	[ "$PROFILE" = 1 ] && profile_stages "$config" "$((ns1 - ns0))" "$taken" "$wk" \
+		"$((c1 - c0))"
 	awk -v ns=$((ns1 - ns0)) -v wk="$wk" -v taken="$taken" \
 	    -v fwd=$((c1 - c0)) -v sent="$GEN_SENT" -v s="$GEN_SECONDS" \
 	    -v ring=$((rd1 - rd0)) -v backlog=$((bl1 - bl0)) -v egress=$((eg1 - eg0)) \
@@ -195,10 +275,41 @@ run() {
 			w[2] ? w[3] / w[2] : 0, w[2] ? 100 * w[4] / w[2] : 0 }'
 }
 
+# The collector's and the workers' CPUs, sampled during a run.
+profile_start() {
+	perf record -q -e cpu-clock -c "$PROFILE_PERIOD_NS" -g \
+		-C "$TRAFFIC_RX_CPU,$WORKERS" -o "$E2E_TMP/perf.data" >/dev/null 2>&1 &
+	PERF_PID=$!
+	sleep 0.2	# perf is recording
+}
+
+profile_stop() {
+	kill -INT "$PERF_PID"
+	wait "$PERF_PID"
+	PERF_PID=
+}
+
+# profile_stages CONFIG COLLECTOR_NS TAKEN WORKER_DELTA FORWARDED: the
+# run's time per frame of each role, by stage (stages split).
+profile_stages() {
+	local w
+	read -r w _ <<<"$4"
+	{
+		"$STAGES" split "$E2E_TMP/perf.data" --cpus "$TRAFFIC_RX_CPU" \
+			--comm "$(printf '%.15s' "napi/$IF_B-")" \
+			--ns "$(awk -v a="$2" -v b="$3" 'BEGIN { print b ? a / b : 0 }')" |
+			sed "s/^/collector $1 /"
+		[ "$1" = noxdp ] ||
+			"$STAGES" split "$E2E_TMP/perf.data" --cpus "$WORKERS" --worker \
+				--ns "$(awk -v a="$w" -v b="$5" 'BEGIN { print b ? a / b : 0 }')" |
+				sed "s/^/worker $1 /"
+	} >"$E2E_TMP/stages.run"
+}
+
 # search SIZE FLOWS CONFIG: the highest rate (frames/s) with at most LOSS %
 # lost, by bisection; prints it with that run's fields.
 search() {
-	local lo=0 hi=$SEARCH_HI mid i best= line
+	local lo=0 hi=$SEARCH_HI mid i best= line PROFILE=0
 	for i in $(seq "$SEARCH_STEPS"); do
 		mid=$(( (lo + hi) / 2 ))
 		run "$1" "$2" "$3" "$mid" 1 >"$E2E_TMP/probe"
@@ -215,88 +326,131 @@ search() {
 echo "Forwarding on veth, A -> B -> C, UDP/IPv4: B's collector CPU $TRAFFIC_RX_CPU (threaded NAPI, with the generator), workers $WORKERS"
 bench_machine
 
-SAT=$E2E_TMP/saturation
-FREE=$E2E_TMP/lossfree
-: >"$SAT"
-: >"$FREE"
+# Every run, a line: "REGIME ROUND " and run's fields; REGIME is
+# saturation, rate<N> or lossfree.
+RUNS=$E2E_TMP/runs
+STAGE_RUNS=$E2E_TMP/stages
+: >"$RUNS"
+: >"$STAGE_RUNS"
+regime() { [ "$1" = 0 ] && echo saturation || echo "rate$1"; }
 for size in $SIZES; do
 	for flows in $FLOWS; do
-		for r in $(seq "$ROUNDS"); do
-			for c in "${CONFIGS[@]}"; do
-				configure "$c"
-				run "$size" "$flows" "$c" 0 "$SECONDS_PER_RUN" >>"$SAT"
+		for rate in $RATES; do
+			for r in $(seq "$ROUNDS"); do
+				for c in "${CONFIGS[@]}"; do
+					configure "$c"
+					run "$size" "$flows" "$c" "$rate" "$SECONDS_PER_RUN" \
+						>"$E2E_TMP/line"
+					echo "$(regime "$rate") $r $(cat "$E2E_TMP/line")" >>"$RUNS"
+					[ "$PROFILE" = 1 ] &&
+						sed "s/^/$(regime "$rate") $r $size $flows /" \
+							"$E2E_TMP/stages.run" >>"$STAGE_RUNS"
+				done
 			done
 		done
 		if [ "$SEARCH" = 1 ]; then
 			for c in "${CONFIGS[@]}"; do
 				configure "$c"
 				# Not $(search): run must stay in this shell.
-				search "$size" "$flows" "$c" >>"$FREE"
+				search "$size" "$flows" "$c" >"$E2E_TMP/line"
+				echo "lossfree 1 $(cat "$E2E_TMP/line")" >>"$RUNS"
 			done
 		fi
 		echo "  measured $((size + 4))-byte frames, $flows flows" >&2
 	done
 done
-if [ -n "${BENCH_RAW:-}" ]; then
-	sed 's/^/saturation /' "$SAT" >"$BENCH_RAW"
-	sed 's/^/lossfree /' "$FREE" >>"$BENCH_RAW"
-fi
+# project reads "REGIME SIZE FLOWS CONFIG ...": the round dropped.
+[ -n "${BENCH_RAW:-}" ] && cut -d' ' -f1,3- "$RUNS" >"$BENCH_RAW"
 
-# value FILE SIZE FLOWS CONFIG FIELD: the median of a field over the
+# value REGIME SIZE FLOWS CONFIG FIELD: the median of a run field over the
 # rounds (4: collector ns, 5: forwarded fps, 6: drops %, 7: workers ns,
 # 8: where, 9: offered fps, 10: frames per batch, 11: woken per 100).
 value() {
-	awk -v s="$2" -v f="$3" -v c="$4" -v k="$5" \
-		'$1 == s && $2 == f && $3 == c { print $k }' "$1" | median
+	awk -v g="$1" -v s="$2" -v f="$3" -v c="$4" -v k="$(($5 + 2))" \
+		'$1 == g && $3 == s && $4 == f && $5 == c { print $k }' "$RUNS" | median
 }
-# where FILE SIZE FLOWS CONFIG: the drop point most rounds name.
+# where REGIME SIZE FLOWS CONFIG: the drop point most rounds name.
 where() {
-	awk -v s="$2" -v f="$3" -v c="$4" '$1 == s && $2 == f && $3 == c { print $8 }' "$1" |
+	awk -v g="$1" -v s="$2" -v f="$3" -v c="$4" \
+		'$1 == g && $3 == s && $4 == f && $5 == c { print $10 }' "$RUNS" |
 		sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }'
+}
+# versus REGIME SIZE FLOWS CONFIG FIELD: CONFIG's field minus xdp-steer's
+# in the same round, "median (min..max)" over the rounds.
+versus() {
+	awk -v g="$1" -v s="$2" -v f="$3" -v c="$4" -v k="$(($5 + 2))" '
+		$1 == g && $3 == s && $4 == f && $5 == c { x[$2] = $k }
+		$1 == g && $3 == s && $4 == f && $5 == "steer" { b[$2] = $k }
+		END { for (r in x) if (r in b) print x[r] - b[r] }' "$RUNS" |
+		sort -g | awk '{ v[NR] = $1 } END {
+			if (NR) printf "%+.0f (%+.0f..%+.0f)", v[int((NR + 1) / 2)], v[1], v[NR]
+			else printf "-" }'
 }
 
 table() {
-	local file=$1 size flows c
-	printf '%-6s %6s  %-10s %9s %9s %9s %9s %9s %-8s %11s\n' frame flows config \
+	local g=$1 size flows c
+	printf '%-6s %6s  %-22s %9s %9s %9s %9s %9s %-8s %11s\n' frame flows config \
 		offered forwarded collector workers drops "" batch
-	printf '%-6s %6s  %-10s %9s %9s %9s %9s %9s %-8s %11s\n' "" "" "" \
+	printf '%-6s %6s  %-22s %9s %9s %9s %9s %9s %-8s %11s\n' "" "" "" \
 		kfps kfps "ns/frame" "ns/frame" "%" "at" "frames woke"
 	for size in $SIZES; do
 		for flows in $FLOWS; do
 			for c in "${CONFIGS[@]}"; do
-				printf '%-6s %6s  %-10s %9.0f %9.0f %9.1f %9.1f %9.3f %-8s %11s\n' \
+				printf '%-6s %6s  %-22s %9.0f %9.0f %9.1f %9.1f %9.3f %-8s %11s\n' \
 					"$((size + 4))B" "$flows" "${LABEL[$c]}" \
-					"$(value "$file" "$size" "$flows" "$c" 9 | awk '{ print $1 / 1000 }')" \
-					"$(value "$file" "$size" "$flows" "$c" 5 | awk '{ print $1 / 1000 }')" \
-					"$(value "$file" "$size" "$flows" "$c" 4)" \
-					"$(value "$file" "$size" "$flows" "$c" 7)" \
-					"$(value "$file" "$size" "$flows" "$c" 6)" \
-					"$(where "$file" "$size" "$flows" "$c")" \
-					"$([ "$c" = steer ] && printf '%.1f %4.0f%%' \
-						"$(value "$file" "$size" "$flows" "$c" 10)" \
-						"$(value "$file" "$size" "$flows" "$c" 11)" || echo -)"
+					"$(value "$g" "$size" "$flows" "$c" 9 | awk '{ print $1 / 1000 }')" \
+					"$(value "$g" "$size" "$flows" "$c" 5 | awk '{ print $1 / 1000 }')" \
+					"$(value "$g" "$size" "$flows" "$c" 4)" \
+					"$(value "$g" "$size" "$flows" "$c" 7)" \
+					"$(value "$g" "$size" "$flows" "$c" 6)" \
+					"$(where "$g" "$size" "$flows" "$c")" \
+					"$(case $c in steer*) printf '%.1f %4.0f%%' \
+						"$(value "$g" "$size" "$flows" "$c" 10)" \
+						"$(value "$g" "$size" "$flows" "$c" 11)" ;;
+					   *) echo - ;; esac)"
+			done
+		done
+	done
+}
+
+# pieces REGIME: each configuration's worker and collector time per frame
+# against xdp-steer's, within rounds.
+pieces() {
+	local g=$1 size flows c
+	printf '%-6s %6s  %-22s %9s %-24s %9s %-24s\n' frame flows config \
+		workers "vs xdp-steer, median" collector "vs xdp-steer, median"
+	printf '%-6s %6s  %-22s %9s %-24s %9s %-24s\n' "" "" "" \
+		"ns/frame" "(min..max) ns/frame" "ns/frame" "(min..max) ns/frame"
+	for size in $SIZES; do
+		for flows in $FLOWS; do
+			for c in "${CONFIGS[@]}"; do
+				printf '%-6s %6s  %-22s %9.0f %-24s %9.0f %-24s\n' \
+					"$((size + 4))B" "$flows" "${LABEL[$c]}" \
+					"$(value "$g" "$size" "$flows" "$c" 7)" \
+					"$(versus "$g" "$size" "$flows" "$c" 7)" \
+					"$(value "$g" "$size" "$flows" "$c" 4)" \
+					"$(versus "$g" "$size" "$flows" "$c" 4)"
 			done
 		done
 	done
 }
 
 # summary: forwarded frames and the collector's cost of xdp-steer against
-# no XDP and RPS, as ratios within this run.
+# no XDP and RPS, as ratios of medians of this run, per table.
 summary() {
-	local size flows
-	echo "-- xdp-steer against no XDP and RPS, medians of this run: forwarded kfps, collector ns/frame"
-	printf '%-6s %5s | %-29s | %-29s\n' "" "" "saturation kfps" "collector ns/frame"
+	local g=$1 size flows
+	printf '%-6s %5s | %-29s | %-29s\n' "" "" "forwarded kfps" "collector ns/frame"
 	printf '%-6s %5s | %7s %7s %7s %5s | %7s %7s %7s %5s\n' frame flows \
 		"no XDP" RPS steer "/RPS" "no XDP" RPS steer "/RPS"
 	for size in $SIZES; do
 		for flows in $FLOWS; do
 			awk -v fr="$((size + 4))B" -v fl="$flows" \
-			    -v nf="$(value "$SAT" "$size" "$flows" noxdp 5)" \
-			    -v rf="$(value "$SAT" "$size" "$flows" rps 5)" \
-			    -v sf="$(value "$SAT" "$size" "$flows" steer 5)" \
-			    -v nc="$(value "$SAT" "$size" "$flows" noxdp 4)" \
-			    -v rc="$(value "$SAT" "$size" "$flows" rps 4)" \
-			    -v sc="$(value "$SAT" "$size" "$flows" steer 4)" '
+			    -v nf="$(value "$g" "$size" "$flows" noxdp 5)" \
+			    -v rf="$(value "$g" "$size" "$flows" rps 5)" \
+			    -v sf="$(value "$g" "$size" "$flows" steer 5)" \
+			    -v nc="$(value "$g" "$size" "$flows" noxdp 4)" \
+			    -v rc="$(value "$g" "$size" "$flows" rps 4)" \
+			    -v sc="$(value "$g" "$size" "$flows" steer 4)" '
 			function r(b, s) { return b ? sprintf("%.2f", s / b) : "-" }
 			BEGIN {
 				printf "%-6s %5s | %7.0f %7.0f %7.0f %5s | %7.0f %7.0f %7.0f %5s\n",
@@ -307,16 +461,46 @@ summary() {
 	done
 }
 
-echo
-echo "== Saturation: as fast as the collector lets the generator send; ${SECONDS_PER_RUN} s runs, median of $ROUNDS"
-table "$SAT"
+has() { [[ " ${CONFIGS[*]} " == *" $1 "* ]]; }
+
+for rate in $RATES; do
+	g=$(regime "$rate")
+	echo
+	if [ "$rate" = 0 ]; then
+		echo "== Saturation: as fast as the collector lets the generator send; ${SECONDS_PER_RUN} s runs, median of $ROUNDS"
+	else
+		echo "== $((rate / 1000)) kframes/s offered; ${SECONDS_PER_RUN} s runs, median of $ROUNDS"
+	fi
+	table "$g"
+	if has noxdp && has rps && has steer; then
+		echo "-- xdp-steer against no XDP and RPS (medians)"
+		summary "$g"
+	fi
+	if has steer && [ "${#CONFIGS[@]}" -gt 1 ]; then
+		echo "-- time per frame against xdp-steer's in the same round"
+		pieces "$g"
+	fi
+	if [ "$PROFILE" = 1 ]; then
+		for size in $SIZES; do
+			for flows in $FLOWS; do
+				echo "-- where the time goes, $((size + 4))-byte frames, $flows flows (perf profile of each run, tests/bench/stages)"
+				awk -v g="$g" -v s="$size" -v f="$flows" '$1 == g && $3 == s && $4 == f' \
+					"$STAGE_RUNS" >"$E2E_TMP/stages.one"
+				"$STAGES" table "$E2E_TMP/stages.one"
+			done
+		done
+	fi
+done
 if [ "$SEARCH" = 1 ]; then
 	echo
 	echo "== Loss-free: the highest rate with at most $LOSS % lost (bisection, 1 s runs)"
-	table "$FREE"
+	table lossfree
 fi
-echo
-summary
-echo
-echo "== Projection from the saturation costs above (tests/bench/project; README, Benchmarks)"
-sed 's/^/saturation /' "$SAT" | "$PROJECT" --raw - --size 60 --flows 1000
+if has rps && has steer && [[ " $RATES " == *" 0 "* ]]; then
+	for size in $SIZES; do
+		echo
+		echo "== Projection from the saturation costs above, $((size + 4))-byte frames (tests/bench/project; README, Benchmarks)"
+		cut -d' ' -f1,3- "$RUNS" |
+			"$PROJECT" --raw - --size "$size" --flows "$(echo $FLOWS | awk '{ print $NF }')"
+	done
+fi
