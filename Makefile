@@ -249,8 +249,8 @@ clean-bench-net-time:
 .PHONY: clean-bench-net-time
 
 # The forwarding benchmark's and the worker-cost study's programs
-# (tests/bench/forward.sh, worker.sh), and the study's tool: another
-# program in a pinned cpumap entry.
+# (tests/bench/forward.sh, also as `tests/bench/run worker`), and the
+# study's tool: another program in a pinned cpumap entry.
 ALL += tests/bench/fwd.bpf.o tests/bench/cpumap_set
 all: tests/bench/fwd.bpf.o tests/bench/cpumap_set
 tests/bench/cpumap_set: tests/bench/cpumap_set.o

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * cpumap_set - puts another second-stage program (or none) into one entry
- * of a pinned cpumap, for the worker-cost study (tests/bench/worker.sh):
+ * of a pinned cpumap, for the worker-cost study (tests/bench/run worker):
  * the kernel makes a new entry, with a new kthread and ring, that holds the
  * program after this tool exits.
  *

@@ -18,6 +18,9 @@
 #   BENCH_PROFILE=1                  profile every run (perf cpu-clock) and
 #                                    print where the time goes, by stage of
 #                                    the path (tests/bench/stages)
+#   BENCH_DELIVER=local              B delivers the datagrams to a UDP sink
+#                                    on the workers (throughput.sh's path)
+#                                    instead of forwarding them to C
 #
 # Setup. Namespace A's traffic_gen sends UDP/IPv4 frames of N flows to
 # 10.202.0.2 (C) through B's MAC. B ($IF_B, 10.200.0.2) forwards them
@@ -65,6 +68,10 @@
 #                 softirqs outside them, RPS's backlog); under no XDP the
 #                 workers have nothing to do and the collector's time is
 #                 the whole cost
+#   sink ns       with BENCH_DELIVER=local: CPU time of the sink's threads
+#                 (schedstat) per datagram it read, less the softirqs that
+#                 interrupted it (counted among the workers'); "forwarded"
+#                 is then what it read, and "socket" drops the sockets' own
 #   batch         frames per cpumap kthread batch (at most 8), and how many
 #                 batches in 100 began with the kthread waking up
 #   drops         frames sent and not forwarded, in % of sent, and where
@@ -103,6 +110,11 @@ BASELINE_OBJ=$E2E_ROOT/tests/bench/baseline.bpf.o
 CPUMAP_SET=$E2E_ROOT/tests/bench/cpumap_set
 STAGES=$E2E_ROOT/tests/bench/stages
 PROFILE=${BENCH_PROFILE:-0}
+DELIVER=${BENCH_DELIVER:-forward}
+case $DELIVER in
+forward | local) ;;
+*) echo "forward: BENCH_DELIVER is forward or local, not '$DELIVER'" >&2; exit 2 ;;
+esac
 # A 2 kHz clock: 4000 samples a CPU in a 2-second run, and some 10 % of
 # the time per frame added (perf in a VM); the stages are shares of each
 # run, scaled to its own time per frame.
@@ -133,6 +145,7 @@ traffic_init
 # $IF_BO and $IF_C, a veth pair, go with the namespaces.
 fwd_cleanup() {
 	[ -n "$PERF_PID" ] && kill -INT "$PERF_PID" 2>/dev/null && wait "$PERF_PID" 2>/dev/null
+	sink_kill
 	net_time_stop
 	traffic_cleanup
 	ip netns del "$NS_C" 2>/dev/null
@@ -229,50 +242,72 @@ c_frames() {
 	_ethtool_sum "$NS_C" "$IF_C" '^rx_queue_[0-9]+_xdp_drops:'
 }
 
-# Frames $IF_BO could not hand to C (C's ring full).
-egress_drops() {
-	ip netns exec "$NS_B" cat "/sys/class/net/$IF_BO/statistics/tx_dropped"
+# Frames lost after the stack took them: $IF_BO could not hand them to C
+# (C's ring full), or, delivering locally, the sockets had no room.
+out_drops() {
+	if [ "$DELIVER" = local ]; then
+		socket_drops
+	else
+		ip netns exec "$NS_B" cat "/sys/class/net/$IF_BO/statistics/tx_dropped"
+	fi
 }
 
 # run SIZE FLOWS CONFIG RATE SECONDS: one measured run in the current
 # configuration (RATE 0: as fast as the collector lets the generator);
 # prints "SIZE FLOWS CONFIG collector_ns forwarded_fps drops_pct
-# workers_ns where offered_fps frames_per_batch woken_per_100_batches".
+# workers_ns where offered_fps frames_per_batch woken_per_100_batches
+# sink_ns".
 # Not in a subshell: net_time's coprocess belongs to this shell. With
 # BENCH_PROFILE=1 also leaves the run's stages in $E2E_TMP/stages.run.
 run() {
 	local size=$1 flows=$2 config=$3 rate=$4 secs=$5
-	local ns0 ns1 rd0 rd1 nt0 nt1 bl0 bl1 eg0 eg1 c0 c1 taken wk
-	c0=$(c_frames) rd0=$(ring_drops) bl0=$(backlog_drops) eg0=$(egress_drops)
+	local ns0 ns1 rd0 rd1 nt0 nt1 bl0 bl1 od0 od1 c0 c1 sn0=0 sn1=0 taken wk fwd
+	if [ "$DELIVER" = local ]; then
+		sink_start || exit 1
+		net_time_app "$SINK_PID"
+		sn0=$(sink_ns)
+	fi
+	c0=$(c_frames) rd0=$(ring_drops) bl0=$(backlog_drops) od0=$(out_drops)
 	ns0=$(napi_ns) nt0=$(net_time_snap)
 	[ "$PROFILE" = 1 ] && profile_start
-	gen_run --group "udp4:$flows,dst=$IP_C" --size "$size" --rate "$rate" \
-		--duration "$secs" ||
+	gen_run --group "udp4:$flows${GEN_DST:+,dst=$GEN_DST}" --size "$size" \
+		--rate "$rate" --duration "$secs" ||
 		{ echo "forward: the generator failed" >&2; exit 1; }
 	ns1=$(napi_ns)
-	sleep 0.1	# let queued frames reach C (the kthread then sleeps)
+	sleep 0.1	# let queued frames arrive (the kthread then sleeps)
 	[ "$PROFILE" = 1 ] && profile_stop
 	nt1=$(net_time_snap)
-	c1=$(c_frames) rd1=$(ring_drops) bl1=$(backlog_drops) eg1=$(egress_drops)
+	c1=$(c_frames) rd1=$(ring_drops) bl1=$(backlog_drops) od1=$(out_drops)
+	fwd=$((c1 - c0))
+	if [ "$DELIVER" = local ]; then
+		sn1=$(sink_ns)
+		sink_stop
+		fwd=$SINK_RECEIVED
+	fi
 	taken=$((GEN_SENT - (rd1 - rd0)))
 	wk=$(net_time_delta "$nt0" "$nt1" "$WORKERS")
+	# The softirqs that interrupted the sink are in its schedstat time
+	# and already among the workers'.
+	sn1=$((sn1 - $(awk '{ print $5 }' <<<"$wk")))
 	[ "$PROFILE" = 1 ] && profile_stages "$config" "$((ns1 - ns0))" "$taken" "$wk" \
-		"$((c1 - c0))"
-	awk -v ns=$((ns1 - ns0)) -v wk="$wk" -v taken="$taken" \
-	    -v fwd=$((c1 - c0)) -v sent="$GEN_SENT" -v s="$GEN_SECONDS" \
-	    -v ring=$((rd1 - rd0)) -v backlog=$((bl1 - bl0)) -v egress=$((eg1 - eg0)) \
+		"$fwd" "$((sn1 - sn0))"
+	awk -v ns=$((ns1 - ns0)) -v wk="$wk" -v taken="$taken" -v sink=$((sn1 - sn0)) \
+	    -v fwd="$fwd" -v sent="$GEN_SENT" -v s="$GEN_SECONDS" \
+	    -v ring=$((rd1 - rd0)) -v backlog=$((bl1 - bl0)) -v out=$((od1 - od0)) \
+	    -v outname="$([ "$DELIVER" = local ] && echo socket || echo egress)" \
 	    -v pre="$size $flows $config" 'BEGIN {
-		lost = sent - fwd; rest = lost - ring - backlog - egress
+		lost = sent - fwd; rest = lost - ring - backlog - out
 		where = "-"; most = 0
 		if (ring > most) { most = ring; where = "ring" }
 		if (backlog > most) { most = backlog; where = "backlog" }
-		if (egress > most) { most = egress; where = "egress" }
+		if (out > most) { most = out; where = outname }
 		if (rest > most) { most = rest; where = "cpumap" }
 		split(wk, w, " ")
-		printf "%s %.1f %.0f %.3f %.1f %s %.0f %.2f %.1f\n", pre,
+		printf "%s %.1f %.0f %.3f %.1f %s %.0f %.2f %.1f %.1f\n", pre,
 			taken ? ns / taken : 0, fwd / s, sent ? 100 * lost / sent : 0,
 			fwd ? w[1] / fwd : 0, where, sent / s,
-			w[2] ? w[3] / w[2] : 0, w[2] ? 100 * w[4] / w[2] : 0 }'
+			w[2] ? w[3] / w[2] : 0, w[2] ? 100 * w[4] / w[2] : 0,
+			fwd ? sink / fwd : 0 }'
 }
 
 # The collector's and the workers' CPUs, sampled during a run.
@@ -289,12 +324,16 @@ profile_stop() {
 	PERF_PID=
 }
 
-# profile_stages CONFIG COLLECTOR_NS TAKEN WORKER_DELTA FORWARDED: the
-# run's time per frame of each role, by stage (stages split).
+# profile_stages CONFIG COLLECTOR_NS TAKEN WORKER_DELTA FORWARDED SINK_NS:
+# the run's time per frame of each role, by stage (stages split).
 profile_stages() {
 	local w
 	read -r w _ <<<"$4"
 	{
+		[ "$DELIVER" = local ] &&
+			"$STAGES" split "$E2E_TMP/perf.data" --cpus "$WORKERS" --comm udp_sink --no-softirq \
+				--ns "$(awk -v a="$6" -v b="$5" 'BEGIN { print b ? a / b : 0 }')" |
+				sed "s/^/sink $1 /"
 		"$STAGES" split "$E2E_TMP/perf.data" --cpus "$TRAFFIC_RX_CPU" \
 			--comm "$(printf '%.15s' "napi/$IF_B-")" \
 			--ns "$(awk -v a="$2" -v b="$3" 'BEGIN { print b ? a / b : 0 }')" |
@@ -320,10 +359,16 @@ search() {
 			hi=$mid
 		fi
 	done
-	echo "${best:-$1 $2 $3 0 0 100 0 - 0 0 0}"
+	echo "${best:-$1 $2 $3 0 0 100 0 - 0 0 0 0}"
 }
 
-echo "Forwarding on veth, A -> B -> C, UDP/IPv4: B's collector CPU $TRAFFIC_RX_CPU (threaded NAPI, with the generator), workers $WORKERS"
+if [ "$DELIVER" = local ]; then
+	GEN_DST=
+	echo "Local delivery on veth, A -> B, UDP/IPv4 to a sink on the workers: B's collector CPU $TRAFFIC_RX_CPU (threaded NAPI, with the generator), workers $WORKERS"
+else
+	GEN_DST=$IP_C
+	echo "Forwarding on veth, A -> B -> C, UDP/IPv4: B's collector CPU $TRAFFIC_RX_CPU (threaded NAPI, with the generator), workers $WORKERS"
+fi
 bench_machine
 
 # Every run, a line: "REGIME ROUND " and run's fields; REGIME is
@@ -364,7 +409,8 @@ done
 
 # value REGIME SIZE FLOWS CONFIG FIELD: the median of a run field over the
 # rounds (4: collector ns, 5: forwarded fps, 6: drops %, 7: workers ns,
-# 8: where, 9: offered fps, 10: frames per batch, 11: woken per 100).
+# 8: where, 9: offered fps, 10: frames per batch, 11: woken per 100,
+# 12: sink ns).
 value() {
 	awk -v g="$1" -v s="$2" -v f="$3" -v c="$4" -v k="$(($5 + 2))" \
 		'$1 == g && $3 == s && $4 == f && $5 == c { print $k }' "$RUNS" | median
@@ -388,20 +434,24 @@ versus() {
 }
 
 table() {
-	local g=$1 size flows c
-	printf '%-6s %6s  %-22s %9s %9s %9s %9s %9s %-8s %11s\n' frame flows config \
-		offered forwarded collector workers drops "" batch
-	printf '%-6s %6s  %-22s %9s %9s %9s %9s %9s %-8s %11s\n' "" "" "" \
-		kfps kfps "ns/frame" "ns/frame" "%" "at" "frames woke"
+	local g=$1 size flows c got=forwarded sk=
+	# With local delivery, the sink's column after the workers'.
+	[ "$DELIVER" = local ] && got=delivered sk=1
+	printf '%-6s %6s  %-22s %9s %9s %9s %9s%s %9s %-8s %11s\n' frame flows config \
+		offered "$got" collector workers "${sk:+$(printf ' %9s' sink)}" drops "" batch
+	printf '%-6s %6s  %-22s %9s %9s %9s %9s%s %9s %-8s %11s\n' "" "" "" \
+		kfps kfps "ns/frame" "ns/frame" "${sk:+$(printf ' %9s' ns/frame)}" "%" "at" \
+		"frames woke"
 	for size in $SIZES; do
 		for flows in $FLOWS; do
 			for c in "${CONFIGS[@]}"; do
-				printf '%-6s %6s  %-22s %9.0f %9.0f %9.1f %9.1f %9.3f %-8s %11s\n' \
+				printf '%-6s %6s  %-22s %9.0f %9.0f %9.1f %9.1f%s %9.3f %-8s %11s\n' \
 					"$((size + 4))B" "$flows" "${LABEL[$c]}" \
 					"$(value "$g" "$size" "$flows" "$c" 9 | awk '{ print $1 / 1000 }')" \
 					"$(value "$g" "$size" "$flows" "$c" 5 | awk '{ print $1 / 1000 }')" \
 					"$(value "$g" "$size" "$flows" "$c" 4)" \
 					"$(value "$g" "$size" "$flows" "$c" 7)" \
+					"${sk:+$(printf ' %9.1f' "$(value "$g" "$size" "$flows" "$c" 12)")}" \
 					"$(value "$g" "$size" "$flows" "$c" 6)" \
 					"$(where "$g" "$size" "$flows" "$c")" \
 					"$(case $c in steer*) printf '%.1f %4.0f%%' \
@@ -414,22 +464,26 @@ table() {
 }
 
 # pieces REGIME: each configuration's worker and collector time per frame
-# against xdp-steer's, within rounds.
+# (and the sink's, delivering locally) against xdp-steer's, within rounds.
 pieces() {
 	local g=$1 size flows c
-	printf '%-6s %6s  %-22s %9s %-24s %9s %-24s\n' frame flows config \
-		workers "vs xdp-steer, median" collector "vs xdp-steer, median"
-	printf '%-6s %6s  %-22s %9s %-24s %9s %-24s\n' "" "" "" \
-		"ns/frame" "(min..max) ns/frame" "ns/frame" "(min..max) ns/frame"
+	local f='%-6s %6s  %-22s %9s %-24s %9s %-24s%s\n'
+	printf "$f" frame flows config workers "vs xdp-steer, median" \
+		collector "vs xdp-steer, median" \
+		"$([ "$DELIVER" = local ] && printf ' %9s %s' sink "vs xdp-steer")"
+	printf "$f" "" "" "" "ns/frame" "(min..max) ns/frame" "ns/frame" \
+		"(min..max) ns/frame" "$([ "$DELIVER" = local ] && printf ' %9s' ns/frame)"
 	for size in $SIZES; do
 		for flows in $FLOWS; do
 			for c in "${CONFIGS[@]}"; do
-				printf '%-6s %6s  %-22s %9.0f %-24s %9.0f %-24s\n' \
-					"$((size + 4))B" "$flows" "${LABEL[$c]}" \
-					"$(value "$g" "$size" "$flows" "$c" 7)" \
+				printf "$f" "$((size + 4))B" "$flows" "${LABEL[$c]}" \
+					"$(value "$g" "$size" "$flows" "$c" 7 | awk '{ printf "%.0f", $1 }')" \
 					"$(versus "$g" "$size" "$flows" "$c" 7)" \
-					"$(value "$g" "$size" "$flows" "$c" 4)" \
-					"$(versus "$g" "$size" "$flows" "$c" 4)"
+					"$(value "$g" "$size" "$flows" "$c" 4 | awk '{ printf "%.0f", $1 }')" \
+					"$(versus "$g" "$size" "$flows" "$c" 4)" \
+					"$([ "$DELIVER" = local ] && printf ' %9.0f %s' \
+						"$(value "$g" "$size" "$flows" "$c" 12)" \
+						"$(versus "$g" "$size" "$flows" "$c" 12)")"
 			done
 		done
 	done
@@ -496,7 +550,7 @@ if [ "$SEARCH" = 1 ]; then
 	echo "== Loss-free: the highest rate with at most $LOSS % lost (bisection, 1 s runs)"
 	table lossfree
 fi
-if has rps && has steer && [[ " $RATES " == *" 0 "* ]]; then
+if [ "$DELIVER" = forward ] && has rps && has steer && [[ " $RATES " == *" 0 "* ]]; then
 	for size in $SIZES; do
 		echo
 		echo "== Projection from the saturation costs above, $((size + 4))-byte frames (tests/bench/project; README, Benchmarks)"

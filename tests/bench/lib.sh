@@ -91,6 +91,11 @@ backlog_drops() {
 	echo "$s"
 }
 
+# socket_drops: datagrams B's UDP sockets had no room for.
+socket_drops() {
+	traffic_snmp_get "$(traffic_snmp "$NS_B")" Udp:RcvbufErrors
+}
+
 # median: of the numbers on stdin, one a line.
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
@@ -121,8 +126,14 @@ net_time_maps() {
 	echo "maps$ids" >&"${NET_TIME_CO[1]}"
 }
 
+# net_time_app [TGID]: tell apart the softirq time run in that process's
+# threads (none without an argument).
+net_time_app() {
+	echo "app ${1:-0}" >&"${NET_TIME_CO[1]}"
+}
+
 # net_time_snap: one line, "CPU:KTHREAD_NS:SOFTIRQ_NS:SOFTIRQS:BATCHES:
-# FRAMES:WOKEN" per CPU (totals).
+# FRAMES:WOKEN:APP_SOFTIRQ_NS" per CPU (totals).
 net_time_snap() {
 	local line
 	echo snap >&"${NET_TIME_CO[1]}"
@@ -131,8 +142,9 @@ net_time_snap() {
 }
 
 # net_time_delta BEFORE AFTER CPUS: over the CPUs of the comma-separated
-# list, "WORK_NS BATCHES FRAMES WOKEN": kthread plus softirq time, and the
-# kthreads' batches between two snaps.
+# list, "WORK_NS BATCHES FRAMES WOKEN APP_SOFTIRQ_NS": kthread plus
+# softirq time, the kthreads' batches, and the softirq time run in the
+# application's threads, between two snaps.
 net_time_delta() {
 	awk -v a="$1" -v b="$2" -v cpus=",$3," 'BEGIN {
 		n = split(a, x, " "); split(b, y, " ")
@@ -141,7 +153,52 @@ net_time_delta() {
 			if (!index(cpus, "," p[1] ",")) continue
 			ns += q[2] - p[2] + q[3] - p[3]
 			bt += q[5] - p[5]; fr += q[6] - p[6]; wk += q[7] - p[7]
+			app += q[8] - p[8]
 		}
-		printf "%.0f %.0f %.0f %.0f\n", ns, bt, fr, wk
+		printf "%.0f %.0f %.0f %.0f %.0f\n", ns, bt, fr, wk, app
 	}'
+}
+
+# The application end of local delivery (tests/bench/udp_sink): one thread
+# and socket per CPU in $WORKERS, in $NS_B. sink_start runs it until
+# sink_stop, which leaves SINK_RECEIVED and SINK_LATE. Not in a subshell:
+# the cleanup needs $SINK_PID.
+UDP_SINK=${UDP_SINK:-$E2E_ROOT/tests/bench/udp_sink}
+SINK_PID=
+sink_start() {
+	local ready=$E2E_TMP/sink.ready
+	rm -f "$ready"
+	# nsenter execs the sink, so $! is its pid (a subshell would ignore
+	# the signal that stops it: background jobs of scripts ignore SIGINT).
+	nsenter --net=/run/netns/"$NS_B" "$UDP_SINK" --cpus "$WORKERS" --port 9000 \
+		--ready "$ready" >"$E2E_TMP/sink.out" &
+	SINK_PID=$!
+	while [ ! -e "$ready" ]; do
+		kill -0 "$SINK_PID" 2>/dev/null || { echo "udp_sink died" >&2; return 1; }
+		sleep 0.02
+	done
+}
+
+sink_stop() {
+	local out=$E2E_TMP/sink.out
+	kill -TERM "$SINK_PID"
+	wait "$SINK_PID"
+	SINK_PID=
+	SINK_RECEIVED=$(sed -n 's/.*received=\([0-9]*\).*/\1/p' "$out")
+	SINK_LATE=$(sed -n 's/.*late=\([0-9]*\).*/\1/p' "$out")
+}
+
+# sink_kill: for a cleanup.
+sink_kill() {
+	[ -n "$SINK_PID" ] && kill "$SINK_PID" 2>/dev/null && wait "$SINK_PID" 2>/dev/null
+	SINK_PID=
+}
+
+# sink_ns: nanoseconds the sink's threads have run (schedstat).
+sink_ns() {
+	local t s=0 v
+	for t in /proc/"$SINK_PID"/task/*/schedstat; do
+		read -r v _ <"$t" 2>/dev/null && s=$((s + v))
+	done
+	echo "$s"
 }

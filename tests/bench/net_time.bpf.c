@@ -30,8 +30,10 @@ struct {
 	__uint(max_entries, 1);
 } net_time SEC(".maps");
 
-/* Written by userspace: ids of the cpumaps whose kthreads count. */
+/* Written by userspace: ids of the cpumaps whose kthreads count, and the
+ * application (tgid) whose threads' softirqs are told apart. */
 __u32 map_ids[NET_TIME_MAX_MAPS];
+__u32 app_tgid;
 
 static __always_inline struct net_time *here(void)
 {
@@ -88,14 +90,17 @@ int nt_switch(struct bpf_raw_tracepoint_args *ctx)
 SEC("raw_tp/softirq_entry")
 int nt_softirq_entry(struct bpf_raw_tracepoint_args *ctx)
 {
-	__u32 pid = (__u32)bpf_get_current_pid_tgid();
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 pid = (__u32)id;
 	struct net_time *t;
 
 	if (ctx->args[0] != NET_RX_SOFTIRQ)
 		return 0;
 	t = here();
-	if (t && !(pid && pid == t->kthread_pid))
+	if (t && !(pid && pid == t->kthread_pid)) {
+		t->in_app = app_tgid && pid && (__u32)(id >> 32) == app_tgid;
 		t->softirq_start = bpf_ktime_get_ns();
+	}
 	return 0;
 }
 
@@ -104,13 +109,17 @@ SEC("raw_tp/softirq_exit")
 int nt_softirq_exit(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct net_time *t;
+	__u64 d;
 
 	if (ctx->args[0] != NET_RX_SOFTIRQ)
 		return 0;
 	t = here();
 	if (!t || !t->softirq_start)
 		return 0;
-	t->softirq_ns += bpf_ktime_get_ns() - t->softirq_start;
+	d = bpf_ktime_get_ns() - t->softirq_start;
+	t->softirq_ns += d;
+	if (t->in_app)
+		t->app_softirq_ns += d;
 	t->softirqs++;
 	t->softirq_start = 0;
 	return 0;

@@ -6,9 +6,12 @@
  *
  *   maps ID...   count the kthreads of these cpumaps (by map id; up to 4;
  *                none: no kthread counts)
+ *   app TGID     tell apart the softirq time run in this process's
+ *                threads (0: none)
  *   snap         print one line: for each possible CPU
- *                "CPU:KTHREAD_NS:SOFTIRQ_NS:SOFTIRQS:BATCHES:FRAMES:WOKEN"
- *                (totals since the start), separated by spaces
+ *                "CPU:KTHREAD_NS:SOFTIRQ_NS:SOFTIRQS:BATCHES:FRAMES:WOKEN:
+ *                APP_SOFTIRQ_NS" (totals since the start), separated by
+ *                spaces
  *
  * A script runs it as a coprocess and takes the difference of two snaps
  * around a run.
@@ -37,13 +40,14 @@ static int snap(int map_fd, int ncpus)
 		return -errno;
 	}
 	for (c = 0; c < ncpus; c++)
-		printf("%s%d:%llu:%llu:%llu:%llu:%llu:%llu", c ? " " : "", c,
+		printf("%s%d:%llu:%llu:%llu:%llu:%llu:%llu:%llu", c ? " " : "", c,
 		       (unsigned long long)v[c].kthread_ns,
 		       (unsigned long long)v[c].softirq_ns,
 		       (unsigned long long)v[c].softirqs,
 		       (unsigned long long)v[c].batches,
 		       (unsigned long long)v[c].frames,
-		       (unsigned long long)v[c].woken);
+		       (unsigned long long)v[c].woken,
+		       (unsigned long long)v[c].app_softirq_ns);
 	printf("\n");
 	fflush(stdout);
 	free(v);
@@ -81,6 +85,8 @@ int main(int argc, char **argv)
 				skel->bss->map_ids[i] = end == p ? 0 : (__u32)id;
 				p = end;
 			}
+		} else if (!strncmp(line, "app", 3)) {
+			skel->bss->app_tgid = (__u32)strtoul(line + 3, NULL, 10);
 		} else if (!strncmp(line, "snap", 4)) {
 			err = snap(bpf_map__fd(skel->maps.net_time), ncpus);
 			if (err) {

@@ -20,8 +20,11 @@ struct net_time {
 	__u64 batches;		/* kthread batches (xdp_cpumap_kthread) */
 	__u64 frames;		/* frames in them */
 	__u64 woken;		/* batches begun after sleeping or yielding */
+	__u64 app_softirq_ns;	/* of softirq_ns, run in the chosen
+				 * application's threads (and so also in
+				 * their schedstat time) */
 	__u32 kthread_pid;	/* the chosen maps' kthread on this CPU */
-	__u32 pad;
+	__u32 in_app;		/* the running softirq interrupted the app */
 };
 
 #endif /* XDP_STEER_NET_TIME_H */

@@ -66,9 +66,7 @@ SEARCH_HI=${BENCH_SEARCH_HI:-2000000}
 SEARCH_STEPS=${BENCH_SEARCH_STEPS:-7}
 CONFIGS=(noxdp pass rps steer)
 declare -A LABEL=([noxdp]="no XDP" [pass]="XDP_PASS" [rps]="RPS" [steer]="xdp-steer")
-UDP_SINK=$E2E_ROOT/tests/bench/udp_sink
 BASELINE_OBJ=$E2E_ROOT/tests/bench/baseline.bpf.o
-SINK_PID=
 
 for b in "$UDP_SINK" "$BASELINE_OBJ" "$XDP_STEER" "$TRAFFIC_GEN"; do
 	[ -e "$b" ] || { echo "throughput: $b is missing; run make first" >&2; exit 1; }
@@ -81,8 +79,7 @@ fi
 e2e_setup
 traffic_init
 bench_cleanup() {
-	[ -n "$SINK_PID" ] && kill "$SINK_PID" 2>/dev/null && wait "$SINK_PID" 2>/dev/null
-	SINK_PID=
+	sink_kill
 	traffic_cleanup
 }
 trap bench_cleanup EXIT
@@ -112,11 +109,6 @@ configure() {
 	traffic_rx_pin >/dev/null || { echo "throughput: cannot pin $IF_B's NAPI" >&2; exit 1; }
 }
 
-# Datagrams B's UDP sockets had no room for.
-socket_drops() {
-	traffic_snmp_get "$(traffic_snmp "$NS_B")" Udp:RcvbufErrors
-}
-
 # run SIZE FLOWS CONFIG RATE SECONDS: one measured run in the current
 # configuration (RATE 0: as fast as the collector lets the generator);
 # prints "SIZE FLOWS CONFIG collector_ns delivered_fps drops_pct late
@@ -124,30 +116,17 @@ socket_drops() {
 # $SINK_PID.
 run() {
 	local size=$1 flows=$2 config=$3 rate=$4 secs=$5
-	local ready=$E2E_TMP/sink.ready out=$E2E_TMP/sink.out
 	local ns0 ns1 rd0 rd1 wk0 wk1 bl0 bl1 sk0 sk1 taken received late
-	rm -f "$ready"
-	# nsenter execs the sink, so $! is its pid (a subshell would ignore
-	# the signal that stops it: background jobs of scripts ignore SIGINT).
-	nsenter --net=/run/netns/"$NS_B" "$UDP_SINK" --cpus "$WORKERS" --port 9000 \
-		--ready "$ready" >"$out" &
-	SINK_PID=$!
-	while [ ! -e "$ready" ]; do
-		kill -0 "$SINK_PID" 2>/dev/null || { echo "throughput: udp_sink died" >&2; exit 1; }
-		sleep 0.02
-	done
+	sink_start || exit 1
 	rd0=$(ring_drops) bl0=$(backlog_drops) sk0=$(socket_drops)
 	ns0=$(napi_ns) wk0=$(workers_ns)
 	gen_run --group "udp4:$flows" --size "$size" --rate "$rate" --duration "$secs" ||
 		{ echo "throughput: the generator failed" >&2; exit 1; }
 	ns1=$(napi_ns) wk1=$(workers_ns)
 	sleep 0.2	# let queued frames reach the sink
-	kill -TERM "$SINK_PID"
-	wait "$SINK_PID"
-	SINK_PID=
+	sink_stop
 	rd1=$(ring_drops) bl1=$(backlog_drops) sk1=$(socket_drops)
-	received=$(sed -n 's/.*received=\([0-9]*\).*/\1/p' "$out")
-	late=$(sed -n 's/.*late=\([0-9]*\).*/\1/p' "$out")
+	received=$SINK_RECEIVED late=$SINK_LATE
 	taken=$((GEN_SENT - (rd1 - rd0)))
 	awk -v ns=$((ns1 - ns0)) -v wk=$((wk1 - wk0)) -v taken="$taken" -v rcv="$received" \
 	    -v sent="$GEN_SENT" -v s="$GEN_SECONDS" -v late="$late" \
