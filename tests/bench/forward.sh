@@ -42,7 +42,7 @@
 #   steer       xdp-steer, cpus = the workers: the collector runs XDP and
 #               queues the frame to a worker's cpumap, where the skb is
 #               built (GRO runs there) and forwarded
-# and, for the worker-cost study (tests/bench/worker.sh), with one piece
+# and, for the worker-cost study (tests/bench/run worker), with one piece
 # taken out or changed each:
 #   rps-nogro   RPS with GRO off (an XDP_PASS program keeps the veth's NAPI)
 #   steer-nogro xdp-steer with GRO off (the cpumap kthread skips GRO too)
