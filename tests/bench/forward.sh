@@ -63,11 +63,13 @@
 #   collector ns  CPU time of $IF_B's NAPI thread (schedstat) per frame it
 #                 took off the veth ring
 #   workers ns    CPU time of receive processing on the worker CPUs per
-#                 frame forwarded, exact and ours only (tests/bench/net_time:
-#                 the cpumap kthreads of $IF_B's cpumaps, and NET_RX
-#                 softirqs outside them, RPS's backlog); under no XDP the
-#                 workers have nothing to do and the collector's time is
-#                 the whole cost
+#                 frame forwarded, exact (tests/bench/net_time): with
+#                 xdp-steer the time of $IF_B's cpumap kthreads (C's
+#                 receive runs in them too), without it the NET_RX
+#                 softirqs' (RPS's backlog and C's receive; other
+#                 tenants' softirqs on those CPUs count too); under no XDP
+#                 the workers have nothing to do and the collector's time
+#                 is the whole cost
 #   sink ns       with BENCH_DELIVER=local: CPU time of the sink's threads
 #                 (schedstat) per datagram it read, less the softirqs that
 #                 interrupted it (counted among the workers'); "forwarded"
@@ -286,9 +288,13 @@ run() {
 	fi
 	taken=$((GEN_SENT - (rd1 - rd0)))
 	wk=$(net_time_delta "$nt0" "$nt1" "$WORKERS")
-	# The softirqs that interrupted the sink are in its schedstat time
-	# and already among the workers'.
-	sn1=$((sn1 - $(awk '{ print $5 }' <<<"$wk")))
+	# The softirqs that interrupted the sink are in its schedstat time,
+	# not the sink's work.
+	sn1=$((sn1 - $(awk '{ print $6 }' <<<"$wk")))
+	# "WORK_NS BATCHES FRAMES WOKEN KTHREAD_PIDS": with xdp-steer the
+	# kthreads' time alone (what softirqs run beside them is not ours).
+	wk=$(awk -v c="$config" '{ print (c ~ /^steer/ ? $1 : $1 + $2), $3, $4, $5, $7 }' \
+		<<<"$wk")
 	[ "$PROFILE" = 1 ] && profile_stages "$config" "$((ns1 - ns0))" "$taken" "$wk" \
 		"$fwd" "$((sn1 - sn0))"
 	awk -v ns=$((ns1 - ns0)) -v wk="$wk" -v taken="$taken" -v sink=$((sn1 - sn0)) \
@@ -327,8 +333,8 @@ profile_stop() {
 # profile_stages CONFIG COLLECTOR_NS TAKEN WORKER_DELTA FORWARDED SINK_NS:
 # the run's time per frame of each role, by stage (stages split).
 profile_stages() {
-	local w
-	read -r w _ <<<"$4"
+	local w pids
+	read -r w _ _ _ pids <<<"$4"
 	{
 		[ "$DELIVER" = local ] &&
 			"$STAGES" split "$E2E_TMP/perf.data" --cpus "$WORKERS" --comm udp_sink --no-softirq \
@@ -338,8 +344,10 @@ profile_stages() {
 			--comm "$(printf '%.15s' "napi/$IF_B-")" \
 			--ns "$(awk -v a="$2" -v b="$3" 'BEGIN { print b ? a / b : 0 }')" |
 			sed "s/^/collector $1 /"
+		# xdp-steer's worker: its kthreads; else the NET_RX softirqs.
 		[ "$1" = noxdp ] ||
-			"$STAGES" split "$E2E_TMP/perf.data" --cpus "$WORKERS" --worker \
+			"$STAGES" split "$E2E_TMP/perf.data" --cpus "$WORKERS" \
+				$(case $1 in steer*) echo --tids "$pids" ;; *) echo --worker ;; esac) \
 				--ns "$(awk -v a="$w" -v b="$5" 'BEGIN { print b ? a / b : 0 }')" |
 				sed "s/^/worker $1 /"
 	} >"$E2E_TMP/stages.run"

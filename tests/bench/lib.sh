@@ -133,7 +133,7 @@ net_time_app() {
 }
 
 # net_time_snap: one line, "CPU:KTHREAD_NS:SOFTIRQ_NS:SOFTIRQS:BATCHES:
-# FRAMES:WOKEN:APP_SOFTIRQ_NS" per CPU (totals).
+# FRAMES:WOKEN:APP_SOFTIRQ_NS:KTHREAD_PID" per CPU (totals).
 net_time_snap() {
 	local line
 	echo snap >&"${NET_TIME_CO[1]}"
@@ -142,20 +142,24 @@ net_time_snap() {
 }
 
 # net_time_delta BEFORE AFTER CPUS: over the CPUs of the comma-separated
-# list, "WORK_NS BATCHES FRAMES WOKEN APP_SOFTIRQ_NS": kthread plus
-# softirq time, the kthreads' batches, and the softirq time run in the
-# application's threads, between two snaps.
+# list, "KTHREAD_NS SOFTIRQ_NS BATCHES FRAMES WOKEN APP_SOFTIRQ_NS PIDS"
+# between two snaps: the chosen kthreads' time, the NET_RX softirqs'
+# outside them (anyone's: other tenants' traffic too), the kthreads'
+# batches, the softirq time run in the application's threads, and the
+# kthreads' pids (comma-separated).
 net_time_delta() {
 	awk -v a="$1" -v b="$2" -v cpus=",$3," 'BEGIN {
 		n = split(a, x, " "); split(b, y, " ")
 		for (i = 1; i <= n; i++) {
 			split(x[i], p, ":"); split(y[i], q, ":")
 			if (!index(cpus, "," p[1] ",")) continue
-			ns += q[2] - p[2] + q[3] - p[3]
+			kt += q[2] - p[2]; si += q[3] - p[3]
 			bt += q[5] - p[5]; fr += q[6] - p[6]; wk += q[7] - p[7]
 			app += q[8] - p[8]
+			if (q[9]) pids = pids (pids == "" ? "" : ",") q[9]
 		}
-		printf "%.0f %.0f %.0f %.0f %.0f\n", ns, bt, fr, wk, app
+		printf "%.0f %.0f %.0f %.0f %.0f %.0f %s\n", kt, si, bt, fr, wk, app,
+			pids == "" ? "-" : pids
 	}'
 }
 

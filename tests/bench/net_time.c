@@ -10,8 +10,9 @@
  *                threads (0: none)
  *   snap         print one line: for each possible CPU
  *                "CPU:KTHREAD_NS:SOFTIRQ_NS:SOFTIRQS:BATCHES:FRAMES:WOKEN:
- *                APP_SOFTIRQ_NS" (totals since the start), separated by
- *                spaces
+ *                APP_SOFTIRQ_NS:KTHREAD_PID" (totals since the start, and
+ *                the pid of the chosen maps' kthread there, 0 before its
+ *                first batch), separated by spaces
  *
  * A script runs it as a coprocess and takes the difference of two snaps
  * around a run.
@@ -40,14 +41,15 @@ static int snap(int map_fd, int ncpus)
 		return -errno;
 	}
 	for (c = 0; c < ncpus; c++)
-		printf("%s%d:%llu:%llu:%llu:%llu:%llu:%llu:%llu", c ? " " : "", c,
+		printf("%s%d:%llu:%llu:%llu:%llu:%llu:%llu:%llu:%u", c ? " " : "", c,
 		       (unsigned long long)v[c].kthread_ns,
 		       (unsigned long long)v[c].softirq_ns,
 		       (unsigned long long)v[c].softirqs,
 		       (unsigned long long)v[c].batches,
 		       (unsigned long long)v[c].frames,
 		       (unsigned long long)v[c].woken,
-		       (unsigned long long)v[c].app_softirq_ns);
+		       (unsigned long long)v[c].app_softirq_ns,
+		       v[c].kthread_pid);
 	printf("\n");
 	fflush(stdout);
 	free(v);
