@@ -52,6 +52,8 @@
 #   steer-q256  xdp-steer with queue_size 256 (the default is 2048)
 #   steer-notrace xdp-steer without its cpumap tracepoint programs (their
 #               links unpinned: ring-full drops go uncounted)
+#   steer-fifo  xdp-steer, its cpumap kthreads real-time (SCHED_FIFO 1):
+#               they take the CPU from other tasks as RPS's softirq does
 #
 # Measured per run (saturation: as fast as the collector lets the
 # generator; a paced rate: frames offered at that rate; loss-free: the
@@ -103,7 +105,7 @@ declare -A LABEL=([noxdp]="no XDP" [rps]="RPS" [steer]="xdp-steer"
 	[rps-nogro]="RPS, GRO off" [steer-nogro]="steer, GRO off"
 	[steer-pass]="steer, XDP_PASS worker" [steer-clock]="steer, XDP_PASS+clock"
 	[steer-noprog]="steer, no worker prog" [steer-q256]="steer, queue 256"
-	[steer-notrace]="steer, no tracepoints")
+	[steer-notrace]="steer, no tracepoints" [steer-fifo]="steer, kthread FIFO")
 for c in "${CONFIGS[@]}"; do
 	[ -n "${LABEL[$c]:-}" ] || { echo "forward: unknown configuration '$c' (${!LABEL[*]})" >&2; exit 2; }
 done
@@ -204,6 +206,23 @@ worker_prog() {
 	done
 }
 
+# kthreads_fifo: the kthreads of $IF_B's cpumaps on the workers
+# SCHED_FIFO 1. A kthread's comm is its whole name,
+# "cpumap/<cpu>/map:<map id>".
+kthreads_fifo() {
+	local m id cpu p found=
+	for m in cpu_map cpu_map_b; do
+		id=$(bpftool map show pinned "$PIN_B/$m" | sed -n '1s/^\([0-9]*\):.*/\1/p')
+		for cpu in ${WORKERS//,/ }; do
+			for p in /proc/[0-9]*; do
+				[ "$(cat "$p/comm" 2>/dev/null)" = "cpumap/$cpu/map:$id" ] || continue
+				chrt -f -p 1 "${p#/proc/}" && found=1
+			done
+		done
+	done
+	[ -n "$found" ]
+}
+
 # Leaves $IF_B in configuration $1, NAPI pinned.
 configure() {
 	in_b "$XDP_STEER" -q detach "$IF_B" >/dev/null 2>&1
@@ -220,6 +239,9 @@ configure() {
 	steer-notrace)
 		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/steer.yaml" &&
 			rm "$PIN_B/tp_cpumap_enqueue" "$PIN_B/tp_cpumap_kthread" ;;
+	steer-fifo)
+		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/steer.yaml" &&
+			kthreads_fifo ;;
 	steer-q256)
 		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/steer-q256.yaml" ;;
 	steer-pass | steer-clock | steer-noprog)
