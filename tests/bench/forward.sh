@@ -378,18 +378,8 @@ profile_stages() {
 # search SIZE FLOWS CONFIG: the highest rate (frames/s) with at most LOSS %
 # lost, by bisection; prints it with that run's fields.
 search() {
-	local lo=0 hi=$SEARCH_HI mid i best= line PROFILE=0
-	for i in $(seq "$SEARCH_STEPS"); do
-		mid=$(( (lo + hi) / 2 ))
-		run "$1" "$2" "$3" "$mid" 1 >"$E2E_TMP/probe"
-		line=$(cat "$E2E_TMP/probe")
-		if awk -v l="$LOSS" '{ exit !($6 <= l) }' <<<"$line"; then
-			lo=$mid best=$line
-		else
-			hi=$mid
-		fi
-	done
-	echo "${best:-$1 $2 $3 0 0 100 0 - 0 0 0 0}"
+	local PROFILE=0	# the probes are not profiled
+	bench_search "$1" "$2" "$3" '$6 <= l' "$1 $2 $3 0 0 100 0 - 0 0 0 0"
 }
 
 if [ "$DELIVER" = local ]; then

@@ -96,6 +96,27 @@ socket_drops() {
 	traffic_snmp_get "$(traffic_snmp "$NS_B")" Udp:RcvbufErrors
 }
 
+# bench_search SIZE FLOWS CONFIG ACCEPT FALLBACK: the highest rate
+# (frames/s) whose 1-second run (the script's run SIZE FLOWS CONFIG RATE 1)
+# meets the awk condition ACCEPT over run's line (l: $LOSS, the loss
+# allowed), by bisection in $SEARCH_STEPS steps below $SEARCH_HI; prints
+# that run's line, or FALLBACK when none did. Not in a subshell: run may
+# need this shell.
+bench_search() {
+	local lo=0 hi=$SEARCH_HI mid i best= line
+	for i in $(seq "$SEARCH_STEPS"); do
+		mid=$(( (lo + hi) / 2 ))
+		run "$1" "$2" "$3" "$mid" 1 >"$E2E_TMP/probe"
+		line=$(cat "$E2E_TMP/probe")
+		if awk -v l="$LOSS" "{ exit !($4) }" <<<"$line"; then
+			lo=$mid best=$line
+		else
+			hi=$mid
+		fi
+	done
+	echo "${best:-$5}"
+}
+
 # median: of the numbers on stdin, one a line.
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 

@@ -146,18 +146,7 @@ run() {
 # search SIZE FLOWS CONFIG: the highest rate (frames/s) with at most LOSS %
 # lost and nothing late, by bisection; prints it with that run's fields.
 search() {
-	local lo=0 hi=$SEARCH_HI mid i best= line
-	for i in $(seq "$SEARCH_STEPS"); do
-		mid=$(( (lo + hi) / 2 ))
-		run "$1" "$2" "$3" "$mid" 1 >"$E2E_TMP/probe"
-		line=$(cat "$E2E_TMP/probe")
-		if awk -v l="$LOSS" '{ exit !($6 <= l && $7 == 0) }' <<<"$line"; then
-			lo=$mid best=$line
-		else
-			hi=$mid
-		fi
-	done
-	echo "${best:-$1 $2 $3 0 0 100 0 0 - 0}"
+	bench_search "$1" "$2" "$3" '$6 <= l && $7 == 0' "$1 $2 $3 0 0 100 0 0 - 0"
 }
 
 echo "Throughput on veth, UDP/IPv4: collector CPU $TRAFFIC_RX_CPU (threaded NAPI, with the generator), workers $WORKERS"
