@@ -243,6 +243,32 @@ tests/bench/moves: tests/bench/moves.o loader/kernel/maps.o \
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
 
+# The end-to-end benchmarks' CPU time of receive processing
+# (tests/bench/net_time.bpf.c), a BPF object embedded through its skeleton.
+ALL += tests/bench/net_time
+all: tests/bench/net_time
+tests/bench/net_time.skel.h: tests/bench/net_time.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name net_time_bpf > $@ 2>/dev/null
+tests/bench/net_time.o: tests/bench/net_time.skel.h
+tests/bench/net_time: tests/bench/net_time.o tests/lib/tool.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
+clean: clean-bench-net-time
+clean-bench-net-time:
+	$(Q)rm -f tests/bench/net_time tests/bench/net_time.skel.h \
+		tests/bench/net_time.bpf.o
+.PHONY: clean-bench-net-time
+
+# The forwarding benchmark's and the worker-cost study's programs
+# (tests/bench/forward.sh, also as `tests/bench/run worker`), and the
+# study's tool: another program in a pinned cpumap entry.
+ALL += tests/bench/fwd.bpf.o tests/bench/cpumap_set
+all: tests/bench/fwd.bpf.o tests/bench/cpumap_set
+tests/bench/cpumap_set: tests/bench/cpumap_set.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
+
 # The tests load the objects from disk at run time: build them first, but
 # a new object needs no relink.
 $(PROG_BINS) $(BENCH_BINS): | $(BPF_OBJ) $(BENCH_BPF)

@@ -51,6 +51,7 @@
 #   late          datagrams the sink read after a later one of their flow
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/../e2e/traffic_lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 SUITE=bench/throughput
 SECONDS_PER_RUN=${BENCH_SECONDS:-2}
@@ -65,9 +66,7 @@ SEARCH_HI=${BENCH_SEARCH_HI:-2000000}
 SEARCH_STEPS=${BENCH_SEARCH_STEPS:-7}
 CONFIGS=(noxdp pass rps steer)
 declare -A LABEL=([noxdp]="no XDP" [pass]="XDP_PASS" [rps]="RPS" [steer]="xdp-steer")
-UDP_SINK=$E2E_ROOT/tests/bench/udp_sink
 BASELINE_OBJ=$E2E_ROOT/tests/bench/baseline.bpf.o
-SINK_PID=
 
 for b in "$UDP_SINK" "$BASELINE_OBJ" "$XDP_STEER" "$TRAFFIC_GEN"; do
 	[ -e "$b" ] || { echo "throughput: $b is missing; run make first" >&2; exit 1; }
@@ -80,38 +79,18 @@ fi
 e2e_setup
 traffic_init
 bench_cleanup() {
-	[ -n "$SINK_PID" ] && kill "$SINK_PID" 2>/dev/null && wait "$SINK_PID" 2>/dev/null
-	SINK_PID=
+	sink_kill
 	traffic_cleanup
 }
 trap bench_cleanup EXIT
 
 WORKERS=$(traffic_online_cpus | awk -v rx="$TRAFFIC_RX_CPU" '$1 != rx' |
 	  paste -sd, -)
-# rps_cpus takes a hex mask, comma-separated in 32-bit words (high first).
-rps_mask() {
-	local -a w=()
-	local c i hi=0 out=
-	for c in ${1//,/ }; do
-		w[c / 32]=$(( ${w[c / 32]:-0} | 1 << (c % 32) ))
-		[ $((c / 32)) -gt $hi ] && hi=$((c / 32))
-	done
-	for ((i = hi; i >= 0; i--)); do
-		out+=$(printf '%s%x' "${out:+,}" "${w[i]:-0}")
-	done
-	echo "$out"
-}
 RPS_MASK=$(rps_mask "$WORKERS")
 cat >"$E2E_TMP/steer.yaml" <<EOF
 version: 1
 cpus: [$WORKERS]
 EOF
-
-# rps_cpus of every receive queue of $IF_B (the namespace's own /sys).
-set_rps() {
-	ip netns exec "$NS_B" sh -c \
-		"for q in /sys/class/net/$IF_B/queues/rx-*/rps_cpus; do echo $1 > \$q || exit 1; done"
-}
 
 # Leaves $IF_B as a fresh veth in configuration $1, NAPI pinned.
 configure() {
@@ -130,43 +109,6 @@ configure() {
 	traffic_rx_pin >/dev/null || { echo "throughput: cannot pin $IF_B's NAPI" >&2; exit 1; }
 }
 
-# Nanoseconds the NAPI threads of $IF_B have run.
-napi_ns() {
-	local p s=0 t
-	for p in $(traffic_napi_pids); do
-		read -r t _ <"/proc/$p/schedstat" && s=$((s + t))
-	done
-	echo "$s"
-}
-
-# Nanoseconds the worker CPUs were busy (/proc/stat: user, nice, system,
-# irq, softirq; in USER_HZ ticks).
-workers_ns() {
-	awk -v cpus=",$WORKERS," -v hz="$(getconf CLK_TCK)" '
-		$1 ~ /^cpu[0-9]+$/ && index(cpus, "," substr($1, 4) ",") {
-			t += $2 + $3 + $4 + $7 + $8 }
-		END { printf "%.0f\n", t * 1e9 / hz }' /proc/stat
-}
-
-# Frames A's veth could not put on B's ring: they never reached the collector.
-ring_drops() {
-	_ethtool_sum "$NS_A" "$IF_A" '^tx_queue_[0-9]+_xdp_xmit_errors:'
-}
-
-# Frames the backlogs of all CPUs dropped (softnet_stat's second column).
-backlog_drops() {
-	local d s=0
-	for d in $(awk '{ print $2 }' /proc/net/softnet_stat); do
-		s=$((s + 16#$d))
-	done
-	echo "$s"
-}
-
-# Datagrams B's UDP sockets had no room for.
-socket_drops() {
-	traffic_snmp_get "$(traffic_snmp "$NS_B")" Udp:RcvbufErrors
-}
-
 # run SIZE FLOWS CONFIG RATE SECONDS: one measured run in the current
 # configuration (RATE 0: as fast as the collector lets the generator);
 # prints "SIZE FLOWS CONFIG collector_ns delivered_fps drops_pct late
@@ -174,30 +116,17 @@ socket_drops() {
 # $SINK_PID.
 run() {
 	local size=$1 flows=$2 config=$3 rate=$4 secs=$5
-	local ready=$E2E_TMP/sink.ready out=$E2E_TMP/sink.out
 	local ns0 ns1 rd0 rd1 wk0 wk1 bl0 bl1 sk0 sk1 taken received late
-	rm -f "$ready"
-	# nsenter execs the sink, so $! is its pid (a subshell would ignore
-	# the signal that stops it: background jobs of scripts ignore SIGINT).
-	nsenter --net=/run/netns/"$NS_B" "$UDP_SINK" --cpus "$WORKERS" --port 9000 \
-		--ready "$ready" >"$out" &
-	SINK_PID=$!
-	while [ ! -e "$ready" ]; do
-		kill -0 "$SINK_PID" 2>/dev/null || { echo "throughput: udp_sink died" >&2; exit 1; }
-		sleep 0.02
-	done
+	sink_start || exit 1
 	rd0=$(ring_drops) bl0=$(backlog_drops) sk0=$(socket_drops)
 	ns0=$(napi_ns) wk0=$(workers_ns)
 	gen_run --group "udp4:$flows" --size "$size" --rate "$rate" --duration "$secs" ||
 		{ echo "throughput: the generator failed" >&2; exit 1; }
 	ns1=$(napi_ns) wk1=$(workers_ns)
 	sleep 0.2	# let queued frames reach the sink
-	kill -TERM "$SINK_PID"
-	wait "$SINK_PID"
-	SINK_PID=
+	sink_stop
 	rd1=$(ring_drops) bl1=$(backlog_drops) sk1=$(socket_drops)
-	received=$(sed -n 's/.*received=\([0-9]*\).*/\1/p' "$out")
-	late=$(sed -n 's/.*late=\([0-9]*\).*/\1/p' "$out")
+	received=$SINK_RECEIVED late=$SINK_LATE
 	taken=$((GEN_SENT - (rd1 - rd0)))
 	awk -v ns=$((ns1 - ns0)) -v wk=$((wk1 - wk0)) -v taken="$taken" -v rcv="$received" \
 	    -v sent="$GEN_SENT" -v s="$GEN_SECONDS" -v late="$late" \
@@ -214,27 +143,14 @@ run() {
 			where, sent / s }'
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-
 # search SIZE FLOWS CONFIG: the highest rate (frames/s) with at most LOSS %
 # lost and nothing late, by bisection; prints it with that run's fields.
 search() {
-	local lo=0 hi=$SEARCH_HI mid i best= line
-	for i in $(seq "$SEARCH_STEPS"); do
-		mid=$(( (lo + hi) / 2 ))
-		run "$1" "$2" "$3" "$mid" 1 >"$E2E_TMP/probe"
-		line=$(cat "$E2E_TMP/probe")
-		if awk -v l="$LOSS" '{ exit !($6 <= l && $7 == 0) }' <<<"$line"; then
-			lo=$mid best=$line
-		else
-			hi=$mid
-		fi
-	done
-	echo "${best:-$1 $2 $3 0 0 100 0 0 - 0}"
+	bench_search "$1" "$2" "$3" '$6 <= l && $7 == 0' "$1 $2 $3 0 0 100 0 0 - 0"
 }
 
-echo "Throughput on veth: collector CPU $TRAFFIC_RX_CPU (threaded NAPI, with the generator), workers $WORKERS;"
-echo "UDP/IPv4, $(uname -r), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')"
+echo "Throughput on veth, UDP/IPv4: collector CPU $TRAFFIC_RX_CPU (threaded NAPI, with the generator), workers $WORKERS"
+bench_machine
 
 SAT=$E2E_TMP/saturation
 FREE=$E2E_TMP/lossfree

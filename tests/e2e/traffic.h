@@ -68,6 +68,12 @@ struct gen_group {
 	__u32 first;		/* first flow id */
 	__u32 nflows;
 	__u32 cursor;		/* next flow, first + cursor */
+	__u8 eth[12];		/* destination and source MAC of the
+				 * template: a router that forwarded the
+				 * frame rewrote them in the page */
+	__u8 hops;		/* IPv4 TTL, IPv6 hop limit of the template
+				 * (the router decremented it) */
+	__u8 pad[3];
 };
 
 /* Observer: one flow, obs_flows[flow]. Updated with atomics, so it stays

@@ -8,8 +8,10 @@
  * program without building an skb.
  *
  * Pages are recycled with whatever the last frame wrote, so every field that
- * differs between flows is written on every frame. Only the sequence number
- * is new per frame; all other sums are precomputed per flow in userspace.
+ * differs between flows is written on every frame, and so is every field a
+ * router on the way rewrites in the page (MACs, TTL: the forwarding
+ * benchmark). Only the sequence number is new per frame; all other sums
+ * are precomputed per flow in userspace.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -106,6 +108,7 @@ static __always_inline void write_l4(void *l4, int tcp, const struct gen_flow *f
 /* One IP shape; 'v6' and 'tcp' are constants at each call, so every
  * offset is too and one bounds check covers all writes. */
 static __always_inline int write_ip(void *data, void *end, int v6, int tcp,
+				    const struct gen_group *g,
 				    struct gen_flow *f, __u32 flow)
 {
 	int l4 = v6 ? L4_6 : L4_4;
@@ -114,10 +117,13 @@ static __always_inline int write_ip(void *data, void *end, int v6, int tcp,
 	if (data + l4 + (tcp ? 20 : 8) + MARK_LEN > end)
 		return -1;
 	seq = ++f->seq;
+	__builtin_memcpy(data, g->eth, sizeof(g->eth));
 	if (v6) {
+		*(__u8 *)(data + IP6_OFF + 7) = g->hops;
 		put_words(data + IP6_OFF + 8, f->src, 4);
 		put_words(data + IP6_OFF + 24, f->dst, 4);
 	} else {
+		*(__u8 *)(data + IP4_OFF + 8) = g->hops;
 		put_words(data + IP4_OFF + 12, f->src, 1);
 		put_words(data + IP4_OFF + 16, f->dst, 1);
 		put16(data + IP4_OFF + 10, f->ip_csum);
@@ -153,16 +159,16 @@ int traffic_gen(struct xdp_md *ctx)
 
 	switch (g->shape) {
 	case TRAFFIC_UDP4:
-		err = write_ip(data, end, 0, 0, f, flow);
+		err = write_ip(data, end, 0, 0, g, f, flow);
 		break;
 	case TRAFFIC_TCP4:
-		err = write_ip(data, end, 0, 1, f, flow);
+		err = write_ip(data, end, 0, 1, g, f, flow);
 		break;
 	case TRAFFIC_UDP6:
-		err = write_ip(data, end, 1, 0, f, flow);
+		err = write_ip(data, end, 1, 0, g, f, flow);
 		break;
 	case TRAFFIC_TCP6:
-		err = write_ip(data, end, 1, 1, f, flow);
+		err = write_ip(data, end, 1, 1, g, f, flow);
 		break;
 	case TRAFFIC_ARP:
 		err = -1;

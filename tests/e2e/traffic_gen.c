@@ -617,6 +617,11 @@ int main(int argc, char **argv)
 		skel->bss->gen_groups[g] = (struct gen_group){
 			.shape = gr->shape, .first = gr->first,
 			.nflows = gr->nflows };
+		memcpy(skel->bss->gen_groups[g].eth, gr->tmpl.buf,
+		       sizeof(skel->bss->gen_groups[g].eth));
+		if (gr->family)
+			skel->bss->gen_groups[g].hops = gr->tmpl.buf[ETH_HLEN +
+				(gr->family == AF_INET6 ? 7 : 8)];
 		/* One group sends without turns; several take turns of at
 		 * least one frame per flow. */
 		gr->quantum = o.ngroups == 1 ? UINT64_MAX :

@@ -1,0 +1,580 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Forwarding benchmark: namespaces A -> B -> C, B routing between its two
+# veths, and what B forwards with no steering, with RPS and with xdp-steer
+# on its ingress veth. Prints tables; asserts nothing.
+#
+#   tests/bench/forward.sh           (as root, after make; about 5 minutes)
+#   BENCH_SIZES="60 1514" BENCH_FLOWS="1 1000"   frame sizes without FCS,
+#                                    flow counts
+#   BENCH_SECONDS=2 BENCH_ROUNDS=3   seconds per run, rounds
+#   BENCH_RATES=0                    offered frames/s of the rounds, each
+#                                    a table: 0 is saturation
+#   BENCH_SEARCH=1 BENCH_LOSS=0.1    loss-free rate search on/off, loss
+#                                    allowed (%)
+#   BENCH_CONFIGS="noxdp rps steer"  configurations (below), in this order
+#   BENCH_RAW=FILE                   also write every run's numbers there
+#                                    (tests/bench/project reads them)
+#   BENCH_PROFILE=1                  profile every run (perf cpu-clock) and
+#                                    print where the time goes, by stage of
+#                                    the path (tests/bench/stages)
+#   BENCH_DELIVER=local              B delivers the datagrams to a UDP sink
+#                                    on the workers (throughput.sh's path)
+#                                    instead of forwarding them to C
+#
+# Setup. Namespace A's traffic_gen sends UDP/IPv4 frames of N flows to
+# 10.202.0.2 (C) through B's MAC. B ($IF_B, 10.200.0.2) forwards them
+# (net.ipv4.ip_forward) out of $IF_BO (10.202.0.1) to C's $IF_C, where
+# an XDP program drops them and the veth counts them: C's receive costs
+# one XDP_DROP, paid by the CPU that forwarded the frame (veth runs the
+# peer's NAPI in the sender's softirq), as a NIC's transmit and its
+# completion would be. As in throughput.sh, $IF_B's NAPI is threaded and
+# pinned to the collector (CPU 0) at real-time priority and the generator
+# shares that CPU, so the offered load follows what the collector can
+# take; every other online CPU is a worker. No application runs: the
+# workers only forward.
+#
+# Configurations of $IF_B, each with GRO on:
+#   noxdp       the collector forwards every frame itself
+#   rps         rps_cpus = the workers: the collector builds the skb (and
+#               runs GRO, which checks the UDP checksum) and queues it to
+#               a worker's backlog; the worker routes and transmits
+#   steer       xdp-steer, cpus = the workers: the collector runs XDP and
+#               queues the frame to a worker's cpumap, where the skb is
+#               built (GRO runs there) and forwarded
+# and, for the worker-cost study (tests/bench/run worker), with one piece
+# taken out or changed each:
+#   rps-nogro   RPS with GRO off (an XDP_PASS program keeps the veth's NAPI)
+#   steer-nogro xdp-steer with GRO off (the cpumap kthread skips GRO too)
+#   steer-pass  xdp-steer, its worker program replaced by XDP_PASS alone
+#   steer-clock ... by XDP_PASS after one bpf_ktime_get_ns()
+#   steer-noprog ... by no program at all (the kernel skips the step)
+#   steer-q256  xdp-steer with queue_size 256 (the default is 2048)
+#   steer-notrace xdp-steer without its cpumap tracepoint programs (their
+#               links unpinned: ring-full drops go uncounted)
+#   steer-fifo  xdp-steer, its cpumap kthreads real-time (SCHED_FIFO 1):
+#               they take the CPU from other tasks as RPS's softirq does
+#
+# Measured per run (saturation: as fast as the collector lets the
+# generator; a paced rate: frames offered at that rate; loss-free: the
+# highest paced rate with at most BENCH_LOSS % lost, by bisection in
+# 1-second runs). Rounds run every configuration in turn, so a burst of
+# other work on the machine moves them alike; tables show medians, and
+# differences to xdp-steer are medians of the differences within a round:
+#   forwarded     frames C received per second of sending
+#   collector ns  CPU time of $IF_B's NAPI thread (schedstat) per frame it
+#                 took off the veth ring
+#   workers ns    CPU time of receive processing on the worker CPUs per
+#                 frame forwarded, exact (tests/bench/net_time): with
+#                 xdp-steer the time of $IF_B's cpumap kthreads (C's
+#                 receive runs in them too), without it the NET_RX
+#                 softirqs' (RPS's backlog and C's receive; other
+#                 tenants' softirqs on those CPUs count too); under no XDP
+#                 the workers have nothing to do and the collector's time
+#                 is the whole cost
+#   sink ns       with BENCH_DELIVER=local: CPU time of the sink's threads
+#                 (schedstat) per datagram it read, less the softirqs that
+#                 interrupted it (counted among the workers'); "forwarded"
+#                 is then what it read, and "socket" drops the sockets' own
+#   batch         frames per cpumap kthread batch (at most 8), and how many
+#                 batches in 100 began with the kthread waking up
+#   drops         frames sent and not forwarded, in % of sent, and where
+#                 most went: ring (A's veth into B's ring), backlog (RPS's
+#                 queue), egress ($IF_BO into C), or cpumap (the rest:
+#                 xdp-steer's full rings)
+# tests/bench/project projects these costs to N collectors and M workers
+# (README, Benchmarks).
+. "$(dirname "$0")/../e2e/lib.sh"
+. "$(dirname "$0")/../e2e/traffic_lib.sh"
+. "$(dirname "$0")/lib.sh"
+
+SUITE=bench/forward
+SECONDS_PER_RUN=${BENCH_SECONDS:-2}
+ROUNDS=${BENCH_ROUNDS:-3}
+RATES=${BENCH_RATES:-0}
+SIZES=${BENCH_SIZES:-60 1514}
+FLOWS=${BENCH_FLOWS:-1 1000}
+SEARCH=${BENCH_SEARCH:-1}
+LOSS=${BENCH_LOSS:-0.1}
+# 2 M frames/s is above what any configuration forwards here; 7 halvings
+# resolve 16k frames/s.
+SEARCH_HI=${BENCH_SEARCH_HI:-2000000}
+SEARCH_STEPS=${BENCH_SEARCH_STEPS:-7}
+read -r -a CONFIGS <<<"${BENCH_CONFIGS:-noxdp rps steer}"
+declare -A LABEL=([noxdp]="no XDP" [rps]="RPS" [steer]="xdp-steer"
+	[rps-nogro]="RPS, GRO off" [steer-nogro]="steer, GRO off"
+	[steer-pass]="steer, XDP_PASS worker" [steer-clock]="steer, XDP_PASS+clock"
+	[steer-noprog]="steer, no worker prog" [steer-q256]="steer, queue 256"
+	[steer-notrace]="steer, no tracepoints" [steer-fifo]="steer, kthread FIFO")
+for c in "${CONFIGS[@]}"; do
+	[ -n "${LABEL[$c]:-}" ] || { echo "forward: unknown configuration '$c' (${!LABEL[*]})" >&2; exit 2; }
+done
+FWD_OBJ=$E2E_ROOT/tests/bench/fwd.bpf.o
+BASELINE_OBJ=$E2E_ROOT/tests/bench/baseline.bpf.o
+CPUMAP_SET=$E2E_ROOT/tests/bench/cpumap_set
+STAGES=$E2E_ROOT/tests/bench/stages
+PROFILE=${BENCH_PROFILE:-0}
+DELIVER=${BENCH_DELIVER:-forward}
+case $DELIVER in
+forward | local) ;;
+*) echo "forward: BENCH_DELIVER is forward or local, not '$DELIVER'" >&2; exit 2 ;;
+esac
+# A 2 kHz clock: 4000 samples a CPU in a 2-second run, and some 10 % of
+# the time per frame added (perf in a VM); the stages are shares of each
+# run, scaled to its own time per frame.
+PROFILE_PERIOD_NS=500000
+PERF_PID=
+PROJECT=$E2E_ROOT/tests/bench/project
+
+NS_C=xst-$E2E_ID-c
+IF_BO=xso$E2E_ID
+IF_C=xsc$E2E_ID
+IP_BO=10.202.0.1
+IP_C=10.202.0.2
+
+for b in "$FWD_OBJ" "$BASELINE_OBJ" "$CPUMAP_SET" "$XDP_STEER" "$TRAFFIC_GEN"; do
+	[ -e "$b" ] || { echo "forward: $b is missing; run make first" >&2; exit 1; }
+done
+if [ "$PROFILE" = 1 ] && ! perf record -q -e cpu-clock -o /dev/null true 2>/dev/null; then
+	echo "forward: BENCH_PROFILE=1 needs perf and its cpu-clock event" >&2
+	exit 1
+fi
+if [ "$(nproc)" -lt 2 ]; then
+	echo "forward: needs at least 2 online CPUs (a collector and a worker)" >&2
+	exit 1
+fi
+
+e2e_setup
+traffic_init
+# $IF_BO and $IF_C, a veth pair, go with the namespaces.
+fwd_cleanup() {
+	[ -n "$PERF_PID" ] && kill -INT "$PERF_PID" 2>/dev/null && wait "$PERF_PID" 2>/dev/null
+	sink_kill
+	net_time_stop
+	traffic_cleanup
+	ip netns del "$NS_C" 2>/dev/null
+	return 0
+}
+trap fwd_cleanup EXIT
+
+in_c() { nsenter --net=/run/netns/"$NS_C" "$@"; }
+
+# B -> C: a second veth pair, B a router, C an XDP sink. IPv6 off on the
+# pair, so nothing but the generator's frames crosses it.
+fwd_setup() {
+	local mac_c
+	ip netns add "$NS_C" &&
+	ip link add "$IF_BO" netns "$NS_B" type veth peer name "$IF_C" netns "$NS_C" &&
+	in_b sysctl -qw "net.ipv6.conf.$IF_BO.disable_ipv6=1" &&
+	in_c sysctl -qw "net.ipv6.conf.$IF_C.disable_ipv6=1" &&
+	ip -n "$NS_B" addr add "$IP_BO/24" dev "$IF_BO" &&
+	ip -n "$NS_C" addr add "$IP_C/24" dev "$IF_C" &&
+	ip -n "$NS_C" link set lo up &&
+	ip -n "$NS_B" link set "$IF_BO" up && ip -n "$NS_C" link set "$IF_C" up &&
+	# The generator's sources (10.201.0.x) have no route back: no
+	# reverse-path filter.
+	in_b sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 \
+		"net.ipv4.conf.$IF_B.rp_filter=0" &&
+	mac_c=$(ip -n "$NS_C" link show "$IF_C" | awk '/link\/ether/ { print $2 }') &&
+	ip -n "$NS_B" neigh replace "$IP_C" lladdr "$mac_c" dev "$IF_BO" nud permanent &&
+	# B is a sender now: a checksum left to offload would be unfinished.
+	in_b ethtool -K "$IF_BO" tx off >/dev/null &&
+	in_c xdp-loader load -m native -n bench_drop "$IF_C" "$FWD_OBJ"
+}
+fwd_setup || { echo "forward: cannot set up B -> C" >&2; exit 1; }
+net_time_start || exit 1
+
+WORKERS=$(traffic_online_cpus | awk -v rx="$TRAFFIC_RX_CPU" '$1 != rx' |
+	  paste -sd, -)
+RPS_MASK=$(rps_mask "$WORKERS")
+cat >"$E2E_TMP/steer.yaml" <<EOF
+version: 1
+cpus: [$WORKERS]
+EOF
+cat >"$E2E_TMP/steer-q256.yaml" <<EOF
+version: 1
+cpus: [$WORKERS]
+queue_size: 256
+EOF
+
+# worker_prog [PROGRAM]: every worker's cpumap entry runs PROGRAM of
+# fwd.bpf.o instead of xdp-steer's, or no program.
+worker_prog() {
+	local cpu
+	for cpu in ${WORKERS//,/ }; do
+		"$CPUMAP_SET" "$PIN_B/cpu_map" "$cpu" 2048 ${1:+"$FWD_OBJ" "$1"} || return 1
+	done
+}
+
+# kthreads_fifo: the kthreads of $IF_B's cpumaps on the workers
+# SCHED_FIFO 1. A kthread's comm is its whole name,
+# "cpumap/<cpu>/map:<map id>".
+kthreads_fifo() {
+	local m id cpu p found=
+	for m in cpu_map cpu_map_b; do
+		id=$(bpftool map show pinned "$PIN_B/$m" | sed -n '1s/^\([0-9]*\):.*/\1/p')
+		for cpu in ${WORKERS//,/ }; do
+			for p in /proc/[0-9]*; do
+				[ "$(cat "$p/comm" 2>/dev/null)" = "cpumap/$cpu/map:$id" ] || continue
+				chrt -f -p 1 "${p#/proc/}" && found=1
+			done
+		done
+	done
+	[ -n "$found" ]
+}
+
+# Leaves $IF_B in configuration $1, NAPI pinned.
+configure() {
+	in_b "$XDP_STEER" -q detach "$IF_B" >/dev/null 2>&1
+	in_b xdp-loader unload -a "$IF_B" >/dev/null 2>&1
+	set_rps 0
+	in_b ethtool -K "$IF_B" gro on >/dev/null
+	case $1 in
+	rps) set_rps "$RPS_MASK" ;;
+	rps-nogro)
+		in_b xdp-loader load -m native -n bench_pass "$IF_B" "$BASELINE_OBJ" &&
+			set_rps "$RPS_MASK" ;;
+	steer | steer-nogro)
+		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/steer.yaml" ;;
+	steer-notrace)
+		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/steer.yaml" &&
+			rm "$PIN_B/tp_cpumap_enqueue" "$PIN_B/tp_cpumap_kthread" ;;
+	steer-fifo)
+		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/steer.yaml" &&
+			kthreads_fifo ;;
+	steer-q256)
+		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/steer-q256.yaml" ;;
+	steer-pass | steer-clock | steer-noprog)
+		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/steer.yaml" &&
+			worker_prog "$(case $1 in
+				steer-pass) echo bench_worker_pass ;;
+				steer-clock) echo bench_worker_ktime ;;
+				esac)" ;;
+	esac || { echo "forward: cannot set up '${LABEL[$1]}' on $IF_B" >&2; exit 1; }
+	case $1 in
+	*-nogro) in_b ethtool -K "$IF_B" gro off >/dev/null ;;
+	esac
+	case $1 in
+	steer*) net_time_maps "$PIN_B" ;;
+	*) net_time_maps ;;
+	esac
+	traffic_rx_pin >/dev/null || { echo "forward: cannot pin $IF_B's NAPI" >&2; exit 1; }
+}
+
+# Frames C's XDP program took (and dropped).
+c_frames() {
+	_ethtool_sum "$NS_C" "$IF_C" '^rx_queue_[0-9]+_xdp_drops:'
+}
+
+# Frames lost after the stack took them: $IF_BO could not hand them to C
+# (C's ring full), or, delivering locally, the sockets had no room.
+out_drops() {
+	if [ "$DELIVER" = local ]; then
+		socket_drops
+	else
+		ip netns exec "$NS_B" cat "/sys/class/net/$IF_BO/statistics/tx_dropped"
+	fi
+}
+
+# run SIZE FLOWS CONFIG RATE SECONDS: one measured run in the current
+# configuration (RATE 0: as fast as the collector lets the generator);
+# prints "SIZE FLOWS CONFIG collector_ns forwarded_fps drops_pct
+# workers_ns where offered_fps frames_per_batch woken_per_100_batches
+# sink_ns".
+# Not in a subshell: net_time's coprocess belongs to this shell. With
+# BENCH_PROFILE=1 also leaves the run's stages in $E2E_TMP/stages.run.
+run() {
+	local size=$1 flows=$2 config=$3 rate=$4 secs=$5
+	local ns0 ns1 rd0 rd1 nt0 nt1 bl0 bl1 od0 od1 c0 c1 sn0=0 sn1=0 taken wk fwd
+	if [ "$DELIVER" = local ]; then
+		sink_start || exit 1
+		net_time_app "$SINK_PID"
+		sn0=$(sink_ns)
+	fi
+	c0=$(c_frames) rd0=$(ring_drops) bl0=$(backlog_drops) od0=$(out_drops)
+	ns0=$(napi_ns) nt0=$(net_time_snap)
+	[ "$PROFILE" = 1 ] && profile_start
+	gen_run --group "udp4:$flows${GEN_DST:+,dst=$GEN_DST}" --size "$size" \
+		--rate "$rate" --duration "$secs" ||
+		{ echo "forward: the generator failed" >&2; exit 1; }
+	ns1=$(napi_ns)
+	sleep 0.1	# let queued frames arrive (the kthread then sleeps)
+	[ "$PROFILE" = 1 ] && profile_stop
+	nt1=$(net_time_snap)
+	c1=$(c_frames) rd1=$(ring_drops) bl1=$(backlog_drops) od1=$(out_drops)
+	fwd=$((c1 - c0))
+	if [ "$DELIVER" = local ]; then
+		sn1=$(sink_ns)
+		sink_stop
+		fwd=$SINK_RECEIVED
+	fi
+	taken=$((GEN_SENT - (rd1 - rd0)))
+	wk=$(net_time_delta "$nt0" "$nt1" "$WORKERS")
+	# The softirqs that interrupted the sink are in its schedstat time,
+	# not the sink's work.
+	sn1=$((sn1 - $(awk '{ print $6 }' <<<"$wk")))
+	# "WORK_NS BATCHES FRAMES WOKEN KTHREAD_PIDS": with xdp-steer the
+	# kthreads' time alone (what softirqs run beside them is not ours).
+	wk=$(awk -v c="$config" '{ print (c ~ /^steer/ ? $1 : $1 + $2), $3, $4, $5, $7 }' \
+		<<<"$wk")
+	[ "$PROFILE" = 1 ] && profile_stages "$config" "$((ns1 - ns0))" "$taken" "$wk" \
+		"$fwd" "$((sn1 - sn0))"
+	awk -v ns=$((ns1 - ns0)) -v wk="$wk" -v taken="$taken" -v sink=$((sn1 - sn0)) \
+	    -v fwd="$fwd" -v sent="$GEN_SENT" -v s="$GEN_SECONDS" \
+	    -v ring=$((rd1 - rd0)) -v backlog=$((bl1 - bl0)) -v out=$((od1 - od0)) \
+	    -v outname="$([ "$DELIVER" = local ] && echo socket || echo egress)" \
+	    -v pre="$size $flows $config" 'BEGIN {
+		lost = sent - fwd; rest = lost - ring - backlog - out
+		where = "-"; most = 0
+		if (ring > most) { most = ring; where = "ring" }
+		if (backlog > most) { most = backlog; where = "backlog" }
+		if (out > most) { most = out; where = outname }
+		if (rest > most) { most = rest; where = "cpumap" }
+		split(wk, w, " ")
+		printf "%s %.1f %.0f %.3f %.1f %s %.0f %.2f %.1f %.1f\n", pre,
+			taken ? ns / taken : 0, fwd / s, sent ? 100 * lost / sent : 0,
+			fwd ? w[1] / fwd : 0, where, sent / s,
+			w[2] ? w[3] / w[2] : 0, w[2] ? 100 * w[4] / w[2] : 0,
+			fwd ? sink / fwd : 0 }'
+}
+
+# The collector's and the workers' CPUs, sampled during a run.
+profile_start() {
+	perf record -q -e cpu-clock -c "$PROFILE_PERIOD_NS" -g \
+		-C "$TRAFFIC_RX_CPU,$WORKERS" -o "$E2E_TMP/perf.data" >/dev/null 2>&1 &
+	PERF_PID=$!
+	sleep 0.2	# perf is recording
+}
+
+profile_stop() {
+	kill -INT "$PERF_PID"
+	wait "$PERF_PID"
+	PERF_PID=
+}
+
+# profile_stages CONFIG COLLECTOR_NS TAKEN WORKER_DELTA FORWARDED SINK_NS:
+# the run's time per frame of each role, by stage (stages split).
+profile_stages() {
+	local w pids
+	read -r w _ _ _ pids <<<"$4"
+	{
+		[ "$DELIVER" = local ] &&
+			"$STAGES" split "$E2E_TMP/perf.data" --cpus "$WORKERS" --comm udp_sink --no-softirq \
+				--ns "$(awk -v a="$6" -v b="$5" 'BEGIN { print b ? a / b : 0 }')" |
+				sed "s/^/sink $1 /"
+		"$STAGES" split "$E2E_TMP/perf.data" --cpus "$TRAFFIC_RX_CPU" \
+			--comm "$(printf '%.15s' "napi/$IF_B-")" \
+			--ns "$(awk -v a="$2" -v b="$3" 'BEGIN { print b ? a / b : 0 }')" |
+			sed "s/^/collector $1 /"
+		# xdp-steer's worker: its kthreads; else the NET_RX softirqs.
+		[ "$1" = noxdp ] ||
+			"$STAGES" split "$E2E_TMP/perf.data" --cpus "$WORKERS" \
+				$(case $1 in steer*) echo --tids "$pids" ;; *) echo --worker ;; esac) \
+				--ns "$(awk -v a="$w" -v b="$5" 'BEGIN { print b ? a / b : 0 }')" |
+				sed "s/^/worker $1 /"
+	} >"$E2E_TMP/stages.run"
+}
+
+# search SIZE FLOWS CONFIG: the highest rate (frames/s) with at most LOSS %
+# lost, by bisection; prints it with that run's fields.
+search() {
+	local PROFILE=0	# the probes are not profiled
+	bench_search "$1" "$2" "$3" '$6 <= l' "$1 $2 $3 0 0 100 0 - 0 0 0 0"
+}
+
+if [ "$DELIVER" = local ]; then
+	GEN_DST=
+	echo "Local delivery on veth, A -> B, UDP/IPv4 to a sink on the workers: B's collector CPU $TRAFFIC_RX_CPU (threaded NAPI, with the generator), workers $WORKERS"
+else
+	GEN_DST=$IP_C
+	echo "Forwarding on veth, A -> B -> C, UDP/IPv4: B's collector CPU $TRAFFIC_RX_CPU (threaded NAPI, with the generator), workers $WORKERS"
+fi
+bench_machine
+
+# Every run, a line: "REGIME ROUND " and run's fields; REGIME is
+# saturation, rate<N> or lossfree.
+RUNS=$E2E_TMP/runs
+STAGE_RUNS=$E2E_TMP/stages
+: >"$RUNS"
+: >"$STAGE_RUNS"
+regime() { [ "$1" = 0 ] && echo saturation || echo "rate$1"; }
+for size in $SIZES; do
+	for flows in $FLOWS; do
+		for rate in $RATES; do
+			for r in $(seq "$ROUNDS"); do
+				for c in "${CONFIGS[@]}"; do
+					configure "$c"
+					run "$size" "$flows" "$c" "$rate" "$SECONDS_PER_RUN" \
+						>"$E2E_TMP/line"
+					echo "$(regime "$rate") $r $(cat "$E2E_TMP/line")" >>"$RUNS"
+					[ "$PROFILE" = 1 ] &&
+						sed "s/^/$(regime "$rate") $r $size $flows /" \
+							"$E2E_TMP/stages.run" >>"$STAGE_RUNS"
+				done
+			done
+		done
+		if [ "$SEARCH" = 1 ]; then
+			for c in "${CONFIGS[@]}"; do
+				configure "$c"
+				# Not $(search): run must stay in this shell.
+				search "$size" "$flows" "$c" >"$E2E_TMP/line"
+				echo "lossfree 1 $(cat "$E2E_TMP/line")" >>"$RUNS"
+			done
+		fi
+		echo "  measured $((size + 4))-byte frames, $flows flows" >&2
+	done
+done
+# project reads "REGIME SIZE FLOWS CONFIG ...": the round dropped.
+[ -n "${BENCH_RAW:-}" ] && cut -d' ' -f1,3- "$RUNS" >"$BENCH_RAW"
+
+# value REGIME SIZE FLOWS CONFIG FIELD: the median of a run field over the
+# rounds (4: collector ns, 5: forwarded fps, 6: drops %, 7: workers ns,
+# 8: where, 9: offered fps, 10: frames per batch, 11: woken per 100,
+# 12: sink ns).
+value() {
+	awk -v g="$1" -v s="$2" -v f="$3" -v c="$4" -v k="$(($5 + 2))" \
+		'$1 == g && $3 == s && $4 == f && $5 == c { print $k }' "$RUNS" | median
+}
+# where REGIME SIZE FLOWS CONFIG: the drop point most rounds name.
+where() {
+	awk -v g="$1" -v s="$2" -v f="$3" -v c="$4" \
+		'$1 == g && $3 == s && $4 == f && $5 == c { print $10 }' "$RUNS" |
+		sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }'
+}
+# versus REGIME SIZE FLOWS CONFIG FIELD: CONFIG's field minus xdp-steer's
+# in the same round, "median (min..max)" over the rounds.
+versus() {
+	awk -v g="$1" -v s="$2" -v f="$3" -v c="$4" -v k="$(($5 + 2))" '
+		$1 == g && $3 == s && $4 == f && $5 == c { x[$2] = $k }
+		$1 == g && $3 == s && $4 == f && $5 == "steer" { b[$2] = $k }
+		END { for (r in x) if (r in b) print x[r] - b[r] }' "$RUNS" |
+		sort -g | awk '{ v[NR] = $1 } END {
+			if (NR) printf "%+.0f (%+.0f..%+.0f)", v[int((NR + 1) / 2)], v[1], v[NR]
+			else printf "-" }'
+}
+
+table() {
+	local g=$1 size flows c got=forwarded sk=
+	# With local delivery, the sink's column after the workers'.
+	[ "$DELIVER" = local ] && got=delivered sk=1
+	printf '%-6s %6s  %-22s %9s %9s %9s %9s%s %9s %-8s %11s\n' frame flows config \
+		offered "$got" collector workers "${sk:+$(printf ' %9s' sink)}" drops "" batch
+	printf '%-6s %6s  %-22s %9s %9s %9s %9s%s %9s %-8s %11s\n' "" "" "" \
+		kfps kfps "ns/frame" "ns/frame" "${sk:+$(printf ' %9s' ns/frame)}" "%" "at" \
+		"frames woke"
+	for size in $SIZES; do
+		for flows in $FLOWS; do
+			for c in "${CONFIGS[@]}"; do
+				printf '%-6s %6s  %-22s %9.0f %9.0f %9.1f %9.1f%s %9.3f %-8s %11s\n' \
+					"$((size + 4))B" "$flows" "${LABEL[$c]}" \
+					"$(value "$g" "$size" "$flows" "$c" 9 | awk '{ print $1 / 1000 }')" \
+					"$(value "$g" "$size" "$flows" "$c" 5 | awk '{ print $1 / 1000 }')" \
+					"$(value "$g" "$size" "$flows" "$c" 4)" \
+					"$(value "$g" "$size" "$flows" "$c" 7)" \
+					"${sk:+$(printf ' %9.1f' "$(value "$g" "$size" "$flows" "$c" 12)")}" \
+					"$(value "$g" "$size" "$flows" "$c" 6)" \
+					"$(where "$g" "$size" "$flows" "$c")" \
+					"$(case $c in steer*) printf '%.1f %4.0f%%' \
+						"$(value "$g" "$size" "$flows" "$c" 10)" \
+						"$(value "$g" "$size" "$flows" "$c" 11)" ;;
+					   *) echo - ;; esac)"
+			done
+		done
+	done
+}
+
+# pieces REGIME: each configuration's worker and collector time per frame
+# (and the sink's, delivering locally) against xdp-steer's, within rounds.
+pieces() {
+	local g=$1 size flows c
+	local f='%-6s %6s  %-22s %9s %-24s %9s %-24s%s\n'
+	printf "$f" frame flows config workers "vs xdp-steer, median" \
+		collector "vs xdp-steer, median" \
+		"$([ "$DELIVER" = local ] && printf ' %9s %s' sink "vs xdp-steer")"
+	printf "$f" "" "" "" "ns/frame" "(min..max) ns/frame" "ns/frame" \
+		"(min..max) ns/frame" "$([ "$DELIVER" = local ] && printf ' %9s' ns/frame)"
+	for size in $SIZES; do
+		for flows in $FLOWS; do
+			for c in "${CONFIGS[@]}"; do
+				printf "$f" "$((size + 4))B" "$flows" "${LABEL[$c]}" \
+					"$(value "$g" "$size" "$flows" "$c" 7 | awk '{ printf "%.0f", $1 }')" \
+					"$(versus "$g" "$size" "$flows" "$c" 7)" \
+					"$(value "$g" "$size" "$flows" "$c" 4 | awk '{ printf "%.0f", $1 }')" \
+					"$(versus "$g" "$size" "$flows" "$c" 4)" \
+					"$([ "$DELIVER" = local ] && printf ' %9.0f %s' \
+						"$(value "$g" "$size" "$flows" "$c" 12)" \
+						"$(versus "$g" "$size" "$flows" "$c" 12)")"
+			done
+		done
+	done
+}
+
+# summary: forwarded frames and the collector's cost of xdp-steer against
+# no XDP and RPS, as ratios of medians of this run, per table.
+summary() {
+	local g=$1 size flows
+	printf '%-6s %5s | %-29s | %-29s\n' "" "" "forwarded kfps" "collector ns/frame"
+	printf '%-6s %5s | %7s %7s %7s %5s | %7s %7s %7s %5s\n' frame flows \
+		"no XDP" RPS steer "/RPS" "no XDP" RPS steer "/RPS"
+	for size in $SIZES; do
+		for flows in $FLOWS; do
+			awk -v fr="$((size + 4))B" -v fl="$flows" \
+			    -v nf="$(value "$g" "$size" "$flows" noxdp 5)" \
+			    -v rf="$(value "$g" "$size" "$flows" rps 5)" \
+			    -v sf="$(value "$g" "$size" "$flows" steer 5)" \
+			    -v nc="$(value "$g" "$size" "$flows" noxdp 4)" \
+			    -v rc="$(value "$g" "$size" "$flows" rps 4)" \
+			    -v sc="$(value "$g" "$size" "$flows" steer 4)" '
+			function r(b, s) { return b ? sprintf("%.2f", s / b) : "-" }
+			BEGIN {
+				printf "%-6s %5s | %7.0f %7.0f %7.0f %5s | %7.0f %7.0f %7.0f %5s\n",
+					fr, fl, nf / 1000, rf / 1000, sf / 1000, r(rf, sf),
+					nc, rc, sc, r(rc, sc)
+			}'
+		done
+	done
+}
+
+has() { [[ " ${CONFIGS[*]} " == *" $1 "* ]]; }
+
+for rate in $RATES; do
+	g=$(regime "$rate")
+	echo
+	if [ "$rate" = 0 ]; then
+		echo "== Saturation: as fast as the collector lets the generator send; ${SECONDS_PER_RUN} s runs, median of $ROUNDS"
+	else
+		echo "== $((rate / 1000)) kframes/s offered; ${SECONDS_PER_RUN} s runs, median of $ROUNDS"
+	fi
+	table "$g"
+	if has noxdp && has rps && has steer; then
+		echo "-- xdp-steer against no XDP and RPS (medians)"
+		summary "$g"
+	fi
+	if has steer && [ "${#CONFIGS[@]}" -gt 1 ]; then
+		echo "-- time per frame against xdp-steer's in the same round"
+		pieces "$g"
+	fi
+	if [ "$PROFILE" = 1 ]; then
+		for size in $SIZES; do
+			for flows in $FLOWS; do
+				echo "-- where the time goes, $((size + 4))-byte frames, $flows flows (perf profile of each run, tests/bench/stages)"
+				awk -v g="$g" -v s="$size" -v f="$flows" '$1 == g && $3 == s && $4 == f' \
+					"$STAGE_RUNS" >"$E2E_TMP/stages.one"
+				"$STAGES" table "$E2E_TMP/stages.one"
+			done
+		done
+	fi
+done
+if [ "$SEARCH" = 1 ]; then
+	echo
+	echo "== Loss-free: the highest rate with at most $LOSS % lost (bisection, 1 s runs)"
+	table lossfree
+fi
+if [ "$DELIVER" = forward ] && has rps && has steer && [[ " $RATES " == *" 0 "* ]]; then
+	for size in $SIZES; do
+		echo
+		echo "== Projection from the saturation costs above, $((size + 4))-byte frames (tests/bench/project; README, Benchmarks)"
+		cut -d' ' -f1,3- "$RUNS" |
+			"$PROJECT" --raw - --size "$size" --flows "$(echo $FLOWS | awk '{ print $NF }')"
+	done
+fi

@@ -1,0 +1,229 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Shared by the end-to-end benchmarks (throughput.sh, forward.sh): where a
+# table was measured, and the counters they read around a run. Source after
+# tests/e2e/lib.sh and traffic_lib.sh; set WORKERS (comma-separated CPU
+# ids) before calling workers_ns.
+
+# bench_machine: the lines that say where a table was measured. Per-frame
+# costs differ between machines of one kind by the mitigations in force
+# (retpolines, SRSO's Safe RET) as much as by the CPU.
+bench_machine() {
+	local model fam mod
+	model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+	fam=$(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+	mod=$(sed -n 's/^model[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+	echo "CPU: ${model:-unknown} (family ${fam:-?} model ${mod:-?}), $(nproc) online;" \
+		"kernel $(uname -r), CONFIG_HZ $(zcat /proc/config.gz 2>/dev/null |
+			sed -n 's/^CONFIG_HZ=//p')"
+	echo "mitigations: $(bench_mitigations)"
+}
+
+# bench_mitigations: the kernel's mitigations= parameter and each
+# vulnerability the kernel mitigates, with the first clause of how.
+bench_mitigations() {
+	local f v out=
+	v=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^mitigations=//p')
+	out="mitigations=${v:-auto}"
+	for f in /sys/devices/system/cpu/vulnerabilities/*; do
+		[ -r "$f" ] || continue
+		v=$(cat "$f")
+		case $v in
+		Mitigation:*) out+="; $(basename "$f"): $(sed 's/^Mitigation: //; s/;.*//' <<<"$v")" ;;
+		Vulnerable*) out+="; $(basename "$f"): vulnerable" ;;
+		esac
+	done
+	echo "$out"
+}
+
+# rps_mask CPUS: the rps_cpus mask of a comma-separated CPU list (hex,
+# comma-separated in 32-bit words, high first).
+rps_mask() {
+	local -a w=()
+	local c i hi=0 out=
+	for c in ${1//,/ }; do
+		w[c / 32]=$(( ${w[c / 32]:-0} | 1 << (c % 32) ))
+		[ $((c / 32)) -gt $hi ] && hi=$((c / 32))
+	done
+	for ((i = hi; i >= 0; i--)); do
+		out+=$(printf '%s%x' "${out:+,}" "${w[i]:-0}")
+	done
+	echo "$out"
+}
+
+# set_rps MASK: rps_cpus of every receive queue of $IF_B (the namespace's
+# own /sys).
+set_rps() {
+	ip netns exec "$NS_B" sh -c \
+		"for q in /sys/class/net/$IF_B/queues/rx-*/rps_cpus; do echo $1 > \$q || exit 1; done"
+}
+
+# napi_ns: nanoseconds the NAPI threads of $IF_B have run (schedstat).
+napi_ns() {
+	local p s=0 t
+	for p in $(traffic_napi_pids); do
+		read -r t _ <"/proc/$p/schedstat" && s=$((s + t))
+	done
+	echo "$s"
+}
+
+# workers_ns: nanoseconds the CPUs in $WORKERS were busy (/proc/stat: user,
+# nice, system, irq, softirq; in USER_HZ ticks).
+workers_ns() {
+	awk -v cpus=",$WORKERS," -v hz="$(getconf CLK_TCK)" '
+		$1 ~ /^cpu[0-9]+$/ && index(cpus, "," substr($1, 4) ",") {
+			t += $2 + $3 + $4 + $7 + $8 }
+		END { printf "%.0f\n", t * 1e9 / hz }' /proc/stat
+}
+
+# ring_drops: frames A's veth could not put on B's ring: they never
+# reached the collector.
+ring_drops() {
+	_ethtool_sum "$NS_A" "$IF_A" '^tx_queue_[0-9]+_xdp_xmit_errors:'
+}
+
+# backlog_drops: frames the backlogs of all CPUs dropped (softnet_stat's
+# second column).
+backlog_drops() {
+	local d s=0
+	for d in $(awk '{ print $2 }' /proc/net/softnet_stat); do
+		s=$((s + 16#$d))
+	done
+	echo "$s"
+}
+
+# socket_drops: datagrams B's UDP sockets had no room for.
+socket_drops() {
+	traffic_snmp_get "$(traffic_snmp "$NS_B")" Udp:RcvbufErrors
+}
+
+# bench_search SIZE FLOWS CONFIG ACCEPT FALLBACK: the highest rate
+# (frames/s) whose 1-second run (the script's run SIZE FLOWS CONFIG RATE 1)
+# meets the awk condition ACCEPT over run's line (l: $LOSS, the loss
+# allowed), by bisection in $SEARCH_STEPS steps below $SEARCH_HI; prints
+# that run's line, or FALLBACK when none did. Not in a subshell: run may
+# need this shell.
+bench_search() {
+	local lo=0 hi=$SEARCH_HI mid i best= line
+	for i in $(seq "$SEARCH_STEPS"); do
+		mid=$(( (lo + hi) / 2 ))
+		run "$1" "$2" "$3" "$mid" 1 >"$E2E_TMP/probe"
+		line=$(cat "$E2E_TMP/probe")
+		if awk -v l="$LOSS" "{ exit !($4) }" <<<"$line"; then
+			lo=$mid best=$line
+		else
+			hi=$mid
+		fi
+	done
+	echo "${best:-$5}"
+}
+
+# median: of the numbers on stdin, one a line.
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# Receive processing time per CPU, exact (tests/bench/net_time.c): a
+# coprocess from net_time_start until the script exits.
+NET_TIME=${NET_TIME:-$E2E_ROOT/tests/bench/net_time}
+net_time_start() {
+	[ -x "$NET_TIME" ] || { echo "$NET_TIME is missing; run make first" >&2; return 1; }
+	coproc NET_TIME_CO { exec "$NET_TIME"; }
+	net_time_snap >/dev/null
+}
+
+net_time_stop() {
+	[ -n "${NET_TIME_CO_PID:-}" ] || return 0
+	kill "$NET_TIME_CO_PID" 2>/dev/null
+	wait "$NET_TIME_CO_PID" 2>/dev/null
+	NET_TIME_CO_PID=
+}
+
+# net_time_maps [IFACE_PIN_DIR]: count the kthreads of that interface's
+# cpumaps (none without an argument).
+net_time_maps() {
+	local ids= m
+	for m in "${1:+$1/cpu_map}" "${1:+$1/cpu_map_b}"; do
+		[ -n "$m" ] && ids+=" $(bpftool map show pinned "$m" 2>/dev/null |
+			sed -n '1s/^\([0-9]*\):.*/\1/p')"
+	done
+	echo "maps$ids" >&"${NET_TIME_CO[1]}"
+}
+
+# net_time_app [TGID]: tell apart the softirq time run in that process's
+# threads (none without an argument).
+net_time_app() {
+	echo "app ${1:-0}" >&"${NET_TIME_CO[1]}"
+}
+
+# net_time_snap: one line, "CPU:KTHREAD_NS:SOFTIRQ_NS:SOFTIRQS:BATCHES:
+# FRAMES:WOKEN:APP_SOFTIRQ_NS:KTHREAD_PID" per CPU (totals).
+net_time_snap() {
+	local line
+	echo snap >&"${NET_TIME_CO[1]}"
+	read -r -u "${NET_TIME_CO[0]}" line || { echo "net_time died" >&2; return 1; }
+	echo "$line"
+}
+
+# net_time_delta BEFORE AFTER CPUS: over the CPUs of the comma-separated
+# list, "KTHREAD_NS SOFTIRQ_NS BATCHES FRAMES WOKEN APP_SOFTIRQ_NS PIDS"
+# between two snaps: the chosen kthreads' time, the NET_RX softirqs'
+# outside them (anyone's: other tenants' traffic too), the kthreads'
+# batches, the softirq time run in the application's threads, and the
+# kthreads' pids (comma-separated).
+net_time_delta() {
+	awk -v a="$1" -v b="$2" -v cpus=",$3," 'BEGIN {
+		n = split(a, x, " "); split(b, y, " ")
+		for (i = 1; i <= n; i++) {
+			split(x[i], p, ":"); split(y[i], q, ":")
+			if (!index(cpus, "," p[1] ",")) continue
+			kt += q[2] - p[2]; si += q[3] - p[3]
+			bt += q[5] - p[5]; fr += q[6] - p[6]; wk += q[7] - p[7]
+			app += q[8] - p[8]
+			if (q[9]) pids = pids (pids == "" ? "" : ",") q[9]
+		}
+		printf "%.0f %.0f %.0f %.0f %.0f %.0f %s\n", kt, si, bt, fr, wk, app,
+			pids == "" ? "-" : pids
+	}'
+}
+
+# The application end of local delivery (tests/bench/udp_sink): one thread
+# and socket per CPU in $WORKERS, in $NS_B. sink_start runs it until
+# sink_stop, which leaves SINK_RECEIVED and SINK_LATE. Not in a subshell:
+# the cleanup needs $SINK_PID.
+UDP_SINK=${UDP_SINK:-$E2E_ROOT/tests/bench/udp_sink}
+SINK_PID=
+sink_start() {
+	local ready=$E2E_TMP/sink.ready
+	rm -f "$ready"
+	# nsenter execs the sink, so $! is its pid (a subshell would ignore
+	# the signal that stops it: background jobs of scripts ignore SIGINT).
+	nsenter --net=/run/netns/"$NS_B" "$UDP_SINK" --cpus "$WORKERS" --port 9000 \
+		--ready "$ready" >"$E2E_TMP/sink.out" &
+	SINK_PID=$!
+	while [ ! -e "$ready" ]; do
+		kill -0 "$SINK_PID" 2>/dev/null || { echo "udp_sink died" >&2; return 1; }
+		sleep 0.02
+	done
+}
+
+sink_stop() {
+	local out=$E2E_TMP/sink.out
+	kill -TERM "$SINK_PID"
+	wait "$SINK_PID"
+	SINK_PID=
+	SINK_RECEIVED=$(sed -n 's/.*received=\([0-9]*\).*/\1/p' "$out")
+	SINK_LATE=$(sed -n 's/.*late=\([0-9]*\).*/\1/p' "$out")
+}
+
+# sink_kill: for a cleanup.
+sink_kill() {
+	[ -n "$SINK_PID" ] && kill "$SINK_PID" 2>/dev/null && wait "$SINK_PID" 2>/dev/null
+	SINK_PID=
+}
+
+# sink_ns: nanoseconds the sink's threads have run (schedstat).
+sink_ns() {
+	local t s=0 v
+	for t in /proc/"$SINK_PID"/task/*/schedstat; do
+		read -r v _ <"$t" 2>/dev/null && s=$((s + v))
+	done
+	echo "$s"
+}
