@@ -213,6 +213,13 @@ tests/bench/bench_prog: tests/bench/bench_prog.o $(TESTLIB_OBJS) $(TABLE_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
 
+# What looking through each encapsulation costs (tests/bench/run prog).
+ALL += tests/bench/bench_encap
+all: tests/bench/bench_encap
+tests/bench/bench_encap: tests/bench/bench_encap.o $(TESTLIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
+
 # The throughput benchmark's UDP sink (tests/bench/throughput.sh); it reads
 # the generator's marks (tests/e2e/traffic.h).
 ALL += tests/bench/udp_sink

@@ -281,6 +281,25 @@ struct steer_slot {
 	__u8 decap_port_encap[STEER_DECAP_PORTS]; /* STEER_ENCAP_* of each */
 };
 
+/* Adds UDP destination port 'port' (network order) of encapsulation
+ * 'encap' to the slot's decap ports; -1 when all STEER_DECAP_PORTS are
+ * taken. The loader (from the policy) and the tests fill them so. */
+static inline int steer_decap_add_port(struct steer_slot *s, __u16 port,
+				       __u32 encap)
+{
+	int i;
+
+	for (i = 0; i < STEER_DECAP_PORTS; i++) {
+		if (s->decap_port[i])
+			continue;
+		s->decap_port[i] = port;
+		s->decap_port_encap[i] = (__u8)encap;
+		s->decap_port_bits |= 1ull << steer_port_bit(port);
+		return 0;
+	}
+	return -1;
+}
+
 /* steer_slot.loader_flags */
 #define STEER_LF_SEED_RANDOM	(1u << 0) /* key drawn at random: keep it on
 					   * re-apply so flows do not move */

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <netinet/in.h>
+#include <linux/if_ether.h>
 
 #include "frame.h"
 
@@ -566,7 +567,7 @@ int frame_gtpu(struct frame *f, const struct frame_gtpu *g)
 		e += 4;
 	}
 	for (i = 0; i < g->nexts; i++) {
-		e[0] = g->ext_units;	/* 0 here is a malformed length */
+		e[0] = g->ext_len_zero ? 0 : units;
 		e[1] = 0x10;		/* QFI */
 		e[units * 4 - 1] = i + 1 < g->nexts ? 0x85 : 0;
 		e += units * 4;
@@ -595,6 +596,66 @@ int frame_esp(struct frame *f, uint32_t spi, size_t len)
 	f->esp = true;
 	describe(f, "esp(spi 0x%08x)", spi);
 	return 0;
+}
+
+int frame_tunnel(struct frame *f, int encap, int outer_family,
+		 int inner_family, const char *src, const char *dst)
+{
+	uint16_t inner_type = inner_family == STEER_AF_INET6 ? ETH_P_IPV6 :
+							       ETH_P_IP;
+	bool v6 = outer_family == STEER_AF_INET6;
+	uint8_t proto;
+
+	switch (encap) {
+	case STEER_ENCAP_PPPOE:
+		frame_eth(f, ETH_P_PPP_SES);
+		return frame_pppoe(f, inner_family == STEER_AF_INET6 ?
+				      0x0057 : 0x0021);
+	case STEER_ENCAP_MPLS:
+		frame_eth(f, ETH_P_MPLS_UC);
+		frame_mpls(f, 1000, false);
+		return frame_mpls(f, 2000, true);
+	case STEER_ENCAP_GRE:
+		proto = IPPROTO_GRE;
+		break;
+	case STEER_ENCAP_IPIP:
+		proto = inner_family == STEER_AF_INET6 ? IPPROTO_IPV6 :
+							 IPPROTO_IPIP;
+		break;
+	case STEER_ENCAP_VXLAN:
+	case STEER_ENCAP_GENEVE:
+	case STEER_ENCAP_GTPU:
+		proto = IPPROTO_UDP;
+		break;
+	default:
+		return fail(f, -EINVAL);
+	}
+	frame_eth(f, v6 ? ETH_P_IPV6 : ETH_P_IP);
+	if (v6)
+		frame_ipv6(f, &(struct frame_ip6){
+			.src = src ? src : FRAME_OUTER6_SRC,
+			.dst = dst ? dst : FRAME_OUTER6_DST, .nexthdr = proto });
+	else
+		frame_ipv4(f, &(struct frame_ip4){
+			.src = src ? src : FRAME_OUTER4_SRC,
+			.dst = dst ? dst : FRAME_OUTER4_DST, .proto = proto });
+	switch (encap) {
+	case STEER_ENCAP_GRE:
+		return frame_gre(f, 0, inner_type);
+	case STEER_ENCAP_VXLAN:
+		frame_udp(f, FRAME_TUNNEL_SPORT, 4789);
+		frame_vxlan(f, 0x08, 42);
+		return frame_eth(f, inner_type);
+	case STEER_ENCAP_GENEVE:
+		frame_udp(f, FRAME_TUNNEL_SPORT, 6081);
+		frame_geneve(f, 0, 0, 0x6558);
+		return frame_eth(f, inner_type);
+	case STEER_ENCAP_GTPU:
+		frame_udp(f, 2152, 2152);
+		return frame_gtpu(f, &(struct frame_gtpu){ .teid = 0x1234,
+							   .seq = true });
+	}
+	return f->err;
 }
 
 int frame_payload(struct frame *f, const void *data, size_t len)

@@ -161,11 +161,28 @@ struct frame_gtpu {
 	bool seq;		/* S: sequence number, N-PDU, next type */
 	int nexts;		/* E: that many extension headers */
 	uint8_t ext_units;	/* each one's length in 4 bytes; 0: 1 */
+	bool ext_len_zero;	/* malformed: each says its length is 0 */
 };
 int frame_gtpu(struct frame *f, const struct frame_gtpu *g);
 /* ESP's SPI and sequence number, then 'len' bytes of ciphertext. The
  * parser takes the SPI for the flow's ports (when it looks through ESP). */
 int frame_esp(struct frame *f, uint32_t spi, size_t len);
+
+/* A tunnel's outer headers, ready for the inner IP header: Ethernet, then
+ * for encapsulation 'encap' (STEER_ENCAP_*, ESP aside) an outer IPv4 or
+ * IPv6 header ('outer_family', STEER_AF_*) from 'src' to 'dst' (NULL:
+ * FRAME_OUTER4_* or FRAME_OUTER6_*; none for PPPoE and MPLS), its
+ * standard headers (GRE without options, VXLAN and Geneve on their
+ * standard ports from FRAME_TUNNEL_SPORT, GTP-U with a sequence number)
+ * and, for VXLAN and Geneve, the inner Ethernet header, all naming an
+ * inner IPv4 or IPv6 header ('inner_family'). */
+int frame_tunnel(struct frame *f, int encap, int outer_family,
+		 int inner_family, const char *src, const char *dst);
+#define FRAME_OUTER4_SRC	"192.0.2.1"
+#define FRAME_OUTER4_DST	"192.0.2.2"
+#define FRAME_OUTER6_SRC	"2001:db8:f::1"
+#define FRAME_OUTER6_DST	"2001:db8:f::2"
+#define FRAME_TUNNEL_SPORT	49152
 
 /* Transport headers; ports in host order. */
 int frame_tcp(struct frame *f, uint16_t sport, uint16_t dport);
