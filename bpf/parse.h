@@ -62,7 +62,8 @@ struct vlan_tag {
 struct cursor {
 	void *pos;
 	void *end;
-	void *lim;
+	void *lim;		/* before an IP header: data + CURSOR_OFF_MAX */
+	void *data;		/* the frame's start */
 };
 
 /* 1 when 'len' bytes at 'p' are inside the frame and the datagram. */
@@ -72,17 +73,54 @@ static __always_inline int cursor_has(const struct cursor *c, const void *p,
 	return p + len <= c->end && p + len <= c->lim;
 }
 
+/* Offsets in a frame: below 64 KiB (a frame is one page). The cursor's
+ * is kept below 16 KiB where untraced: the verifier gives a packet pointer
+ * no room to read once its offset may pass 64 KiB, and the headers after
+ * it add up to a few KiB. */
+#define CURSOR_OFF_MAX	0xffff
+#define CURSOR_POS_MAX	0x3fff
+
+/*
+ * Points *ptr (into the frame) at the same byte again, by an offset from
+ * the frame's start the verifier cannot trace: to it a pointer minus a
+ * pointer is any number (bounded again here), and barrier_var() keeps the
+ * compiler from cancelling the subtraction and the addition out.
+ *
+ * Why: the verifier checks a program path by path and merges paths only
+ * where their states agree. Each IPv6 extension header, VLAN tag, IPv4
+ * option length and tunnel header leaves the cursor at an offset of its
+ * own making, so the paths through them multiply: a thousand-odd after
+ * the outer headers, and checking tunnels and inner headers after each of
+ * them passed the verifier's million instructions. Where the cursor is
+ * made untraceable, every path's cursor looks the same, the paths merge
+ * and what follows is checked once. Three instructions; a global function
+ * instead (checked once on its own) would cost a call, 9-10 ns a frame on
+ * the development VM.
+ */
+static __always_inline int untrace(void **ptr, void *data, __u64 max)
+{
+	__u64 off = *ptr - data;
+
+	barrier_var(off);
+	if (off > max)
+		return -E2BIG;
+	*ptr = data + off;
+	return 0;
+}
+
+/* The cursor and its datagram's end both untraced (see untrace()). */
+static __always_inline int cursor_untrace(struct cursor *c)
+{
+	if (untrace(&c->pos, c->data, CURSOR_POS_MAX) ||
+	    untrace(&c->lim, c->data, CURSOR_OFF_MAX))
+		return -E2BIG;
+	return 0;
+}
+
 /* What the parser found. */
 struct parsed {
 	struct steer_flow flow;
 	int is_frag;		/* IPv4 MF/offset or an IPv6 fragment header */
-	__u32 pad;
-	/* STEER_ENCAP_* looked into, or 0 (see parse_frame). A stack slot of
-	 * its own: read once, right after the parse, it is dead from there
-	 * on, so the verifier's states of frames of different encapsulations
-	 * meet again (a slot shared with is_frag would keep them apart all
-	 * through the program: 3.5 times the instructions to verify). */
-	__u64 encap;
 };
 
 /* Returned by a function that left the cursor on a tunnel's inner IPv4 or
@@ -147,7 +185,7 @@ static __always_inline int parse_ipv4(struct cursor *c, struct parsed *p)
 	/* The frame may be padded past tot_len (Ethernet minimum), never
 	 * shorter than it: a shorter one was truncated on the way. Inside a
 	 * tunnel, the outer datagram (lim) must hold the inner one. */
-	if (tot_len < hlen || (void *)iph + tot_len > c->lim)
+	if (tot_len < hlen || !cursor_has(c, iph, tot_len))
 		return -EINVAL;
 
 	p->flow.family = STEER_AF_INET;
@@ -177,7 +215,7 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p)
 	/* Payload length 0 is a jumbogram (RFC 2675), which cannot arrive
 	 * on Ethernet; anything longer than the frame was truncated. */
 	if (ip6h->payload_len == 0 ||
-	    (void *)(ip6h + 1) + ntohs_len(ip6h->payload_len) > c->lim)
+	    !cursor_has(c, ip6h + 1, ntohs_len(ip6h->payload_len)))
 		return -EINVAL;
 	c->lim = (void *)(ip6h + 1) + ntohs_len(ip6h->payload_len);
 
@@ -235,6 +273,10 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p)
 			p->flow.proto = next;
 			return 0;
 		}
+		/* One state for the next header, whatever the kinds of
+		 * those before (see untrace()). */
+		if (untrace(&c->pos, c->data, CURSOR_POS_MAX))
+			return -E2BIG;
 	}
 	/* Still an extension header after the bound: a chain built to make
 	 * parsers spin. Check the header after the last one we walked. */
@@ -507,10 +549,11 @@ static __always_inline int parse_gtpu(struct cursor *c, __u16 *inner)
 }
 
 /* A UDP frame whose destination port is one of the slot's decap ports:
- * the frame's encapsulation, the UDP length bounding it. 0 (the outer flow)
- * for a port that only shares its bit with one. */
+ * the frame's encapsulation, counted, the UDP length bounding it. 0 (the
+ * outer flow) for a port that only shares its bit with one. */
 static __always_inline int parse_udp_tunnel(struct cursor *c,
 					    const struct steer_slot *s,
+					    struct steer_stats *st,
 					    struct parsed *p, __u16 *inner)
 {
 	struct udp_base *u = c->pos;
@@ -523,8 +566,13 @@ static __always_inline int parse_udp_tunnel(struct cursor *c,
 			break;
 		}
 	}
-	p->encap = encap;
-	if (!encap)
+	if (encap == STEER_ENCAP_VXLAN)
+		st->encap_vxlan++;
+	else if (encap == STEER_ENCAP_GENEVE)
+		st->encap_geneve++;
+	else if (encap == STEER_ENCAP_GTPU)
+		st->encap_gtpu++;
+	else
 		return 0;
 	if (!cursor_has(c, u, sizeof(*u)))
 		return -EINVAL;
@@ -537,21 +585,20 @@ static __always_inline int parse_udp_tunnel(struct cursor *c,
 		return parse_vxlan(c, inner);
 	if (encap == STEER_ENCAP_GENEVE)
 		return parse_geneve(c, inner);
-	if (encap == STEER_ENCAP_GTPU)
-		return parse_gtpu(c, inner);
-	return 0;
+	return parse_gtpu(c, inner);
 }
 
 /* Ports of protocols whose header starts with source and destination port
  * (TCP, UDP, UDP-Lite, SCTP) and ESP's SPI in their place, as the kernel's
  * flow dissector does (when the slot looks through ESP); other protocols
  * keep zero ports. 'outer' (a constant): the outer headers, whose protocol
- * may be a tunnel the slot looks through: PARSE_INNER then, p->encap
- * naming it (STEER_ENCAP_COUNT: a UDP port of the slot's decap ports, maybe
- * one of them); inner headers are never looked through. */
+ * may be a tunnel the slot looks through: PARSE_INNER then, *encap naming
+ * it (0: a UDP port that may be one of the slot's decap ports). Inner
+ * headers are never looked through. */
 static __always_inline int parse_l4(struct cursor *c,
 				    const struct steer_slot *s,
-				    struct parsed *p, int outer)
+				    struct steer_stats *st, struct parsed *p,
+				    int outer, __u32 *encap)
 {
 	__be16 *ports = c->pos;
 	__u8 proto = p->flow.proto;
@@ -566,18 +613,18 @@ static __always_inline int parse_l4(struct cursor *c,
 		if (!(s->decap & STEER_DECAP(STEER_ENCAP_ESP)))
 			return 0;
 		if (outer)
-			p->encap = STEER_ENCAP_ESP;
+			st->encap_esp++;
 		break;
 	case IPPROTO_GRE:
 		if (!outer || !(s->decap & STEER_DECAP(STEER_ENCAP_GRE)))
 			return 0;
-		p->encap = STEER_ENCAP_GRE;
+		*encap = STEER_ENCAP_GRE;
 		return PARSE_INNER;
 	case IPPROTO_IPIP:
 	case IPPROTO_IPV6:
 		if (!outer || !(s->decap & STEER_DECAP(STEER_ENCAP_IPIP)))
 			return 0;
-		p->encap = STEER_ENCAP_IPIP;
+		*encap = STEER_ENCAP_IPIP;
 		return PARSE_INNER;
 	default:
 		return 0;
@@ -588,7 +635,7 @@ static __always_inline int parse_l4(struct cursor *c,
 	p->flow.dport = ports[1];
 	if (outer && proto == IPPROTO_UDP &&
 	    (s->decap_port_bits >> steer_port_bit(ports[1]) & 1)) {
-		p->encap = STEER_ENCAP_COUNT;
+		*encap = 0;
 		return PARSE_INNER;
 	}
 	return 0;
@@ -597,7 +644,8 @@ static __always_inline int parse_l4(struct cursor *c,
 /* IPv4 or IPv6 by ethertype 'proto', and what follows (parse_l4). */
 static __always_inline int parse_ip(struct cursor *c,
 				    const struct steer_slot *s,
-				    struct parsed *p, __u16 proto, int outer)
+				    struct steer_stats *st, struct parsed *p,
+				    __u16 proto, int outer, __u32 *encap)
 {
 	int err;
 
@@ -611,107 +659,94 @@ static __always_inline int parse_ip(struct cursor *c,
 	 * one's are ignored too, so all pieces meet. */
 	if (p->is_frag)
 		return 0;
-	return parse_l4(c, s, p, outer);
+	return parse_l4(c, s, st, p, outer, encap);
 }
 
-/* Offsets from the frame's start that parse_tunnel takes: the cursor a
- * few hundred bytes in at most (a frame is one page), its end within
- * 64 KiB. */
-#define TUNNEL_OFF_MAX	0x1fff
-#define TUNNEL_LIM_MAX	0xffff
+/* The tunnel's header: 'encap' (0: a UDP frame, whose port tells), counted
+ * in its steer_stats counter; PARSE_INNER with the cursor on the inner IP
+ * header, 0 to keep the outer flow, or an error. */
+static __always_inline int parse_tunnel(struct cursor *c,
+					const struct steer_slot *s,
+					struct steer_stats *st,
+					struct parsed *p, __u32 encap,
+					__u16 *inner)
+{
+	switch (encap) {
+	case STEER_ENCAP_PPPOE:
+		st->encap_pppoe++;
+		return parse_pppoe(c, inner);
+	case STEER_ENCAP_MPLS:
+		st->encap_mpls++;
+		return parse_mpls(c, inner);
+	case STEER_ENCAP_GRE:
+		st->encap_gre++;
+		return parse_gre(c, inner);
+	case STEER_ENCAP_IPIP:
+		st->encap_ipip++;
+		*inner = p->flow.proto == IPPROTO_IPIP ? bpf_htons(ETH_P_IP) :
+							 bpf_htons(ETH_P_IPV6);
+		return PARSE_INNER;
+	}
+	return parse_udp_tunnel(c, s, st, p, inner);
+}
 
 /*
- * The tunnel whose header starts 'off' bytes into the frame, inside a
- * datagram (or PPPoE payload) ending at 'lim_off', and the inner headers
- * behind it: p->encap names the tunnel (STEER_ENCAP_COUNT: a UDP frame
- * whose port may be one of the slot's decap ports; set to the one it is,
- * or 0), p->flow holds the outer flow. Returns as parse_frame.
- *
- * A global function: the verifier checks it once, on its own, from one
- * state (an unknown offset), instead of after each of the outer headers'
- * thousand-odd paths (VLAN tags, IPv4 options, IPv6 extension headers), for
- * which it ran out of its million instructions. A frame pays one call for
- * it, and only a frame the slot looks through.
- */
-__noinline int parse_tunnel(struct xdp_md *ctx, const struct steer_slot *s,
-			    struct parsed *p, __u32 off, __u32 lim_off)
-{
-	void *data = (void *)(long)ctx->data;
-	struct cursor c = { .end = (void *)(long)ctx->data_end };
-	__u16 inner = 0;
-	int err;
-
-	if (!s || !p)
-		return -EINVAL;
-	if (off > TUNNEL_OFF_MAX || lim_off > TUNNEL_LIM_MAX)
-		return -E2BIG;
-	c.pos = data + off;
-	c.lim = data + lim_off;
-	switch (p->encap) {
-	case STEER_ENCAP_PPPOE:
-		err = parse_pppoe(&c, &inner);
-		break;
-	case STEER_ENCAP_MPLS:
-		err = parse_mpls(&c, &inner);
-		break;
-	case STEER_ENCAP_GRE:
-		err = parse_gre(&c, &inner);
-		break;
-	case STEER_ENCAP_IPIP:
-		inner = p->flow.proto == IPPROTO_IPIP ? bpf_htons(ETH_P_IP) :
-							bpf_htons(ETH_P_IPV6);
-		err = PARSE_INNER;
-		break;
-	default:
-		err = parse_udp_tunnel(&c, s, p, &inner);
-	}
-	if (err != PARSE_INNER)
-		return err;
-	/* The inner flow replaces the outer one: no outer word survives
-	 * (an IPv6 outer's address words, a UDP tunnel's ports). One level:
-	 * the inner headers' own tunnels are not looked into. */
-	__builtin_memset(&p->flow, 0, sizeof(p->flow));
-	return parse_ip(&c, s, p, inner, 0);
-}
-
-/* Returns 0 with p filled, -EPROTONOSUPPORT for a frame that is not IP, or
- * another negative errno for a frame that cannot be parsed. Behind an
- * encapsulation the slot looks through (p->encap set), p->flow is the
+ * Returns 0 with p filled, -EPROTONOSUPPORT for a frame that is not IP,
+ * -EBADMSG for an encapsulation the slot looks through that is malformed or
+ * truncated (the outer headers or the inner ones), or another negative
+ * errno for a frame that cannot be parsed. Behind an encapsulation the
+ * slot looks through (counted in its steer_stats counter), p->flow is the
  * inner flow; a payload the parser does not look into (ARP in VXLAN, a
- * GTP-U echo) leaves the outer flow, and an error is the encapsulation's
- * (malformed or truncated). */
+ * GTP-U echo) leaves the outer flow, and one that is not IP behind PPPoE
+ * or MPLS (LCP, a pseudowire) is -EPROTONOSUPPORT. One level: the inner
+ * headers' own tunnels are not looked into.
+ */
 static __always_inline int parse_frame(struct xdp_md *ctx,
 				       const struct steer_slot *s,
+				       struct steer_stats *st,
 				       struct parsed *p)
 {
 	void *data = (void *)(long)ctx->data;
 	struct cursor c = {
 		.pos = data,
 		.end = (void *)(long)ctx->data_end,
-		.lim = (void *)(long)ctx->data_end,
+		.lim = data + CURSOR_OFF_MAX,
+		.data = data,
 	};
-	__u32 lim_off = TUNNEL_LIM_MAX;
-	__u16 proto;
+	__u32 encap = 0;
+	__u16 proto, inner = 0;
 	int err;
 
 	err = parse_eth(&c, &proto);
 	if (err)
 		return err;
 	if (proto == bpf_htons(ETH_P_IP) || proto == bpf_htons(ETH_P_IPV6)) {
-		err = parse_ip(&c, s, p, proto, 1);
+		err = parse_ip(&c, s, st, p, proto, 1, &encap);
 		if (err != PARSE_INNER)
 			return err;
-		lim_off = c.lim - data;
 	} else if (proto == bpf_htons(ETH_P_PPP_SES) &&
 		   (s->decap & STEER_DECAP(STEER_ENCAP_PPPOE))) {
-		p->encap = STEER_ENCAP_PPPOE;
+		encap = STEER_ENCAP_PPPOE;
 	} else if (proto == bpf_htons(ETH_P_MPLS_UC) &&
 		   (s->decap & STEER_DECAP(STEER_ENCAP_MPLS))) {
-		p->encap = STEER_ENCAP_MPLS;
+		encap = STEER_ENCAP_MPLS;
 	} else {
 		return -EPROTONOSUPPORT;
 	}
-	return parse_tunnel(ctx, s, p, c.pos - data, lim_off);
+
+	/* One state for the tunnel and one for the inner headers, whatever
+	 * the paths there (see untrace()). */
+	if (cursor_untrace(&c))
+		return -EBADMSG;
+	err = parse_tunnel(&c, s, st, p, encap, &inner);
+	if (err != PARSE_INNER)
+		return err && err != -EPROTONOSUPPORT ? -EBADMSG : err;
+	if (cursor_untrace(&c))
+		return -EBADMSG;
+	/* The inner flow replaces the outer one: no outer word survives
+	 * (an IPv6 outer's address words, a UDP tunnel's ports). */
+	__builtin_memset(&p->flow, 0, sizeof(p->flow));
+	return parse_ip(&c, s, st, p, inner, 0, &encap) ? -EBADMSG : 0;
 }
 
 #endif /* XDP_STEER_PARSE_H */

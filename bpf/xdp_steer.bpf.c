@@ -256,24 +256,6 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 	return ret;
 }
 
-/* A frame of an encapsulation the parser looked into (parse_frame's
- * 'err'): counted under it, and as malformed when it is passed as a parse
- * error. */
-static __always_inline void count_encap(struct steer_stats *st, __u32 encap,
-					int err)
-{
-	switch (encap) {
-#define ENCAP_COUNT_(A, ID, name, port, help)				\
-	case STEER_ENCAP_##ID:						\
-		st->encap_##name++;					\
-		break;
-	STEER_ENCAPS(ENCAP_COUNT_, )
-#undef ENCAP_COUNT_
-	}
-	if (err && err != -EPROTONOSUPPORT)
-		st->encap_malformed++;
-}
-
 SEC("xdp")
 int STEER_PROG_MAIN(struct xdp_md *ctx)
 {
@@ -302,9 +284,7 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 		return XDP_PASS;
 	}
 
-	err = parse_frame(ctx, slot, &p);
-	if (p.encap)
-		count_encap(st, p.encap, err);
+	err = parse_frame(ctx, slot, st, &p);
 	if (err == -EPROTONOSUPPORT) {
 		if (slot->nonip_cpu == STEER_CPU_LOCAL) {
 			st->passed_nonip++;
@@ -313,6 +293,8 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 		return deliver(ctx, st, slot, slot->nonip_cpu, bytes);
 	}
 	if (err) {
+		if (err == -EBADMSG)
+			st->encap_malformed++;
 		st->passed_parse_error++;
 		return XDP_PASS;
 	}
