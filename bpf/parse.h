@@ -157,8 +157,10 @@ static __always_inline int parse_eth(struct cursor *c, __u16 *proto)
 #pragma unroll
 	for (i = 0; i < 2; i++) {
 		if (type != bpf_htons(ETH_P_8021Q) &&
-		    type != bpf_htons(ETH_P_8021AD))
-			break;
+		    type != bpf_htons(ETH_P_8021AD)) {
+			*proto = type;
+			return 0;
+		}
 		vlan = c->pos;
 		if ((void *)(vlan + 1) > c->end)
 			return -EINVAL;
@@ -549,43 +551,44 @@ static __always_inline int parse_gtpu(struct cursor *c, __u16 *inner)
 }
 
 /* A UDP frame whose destination port is one of the slot's decap ports:
- * the frame's encapsulation, counted, the UDP length bounding it. 0 (the
- * outer flow) for a port that only shares its bit with one. */
+ * the frame's encapsulation, counted. 0 (the outer flow) for a port that
+ * only shares its bit with one. The UDP length is not checked: the IP
+ * datagram bounds what is read. */
 static __always_inline int parse_udp_tunnel(struct cursor *c,
 					    const struct steer_slot *s,
 					    struct steer_stats *st,
 					    struct parsed *p, __u16 *inner)
 {
 	struct udp_base *u = c->pos;
-	__u32 i, encap = 0, len;
+	__u32 i, encap = 0;
 
 #pragma unroll
 	for (i = 0; i < STEER_DECAP_PORTS; i++) {
-		if (s->decap_port[i] && s->decap_port[i] == p->flow.dport) {
+		/* Unused entries are 0 and last; a frame to port 0 that
+		 * meets one finds no encapsulation. */
+		if (s->decap_port[i] == p->flow.dport) {
 			encap = s->decap_port_encap[i];
 			break;
 		}
 	}
-	if (encap == STEER_ENCAP_VXLAN)
-		st->encap_vxlan++;
-	else if (encap == STEER_ENCAP_GENEVE)
-		st->encap_geneve++;
-	else if (encap == STEER_ENCAP_GTPU)
-		st->encap_gtpu++;
-	else
+	if (!encap)
 		return 0;
 	if (!cursor_has(c, u, sizeof(*u)))
 		return -EINVAL;
-	len = ntohs_len(u->len);
-	if (len < sizeof(*u) || (void *)u + len > c->lim)
-		return -EINVAL;
-	c->lim = (void *)u + len;
 	c->pos = u + 1;
-	if (encap == STEER_ENCAP_VXLAN)
+	if (encap == STEER_ENCAP_VXLAN) {
+		st->encap_vxlan++;
 		return parse_vxlan(c, inner);
-	if (encap == STEER_ENCAP_GENEVE)
+	}
+	if (encap == STEER_ENCAP_GENEVE) {
+		st->encap_geneve++;
 		return parse_geneve(c, inner);
-	return parse_gtpu(c, inner);
+	}
+	if (encap == STEER_ENCAP_GTPU) {
+		st->encap_gtpu++;
+		return parse_gtpu(c, inner);
+	}
+	return 0;
 }
 
 /* Ports of protocols whose header starts with source and destination port
