@@ -167,7 +167,17 @@ static __always_inline int parse_eth(struct cursor *c, __u16 *proto)
 	return 0;
 }
 
-static __always_inline int parse_ipv4(struct cursor *c, struct parsed *p)
+/* 1 when the datagram of 'len' bytes at 'p' fits in the frame, and when
+ * not 'outer' (a constant: the frame's first IP header, nothing around
+ * it) in the datagram or PPPoE payload around it. */
+static __always_inline int datagram_fits(const struct cursor *c,
+					 const void *p, __u32 len, int outer)
+{
+	return outer ? p + len <= c->end : cursor_has(c, p, len);
+}
+
+static __always_inline int parse_ipv4(struct cursor *c, struct parsed *p,
+				      int outer)
 {
 	struct iphdr *iph = c->pos;
 	__u32 hlen, tot_len;
@@ -181,7 +191,7 @@ static __always_inline int parse_ipv4(struct cursor *c, struct parsed *p)
 	/* The frame may be padded past tot_len (Ethernet minimum), never
 	 * shorter than it: a shorter one was truncated on the way. Inside a
 	 * tunnel, the outer datagram (lim) must hold the inner one. */
-	if (tot_len < hlen || !cursor_has(c, iph, tot_len))
+	if (tot_len < hlen || !datagram_fits(c, iph, tot_len, outer))
 		return -EINVAL;
 
 	p->flow.family = STEER_AF_INET;
@@ -197,7 +207,8 @@ static __always_inline int parse_ipv4(struct cursor *c, struct parsed *p)
 
 /* Walk at most STEER_IPV6_EXT_MAX extension headers; leave the cursor on
  * the transport header and its protocol in p->flow.proto. */
-static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p)
+static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p,
+				      int outer)
 {
 	struct ipv6hdr *ip6h = c->pos;
 	struct ipv6_opt_hdr *opt;
@@ -211,7 +222,7 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p)
 	/* Payload length 0 is a jumbogram (RFC 2675), which cannot arrive
 	 * on Ethernet; anything longer than the frame was truncated. */
 	if (ip6h->payload_len == 0 ||
-	    !cursor_has(c, ip6h + 1, ntohs_len(ip6h->payload_len)))
+	    !datagram_fits(c, ip6h + 1, ntohs_len(ip6h->payload_len), outer))
 		return -EINVAL;
 	c->lim = (void *)(ip6h + 1) + ntohs_len(ip6h->payload_len);
 
@@ -601,8 +612,18 @@ static __always_inline int parse_l4(struct cursor *c,
 	__u8 proto = p->flow.proto;
 
 	switch (proto) {
-	case IPPROTO_TCP:
 	case IPPROTO_UDP:
+		if (!cursor_has(c, ports, 4))
+			return -EINVAL;
+		p->flow.sport = ports[0];
+		p->flow.dport = ports[1];
+		if (outer &&
+		    (s->decap_port_bits >> steer_port_bit(ports[1]) & 1)) {
+			*encap = 0;
+			return PARSE_INNER;
+		}
+		return 0;
+	case IPPROTO_TCP:
 	case IPPROTO_UDPLITE:
 	case IPPROTO_SCTP:
 		break;
@@ -630,11 +651,6 @@ static __always_inline int parse_l4(struct cursor *c,
 		return -EINVAL;
 	p->flow.sport = ports[0];
 	p->flow.dport = ports[1];
-	if (outer && proto == IPPROTO_UDP &&
-	    (s->decap_port_bits >> steer_port_bit(ports[1]) & 1)) {
-		*encap = 0;
-		return PARSE_INNER;
-	}
 	return 0;
 }
 
@@ -647,9 +663,9 @@ static __always_inline int parse_ip(struct cursor *c,
 	int err;
 
 	if (proto == bpf_htons(ETH_P_IP))
-		err = parse_ipv4(c, p);
+		err = parse_ipv4(c, p, outer);
 	else
-		err = parse_ipv6(c, p);
+		err = parse_ipv6(c, p, outer);
 	if (err)
 		return err;
 	/* Later fragments carry no ports (nor a tunnel's header); the first
