@@ -64,7 +64,7 @@ SKEL       := bpf/xdp_steer.skel.h
 MODEL_OBJS := $(addprefix loader/model/,cpuset.o table.o keymap.o build.o \
 	      health.o)
 POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
-	       policy_rules.o policy_print.o compile.o) $(MODEL_OBJS)
+	       policy_rules.o policy_decap.o policy_print.o compile.o) $(MODEL_OBJS)
 KERNEL_OBJS := $(addprefix loader/kernel/,pins.o lock.o maps.o prog.o \
 	       slots.o cpumap.o netdev.o failpoint.o clock.o window.o \
 	       trace.o)

@@ -230,6 +230,32 @@ enum steer_encap {
 	STEER_ENCAP_COUNT
 };
 #define STEER_DECAP(encap)	(1u << (encap))
+/* Every encapsulation: the policy's default 'decap' (each of UDP on its
+ * standard port). */
+#define STEER_ENCAP_ALL_(A, ID, name, port, help) | STEER_DECAP(STEER_ENCAP_##ID)
+#define STEER_DECAP_ALL		(0 STEER_ENCAPS(STEER_ENCAP_ALL_, ))
+
+/* The policy's name of an encapsulation, its standard UDP port (0: not
+ * carried in UDP); NULL and 0 for an id that is none. */
+static inline const char *steer_encap_name(__u32 encap)
+{
+#define STEER_ENCAP_NAME_(A, ID, name, port, help)			\
+	if (encap == STEER_ENCAP_##ID)					\
+		return #name;
+	STEER_ENCAPS(STEER_ENCAP_NAME_, )
+#undef STEER_ENCAP_NAME_
+	return (const char *)0;
+}
+
+static inline __u16 steer_encap_port(__u32 encap)
+{
+#define STEER_ENCAP_PORT_(A, ID, name, port, help)			\
+	if (encap == STEER_ENCAP_##ID)					\
+		return port;
+	STEER_ENCAPS(STEER_ENCAP_PORT_, )
+#undef STEER_ENCAP_PORT_
+	return 0;
+}
 /* UDP ports the policy's 'decap' may give, all encapsulations together. */
 #define STEER_DECAP_PORTS	8
 /* Most MPLS labels walked to the bottom of the stack, GTP-U extension
