@@ -415,7 +415,7 @@ static __always_inline int parse_pppoe(struct cursor *c, __u16 *inner)
 	/* The length covers the PPP protocol and payload, not the padding
 	 * of a short frame. */
 	len = ntohs_len(h->length);
-	if (len < 2 || (void *)h + 6 + len > c->lim)
+	if (len < 2 || !cursor_has(c, h, 6 + len))
 		return -EINVAL;
 	c->lim = (void *)h + 6 + len;
 	c->pos = h + 1;
@@ -518,7 +518,7 @@ static __always_inline int parse_gtpu(struct cursor *c, __u16 *inner)
 	if ((h->flags & 0xf0) != GTPU_V1)
 		return -EINVAL;
 	len = ntohs_len(h->length);
-	if ((void *)(h + 1) + len > c->lim)
+	if (!cursor_has(c, h + 1, len))
 		return -EINVAL;
 	c->lim = (void *)(h + 1) + len;
 	c->pos = h + 1;
@@ -596,6 +596,18 @@ static __always_inline int parse_udp_tunnel(struct cursor *c,
 	return 0;
 }
 
+/* The two 16-bit words at the cursor as the flow's ports. */
+static __always_inline int read_ports(struct cursor *c, struct parsed *p)
+{
+	__be16 *ports = c->pos;
+
+	if (!cursor_has(c, ports, 4))
+		return -EINVAL;
+	p->flow.sport = ports[0];
+	p->flow.dport = ports[1];
+	return 0;
+}
+
 /* Ports of protocols whose header starts with source and destination port
  * (TCP, UDP, UDP-Lite, SCTP) and ESP's SPI in their place, as the kernel's
  * flow dissector does (when the slot looks through ESP); other protocols
@@ -608,17 +620,14 @@ static __always_inline int parse_l4(struct cursor *c,
 				    struct steer_stats *st, struct parsed *p,
 				    int outer, __u32 *encap)
 {
-	__be16 *ports = c->pos;
 	__u8 proto = p->flow.proto;
 
 	switch (proto) {
 	case IPPROTO_UDP:
-		if (!cursor_has(c, ports, 4))
+		if (read_ports(c, p))
 			return -EINVAL;
-		p->flow.sport = ports[0];
-		p->flow.dport = ports[1];
 		if (outer &&
-		    (s->decap_port_bits >> steer_port_bit(ports[1]) & 1)) {
+		    (s->decap_port_bits >> steer_port_bit(p->flow.dport) & 1)) {
 			*encap = 0;
 			return PARSE_INNER;
 		}
@@ -626,13 +635,15 @@ static __always_inline int parse_l4(struct cursor *c,
 	case IPPROTO_TCP:
 	case IPPROTO_UDPLITE:
 	case IPPROTO_SCTP:
-		break;
+		return read_ports(c, p);
 	case IPPROTO_ESP:
 		if (!(s->decap & STEER_DECAP(STEER_ENCAP_ESP)))
 			return 0;
+		if (read_ports(c, p))
+			return -EINVAL;
 		if (outer)
 			st->encap_esp++;
-		break;
+		return 0;
 	case IPPROTO_GRE:
 		if (!outer || !(s->decap & STEER_DECAP(STEER_ENCAP_GRE)))
 			return 0;
@@ -644,13 +655,7 @@ static __always_inline int parse_l4(struct cursor *c,
 			return 0;
 		*encap = STEER_ENCAP_IPIP;
 		return PARSE_INNER;
-	default:
-		return 0;
 	}
-	if (!cursor_has(c, ports, 4))
-		return -EINVAL;
-	p->flow.sport = ports[0];
-	p->flow.dport = ports[1];
 	return 0;
 }
 
