@@ -34,6 +34,7 @@ void frame_init(struct frame *f)
 	f->type_off = -1;
 	f->l3_off = -1;
 	f->l4_off = -1;
+	f->first_l3_off = -1;
 }
 
 static int fail(struct frame *f, int err)
@@ -73,6 +74,8 @@ static uint8_t *grow(struct frame *f, size_t len)
 	}
 	p = f->buf + f->len;
 	memset(p, 0, len);
+	if (f->nbounds < FRAME_BOUNDS)
+		f->bounds[f->nbounds++] = (int)f->len;
 	f->len += len;
 	return p;
 }
@@ -100,9 +103,26 @@ static void add_len(struct frame *f, const uint8_t *p, int kind, bool set)
 						  set };
 }
 
-/* A new IP header: the one before it, if any, is the outer one. */
-static void new_ip(struct frame *f)
+/* The frame's encapsulation, unless one was pushed before; the parser
+ * meets it in a frame of 'seen' bytes. */
+static void set_encap(struct frame *f, int encap, const uint8_t *seen)
 {
+	if (!f->encap) {
+		f->encap = encap;
+		f->encap_seen = (int)(seen - f->buf);
+		if (steer_encap_port(encap))
+			f->encap_port = f->flow.dport;
+	}
+}
+
+/* A new IP header at 'p': the one before it, if any, is the outer one. */
+static void new_ip(struct frame *f, const uint8_t *p)
+{
+	if (f->l3_family && (f->flow.proto == IPPROTO_IPIP ||
+			     f->flow.proto == IPPROTO_IPV6))
+		set_encap(f, STEER_ENCAP_IPIP, p);
+	if (!f->l3_family)
+		f->first_l3_off = (int)(p - f->buf);
 	if (f->l3_family && !f->tunnel) {
 		f->tunnel = true;
 		f->outer = f->flow;
@@ -201,7 +221,7 @@ int frame_ipv4(struct frame *f, const struct frame_ip4 *ip)
 	if (ip->opts_len)
 		memcpy(p + 20, ip->opts, ip->opts_len);
 
-	new_ip(f);
+	new_ip(f, p);
 	add_len(f, p, FRAME_LEN_IP4, ip->tot_len_set);
 	f->l3_off = (int)(p - f->buf);
 	f->l3_family = STEER_AF_INET;
@@ -244,7 +264,7 @@ int frame_ipv6(struct frame *f, const struct frame_ip6 *ip)
 	    parse_addr(f, AF_INET6, ip->dst, p + 24))
 		return f->err;
 
-	new_ip(f);
+	new_ip(f, p);
 	add_len(f, p, FRAME_LEN_IP6, ip->payload_len_set);
 	f->l3_off = (int)(p - f->buf);
 	f->l3_family = STEER_AF_INET6;
@@ -468,6 +488,7 @@ int frame_pppoe(struct frame *f, uint16_t ppp)
 	add_len(f, p, FRAME_LEN_PPPOE, false);
 	if (!f->l3_family)
 		f->l2_tunnel = true;
+	set_encap(f, STEER_ENCAP_PPPOE, p);
 	f->type_off = -1;
 	describe(f, "pppoe(ppp 0x%04x)", ppp);
 	return 0;
@@ -482,6 +503,7 @@ int frame_mpls(struct frame *f, uint32_t label, bool bos)
 	put32(p, (label & 0xfffff) << 12 | (bos ? 0x100 : 0) | 64);
 	if (!f->l3_family)
 		f->l2_tunnel = true;
+	set_encap(f, STEER_ENCAP_MPLS, p);
 	f->type_off = -1;
 	describe(f, "mpls(%u%s)", label, bos ? ",S" : "");
 	return 0;
@@ -497,6 +519,7 @@ int frame_gre(struct frame *f, uint16_t flags, uint16_t proto)
 		return f->err;
 	put16(p, flags);
 	put16(p + 2, proto);
+	set_encap(f, STEER_ENCAP_GRE, p);
 	o = p + 4;
 	if (flags & 0x8000)
 		o += 4;			/* checksum 0: not checked */
@@ -518,6 +541,7 @@ int frame_vxlan(struct frame *f, uint8_t flags, uint32_t vni)
 		return f->err;
 	p[0] = flags;
 	put32(p + 4, vni << 8);
+	set_encap(f, STEER_ENCAP_VXLAN, f->buf + f->l4_off + 4);
 	describe(f, "vxlan(flags 0x%02x,vni %u)", flags, vni);
 	return 0;
 }
@@ -535,6 +559,7 @@ int frame_geneve(struct frame *f, uint8_t ver, size_t opt_len,
 		return f->err;
 	p[0] = (uint8_t)(ver << 6 | opt_len / 4);
 	put16(p + 2, proto);
+	set_encap(f, STEER_ENCAP_GENEVE, f->buf + f->l4_off + 4);
 	put32(p + 4, 77 << 8);		/* VNI */
 	/* Options of 4 bytes each: class 0x0102, type 0x80, no data. */
 	for (i = 0; i < opt_len; i += 4) {
@@ -573,6 +598,7 @@ int frame_gtpu(struct frame *f, const struct frame_gtpu *g)
 		e += units * 4;
 	}
 	add_len(f, p, FRAME_LEN_GTPU, false);
+	set_encap(f, STEER_ENCAP_GTPU, f->buf + f->l4_off + 4);
 	describe(f, "gtpu(type %u,teid %u%s,%d ext)", p[1], g->teid,
 		 g->seq ? ",S" : "", g->nexts);
 	return 0;
@@ -594,6 +620,8 @@ int frame_esp(struct frame *f, uint32_t spi, size_t len)
 	f->flow.sport = htons(spi >> 16);
 	f->flow.dport = htons(spi & 0xffff);
 	f->esp = true;
+	if (!f->tunnel)
+		set_encap(f, STEER_ENCAP_ESP, p + 4);
 	describe(f, "esp(spi 0x%08x)", spi);
 	return 0;
 }
@@ -601,6 +629,15 @@ int frame_esp(struct frame *f, uint32_t spi, size_t len)
 int frame_tunnel(struct frame *f, int encap, int outer_family,
 		 int inner_family, const char *src, const char *dst)
 {
+	return frame_tunnel_port(f, encap, outer_family, inner_family, src,
+				 dst, 0);
+}
+
+int frame_tunnel_port(struct frame *f, int encap, int outer_family,
+		      int inner_family, const char *src, const char *dst,
+		      uint16_t port)
+{
+	uint16_t udp = port ? port : steer_encap_port(encap);
 	uint16_t inner_type = inner_family == STEER_AF_INET6 ? ETH_P_IPV6 :
 							       ETH_P_IP;
 	bool v6 = outer_family == STEER_AF_INET6;
@@ -643,15 +680,15 @@ int frame_tunnel(struct frame *f, int encap, int outer_family,
 	case STEER_ENCAP_GRE:
 		return frame_gre(f, 0, inner_type);
 	case STEER_ENCAP_VXLAN:
-		frame_udp(f, FRAME_TUNNEL_SPORT, 4789);
+		frame_udp(f, FRAME_TUNNEL_SPORT, udp);
 		frame_vxlan(f, 0x08, 42);
 		return frame_eth(f, inner_type);
 	case STEER_ENCAP_GENEVE:
-		frame_udp(f, FRAME_TUNNEL_SPORT, 6081);
+		frame_udp(f, FRAME_TUNNEL_SPORT, udp);
 		frame_geneve(f, 0, 0, 0x6558);
 		return frame_eth(f, inner_type);
 	case STEER_ENCAP_GTPU:
-		frame_udp(f, 2152, 2152);
+		frame_udp(f, udp, udp);
 		return frame_gtpu(f, &(struct frame_gtpu){ .teid = 0x1234,
 							   .seq = true });
 	}
@@ -742,6 +779,23 @@ bool frame_flow(const struct frame *f, struct steer_flow *flow)
 		flow->dport = 0;
 	}
 	return f->is_frag;
+}
+
+bool frame_looked_through(const struct frame *f, const struct steer_slot *s)
+{
+	int i;
+
+	/* An outer fragment is hashed as one: its pieces must meet. */
+	if (!f->encap || !(s->decap & STEER_DECAP(f->encap)) ||
+	    (f->tunnel && f->outer_frag))
+		return false;
+	if (!steer_encap_port(f->encap))
+		return true;
+	for (i = 0; i < STEER_DECAP_PORTS; i++)
+		if (s->decap_port[i] && s->decap_port[i] == f->encap_port &&
+		    s->decap_port_encap[i] == f->encap)
+			return true;
+	return false;
 }
 
 bool frame_flow_plain(const struct frame *f, struct steer_flow *flow)

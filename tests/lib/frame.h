@@ -42,6 +42,8 @@
 /* Length fields frame_finish() fills: an IP header, UDP, PPPoE, GTP-U
  * each, outer and inner. */
 #define FRAME_LENS	8
+/* Headers a frame is built of, recorded for cuts at their boundaries. */
+#define FRAME_BOUNDS	32
 
 /* A header whose length field frame_finish() fills. */
 struct frame_len {
@@ -75,6 +77,15 @@ struct frame {
 	struct steer_flow outer;
 	bool outer_frag;
 	bool l2_tunnel;		/* PPPoE or MPLS before the first IP header */
+	int encap;		/* STEER_ENCAP_* of the first encapsulation
+				 * pushed, or 0 */
+	uint16_t encap_port;	/* a UDP one's destination port, network
+				 * order */
+	int first_l3_off;	/* the outermost IP header, -1 if none */
+	int encap_seen;		/* the shortest frame (lengths fixed to it)
+				 * in which the parser meets it */
+	int bounds[FRAME_BOUNDS]; /* where each header pushed starts */
+	int nbounds;
 
 	struct frame_len lens[FRAME_LENS];
 	int nlens;
@@ -171,13 +182,18 @@ int frame_esp(struct frame *f, uint32_t spi, size_t len);
 /* A tunnel's outer headers, ready for the inner IP header: Ethernet, then
  * for encapsulation 'encap' (STEER_ENCAP_*, ESP aside) an outer IPv4 or
  * IPv6 header ('outer_family', STEER_AF_*) from 'src' to 'dst' (NULL:
- * FRAME_OUTER4_* or FRAME_OUTER6_*; none for PPPoE and MPLS), its
- * standard headers (GRE without options, VXLAN and Geneve on their
- * standard ports from FRAME_TUNNEL_SPORT, GTP-U with a sequence number)
+ * FRAME_OUTER4_* or FRAME_OUTER6_*; none for PPPoE and MPLS, two labels
+ * for MPLS), its standard headers (GRE without options, VXLAN and Geneve
+ * on their standard ports from FRAME_TUNNEL_SPORT, GTP-U with a sequence
+ * number)
  * and, for VXLAN and Geneve, the inner Ethernet header, all naming an
  * inner IPv4 or IPv6 header ('inner_family'). */
 int frame_tunnel(struct frame *f, int encap, int outer_family,
 		 int inner_family, const char *src, const char *dst);
+/* The same on UDP port 'port' (host order; 0: the standard one). */
+int frame_tunnel_port(struct frame *f, int encap, int outer_family,
+		      int inner_family, const char *src, const char *dst,
+		      uint16_t port);
 #define FRAME_OUTER4_SRC	"192.0.2.1"
 #define FRAME_OUTER4_DST	"192.0.2.2"
 #define FRAME_OUTER6_SRC	"2001:db8:f::1"
@@ -216,6 +232,10 @@ bool frame_flow(const struct frame *f, struct steer_flow *flow);
  * outermost IP header's flow (ESP without ports); false with the family
  * 0 when the frame is not IP to it (PPPoE, MPLS). */
 bool frame_flow_plain(const struct frame *f, struct steer_flow *flow);
+
+/* Whether a datapath under slot 's' looks through the frame's
+ * encapsulation (frame_flow()) or not (frame_flow_plain()). */
+bool frame_looked_through(const struct frame *f, const struct steer_slot *s);
 
 /* Sets the frame to bytes given as hex (whitespace ignored), as printed by
  * frame_dump(); -EINVAL for bad hex, -ENOSPC when too long. */

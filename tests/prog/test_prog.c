@@ -306,6 +306,8 @@ int main(int argc, char **argv)
 		current = &cases[i];
 		failed |= test_run_all("prog", &one, 1, argc, argv);
 	}
+	failed |= run_encap_cases(argc, argv);
+	failed |= test_run_all("prog", encap_tests, n_encap_tests, argc, argv);
 	failed |= run_compiled_tests(argc, argv);
 	failed |= test_run_all("prog", loop_tests, n_loop_tests, argc, argv);
 	failed |= test_run_all("prog", random_tests, n_random_tests, argc,
