@@ -785,9 +785,11 @@ bool frame_looked_through(const struct frame *f, const struct steer_slot *s)
 {
 	int i;
 
-	/* An outer fragment is hashed as one: its pieces must meet. */
+	/* An outer fragment (a fragment carrying ESP) is hashed as one: its
+	 * pieces must meet. */
 	if (!f->encap || !(s->decap & STEER_DECAP(f->encap)) ||
-	    (f->tunnel && f->outer_frag))
+	    (f->tunnel && f->outer_frag) ||
+	    (f->encap == STEER_ENCAP_ESP && f->is_frag))
 		return false;
 	if (!steer_encap_port(f->encap))
 		return true;
