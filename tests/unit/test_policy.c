@@ -638,6 +638,7 @@ static void test_normalized_cpu_lists(void)
 		   "rebalance: drain\n"
 		   "drain_timeout: 50\n"
 		   "non_ip: {cpu: 9}\n"
+		   "decap: all\n"
 		   "rules:\n"
 		   "  - {match: {proto: icmpv6, src: \"2001:db8::1\", dst: \"2001:db8::2\"}, cpu: 2}\n"
 		   "  - {match: {dst: \"2001:db8:ff00::/40\"}, cpus: [{cpu: 1, weight: 2}, 2-3]}\n",
