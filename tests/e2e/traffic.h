@@ -25,7 +25,9 @@
 #define TRAFFIC_MAX_CPUS	256
 
 /* Frame shapes, fixed layouts (no VLAN, no IP options or extension
- * headers), so the generator writes fields at constant offsets. */
+ * headers), so the generator writes fields at constant offsets from the
+ * IP header, which an encapsulation (the group's; traffic_gen --group
+ * ...,encap=) moves by a constant of its own. */
 enum traffic_shape {
 	TRAFFIC_UDP4,
 	TRAFFIC_TCP4,
@@ -33,6 +35,9 @@ enum traffic_shape {
 	TRAFFIC_TCP6,
 	TRAFFIC_ARP,		/* request for an unused address; mark in the
 				 * padding */
+	TRAFFIC_ESP4,		/* ESP: the flow's ports are its SPI (sport in
+				 * the high half); mark after SPI and sequence */
+	TRAFFIC_ESP6,
 	TRAFFIC_NSHAPES,
 };
 
@@ -68,7 +73,11 @@ struct gen_group {
 	__u32 first;		/* first flow id */
 	__u32 nflows;
 	__u32 cursor;		/* next flow, first + cursor */
+	__u32 l3;		/* offset of the (inner) IP header */
+	__u32 pad;
 };
+/* The most header bytes before the (inner) IP header. */
+#define TRAFFIC_L3_MAX		127
 
 /* Observer: one flow, obs_flows[flow]. Updated with atomics, so it stays
  * right when a flow reaches the stack on two CPUs at once. */
