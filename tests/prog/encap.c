@@ -28,27 +28,13 @@
 
 /* ---- policies ------------------------------------------------------------ */
 
-/* Only the bucket of the flow the program should hash (the inner flow
- * where the slot looks through the frame's encapsulation) leads to a
- * present CPU. */
-static int bucket_of(const struct frame *f, struct steer_slot *s)
-{
-	__u32 bucket = steer_table_index(frame_hash(f, s), s->table_size);
-	int err;
-
-	err = steer_prog_fill_table(&prog, 0, CPU_MISSING, s->table_size);
-	if (!err)
-		err = steer_prog_set_bucket(&prog, 0, bucket, remote_cpu);
-	return err ? err : commit(s);
-}
-
 /* Every encapsulation looked through, on its standard port. */
 static int policy_decap(const struct frame *f)
 {
 	struct steer_slot s;
 
 	decap_slot(&s, STEER_F_HASH_L4);
-	return bucket_of(f, &s);
+	return bucket_only(f, &s);
 }
 
 /* The same with a symmetric L3 key: the inner addresses alone. */
@@ -57,7 +43,7 @@ static int policy_decap_l3(const struct frame *f)
 	struct steer_slot s;
 
 	decap_slot(&s, 0);
-	return bucket_of(f, &s);
+	return bucket_only(f, &s);
 }
 
 /* Nothing looked through. */
@@ -66,7 +52,7 @@ static int policy_no_decap(const struct frame *f)
 	struct steer_slot s;
 
 	base_slot(&s, STEER_F_HASH_L4);
-	return bucket_of(f, &s);
+	return bucket_only(f, &s);
 }
 
 /* GRE only. */
@@ -76,7 +62,7 @@ static int policy_gre_only(const struct frame *f)
 
 	base_slot(&s, STEER_F_HASH_L4);
 	s.decap = STEER_DECAP(STEER_ENCAP_GRE);
-	return bucket_of(f, &s);
+	return bucket_only(f, &s);
 }
 
 /* VXLAN on port 8472 only (Linux's old default, flannel's). */
@@ -87,7 +73,7 @@ static int policy_vxlan_8472(const struct frame *f)
 	base_slot(&s, STEER_F_HASH_L4);
 	s.decap = STEER_DECAP(STEER_ENCAP_VXLAN);
 	steer_decap_add_port(&s, htons(8472), STEER_ENCAP_VXLAN);
-	return bucket_of(f, &s);
+	return bucket_only(f, &s);
 }
 
 /* A 5-tuple rule on the frame's inner flow to the remote CPU, the table
@@ -612,16 +598,9 @@ static void esp6(struct frame *f)
 
 /* ---- the table ----------------------------------------------------------- */
 
-struct encap_case {
-	const char *name;
-	void (*build)(struct frame *f);
-	int (*policy)(const struct frame *f);
-	struct expect expect;
-};
-
 #define AT_R AT_REMOTE
 
-static const struct encap_case cases[] = {
+static const struct prog_case cases[] = {
 	/* PPPoE */
 	{ "PPPoE session, IPv4 inside: the inner flow's CPU",
 	  pppoe_v4, policy_decap, TUNNEL(PPPOE, AT_R, 0) },
@@ -783,20 +762,6 @@ static const struct encap_case cases[] = {
 	{ "ESP not looked through hashes on addresses and protocol",
 	  esp4, policy_no_decap, REDIRECT(AT_R, 0) },
 };
-
-static const struct encap_case *current;
-
-static void run_case(void)
-{
-	const struct encap_case *c = current;
-	struct frame f;
-
-	if (!ready() || !build_frame(&f, c->build))
-		return;
-	if (!EXPECT_EQ(c->policy(&f), 0, "the policy was written"))
-		return;
-	expect_run(&f, &c->expect, c->name);
-}
 
 /* ---- properties over many frames --------------------------------------- */
 
@@ -1028,14 +993,5 @@ const size_t n_encap_tests = ARRAY_SIZE(encap_tests);
 
 int run_encap_cases(int argc, char **argv)
 {
-	int failed = 0;
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct test_case one = TEST_ENTRY(run_case, cases[i].name);
-
-		current = &cases[i];
-		failed |= test_run_all("prog", &one, 1, argc, argv);
-	}
-	return failed;
+	return run_case_table(cases, ARRAY_SIZE(cases), argc, argv);
 }

@@ -256,3 +256,34 @@ bool build_frame(struct frame *f, void (*fn)(struct frame *f))
 	fn(f);
 	return EXPECT_EQ(frame_finish(f), 0, "the frame was built");
 }
+
+/* ---- case tables ------------------------------------------------------------ */
+
+static const struct prog_case *current;
+
+static void run_case(void)
+{
+	const struct prog_case *c = current;
+	struct frame f;
+
+	if (!ready() || !build_frame(&f, c->build))
+		return;
+	if (!EXPECT_EQ(c->policy(&f), 0, "the policy was written"))
+		return;
+	expect_run(&f, &c->expect, c->name);
+}
+
+int run_case_table(const struct prog_case *cases, size_t n, int argc,
+		   char **argv)
+{
+	int failed = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct test_case one = TEST_ENTRY(run_case, cases[i].name);
+
+		current = &cases[i];
+		failed |= test_run_all("prog", &one, 1, argc, argv);
+	}
+	return failed;
+}

@@ -85,6 +85,20 @@ __u64 counter(const struct steer_stats *st, size_t off);
 bool expect_run(const struct frame *f, const struct expect *e,
 		const char *label);
 
+/* A row of a case table: a frame, the policy written for it, and what
+ * it must do. */
+struct prog_case {
+	const char *name;
+	void (*build)(struct frame *f);
+	int (*policy)(const struct frame *f);
+	struct expect expect;
+};
+
+/* Runs each row as a test of its own (one PASS/FAIL line each); returns 1
+ * if any failed. */
+int run_case_table(const struct prog_case *cases, size_t n, int argc,
+		   char **argv);
+
 /* A slot under test_key with a TABLE_SIZE table. */
 void base_slot(struct steer_slot *s, __u32 flags);
 /* The same, looking through every encapsulation on its standard port. */
