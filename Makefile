@@ -56,7 +56,7 @@ PROG_BINS  := tests/prog/test_prog
 PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
 	      tests/prog/fixtures.o tests/prog/loops.o tests/prog/random.o \
 	      tests/prog/compiled.o tests/prog/drain.o tests/prog/scan.o \
-	      tests/prog/filter.o
+	      tests/prog/filter.o tests/prog/encap.o
 BENCH_BINS := tests/bench/bench_prog
 TEST_OBJ   := tests/lib/test.o
 TESTLIB_OBJS := tests/lib/frame.o tests/lib/prog_util.o $(TEST_OBJ) \
@@ -70,7 +70,7 @@ SKEL       := bpf/xdp_steer.skel.h
 MODEL_OBJS := $(addprefix loader/model/,cpuset.o table.o keymap.o build.o \
 	      health.o)
 POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
-	       policy_rules.o policy_print.o compile.o) $(MODEL_OBJS)
+	       policy_rules.o policy_decap.o policy_print.o compile.o) $(MODEL_OBJS)
 KERNEL_OBJS := $(addprefix loader/kernel/,pins.o lock.o maps.o prog.o \
 	       slots.o cpumap.o netdev.o failpoint.o clock.o window.o \
 	       trace.o)
@@ -222,6 +222,13 @@ tests/prog/test_prog: $(PROG_OBJS) $(TESTLIB_OBJS) $(POLICY_OBJS) \
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) -lyaml
 
 tests/bench/bench_prog: tests/bench/bench_prog.o $(TESTLIB_OBJS) $(TABLE_OBJ)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
+
+# What looking through each encapsulation costs (tests/bench/run prog).
+ALL += tests/bench/bench_encap
+all: tests/bench/bench_encap
+tests/bench/bench_encap: tests/bench/bench_encap.o $(TESTLIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
 

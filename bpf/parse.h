@@ -2,12 +2,20 @@
 /*
  * parse.h - the frame parser of the XDP program: Ethernet, up to two VLAN
  * tags, IPv4 (IHL checked, options skipped), IPv6 with a bounded walk of
- * extension headers, and the ports of TCP, UDP, UDP-Lite and SCTP.
+ * extension headers, and the ports of TCP, UDP, UDP-Lite and SCTP; and,
+ * one level deep, the encapsulations the slot's 'decap' names (PPPoE, MPLS,
+ * GRE, IP-in-IP, VXLAN, Geneve, GTP-U; ESP's SPI as its ports), whose inner
+ * flow then is the frame's flow.
  *
  * One cursor moves forward through the frame; every read is preceded by the
  * bounds check that makes it safe, next to it, so the verifier and a reader
  * see the same thing. Functions return 0 or a negative errno; the caller
  * turns that into a verdict.
+ *
+ * A plain frame pays for the encapsulations only where its protocol could
+ * be one: a UDP frame one test of its port's bit (steer_port_bit), TCP one
+ * compare; other protocols and ethertypes are looked at only in the
+ * branches that used to end the parse.
  */
 #ifndef XDP_STEER_PARSE_H
 #define XDP_STEER_PARSE_H
@@ -54,7 +62,8 @@ struct vlan_tag {
 struct cursor {
 	void *pos;
 	void *end;
-	void *lim;
+	void *lim;		/* before an IP header: data + CURSOR_OFF_MAX */
+	void *data;		/* the frame's start */
 };
 
 /* 1 when 'len' bytes at 'p' are inside the frame and the datagram. */
@@ -64,11 +73,53 @@ static __always_inline int cursor_has(const struct cursor *c, const void *p,
 	return p + len <= c->end && p + len <= c->lim;
 }
 
+/* Where no IP header has said where the datagram ends, lim is this far
+ * into the frame: past any frame's end (a frame is one page). */
+#define CURSOR_OFF_MAX	0xffff
+/* An untraced cursor is below 16 KiB: the verifier gives a packet pointer
+ * no room to read once its offset may pass 64 KiB, and the headers read
+ * after it add up to a few KiB. */
+#define CURSOR_POS_MAX	0x3fff
+
+/*
+ * Points the cursor at the same byte again, by an offset from the frame's
+ * start the verifier cannot trace: to it a pointer minus a pointer is any
+ * number (bounded again here), and barrier_var() keeps the compiler from
+ * cancelling the subtraction and the addition out.
+ *
+ * Why: the verifier checks a program path by path and merges paths only
+ * where their states agree. Each IPv6 extension header, VLAN tag, IPv4
+ * option length and tunnel header leaves the cursor at an offset of its
+ * own making, so the paths through them multiply: a thousand-odd after
+ * the outer headers, and checking tunnels and inner headers after each of
+ * them passed the verifier's million instructions. Where the cursor is
+ * made untraceable, every path's cursor looks the same, the paths merge
+ * and what follows is checked once: after each IPv6 extension header, at
+ * a tunnel's header and at its inner headers, 111k instructions verify
+ * the whole program (162k before tunnels). Three instructions; a global
+ * function instead (checked once on its own) cost a call, 9-10 ns a frame
+ * on the development VM.
+ */
+static __always_inline int cursor_untrace(struct cursor *c)
+{
+	__u64 off = c->pos - c->data;
+
+	barrier_var(off);
+	if (off > CURSOR_POS_MAX)
+		return -E2BIG;
+	c->pos = c->data + off;
+	return 0;
+}
+
 /* What the parser found. */
 struct parsed {
 	struct steer_flow flow;
 	int is_frag;		/* IPv4 MF/offset or an IPv6 fragment header */
 };
+
+/* Returned by a function that left the cursor on a tunnel's inner IPv4 or
+ * IPv6 header (its ethertype in *inner); never by parse_frame. */
+#define PARSE_INNER	1
 
 /* A 16-bit network-order length, in host order, for pointer arithmetic.
  * The verifiers of 6.1 and 6.12 (tests/vm) know nothing of a byte swap's
@@ -100,8 +151,10 @@ static __always_inline int parse_eth(struct cursor *c, __u16 *proto)
 #pragma unroll
 	for (i = 0; i < 2; i++) {
 		if (type != bpf_htons(ETH_P_8021Q) &&
-		    type != bpf_htons(ETH_P_8021AD))
-			break;
+		    type != bpf_htons(ETH_P_8021AD)) {
+			*proto = type;
+			return 0;
+		}
 		vlan = c->pos;
 		if ((void *)(vlan + 1) > c->end)
 			return -EINVAL;
@@ -114,7 +167,17 @@ static __always_inline int parse_eth(struct cursor *c, __u16 *proto)
 	return 0;
 }
 
-static __always_inline int parse_ipv4(struct cursor *c, struct parsed *p)
+/* 1 when the datagram of 'len' bytes at 'p' fits in the frame, and when
+ * not 'outer' (a constant: the frame's first IP header, nothing around
+ * it) in the datagram or PPPoE payload around it. */
+static __always_inline int datagram_fits(const struct cursor *c,
+					 const void *p, __u32 len, int outer)
+{
+	return outer ? p + len <= c->end : cursor_has(c, p, len);
+}
+
+static __always_inline int parse_ipv4(struct cursor *c, struct parsed *p,
+				      int outer)
 {
 	struct iphdr *iph = c->pos;
 	__u32 hlen, tot_len;
@@ -126,8 +189,9 @@ static __always_inline int parse_ipv4(struct cursor *c, struct parsed *p)
 	hlen = iph->ihl * 4;
 	tot_len = ntohs_len(iph->tot_len);
 	/* The frame may be padded past tot_len (Ethernet minimum), never
-	 * shorter than it: a shorter one was truncated on the way. */
-	if (tot_len < hlen || (void *)iph + tot_len > c->end)
+	 * shorter than it: a shorter one was truncated on the way. Inside a
+	 * tunnel, the outer datagram (lim) must hold the inner one. */
+	if (tot_len < hlen || !datagram_fits(c, iph, tot_len, outer))
 		return -EINVAL;
 
 	p->flow.family = STEER_AF_INET;
@@ -143,7 +207,8 @@ static __always_inline int parse_ipv4(struct cursor *c, struct parsed *p)
 
 /* Walk at most STEER_IPV6_EXT_MAX extension headers; leave the cursor on
  * the transport header and its protocol in p->flow.proto. */
-static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p)
+static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p,
+				      int outer)
 {
 	struct ipv6hdr *ip6h = c->pos;
 	struct ipv6_opt_hdr *opt;
@@ -157,7 +222,7 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p)
 	/* Payload length 0 is a jumbogram (RFC 2675), which cannot arrive
 	 * on Ethernet; anything longer than the frame was truncated. */
 	if (ip6h->payload_len == 0 ||
-	    (void *)(ip6h + 1) + ntohs_len(ip6h->payload_len) > c->end)
+	    !datagram_fits(c, ip6h + 1, ntohs_len(ip6h->payload_len), outer))
 		return -EINVAL;
 	c->lim = (void *)(ip6h + 1) + ntohs_len(ip6h->payload_len);
 
@@ -215,6 +280,10 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p)
 			p->flow.proto = next;
 			return 0;
 		}
+		/* One state for the next header, whatever the kinds of
+		 * those before (see cursor_untrace()). */
+		if (cursor_untrace(c))
+			return -E2BIG;
 	}
 	/* Still an extension header after the bound: a chain built to make
 	 * parsers spin. Check the header after the last one we walked. */
@@ -233,21 +302,305 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p)
 	return 0;
 }
 
-/* Ports of protocols whose header starts with source and destination port
- * (TCP, UDP, UDP-Lite, SCTP); other protocols keep zero ports. */
-static __always_inline int parse_ports(struct cursor *c, struct parsed *p)
+/* ---- encapsulations ------------------------------------------------------ */
+
+#define PPP_IP		0x0021
+#define PPP_IPV6	0x0057
+
+/* PPPoE session header (RFC 2516) and the PPP protocol after it. */
+struct pppoe_ses {
+	__u8 ver_type;		/* 0x11 */
+	__u8 code;		/* 0 in a session */
+	__be16 session;
+	__be16 length;		/* of the PPP frame: protocol and payload */
+	__be16 protocol;	/* PPP protocol (RFC 1661) */
+};
+
+/* GRE (RFC 2784) with RFC 2890's key and sequence number. */
+struct gre_base {
+	__be16 flags;		/* C, reserved0 (K, S), version */
+	__be16 protocol;	/* ethertype of the payload */
+};
+#define GRE_C		0x8000
+#define GRE_K		0x2000
+#define GRE_S		0x1000
+/* Reserved0 but K and S, and the version: set in RFC 1701's routing
+ * (R, s, recursion), PPTP's version 1 and other GRE no RFC 2784 receiver
+ * accepts. */
+#define GRE_REFUSED	0x4fff
+
+struct udp_base {
+	__be16 source;
+	__be16 dest;
+	__be16 len;
+	__be16 check;
+};
+
+/* VXLAN (RFC 7348). */
+struct vxlan_base {
+	__be32 flags;		/* I: the VNI is valid */
+	__be32 vni;
+};
+#define VXLAN_I		0x08000000
+
+/* Geneve (RFC 8926). */
+struct geneve_base {
+	__u8 ver_optlen;	/* version (2 bits, 0), options in 4 bytes */
+	__u8 flags;
+	__be16 protocol;	/* ethertype of the payload */
+	__u8 vni[3];
+	__u8 reserved;
+};
+
+/* GTP-U (3GPP TS 29.281). */
+struct gtpu_base {
+	__u8 flags;		/* version 1, PT 1, spare, E, S, PN */
+	__u8 type;		/* 255: G-PDU, a user's packet */
+	__be16 length;		/* after these 8 bytes */
+	__be32 teid;
+};
+#define GTPU_V1		0x30	/* version 1, protocol type GTP */
+#define GTPU_E		0x04
+#define GTPU_OPT	0x07	/* E, S or PN: 4 more bytes follow */
+#define GTPU_GPDU	255
+
+/* The payload of a tunnel whose header names it by ethertype: IPv4 or IPv6
+ * (PARSE_INNER, the cursor on it); Ethernet (0x6558: its header and tags
+ * skipped, then as before); anything else is not looked into (0: the frame
+ * keeps its outer flow). */
+static __always_inline int tunnel_payload(struct cursor *c, __be16 type,
+					  __u16 *inner)
+{
+	__u16 t = type;
+
+	if (t == bpf_htons(ETH_P_TEB)) {
+		if (parse_eth(c, &t) || c->pos > c->lim)
+			return -EINVAL;
+	}
+	if (t != bpf_htons(ETH_P_IP) && t != bpf_htons(ETH_P_IPV6))
+		return 0;
+	*inner = t;
+	return PARSE_INNER;
+}
+
+/* A payload that is IP or not by its first nibble (MPLS, GTP-U carry no
+ * ethertype): PARSE_INNER for IPv4 or IPv6, else 'other'. */
+static __always_inline int payload_by_version(struct cursor *c, __u16 *inner,
+					      int other)
+{
+	__u8 *v = c->pos;
+
+	if (!cursor_has(c, v, 1))
+		return -EINVAL;
+	if (*v >> 4 == 4)
+		*inner = bpf_htons(ETH_P_IP);
+	else if (*v >> 4 == 6)
+		*inner = bpf_htons(ETH_P_IPV6);
+	else
+		return other;
+	return PARSE_INNER;
+}
+
+/* PPPoE session: IPv4 or IPv6 inside, -EPROTONOSUPPORT for another PPP
+ * protocol (LCP, IPCP...: non-IP, as the frame always was). */
+static __always_inline int parse_pppoe(struct cursor *c, __u16 *inner)
+{
+	struct pppoe_ses *h = c->pos;
+	__u32 len, ppp;
+
+	if (!cursor_has(c, h, sizeof(*h)))
+		return -EINVAL;
+	if (h->ver_type != 0x11 || h->code)
+		return -EINVAL;
+	/* The length covers the PPP protocol and payload, not the padding
+	 * of a short frame. */
+	len = ntohs_len(h->length);
+	if (len < 2 || !cursor_has(c, h, 6 + len))
+		return -EINVAL;
+	c->lim = (void *)h + 6 + len;
+	c->pos = h + 1;
+	ppp = bpf_ntohs(h->protocol);
+	if (ppp == PPP_IP) {
+		*inner = bpf_htons(ETH_P_IP);
+		return PARSE_INNER;
+	}
+	if (ppp == PPP_IPV6) {
+		*inner = bpf_htons(ETH_P_IPV6);
+		return PARSE_INNER;
+	}
+	/* RFC 1661: every protocol number is odd, its first octet even. */
+	if ((ppp & 0x0101) != 0x0001)
+		return -EINVAL;
+	return -EPROTONOSUPPORT;
+}
+
+/* MPLS unicast: labels to the bottom of the stack, at most
+ * STEER_MPLS_LABELS_MAX; IPv4 or IPv6 after it by its first nibble,
+ * -EPROTONOSUPPORT for anything else (a pseudowire, OAM). An entropy label
+ * is a label like the others: the inner flow hashes. */
+static __always_inline int parse_mpls(struct cursor *c, __u16 *inner)
+{
+	__be32 *label;
+	int i;
+
+#pragma unroll
+	for (i = 0; i < STEER_MPLS_LABELS_MAX; i++) {
+		label = c->pos;
+		if (!cursor_has(c, label, 4))
+			return -EINVAL;
+		c->pos = label + 1;
+		if (*label & bpf_htonl(0x100))		/* bottom of stack */
+			return payload_by_version(c, inner, -EPROTONOSUPPORT);
+	}
+	return -E2BIG;
+}
+
+static __always_inline int parse_gre(struct cursor *c, __u16 *inner)
+{
+	struct gre_base *g = c->pos;
+	__u16 flags;
+
+	if (!cursor_has(c, g, sizeof(*g)))
+		return -EINVAL;
+	/* Tested in network order: the verifiers of 6.1 and 6.12 know
+	 * nothing of a byte swap's result (see ntohs_len). */
+	flags = g->flags;
+	if (flags & bpf_htons(GRE_REFUSED))
+		return -EINVAL;
+	/* Checksum and reserved1, key, sequence number: 4 bytes each. */
+	c->pos = (void *)(g + 1) + 4 * ((flags & bpf_htons(GRE_C) ? 1 : 0) +
+					(flags & bpf_htons(GRE_K) ? 1 : 0) +
+					(flags & bpf_htons(GRE_S) ? 1 : 0));
+	if (c->pos > c->lim)
+		return -EINVAL;
+	return tunnel_payload(c, g->protocol, inner);
+}
+
+static __always_inline int parse_vxlan(struct cursor *c, __u16 *inner)
+{
+	struct vxlan_base *v = c->pos;
+
+	if (!cursor_has(c, v, sizeof(*v)))
+		return -EINVAL;
+	if (!(v->flags & bpf_htonl(VXLAN_I)))
+		return -EINVAL;
+	c->pos = v + 1;
+	return tunnel_payload(c, bpf_htons(ETH_P_TEB), inner);
+}
+
+static __always_inline int parse_geneve(struct cursor *c, __u16 *inner)
+{
+	struct geneve_base *g = c->pos;
+
+	if (!cursor_has(c, g, sizeof(*g)))
+		return -EINVAL;
+	if (g->ver_optlen >> 6)
+		return -EINVAL;
+	c->pos = (void *)(g + 1) + (g->ver_optlen & 0x3f) * 4;
+	if (c->pos > c->lim)
+		return -EINVAL;
+	return tunnel_payload(c, g->protocol, inner);
+}
+
+/* GTP-U: a G-PDU's optional fields and at most STEER_GTPU_EXT_MAX extension
+ * headers skipped, then IPv4 or IPv6 by the first nibble. Other messages
+ * (echo, end marker, error indication) and a payload that is not IP (an
+ * Ethernet PDU session) keep the outer flow. */
+static __always_inline int parse_gtpu(struct cursor *c, __u16 *inner)
+{
+	struct gtpu_base *h = c->pos;
+	__u8 *ext, *last, next = 0;
+	__u32 len;
+	int i;
+
+	if (!cursor_has(c, h, sizeof(*h)))
+		return -EINVAL;
+	if ((h->flags & 0xf0) != GTPU_V1)
+		return -EINVAL;
+	len = ntohs_len(h->length);
+	if (!cursor_has(c, h + 1, len))
+		return -EINVAL;
+	c->lim = (void *)(h + 1) + len;
+	c->pos = h + 1;
+	if (h->type != GTPU_GPDU)
+		return 0;
+	if (h->flags & GTPU_OPT) {
+		/* Sequence number, N-PDU number, next extension type: the
+		 * last means something only with E. */
+		ext = c->pos;
+		if (!cursor_has(c, ext, 4))
+			return -EINVAL;
+		if (h->flags & GTPU_E)
+			next = ext[3];
+		c->pos = ext + 4;
+	}
+	/* Extension headers: length in 4-byte units, itself included; the
+	 * next type in the last byte. */
+#pragma unroll
+	for (i = 0; i < STEER_GTPU_EXT_MAX; i++) {
+		if (next) {
+			ext = c->pos;
+			if (!cursor_has(c, ext, 1) || !ext[0])
+				return -EINVAL;
+			len = ext[0] * 4;
+			last = (void *)ext + len - 1;
+			if (!cursor_has(c, last, 1))
+				return -EINVAL;
+			next = *last;
+			c->pos = last + 1;
+		}
+	}
+	if (next)
+		return -E2BIG;
+	return payload_by_version(c, inner, 0);
+}
+
+/* A UDP frame whose destination port is one of the slot's decap ports:
+ * the frame's encapsulation, counted. 0 (the outer flow) for a port that
+ * only shares its bit with one. The UDP length is not checked: the IP
+ * datagram bounds what is read. */
+static __always_inline int parse_udp_tunnel(struct cursor *c,
+					    const struct steer_slot *s,
+					    struct steer_stats *st,
+					    struct parsed *p, __u16 *inner)
+{
+	struct udp_base *u = c->pos;
+	__u32 i, encap = 0;
+
+#pragma unroll
+	for (i = 0; i < STEER_DECAP_PORTS; i++) {
+		/* Unused entries are 0 and last; a frame to port 0 that
+		 * meets one finds no encapsulation. */
+		if (s->decap_port[i] == p->flow.dport) {
+			encap = s->decap_port_encap[i];
+			break;
+		}
+	}
+	if (!encap)
+		return 0;
+	if (!cursor_has(c, u, sizeof(*u)))
+		return -EINVAL;
+	c->pos = u + 1;
+	if (encap == STEER_ENCAP_VXLAN) {
+		st->encap_vxlan++;
+		return parse_vxlan(c, inner);
+	}
+	if (encap == STEER_ENCAP_GENEVE) {
+		st->encap_geneve++;
+		return parse_geneve(c, inner);
+	}
+	if (encap == STEER_ENCAP_GTPU) {
+		st->encap_gtpu++;
+		return parse_gtpu(c, inner);
+	}
+	return 0;
+}
+
+/* The two 16-bit words at the cursor as the flow's ports. */
+static __always_inline int read_ports(struct cursor *c, struct parsed *p)
 {
 	__be16 *ports = c->pos;
 
-	switch (p->flow.proto) {
-	case IPPROTO_TCP:
-	case IPPROTO_UDP:
-	case IPPROTO_UDPLITE:
-	case IPPROTO_SCTP:
-		break;
-	default:
-		return 0;
-	}
 	if (!cursor_has(c, ports, 4))
 		return -EINVAL;
 	p->flow.sport = ports[0];
@@ -255,33 +608,163 @@ static __always_inline int parse_ports(struct cursor *c, struct parsed *p)
 	return 0;
 }
 
-/* Returns 0 with p filled, -EPROTONOSUPPORT for a frame that is not IP, or
- * another negative errno for a frame that cannot be parsed. */
-static __always_inline int parse_frame(struct xdp_md *ctx, struct parsed *p)
+/* Ports of protocols whose header starts with source and destination port
+ * (TCP, UDP, UDP-Lite, SCTP) and ESP's SPI in their place, as the kernel's
+ * flow dissector does (when the slot looks through ESP); other protocols
+ * keep zero ports. 'outer' (a constant): the outer headers, whose protocol
+ * may be a tunnel the slot looks through: PARSE_INNER then, *encap naming
+ * it (0: a UDP port that may be one of the slot's decap ports). Inner
+ * headers are never looked through. */
+static __always_inline int parse_l4(struct cursor *c,
+				    const struct steer_slot *s,
+				    struct steer_stats *st, struct parsed *p,
+				    int outer, __u32 *encap)
 {
+	__u8 proto = p->flow.proto;
+
+	switch (proto) {
+	case IPPROTO_UDP:
+		if (read_ports(c, p))
+			return -EINVAL;
+		if (outer &&
+		    (s->decap_port_bits >> steer_port_bit(p->flow.dport) & 1)) {
+			*encap = 0;
+			return PARSE_INNER;
+		}
+		return 0;
+	case IPPROTO_TCP:
+	case IPPROTO_UDPLITE:
+	case IPPROTO_SCTP:
+		return read_ports(c, p);
+	case IPPROTO_ESP:
+		if (!(s->decap & STEER_DECAP(STEER_ENCAP_ESP)))
+			return 0;
+		if (read_ports(c, p))
+			return -EINVAL;
+		if (outer)
+			st->encap_esp++;
+		return 0;
+	case IPPROTO_GRE:
+		if (!outer || !(s->decap & STEER_DECAP(STEER_ENCAP_GRE)))
+			return 0;
+		*encap = STEER_ENCAP_GRE;
+		return PARSE_INNER;
+	case IPPROTO_IPIP:
+	case IPPROTO_IPV6:
+		if (!outer || !(s->decap & STEER_DECAP(STEER_ENCAP_IPIP)))
+			return 0;
+		*encap = STEER_ENCAP_IPIP;
+		return PARSE_INNER;
+	}
+	return 0;
+}
+
+/* IPv4 or IPv6 by ethertype 'proto', and what follows (parse_l4). */
+static __always_inline int parse_ip(struct cursor *c,
+				    const struct steer_slot *s,
+				    struct steer_stats *st, struct parsed *p,
+				    __u16 proto, int outer, __u32 *encap)
+{
+	int err;
+
+	if (proto == bpf_htons(ETH_P_IP))
+		err = parse_ipv4(c, p, outer);
+	else
+		err = parse_ipv6(c, p, outer);
+	if (err)
+		return err;
+	/* Later fragments carry no ports (nor a tunnel's header); the first
+	 * one's are ignored too, so all pieces meet. */
+	if (p->is_frag)
+		return 0;
+	return parse_l4(c, s, st, p, outer, encap);
+}
+
+/* The tunnel's header: 'encap' (0: a UDP frame, whose port tells), counted
+ * in its steer_stats counter; PARSE_INNER with the cursor on the inner IP
+ * header, 0 to keep the outer flow, or an error. */
+static __always_inline int parse_tunnel(struct cursor *c,
+					const struct steer_slot *s,
+					struct steer_stats *st,
+					struct parsed *p, __u32 encap,
+					__u16 *inner)
+{
+	switch (encap) {
+	case STEER_ENCAP_PPPOE:
+		st->encap_pppoe++;
+		return parse_pppoe(c, inner);
+	case STEER_ENCAP_MPLS:
+		st->encap_mpls++;
+		return parse_mpls(c, inner);
+	case STEER_ENCAP_GRE:
+		st->encap_gre++;
+		return parse_gre(c, inner);
+	case STEER_ENCAP_IPIP:
+		st->encap_ipip++;
+		*inner = p->flow.proto == IPPROTO_IPIP ? bpf_htons(ETH_P_IP) :
+							 bpf_htons(ETH_P_IPV6);
+		return PARSE_INNER;
+	}
+	return parse_udp_tunnel(c, s, st, p, inner);
+}
+
+/*
+ * Returns 0 with p filled, -EPROTONOSUPPORT for a frame that is not IP,
+ * -EBADMSG for an encapsulation the slot looks through that is malformed or
+ * truncated (the outer headers or the inner ones), or another negative
+ * errno for a frame that cannot be parsed. Behind an encapsulation the
+ * slot looks through (counted in its steer_stats counter), p->flow is the
+ * inner flow; a payload the parser does not look into (ARP in VXLAN, a
+ * GTP-U echo) leaves the outer flow, and one that is not IP behind PPPoE
+ * or MPLS (LCP, a pseudowire) is -EPROTONOSUPPORT. One level: the inner
+ * headers' own tunnels are not looked into.
+ */
+static __always_inline int parse_frame(struct xdp_md *ctx,
+				       const struct steer_slot *s,
+				       struct steer_stats *st,
+				       struct parsed *p)
+{
+	void *data = (void *)(long)ctx->data;
 	struct cursor c = {
-		.pos = (void *)(long)ctx->data,
+		.pos = data,
 		.end = (void *)(long)ctx->data_end,
-		.lim = (void *)(long)ctx->data_end,
+		.lim = data + CURSOR_OFF_MAX,
+		.data = data,
 	};
-	__u16 proto;
+	__u32 encap = 0;
+	__u16 proto, inner = 0;
 	int err;
 
 	err = parse_eth(&c, &proto);
 	if (err)
 		return err;
-	if (proto == bpf_htons(ETH_P_IP))
-		err = parse_ipv4(&c, p);
-	else if (proto == bpf_htons(ETH_P_IPV6))
-		err = parse_ipv6(&c, p);
-	else
+	if (proto == bpf_htons(ETH_P_IP) || proto == bpf_htons(ETH_P_IPV6)) {
+		err = parse_ip(&c, s, st, p, proto, 1, &encap);
+		if (err != PARSE_INNER)
+			return err;
+	} else if (proto == bpf_htons(ETH_P_PPP_SES) &&
+		   (s->decap & STEER_DECAP(STEER_ENCAP_PPPOE))) {
+		encap = STEER_ENCAP_PPPOE;
+	} else if (proto == bpf_htons(ETH_P_MPLS_UC) &&
+		   (s->decap & STEER_DECAP(STEER_ENCAP_MPLS))) {
+		encap = STEER_ENCAP_MPLS;
+	} else {
 		return -EPROTONOSUPPORT;
-	if (err)
-		return err;
-	/* Later fragments carry no ports; the first one's are ignored too. */
-	if (p->is_frag)
-		return 0;
-	return parse_ports(&c, p);
+	}
+
+	/* One state for the tunnel and one for the inner headers, whatever
+	 * the paths there (see cursor_untrace()). */
+	if (cursor_untrace(&c))
+		return -EBADMSG;
+	err = parse_tunnel(&c, s, st, p, encap, &inner);
+	if (err != PARSE_INNER)
+		return err && err != -EPROTONOSUPPORT ? -EBADMSG : err;
+	if (cursor_untrace(&c))
+		return -EBADMSG;
+	/* The inner flow replaces the outer one: no outer word survives
+	 * (an IPv6 outer's address words, a UDP tunnel's ports). */
+	__builtin_memset(&p->flow, 0, sizeof(p->flow));
+	return parse_ip(&c, s, st, p, inner, 0, &encap) ? -EBADMSG : 0;
 }
 
 #endif /* XDP_STEER_PARSE_H */

@@ -316,7 +316,7 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 		p.flow.src[0] = bytes;	/* not a constant the hash folds */
 		err = 0;
 	} else {
-		err = parse_frame(ctx, &p);
+		err = parse_frame(ctx, slot, st, &p);
 	}
 	if (err == -EPROTONOSUPPORT) {
 		if (slot->nonip_cpu == STEER_CPU_LOCAL) {
@@ -326,6 +326,8 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 		return deliver(ctx, st, slot, slot->nonip_cpu, bytes);
 	}
 	if (err) {
+		if (err == -EBADMSG)
+			st->encap_malformed++;
 		st->passed_parse_error++;
 		return XDP_PASS;
 	}

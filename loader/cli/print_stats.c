@@ -141,6 +141,31 @@ static void rx_table(const char *ifname, const char *pad,
 	rx_row(pad, "total", a ? &a->total : &zero, &b->total, dt);
 }
 
+/* Frames of each encapsulation looked through and malformed ones, between
+ * a and b (per second) or, a NULL, since the attach: one line, or none
+ * when there were none. */
+static void encap_line(const char *pad, const struct steer_sample *a,
+		       const struct steer_sample *b)
+{
+	static const struct steer_stats zero;
+	const struct steer_stats *x = a ? &a->total : &zero, *y = &b->total;
+	double dt = a ? b->t - a->t : 0;
+	char line[512];
+	size_t off = 0;
+
+#define ENCAP_(A, ID, name, port, help)					\
+	if (y->encap_##name != x->encap_##name && off < sizeof(line))	\
+		off += snprintf(line + off, sizeof(line) - off, "%s%s %.0f", \
+				off ? ", " : "", #name,			\
+				per(y->encap_##name, x->encap_##name, dt));
+	STEER_ENCAPS(ENCAP_, )
+	ENCAP_(, MALFORMED, malformed, 0, "")
+#undef ENCAP_
+	if (off)
+		printf("%s  %-10s %s %s\n", pad, "tunnels", line,
+		       a ? "frames/s" : "frames");
+}
+
 void print_stats_rates(const char *ifname, const struct steer_sample *a,
 		       const struct steer_sample *b)
 {
@@ -150,6 +175,7 @@ void print_stats_rates(const char *ifname, const struct steer_sample *a,
 
 	snprintf(pad, sizeof(pad), "%*s", (int)strlen(ifname), "");
 	rx_table(ifname, pad, a, b);
+	encap_line(pad, a, b);
 	printf("%s  %-10s %12s %12s %13s %12s\n", pad, "worker CPU",
 	       "sent pps", "ring full/s", "delivered pps", "Mbit/s");
 	for (int c = 0; c < STEER_MAX_CPUS; c++) {
@@ -181,6 +207,7 @@ void print_stats_totals(const char *ifname, const struct steer_sample *s)
 
 	snprintf(pad, sizeof(pad), "%*s", (int)strlen(ifname), "");
 	rx_table(ifname, pad, NULL, s);
+	encap_line(pad, NULL, s);
 	printf("%s  %-10s %12s %12s %12s %12s %12s %12s\n", pad, "worker CPU",
 	       "sent", "enqueued", "ring full", "kthread", "delivered",
 	       "in flight");

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <arpa/inet.h>
 #include <stdio.h>
 
 #include "cli/json.h"
@@ -28,6 +29,57 @@ static void print_drain_text(const struct slot_view *v)
 		first = 0;
 	}
 	printf("\n");
+}
+
+/* The slot's decap: "gre, vxlan (4789, 8472), esp", or "none". */
+static void print_decap_text(const struct steer_slot *s)
+{
+	const char *sep = "";
+	__u32 e;
+	int i, n;
+
+	printf("  decap (tunnels looked through to the inner flow): ");
+	for (e = 1; e < STEER_ENCAP_COUNT; e++) {
+		if (!(s->decap & STEER_DECAP(e)))
+			continue;
+		printf("%s%s", sep, steer_encap_name(e));
+		sep = ", ";
+		for (i = n = 0; i < STEER_DECAP_PORTS; i++)
+			if (s->decap_port[i] && s->decap_port_encap[i] == e)
+				printf("%s%u", n++ ? ", " : " (UDP ",
+				       ntohs(s->decap_port[i]));
+		if (n)
+			printf(")");
+	}
+	printf("%s\n", *sep ? "" : "none");
+}
+
+/* The same as a JSON list: [{"name": "gre"}, {"name": "vxlan",
+ * "udp_ports": [4789]}, ...]. */
+static void print_decap_json(const struct steer_slot *s)
+{
+	__u32 e;
+	int i, n, first = 1;
+
+	printf("[");
+	for (e = 1; e < STEER_ENCAP_COUNT; e++) {
+		if (!(s->decap & STEER_DECAP(e)))
+			continue;
+		printf("%s{\"name\": \"%s\"", first ? "" : ", ",
+		       steer_encap_name(e));
+		first = 0;
+		if (!steer_encap_port(e)) {
+			printf("}");
+			continue;
+		}
+		printf(", \"udp_ports\": [");
+		for (i = n = 0; i < STEER_DECAP_PORTS; i++)
+			if (s->decap_port[i] && s->decap_port_encap[i] == e)
+				printf("%s%u", n++ ? ", " : "",
+				       ntohs(s->decap_port[i]));
+		printf("]}");
+	}
+	printf("]");
 }
 
 void print_status_text(const struct steer_status *st)
@@ -71,6 +123,7 @@ void print_status_text(const struct steer_status *st)
 			printf("passed on the receiving CPU\n");
 		else
 			printf("cpu %u\n", s->nonip_cpu);
+		print_decap_text(s);
 		print_drain_text(v);
 	}
 	for (i = 0; i < st->health.n; i++)
@@ -107,6 +160,8 @@ void print_status_json(const struct steer_status *st)
 	       s->drain_ms, v->draining, tf(v->window_open),
 	       v->window_left_ms, s->queue_size, s->bank,
 	       s->table_size, v->nflow, v->nprefix, s->nshapes);
+	printf(", \"decap\": ");
+	print_decap_json(s);
 	printf(", \"workers\": [");
 	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
 		if (v->buckets[cpu]) {

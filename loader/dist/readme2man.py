@@ -47,7 +47,7 @@ PAGES = {
         "manual": "File Formats",
         "name": "xdp-steer.yaml \\- xdp-steer policy file (version 1)",
         "sections": ["DESCRIPTION", "KEYS", "CPU LISTS", "RULES",
-                     "FRAGMENTS", "DIAGNOSTICS", "LIMITS"],
+                     "FRAGMENTS", "TUNNELS", "DIAGNOSTICS", "LIMITS"],
         "see_also": ["xdp-steer(8)"],
     },
 }

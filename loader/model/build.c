@@ -55,6 +55,9 @@ __u64 build_digest(const struct steer_build *b, const __u32 *table)
 		h = MIX(h, s->shapes[i]);
 	h = MIX(MIX(MIX(h, s->queue_size), s->loader_flags), s->drain_units);
 	h = MIX(MIX(MIX(h, s->bank), s->gro_units), s->drain_ms);
+	h = MIX(MIX(h, s->decap), s->decap_port_bits);
+	for (i = 0; i < STEER_DECAP_PORTS; i++)
+		h = MIX(MIX(h, s->decap_port[i]), s->decap_port_encap[i]);
 	for (i = 0; i < (int)s->table_size; i++)
 		h = MIX(h, table[i]);
 	h = MIX(h, b->nrule_cpus);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* A parsed policy turned into what one slot's maps will hold. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,6 +261,10 @@ int policy_compile(const struct steer_policy *p,
 	b->slot.flags = policy_slot_flags(p);
 	b->slot.table_size = p->table_size;
 	b->slot.nonip_cpu = p->nonip_cpu;
+	b->slot.decap = p->decap.encaps;
+	for (i = 0; i < p->decap.nports; i++)
+		steer_decap_add_port(&b->slot, htons(p->decap.ports[i].port),
+				     p->decap.ports[i].encap);
 	b->slot.queue_size = p->queue_size;
 	order_shapes(p, &b->slot);
 	if (p->seed_random)

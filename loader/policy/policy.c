@@ -228,11 +228,11 @@ static int cpus_from_set(const struct cpu_set *s, struct policy_cpus *out)
 
 enum {
 	K_VERSION, K_CPUS, K_QUEUE, K_TABLE, K_HASH, K_FASTPATH, K_REBALANCE,
-	K_DRAIN_TIMEOUT, K_NONIP, K_RULES, K_N
+	K_DRAIN_TIMEOUT, K_NONIP, K_RULES, K_DECAP, K_N
 };
 static const char *const top_keys[K_N] = {
 	"version", "cpus", "queue_size", "table_size", "hash", "local_fastpath",
-	"rebalance", "drain_timeout", "non_ip", "rules",
+	"rebalance", "drain_timeout", "non_ip", "rules", "decap",
 };
 
 static int get_hash(struct pctx *c, const yaml_node_t *n)
@@ -396,6 +396,8 @@ static int get_policy(struct pctx *c, const yaml_node_t *root)
 	}
 	if (v[K_NONIP] && get_nonip(c, v[K_NONIP]))
 		err = -EINVAL;
+	if (v[K_DECAP] && pol_get_decap(c, v[K_DECAP]))
+		err = -EINVAL;
 	if (v[K_RULES]) {
 		e = pol_get_rules(c, v[K_RULES]);
 		if (e == -ENOMEM)
@@ -419,6 +421,7 @@ static void policy_defaults(struct steer_policy *p)
 	p->rebalance = POLICY_REBALANCE_DRAIN;
 	p->drain_timeout_ms = POLICY_DRAIN_TIMEOUT_DEFAULT;
 	p->nonip_cpu = STEER_CPU_LOCAL;
+	policy_decap_default(&p->decap);
 }
 
 static void syntax_error(struct diags *d, yaml_parser_t *yp, const char *text,

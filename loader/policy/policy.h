@@ -16,7 +16,8 @@
  * most DIAGS_MAX messages kept.
  *
  * Files: policy.c (document, top-level keys, CPU lists), policy_rules.c
- * (rules, addresses, shadowing), policy_print.c (canonical output),
+ * (rules, addresses, shadowing), policy_decap.c ('decap'),
+ * policy_print.c (canonical output),
  * yaml_util.c (diagnostics and typed YAML nodes); compile.c turns a policy
  * into map contents. CPU sets and weighted CPUs come from the model layer
  * below (model/cpuset.h, model/table.h).
@@ -89,6 +90,23 @@ struct policy_rule {
 	int col;
 };
 
+/* What 'decap' looks through: the encapsulations, and the UDP ports of
+ * those carried in UDP, sorted by encapsulation (STEER_ENCAPS order), then
+ * port. */
+struct policy_decap {
+	__u32 encaps;		/* STEER_DECAP(STEER_ENCAP_*) bits */
+	int nports;
+	struct policy_decap_port {
+		__u16 port;	/* host order */
+		__u8 encap;	/* STEER_ENCAP_* */
+	} ports[STEER_DECAP_PORTS];
+};
+
+/* The default: every encapsulation, each of UDP on its standard port. */
+void policy_decap_default(struct policy_decap *d);
+bool policy_decap_equal(const struct policy_decap *a,
+			const struct policy_decap *b);
+
 /* A whole policy, every default filled in. */
 struct steer_policy {
 	int version;
@@ -106,6 +124,7 @@ struct steer_policy {
 	enum policy_rebalance rebalance;
 	__u32 drain_timeout_ms;		/* see POLICY_DRAIN_TIMEOUT_DEFAULT */
 	__u32 nonip_cpu;		/* a CPU, or STEER_CPU_LOCAL */
+	struct policy_decap decap;	/* encapsulations looked through */
 	struct policy_rule *rules;
 	int nrules;
 	__u32 shapes[STEER_MAX_SHAPES];	/* distinct rule shapes in order of

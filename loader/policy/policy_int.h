@@ -32,6 +32,8 @@ int pol_get_cpu(struct pctx *c, const yaml_node_t *n, __u32 *cpu);
 /* A list of CPUs with weights, as in 'cpus:', sorted. */
 int pol_get_cpu_list(struct pctx *c, const yaml_node_t *n,
 		     struct policy_cpus *out);
+/* 'decap:' into c->p->decap. */
+int pol_get_decap(struct pctx *c, const yaml_node_t *n);
 /* 'rules:' into c->p->rules, shapes, and the shadowed-rule warnings. */
 int pol_get_rules(struct pctx *c, const yaml_node_t *n);
 

@@ -83,6 +83,44 @@ static void print_rule(FILE *f, const struct policy_rule *r)
 	}
 }
 
+/* all, none, or the list: names, UDP ones with their ports. */
+static void print_decap(FILE *f, const struct policy_decap *d)
+{
+	struct policy_decap all;
+	const char *sep = "";
+	int e, i, n;
+
+	policy_decap_default(&all);
+	if (policy_decap_equal(d, &all)) {
+		fputs("decap: all\n", f);
+		return;
+	}
+	if (!d->encaps) {
+		fputs("decap: none\n", f);
+		return;
+	}
+	fputs("decap: [", f);
+	for (e = 1; e < STEER_ENCAP_COUNT; e++) {
+		if (!(d->encaps & STEER_DECAP(e)))
+			continue;
+		fputs(sep, f);
+		sep = ", ";
+		if (!steer_encap_port(e)) {
+			fputs(steer_encap_name(e), f);
+			continue;
+		}
+		for (i = n = 0; i < d->nports; i++)
+			n += d->ports[i].encap == e;
+		fprintf(f, "{%s: %s", steer_encap_name(e), n > 1 ? "[" : "");
+		for (i = n = 0; i < d->nports; i++)
+			if (d->ports[i].encap == e)
+				fprintf(f, "%s%u", n++ ? ", " : "",
+					d->ports[i].port);
+		fputs(n > 1 ? "]}" : "}", f);
+	}
+	fputs("]\n", f);
+}
+
 int policy_print(FILE *f, const struct steer_policy *p)
 {
 	int i;
@@ -114,6 +152,7 @@ int policy_print(FILE *f, const struct steer_policy *p)
 		fputs("non_ip: local\n", f);
 	else
 		fprintf(f, "non_ip: {cpu: %u}\n", p->nonip_cpu);
+	print_decap(f, &p->decap);
 	if (!p->nrules)
 		fputs("# rules: none; the table places every flow\n", f);
 	else
@@ -143,6 +182,7 @@ bool policy_equal(const struct steer_policy *a, const struct steer_policy *b)
 	    a->rebalance != b->rebalance ||
 	    a->drain_timeout_ms != b->drain_timeout_ms ||
 	    a->nonip_cpu != b->nonip_cpu ||
+	    !policy_decap_equal(&a->decap, &b->decap) ||
 	    a->nrules != b->nrules || a->nshapes != b->nshapes ||
 	    memcmp(a->shapes, b->shapes, sizeof(a->shapes)))
 		return false;

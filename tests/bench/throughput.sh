@@ -5,8 +5,12 @@
 # the same veth pair and the same traffic. Prints tables; asserts nothing.
 #
 #   tests/bench/throughput.sh        (as root, after make; about 7 minutes)
-#   BENCH_SIZES="60 1514" BENCH_FLOWS="1 16 1000"   frame sizes without FCS,
-#                                    flow counts
+#   BENCH_SIZES="60 1514" BENCH_FLOWS="1 16 1000 1000+tun"   frame sizes
+#                                    without FCS, flow counts ("N+tun": N
+#                                    flows inside one tunnel)
+#   BENCH_TUNNEL=gre                 the tunnel of "+tun" rows: gre, or
+#                                    vxlan (also where the kernel has no
+#                                    GRE device)
 #   BENCH_SECONDS=2 BENCH_ROUNDS=3   saturation: seconds per run, rounds
 #   BENCH_SEARCH=1 BENCH_LOSS=0.1    loss-free rate search on/off, loss
 #                                    allowed (%)
@@ -19,6 +23,11 @@
 # the CPU when the collector is idle, so the offered load follows what the
 # collector can take. Every other online CPU is a worker; udp_sink reads
 # the datagrams there, one thread and socket per worker CPU.
+#
+# "N+tun" rows send the N flows inside one tunnel between A's and B's veth
+# addresses (GRE, or VXLAN where the kernel has no GRE device): every frame
+# has the same outer addresses (and ports), so only the inner flow tells
+# them apart. B's own tunnel device decapsulates them for the sink.
 #
 # Configurations, each with GRO on (a veth has no NAPI without it or XDP):
 #   no XDP      the collector runs the whole stack, up to the socket
@@ -57,7 +66,8 @@ SUITE=bench/throughput
 SECONDS_PER_RUN=${BENCH_SECONDS:-2}
 ROUNDS=${BENCH_ROUNDS:-3}
 SIZES=${BENCH_SIZES:-60 1514}
-FLOWS=${BENCH_FLOWS:-1 16 1000}
+FLOWS=${BENCH_FLOWS:-1 16 1000 1000+tun}
+TUNNEL=${BENCH_TUNNEL:-gre}
 SEARCH=${BENCH_SEARCH:-1}
 LOSS=${BENCH_LOSS:-0.1}
 # Bisection bounds and steps: 2 M frames/s is above what any configuration
@@ -92,6 +102,26 @@ version: 1
 cpus: [$WORKERS]
 EOF
 
+# tunnel_setup: B's end of the "+tun" rows' tunnel (tun7, 10.77.0.2/24,
+# the MAC traffic_gen puts in inner Ethernet headers), GRE or, where the
+# kernel makes none, VXLAN; sets TUNNEL to the one made.
+tunnel_setup() {
+	if [ "$TUNNEL" = gre ] &&
+	   ! ip -n "$NS_B" link add tun7 type gre local "$IP_B" remote "$IP_A" 2>/dev/null; then
+		echo "throughput: this kernel makes no GRE device; the tunnel rows use VXLAN" >&2
+		TUNNEL=vxlan
+	fi
+	if [ "$TUNNEL" = vxlan ]; then
+		ip -n "$NS_B" link add tun7 type vxlan id 42 local "$IP_B" remote "$IP_A" \
+			dstport 4789 dev "$IF_B" &&
+		ip -n "$NS_B" link set tun7 address 02:00:00:00:00:02
+	fi &&
+	ip -n "$NS_B" addr add 10.77.0.2/24 dev tun7 &&
+	ip -n "$NS_B" link set tun7 up ||
+		{ echo "throughput: cannot make B's $TUNNEL device" >&2; exit 1; }
+}
+case " $FLOWS " in *+tun*) tunnel_setup ;; esac
+
 # Leaves $IF_B as a fresh veth in configuration $1, NAPI pinned.
 configure() {
 	in_b "$XDP_STEER" -q detach "$IF_B" >/dev/null 2>&1
@@ -120,7 +150,11 @@ run() {
 	sink_start || exit 1
 	rd0=$(ring_drops) bl0=$(backlog_drops) sk0=$(socket_drops)
 	ns0=$(napi_ns) wk0=$(workers_ns)
-	gen_run --group "udp4:$flows" --size "$size" --rate "$rate" --duration "$secs" ||
+	local group="udp4:${flows%+tun}"
+	# Inside the tunnel: to B's address on it, from a subnet of its own.
+	[ "${flows%+tun}" != "$flows" ] &&
+		group+=",encap=$TUNNEL,src=10.77.1.1,dst=10.77.0.2"
+	gen_run --group "$group" --size "$size" --rate "$rate" --duration "$secs" ||
 		{ echo "throughput: the generator failed" >&2; exit 1; }
 	ns1=$(napi_ns) wk1=$(workers_ns)
 	sleep 0.2	# let queued frames reach the sink
@@ -151,6 +185,7 @@ search() {
 
 echo "Throughput on veth, UDP/IPv4: collector CPU $TRAFFIC_RX_CPU (threaded NAPI, with the generator), workers $WORKERS"
 bench_machine
+case " $FLOWS " in *+tun*) echo "N+tun: N flows inside one $TUNNEL tunnel (one outer pair), decapsulated by B's $TUNNEL device" ;; esac
 
 SAT=$E2E_TMP/saturation
 FREE=$E2E_TMP/lossfree
@@ -191,14 +226,14 @@ where() {
 
 table() {
 	local file=$1 size flows c
-	printf '%-6s %6s  %-10s %9s %9s %9s %9s %9s %-8s %6s\n' frame flows config \
+	printf '%-6s %8s  %-10s %9s %9s %9s %9s %9s %-8s %6s\n' frame flows config \
 		"offered" "delivered" "collector" "workers" drops "" late
-	printf '%-6s %6s  %-10s %9s %9s %9s %9s %9s %-8s %6s\n' "" "" "" \
+	printf '%-6s %8s  %-10s %9s %9s %9s %9s %9s %-8s %6s\n' "" "" "" \
 		kfps kfps "ns/frame" "ns/frame" "%" "at" ""
 	for size in $SIZES; do
 		for flows in $FLOWS; do
 			for c in "${CONFIGS[@]}"; do
-				printf '%-6s %6s  %-10s %9.0f %9.0f %9.1f %9.1f %9.3f %-8s %6d\n' \
+				printf '%-6s %8s  %-10s %9.0f %9.0f %9.1f %9.1f %9.3f %-8s %6d\n' \
 					"$((size + 4))B" "$flows" "${LABEL[$c]}" \
 					"$(value "$file" "$size" "$flows" "$c" 10 | awk '{print $1 / 1000}')" \
 					"$(value "$file" "$size" "$flows" "$c" 5 | awk '{print $1 / 1000}')" \
@@ -217,9 +252,9 @@ table() {
 summary() {
 	local b=$1 size flows
 	echo "-- xdp-steer against ${LABEL[$b]}: change in %; drops in % of sent; late = reordered"
-	printf '%-6s %5s | %-24s | %-31s | %-22s | %s\n' "" "" \
+	printf '%-6s %8s | %-24s | %-31s | %-22s | %s\n' "" "" \
 		"collector ns/frame" "saturation kfps (drops %)" "loss-free kfps" "late"
-	printf '%-6s %5s | %8s %9s %5s | %11s %11s %7s | %7s %8s %5s | %s\n' frame flows \
+	printf '%-6s %8s | %8s %9s %5s | %11s %11s %7s | %7s %8s %5s | %s\n' frame flows \
 		"${LABEL[$b]}" xdp-steer "" "${LABEL[$b]}" xdp-steer "" "${LABEL[$b]}" xdp-steer "" "base/steer"
 	for size in $SIZES; do
 		for flows in $FLOWS; do
@@ -237,7 +272,7 @@ summary() {
 			    -v search="$SEARCH" '
 			function pct(b, s) { return b ? sprintf("%+.0f%%", 100 * (s - b) / b) : "-" }
 			BEGIN {
-				printf "%-6s %5s | %8.0f %9.0f %5s | %4.0f (%4.1f) %4.0f (%4.1f) %7s | ", fr, fl,
+				printf "%-6s %8s | %8.0f %9.0f %5s | %4.0f (%4.1f) %4.0f (%4.1f) %7s | ", fr, fl,
 					bc, sc, pct(bc, sc), bd / 1000, bp, sd / 1000, sp, pct(bd, sd)
 				if (search == 1)
 					printf "%7.0f %8.0f %5s | ", bf / 1000, sf / 1000, pct(bf, sf)

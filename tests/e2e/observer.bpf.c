@@ -52,13 +52,79 @@ struct {
 	__uint(max_entries, 1);
 } obs_drops SEC(".maps");
 
-/* Offset of the mark in a frame of ours, or -1. Only the layouts the
- * generator sends (no VLAN, no IPv6 extension headers); the IPv4 header
- * length is read, not assumed. */
+/* The IP header at 'off' (version 'v', 4 or 6): where its payload starts
+ * (no IPv6 extension headers: the senders use none) and its protocol, or
+ * -1. */
+static __always_inline int ip_payload(struct __sk_buff *skb, int off,
+				      __u8 *proto)
+{
+	__u8 vi;
+
+	if (bpf_skb_load_bytes(skb, off, &vi, 1))
+		return -1;
+	if (vi >> 4 == 4 && (vi & 0xf) >= 5) {
+		if (bpf_skb_load_bytes(skb, off + 9, proto, 1))
+			return -1;
+		return off + (vi & 0xf) * 4;
+	}
+	if (vi >> 4 == 6) {
+		if (bpf_skb_load_bytes(skb, off + 6, proto, 1))
+			return -1;
+		return off + 40;
+	}
+	return -1;
+}
+
+/*
+ * A tunnel's payload after the outer IP header's payload at 'l4' (outer
+ * protocol 'proto'): the offset of the inner IP header, or 0 when the
+ * frame is no tunnel of the layouts the senders use (GRE with its optional
+ * fields, IP-in-IP, VXLAN, Geneve, GTP-U on their standard ports), or -1.
+ * Written apart from xdp-steer's parser: the observer takes nothing from
+ * it.
+ */
+static __always_inline int tunnel_inner(struct __sk_buff *skb, int l4,
+					__u8 proto)
+{
+	__u8 b[4];
+	__u16 port;
+
+	if (proto == IPPROTO_IPIP || proto == IPPROTO_IPV6)
+		return l4;
+	if (proto == IPPROTO_GRE) {
+		if (bpf_skb_load_bytes(skb, l4, b, 4))
+			return -1;
+		l4 += 4 + ((b[0] & 0x80) ? 4 : 0) + ((b[0] & 0x20) ? 4 : 0) +
+		      ((b[0] & 0x10) ? 4 : 0);
+		/* Ethernet inside (0x6558): its header too. */
+		return b[2] == 0x65 && b[3] == 0x58 ? l4 + ETH_HLEN : l4;
+	}
+	if (proto != IPPROTO_UDP || bpf_skb_load_bytes(skb, l4 + 2, &port, 2))
+		return 0;
+	switch (bpf_ntohs(port)) {
+	case 4789:				/* VXLAN, Ethernet inside */
+		return l4 + 8 + 8 + ETH_HLEN;
+	case 6081:				/* Geneve */
+		if (bpf_skb_load_bytes(skb, l4 + 8, b, 4))
+			return -1;
+		l4 += 8 + 8 + (b[0] & 0x3f) * 4;
+		return b[2] == 0x65 && b[3] == 0x58 ? l4 + ETH_HLEN : l4;
+	case 2152:				/* GTP-U, no extensions */
+		if (bpf_skb_load_bytes(skb, l4 + 8, b, 1))
+			return -1;
+		return l4 + 8 + 8 + ((b[0] & 0x07) ? 4 : 0);
+	}
+	return 0;
+}
+
+/* Offset of the mark in a frame of ours, or -1: after the transport header
+ * (ESP: after its SPI and sequence number) of the IP header, or of the
+ * inner one behind PPPoE, MPLS or one of tunnel_inner()'s tunnels; no
+ * VLAN tags (the senders use none). */
 static __always_inline int mark_offset(struct __sk_buff *skb, int *arp)
 {
-	__u8 b[2];
-	int l4;
+	int off = ETH_HLEN, l4, in, i;
+	__u8 proto, b[4];
 
 	*arp = 0;
 	switch (bpf_ntohs(skb->protocol)) {
@@ -66,25 +132,40 @@ static __always_inline int mark_offset(struct __sk_buff *skb, int *arp)
 		*arp = 1;
 		return ETH_HLEN + 28;
 	case ETH_P_IP:
-		/* version/IHL and protocol */
-		if (bpf_skb_load_bytes(skb, ETH_HLEN, &b[0], 1) ||
-		    bpf_skb_load_bytes(skb, ETH_HLEN + 9, &b[1], 1))
-			return -1;
-		if ((b[0] >> 4) != 4 || (b[0] & 0xf) < 5)
-			return -1;
-		l4 = ETH_HLEN + (b[0] & 0xf) * 4;
-		break;
 	case ETH_P_IPV6:
-		if (bpf_skb_load_bytes(skb, ETH_HLEN + 6, &b[1], 1))
+		break;
+	case ETH_P_PPP_SES:			/* the PPP protocol: IP? */
+		if (bpf_skb_load_bytes(skb, off + 6, b, 2) || b[0] ||
+		    (b[1] != 0x21 && b[1] != 0x57))
 			return -1;
-		l4 = ETH_HLEN + 40;
+		off += 8;
+		break;
+	case ETH_P_MPLS_UC:			/* to the bottom of the stack */
+		for (i = 0; i < 8; i++) {
+			if (bpf_skb_load_bytes(skb, off, b, 4))
+				return -1;
+			off += 4;
+			if (b[2] & 1)
+				break;
+		}
 		break;
 	default:
 		return -1;
 	}
-	if (b[1] == IPPROTO_UDP)
+	l4 = ip_payload(skb, off, &proto);
+	if (l4 < 0)
+		return -1;
+	in = tunnel_inner(skb, l4, proto);
+	if (in < 0)
+		return -1;
+	if (in > 0) {
+		l4 = ip_payload(skb, in, &proto);
+		if (l4 < 0)
+			return -1;
+	}
+	if (proto == IPPROTO_UDP || proto == IPPROTO_ESP)
 		return l4 + 8;
-	if (b[1] == IPPROTO_TCP) {
+	if (proto == IPPROTO_TCP) {
 		if (bpf_skb_load_bytes(skb, l4 + 12, &b[0], 1))
 			return -1;
 		return l4 + (b[0] >> 4) * 4;

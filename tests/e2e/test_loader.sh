@@ -220,7 +220,9 @@ check "stats --json is one valid JSON document for the interface" \
 check "stats --json names every counter of steer_stats" \
 	stats_json "set(t) == set(['rx_packets', 'rx_bytes', 'fragments', 'rule_flow_hits', 'rule_prefix_hits',
 			       'drain_held', 'moves_done', 'moves_idle', 'moves_timeout', 'unstamped',
-			       'rxq_moves'] + outcomes)"
+			       'rxq_moves', 'encap_pppoe', 'encap_mpls', 'encap_gre', 'encap_ipip',
+			       'encap_vxlan', 'encap_geneve', 'encap_gtpu', 'encap_esp',
+			       'encap_malformed'] + outcomes)"
 check "stats --json counted exactly the 201 datagrams sent, ARP aside" \
 	stats_json "t['rx_packets'] - t['passed_nonip'] == 201"
 check "every frame was counted in exactly one outcome" \

@@ -33,16 +33,8 @@ traffic_init
 RATE=${TRAFFIC_RATE:-150000}
 FRAMES_PER_FLOW=120
 SIGMAS=5
-mapfile -t CPU_IDS < <(traffic_online_cpus)
+traffic_cpus
 CPU_LIST=$(sed 's/,/, /g' /sys/devices/system/cpu/online)
-C0=${CPU_IDS[0]}
-C1=${CPU_IDS[1]:-}
-# "CPU:WEIGHT ..." for traffic_share: all equal, and the first CPU at 1
-# with the others at 3.
-EVEN=$(printf '%s:1 ' "${CPU_IDS[@]}")
-EVEN=${EVEN% }
-WEIGHTED="$C0:1 $(printf '%s:3 ' "${CPU_IDS[@]:1}")"
-WEIGHTED=${WEIGHTED% }
 # Flows 0-999 UDP/IPv4, 1000-1249 TCP/IPv4, 1250-1499 UDP/IPv6,
 # 1500-1749 TCP/IPv6, 1750-1753 ARP requests.
 MIX=(--group udp4:1000 --group tcp4:250 --group udp6:250 --group tcp6:250

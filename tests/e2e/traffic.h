@@ -25,7 +25,9 @@
 #define TRAFFIC_MAX_CPUS	256
 
 /* Frame shapes, fixed layouts (no VLAN, no IP options or extension
- * headers), so the generator writes fields at constant offsets. */
+ * headers), so the generator writes fields at constant offsets from the
+ * IP header, which an encapsulation (the group's; traffic_gen --group
+ * ...,encap=) moves by a constant of its own. */
 enum traffic_shape {
 	TRAFFIC_UDP4,
 	TRAFFIC_TCP4,
@@ -33,6 +35,9 @@ enum traffic_shape {
 	TRAFFIC_TCP6,
 	TRAFFIC_ARP,		/* request for an unused address; mark in the
 				 * padding */
+	TRAFFIC_ESP4,		/* ESP: the flow's ports are its SPI (sport in
+				 * the high half); mark after SPI and sequence */
+	TRAFFIC_ESP6,
 	TRAFFIC_NSHAPES,
 };
 
@@ -71,10 +76,15 @@ struct gen_group {
 	__u8 eth[12];		/* destination and source MAC of the
 				 * template: a router that forwarded the
 				 * frame rewrote them in the page */
-	__u8 hops;		/* IPv4 TTL, IPv6 hop limit of the template
-				 * (the router decremented it) */
+	__u8 hops;		/* TTL or hop limit of the template's
+				 * (inner) IP header (a router decremented
+				 * it) */
 	__u8 pad[3];
+	__u32 l3;		/* offset of the (inner) IP header */
+	__u32 pad2;
 };
+/* The most header bytes before the (inner) IP header. */
+#define TRAFFIC_L3_MAX		127
 
 /* Observer: one flow, obs_flows[flow]. Updated with atomics, so it stays
  * right when a flow reaches the stack on two CPUs at once. */

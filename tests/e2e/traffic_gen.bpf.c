@@ -11,7 +11,9 @@
  * differs between flows is written on every frame, and so is every field a
  * router on the way rewrites in the page (MACs, TTL: the forwarding
  * benchmark). Only the sequence number is new per frame; all other sums
- * are precomputed per flow in userspace.
+ * are precomputed per flow in userspace. An encapsulation's outer headers
+ * are the same in every frame of a group (one outer pair of endpoints):
+ * the template's, never written.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -33,10 +35,8 @@ __u32 gen_lo_ifindex;		/* loopback: test runs "receive" there */
 __u64 gen_frames;		/* frames written and redirected */
 
 #define ETH_LEN		14
-#define IP4_OFF		ETH_LEN
-#define IP6_OFF		ETH_LEN
-#define L4_4		(ETH_LEN + 20)
-#define L4_6		(ETH_LEN + 40)
+#define L4_4		20	/* from the IP header */
+#define L4_6		40
 #define MARK_LEN	((int)sizeof(struct traffic_mark))
 
 static __always_inline void put16(void *p, __u16 v)
@@ -105,30 +105,49 @@ static __always_inline void write_l4(void *l4, int tcp, const struct gen_flow *f
 	put16(l4 + (tcp ? 16 : 6), csum);
 }
 
-/* One IP shape; 'v6' and 'tcp' are constants at each call, so every
- * offset is too and one bounds check covers all writes. */
-static __always_inline int write_ip(void *data, void *end, int v6, int tcp,
-				    const struct gen_group *g,
+/* ESP: the SPI (the flow's ports), a sequence number, the mark. */
+static __always_inline void write_esp(void *l4, const struct gen_flow *f,
+				      __u32 flow, __u64 seq)
+{
+	put16(l4, f->sport);
+	put16(l4 + 2, f->dport);
+	*(__u32 *)(l4 + 4) = __builtin_bswap32((__u32)seq);
+	write_mark(l4 + 8, flow, seq);
+}
+
+/* One IP shape at offset 'l3' (the group's, after its encapsulation);
+ * 'v6' and 'tcp' (1 TCP, 0 UDP, -1 ESP) are constants at each call, so
+ * every offset from the IP header is too and one bounds check covers all
+ * writes. */
+static __always_inline int write_ip(void *data, void *end, __u32 l3, int v6,
+				    int tcp, const struct gen_group *g,
 				    struct gen_flow *f, __u32 flow)
 {
 	int l4 = v6 ? L4_6 : L4_4;
+	void *ip;
 	__u64 seq;
 
-	if (data + l4 + (tcp ? 20 : 8) + MARK_LEN > end)
+	ip = data + (l3 & TRAFFIC_L3_MAX);
+	if (ip + l4 + (tcp > 0 ? 20 : 8) + MARK_LEN > end)
 		return -1;
 	seq = ++f->seq;
+	if (data + sizeof(g->eth) > end)
+		return -1;
 	__builtin_memcpy(data, g->eth, sizeof(g->eth));
 	if (v6) {
-		*(__u8 *)(data + IP6_OFF + 7) = g->hops;
-		put_words(data + IP6_OFF + 8, f->src, 4);
-		put_words(data + IP6_OFF + 24, f->dst, 4);
+		*(__u8 *)(ip + 7) = g->hops;
+		put_words(ip + 8, f->src, 4);
+		put_words(ip + 24, f->dst, 4);
 	} else {
-		*(__u8 *)(data + IP4_OFF + 8) = g->hops;
-		put_words(data + IP4_OFF + 12, f->src, 1);
-		put_words(data + IP4_OFF + 16, f->dst, 1);
-		put16(data + IP4_OFF + 10, f->ip_csum);
+		*(__u8 *)(ip + 8) = g->hops;
+		put_words(ip + 12, f->src, 1);
+		put_words(ip + 16, f->dst, 1);
+		put16(ip + 10, f->ip_csum);
 	}
-	write_l4(data + l4, tcp, f, flow, seq);
+	if (tcp < 0)
+		write_esp(ip + l4, f, flow, seq);
+	else
+		write_l4(ip + l4, tcp, f, flow, seq);
 	return 0;
 }
 
@@ -159,16 +178,22 @@ int traffic_gen(struct xdp_md *ctx)
 
 	switch (g->shape) {
 	case TRAFFIC_UDP4:
-		err = write_ip(data, end, 0, 0, g, f, flow);
+		err = write_ip(data, end, g->l3, 0, 0, g, f, flow);
 		break;
 	case TRAFFIC_TCP4:
-		err = write_ip(data, end, 0, 1, g, f, flow);
+		err = write_ip(data, end, g->l3, 0, 1, g, f, flow);
 		break;
 	case TRAFFIC_UDP6:
-		err = write_ip(data, end, 1, 0, g, f, flow);
+		err = write_ip(data, end, g->l3, 1, 0, g, f, flow);
 		break;
 	case TRAFFIC_TCP6:
-		err = write_ip(data, end, 1, 1, g, f, flow);
+		err = write_ip(data, end, g->l3, 1, 1, g, f, flow);
+		break;
+	case TRAFFIC_ESP4:
+		err = write_ip(data, end, g->l3, 0, -1, g, f, flow);
+		break;
+	case TRAFFIC_ESP6:
+		err = write_ip(data, end, g->l3, 1, -1, g, f, flow);
 		break;
 	case TRAFFIC_ARP:
 		err = -1;

@@ -23,7 +23,11 @@
  *
  * Flows are numbered from 0 in the order of the --group options. Within a
  * group, flow i has source address src + i / per_addr and source port
- * sport + i % per_addr; destination address and port are the group's.
+ * sport + i % per_addr; destination address and port are the group's. An
+ * ESP flow's SPI is its ports (source port in the high half). A group may
+ * be sent inside an encapsulation (encap=): every frame of it between one
+ * outer pair of endpoints (namespace A's and B's addresses on the veth),
+ * its flows told apart by the inner headers only.
  * Frames go round-robin over the flows of a group, and groups take turns,
  * so every flow gets a frame before any gets a second.
  */
@@ -69,6 +73,8 @@ struct group {
 	struct in6_addr src, dst;	/* IPv4 in the first 4 bytes */
 	__u16 sport, dport;		/* host order */
 	__u32 per_addr;
+	int encap;			/* STEER_ENCAP_*, or 0: none */
+	int outer;			/* the encapsulation's outer family */
 	struct frame tmpl;		/* frame of the group's first flow */
 	__u64 quantum;			/* frames per visit */
 };
@@ -77,6 +83,7 @@ static const char *const shape_names[TRAFFIC_NSHAPES] = {
 	[TRAFFIC_UDP4] = "udp4", [TRAFFIC_TCP4] = "tcp4",
 	[TRAFFIC_UDP6] = "udp6", [TRAFFIC_TCP6] = "tcp6",
 	[TRAFFIC_ARP] = "arp",
+	[TRAFFIC_ESP4] = "esp4", [TRAFFIC_ESP6] = "esp6",
 };
 
 struct opts {
@@ -101,8 +108,11 @@ static void usage(FILE *out)
 "usage: traffic_gen --ifname IF --dst-mac MAC [options]\n"
 "Sends marked test frames out of veth IF (run it in IF's namespace).\n"
 "  --group KIND:N[,src=A][,dst=A][,sport=P][,dport=P][,per-addr=K]\n"
-"                   N flows of KIND (udp4 tcp4 udp6 tcp6 arp); repeatable,\n"
-"                   flow ids follow the order (default: udp4:1000)\n"
+"        [,encap=E][,outer=4|6]\n"
+"                   N flows of KIND (udp4 tcp4 udp6 tcp6 esp4 esp6 arp);\n"
+"                   repeatable, flow ids follow the order (default:\n"
+"                   udp4:1000); inside encapsulation E (pppoe mpls gre\n"
+"                   ipip vxlan geneve gtpu), over IPv4 or IPv6 (outer=)\n"
 "  --rate PPS       frames per second; 0 sends as fast as it can (default)\n"
 "  --count N        stop after N frames\n"
 "  --duration S     stop after S seconds (default 1 without --count; 0 with\n"
@@ -150,8 +160,9 @@ static void group_defaults(struct group *g)
 	const char *src, *dst;
 
 	g->family = g->shape == TRAFFIC_ARP ? 0 :
-		    (g->shape == TRAFFIC_UDP6 || g->shape == TRAFFIC_TCP6) ?
-		    AF_INET6 : AF_INET;
+		    (g->shape == TRAFFIC_UDP6 || g->shape == TRAFFIC_TCP6 ||
+		     g->shape == TRAFFIC_ESP6) ? AF_INET6 : AF_INET;
+	g->outer = AF_INET;
 	src = g->family == AF_INET6 ? "fd00:201::1" : "10.201.0.1";
 	dst = g->family == AF_INET6 ? "fd00:200::2" : "10.200.0.2";
 	if (g->shape == TRAFFIC_ARP) {
@@ -220,6 +231,19 @@ static int parse_group(struct opts *o, char *spec)
 			if (parse_u64(val, 65535, &v) || !v)
 				goto bad;
 			g->per_addr = (__u32)v;
+		} else if (!strcmp(kv, "encap")) {
+			for (i = 1; i < STEER_ENCAP_COUNT; i++)
+				if (i != STEER_ENCAP_ESP &&
+				    !strcmp(val, steer_encap_name(i)))
+					break;
+			if (i == STEER_ENCAP_COUNT || !g->family ||
+			    g->shape == TRAFFIC_ESP4 || g->shape == TRAFFIC_ESP6)
+				goto bad;
+			g->encap = i;
+		} else if (!strcmp(kv, "outer")) {
+			if (strcmp(val, "4") && strcmp(val, "6"))
+				goto bad;
+			g->outer = val[0] == '6' ? AF_INET6 : AF_INET;
 		} else {
 			goto bad;
 		}
@@ -239,7 +263,9 @@ static int parse_group(struct opts *o, char *spec)
 	return 0;
 bad:
 	fprintf(stderr, "traffic_gen: bad --group (KIND:N[,src=A][,dst=A]"
-		"[,sport=P][,dport=P][,per-addr=K], KIND udp4 tcp4 udp6 tcp6 arp)\n");
+		"[,sport=P][,dport=P][,per-addr=K][,encap=E][,outer=4|6], KIND "
+		"udp4 tcp4 udp6 tcp6 esp4 esp6 arp, E pppoe mpls gre ipip vxlan "
+		"geneve gtpu for udp and tcp)\n");
 	return -EINVAL;
 }
 
@@ -280,6 +306,7 @@ static int build_flow(const struct opts *o, const struct group *g, __u32 i,
 	struct in6_addr a = g->src;
 	__u32 *last = g->family == AF_INET6 ? &a.s6_addr32[3] : &a.s6_addr32[0];
 	bool tcp = g->shape == TRAFFIC_TCP4 || g->shape == TRAFFIC_TCP6;
+	bool esp = g->shape == TRAFFIC_ESP4 || g->shape == TRAFFIC_ESP6;
 	__u16 sport = (__u16)(g->sport + i % g->per_addr);
 	int af = g->family == AF_INET6 ? AF_INET6 : AF_INET;
 	__u8 pseudo[40];
@@ -292,18 +319,29 @@ static int build_flow(const struct opts *o, const struct group *g, __u32 i,
 	inet_ntop(af, &g->dst, dst, sizeof(dst));
 
 	frame_init(fr);
+	/* The outer headers: namespace A's address to B's on the veth. */
+	if (g->encap)
+		frame_tunnel(fr, g->encap,
+			     g->outer == AF_INET6 ? STEER_AF_INET6 : STEER_AF_INET,
+			     af == AF_INET6 ? STEER_AF_INET6 : STEER_AF_INET,
+			     g->outer == AF_INET6 ? "fd00:200::1" : "10.200.0.1",
+			     g->outer == AF_INET6 ? "fd00:200::2" : "10.200.0.2");
+	else if (g->family)
+		frame_eth(fr, af == AF_INET6 ? ETH_P_IPV6 : ETH_P_IP);
 	switch (g->shape) {
 	case TRAFFIC_UDP4:
 	case TRAFFIC_TCP4:
-		frame_eth(fr, ETH_P_IP);
+	case TRAFFIC_ESP4:
 		frame_ipv4(fr, &(struct frame_ip4){ .src = src, .dst = dst,
-			   .proto = tcp ? IPPROTO_TCP : IPPROTO_UDP });
+			   .proto = esp ? IPPROTO_ESP : tcp ? IPPROTO_TCP :
+			   IPPROTO_UDP });
 		break;
 	case TRAFFIC_UDP6:
 	case TRAFFIC_TCP6:
-		frame_eth(fr, ETH_P_IPV6);
+	case TRAFFIC_ESP6:
 		frame_ipv6(fr, &(struct frame_ip6){ .src = src, .dst = dst,
-			   .nexthdr = tcp ? IPPROTO_TCP : IPPROTO_UDP });
+			   .nexthdr = esp ? IPPROTO_ESP : tcp ? IPPROTO_TCP :
+			   IPPROTO_UDP });
 		break;
 	case TRAFFIC_ARP:
 		frame_eth(fr, ETH_P_ARP);
@@ -312,12 +350,12 @@ static int build_flow(const struct opts *o, const struct group *g, __u32 i,
 	default:
 		return -EINVAL;
 	}
-	if (g->family) {
-		if (tcp)
-			frame_tcp(fr, sport, g->dport);
-		else
-			frame_udp(fr, sport, g->dport);
-	}
+	if (esp)
+		frame_esp(fr, (__u32)sport << 16 | g->dport, 0);
+	else if (g->family && tcp)
+		frame_tcp(fr, sport, g->dport);
+	else if (g->family)
+		frame_udp(fr, sport, g->dport);
 	frame_payload(fr, &mark, sizeof(mark));
 	if (g->family && o->size > fr->len)
 		frame_payload_fill(fr, o->size - fr->len, 0);
@@ -533,8 +571,10 @@ static int write_flows(const struct opts *o, int map_fd)
 				err = -errno;
 				break;
 			}
-			fprintf(out, "flow %u group %d %s sent %llu\n", f, g,
-				shape_names[gr->shape], (unsigned long long)gf.seq);
+			fprintf(out, "flow %u group %d %s%s%s sent %llu\n", f, g,
+				shape_names[gr->shape], gr->encap ? "+" : "",
+				gr->encap ? steer_encap_name(gr->encap) : "",
+				(unsigned long long)gf.seq);
 		}
 	}
 	if (fclose(out) && !err)
@@ -614,14 +654,22 @@ int main(int argc, char **argv)
 				goto out;
 			}
 		}
+		if (gr->family && gr->tmpl.l3_off > TRAFFIC_L3_MAX) {
+			fprintf(stderr, "traffic_gen: group %d's IP header starts past byte %d\n",
+				g, TRAFFIC_L3_MAX);
+			ret = -E2BIG;
+			goto out;
+		}
 		skel->bss->gen_groups[g] = (struct gen_group){
 			.shape = gr->shape, .first = gr->first,
-			.nflows = gr->nflows };
+			.nflows = gr->nflows,
+			.l3 = gr->family ? (__u32)gr->tmpl.l3_off : 0 };
 		memcpy(skel->bss->gen_groups[g].eth, gr->tmpl.buf,
 		       sizeof(skel->bss->gen_groups[g].eth));
 		if (gr->family)
-			skel->bss->gen_groups[g].hops = gr->tmpl.buf[ETH_HLEN +
-				(gr->family == AF_INET6 ? 7 : 8)];
+			skel->bss->gen_groups[g].hops =
+				gr->tmpl.buf[gr->tmpl.l3_off +
+					     (gr->family == AF_INET6 ? 7 : 8)];
 		/* One group sends without turns; several take turns of at
 		 * least one frame per flow. */
 		gr->quantum = o.ngroups == 1 ? UINT64_MAX :

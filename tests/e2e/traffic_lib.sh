@@ -104,6 +104,19 @@ traffic_online_cpus() {
 		awk -F- '{ for (c = $1; c <= ($2 == "" ? $1 : $2); c++) print c }'
 }
 
+# traffic_cpus: CPU_IDS (the online CPUs), C0 and C1 (the first two; C1
+# empty on one CPU), and for traffic_share "CPU:WEIGHT ..." lists EVEN
+# (every CPU 1) and WEIGHTED (the first CPU 1, the others 3).
+traffic_cpus() {
+	mapfile -t CPU_IDS < <(traffic_online_cpus)
+	C0=${CPU_IDS[0]}
+	C1=${CPU_IDS[1]:-}
+	EVEN=$(printf '%s:1 ' "${CPU_IDS[@]}")
+	EVEN=${EVEN% }
+	WEIGHTED="$C0:1 $(printf '%s:3 ' "${CPU_IDS[@]:1}")"
+	WEIGHTED=${WEIGHTED% }
+}
+
 # traffic_ping NS ADDR [COUNT]: ICMP(v6) echo from a namespace.
 traffic_ping() {
 	nsenter --net=/run/netns/"$1" python3 "$E2E_ROOT/tests/e2e/ping.py" "$2" "${3:-3}"

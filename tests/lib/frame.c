@@ -8,12 +8,22 @@
 #include <stdarg.h>
 #include <string.h>
 #include <netinet/in.h>
+#include <linux/if_ether.h>
 
 #include "frame.h"
 
 #ifndef IPPROTO_UDPLITE
 #define IPPROTO_UDPLITE	136
 #endif
+
+/* frame_len.kind: which length field a header has. */
+enum {
+	FRAME_LEN_IP4,		/* tot_len, and the header checksum */
+	FRAME_LEN_IP6,		/* payload_len */
+	FRAME_LEN_UDP,
+	FRAME_LEN_PPPOE,
+	FRAME_LEN_GTPU,
+};
 
 static const uint8_t mac_dst[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 };
 static const uint8_t mac_src[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
@@ -24,6 +34,7 @@ void frame_init(struct frame *f)
 	f->type_off = -1;
 	f->l3_off = -1;
 	f->l4_off = -1;
+	f->first_l3_off = -1;
 }
 
 static int fail(struct frame *f, int err)
@@ -63,6 +74,8 @@ static uint8_t *grow(struct frame *f, size_t len)
 	}
 	p = f->buf + f->len;
 	memset(p, 0, len);
+	if (f->nbounds < FRAME_BOUNDS)
+		f->bounds[f->nbounds++] = (int)f->len;
 	f->len += len;
 	return p;
 }
@@ -71,6 +84,51 @@ static void put16(uint8_t *p, uint16_t v)
 {
 	p[0] = v >> 8;
 	p[1] = v & 0xff;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, v >> 16);
+	put16(p + 2, v & 0xffff);
+}
+
+/* A header at 'p' whose length frame_finish() fills (unless 'set'). */
+static void add_len(struct frame *f, const uint8_t *p, int kind, bool set)
+{
+	if (f->nlens == FRAME_LENS) {
+		fail(f, -ENOSPC);
+		return;
+	}
+	f->lens[f->nlens++] = (struct frame_len){ (int)(p - f->buf), kind,
+						  set };
+}
+
+/* The frame's encapsulation, unless one was pushed before; the parser
+ * meets it in a frame of 'seen' bytes. */
+static void set_encap(struct frame *f, int encap, const uint8_t *seen)
+{
+	if (!f->encap) {
+		f->encap = encap;
+		f->encap_seen = (int)(seen - f->buf);
+		if (steer_encap_port(encap))
+			f->encap_port = f->flow.dport;
+	}
+}
+
+/* A new IP header at 'p': the one before it, if any, is the outer one. */
+static void new_ip(struct frame *f, const uint8_t *p)
+{
+	if (f->l3_family && (f->flow.proto == IPPROTO_IPIP ||
+			     f->flow.proto == IPPROTO_IPV6))
+		set_encap(f, STEER_ENCAP_IPIP, p);
+	if (!f->l3_family)
+		f->first_l3_off = (int)(p - f->buf);
+	if (f->l3_family && !f->tunnel) {
+		f->tunnel = true;
+		f->outer = f->flow;
+		f->outer_frag = f->is_frag;
+	}
+	f->esp = false;
 }
 
 static uint16_t get16(const uint8_t *p)
@@ -163,6 +221,8 @@ int frame_ipv4(struct frame *f, const struct frame_ip4 *ip)
 	if (ip->opts_len)
 		memcpy(p + 20, ip->opts, ip->opts_len);
 
+	new_ip(f, p);
+	add_len(f, p, FRAME_LEN_IP4, ip->tot_len_set);
 	f->l3_off = (int)(p - f->buf);
 	f->l3_family = STEER_AF_INET;
 	f->l3_len_set = ip->tot_len_set;
@@ -204,6 +264,8 @@ int frame_ipv6(struct frame *f, const struct frame_ip6 *ip)
 	    parse_addr(f, AF_INET6, ip->dst, p + 24))
 		return f->err;
 
+	new_ip(f, p);
+	add_len(f, p, FRAME_LEN_IP6, ip->payload_len_set);
 	f->l3_off = (int)(p - f->buf);
 	f->l3_family = STEER_AF_INET6;
 	f->l3_len_set = ip->payload_len_set;
@@ -343,7 +405,11 @@ int frame_tcp(struct frame *f, uint16_t sport, uint16_t dport)
 
 int frame_udp(struct frame *f, uint16_t sport, uint16_t dport)
 {
-	return l4(f, "udp", IPPROTO_UDP, 8, sport, dport);
+	int err = l4(f, "udp", IPPROTO_UDP, 8, sport, dport);
+
+	if (!err)
+		add_len(f, f->buf + f->l4_off, FRAME_LEN_UDP, false);
+	return f->err;
 }
 
 int frame_udplite(struct frame *f, uint16_t sport, uint16_t dport)
@@ -410,6 +476,225 @@ int frame_arp(struct frame *f, uint16_t op, const char *sip, const char *tip)
 	return 0;
 }
 
+int frame_pppoe(struct frame *f, uint16_t ppp)
+{
+	uint8_t *p = grow(f, 8);
+
+	if (!p)
+		return f->err;
+	p[0] = 0x11;			/* version 1, type 1 */
+	put16(p + 2, 0x2a2a);		/* session */
+	put16(p + 6, ppp);
+	add_len(f, p, FRAME_LEN_PPPOE, false);
+	if (!f->l3_family)
+		f->l2_tunnel = true;
+	set_encap(f, STEER_ENCAP_PPPOE, p);
+	f->type_off = -1;
+	describe(f, "pppoe(ppp 0x%04x)", ppp);
+	return 0;
+}
+
+int frame_mpls(struct frame *f, uint32_t label, bool bos)
+{
+	uint8_t *p = grow(f, 4);
+
+	if (!p)
+		return f->err;
+	put32(p, (label & 0xfffff) << 12 | (bos ? 0x100 : 0) | 64);
+	if (!f->l3_family)
+		f->l2_tunnel = true;
+	set_encap(f, STEER_ENCAP_MPLS, p);
+	f->type_off = -1;
+	describe(f, "mpls(%u%s)", label, bos ? ",S" : "");
+	return 0;
+}
+
+int frame_gre(struct frame *f, uint16_t flags, uint16_t proto)
+{
+	size_t len = 4 + (flags & 0x8000 ? 4 : 0) + (flags & 0x2000 ? 4 : 0) +
+		     (flags & 0x1000 ? 4 : 0);
+	uint8_t *p = grow(f, len), *o;
+
+	if (!p)
+		return f->err;
+	put16(p, flags);
+	put16(p + 2, proto);
+	set_encap(f, STEER_ENCAP_GRE, p);
+	o = p + 4;
+	if (flags & 0x8000)
+		o += 4;			/* checksum 0: not checked */
+	if (flags & 0x2000) {
+		put32(o, 0x00c0ffee);	/* key */
+		o += 4;
+	}
+	if (flags & 0x1000)
+		put32(o, 7);		/* sequence number */
+	describe(f, "gre(0x%04x,proto 0x%04x)", flags, proto);
+	return 0;
+}
+
+int frame_vxlan(struct frame *f, uint8_t flags, uint32_t vni)
+{
+	uint8_t *p = grow(f, 8);
+
+	if (!p)
+		return f->err;
+	p[0] = flags;
+	put32(p + 4, vni << 8);
+	set_encap(f, STEER_ENCAP_VXLAN, f->buf + f->l4_off + 4);
+	describe(f, "vxlan(flags 0x%02x,vni %u)", flags, vni);
+	return 0;
+}
+
+int frame_geneve(struct frame *f, uint8_t ver, size_t opt_len,
+		 uint16_t proto)
+{
+	uint8_t *p;
+	size_t i;
+
+	if (opt_len % 4 || opt_len > 252)
+		return fail(f, -EINVAL);
+	p = grow(f, 8 + opt_len);
+	if (!p)
+		return f->err;
+	p[0] = (uint8_t)(ver << 6 | opt_len / 4);
+	put16(p + 2, proto);
+	set_encap(f, STEER_ENCAP_GENEVE, f->buf + f->l4_off + 4);
+	put32(p + 4, 77 << 8);		/* VNI */
+	/* Options of 4 bytes each: class 0x0102, type 0x80, no data. */
+	for (i = 0; i < opt_len; i += 4) {
+		put16(p + 8 + i, 0x0102);
+		p[8 + i + 2] = 0x80;
+	}
+	describe(f, "geneve(ver %u,options %zu,proto 0x%04x)", ver, opt_len,
+		 proto);
+	return 0;
+}
+
+int frame_gtpu(struct frame *f, const struct frame_gtpu *g)
+{
+	uint8_t units = g->ext_units ? g->ext_units : 1;
+	bool opt = g->seq || g->nexts;
+	size_t len = 8 + (opt ? 4 : 0) + (size_t)g->nexts * units * 4;
+	uint8_t *p = grow(f, len), *e;
+	int i;
+
+	if (!p)
+		return f->err;
+	p[0] = g->flags ? g->flags :
+	       (uint8_t)(0x30 | (g->seq ? 0x02 : 0) | (g->nexts ? 0x04 : 0));
+	p[1] = g->type ? g->type : 255;
+	put32(p + 4, g->teid);
+	e = p + 8;
+	if (opt) {
+		put16(e, 0x0101);	/* sequence number */
+		e[3] = g->nexts ? 0x85 : 0; /* PDU session container */
+		e += 4;
+	}
+	for (i = 0; i < g->nexts; i++) {
+		e[0] = g->ext_len_zero ? 0 : units;
+		e[1] = 0x10;		/* QFI */
+		e[units * 4 - 1] = i + 1 < g->nexts ? 0x85 : 0;
+		e += units * 4;
+	}
+	add_len(f, p, FRAME_LEN_GTPU, false);
+	set_encap(f, STEER_ENCAP_GTPU, f->buf + f->l4_off + 4);
+	describe(f, "gtpu(type %u,teid %u%s,%d ext)", p[1], g->teid,
+		 g->seq ? ",S" : "", g->nexts);
+	return 0;
+}
+
+int frame_esp(struct frame *f, uint32_t spi, size_t len)
+{
+	uint8_t *p = grow(f, 8 + len);
+	size_t i;
+
+	if (!p)
+		return f->err;
+	put32(p, spi);
+	put32(p + 4, 1);		/* sequence number */
+	for (i = 0; i < len; i++)
+		p[8 + i] = (uint8_t)(0xa5 ^ i);
+	f->l4_off = (int)(p - f->buf);
+	f->l4_proto = IPPROTO_ESP;
+	f->flow.sport = htons(spi >> 16);
+	f->flow.dport = htons(spi & 0xffff);
+	f->esp = true;
+	if (!f->tunnel)
+		set_encap(f, STEER_ENCAP_ESP, p + 4);
+	describe(f, "esp(spi 0x%08x)", spi);
+	return 0;
+}
+
+int frame_tunnel(struct frame *f, int encap, int outer_family,
+		 int inner_family, const char *src, const char *dst)
+{
+	return frame_tunnel_port(f, encap, outer_family, inner_family, src,
+				 dst, 0);
+}
+
+int frame_tunnel_port(struct frame *f, int encap, int outer_family,
+		      int inner_family, const char *src, const char *dst,
+		      uint16_t port)
+{
+	uint16_t udp = port ? port : steer_encap_port(encap);
+	uint16_t inner_type = inner_family == STEER_AF_INET6 ? ETH_P_IPV6 :
+							       ETH_P_IP;
+	bool v6 = outer_family == STEER_AF_INET6;
+	uint8_t proto;
+
+	switch (encap) {
+	case STEER_ENCAP_PPPOE:
+		frame_eth(f, ETH_P_PPP_SES);
+		return frame_pppoe(f, inner_family == STEER_AF_INET6 ?
+				      0x0057 : 0x0021);
+	case STEER_ENCAP_MPLS:
+		frame_eth(f, ETH_P_MPLS_UC);
+		frame_mpls(f, 1000, false);
+		return frame_mpls(f, 2000, true);
+	case STEER_ENCAP_GRE:
+		proto = IPPROTO_GRE;
+		break;
+	case STEER_ENCAP_IPIP:
+		proto = inner_family == STEER_AF_INET6 ? IPPROTO_IPV6 :
+							 IPPROTO_IPIP;
+		break;
+	case STEER_ENCAP_VXLAN:
+	case STEER_ENCAP_GENEVE:
+	case STEER_ENCAP_GTPU:
+		proto = IPPROTO_UDP;
+		break;
+	default:
+		return fail(f, -EINVAL);
+	}
+	frame_eth(f, v6 ? ETH_P_IPV6 : ETH_P_IP);
+	if (v6)
+		frame_ipv6(f, &(struct frame_ip6){
+			.src = src ? src : FRAME_OUTER6_SRC,
+			.dst = dst ? dst : FRAME_OUTER6_DST, .nexthdr = proto });
+	else
+		frame_ipv4(f, &(struct frame_ip4){
+			.src = src ? src : FRAME_OUTER4_SRC,
+			.dst = dst ? dst : FRAME_OUTER4_DST, .proto = proto });
+	switch (encap) {
+	case STEER_ENCAP_GRE:
+		return frame_gre(f, 0, inner_type);
+	case STEER_ENCAP_VXLAN:
+		frame_udp(f, FRAME_TUNNEL_SPORT, udp);
+		frame_vxlan(f, 0x08, 42);
+		return frame_eth(f, inner_type);
+	case STEER_ENCAP_GENEVE:
+		frame_udp(f, FRAME_TUNNEL_SPORT, udp);
+		frame_geneve(f, 0, 0, 0x6558);
+		return frame_eth(f, inner_type);
+	case STEER_ENCAP_GTPU:
+		frame_udp(f, udp, udp);
+		return frame_gtpu(f, &(struct frame_gtpu){ .teid = 0x1234,
+							   .seq = true });
+	}
+	return f->err;
+}
+
 int frame_payload(struct frame *f, const void *data, size_t len)
 {
 	uint8_t *p = grow(f, len);
@@ -436,29 +721,42 @@ int frame_payload_fill(struct frame *f, size_t len, uint8_t first)
 
 int frame_finish(struct frame *f)
 {
-	uint8_t *l3, *l4;
+	const struct frame_len *l;
+	uint8_t *h;
 	size_t hlen;
+	int i;
 
 	if (f->err || f->finished)
 		return f->err;
 	f->finished = true;
-	if (f->l4_off >= 0 && f->l4_proto == IPPROTO_UDP) {
-		l4 = f->buf + f->l4_off;
-		put16(l4 + 4, (uint16_t)(f->len - f->l4_off));
-	}
-	if (f->l3_off < 0)
-		return 0;
-	l3 = f->buf + f->l3_off;
-	if (f->l3_family == STEER_AF_INET) {
-		if (!f->l3_len_set)
-			put16(l3 + 2, (uint16_t)(f->len - f->l3_off));
-		/* A malformed IHL still gets a checksum over what exists. */
-		hlen = (size_t)(l3[0] & 0xf) * 4;
-		if (hlen < 20 || hlen > f->len - f->l3_off)
-			hlen = 20;
-		ipv4_checksum(l3, hlen);
-	} else if (!f->l3_len_set) {
-		put16(l3 + 4, (uint16_t)(f->len - f->l3_off - 40));
+	for (i = 0; i < f->nlens; i++) {
+		l = &f->lens[i];
+		h = f->buf + l->off;
+		switch (l->kind) {
+		case FRAME_LEN_IP4:
+			if (!l->set)
+				put16(h + 2, (uint16_t)(f->len - l->off));
+			/* A malformed IHL still gets a checksum over what
+			 * exists. */
+			hlen = (size_t)(h[0] & 0xf) * 4;
+			if (hlen < 20 || hlen > f->len - l->off)
+				hlen = 20;
+			ipv4_checksum(h, hlen);
+			break;
+		case FRAME_LEN_IP6:
+			if (!l->set)
+				put16(h + 4, (uint16_t)(f->len - l->off - 40));
+			break;
+		case FRAME_LEN_UDP:
+			put16(h + 4, (uint16_t)(f->len - l->off));
+			break;
+		case FRAME_LEN_PPPOE:
+			put16(h + 4, (uint16_t)(f->len - l->off - 6));
+			break;
+		case FRAME_LEN_GTPU:
+			put16(h + 2, (uint16_t)(f->len - l->off - 8));
+			break;
+		}
 	}
 	return 0;
 }
@@ -476,11 +774,49 @@ bool frame_flow(const struct frame *f, struct steer_flow *flow)
 		return false;
 	*flow = f->flow;
 	/* Later pieces of a fragment carry no ports, so no piece uses them. */
-	if (f->is_frag || !has_ports(flow->proto)) {
+	if (f->is_frag || !(has_ports(flow->proto) || f->esp)) {
 		flow->sport = 0;
 		flow->dport = 0;
 	}
 	return f->is_frag;
+}
+
+bool frame_looked_through(const struct frame *f, const struct steer_slot *s)
+{
+	int i;
+
+	/* An outer fragment (a fragment carrying ESP) is hashed as one: its
+	 * pieces must meet. */
+	if (!f->encap || !(s->decap & STEER_DECAP(f->encap)) ||
+	    (f->tunnel && f->outer_frag) ||
+	    (f->encap == STEER_ENCAP_ESP && f->is_frag))
+		return false;
+	if (!steer_encap_port(f->encap))
+		return true;
+	for (i = 0; i < STEER_DECAP_PORTS; i++)
+		if (s->decap_port[i] && s->decap_port[i] == f->encap_port &&
+		    s->decap_port_encap[i] == f->encap)
+			return true;
+	return false;
+}
+
+bool frame_flow_plain(const struct frame *f, struct steer_flow *flow)
+{
+	memset(flow, 0, sizeof(*flow));
+	if (!f->l3_family || f->l2_tunnel)
+		return false;
+	if (!f->tunnel) {
+		frame_flow(f, flow);
+		if (f->esp)
+			flow->sport = flow->dport = 0;
+		return f->is_frag;
+	}
+	*flow = f->outer;
+	if (f->outer_frag || !has_ports(flow->proto)) {
+		flow->sport = 0;
+		flow->dport = 0;
+	}
+	return f->outer_frag;
 }
 
 int frame_pad(struct frame *f, size_t total)

@@ -17,8 +17,10 @@
  * Every next-header value is given explicitly (what you write is what is
  * sent, so malformed chains are as easy to build as good ones). Lengths and
  * the IPv4 checksum are filled in by frame_finish() unless a case overrides
- * them. The builder also records the flow its headers describe, which
- * frame_flow() returns as the struct steer_flow the program should parse.
+ * them, for every header that has one, outer and inner. The builder also
+ * records the flow its headers describe, which frame_flow() returns as the
+ * struct steer_flow the program should parse (the inner flow behind an
+ * encapsulation; frame_flow_plain() the outer one).
  *
  * Push functions return 0 or a negative errno; the first error sticks in
  * f->err and is returned again by frame_finish(), so a builder can check
@@ -37,6 +39,18 @@
 /* Larger than any frame a case needs, smaller than what
  * bpf_prog_test_run accepts for XDP (a page minus head- and tailroom). */
 #define FRAME_MAX	2048
+/* Length fields frame_finish() fills: an IP header, UDP, PPPoE, GTP-U
+ * each, outer and inner. */
+#define FRAME_LENS	8
+/* Headers a frame is built of, recorded for cuts at their boundaries. */
+#define FRAME_BOUNDS	32
+
+/* A header whose length field frame_finish() fills. */
+struct frame_len {
+	int off;		/* where the header starts */
+	int kind;		/* FRAME_LEN_* (frame.c) */
+	bool set;		/* the case gave the length: keep it */
+};
 
 struct frame {
 	uint8_t buf[FRAME_MAX];
@@ -52,10 +66,29 @@ struct frame {
 	int l4_off;
 	uint8_t l4_proto;	/* header at l4_off, for its length field */
 
-	/* What the pushed headers say, for frame_flow(). */
+	/* What the pushed headers say, for frame_flow(): the innermost IP
+	 * header's flow, and the outermost one's once a second IP header
+	 * was pushed (a tunnel). */
 	struct steer_flow flow;
 	bool is_frag;
 	bool proto_final;	/* a fragment header fixed the protocol */
+	bool esp;		/* an ESP header gave the ports (its SPI) */
+	bool tunnel;		/* a second IP header was pushed */
+	struct steer_flow outer;
+	bool outer_frag;
+	bool l2_tunnel;		/* PPPoE or MPLS before the first IP header */
+	int encap;		/* STEER_ENCAP_* of the first encapsulation
+				 * pushed, or 0 */
+	uint16_t encap_port;	/* a UDP one's destination port, network
+				 * order */
+	int first_l3_off;	/* the outermost IP header, -1 if none */
+	int encap_seen;		/* the shortest frame (lengths fixed to it)
+				 * in which the parser meets it */
+	int bounds[FRAME_BOUNDS]; /* where each header pushed starts */
+	int nbounds;
+
+	struct frame_len lens[FRAME_LENS];
+	int nlens;
 
 	bool finished;		/* frame_finish() ran: later bytes are padding */
 	char desc[512];		/* "eth(0x0800)/ipv4(...)/tcp(1000>80)" */
@@ -113,6 +146,60 @@ int frame_ipv6_frag(struct frame *f, uint8_t next, uint16_t offset,
 		    bool more);				/* 8; offset in 8s */
 int frame_ipv6_ah(struct frame *f, uint8_t next);	/* 24, 96-bit ICV */
 
+/* Encapsulations, pushed like any header: the outer headers, the tunnel's,
+ * then the inner frame (an inner frame_eth() for VXLAN, Geneve and GRE
+ * carrying Ethernet). Lengths are filled in by frame_finish(). */
+/* PPPoE session header and the PPP protocol ('ppp', host order). */
+int frame_pppoe(struct frame *f, uint16_t ppp);
+/* One MPLS label stack entry; 'bos': bottom of stack. */
+int frame_mpls(struct frame *f, uint32_t label, bool bos);
+/* GRE: 'flags' as on the wire (0x8000 C, 0x2000 K, 0x1000 S; any other bit
+ * for a malformed one), the optional fields C, K and S ask for, then
+ * 'proto' (an ethertype, host order). */
+int frame_gre(struct frame *f, uint16_t flags, uint16_t proto);
+/* VXLAN: 'flags' the first byte (0x08: I, the VNI is valid). */
+int frame_vxlan(struct frame *f, uint8_t flags, uint32_t vni);
+/* Geneve version 'ver' with 'opt_len' bytes of options (a multiple of 4,
+ * at most 252) before a payload of ethertype 'proto'. */
+int frame_geneve(struct frame *f, uint8_t ver, size_t opt_len,
+		 uint16_t proto);
+/* GTP-U header. */
+struct frame_gtpu {
+	uint8_t flags;		/* 0: version 1, PT 1 (0x30), plus S and E as
+				 * asked below; else the byte as given */
+	uint8_t type;		/* 0: G-PDU (255) */
+	uint32_t teid;
+	bool seq;		/* S: sequence number, N-PDU, next type */
+	int nexts;		/* E: that many extension headers */
+	uint8_t ext_units;	/* each one's length in 4 bytes; 0: 1 */
+	bool ext_len_zero;	/* malformed: each says its length is 0 */
+};
+int frame_gtpu(struct frame *f, const struct frame_gtpu *g);
+/* ESP's SPI and sequence number, then 'len' bytes of ciphertext. The
+ * parser takes the SPI for the flow's ports (when it looks through ESP). */
+int frame_esp(struct frame *f, uint32_t spi, size_t len);
+
+/* A tunnel's outer headers, ready for the inner IP header: Ethernet, then
+ * for encapsulation 'encap' (STEER_ENCAP_*, ESP aside) an outer IPv4 or
+ * IPv6 header ('outer_family', STEER_AF_*) from 'src' to 'dst' (NULL:
+ * FRAME_OUTER4_* or FRAME_OUTER6_*; none for PPPoE and MPLS, two labels
+ * for MPLS), its standard headers (GRE without options, VXLAN and Geneve
+ * on their standard ports from FRAME_TUNNEL_SPORT, GTP-U with a sequence
+ * number)
+ * and, for VXLAN and Geneve, the inner Ethernet header, all naming an
+ * inner IPv4 or IPv6 header ('inner_family'). */
+int frame_tunnel(struct frame *f, int encap, int outer_family,
+		 int inner_family, const char *src, const char *dst);
+/* The same on UDP port 'port' (host order; 0: the standard one). */
+int frame_tunnel_port(struct frame *f, int encap, int outer_family,
+		      int inner_family, const char *src, const char *dst,
+		      uint16_t port);
+#define FRAME_OUTER4_SRC	"192.0.2.1"
+#define FRAME_OUTER4_DST	"192.0.2.2"
+#define FRAME_OUTER6_SRC	"2001:db8:f::1"
+#define FRAME_OUTER6_DST	"2001:db8:f::2"
+#define FRAME_TUNNEL_SPORT	49152
+
 /* Transport headers; ports in host order. */
 int frame_tcp(struct frame *f, uint16_t sport, uint16_t dport);
 int frame_udp(struct frame *f, uint16_t sport, uint16_t dport);
@@ -141,6 +228,14 @@ int frame_pad(struct frame *f, size_t total);
  * protocols without ports; after an IPv6 fragment header the protocol is
  * the one that header names, as every piece of the datagram carries it. */
 bool frame_flow(const struct frame *f, struct steer_flow *flow);
+/* The same for a parser that looks through no encapsulation: the
+ * outermost IP header's flow (ESP without ports); false with the family
+ * 0 when the frame is not IP to it (PPPoE, MPLS). */
+bool frame_flow_plain(const struct frame *f, struct steer_flow *flow);
+
+/* Whether a datapath under slot 's' looks through the frame's
+ * encapsulation (frame_flow()) or not (frame_flow_plain()). */
+bool frame_looked_through(const struct frame *f, const struct steer_slot *s);
 
 /* Sets the frame to bytes given as hex (whitespace ignored), as printed by
  * frame_dump(); -EINVAL for bad hex, -ENOSPC when too long. */

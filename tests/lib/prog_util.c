@@ -4,6 +4,7 @@
  * bpf_prog_test_run_opts (see prog_util.h).
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -334,6 +335,16 @@ int steer_prog_add_prefix(const struct steer_prog *p, __u32 slot,
 	}
 	err = update(p->prefix_rules, &key, t);
 	return err ? err : filter_add(p, slot, NULL, &key);
+}
+
+void steer_slot_decap_all(struct steer_slot *s)
+{
+#define DECAP_ALL_(A, ID, name, port, help)				\
+	s->decap |= STEER_DECAP(STEER_ENCAP_##ID);			\
+	if (port)							\
+		steer_decap_add_port(s, htons(port), STEER_ENCAP_##ID);
+	STEER_ENCAPS(DECAP_ALL_, )
+#undef DECAP_ALL_
 }
 
 int steer_prog_write_rule_cpus(const struct steer_prog *p, __u32 slot,

@@ -85,6 +85,10 @@ int steer_prog_add_prefix(const struct steer_prog *p, __u32 slot,
  * shapes, unless present; -E2BIG when STEER_MAX_SHAPES are used. */
 int steer_slot_add_shape(struct steer_slot *s, __u32 shape);
 
+/* Every encapsulation looked through, each of UDP on its standard port:
+ * the policy's default 'decap'. */
+void steer_slot_decap_all(struct steer_slot *s);
+
 /* CPU set entries slot * STEER_RULE_CPUS_MAX + index + 0..n-1. */
 int steer_prog_write_rule_cpus(const struct steer_prog *p, __u32 slot,
 			       __u32 index, const __u32 *cpus, __u32 n);

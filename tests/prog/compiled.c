@@ -23,6 +23,11 @@ struct compiled_frame {
 	__u8 proto;
 	__u16 sport, dport;
 	struct expect expect;
+	int encap;			/* inside this STEER_ENCAP_* (frame_tunnel:
+					 * IPv4 outside), counted under it; its
+					 * negative: inside it, not looked
+					 * through; 0: plain */
+	__u16 tunnel_port;		/* its UDP port; 0: the standard one */
 };
 
 struct compiled_case {
@@ -41,44 +46,80 @@ static const struct compiled_case cases[] = {
 	{ "symmetric: a rule on one direction's source also places the reverse direction",
 	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nrebalance: immediate\nhash: {seed: 5, symmetric: true}\nrules:\n"
 	  "  - {match: {src: 10.1.0.0/16}, cpu: {R}}\n",
-	  { { "10.1.2.3", "192.0.2.9", IPPROTO_UDP, 40000, 53, RULE_REMOTE(ALSO_PREFIX_HIT) },
-	    { "192.0.2.9", "10.1.2.3", IPPROTO_UDP, 53, 40000, RULE_REMOTE(ALSO_PREFIX_HIT) },
-	    { "192.0.2.9", "10.2.2.3", IPPROTO_UDP, 53, 40000, TABLE_LOCAL } } },
+	  { { "10.1.2.3", "192.0.2.9", IPPROTO_UDP, 40000, 53, RULE_REMOTE(ALSO_PREFIX_HIT), 0, 0 },
+	    { "192.0.2.9", "10.1.2.3", IPPROTO_UDP, 53, 40000, RULE_REMOTE(ALSO_PREFIX_HIT), 0, 0 },
+	    { "192.0.2.9", "10.2.2.3", IPPROTO_UDP, 53, 40000, TABLE_LOCAL, 0, 0 } } },
 	{ "not symmetric: the reverse direction is left to the table",
 	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nrebalance: immediate\nhash: {seed: 5}\nrules:\n"
 	  "  - {match: {src: 10.1.0.0/16}, cpu: {R}}\n",
-	  { { "10.1.2.3", "192.0.2.9", IPPROTO_UDP, 40000, 53, RULE_REMOTE(ALSO_PREFIX_HIT) },
-	    { "192.0.2.9", "10.1.2.3", IPPROTO_UDP, 53, 40000, TABLE_LOCAL } } },
+	  { { "10.1.2.3", "192.0.2.9", IPPROTO_UDP, 40000, 53, RULE_REMOTE(ALSO_PREFIX_HIT), 0, 0 },
+	    { "192.0.2.9", "10.1.2.3", IPPROTO_UDP, 53, 40000, TABLE_LOCAL, 0, 0 } } },
 	{ "symmetric: an exact rule with a port keeps the port with its address both ways",
 	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nrebalance: immediate\nhash: {seed: 5, symmetric: true}\nrules:\n"
 	  "  - {match: {proto: udp, src: 10.0.0.1, src_port: 5353}, cpu: {R}}\n",
-	  { { "10.0.0.1", "10.0.0.2", IPPROTO_UDP, 5353, 7, RULE_REMOTE(ALSO_FLOW_HIT) },
-	    { "10.0.0.2", "10.0.0.1", IPPROTO_UDP, 7, 5353, RULE_REMOTE(ALSO_FLOW_HIT) },
-	    { "10.0.0.2", "10.0.0.1", IPPROTO_UDP, 5353, 7, TABLE_LOCAL } } },
+	  { { "10.0.0.1", "10.0.0.2", IPPROTO_UDP, 5353, 7, RULE_REMOTE(ALSO_FLOW_HIT), 0, 0 },
+	    { "10.0.0.2", "10.0.0.1", IPPROTO_UDP, 7, 5353, RULE_REMOTE(ALSO_FLOW_HIT), 0, 0 },
+	    { "10.0.0.2", "10.0.0.1", IPPROTO_UDP, 5353, 7, TABLE_LOCAL, 0, 0 } } },
 	{ "::/0 places every IPv6 flow and no IPv4 flow",
 	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nrebalance: immediate\nhash: {seed: 5}\nrules:\n"
 	  "  - {match: {src: \"::/0\"}, cpu: {R}}\n",
-	  { { "2001:db8::1", "2001:db8::2", IPPROTO_TCP, 1000, 80, RULE_REMOTE(ALSO_PREFIX_HIT) },
-	    { "::ffff:10.0.0.1", "::1", IPPROTO_TCP, 1000, 80, RULE_REMOTE(ALSO_PREFIX_HIT) },
-	    { "10.0.0.1", "10.0.0.2", IPPROTO_TCP, 1000, 80, TABLE_LOCAL } } },
+	  { { "2001:db8::1", "2001:db8::2", IPPROTO_TCP, 1000, 80, RULE_REMOTE(ALSO_PREFIX_HIT), 0, 0 },
+	    { "::ffff:10.0.0.1", "::1", IPPROTO_TCP, 1000, 80, RULE_REMOTE(ALSO_PREFIX_HIT), 0, 0 },
+	    { "10.0.0.1", "10.0.0.2", IPPROTO_TCP, 1000, 80, TABLE_LOCAL, 0, 0 } } },
 	{ "0.0.0.0/0 places every IPv4 flow and no IPv6 flow, even IPv4-mapped",
 	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nrebalance: immediate\nhash: {seed: 5}\nrules:\n"
 	  "  - {match: {dst: 0.0.0.0/0}, cpu: {R}}\n",
-	  { { "10.0.0.1", "10.0.0.2", IPPROTO_TCP, 1000, 80, RULE_REMOTE(ALSO_PREFIX_HIT) },
-	    { "2001:db8::1", "::ffff:10.0.0.2", IPPROTO_TCP, 1000, 80, TABLE_LOCAL } } },
+	  { { "10.0.0.1", "10.0.0.2", IPPROTO_TCP, 1000, 80, RULE_REMOTE(ALSO_PREFIX_HIT), 0, 0 },
+	    { "2001:db8::1", "::ffff:10.0.0.2", IPPROTO_TCP, 1000, 80, TABLE_LOCAL, 0, 0 } } },
 	{ "a prefix and exact fields must all match (AND, not OR)",
 	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nrebalance: immediate\nhash: {seed: 5}\nrules:\n"
 	  "  - {match: {proto: udp, src: 10.0.0.0/8, dst_port: 53}, cpu: {R}}\n",
-	  { { "10.9.9.9", "192.0.2.1", IPPROTO_UDP, 4000, 53, RULE_REMOTE(ALSO_PREFIX_HIT) },
-	    { "10.9.9.9", "192.0.2.1", IPPROTO_UDP, 4000, 54, TABLE_LOCAL },
-	    { "10.9.9.9", "192.0.2.1", IPPROTO_TCP, 4000, 53, TABLE_LOCAL },
-	    { "11.9.9.9", "192.0.2.1", IPPROTO_UDP, 4000, 53, TABLE_LOCAL } } },
+	  { { "10.9.9.9", "192.0.2.1", IPPROTO_UDP, 4000, 53, RULE_REMOTE(ALSO_PREFIX_HIT), 0, 0 },
+	    { "10.9.9.9", "192.0.2.1", IPPROTO_UDP, 4000, 54, TABLE_LOCAL, 0, 0 },
+	    { "10.9.9.9", "192.0.2.1", IPPROTO_TCP, 4000, 53, TABLE_LOCAL, 0, 0 },
+	    { "11.9.9.9", "192.0.2.1", IPPROTO_UDP, 4000, 53, TABLE_LOCAL, 0, 0 } } },
 	{ "an exact rule before a prefix rule wins for the flows both match",
 	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nrebalance: immediate\nhash: {seed: 5}\nrules:\n"
 	  "  - {match: {proto: tcp, dst_port: 22}, cpu: {L}}\n"
 	  "  - {match: {dst: \"2001:db8::/32\"}, cpu: {R}}\n",
-	  { { "2001:db9::1", "2001:db8::2", IPPROTO_TCP, 999, 22, PASS_LOCAL(ALSO_FLOW_HIT) },
-	    { "2001:db9::1", "2001:db8::2", IPPROTO_TCP, 999, 23, RULE_REMOTE(ALSO_PREFIX_HIT) } } },
+	  { { "2001:db9::1", "2001:db8::2", IPPROTO_TCP, 999, 22, PASS_LOCAL(ALSO_FLOW_HIT), 0, 0 },
+	    { "2001:db9::1", "2001:db8::2", IPPROTO_TCP, 999, 23, RULE_REMOTE(ALSO_PREFIX_HIT), 0, 0 } } },
+	/* decap: frames counted under their encapsulation (TUNNELLED). */
+	{ "decap by default: rules match the inner flow of every encapsulation",
+	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nrebalance: immediate\nhash: {seed: 5}\nrules:\n"
+	  "  - {match: {proto: udp, dst_port: 53}, cpu: {R}}\n",
+	  { { "10.0.0.1", "10.0.0.2", IPPROTO_UDP, 4000, 53, RULE_REMOTE(ALSO_FLOW_HIT), STEER_ENCAP_VXLAN, 0 },
+	    { "10.0.0.1", "10.0.0.2", IPPROTO_UDP, 4000, 53, RULE_REMOTE(ALSO_FLOW_HIT), STEER_ENCAP_GRE, 0 },
+	    { "2001:db8::1", "2001:db8::2", IPPROTO_UDP, 4000, 53, RULE_REMOTE(ALSO_FLOW_HIT), STEER_ENCAP_GTPU, 0 },
+	    { "10.0.0.1", "10.0.0.2", IPPROTO_UDP, 4000, 53, RULE_REMOTE(ALSO_FLOW_HIT), STEER_ENCAP_PPPOE, 0 },
+	    { "10.0.0.1", "10.0.0.2", IPPROTO_UDP, 4000, 54, TABLE_LOCAL, STEER_ENCAP_MPLS, 0 },
+	    { "10.0.0.1", "10.0.0.2", IPPROTO_UDP, 4000, 53, RULE_REMOTE(ALSO_FLOW_HIT), 0, 0 } } },
+	{ "decap: [gre] looks through GRE, and VXLAN is the outer UDP flow",
+	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nrebalance: immediate\nhash: {seed: 5}\ndecap: [gre]\nrules:\n"
+	  "  - {match: {proto: udp, dst_port: 53}, cpu: {R}}\n",
+	  { { "10.0.0.1", "10.0.0.2", IPPROTO_UDP, 4000, 53, RULE_REMOTE(ALSO_FLOW_HIT), STEER_ENCAP_GRE, 0 },
+	    { "10.0.0.1", "10.0.0.2", IPPROTO_UDP, 4000, 53, TABLE_LOCAL, -STEER_ENCAP_VXLAN, 0 } } },
+	{ "decap: [{vxlan: 8472}] looks through VXLAN on 8472 only",
+	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nrebalance: immediate\nhash: {seed: 5}\ndecap: [{vxlan: 8472}]\nrules:\n"
+	  "  - {match: {proto: udp, dst_port: 53}, cpu: {R}}\n",
+	  { { "10.0.0.1", "10.0.0.2", IPPROTO_UDP, 4000, 53, RULE_REMOTE(ALSO_FLOW_HIT), STEER_ENCAP_VXLAN, 8472 },
+	    { "10.0.0.1", "10.0.0.2", IPPROTO_UDP, 4000, 53, TABLE_LOCAL, -STEER_ENCAP_VXLAN, 0 } } },
+	{ "decap: none looks through nothing: PPPoE is non-IP again",
+	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nrebalance: immediate\nhash: {seed: 5}\ndecap: none\nnon_ip: {cpu: {R}}\nrules:\n"
+	  "  - {match: {proto: udp, dst_port: 53}, cpu: {R}}\n",
+	  { { "10.0.0.1", "10.0.0.2", IPPROTO_UDP, 4000, 53, TABLE_LOCAL, -STEER_ENCAP_IPIP, 0 },
+	    { "10.0.0.1", "10.0.0.2", IPPROTO_UDP, 4000, 53, REDIRECT(AT_REMOTE, 0), -STEER_ENCAP_PPPOE, 0 } } },
+	{ "a prefix rule matches the inner source, not the outer one",
+	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nrebalance: immediate\nhash: {seed: 5}\nrules:\n"
+	  "  - {match: {src: 172.16.0.0/12}, cpu: {R}}\n"
+	  "  - {match: {src: 192.0.2.0/24}, cpu: {L}}\n",
+	  { { "172.20.1.1", "10.0.0.2", IPPROTO_TCP, 4000, 80, RULE_REMOTE(ALSO_PREFIX_HIT), STEER_ENCAP_IPIP, 0 },
+	    { "172.20.1.1", "10.0.0.2", IPPROTO_TCP, 4000, 80, RULE_REMOTE(ALSO_PREFIX_HIT), STEER_ENCAP_GENEVE, 0 } } },
+	{ "ESP: a rule on protocol 50 places it, its SPI hashed",
+	  "version: 1\ncpus: [{L}]\nqueue_size: 256\nrebalance: immediate\nhash: {seed: 5}\nrules:\n"
+	  "  - {match: {proto: 50, dst: 10.0.0.2}, cpu: {R}}\n",
+	  { { "10.0.0.1", "10.0.0.2", IPPROTO_ESP, 0x1234, 0x5678, RULE_REMOTE(ALSO_FLOW_HIT), STEER_ENCAP_ESP, 0 },
+	    { "10.0.0.1", "10.0.0.3", IPPROTO_ESP, 0x1234, 0x5678, TABLE_LOCAL, STEER_ENCAP_ESP, 0 } } },
 };
 
 /* The policy with {L} and {R} replaced by the harness's CPUs. */
@@ -142,10 +183,16 @@ static int apply_text(const char *tmpl)
 
 static void frame_of(struct frame *f, const struct compiled_frame *c)
 {
+	int encap = c->encap < 0 ? -c->encap : c->encap;
 	bool v6 = strchr(c->src, ':');
 
 	frame_init(f);
-	frame_eth(f, v6 ? ETH_P_IPV6 : ETH_P_IP);
+	if (encap && encap != STEER_ENCAP_ESP)
+		frame_tunnel_port(f, encap, STEER_AF_INET,
+				  v6 ? STEER_AF_INET6 : STEER_AF_INET, NULL,
+				  NULL, c->tunnel_port);
+	else
+		frame_eth(f, v6 ? ETH_P_IPV6 : ETH_P_IP);
 	if (v6)
 		frame_ipv6(f, &(struct frame_ip6){ .src = c->src, .dst = c->dst,
 						   .nexthdr = c->proto });
@@ -154,6 +201,8 @@ static void frame_of(struct frame *f, const struct compiled_frame *c)
 						   .proto = c->proto });
 	if (c->proto == IPPROTO_TCP)
 		frame_tcp(f, c->sport, c->dport);
+	else if (c->proto == IPPROTO_ESP)
+		frame_esp(f, (__u32)c->sport << 16 | c->dport, 16);
 	else
 		frame_udp(f, c->sport, c->dport);
 	frame_finish(f);
@@ -163,6 +212,7 @@ static const struct compiled_case *cur;
 
 static void run_compiled(void)
 {
+	struct expect e;
 	char label[256];
 	struct frame f;
 	int i;
@@ -172,14 +222,16 @@ static void run_compiled(void)
 	if (!EXPECT_EQ(apply_text(cur->policy), 0,
 		       "the policy applies through the loader's apply phases"))
 		goto out;
-	for (i = 0; i < 6 && cur->frames[i].src; i++) {
+	for (i = 0; i < (int)ARRAY_SIZE(cur->frames) && cur->frames[i].src; i++) {
 		frame_of(&f, &cur->frames[i]);
 		if (!EXPECT_EQ(f.err, 0, "the frame is built"))
 			continue;
 		snprintf(label, sizeof(label), "%s %u > %s %u", cur->frames[i].src,
 			 cur->frames[i].sport, cur->frames[i].dst,
 			 cur->frames[i].dport);
-		expect_run(&f, &cur->frames[i].expect, label);
+		e = cur->frames[i].expect;
+		e.encap = cur->frames[i].encap > 0 ? cur->frames[i].encap : 0;
+		expect_run(&f, &e, label);
 	}
 out:
 	/* Apply may have retired or replaced the harness's entries. */

@@ -24,8 +24,7 @@
 
 /* ---- policies ------------------------------------------------------------- */
 
-/* Only the frame's predicted bucket leads to a present CPU (remote). */
-static int bucket_only(const struct frame *f, struct steer_slot *s)
+int bucket_only(const struct frame *f, struct steer_slot *s)
 {
 	__u32 bucket = steer_table_index(frame_hash(f, s), s->table_size);
 	int err;

@@ -15,6 +15,12 @@
 #define SPORT	40000
 #define DPORT	80
 
+/* Only the bucket of the flow the program should hash for the frame under
+ * 's' (frame_hash(): its inner flow where 's' looks through its
+ * encapsulation) leads to a present CPU (remote); writes 's' and makes it
+ * active. */
+int bucket_only(const struct frame *f, struct steer_slot *s);
+
 /* Policies: write slot 0 (and its table and rules) for the frame about to
  * be sent, and make it active; 0 or a negative errno. */
 int policy_bucket(const struct frame *f);

@@ -131,9 +131,18 @@ const struct counter_name extras[] = {
 	{ "fragments", OFF(fragments), ALSO_FRAG },
 	{ "rule_flow_hits", OFF(rule_flow_hits), ALSO_FLOW_HIT },
 	{ "rule_prefix_hits", OFF(rule_prefix_hits), ALSO_PREFIX_HIT },
+	{ "encap_malformed", OFF(encap_malformed), ALSO_MALFORMED },
 };
 const size_t n_outcomes = ARRAY_SIZE(outcomes);
 const size_t n_extras = ARRAY_SIZE(extras);
+
+const struct counter_name encaps[] = {
+#define ENCAP_(A, ID, name, port, help)					\
+	{ "encap_" #name, OFF(encap_##name), STEER_ENCAP_##ID },
+	STEER_ENCAPS(ENCAP_, )
+#undef ENCAP_
+};
+const size_t n_encaps = ARRAY_SIZE(encaps);
 
 __u64 counter(const struct steer_stats *st, size_t off)
 {
@@ -182,6 +191,13 @@ bool expect_run(const struct frame *f, const struct expect *e,
 			 want);
 		ok &= EXPECT_EQ(counter(&st, extras[i].off), want, what);
 	}
+	for (i = 0; i < n_encaps; i++) {
+		int want = e->encap == encaps[i].bit;
+
+		snprintf(what, sizeof(what), "%s moved by %d", encaps[i].name,
+			 want);
+		ok &= EXPECT_EQ(counter(&st, encaps[i].off), want, what);
+	}
 	for (c = 0; c < STEER_MAX_CPUS; c++) {
 		int want = (int)c == cpu;
 
@@ -212,6 +228,12 @@ void base_slot(struct steer_slot *s, __u32 flags)
 	s->nonip_cpu = STEER_CPU_LOCAL;
 }
 
+void decap_slot(struct steer_slot *s, __u32 flags)
+{
+	base_slot(s, flags);
+	steer_slot_decap_all(s);
+}
+
 int commit(const struct steer_slot *s)
 {
 	int err = steer_prog_write_slot(&prog, 0, s);
@@ -222,7 +244,8 @@ int commit(const struct steer_slot *s)
 __u32 frame_hash(const struct frame *f, const struct steer_slot *s)
 {
 	struct steer_flow flow;
-	bool frag = frame_flow(f, &flow);
+	bool frag = frame_looked_through(f, s) ? frame_flow(f, &flow) :
+						 frame_flow_plain(f, &flow);
 
 	return steer_flow_hash(&flow, s->hash_key, s->flags, frag);
 }
@@ -232,4 +255,35 @@ bool build_frame(struct frame *f, void (*fn)(struct frame *f))
 	frame_init(f);
 	fn(f);
 	return EXPECT_EQ(frame_finish(f), 0, "the frame was built");
+}
+
+/* ---- case tables ------------------------------------------------------------ */
+
+static const struct prog_case *current;
+
+static void run_case(void)
+{
+	const struct prog_case *c = current;
+	struct frame f;
+
+	if (!ready() || !build_frame(&f, c->build))
+		return;
+	if (!EXPECT_EQ(c->policy(&f), 0, "the policy was written"))
+		return;
+	expect_run(&f, &c->expect, c->name);
+}
+
+int run_case_table(const struct prog_case *cases, size_t n, int argc,
+		   char **argv)
+{
+	int failed = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct test_case one = TEST_ENTRY(run_case, cases[i].name);
+
+		current = &cases[i];
+		failed |= test_run_all("prog", &one, 1, argc, argv);
+	}
+	return failed;
 }

@@ -39,6 +39,7 @@ int resolve_cpu(int cpu);
 #define ALSO_FRAG	(1u << 0)
 #define ALSO_FLOW_HIT	(1u << 1)
 #define ALSO_PREFIX_HIT	(1u << 2)
+#define ALSO_MALFORMED	(1u << 3)	/* encap_malformed */
 
 /* What one frame must do. */
 struct expect {
@@ -46,11 +47,20 @@ struct expect {
 	int cpu;		/* whose cpu_stats count the frame, or CPU_NONE */
 	size_t outcome;		/* the one redirected/passed_* counter */
 	unsigned int also;	/* ALSO_*: other counters that move */
+	__u32 encap;		/* STEER_ENCAP_* whose counter moves, or 0 */
 };
 
-#define REDIRECT(cpu, also)	{ XDP_REDIRECT, cpu, OFF(redirected), also }
-#define PASS_LOCAL(also)	{ XDP_PASS, AT_LOCAL, OFF(passed_local), also }
-#define PASS(counter, also)	{ XDP_PASS, CPU_NONE, OFF(counter), also }
+#define REDIRECT(cpu, also)	{ XDP_REDIRECT, cpu, OFF(redirected), also, 0 }
+#define PASS_LOCAL(also)	{ XDP_PASS, AT_LOCAL, OFF(passed_local), also, 0 }
+#define PASS(counter, also)	{ XDP_PASS, CPU_NONE, OFF(counter), also, 0 }
+/* The same for a frame of encapsulation 'encap' (STEER_ENCAP_'encap'). */
+#define TUNNEL(encap, cpu, also)					\
+	{ XDP_REDIRECT, cpu, OFF(redirected), also, STEER_ENCAP_##encap }
+#define TUNNEL_PASS(encap, counter, also)				\
+	{ XDP_PASS, CPU_NONE, OFF(counter), also, STEER_ENCAP_##encap }
+/* A malformed one: passed as a parse error, counted as malformed. */
+#define MALFORMED(encap)						\
+	TUNNEL_PASS(encap, passed_parse_error, ALSO_MALFORMED)
 
 struct counter_name {
 	const char *name;
@@ -59,11 +69,14 @@ struct counter_name {
 };
 
 /* The redirected/passed_* counters (exactly one moves per frame) and the
- * ones that move beside them. */
+ * ones that move beside them; the encapsulations' (encaps[i].bit is the
+ * STEER_ENCAP_* id). */
 extern const struct counter_name outcomes[];
 extern const size_t n_outcomes;
 extern const struct counter_name extras[];
 extern const size_t n_extras;
+extern const struct counter_name encaps[];
+extern const size_t n_encaps;
 
 __u64 counter(const struct steer_stats *st, size_t off);
 
@@ -72,11 +85,29 @@ __u64 counter(const struct steer_stats *st, size_t off);
 bool expect_run(const struct frame *f, const struct expect *e,
 		const char *label);
 
+/* A row of a case table: a frame, the policy written for it, and what
+ * it must do. */
+struct prog_case {
+	const char *name;
+	void (*build)(struct frame *f);
+	int (*policy)(const struct frame *f);
+	struct expect expect;
+};
+
+/* Runs each row as a test of its own (one PASS/FAIL line each); returns 1
+ * if any failed. */
+int run_case_table(const struct prog_case *cases, size_t n, int argc,
+		   char **argv);
+
 /* A slot under test_key with a TABLE_SIZE table. */
 void base_slot(struct steer_slot *s, __u32 flags);
+/* The same, looking through every encapsulation on its standard port. */
+void decap_slot(struct steer_slot *s, __u32 flags);
 /* Writes 's' to slot 0 and makes slot 0 active. */
 int commit(const struct steer_slot *s);
-/* The hash the program should compute for the frame under 's'. */
+/* The hash the program should compute for the frame under 's': of its
+ * inner flow where 's' looks through its encapsulation (frame_flow()),
+ * else of its outer one (frame_flow_plain()). */
 __u32 frame_hash(const struct frame *f, const struct steer_slot *s);
 
 /* Builds a frame with 'fn' and finishes it; false (a failed test) if the
@@ -94,7 +125,11 @@ extern const struct test_case scan_tests[];
 extern const size_t n_scan_tests;
 extern const struct test_case filter_tests[];
 extern const size_t n_filter_tests;
+extern const struct test_case encap_tests[];
+extern const size_t n_encap_tests;
 /* compiled.c: one test per policy case; returns 1 if any failed. */
 int run_compiled_tests(int argc, char **argv);
+/* encap.c: one test per encapsulated frame; returns 1 if any failed. */
+int run_encap_cases(int argc, char **argv);
 
 #endif /* XDP_STEER_PROG_ENV_H */

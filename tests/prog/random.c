@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * random.c - several thousand random frames (random headers, well formed
- * or not) and mutations of them (bytes flipped, frames cut) through the
- * program. Every verdict must be XDP_PASS or XDP_REDIRECT and every frame
- * must move exactly one outcome counter; a well-formed frame must also go
- * where the shared hash says. The seed is printed; XDP_STEER_SEED=<seed>
- * repeats a run.
+ * or not, plain or inside a random encapsulation) and mutations of them
+ * (bytes flipped, frames cut) through the program, under random policies
+ * that look through all, some or none of the encapsulations. Every verdict
+ * must be XDP_PASS or XDP_REDIRECT and every frame must move exactly one
+ * outcome counter and at most one encapsulation's; a well-formed frame
+ * must also go where the shared hash of its flow (the inner one, where
+ * the policy looks through its encapsulation) says, counted under its
+ * encapsulation. The seed is printed; XDP_STEER_SEED=<seed> repeats a run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,7 +71,7 @@ static __u8 rnd_proto(bool v6)
 {
 	static const __u8 protos[] = {
 		IPPROTO_TCP, IPPROTO_UDP, IPPROTO_UDPLITE, IPPROTO_SCTP,
-		IPPROTO_ICMP, IPPROTO_GRE, IPPROTO_ESP,
+		IPPROTO_ICMP, IPPROTO_ESP,
 	};
 	__u8 p = protos[below(ARRAY_SIZE(protos))];
 
@@ -77,19 +80,30 @@ static __u8 rnd_proto(bool v6)
 	if (below(10))
 		return p;
 	/* Any other protocol, but not an extension header the parser would
-	 * walk into the payload. */
+	 * walk into the payload, nor a tunnel (rnd_tunnel() builds those
+	 * with their headers). */
 	do {
 		p = (__u8)rnd();
 	} while (p == IPPROTO_HOPOPTS || p == IPPROTO_ROUTING ||
 		 p == IPPROTO_FRAGMENT || p == IPPROTO_AH ||
-		 p == IPPROTO_DSTOPTS || p == 135 /* mobility */);
+		 p == IPPROTO_DSTOPTS || p == 135 /* mobility */ ||
+		 p == IPPROTO_GRE || p == IPPROTO_IPIP || p == IPPROTO_IPV6);
 	return p;
+}
+
+/* A UDP destination port that no random policy looks through. */
+static bool decap_port(__u16 port)
+{
+	return port == 4789 || port == 8472 || port == 6081 || port == 2152;
 }
 
 static void rnd_transport(struct frame *f, __u8 proto)
 {
 	__u16 sport = below(4) ? 1024 + below(64) : (__u16)rnd();
 	__u16 dport = below(2) ? 443 : (__u16)rnd();
+
+	if (decap_port(dport))
+		dport = 443;
 
 	switch (proto) {
 	case IPPROTO_TCP:
@@ -109,6 +123,9 @@ static void rnd_transport(struct frame *f, __u8 proto)
 		break;
 	case IPPROTO_ICMPV6:
 		frame_icmpv6(f, 128, 0);
+		break;
+	case IPPROTO_ESP:
+		frame_esp(f, rnd(), 8);
 		break;
 	}
 	frame_payload_fill(f, below(65), (__u8)rnd());
@@ -191,11 +208,110 @@ static bool rnd_ip(struct frame *f, bool v6)
 	return walked <= STEER_IPV6_EXT_MAX && f->len > (size_t)f->l3_off + 40;
 }
 
+/* Up to two VLAN tags right after an Ethernet header; sometimes three
+ * (not well formed: returns false). */
+static bool rnd_tags(struct frame *f)
+{
+	int tags = below(10) < 6 ? 0 : (int)below(4), i;
+
+	for (i = 0; i < tags; i++)
+		frame_vlan(f, below(2) ? ETH_P_8021Q : ETH_P_8021AD,
+			   below(4096));
+	return tags <= 2;
+}
+
+/* An Ethernet header naming IPv4 or IPv6, and its tags. */
+static bool rnd_eth(struct frame *f, bool v6)
+{
+	frame_eth(f, v6 ? ETH_P_IPV6 : ETH_P_IP);
+	return rnd_tags(f);
+}
+
+/* A random encapsulation of a random inner IP frame (rnd_ip); returns
+ * whether it is well formed. Outer headers are fixed in shape, their
+ * addresses random. */
+static bool rnd_tunnel(struct frame *f)
+{
+	static const __u16 gre_flags[] = {
+		0, 0x8000, 0x2000, 0x1000, 0xa000, 0x9000, 0x3000, 0xb000,
+	};
+	int encap = 1 + below(STEER_ENCAP_COUNT - 2);	/* ESP aside */
+	bool v6 = below(2), inner6 = below(2), ok = true, teb;
+	__u8 proto = IPPROTO_UDP;
+	char src[64], dst[64];
+	int i, n;
+
+	frame_init(f);
+	switch (encap) {
+	case STEER_ENCAP_PPPOE:
+		frame_eth(f, ETH_P_PPP_SES);
+		ok &= rnd_tags(f);
+		frame_pppoe(f, inner6 ? 0x0057 : 0x0021);
+		return rnd_ip(f, inner6) && ok;
+	case STEER_ENCAP_MPLS:
+		frame_eth(f, ETH_P_MPLS_UC);
+		ok &= rnd_tags(f);
+		n = 1 + below(STEER_MPLS_LABELS_MAX + 1);
+		for (i = 0; i < n; i++)
+			frame_mpls(f, rnd() & 0xfffff, i + 1 == n);
+		return rnd_ip(f, inner6) && ok && n <= STEER_MPLS_LABELS_MAX;
+	case STEER_ENCAP_GRE:
+		proto = IPPROTO_GRE;
+		break;
+	case STEER_ENCAP_IPIP:
+		proto = inner6 ? IPPROTO_IPV6 : IPPROTO_IPIP;
+		break;
+	}
+	ok &= rnd_eth(f, v6);
+	if (v6) {
+		rnd_v6(src, sizeof(src));
+		rnd_v6(dst, sizeof(dst));
+		frame_ipv6(f, &(struct frame_ip6){ .src = src, .dst = dst,
+						   .nexthdr = proto });
+	} else {
+		rnd_v4(src, sizeof(src));
+		rnd_v4(dst, sizeof(dst));
+		frame_ipv4(f, &(struct frame_ip4){ .src = src, .dst = dst,
+						   .proto = proto });
+	}
+	teb = !below(4);
+	switch (encap) {
+	case STEER_ENCAP_GRE:
+		frame_gre(f, gre_flags[below(ARRAY_SIZE(gre_flags))],
+			  teb ? ETH_P_TEB : inner6 ? ETH_P_IPV6 : ETH_P_IP);
+		break;
+	case STEER_ENCAP_IPIP:
+		teb = false;
+		break;
+	case STEER_ENCAP_VXLAN:
+		frame_udp(f, (__u16)rnd(), below(2) ? 4789 : 8472);
+		frame_vxlan(f, 0x08, rnd() & 0xffffff);
+		teb = true;
+		break;
+	case STEER_ENCAP_GENEVE:
+		frame_udp(f, (__u16)rnd(), 6081);
+		frame_geneve(f, 0, 4 * below(9),
+			     teb ? ETH_P_TEB : inner6 ? ETH_P_IPV6 : ETH_P_IP);
+		break;
+	case STEER_ENCAP_GTPU:
+		frame_udp(f, 2152, 2152);
+		frame_gtpu(f, &(struct frame_gtpu){ .teid = rnd(),
+			   .seq = below(2), .nexts = below(3) });
+		teb = false;
+		break;
+	}
+	if (teb)
+		ok &= rnd_eth(f, inner6);
+	return rnd_ip(f, inner6) && ok;
+}
+
 /* A random frame of random headers; returns whether it is well formed. */
 static bool rnd_frame(struct frame *f)
 {
+	/* No MPLS (0x8847) among them: random bytes behind it are not a
+	 * label stack a policy looking through MPLS would see as non-IP. */
 	static const __u16 other[] = {
-		ETH_P_LLDP, 0x8847 /* MPLS */, 0x88b5, 0x0000, 0x05dc,
+		ETH_P_LLDP, 0x8848 /* MPLS multicast */, 0x88b5, 0x0000, 0x05dc,
 	};
 	int tags = below(10) < 6 ? 0 : (int)below(4), kind = below(20), i;
 	bool ok = tags <= 2;
@@ -273,6 +389,21 @@ static int rnd_policy(struct random_policy *rp)
 			      STEER_F_LOCAL_FASTPATH));
 	for (i = 0; i < STEER_HASH_KEY_WORDS; i++)
 		s->hash_key[i] = (__u64)rnd() << 32 | rnd();
+	/* Every encapsulation looked through, none, or some: UDP ones on
+	 * their standard port, VXLAN sometimes on 8472 too. */
+	i = below(5);
+	if (i < 3) {
+		steer_slot_decap_all(s);
+	} else if (i == 4) {
+		__u32 e;
+
+		s->decap = rnd() & STEER_DECAP_ALL;
+		for (e = 1; e < STEER_ENCAP_COUNT; e++)
+			if ((s->decap & STEER_DECAP(e)) && steer_encap_port(e))
+				steer_decap_add_port(s, htons(steer_encap_port(e)), e);
+	}
+	if ((s->decap & STEER_DECAP(STEER_ENCAP_VXLAN)) && below(2))
+		steer_decap_add_port(s, htons(8472), STEER_ENCAP_VXLAN);
 	s->table_size = below(10) ? 1u << (1 + below(12)) : 0;
 	s->nonip_cpu = nonip[below(ARRAY_SIZE(nonip))];
 	for (i = 0; i < STEER_TABLE_MAX; i++)
@@ -291,14 +422,23 @@ static struct expect predict(const struct frame *f,
 	__u32 cpu;
 	bool frag;
 
+	bool looked = frame_looked_through(f, s);
+
 	if (!s->table_size)
 		return (struct expect)PASS(passed_no_policy, 0);
-	if (!f->l3_family) {
+	e.encap = looked ? f->encap : 0;
+	if (!f->l3_family || (f->l2_tunnel && !looked)) {
 		if (s->nonip_cpu == STEER_CPU_LOCAL)
 			return e;
 		cpu = s->nonip_cpu;
 	} else {
-		frag = frame_flow(f, &flow);
+		frag = looked ? frame_flow(f, &flow) :
+				frame_flow_plain(f, &flow);
+		/* ESP inside a tunnel: its SPI only where ESP is looked
+		 * through too. */
+		if (flow.proto == IPPROTO_ESP &&
+		    !(s->decap & STEER_DECAP(STEER_ENCAP_ESP)))
+			flow.sport = flow.dport = 0;
 		e.also = frag ? ALSO_FRAG : 0;
 		cpu = rp->table[steer_table_index(steer_flow_hash(&flow,
 				s->hash_key, s->flags, frag), s->table_size)];
@@ -376,6 +516,19 @@ static bool random_run(const struct frame *f, const struct expect *e,
 			 extras[i].name);
 		ok &= EXPECT_EQ(delta, !!(e->also & extras[i].bit), what);
 	}
+	for (i = 0, moved = 0; i < n_encaps; i++) {
+		delta = counter(&cur.st, encaps[i].off) -
+			counter(&prev->st, encaps[i].off);
+		moved += delta;
+		snprintf(what, sizeof(what), "%s moved as predicted",
+			 encaps[i].name);
+		if (e)
+			ok &= EXPECT_EQ(delta, e->encap == encaps[i].bit, what);
+	}
+	ok &= EXPECT(moved <= 1, "at most one encapsulation counted the frame");
+	ok &= EXPECT(cur.st.encap_malformed - prev->st.encap_malformed <=
+		     cur.st.passed_parse_error - prev->st.passed_parse_error,
+		     "a malformed encapsulation is passed as a parse error");
 	for (i = 0; i < 3; i++)
 		cpu_moved += cur.cpu_packets[i] - prev->cpu_packets[i];
 	ok &= EXPECT_EQ(cpu_moved, verdict == XDP_REDIRECT ||
@@ -400,7 +553,7 @@ static void test_random_frames(void)
 	static struct random_policy rp;
 	struct counts prev;
 	struct frame f, m;
-	int failures = 0, i, runs = 0, predicted = 0;
+	int failures = 0, i, runs = 0, predicted = 0, tunnelled = 0;
 	__u64 sum = 0;
 	struct expect e;
 	size_t k;
@@ -418,7 +571,11 @@ static void test_random_frames(void)
 		if (i % RANDOM_POLICY_EVERY == 0 &&
 		    !EXPECT_EQ(rnd_policy(&rp), 0, "a random policy was written"))
 			return;
-		if (below(10)) {
+		if (below(3) == 0) {
+			well_formed = rnd_tunnel(&f);
+			frame_finish(&f);
+			tunnelled++;
+		} else if (below(10)) {
 			well_formed = rnd_frame(&f);
 		} else {
 			rnd_bytes(&f);
@@ -447,8 +604,8 @@ static void test_random_frames(void)
 	EXPECT_EQ(sum, prev.st.rx_packets,
 		  "the outcome counters add up to rx_packets");
 	EXPECT_EQ(prev.st.rx_packets, runs, "rx_packets counted every run");
-	printf("  %d frames run, %d of them well formed and predicted\n", runs,
-	       predicted);
+	printf("  %d frames run, %d of them well formed and predicted, %d built in a tunnel\n",
+	       runs, predicted, tunnelled);
 }
 
 const struct test_case random_tests[] = {

@@ -20,13 +20,6 @@
 
 #include "fixtures.h"
 
-struct prog_case {
-	const char *name;
-	void (*build)(struct frame *f);
-	int (*policy)(const struct frame *f);
-	struct expect expect;
-};
-
 static const struct prog_case cases[] = {
 	/* Protocols: each lands in the bucket the shared hash predicts. */
 	{ "IPv4 TCP goes to the CPU of its predicted bucket",
@@ -234,20 +227,6 @@ static const struct prog_case cases[] = {
 	  v6_frag_cut, policy_bucket, PASS(passed_parse_error, 0) },
 };
 
-static const struct prog_case *current;
-
-static void run_case(void)
-{
-	const struct prog_case *c = current;
-	struct frame f;
-
-	if (!ready() || !build_frame(&f, c->build))
-		return;
-	if (!EXPECT_EQ(c->policy(&f), 0, "the policy was written"))
-		return;
-	expect_run(&f, &c->expect, c->name);
-}
-
 /* Runs XDP_STEER_FRAME (hex, as a failure prints it) under a table that
  * alternates the two present CPUs and prints what the program did. */
 static void test_replay(void)
@@ -294,18 +273,14 @@ int main(int argc, char **argv)
 {
 	const struct test_case replay = TEST_ENTRY(test_replay, "replay");
 	int failed = 0;
-	size_t i;
 
 	if (getenv("XDP_STEER_FRAME"))
 		return test_run_all("prog", &replay, 1, 1, argv);
 
 	/* One PASS/FAIL line per row: each row is a test of its own. */
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct test_case one = TEST_ENTRY(run_case, cases[i].name);
-
-		current = &cases[i];
-		failed |= test_run_all("prog", &one, 1, argc, argv);
-	}
+	failed |= run_case_table(cases, ARRAY_SIZE(cases), argc, argv);
+	failed |= run_encap_cases(argc, argv);
+	failed |= test_run_all("prog", encap_tests, n_encap_tests, argc, argv);
 	failed |= run_compiled_tests(argc, argv);
 	failed |= test_run_all("prog", loop_tests, n_loop_tests, argc, argv);
 	failed |= test_run_all("prog", random_tests, n_random_tests, argc,

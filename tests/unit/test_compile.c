@@ -698,6 +698,66 @@ static void test_seed_key(void)
 	build_free(&b);
 }
 
+/* The UDP ports of encapsulation 'e' in the slot, host order, ascending
+ * as compiled; how many. */
+static int slot_ports(const struct steer_slot *s, __u32 e, __u16 *out)
+{
+	int i, n = 0;
+
+	for (i = 0; i < STEER_DECAP_PORTS; i++)
+		if (s->decap_port[i] && s->decap_port_encap[i] == e)
+			out[n++] = ntohs(s->decap_port[i]);
+	return n;
+}
+
+static void test_decap(void)
+{
+	static const __u32 table[STEER_TABLE_MAX];
+	struct steer_build a = {}, b = {}, c = {};
+	__u16 ports[STEER_DECAP_PORTS];
+	__u64 bits = 0;
+	int i;
+
+	if (!EXPECT_EQ(compile_text(V1, &a), 0, "a bare policy compiles"))
+		return;
+	EXPECT_EQ(a.slot.decap, STEER_DECAP_ALL,
+		  "by default every encapsulation is looked through");
+	EXPECT(slot_ports(&a.slot, STEER_ENCAP_VXLAN, ports) == 1 &&
+	       ports[0] == 4789, "VXLAN on 4789");
+	EXPECT(slot_ports(&a.slot, STEER_ENCAP_GENEVE, ports) == 1 &&
+	       ports[0] == 6081, "Geneve on 6081");
+	EXPECT(slot_ports(&a.slot, STEER_ENCAP_GTPU, ports) == 1 &&
+	       ports[0] == 2152, "GTP-U on 2152");
+	for (i = 0; i < STEER_DECAP_PORTS; i++)
+		if (a.slot.decap_port[i])
+			bits |= 1ull << steer_port_bit(a.slot.decap_port[i]);
+	EXPECT_EQ(a.slot.decap_port_bits, bits,
+		  "decap_port_bits has the bit of each port, and only those");
+
+	if (!EXPECT_EQ(compile_text(V1 "decap: [gre, {vxlan: [8472, 4789]}, esp]\n", &b),
+		       0, "a decap list compiles"))
+		goto out;
+	EXPECT_EQ(b.slot.decap, STEER_DECAP(STEER_ENCAP_GRE) |
+		  STEER_DECAP(STEER_ENCAP_VXLAN) | STEER_DECAP(STEER_ENCAP_ESP),
+		  "exactly the encapsulations listed are looked through");
+	EXPECT(slot_ports(&b.slot, STEER_ENCAP_VXLAN, ports) == 2 &&
+	       ports[0] == 4789 && ports[1] == 8472, "VXLAN on both its ports");
+	EXPECT_EQ(slot_ports(&b.slot, STEER_ENCAP_GENEVE, ports) +
+		  slot_ports(&b.slot, STEER_ENCAP_GTPU, ports), 0,
+		  "no port of an encapsulation left out");
+
+	if (EXPECT_EQ(compile_text(V1 "decap: none\n", &c), 0,
+		      "decap: none compiles"))
+		EXPECT(!c.slot.decap && !c.slot.decap_port_bits &&
+		       !c.slot.decap_port[0], "decap: none leaves the slot's decap empty");
+	EXPECT(build_digest(&a, table) != build_digest(&c, table),
+	       "the digest changes with decap, so an apply of it is not 'unchanged'");
+out:
+	build_free(&a);
+	build_free(&b);
+	build_free(&c);
+}
+
 static void test_seed_random(void)
 {
 	struct steer_build a = {};
@@ -845,6 +905,7 @@ out:
 
 static const struct test_case tests[] = {
 	TEST_ENTRY(test_seed_key, "an explicit seed gives a deterministic key (policy_seed_key)"),
+	TEST_ENTRY(test_decap, "decap compiles into the slot's bits and UDP ports, and its digest"),
 	TEST_ENTRY(test_seed_random, "a random seed is left to apply, marked STEER_LF_SEED_RANDOM"),
 	TEST_ENTRY(test_workers_override, "a worker list overrides the policy's table CPUs"),
 	TEST_ENTRY(test_default_workers, "default workers leave out RX-interrupt CPUs, and fall back to all when none is left"),

@@ -136,7 +136,7 @@ static const struct policy_case cases[] = {
 	  NAME ":2:1: unknown key 'rebalacne' (did you mean 'rebalance'?)" },
 	{ "an unknown key far from any lists the valid ones", "0-1",
 	  V1 "workers: [1]\n", 0,
-	  NAME ":2:1: unknown key 'workers' (valid keys: version, cpus, queue_size, table_size, hash, local_fastpath, rebalance, drain_timeout, non_ip, rules)" },
+	  NAME ":2:1: unknown key 'workers' (valid keys: version, cpus, queue_size, table_size, hash, local_fastpath, rebalance, drain_timeout, non_ip, rules, decap)" },
 	{ "a misspelt hash key gets a suggestion", "0-1",
 	  V1 "hash: {kye: l3}\n", 0,
 	  NAME ":2:8: unknown key 'kye' (did you mean 'key'?)" },
@@ -349,6 +349,54 @@ static const struct policy_case cases[] = {
 	  "  - {match: {src: 10.0.0.2, dst: 10.0.0.2}, cpu: 1}\n"
 	  "  - {match: {src: 10.0.0.3, dst_port: 3}, cpu: 1}\n",
 	  0, NAME ":11:13: rule 9 brings a 9th set of match fields (src, dst_port); at most 8 sets are allowed, as each costs a lookup per packet" },
+
+	/* ---- decap ---- */
+	{ "decap may list encapsulations, UDP ones with ports", "0-1",
+	  V1 "decap: [gre, {vxlan: [4789, 8472]}, gtpu, esp]\n", 1, NULL },
+	{ "decap may be all, none or an empty list", "0-1",
+	  V1 "decap: none\n", 1, NULL },
+	{ "an empty decap list looks through nothing", "0-1",
+	  V1 "decap: []\n", 1, NULL },
+	{ "decap in block style, a port given alone", "0-1",
+	  V1 "decap:\n  - pppoe\n  - geneve: 6082\n  - mpls\n", 1, NULL },
+	{ "a misspelt encapsulation gets a suggestion", "0-1",
+	  V1 "decap: [gre, vxlam]\n", 0,
+	  NAME ":2:14: unknown encapsulation 'vxlam' (did you mean 'vxlan'?)" },
+	{ "an unknown encapsulation far from any lists the known ones", "0-1",
+	  V1 "decap: [quic]\n", 0,
+	  NAME ":2:9: unknown encapsulation 'quic' (known: pppoe, mpls, gre, ipip, vxlan, geneve, gtpu, esp)" },
+	{ "an encapsulation not carried in UDP takes no port", "0-1",
+	  V1 "decap: [{gre: 4754}]\n", 0,
+	  NAME ":2:9: gre is not carried in UDP: write gre, without a port" },
+	{ "an encapsulation listed twice is refused", "0-1",
+	  V1 "decap: [gre, vxlan, gre]\n", 0,
+	  NAME ":2:21: gre is listed twice (first at 2:9)" },
+	{ "a UDP port given to two encapsulations is refused", "0-1",
+	  V1 "decap: [{gtpu: 4789}, vxlan]\n", 0,
+	  NAME ":2:23: UDP port 4789 is given twice (first at 2:16)" },
+	{ "UDP port 0 is refused", "0-1",
+	  V1 "decap: [{vxlan: [8472, 0]}]\n", 0,
+	  NAME ":2:24: UDP port 0 is out of range 1-65535" },
+	{ "a UDP port must be a number", "0-1",
+	  V1 "decap: [{vxlan: flannel}]\n", 0,
+	  NAME ":2:17: expected an integer for UDP port, got a string" },
+	{ "an empty port list is refused with the standard port", "0-1",
+	  V1 "decap: [{geneve: []}]\n", 0,
+	  NAME ":2:18: no UDP port for geneve; list at least one, or write geneve for its standard port 6081" },
+	{ "more UDP ports than the datapath holds are refused", "0-1",
+	  V1 "decap: [{vxlan: [1, 2, 3, 4, 5, 6, 7]}, geneve, gtpu]\n", 0,
+	  NAME ":2:49: more than 8 UDP ports in decap; the datapath holds 8" },
+	{ "decap as one name is refused with the list to write", "0-1",
+	  V1 "decap: gre\n", 0, NAME ":2:8: decap is a list: write [gre]" },
+	{ "decap as a mapping is refused with the list to write", "0-1",
+	  V1 "decap: {vxlan: 4789}\n", 0,
+	  NAME ":2:8: decap must be all, none or a list of encapsulations (pppoe, mpls, gre, ipip, vxlan, geneve, gtpu, esp), got a mapping; give ports in the list, as [{vxlan: 4789}]" },
+	{ "a decap entry that is a list is refused", "0-1",
+	  V1 "decap: [[gre]]\n", 0,
+	  NAME ":2:9: expected an encapsulation or {NAME: PORT}, got a list" },
+	{ "a decap entry with two encapsulations is refused", "0-1",
+	  V1 "decap: [{vxlan: 4789, gtpu: 2152}]\n", 0,
+	  NAME ":2:9: one encapsulation per entry, as {vxlan: 4789}" },
 };
 
 static const struct policy_case *cur;
@@ -519,6 +567,7 @@ static void test_design_example(void)
 		   "rebalance: drain\n"
 		   "drain_timeout: 50\n"
 		   "non_ip: local\n"
+		   "decap: all\n"
 		   "rules:\n"
 		   "  - {match: {proto: tcp, dst_port: 443}, cpu: 3}\n"
 		   "  - {match: {src: 10.1.0.0/16}, cpus: [4-5]}\n",
@@ -552,6 +601,7 @@ static void test_minimal_defaults(void)
 		   "rebalance: drain\n"
 		   "drain_timeout: 50\n"
 		   "non_ip: local\n"
+		   "decap: all\n"
 		   "# rules: none; the table places every flow\n",
 		   "every default is written out");
 	free(text);
@@ -588,6 +638,7 @@ static void test_normalized_cpu_lists(void)
 		   "rebalance: drain\n"
 		   "drain_timeout: 50\n"
 		   "non_ip: {cpu: 9}\n"
+		   "decap: all\n"
 		   "rules:\n"
 		   "  - {match: {proto: icmpv6, src: \"2001:db8::1\", dst: \"2001:db8::2\"}, cpu: 2}\n"
 		   "  - {match: {dst: \"2001:db8:ff00::/40\"}, cpus: [{cpu: 1, weight: 2}, 2-3]}\n",

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * bench_encap - what looking through an encapsulation costs the receiving
+ * CPU: the same inner frames (IPv4 UDP, IPv6 TCP) sent plain and inside
+ * each encapsulation, under one policy (L4 key, every encapsulation looked
+ * through, every bucket to one other CPU), with bpf_prog_test_run_opts
+ * (repeat). A row's cost over the plain frame is the median of their
+ * differences within a round, rows run back to back, as in bench_prog.
+ * Also: the plain frames with nothing looked through (decap: []), which
+ * must cost what they cost with everything looked through. Prints a table;
+ * asserts nothing.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <netinet/in.h>
+#include <linux/bpf.h>
+
+#include "xdp_steer.h"
+#include "frame.h"
+#include "prog_util.h"
+
+#define REPEAT		200000
+#define ROUNDS		25
+#define TARGET_CPU	1
+#define BENCH_CPU	0
+/* The issue's budget: looking through one encapsulation, over the same
+ * inner frame unencapsulated. */
+#define BUDGET_NS	15
+
+enum { INNER4, INNER6, NINNER };
+
+/* A row: how to wrap the inner frame. 'plain': none; 'nodecap': the slot
+ * looks through nothing. */
+struct row {
+	const char *name;
+	void (*wrap)(struct frame *f, int inner_family);
+	int nodecap;
+};
+
+static void v4(struct frame *f, int inner_family)
+{
+	(void)inner_family;
+	frame_eth(f, ETH_P_IP);
+	frame_ipv4(f, &(struct frame_ip4){ .src = FRAME_OUTER4_SRC,
+		   .dst = FRAME_OUTER4_DST, .proto = IPPROTO_GRE });
+}
+
+static void pppoe(struct frame *f, int fam)
+{
+	frame_tunnel(f, STEER_ENCAP_PPPOE, 0, fam, NULL, NULL);
+}
+
+static void mpls(struct frame *f, int fam)
+{
+	frame_tunnel(f, STEER_ENCAP_MPLS, 0, fam, NULL, NULL);
+}
+
+static void gre(struct frame *f, int fam)
+{
+	frame_tunnel(f, STEER_ENCAP_GRE, STEER_AF_INET, fam, NULL, NULL);
+}
+
+static void gre_ks(struct frame *f, int fam)
+{
+	v4(f, fam);
+	frame_gre(f, 0x3000, fam == STEER_AF_INET6 ? ETH_P_IPV6 : ETH_P_IP);
+}
+
+static void gre6(struct frame *f, int fam)
+{
+	frame_tunnel(f, STEER_ENCAP_GRE, STEER_AF_INET6, fam, NULL, NULL);
+}
+
+static void gre_teb(struct frame *f, int fam)
+{
+	v4(f, fam);
+	frame_gre(f, 0, ETH_P_TEB);
+	frame_eth(f, fam == STEER_AF_INET6 ? ETH_P_IPV6 : ETH_P_IP);
+}
+
+static void ipip(struct frame *f, int fam)
+{
+	frame_tunnel(f, STEER_ENCAP_IPIP, STEER_AF_INET, fam, NULL, NULL);
+}
+
+static void ipip6(struct frame *f, int fam)
+{
+	frame_tunnel(f, STEER_ENCAP_IPIP, STEER_AF_INET6, fam, NULL, NULL);
+}
+
+static void vxlan(struct frame *f, int fam)
+{
+	frame_tunnel(f, STEER_ENCAP_VXLAN, STEER_AF_INET, fam, NULL, NULL);
+}
+
+static void vxlan_vlan(struct frame *f, int fam)
+{
+	vxlan(f, fam);
+	frame_vlan(f, ETH_P_8021Q, 10);
+}
+
+static void geneve(struct frame *f, int fam)
+{
+	frame_eth(f, ETH_P_IP);
+	frame_ipv4(f, &(struct frame_ip4){ .src = FRAME_OUTER4_SRC,
+		   .dst = FRAME_OUTER4_DST, .proto = IPPROTO_UDP });
+	frame_udp(f, FRAME_TUNNEL_SPORT, 6081);
+	frame_geneve(f, 0, 8, ETH_P_TEB);
+	frame_eth(f, fam == STEER_AF_INET6 ? ETH_P_IPV6 : ETH_P_IP);
+}
+
+static void gtpu(struct frame *f, int fam)
+{
+	frame_tunnel(f, STEER_ENCAP_GTPU, STEER_AF_INET, fam, NULL, NULL);
+}
+
+static void gtpu_ext(struct frame *f, int fam)
+{
+	(void)fam;
+	frame_eth(f, ETH_P_IP);
+	frame_ipv4(f, &(struct frame_ip4){ .src = FRAME_OUTER4_SRC,
+		   .dst = FRAME_OUTER4_DST, .proto = IPPROTO_UDP });
+	frame_udp(f, 2152, 2152);
+	frame_gtpu(f, &(struct frame_gtpu){ .teid = 7, .nexts = 1 });
+}
+
+static const struct row rows[] = {
+	{ "plain (the inner frame alone)", NULL, 0 },
+	{ "plain, decap: [] (nothing looked through)", NULL, 1 },
+	{ "PPPoE", pppoe, 0 },
+	{ "MPLS, 2 labels", mpls, 0 },
+	{ "GRE over IPv4", gre, 0 },
+	{ "GRE over IPv4, key and sequence", gre_ks, 0 },
+	{ "GRE over IPv6", gre6, 0 },
+	{ "GRE, Ethernet inside (0x6558)", gre_teb, 0 },
+	{ "IP-in-IP over IPv4", ipip, 0 },
+	{ "IP-in-IP over IPv6", ipip6, 0 },
+	{ "VXLAN", vxlan, 0 },
+	{ "VXLAN, inner VLAN tag", vxlan_vlan, 0 },
+	{ "Geneve, 8 bytes of options", geneve, 0 },
+	{ "GTP-U, sequence number", gtpu, 0 },
+	{ "GTP-U, PDU session container", gtpu_ext, 0 },
+};
+#define NROWS	(int)(sizeof(rows) / sizeof(rows[0]))
+#define ROW_PLAIN	0
+#define ROW_NODECAP	1
+
+/* The inner frames, as bench_prog's: IPv4 UDP and IPv6 TCP. */
+static void inner(struct frame *f, int which)
+{
+	if (which == INNER4) {
+		frame_ipv4(f, &(struct frame_ip4){ .src = "10.0.0.1",
+			   .dst = "10.0.0.2", .proto = IPPROTO_UDP });
+		frame_udp(f, 1234, 5678);
+		frame_payload_fill(f, 64 - 14 - 20 - 8, 0);
+	} else {
+		frame_ipv6(f, &(struct frame_ip6){ .src = "2001:db8::1",
+			   .dst = "2001:db8::2", .nexthdr = IPPROTO_TCP });
+		frame_tcp(f, 1234, 443);
+	}
+}
+
+static int build(struct frame *f, const struct row *r, int which)
+{
+	int fam = which == INNER4 ? STEER_AF_INET : STEER_AF_INET6;
+
+	frame_init(f);
+	if (r->wrap)
+		r->wrap(f, fam);
+	else
+		frame_eth(f, which == INNER4 ? ETH_P_IP : ETH_P_IPV6);
+	inner(f, which);
+	return frame_finish(f);
+}
+
+/* Every bucket to TARGET_CPU; everything looked through, or nothing. */
+static int setup(struct steer_prog *p, int nodecap)
+{
+	struct steer_slot s = { .table_size = STEER_TABLE_DEFAULT,
+				.nonip_cpu = STEER_CPU_LOCAL,
+				.flags = STEER_F_HASH_L4 };
+	int i, err;
+
+	for (i = 0; i < STEER_HASH_KEY_WORDS; i++)
+		s.hash_key[i] = 0x9e3779b97f4a7c15ull * (i + 1);
+	if (!nodecap)
+		steer_slot_decap_all(&s);
+	err = steer_prog_fill_table(p, 0, TARGET_CPU, s.table_size);
+	if (!err)
+		err = steer_prog_write_slot(p, 0, &s);
+	return err ? err : steer_prog_set_active(p, 0);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	return *(const __u32 *)a < *(const __u32 *)b ? -1 :
+	       *(const __u32 *)a > *(const __u32 *)b;
+}
+
+static int cmp_s32(const void *a, const void *b)
+{
+	return *(const __s32 *)a < *(const __s32 *)b ? -1 :
+	       *(const __s32 *)a > *(const __s32 *)b;
+}
+
+static __u32 median_u32(const __u32 *v)
+{
+	__u32 s[ROUNDS];
+
+	memcpy(s, v, sizeof(s));
+	qsort(s, ROUNDS, sizeof(s[0]), cmp_u32);
+	return s[ROUNDS / 2];
+}
+
+/* Median over rounds of a's time minus b's. */
+static int median_delta(const __u32 *a, const __u32 *b)
+{
+	__s32 d[ROUNDS];
+	int r;
+
+	for (r = 0; r < ROUNDS; r++)
+		d[r] = (__s32)a[r] - (__s32)b[r];
+	qsort(d, ROUNDS, sizeof(d[0]), cmp_s32);
+	return d[ROUNDS / 2];
+}
+
+int main(void)
+{
+	static __u32 ns[NROWS][NINNER][ROUNDS];
+	static struct frame frames[NROWS][NINNER];
+	struct steer_prog p;
+	char obj[4096];
+	int r, c, k, verdict, worst = 0, d;
+
+	if (steer_prog_find_obj(obj, sizeof(obj)) ||
+	    steer_prog_open(&p, obj)) {
+		fprintf(stderr, "bench_encap: cannot load %s (run as root after 'make')\n", obj);
+		return 1;
+	}
+	if (p.ncpus <= TARGET_CPU ||
+	    steer_prog_add_cpu(&p, TARGET_CPU, 256, p.worker_fd)) {
+		fprintf(stderr, "bench_encap: needs CPU %d in the cpumap\n", TARGET_CPU);
+		return 1;
+	}
+	steer_pin_cpu(BENCH_CPU);
+	for (c = 0; c < NROWS; c++)
+		for (k = 0; k < NINNER; k++)
+			if (build(&frames[c][k], &rows[c], k)) {
+				fprintf(stderr, "bench_encap: building '%s' failed\n", rows[c].name);
+				return 1;
+			}
+
+	for (r = 0; r < ROUNDS; r++) {
+		for (c = 0; c < NROWS; c++) {
+			/* The slot changes only around the decap: [] row. */
+			if ((c == ROW_NODECAP || c == ROW_NODECAP + 1 || !r) &&
+			    setup(&p, rows[c].nodecap)) {
+				fprintf(stderr, "bench_encap: setting up '%s' failed\n", rows[c].name);
+				return 1;
+			}
+			for (k = 0; k < NINNER; k++) {
+				if (steer_prog_run_repeat(&p, frames[c][k].buf,
+							  frames[c][k].len, REPEAT,
+							  &verdict, &ns[c][k][r])) {
+					fprintf(stderr, "bench_encap: test run failed: %s\n", strerror(errno));
+					return 1;
+				}
+				if (verdict != XDP_REDIRECT) {
+					fprintf(stderr, "bench_encap: '%s' returned verdict %d\n", rows[c].name, verdict);
+					return 1;
+				}
+			}
+		}
+	}
+
+	printf("Looking through encapsulations: bpf_prog_test_run_opts, %d runs x %d rounds, median; CPU %d, target CPU %d\n",
+	       REPEAT, ROUNDS, BENCH_CPU, TARGET_CPU);
+	printf("every encapsulation looked through (the default decap), L4 key, no rules; over: the row minus the plain inner frame\n\n");
+	printf("%-44s %20s %20s\n", "inner frame inside", "IPv4 UDP: ns  over",
+	       "IPv6 TCP: ns  over");
+	for (c = 0; c < NROWS; c++) {
+		printf("%-44s", rows[c].name);
+		for (k = 0; k < NINNER; k++) {
+			d = median_delta(ns[c][k], ns[ROW_PLAIN][k]);
+			if (c > ROW_NODECAP && d > worst)
+				worst = d;
+			printf(" %13u %+4d ns", median_u32(ns[c][k]),
+			       c == ROW_PLAIN ? 0 : d);
+		}
+		printf("\n");
+	}
+	printf("\nworst encapsulation over its plain inner frame: %+d ns (budget %d)\n",
+	       worst, BUDGET_NS);
+	steer_prog_close(&p);
+	return 0;
+}
