@@ -51,7 +51,8 @@ UNIT_BINS  := $(addprefix tests/unit/,$(UNIT_NAMES))
 PROG_BINS  := tests/prog/test_prog
 PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
 	      tests/prog/fixtures.o tests/prog/loops.o tests/prog/random.o \
-	      tests/prog/compiled.o tests/prog/drain.o tests/prog/scan.o
+	      tests/prog/compiled.o tests/prog/drain.o tests/prog/scan.o \
+	      tests/prog/balance.o
 BENCH_BINS := tests/bench/bench_prog
 TEST_OBJ   := tests/lib/test.o
 TESTLIB_OBJS := tests/lib/frame.o tests/lib/prog_util.o $(TEST_OBJ) \

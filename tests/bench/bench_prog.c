@@ -93,6 +93,14 @@ static const struct cfg cfgs[] = {
 	{ "fast path, drain, every frame cold", CFG_STEER,
 	  .flags = STEER_F_HASH_L4 | STEER_F_LOCAL_FASTPATH | STEER_F_DRAIN,
 	  .drain_units = 0, .here = 1, .detour = 1 },
+	/* balance: the per-bucket load counters (steer_load) on. */
+	{ "xdp-steer, L4 key, drain, balance", CFG_STEER,
+	  .flags = STEER_F_HASH_L4 | STEER_F_DRAIN | STEER_F_BALANCE,
+	  .drain_units = DRAIN_DEFAULT },
+	{ "fast path, L4 key, drain, balance", CFG_STEER,
+	  .flags = STEER_F_HASH_L4 | STEER_F_LOCAL_FASTPATH | STEER_F_DRAIN |
+		   STEER_F_BALANCE,
+	  .drain_units = DRAIN_DEFAULT, .here = 1 },
 };
 #define ROW_L4		3	/* cfgs[] rows the summary compares */
 #define ROW_DRAIN	9
@@ -101,6 +109,8 @@ static const struct cfg cfgs[] = {
 #define ROW_FAST	13
 #define ROW_FAST_DRAIN	14
 #define ROW_COLD	15
+#define ROW_BALANCE	16
+#define ROW_FAST_BALANCE 17
 #define NCFG (int)(sizeof(cfgs) / sizeof(cfgs[0]))
 
 struct baseline {
@@ -379,6 +389,10 @@ int main(void)
 	print_delta("drain bookkeeping, fast path", ns, ROW_FAST_DRAIN, ROW_FAST);
 	print_delta("a cold bucket's frame on the fast path (through this CPU's queue)",
 		    ns, ROW_COLD, ROW_FAST_DRAIN);
+	print_delta("per-bucket load counters (balance:), queued", ns,
+		    ROW_BALANCE, ROW_DRAIN);
+	print_delta("per-bucket load counters (balance:), fast path", ns,
+		    ROW_FAST_BALANCE, ROW_FAST_DRAIN);
 	steer_prog_close(&p);
 	bpf_object__close(b.obj);
 	return 0;

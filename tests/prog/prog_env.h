@@ -92,6 +92,8 @@ extern const struct test_case drain_tests[];
 extern const size_t n_drain_tests;
 extern const struct test_case scan_tests[];
 extern const size_t n_scan_tests;
+extern const struct test_case balance_tests[];
+extern const size_t n_balance_tests;
 /* compiled.c: one test per policy case; returns 1 if any failed. */
 int run_compiled_tests(int argc, char **argv);
 

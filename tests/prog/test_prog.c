@@ -312,5 +312,7 @@ int main(int argc, char **argv)
 			       argv);
 	failed |= test_run_all("prog", drain_tests, n_drain_tests, argc, argv);
 	failed |= test_run_all("prog", scan_tests, n_scan_tests, argc, argv);
+	failed |= test_run_all("prog", balance_tests, n_balance_tests, argc,
+			       argv);
 	return failed;
 }
