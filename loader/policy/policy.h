@@ -54,6 +54,20 @@
 /* Weights are ratios between CPUs; 1000 to 1 is already beyond what a
  * 4096-bucket table can express. */
 #define POLICY_WEIGHT_MAX	1000
+/* balance: (the adaptive balancer, xdp-steer balance). A round a second:
+ * long enough that a round's counts are many frames even at a few
+ * thousand frames/s, and that its moves (each apply with drain waits
+ * drain_timeout) are long done by the next; short enough to follow a
+ * shift in a few seconds. 10 %: a worker may carry 1.1 times its share
+ * before buckets move; much less and counting noise alone would move
+ * them. 16 buckets a round (8 pairs, see the README): enough to undo a
+ * handful of elephants at once, few enough that a round stays one
+ * small change. */
+#define POLICY_BALANCE_INTERVAL_DEFAULT	1000
+#define POLICY_BALANCE_INTERVAL_MIN	100
+#define POLICY_BALANCE_INTERVAL_MAX	3600000
+#define POLICY_BALANCE_TOLERANCE_DEFAULT 10
+#define POLICY_BALANCE_MOVES_DEFAULT	16
 
 enum policy_hash_key {
 	POLICY_HASH_L4,		/* addresses, protocol and ports (default) */
@@ -106,6 +120,11 @@ struct steer_policy {
 	enum policy_rebalance rebalance;
 	__u32 drain_timeout_ms;		/* see POLICY_DRAIN_TIMEOUT_DEFAULT */
 	__u32 nonip_cpu;		/* a CPU, or STEER_CPU_LOCAL */
+	bool balance;			/* balance: set (else the others are
+					 * their defaults, unused) */
+	__u32 balance_interval_ms;
+	__u32 balance_tolerance;	/* percent over a worker's share */
+	__u32 balance_max_moves;	/* buckets per round */
 	struct policy_rule *rules;
 	int nrules;
 	__u32 shapes[STEER_MAX_SHAPES];	/* distinct rule shapes in order of

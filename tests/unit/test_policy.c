@@ -136,7 +136,7 @@ static const struct policy_case cases[] = {
 	  NAME ":2:1: unknown key 'rebalacne' (did you mean 'rebalance'?)" },
 	{ "an unknown key far from any lists the valid ones", "0-1",
 	  V1 "workers: [1]\n", 0,
-	  NAME ":2:1: unknown key 'workers' (valid keys: version, cpus, queue_size, table_size, hash, local_fastpath, rebalance, drain_timeout, non_ip, rules)" },
+	  NAME ":2:1: unknown key 'workers' (valid keys: version, cpus, queue_size, table_size, hash, local_fastpath, rebalance, drain_timeout, non_ip, balance, rules)" },
 	{ "a misspelt hash key gets a suggestion", "0-1",
 	  V1 "hash: {kye: l3}\n", 0,
 	  NAME ":2:8: unknown key 'kye' (did you mean 'key'?)" },
@@ -331,6 +331,31 @@ static const struct policy_case cases[] = {
 	  "  - {match: {src_port: 5, dst_port: 5}, cpu: 1}\n", 1, NULL },
 	{ "drain_timeout may be set in milliseconds", "0-1",
 	  V1 "drain_timeout: 200\n", 1, NULL },
+	{ "balance may be set with its defaults", "0-1",
+	  V1 "balance: {}\n", 1, NULL },
+	{ "balance may set each of its keys", "0-1",
+	  V1 "balance: {interval: 250, tolerance: 5, max_moves: 4}\n", 1, NULL },
+	{ "balance may be off", "0-1", V1 "balance: off\n", 1, NULL },
+	{ "balance as a word other than off is refused", "0-1",
+	  V1 "balance: on\n", 0,
+	  NAME ":2:10: balance must be off or {interval: MS, tolerance: PERCENT, max_moves: N}, got 'on'" },
+	{ "a balance interval below 100 ms is refused", "0-1",
+	  V1 "balance: {interval: 10}\n", 0,
+	  NAME ":2:21: balance interval (ms) 10 is out of range 100-3600000" },
+	{ "a balance tolerance of 0 is refused", "0-1",
+	  V1 "balance: {tolerance: 0}\n", 0,
+	  NAME ":2:22: balance tolerance (%) 0 is out of range 1-100" },
+	{ "balance max_moves below a pair is refused", "0-1",
+	  V1 "balance: {max_moves: 1}\n", 0,
+	  NAME ":2:22: balance max_moves 1 is out of range 2-4096" },
+	{ "a misspelt balance key gets a suggestion", "0-1",
+	  V1 "balance: {tolerence: 5}\n", 0,
+	  NAME ":2:11: unknown key 'tolerence' (did you mean 'tolerance'?)" },
+	{ "balance with rebalance: immediate is refused", "0-1",
+	  V1 "rebalance: immediate\nbalance: {}\n", 0,
+	  NAME ":3:10: balance needs rebalance: drain (the balancer moves flows only without reordering them); remove 'rebalance: immediate' or set balance: off" },
+	{ "balance: off with rebalance: immediate is valid", "0-1",
+	  V1 "rebalance: immediate\nbalance: off\n", 1, NULL },
 	{ "drain_timeout 0 is refused", "0-1",
 	  V1 "drain_timeout: 0\n", 0,
 	  NAME ":2:16: drain_timeout 0 is out of range 1-10000" },
@@ -519,6 +544,7 @@ static void test_design_example(void)
 		   "rebalance: drain\n"
 		   "drain_timeout: 50\n"
 		   "non_ip: local\n"
+		   "balance: off\n"
 		   "rules:\n"
 		   "  - {match: {proto: tcp, dst_port: 443}, cpu: 3}\n"
 		   "  - {match: {src: 10.1.0.0/16}, cpus: [4-5]}\n",
@@ -552,6 +578,7 @@ static void test_minimal_defaults(void)
 		   "rebalance: drain\n"
 		   "drain_timeout: 50\n"
 		   "non_ip: local\n"
+		   "balance: off\n"
 		   "# rules: none; the table places every flow\n",
 		   "every default is written out");
 	free(text);
@@ -588,6 +615,7 @@ static void test_normalized_cpu_lists(void)
 		   "rebalance: drain\n"
 		   "drain_timeout: 50\n"
 		   "non_ip: {cpu: 9}\n"
+		   "balance: off\n"
 		   "rules:\n"
 		   "  - {match: {proto: icmpv6, src: \"2001:db8::1\", dst: \"2001:db8::2\"}, cpu: 2}\n"
 		   "  - {match: {dst: \"2001:db8:ff00::/40\"}, cpus: [{cpu: 1, weight: 2}, 2-3]}\n",
