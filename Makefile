@@ -46,7 +46,7 @@ LDLIBS_BPF := -lbpf -lelf -lz
 BPF_OBJ    := bpf/xdp_steer.bpf.o
 BENCH_BPF  := tests/bench/baseline.bpf.o
 UNIT_NAMES := test_hash test_table test_policy test_health test_compile \
-	      test_configs test_input test_prom
+	      test_configs test_input test_prom test_balance
 UNIT_BINS  := $(addprefix tests/unit/,$(UNIT_NAMES))
 PROG_BINS  := tests/prog/test_prog
 PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
@@ -64,6 +64,8 @@ LOADER     := loader/xdp-steer
 SKEL       := bpf/xdp_steer.skel.h
 MODEL_OBJS := $(addprefix loader/model/,cpuset.o table.o keymap.o build.o \
 	      health.o)
+# The balancer's rounds (needs libm), for the loader and its tests only.
+BALANCE_OBJ := loader/model/balance.o
 POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
 	       policy_rules.o policy_print.o compile.o) $(MODEL_OBJS)
 KERNEL_OBJS := $(addprefix loader/kernel/,pins.o lock.o maps.o prog.o \
@@ -74,7 +76,8 @@ STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o detach.o \
 CLI_OBJS   := $(addprefix loader/cli/,main.o log.o json.o cmd_policy.o \
 	      cmd_detach.o cmd_status.o cmd_stats.o print_status.o \
 	      print_stats.o print_prom.o)
-LOADER_OBJS := $(CLI_OBJS) $(STEERLIB_OBJS) $(KERNEL_OBJS) $(POLICY_OBJS)
+LOADER_OBJS := $(CLI_OBJS) $(STEERLIB_OBJS) $(KERNEL_OBJS) $(POLICY_OBJS) \
+	       $(BALANCE_OBJ)
 TABLE_OBJ  := loader/model/table.o
 LDLIBS_LOADER := -lxdp $(LDLIBS_BPF) -lyaml -lm
 
@@ -147,6 +150,10 @@ test_configs_OBJS := $(POLICY_OBJS) $(TEST_OBJ)
 test_configs_LIBS := -lyaml
 test_input_OBJS   := $(POLICY_OBJS) $(TEST_OBJ)
 test_input_LIBS   := -lyaml
+# test_balance: the balancer's rounds against a traffic simulator.
+BALANCE_SIM_OBJS  := tests/lib/balance_sim.o $(BALANCE_OBJ) $(TABLE_OBJ)
+test_balance_OBJS := $(BALANCE_SIM_OBJS) $(TEST_OBJ)
+test_balance_LIBS := -lm
 # test_prom: stats --prometheus and the worker account it prints.
 test_prom_OBJS    := loader/cli/print_prom.o loader/lib/stats_view.o $(TEST_OBJ)
 
@@ -209,6 +216,13 @@ tests/prog/test_prog: $(PROG_OBJS) $(TESTLIB_OBJS) $(POLICY_OBJS) \
 		      loader/kernel/window.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) -lyaml
+
+# The balancer on paper (tests/bench/run balance).
+ALL += tests/bench/balance_sim
+all: tests/bench/balance_sim
+tests/bench/balance_sim: tests/bench/balance_sim.o $(BALANCE_SIM_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lm
 
 tests/bench/bench_prog: tests/bench/bench_prog.o $(TESTLIB_OBJS) $(TABLE_OBJ)
 	$(call msg,LINK,$@)
