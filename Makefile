@@ -67,15 +67,16 @@ MODEL_OBJS := $(addprefix loader/model/,cpuset.o table.o keymap.o build.o \
 # The balancer's rounds (needs libm), for the loader and its tests only.
 BALANCE_OBJ := loader/model/balance.o
 POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
-	       policy_rules.o policy_print.o compile.o) $(MODEL_OBJS)
+	       policy_rules.o policy_print.o compile.o flow_arg.o) $(MODEL_OBJS)
 KERNEL_OBJS := $(addprefix loader/kernel/,pins.o lock.o maps.o prog.o \
 	       slots.o cpumap.o netdev.o failpoint.o clock.o window.o \
 	       trace.o)
 STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o detach.o \
-		 status.o stats.o stats_view.o)
+		 status.o stats.o stats_view.o which.o balance.o)
 CLI_OBJS   := $(addprefix loader/cli/,main.o log.o json.o cmd_policy.o \
 	      cmd_detach.o cmd_status.o cmd_stats.o print_status.o \
-	      print_stats.o print_prom.o)
+	      print_stats.o print_prom.o cmd_which.o print_which.o \
+	      cmd_balance.o print_balance.o)
 LOADER_OBJS := $(CLI_OBJS) $(STEERLIB_OBJS) $(KERNEL_OBJS) $(POLICY_OBJS) \
 	       $(BALANCE_OBJ)
 TABLE_OBJ  := loader/model/table.o

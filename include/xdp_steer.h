@@ -190,7 +190,12 @@
 	  struct steer_load, STEER_TABLE_MAX, 0)				\
 	/* [0]: the balancer's last round, for status; userspace only. */\
 	X(steer_balance, BPF_MAP_TYPE_ARRAY, __u32,			\
-	  struct steer_balance, 1, 0)
+	  struct steer_balance, 1, 0)					\
+	/* [slot * STEER_MAX_CPUS + cpu]: the table weight of each CPU	\
+	 * (0: no table worker); userspace only: the balancer's target	\
+	 * shares, once its moves leave bucket counts off the weights. */\
+	X(steer_weights, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
+	  STEER_SLOTS * STEER_MAX_CPUS, 0)
 
 /* ---- map values --------------------------------------------------------- */
 

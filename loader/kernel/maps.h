@@ -37,6 +37,10 @@ int maps_percpu_scan(int fd, __u32 nkeys, size_t value_size,
 		     int (*fn)(__u32 key, const void *values, int ncpus,
 			       void *arg), void *arg);
 
+/* 1 when the maps pinned in m->dir are still those of 'm', 0 when others
+ * are pinned there now (attached anew), -ENOENT when none are. */
+int maps_pinned_same(const struct steer_maps *m);
+
 /* Calls fn on each key of 'slot' in flow_rules (prefix_rules), keys
  * collected first so fn may delete them; stops at fn's first error. */
 int maps_for_flow_rules(const struct steer_maps *m, __u32 slot,

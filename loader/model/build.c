@@ -59,6 +59,11 @@ __u64 build_digest(const struct steer_build *b, const __u32 *table)
 	h = MIX(MIX(MIX(h, s->bank), s->gro_units), s->drain_ms);
 	h = MIX(MIX(MIX(h, s->balance_ms), s->balance_tolerance),
 		s->balance_max_moves);
+	/* The weights: the table no longer tells them once the balancer
+	 * moved buckets. */
+	h = MIX(h, b->ncpus);
+	for (i = 0; i < b->ncpus; i++)
+		h = MIX(MIX(h, b->cpus[i].cpu), b->cpus[i].weight);
 	for (i = 0; i < (int)s->table_size; i++)
 		h = MIX(h, table[i]);
 	h = MIX(h, b->nrule_cpus);

@@ -180,5 +180,17 @@ __u32 policy_slot_flags(const struct steer_policy *p);
 
 /* "tcp", "udp", ... or NULL for a protocol without a name here. */
 const char *policy_proto_name(__u8 proto);
+/* The number of a protocol name, or -1. */
+int policy_proto_number(const char *name);
+/* Whether the datapath parses the protocol's ports (others hash and
+ * match with ports 0). */
+bool policy_proto_has_ports(__u8 proto);
+
+/* A flow as `xdp-steer which` takes it: PROTO (a name above or 0-255),
+ * SRC[:PORT] and DST[:PORT] (IPv4 "10.0.0.1:80", IPv6 "[2001:db8::1]:80",
+ * or an address alone: port 0), into the struct the datapath parses a
+ * frame into. 0, or -EINVAL with what is wrong in 'why'. */
+int policy_flow_parse(const char *proto, const char *src, const char *dst,
+		      struct steer_flow *f, char *why, size_t why_len);
 
 #endif /* XDP_STEER_POLICY_H */
