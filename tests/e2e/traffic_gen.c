@@ -25,7 +25,9 @@
  * group, flow i has source address src + i / per_addr and source port
  * sport + i % per_addr; destination address and port are the group's.
  * Frames go round-robin over the flows of a group, and groups take turns,
- * so every flow gets a frame before any gets a second.
+ * so every flow gets a frame before any gets a second; a group with
+ * frames=N takes N frames each turn instead, which makes its flows heavier
+ * or lighter than the others (and sends them in bursts of N).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -71,6 +73,7 @@ struct group {
 	__u32 per_addr;
 	struct frame tmpl;		/* frame of the group's first flow */
 	__u64 quantum;			/* frames per visit */
+	__u64 visit;			/* frames=N: the quantum asked for */
 };
 
 static const char *const shape_names[TRAFFIC_NSHAPES] = {
@@ -100,9 +103,11 @@ static void usage(FILE *out)
 	fprintf(out,
 "usage: traffic_gen --ifname IF --dst-mac MAC [options]\n"
 "Sends marked test frames out of veth IF (run it in IF's namespace).\n"
-"  --group KIND:N[,src=A][,dst=A][,sport=P][,dport=P][,per-addr=K]\n"
+"  --group KIND:N[,src=A][,dst=A][,sport=P][,dport=P][,per-addr=K][,frames=F]\n"
 "                   N flows of KIND (udp4 tcp4 udp6 tcp6 arp); repeatable,\n"
-"                   flow ids follow the order (default: udp4:1000)\n"
+"                   flow ids follow the order (default: udp4:1000); with\n"
+"                   several groups, each takes F frames a turn (default:\n"
+"                   about 4096 over all flows, the same per flow)\n"
 "  --rate PPS       frames per second; 0 sends as fast as it can (default)\n"
 "  --count N        stop after N frames\n"
 "  --duration S     stop after S seconds (default 1 without --count; 0 with\n"
@@ -220,6 +225,10 @@ static int parse_group(struct opts *o, char *spec)
 			if (parse_u64(val, 65535, &v) || !v)
 				goto bad;
 			g->per_addr = (__u32)v;
+		} else if (!strcmp(kv, "frames")) {
+			if (parse_u64(val, 1u << 30, &v) || !v)
+				goto bad;
+			g->visit = v;
 		} else {
 			goto bad;
 		}
@@ -239,7 +248,8 @@ static int parse_group(struct opts *o, char *spec)
 	return 0;
 bad:
 	fprintf(stderr, "traffic_gen: bad --group (KIND:N[,src=A][,dst=A]"
-		"[,sport=P][,dport=P][,per-addr=K], KIND udp4 tcp4 udp6 tcp6 arp)\n");
+		"[,sport=P][,dport=P][,per-addr=K][,frames=F], KIND udp4 tcp4 "
+		"udp6 tcp6 arp)\n");
 	return -EINVAL;
 }
 
@@ -620,6 +630,7 @@ int main(int argc, char **argv)
 		/* One group sends without turns; several take turns of at
 		 * least one frame per flow. */
 		gr->quantum = o.ngroups == 1 ? UINT64_MAX :
+			      gr->visit ? gr->visit :
 			      gr->nflows * (__u64)((GROUP_QUANTUM + o.nflows - 1) /
 						   o.nflows);
 	}
