@@ -32,13 +32,17 @@ void print_balance_text(const char *ifname, const struct steer_balance_round *r)
 	const struct balance_plan *p = r->plan;
 	const struct steer_slot *s = &r->slot;
 
-	printf("%s: round %u: %s", ifname, r->round,
-	       balance_state_word(r->state));
+	printf("%s: round %u: ", ifname, r->round);
+	/* "moved 4 buckets", "would move 4 buckets", else the state. */
+	if (p && p->nmoves && (r->applied || r->dry_run))
+		printf("%s %d bucket%s", r->applied ? "moved" : "would move",
+		       p->nmoves, p->nmoves == 1 ? "" : "s");
+	else if (p && p->nmoves)
+		printf("%s, %d bucket%s planned", balance_state_word(r->state),
+		       p->nmoves, p->nmoves == 1 ? "" : "s");
+	else
+		printf("%s", balance_state_word(r->state));
 	if (p && p->total > 0) {
-		if (p->nmoves)
-			printf(", %s %d bucket%s", r->applied ? "moved" :
-			       r->dry_run ? "would move" : "planned",
-			       p->nmoves, p->nmoves == 1 ? "" : "s");
 		moves_text(p);
 		printf("; busiest cpu %u at %.2f of its share", p->busiest,
 		       p->ratio);
