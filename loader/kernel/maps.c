@@ -196,7 +196,7 @@ int maps_for_prefix_rules(const struct steer_maps *m, __u32 slot,
 			     arg);
 }
 
-static int fd_id(int fd, __u32 *id)
+int maps_id(int fd, __u32 *id)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
@@ -217,9 +217,9 @@ int maps_pinned_same(const struct steer_maps *m)
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -errno;
-	err = fd_id(fd, &pinned);
+	err = maps_id(fd, &pinned);
 	close(fd);
 	if (!err)
-		err = fd_id(m->steer_ctl, &ours);
+		err = maps_id(m->steer_ctl, &ours);
 	return err ? err : pinned == ours;
 }

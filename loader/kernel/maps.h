@@ -37,6 +37,9 @@ int maps_percpu_scan(int fd, __u32 nkeys, size_t value_size,
 		     int (*fn)(__u32 key, const void *values, int ncpus,
 			       void *arg), void *arg);
 
+/* The kernel's id of the map behind 'fd'. */
+int maps_id(int fd, __u32 *id);
+
 /* 1 when the maps pinned in m->dir are still those of 'm', 0 when others
  * are pinned there now (attached anew), -ENOENT when none are. */
 int maps_pinned_same(const struct steer_maps *m);

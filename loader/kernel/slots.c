@@ -501,40 +501,53 @@ static struct steer_target unslotted(const struct collect *c,
 	return t;
 }
 
-static int collect_flow(int fd, const void *key, void *arg)
+/* Appends the rule at 'key' (of 'fd') to 'v' (n of them, each the key
+ * then its target, as build_flow_rule and build_prefix_rule lay them
+ * out), its target unslotted. */
+_Static_assert(offsetof(struct build_flow_rule, target) ==
+	       sizeof(struct steer_rule_key) &&
+	       sizeof(struct build_flow_rule) ==
+	       sizeof(struct steer_rule_key) + sizeof(struct steer_target),
+	       "a flow rule is its key, then its target");
+_Static_assert(offsetof(struct build_prefix_rule, target) ==
+	       sizeof(struct steer_prefix_key) &&
+	       sizeof(struct build_prefix_rule) ==
+	       sizeof(struct steer_prefix_key) + sizeof(struct steer_target),
+	       "a prefix rule is its key, then its target");
+static int collect(const struct collect *c, int fd, const void *key,
+		   size_t key_size, void **v, int *n)
 {
-	struct collect *c = arg;
-	struct build_flow_rule *r, *v;
+	size_t size = key_size + sizeof(struct steer_target);
 	struct steer_target t;
+	char *grown;
 
 	if (bpf_map_lookup_elem(fd, key, &t))
 		return errno == ENOENT ? 0 : -errno;
-	v = realloc(c->b->flow, (c->b->nflow + 1) * sizeof(*v));
-	if (!v)
+	grown = realloc(*v, (*n + 1) * size);
+	if (!grown)
 		return -ENOMEM;
-	c->b->flow = v;
-	r = &v[c->b->nflow++];
-	memcpy(&r->key, key, sizeof(r->key));
-	r->target = unslotted(c, t);
+	*v = grown;
+	grown += (*n)++ * size;
+	memcpy(grown, key, key_size);
+	t = unslotted(c, t);
+	memcpy(grown + key_size, &t, sizeof(t));
 	return 0;
+}
+
+static int collect_flow(int fd, const void *key, void *arg)
+{
+	struct collect *c = arg;
+
+	return collect(c, fd, key, sizeof(struct steer_rule_key),
+		       (void **)&c->b->flow, &c->b->nflow);
 }
 
 static int collect_prefix(int fd, const void *key, void *arg)
 {
 	struct collect *c = arg;
-	struct build_prefix_rule *r, *v;
-	struct steer_target t;
 
-	if (bpf_map_lookup_elem(fd, key, &t))
-		return errno == ENOENT ? 0 : -errno;
-	v = realloc(c->b->prefix, (c->b->nprefix + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	c->b->prefix = v;
-	r = &v[c->b->nprefix++];
-	memcpy(&r->key, key, sizeof(r->key));
-	r->target = unslotted(c, t);
-	return 0;
+	return collect(c, fd, key, sizeof(struct steer_prefix_key),
+		       (void **)&c->b->prefix, &c->b->nprefix);
 }
 
 int slots_read_active(const struct steer_maps *m, struct steer_ctl *ctl,
