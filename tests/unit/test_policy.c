@@ -556,6 +556,61 @@ out:
 	diags_free(&d);
 }
 
+/* `xdp-steer which`'s flow: PROTO SRC[:PORT] DST[:PORT]. */
+static void test_flow_parse(void)
+{
+	static const struct {
+		const char *proto, *src, *dst, *msg;	/* msg NULL: valid */
+	} rows[] = {
+		{ "udp", "10.0.0.1:1234", "10.0.0.2:53", NULL },
+		{ "tcp", "[2001:db8::1]:40000", "[2001:db8::2]:443", NULL },
+		{ "icmpv6", "2001:db8::1", "2001:db8::2", NULL },
+		{ "47", "10.0.0.1", "10.0.0.2", NULL },
+		{ "sctp", "10.0.0.1", "10.0.0.2:9", NULL },
+		{ "ucp", "10.0.0.1", "10.0.0.2", "unknown protocol 'ucp'" },
+		{ "256", "10.0.0.1", "10.0.0.2", "unknown protocol '256'" },
+		{ "icmp", "10.0.0.1:5", "10.0.0.2", "icmp has no ports" },
+		{ "udp", "10.0.0.1:0", "10.0.0.2", "bad port in source '10.0.0.1:0'" },
+		{ "udp", "10.0.0.1:65536", "10.0.0.2", "bad port in source" },
+		{ "udp", "10.0.0.1", "[2001:db8::2]:5", "not of one family" },
+		{ "udp", "10.0.0.300", "10.0.0.2", "bad source '10.0.0.300'" },
+		{ "udp", "10.0.0.1", "[2001:db8::2", "bad destination" },
+		{ "udp", "[10.0.0.1]:5", "10.0.0.2", "bad source" },
+	};
+	struct steer_flow f;
+	char why[256];
+	size_t i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		why[0] = 0;
+		err = policy_flow_parse(rows[i].proto, rows[i].src, rows[i].dst,
+					&f, why, sizeof(why));
+		if (!rows[i].msg) {
+			EXPECT_EQ(err, 0, rows[i].src);
+			continue;
+		}
+		EXPECT_EQ(err, -EINVAL, rows[i].src);
+		if (!strstr(why, rows[i].msg))
+			test_fail(__FILE__, __LINE__, "the reason names the mistake",
+				  "'%s' does not hold '%s'", why, rows[i].msg);
+	}
+	err = policy_flow_parse("tcp", "[2001:db8::1]:40000", "2001:db8::2",
+				&f, why, sizeof(why));
+	EXPECT_EQ(err, 0, "an IPv6 flow with one port parses");
+	EXPECT(f.family == STEER_AF_INET6 && f.proto == 6 &&
+	       f.sport == htons(40000) && f.dport == 0 &&
+	       f.src[0] == htonl(0x20010db8) && f.src[3] == htonl(1) &&
+	       f.dst[3] == htonl(2) && !f.pad[0] && !f.pad[1],
+	       "into the struct the datapath parses a frame into");
+	err = policy_flow_parse("udp", "10.0.0.1:1234", "10.0.0.2:53", &f,
+				why, sizeof(why));
+	EXPECT(!err && f.family == STEER_AF_INET && f.src[0] == htonl(0x0a000001) &&
+	       !f.src[1] && f.dst[0] == htonl(0x0a000002) &&
+	       f.sport == htons(1234) && f.dport == htons(53) && f.proto == 17,
+	       "an IPv4 flow sits in word 0, ports in network order");
+}
+
 static void test_minimal_defaults(void)
 {
 	struct steer_policy p;
@@ -810,6 +865,7 @@ static void test_suggestions(void)
 
 static const struct test_case tests[] = {
 	TEST_ENTRY(test_design_example, "the DESIGN.md example normalizes as written"),
+	TEST_ENTRY(test_flow_parse, "which's flows parse into struct steer_flow, mistakes named"),
 	TEST_ENTRY(test_minimal_defaults, "a bare version gets every default"),
 	TEST_ENTRY(test_normalized_cpu_lists, "CPU lists and addresses normalize"),
 	TEST_ENTRY(test_too_many_rules, "more than STEER_MAX_RULES rules are refused"),
