@@ -50,13 +50,13 @@ BENCH_BPF  := tests/bench/baseline.bpf.o
 OMIT_PARTS := PARSE HASH COUNTERS CPU_STATS
 OMIT_BPF   := $(patsubst %,tests/bench/omit/%.bpf.o,$(OMIT_PARTS))
 UNIT_NAMES := test_hash test_table test_policy test_health test_compile \
-	      test_configs test_input test_prom
+	      test_configs test_input test_prom test_balance
 UNIT_BINS  := $(addprefix tests/unit/,$(UNIT_NAMES))
 PROG_BINS  := tests/prog/test_prog
 PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
 	      tests/prog/fixtures.o tests/prog/loops.o tests/prog/random.o \
 	      tests/prog/compiled.o tests/prog/drain.o tests/prog/scan.o \
-	      tests/prog/filter.o tests/prog/encap.o
+	      tests/prog/filter.o tests/prog/encap.o tests/prog/balance.o
 BENCH_BINS := tests/bench/bench_prog
 TEST_OBJ   := tests/lib/test.o
 TESTLIB_OBJS := tests/lib/frame.o tests/lib/prog_util.o $(TEST_OBJ) \
@@ -69,17 +69,21 @@ LOADER     := loader/xdp-steer
 SKEL       := bpf/xdp_steer.skel.h
 MODEL_OBJS := $(addprefix loader/model/,cpuset.o table.o keymap.o build.o \
 	      health.o)
+# The balancer's rounds (needs libm), for the loader and its tests only.
+BALANCE_OBJ := loader/model/balance.o
 POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
-	       policy_rules.o policy_decap.o policy_print.o compile.o) $(MODEL_OBJS)
+	       policy_rules.o policy_decap.o policy_print.o compile.o flow_arg.o) $(MODEL_OBJS)
 KERNEL_OBJS := $(addprefix loader/kernel/,pins.o lock.o maps.o prog.o \
 	       slots.o cpumap.o netdev.o failpoint.o clock.o window.o \
 	       trace.o)
 STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o detach.o \
-		 status.o stats.o stats_view.o)
+		 status.o stats.o stats_view.o which.o balance.o)
 CLI_OBJS   := $(addprefix loader/cli/,main.o log.o json.o cmd_policy.o \
 	      cmd_detach.o cmd_status.o cmd_stats.o print_status.o \
-	      print_stats.o print_prom.o)
-LOADER_OBJS := $(CLI_OBJS) $(STEERLIB_OBJS) $(KERNEL_OBJS) $(POLICY_OBJS)
+	      print_stats.o print_prom.o cmd_which.o print_which.o \
+	      cmd_balance.o print_balance.o)
+LOADER_OBJS := $(CLI_OBJS) $(STEERLIB_OBJS) $(KERNEL_OBJS) $(POLICY_OBJS) \
+	       $(BALANCE_OBJ)
 TABLE_OBJ  := loader/model/table.o
 LDLIBS_LOADER := -lxdp $(LDLIBS_BPF) -lyaml -lm
 
@@ -158,6 +162,10 @@ test_configs_OBJS := $(POLICY_OBJS) $(TEST_OBJ)
 test_configs_LIBS := -lyaml
 test_input_OBJS   := $(POLICY_OBJS) $(TEST_OBJ)
 test_input_LIBS   := -lyaml
+# test_balance: the balancer's rounds against a traffic simulator.
+BALANCE_SIM_OBJS  := tests/lib/balance_sim.o $(BALANCE_OBJ) $(TABLE_OBJ)
+test_balance_OBJS := $(BALANCE_SIM_OBJS) $(TEST_OBJ)
+test_balance_LIBS := -lm
 # test_prom: stats --prometheus and the worker account it prints.
 test_prom_OBJS    := loader/cli/print_prom.o loader/lib/stats_view.o $(TEST_OBJ)
 
@@ -220,6 +228,13 @@ tests/prog/test_prog: $(PROG_OBJS) $(TESTLIB_OBJS) $(POLICY_OBJS) \
 		      loader/kernel/window.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) -lyaml
+
+# The balancer on paper (tests/bench/run balance).
+ALL += tests/bench/balance_sim
+all: tests/bench/balance_sim
+tests/bench/balance_sim: tests/bench/balance_sim.o $(BALANCE_SIM_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lm
 
 tests/bench/bench_prog: tests/bench/bench_prog.o $(TESTLIB_OBJS) $(TABLE_OBJ)
 	$(call msg,LINK,$@)

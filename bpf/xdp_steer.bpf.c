@@ -280,6 +280,18 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 	return ret;
 }
 
+/* The balancer's per-bucket load (steer_load): this CPU's own entry, no
+ * atomics; the per-CPU array lookup is inlined by the verifier (6.10+). */
+static __always_inline void count_load(__u32 bucket, __u64 bytes)
+{
+	struct steer_load *l = bpf_map_lookup_elem(&steer_load, &bucket);
+
+	if (l) {
+		l->packets++;
+		l->bytes += bytes;
+	}
+}
+
 SEC("xdp")
 int STEER_PROG_MAIN(struct xdp_md *ctx)
 {
@@ -356,9 +368,10 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 		st->passed_no_target++;
 		return XDP_PASS;
 	}
-	return deliver_bucket(ctx, st, slot,
-			      steer_table_index(hash, STEER_TABLE_MAX), *entry,
-			      bytes);
+	bucket = steer_table_index(hash, STEER_TABLE_MAX);
+	if (slot->flags & STEER_F_BALANCE)
+		count_load(bucket, bytes);
+	return deliver_bucket(ctx, st, slot, bucket, *entry, bytes);
 }
 
 /* Second stage, run by the cpumap kthread on the worker CPU for each frame

@@ -186,7 +186,19 @@
 	/* [0]: the window in which the datapath keeps drain records	\
 	 * (struct steer_window). */					\
 	X(steer_window, BPF_MAP_TYPE_ARRAY, __u32,			\
-	  struct steer_window, 1, 0)
+	  struct steer_window, 1, 0)					\
+	/* [drain bucket], per receiving CPU: what the table placed	\
+	 * there, under a policy with balance: (STEER_F_BALANCE). */	\
+	X(steer_load, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
+	  struct steer_load, STEER_TABLE_MAX, 0)				\
+	/* [0]: the balancer's last round, for status; userspace only. */\
+	X(steer_balance, BPF_MAP_TYPE_ARRAY, __u32,			\
+	  struct steer_balance, 1, 0)					\
+	/* [slot * STEER_MAX_CPUS + cpu]: the table weight of each CPU	\
+	 * (0: no table worker); userspace only: the balancer's target	\
+	 * shares, once its moves leave bucket counts off the weights. */\
+	X(steer_weights, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
+	  STEER_SLOTS * STEER_MAX_CPUS, 0)
 
 /* ---- map values --------------------------------------------------------- */
 
@@ -206,6 +218,7 @@ struct steer_ctl {
 #define STEER_F_SYMMETRIC	(1u << 1) /* both directions hash alike */
 #define STEER_F_LOCAL_FASTPATH	(1u << 2) /* chosen CPU == this CPU: pass */
 #define STEER_F_DRAIN		(1u << 3) /* rebalance: drain */
+#define STEER_F_BALANCE		(1u << 4) /* balance: count steer_load */
 
 /*
  * Encapsulations the parser looks through to steer by the inner flow, one
@@ -308,6 +321,11 @@ struct steer_slot {
 	__u16 decap_port[STEER_DECAP_PORTS]; /* UDP destination ports, network
 					       * order; 0: unused */
 	__u8 decap_port_encap[STEER_DECAP_PORTS]; /* STEER_ENCAP_* of each */
+	/* balance: (with STEER_F_BALANCE), for the balancer: */
+	__u32 balance_ms;	/* interval between rounds */
+	__u32 balance_tolerance; /* percent a worker may exceed its share */
+	__u32 balance_max_moves; /* buckets moved per round, at most */
+	__u32 pad2;
 };
 
 /* Adds UDP destination port 'port' (network order) of encapsulation
@@ -450,6 +468,51 @@ struct steer_worker_stats {
 	__u64 packets;
 	__u64 bytes;
 };
+
+/* steer_load[drain bucket] (per-CPU array): frames and bytes of the
+ * bucket's flows that this receiving CPU placed by the table, counted
+ * only while the slot has STEER_F_BALANCE (rules and non-IP frames are
+ * not counted: they cannot move). The balancer sums them per table bucket
+ * (drain bucket & (table_size - 1)) over the CPUs. */
+struct steer_load {
+	__u64 packets;
+	__u64 bytes;
+};
+
+/* steer_balance[0]: the balancer's record of itself (xdp-steer balance),
+ * for status; the datapath never reads it. One update per round. */
+struct steer_balance {
+	__u64 started;		/* its process's start, in clock ticks after
+				 * boot (/proc/PID/stat): with 'pid', whether
+				 * that process still runs */
+	__u64 last_ns;		/* its last round, CLOCK_REALTIME ns */
+	__u32 pid;		/* 0: no balancer ever ran here */
+	__u32 rounds;		/* rounds since it started */
+	__u32 moves;		/* buckets it moved since it started */
+	__u32 last_moves;	/* ... in its last round (planned, dry run) */
+	__u32 state;		/* STEER_BAL_* of its last round */
+	__u32 busiest;		/* the busiest worker in its last round */
+	__u32 ratio_pm;		/* its load over its share, per mille */
+	__u32 after_pm;		/* ... once the round's moves are done */
+	__u32 generation;	/* the policy generation it last saw */
+	__u32 flags;		/* STEER_BALF_* */
+};
+#define STEER_BALF_DRY_RUN	(1u << 0) /* it only says what it would move */
+
+/* What a balancer round found (steer_balance.state). */
+#define STEER_BAL_STATES(X)						\
+	X(STARTING, "starting", "its first round has not ended yet")	\
+	X(OFF, "off", "the policy in force has no balance: key")	\
+	X(IDLE, "idle", "no traffic was counted")			\
+	X(BALANCED, "balanced", "the busiest worker is within tolerance") \
+	X(MOVED, "moved", "it moved buckets toward the weights")	\
+	X(BEST, "best-possible", "over tolerance, but no move makes it better (a bucket alone exceeds a share)") \
+	X(WAITING, "waiting", "buckets of an earlier move still drain")	\
+	X(STALE, "stale", "an apply came between its plan and its move: planned again") \
+	X(FAILED, "failed", "applying its moves failed")
+#define STEER_BAL_ENUM_(name, word, help) STEER_BAL_##name,
+enum { STEER_BAL_STATES(STEER_BAL_ENUM_) STEER_BAL_NSTATES };
+#undef STEER_BAL_ENUM_
 
 /* ---- the cpumap's own account: tracepoint counters ----------------------- */
 

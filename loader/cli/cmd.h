@@ -20,6 +20,8 @@ int cmd_detach(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_pin_dir(int argc, char **argv);
+int cmd_which(int argc, char **argv);
+int cmd_balance(int argc, char **argv);
 
 /* Parses the options common to all commands (-v, -q, -h) and the
  * command's own; prints 'usage' on -h or a bad option. Returns -1 to go

@@ -48,6 +48,19 @@ static void json_traced(const struct steer_worker_view *v, bool traced)
 		printf(", \"in_flight\": null");
 }
 
+/* Every worker's load (steer_worker_view), summed: shares are of it. */
+static double total_load(const struct steer_sample *s)
+{
+	struct steer_worker_view v;
+	double sum = 0;
+	int c;
+
+	for (c = 0; c < STEER_MAX_CPUS; c++)
+		if (steer_worker_view(s, c, &v))
+			sum += v.load;
+	return sum;
+}
+
 void print_stats_json(const char *ifname, const struct steer_sample *s)
 {
 	struct steer_worker_view v;
@@ -86,6 +99,8 @@ void print_stats_json(const char *ifname, const struct steer_sample *s)
 		       (unsigned long long)v.delivered_bytes,
 		       (unsigned long long)v.sent);
 		json_traced(&v, s->traced);
+		printf(", \"load\": %.0f, \"load_share\": %.4f", v.load,
+		       total_load(s) > 0 ? v.load / total_load(s) : 0);
 		printf("}");
 		first = 0;
 	}
@@ -170,19 +185,20 @@ void print_stats_rates(const char *ifname, const struct steer_sample *a,
 		       const struct steer_sample *b)
 {
 	struct steer_worker_view va, vb;
-	double dt = b->t - a->t;
+	double dt = b->t - a->t, load = total_load(b) - total_load(a);
 	char pad[64], ring[16];
 
 	snprintf(pad, sizeof(pad), "%*s", (int)strlen(ifname), "");
 	rx_table(ifname, pad, a, b);
 	encap_line(pad, a, b);
-	printf("%s  %-10s %12s %12s %13s %12s\n", pad, "worker CPU",
-	       "sent pps", "ring full/s", "delivered pps", "Mbit/s");
+	printf("%s  %-10s %12s %12s %13s %12s %7s\n", pad, "worker CPU",
+	       "sent pps", "ring full/s", "delivered pps", "Mbit/s", "load %");
 	for (int c = 0; c < STEER_MAX_CPUS; c++) {
 		steer_worker_view(a, c, &va);
 		steer_worker_view(b, c, &vb);
 		if (vb.sent == va.sent && vb.delivered == va.delivered &&
-		    vb.ring.ring_full_drops == va.ring.ring_full_drops)
+		    vb.ring.ring_full_drops == va.ring.ring_full_drops &&
+		    vb.load == va.load)
 			continue;
 		if (b->traced)
 			snprintf(ring, sizeof(ring), "%.0f",
@@ -190,10 +206,11 @@ void print_stats_rates(const char *ifname, const struct steer_sample *a,
 				     va.ring.ring_full_drops, dt));
 		else
 			snprintf(ring, sizeof(ring), "-");
-		printf("%s  %-10d %12.0f %12s %13.0f %12.1f\n", pad, c,
+		printf("%s  %-10d %12.0f %12s %13.0f %12.1f %7.1f\n", pad, c,
 		       per(vb.sent, va.sent, dt), ring,
 		       per(vb.delivered, va.delivered, dt),
-		       per(vb.delivered_bytes, va.delivered_bytes, dt) * 8 / 1e6);
+		       per(vb.delivered_bytes, va.delivered_bytes, dt) * 8 / 1e6,
+		       load > 0 ? 100 * (vb.load - va.load) / load : 0);
 	}
 	printf("\n");
 	fflush(stdout);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "cli/json.h"
+#include "cli/print_balance.h"
 #include "cli/print_status.h"
 
 
@@ -125,6 +126,7 @@ void print_status_text(const struct steer_status *st)
 			printf("cpu %u\n", s->nonip_cpu);
 		print_decap_text(s);
 		print_drain_text(v);
+		print_balance_status_text(st);
 	}
 	for (i = 0; i < st->health.n; i++)
 		printf("  warning: %s\n", st->health.msg[i]);
@@ -179,7 +181,9 @@ void print_status_json(const struct steer_status *st)
 			       tf(!v->need[cpu]));
 			first = 0;
 		}
-	printf("]}, \"warnings\": [");
+	printf("]");
+	print_balance_status_json(st);
+	printf("}, \"warnings\": [");
 	for (i = 0; i < st->health.n; i++) {
 		printf("%s", i ? ", " : "");
 		json_str(stdout, st->health.msg[i]);

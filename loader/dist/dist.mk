@@ -19,6 +19,7 @@ SYSCONFDIR  ?= /etc
 DIST        := loader/dist
 MAN_PAGES   := $(DIST)/xdp-steer.8 $(DIST)/xdp-steer.yaml.5
 UNIT        := $(DIST)/xdp-steer@.service
+BALANCE_UNIT := $(DIST)/xdp-steer-balance@.service
 EXAMPLES    := $(sort $(wildcard configs/*.yaml))
 # The pages' date: when README.md, their source, last changed.
 MAN_DATE    ?= $(if $(wildcard .git),$(shell git log -1 --format=%cs -- README.md 2>/dev/null))
@@ -31,6 +32,7 @@ INSTALL_LIST = \
 	0755:$(LOADER):$(SBINDIR)/xdp-steer \
 	0644:$(BPF_OBJ):$(BPFDIR)/xdp_steer.bpf.o \
 	0644:$(UNIT):$(UNITDIR)/xdp-steer@.service \
+	0644:$(BALANCE_UNIT):$(UNITDIR)/xdp-steer-balance@.service \
 	0644:$(DIST)/xdp-steer.8:$(MANDIR)/man8/xdp-steer.8 \
 	0644:$(DIST)/xdp-steer.yaml.5:$(MANDIR)/man5/xdp-steer.yaml.5 \
 	0644:$(DIST)/xdp-steer.bash:$(BASHCOMPDIR)/xdp-steer \
@@ -46,8 +48,8 @@ check-install-dirs = $(if $(or $(findstring :,$(INSTALL_DIRS)),$(filter-out \
 	8,$(words $(INSTALL_DIRS) x))),$(error install directories must each be \
 	set, without ':' or spaces: $(INSTALL_DIRS)))
 
-ALL += $(MAN_PAGES) $(UNIT)
-all: $(MAN_PAGES) $(UNIT)
+ALL += $(MAN_PAGES) $(UNIT) $(BALANCE_UNIT)
+all: $(MAN_PAGES) $(UNIT) $(BALANCE_UNIT)
 
 $(MAN_PAGES): $(DIST)/%: README.md $(DIST)/readme2man.py $(VERSION_STAMP)
 	$(call msg,MAN,$@)
@@ -61,7 +63,7 @@ PATHS_STAMP := $(DIST)/paths.stamp
 $(PATHS_STAMP): FORCE
 	$(Q)echo '$(SBINDIR) $(SYSCONFDIR)' | cmp -s - $@ || \
 		echo '$(SBINDIR) $(SYSCONFDIR)' > $@
-$(UNIT): $(UNIT).in $(PATHS_STAMP)
+$(UNIT) $(BALANCE_UNIT): %: %.in $(PATHS_STAMP)
 	$(call check-install-dirs)
 	$(call msg,GEN,$@)
 	$(Q)sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
@@ -90,5 +92,5 @@ uninstall:
 
 clean: clean-dist
 clean-dist:
-	$(Q)rm -f $(MAN_PAGES) $(UNIT) $(PATHS_STAMP)
+	$(Q)rm -f $(MAN_PAGES) $(UNIT) $(BALANCE_UNIT) $(PATHS_STAMP)
 .PHONY: install uninstall clean-dist

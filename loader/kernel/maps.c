@@ -220,3 +220,31 @@ int maps_for_prefix_rules(const struct steer_maps *m, __u32 slot,
 			     offsetof(struct steer_prefix_key, slot), slot, fn,
 			     arg);
 }
+
+int maps_id(int fd, __u32 *id)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	*id = info.id;
+	return 0;
+}
+
+int maps_pinned_same(const struct steer_maps *m)
+{
+	char path[PATH_MAX + 64];
+	__u32 pinned = 0, ours = 0;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/steer_ctl", m->dir);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	err = maps_id(fd, &pinned);
+	close(fd);
+	if (!err)
+		err = maps_id(m->steer_ctl, &ours);
+	return err ? err : pinned == ours;
+}

@@ -41,6 +41,12 @@ int maps_percpu_scan(int fd, __u32 nkeys, size_t value_size,
  * bytes each), many per system call where the kernel batches updates. */
 int maps_write_array(int fd, __u32 first, const void *values,
 		     size_t value_size, __u32 n);
+/* The kernel's id of the map behind 'fd'. */
+int maps_id(int fd, __u32 *id);
+
+/* 1 when the maps pinned in m->dir are still those of 'm', 0 when others
+ * are pinned there now (attached anew), -ENOENT when none are. */
+int maps_pinned_same(const struct steer_maps *m);
 
 /* Calls fn on each key of 'slot' in flow_rules (prefix_rules), keys
  * collected first so fn may delete them; stops at fn's first error. */

@@ -181,8 +181,50 @@ static int resolve_key(struct steer_build *b, const struct steer_slot *active)
 	return 0;
 }
 
-/* Prepare, second half: the new table, built from the one in force when
- * the size is the same, so only the buckets that must move do. */
+int slots_read_weights(const struct steer_maps *m, __u32 slot, __u32 *weight)
+{
+	__u32 cpu, key;
+
+	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++) {
+		key = slot * STEER_MAX_CPUS + cpu;
+		if (bpf_map_lookup_elem(m->steer_weights, &key, &weight[cpu]))
+			return -errno;
+	}
+	return 0;
+}
+
+/* The balancer's table stays (slots.h): the slot in force and the new one
+ * both balance, with the same table size and the same workers and
+ * weights, and the table names only those workers. */
+static bool keep_balanced(const struct steer_maps *m,
+			  const struct steer_ctl *ctl,
+			  const struct steer_slot *active,
+			  const struct steer_build *b, const __u32 *old)
+{
+	__u32 weight[STEER_MAX_CPUS], i;
+	int c, n = 0;
+
+	if (!old || !(active->flags & b->slot.flags & STEER_F_BALANCE) ||
+	    slots_read_weights(m, ctl->active, weight))
+		return false;
+	for (c = 0; c < b->ncpus; c++) {
+		if (weight[b->cpus[c].cpu] != b->cpus[c].weight)
+			return false;
+	}
+	for (i = 0; i < STEER_MAX_CPUS; i++)
+		n += weight[i] != 0;
+	if (n != b->ncpus)
+		return false;
+	for (i = 0; i < b->slot.table_size; i++)
+		if (old[i] >= STEER_MAX_CPUS || !weight[old[i]])
+			return false;
+	return true;
+}
+
+/* Prepare, second half: the new table. The balancer's own (b->table) as
+ * it is; else the one in force kept whole under the rule of slots.h, or
+ * built from it when the size is the same, so only the buckets that must
+ * move do. */
 static int build_table(const struct steer_maps *m, const struct steer_ctl *ctl,
 		       const struct steer_slot *active, struct steer_build *b,
 		       __u32 *table, struct slots_result *res)
@@ -203,7 +245,15 @@ static int build_table(const struct steer_maps *m, const struct steer_ctl *ctl,
 			}
 		}
 	}
-	err = table_build(table, b->slot.table_size, b->cpus, b->ncpus, old);
+	if (b->table || keep_balanced(m, ctl, active, b, old)) {
+		memcpy(table, b->table ? b->table : old,
+		       b->slot.table_size * sizeof(*table));
+		for (i = 0, err = 0; i < b->slot.table_size; i++)
+			err += !old || table[i] != old[i];
+	} else {
+		err = table_build(table, b->slot.table_size, b->cpus, b->ncpus,
+				  old);
+	}
 	free(old);
 	if (err < 0)
 		return err;
@@ -240,7 +290,7 @@ static int write_inactive(const struct steer_maps *m, struct steer_build *b,
 			  const __u32 *table, __u32 slot)
 {
 	struct steer_target t;
-	__u32 i, key;
+	__u32 i, key, zero = 0;
 	int err;
 
 	err = maps_for_flow_rules(m, slot, delete_key, NULL);
@@ -251,6 +301,17 @@ static int write_inactive(const struct steer_maps *m, struct steer_build *b,
 	for (i = 0; i < b->slot.table_size; i++) {
 		key = slot * STEER_TABLE_MAX + i;
 		if (bpf_map_update_elem(m->steer_table, &key, &table[i], BPF_ANY))
+			return -errno;
+	}
+	for (i = 0; i < STEER_MAX_CPUS; i++) {
+		key = slot * STEER_MAX_CPUS + i;
+		if (bpf_map_update_elem(m->steer_weights, &key, &zero, BPF_ANY))
+			return -errno;
+	}
+	for (i = 0; i < (__u32)b->ncpus; i++) {
+		key = slot * STEER_MAX_CPUS + b->cpus[i].cpu;
+		if (bpf_map_update_elem(m->steer_weights, &key,
+					&b->cpus[i].weight, BPF_ANY))
 			return -errno;
 	}
 	for (i = 0; i < b->nrule_cpus; i++) {
@@ -444,6 +505,128 @@ out_undo:
 	cpumap_undo(m, added);
 out:
 	free(table);
+	return err;
+}
+
+/* ---- the slot in force, read back as a build ----------------------------- */
+
+struct collect {
+	struct steer_build *b;
+	__u32 base;		/* the slot's first rule_cpus entry */
+};
+
+/* A rule's target as compile made it: a CPU set's index from 0. */
+static struct steer_target unslotted(const struct collect *c,
+				     struct steer_target t)
+{
+	if (t.ncpus > 1)
+		t.cpu -= c->base;
+	return t;
+}
+
+/* Appends the rule at 'key' (of 'fd') to 'v' (n of them, each the key
+ * then its target, as build_flow_rule and build_prefix_rule lay them
+ * out), its target unslotted. */
+_Static_assert(offsetof(struct build_flow_rule, target) ==
+	       sizeof(struct steer_rule_key) &&
+	       sizeof(struct build_flow_rule) ==
+	       sizeof(struct steer_rule_key) + sizeof(struct steer_target),
+	       "a flow rule is its key, then its target");
+_Static_assert(offsetof(struct build_prefix_rule, target) ==
+	       sizeof(struct steer_prefix_key) &&
+	       sizeof(struct build_prefix_rule) ==
+	       sizeof(struct steer_prefix_key) + sizeof(struct steer_target),
+	       "a prefix rule is its key, then its target");
+static int collect(const struct collect *c, int fd, const void *key,
+		   size_t key_size, void **v, int *n)
+{
+	size_t size = key_size + sizeof(struct steer_target);
+	struct steer_target t;
+	char *grown;
+
+	if (bpf_map_lookup_elem(fd, key, &t))
+		return errno == ENOENT ? 0 : -errno;
+	grown = realloc(*v, (*n + 1) * size);
+	if (!grown)
+		return -ENOMEM;
+	*v = grown;
+	grown += (*n)++ * size;
+	memcpy(grown, key, key_size);
+	t = unslotted(c, t);
+	memcpy(grown + key_size, &t, sizeof(t));
+	return 0;
+}
+
+static int collect_flow(int fd, const void *key, void *arg)
+{
+	struct collect *c = arg;
+
+	return collect(c, fd, key, sizeof(struct steer_rule_key),
+		       (void **)&c->b->flow, &c->b->nflow);
+}
+
+static int collect_prefix(int fd, const void *key, void *arg)
+{
+	struct collect *c = arg;
+
+	return collect(c, fd, key, sizeof(struct steer_prefix_key),
+		       (void **)&c->b->prefix, &c->b->nprefix);
+}
+
+int slots_read_active(const struct steer_maps *m, struct steer_ctl *ctl,
+		      struct steer_slot *s, __u32 *table)
+{
+	__u32 i, key;
+	int err;
+
+	err = read_ctl(m, ctl);
+	if (err)
+		return err;
+	if (bpf_map_lookup_elem(m->steer_slots, &ctl->active, s))
+		return -errno;
+	if (!s->table_size || s->table_size > STEER_TABLE_MAX ||
+	    s->nrule_cpus > STEER_RULE_CPUS_MAX)
+		return -ENOENT;
+	for (i = 0; i < s->table_size; i++) {
+		key = ctl->active * STEER_TABLE_MAX + i;
+		if (bpf_map_lookup_elem(m->steer_table, &key, &table[i]))
+			return -errno;
+	}
+	return 0;
+}
+
+int slots_read_build(const struct steer_maps *m, struct steer_build *b,
+		     __u32 *table)
+{
+	struct collect c = { .b = b };
+	__u32 weight[STEER_MAX_CPUS], i, key;
+	struct steer_ctl ctl;
+	int err;
+
+	memset(b, 0, sizeof(*b));
+	err = slots_read_active(m, &ctl, &b->slot, table);
+	if (err)
+		return err;
+	err = slots_read_weights(m, ctl.active, weight);
+	if (err)
+		return err;
+	for (i = 0; i < STEER_MAX_CPUS; i++)
+		if (weight[i])
+			b->cpus[b->ncpus++] = (struct table_cpu){ i, weight[i] };
+	if (!b->ncpus)
+		return -ENOENT;
+	b->nrule_cpus = b->slot.nrule_cpus;
+	for (i = 0; i < b->nrule_cpus; i++) {
+		key = ctl.active * STEER_RULE_CPUS_MAX + i;
+		if (bpf_map_lookup_elem(m->rule_cpus, &key, &b->rule_cpus[i]))
+			return -errno;
+	}
+	c.base = ctl.active * STEER_RULE_CPUS_MAX;
+	err = maps_for_flow_rules(m, ctl.active, collect_flow, &c);
+	if (!err)
+		err = maps_for_prefix_rules(m, ctl.active, collect_prefix, &c);
+	if (err)
+		build_free(b);
 	return err;
 }
 

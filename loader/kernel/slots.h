@@ -6,7 +6,8 @@
  * An apply runs in phases, each keeping an invariant (slots.c says each
  * where it is):
  *   prepare       finish what an earlier apply left pending; build the
- *                 table from the one in force; nothing is written
+ *                 table from the one in force (or take the balancer's:
+ *                 see below); nothing is written
  *   write         fill the inactive slot; no reader looks at it
  *   add cpumap    entries for CPUs the new slot needs; the active slot
  *                 points at none of the new ones
@@ -19,6 +20,14 @@
  *   retire        remove cpumap entries the active slot does not need and
  *                 no bucket still drains from (waiting up to the drain
  *                 timeout for those), then retire_pending = 0
+ * The table, between the balancer and an apply of a policy: the policy
+ * says which CPUs work and their weights (steer_weights), the balancer
+ * which CPU each bucket goes to. Its moves are applies of the slot in
+ * force read back (slots_read_build) with its own table (build.table).
+ * An apply whose slot and the one in force both balance, with the same
+ * table size, workers and weights, keeps the table in force bucket for
+ * bucket; any other builds it from the one in force (table_build: each
+ * CPU back to its weight's bucket count, moving only what must move).
  * A failure before the flip leaves the old policy in force and removes the
  * entries it added; after it, the new policy stays in force and whatever
  * is left (a wait that failed, a process killed) is finished by the next
@@ -73,6 +82,21 @@ struct slot_view {
 };
 
 int slots_read_view(const struct steer_maps *m, struct slot_view *v);
+
+/* The slot in force as the build that would apply it again: its settings,
+ * its table into table[] (STEER_TABLE_MAX), workers and weights, rules
+ * and rule CPU sets (free with build_free()). -ENOENT without a policy,
+ * or with a slot an xdp-steer without steer_weights wrote. */
+int slots_read_build(const struct steer_maps *m, struct steer_build *b,
+		     __u32 *table);
+
+/* The slot in force: the flip word, the slot, its table (table_size
+ * entries into table[STEER_TABLE_MAX]). -ENOENT without a policy. */
+int slots_read_active(const struct steer_maps *m, struct steer_ctl *ctl,
+		      struct steer_slot *s, __u32 *table);
+
+/* weight[STEER_MAX_CPUS]: slot 'slot's table weights (0: not a worker). */
+int slots_read_weights(const struct steer_maps *m, __u32 slot, __u32 *weight);
 
 /* Waits until no XDP program still runs with what it read before the
  * call (an RCU grace period). */

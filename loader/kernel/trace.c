@@ -67,17 +67,6 @@ static void unpin_all(const char *dir)
 	}
 }
 
-static int map_id(int fd, __u32 *id)
-{
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return -errno;
-	*id = info.id;
-	return 0;
-}
-
 static int write_ids(const struct steer_maps *m, int ids_fd, char *why,
 		     size_t len)
 {
@@ -85,9 +74,9 @@ static int write_ids(const struct steer_maps *m, int ids_fd, char *why,
 	__u32 zero = 0;
 	int err;
 
-	err = map_id(m->cpu_map, &ids.id[0]);
+	err = maps_id(m->cpu_map, &ids.id[0]);
 	if (!err)
-		err = map_id(m->cpu_map_b, &ids.id[1]);
+		err = maps_id(m->cpu_map_b, &ids.id[1]);
 	if (err) {
 		snprintf(why, len, "cannot read the cpumaps' ids: %s",
 			 strerror(-err));

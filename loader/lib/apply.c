@@ -33,20 +33,63 @@ static void default_workers(struct steer_ctx *ctx, const char *ifname,
 			 ifname);
 }
 
+int lib_apply_build(struct steer_ctx *ctx, const struct lib_iface *it,
+		    const struct steer_maps *m, struct steer_build *b,
+		    struct steer_apply_result *res)
+{
+	struct xdp_steer_bpf *worker = NULL;
+	int worker_fds[STEER_BANKS];
+	char why[512];
+	int err, hz;
+
+	/* The datapath counts time in jiffies. Below HZ=1000 every GRO
+	 * flush is a full one. */
+	err = clock_hz(&hz);
+	if (err)
+		return lib_fail(ctx, err, "%s: cannot tell the kernel's tick rate (no CONFIG_HZ in /proc/config.gz or /boot, and jiffies unreadable: %s)",
+				it->ifname, strerror(-err));
+	b->slot.drain_units = clock_ms_to_ticks(b->slot.drain_ms, hz);
+	b->slot.gro_units = hz < 1000 ? 0 : STEER_GRO_UNITS;
+	res->ncpus = b->ncpus;
+	err = prog_worker_load(it->dir, &worker);
+	if (err)
+		return lib_fail(ctx, err, "%s: cannot load the cpumap program on the maps in %s: %s; were they pinned by another version of xdp-steer? 'xdp-steer detach %s' and attach again",
+				it->ifname, it->dir, strerror(-err), it->ifname);
+	/* Before any cpumap entry is added: the ring counters then cover
+	 * every frame the datapath counts as sent. Without them steering
+	 * works all the same, so a failure is only a warning. */
+	if (trace_ensure(m, why, sizeof(why)))
+		lib_note(ctx, STEER_WARN,
+			 "%s: ring-full drops will not be counted (stats shows them as unknown): %s",
+			 it->ifname, why);
+	prog_worker_fds(worker, worker_fds);
+	err = slots_apply(m, b, worker_fds, &res->slots, why, sizeof(why));
+	if (err) {
+		lib_fail(ctx, err, "%s: applying the policy failed: %s; the previous policy is still in force",
+			 it->ifname, why[0] ? why : strerror(-err));
+		goto out_worker;
+	}
+	if (res->slots.retire_deferred)
+		lib_note(ctx, STEER_WARN,
+			 "%s: the policy is in force, but CPUs that left keep their cpumap entries until the next apply (waiting for readers of the old policy failed)",
+			 it->ifname);
+out_worker:
+	prog_worker_close(worker);
+	return err;
+}
+
 int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 		     const struct steer_policy *p,
 		     struct steer_apply_result *res)
 {
 	struct table_cpu buf[STEER_MAX_CPUS];
-	struct xdp_steer_bpf *worker = NULL;
-	int worker_fds[STEER_BANKS];
 	struct policy_cpus workers;
 	struct steer_build b = {};
 	const char *missing = NULL;
 	struct steer_maps m;
 	struct attached at;
 	char why[512];
-	int err, hz;
+	int err;
 
 	memset(res, 0, sizeof(*res));
 	err = maps_open(it->dir, &m, &missing);
@@ -73,45 +116,7 @@ int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 	}
 	if (res->cpus_fallback)
 		b.slot.loader_flags |= STEER_LF_CPUS_FALLBACK;
-	/* The datapath counts time in jiffies. Below HZ=1000 every GRO
-	 * flush is a full one. */
-	err = clock_hz(&hz);
-	if (err) {
-		lib_fail(ctx, err, "%s: cannot tell the kernel's tick rate (no CONFIG_HZ in /proc/config.gz or /boot, and jiffies unreadable: %s)",
-			 it->ifname, strerror(-err));
-		goto out_build;
-	}
-	b.slot.drain_units = clock_ms_to_ticks(b.slot.drain_ms, hz);
-	b.slot.gro_units = hz < 1000 ? 0 : STEER_GRO_UNITS;
-	res->ncpus = b.ncpus;
-	err = prog_worker_load(it->dir, &worker);
-	if (err) {
-		lib_fail(ctx, err, "%s: cannot load the cpumap program on the maps in %s: %s; were they pinned by another version of xdp-steer? 'xdp-steer detach %s' and attach again",
-			 it->ifname, it->dir, strerror(-err), it->ifname);
-		goto out_build;
-	}
-	/* Before any cpumap entry is added: the ring counters then cover
-	 * every frame the datapath counts as sent. Without them steering
-	 * works all the same, so a failure is only a warning. */
-	if (trace_ensure(&m, why, sizeof(why)))
-		lib_note(ctx, STEER_WARN,
-			 "%s: ring-full drops will not be counted (stats shows them as unknown): %s",
-			 it->ifname, why);
-	prog_worker_fds(worker, worker_fds);
-	err = slots_apply(&m, &b, worker_fds, &res->slots, why,
-			  sizeof(why));
-	if (err) {
-		lib_fail(ctx, err, "%s: applying the policy failed: %s; the previous policy is still in force",
-			 it->ifname, why[0] ? why : strerror(-err));
-		goto out_worker;
-	}
-	if (res->slots.retire_deferred)
-		lib_note(ctx, STEER_WARN,
-			 "%s: the policy is in force, but CPUs that left keep their cpumap entries until the next apply (waiting for readers of the old policy failed)",
-			 it->ifname);
-out_worker:
-	prog_worker_close(worker);
-out_build:
+	err = lib_apply_build(ctx, it, &m, &b, res);
 	build_free(&b);
 out_maps:
 	maps_close(&m);

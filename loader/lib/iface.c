@@ -8,6 +8,7 @@
 #include <net/if.h>
 
 #include "kernel/lock.h"
+#include "kernel/maps.h"
 #include "lib/lib_int.h"
 
 int lib_fail(struct steer_ctx *ctx, int err, const char *fmt, ...)
@@ -92,6 +93,23 @@ void lib_iface_end(struct lib_iface *it)
 {
 	lock_release(it->lock);
 	it->lock = -1;
+}
+
+int lib_maps_open(struct steer_ctx *ctx, const struct lib_iface *it,
+		  struct steer_maps *m)
+{
+	const char *missing = NULL;
+	int err;
+
+	err = maps_open(it->dir, m, &missing);
+	if (err == -ENOENT)
+		return lib_fail(ctx, err, "%s: xdp-steer is not attached here (no %s in %s); 'xdp-steer attach %s --policy FILE' first",
+				it->ifname, missing, it->dir, it->ifname);
+	if (err)
+		return lib_fail(ctx, err, "%s: cannot open the maps in %s: %s%s",
+				it->ifname, it->dir, strerror(-err),
+				lib_priv_hint(err));
+	return 0;
 }
 
 int lib_unpin(struct steer_ctx *ctx, const struct lib_iface *it,

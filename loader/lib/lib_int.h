@@ -32,10 +32,33 @@ int lib_iface_begin(struct steer_ctx *ctx, const char *ifname, bool exclusive,
 		    struct lib_iface *it);
 void lib_iface_end(struct lib_iface *it);
 
+/* A compiled build into the maps of 'it' (lock held): the one apply path,
+ * for a policy (lib_apply_locked) and for the balancer's moves (the slot
+ * in force read back with a table of its own). */
+struct steer_maps;
+struct steer_build;
+int lib_apply_build(struct steer_ctx *ctx, const struct lib_iface *it,
+		    const struct steer_maps *m, struct steer_build *b,
+		    struct steer_apply_result *res);
+
 /* steer_apply() with the lock already held (by attach or apply). */
 int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 		     const struct steer_policy *p,
 		     struct steer_apply_result *res);
+
+/* Opens the maps of 'it' into *m, failing with the usual advice (nothing
+ * attached here, or no permission). */
+struct steer_maps;
+int lib_maps_open(struct steer_ctx *ctx, const struct lib_iface *it,
+		  struct steer_maps *m);
+
+/* Sums each of keys 0..nkeys-1 of a per-CPU array of __u64 fields over
+ * the CPUs into out[key] (value_size bytes each). */
+int lib_sum_keys(int fd, __u32 nkeys, size_t value_size, void *out);
+
+/* Whether the balancer a steer_balance record names still runs (the same
+ * process: its pid and start time). */
+bool lib_balancer_alive(const struct steer_balance *rec);
 
 /* Removes the pins of 'it' unless a program uses them. 0, or -EBUSY with
  * the program's id in *prog_id and ctx->err said. Polls a short while: a

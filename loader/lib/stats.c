@@ -108,7 +108,7 @@ static int sum_key(__u32 key, const void *values, int ncpus, void *arg)
 	return 0;
 }
 
-static int sum_keys(int fd, __u32 nkeys, size_t value_size, void *out)
+int lib_sum_keys(int fd, __u32 nkeys, size_t value_size, void *out)
 {
 	struct sum_arg a = { out, value_size };
 
@@ -133,13 +133,13 @@ int steer_stats_read(struct steer_stats_src *src, struct steer_sample *s)
 		err = maps_percpu_sum(src->t.kthread_stats, 0, sizeof(ksum),
 				      &ksum, s->kthread);
 	if (!err && src->traced)
-		err = sum_keys(src->t.ring_stats, STEER_MAX_CPUS,
+		err = lib_sum_keys(src->t.ring_stats, STEER_MAX_CPUS,
 			       sizeof(*s->ring), s->ring);
 	if (!err)
 		err = maps_percpu_sum(src->m.steer_stats, 0, sizeof(s->total),
 				      &s->total, s->rx);
 	if (!err)
-		err = sum_keys(src->m.cpu_stats, STEER_MAX_CPUS,
+		err = lib_sum_keys(src->m.cpu_stats, STEER_MAX_CPUS,
 			       sizeof(*s->queued), s->queued);
 	return err;
 }

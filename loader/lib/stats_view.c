@@ -30,6 +30,7 @@ bool steer_worker_view(const struct steer_sample *s, int cpu,
 	}
 	v->sent = s->queued[cpu].packets > local ?
 		  s->queued[cpu].packets - local : 0;
+	v->load = balance_cost(s->queued[cpu].packets, s->queued[cpu].bytes);
 	if (s->traced) {
 		v->ring = s->ring[cpu];
 		v->in_flight = (__s64)(v->sent - v->delivered -

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "kernel/maps.h"
@@ -39,6 +40,18 @@ static void check_health(struct steer_status *st)
 	health_check(&in, &st->health);
 }
 
+/* The balancer's record, and whether it still runs. */
+static int read_balance(const struct steer_maps *m,
+			struct steer_balance_status *b)
+{
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(m->steer_balance, &zero, &b->rec))
+		return -errno;
+	b->running = lib_balancer_alive(&b->rec);
+	return 0;
+}
+
 int steer_status(struct steer_ctx *ctx, const char *ifname,
 		 struct steer_status *st)
 {
@@ -68,6 +81,8 @@ int steer_status(struct steer_ctx *ctx, const char *ifname,
 	if (it.ifindex)
 		prog_find(it.dir, it.ifindex, &st->at);
 	err = slots_read_view(&m, &st->view);
+	if (!err)
+		err = read_balance(&m, &st->balance);
 	if (err)
 		lib_fail(ctx, err, "%s: reading the maps in %s failed: %s",
 			 ifname, it.dir, strerror(-err));

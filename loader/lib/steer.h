@@ -18,11 +18,13 @@
 #ifndef XDP_STEER_LIB_H
 #define XDP_STEER_LIB_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <limits.h>
 #include <linux/types.h>
 #include <xdp/libxdp.h>
 
+#include "model/balance.h"
 #include "model/health.h"
 #include "policy/policy.h"
 #include "kernel/pins.h"
@@ -101,6 +103,12 @@ void steer_stale_free(struct steer_stale_result *res);
 
 /* ---- status ---------------------------------------------------------------- */
 
+/* The balancer of an interface, as status sees it. */
+struct steer_balance_status {
+	bool running;		/* rec.pid is a live balancer */
+	struct steer_balance rec; /* its record (steer_balance[0]) */
+};
+
 struct steer_status {
 	char ifname[IF_NAMESIZE_MAX + 1];
 	char pin_dir[PATH_MAX];
@@ -108,6 +116,7 @@ struct steer_status {
 	struct attached at;
 	struct slot_view view;
 	struct health health;
+	struct steer_balance_status balance;
 };
 
 /* The state of 'ifname' in this namespace; -ENOENT when it has no pins. */
@@ -168,6 +177,10 @@ struct steer_worker_view {
 	__s64 in_flight;	/* sent - delivered - ring_full_drops, when
 				 * traced; after traffic, not 0 only if
 				 * frames were lost elsewhere */
+	/* The work the frames sent toward it cause there, queued or passed
+	 * on the spot (it is the receiving CPU), as the balancer weighs it:
+	 * balance_cost() of their count and bytes (model/balance.h). */
+	double load;
 };
 
 /* The account of worker 'cpu' (< STEER_MAX_CPUS) in 's'; false when
@@ -186,5 +199,79 @@ int steer_stats_open(struct steer_ctx *ctx, const char *ifname,
 		     struct steer_stats_src **src);
 int steer_stats_read(struct steer_stats_src *src, struct steer_sample *s);
 void steer_stats_close(struct steer_stats_src *src);
+
+/* ---- which ------------------------------------------------------------------ */
+
+/* Where a flow goes now, and why. */
+struct steer_which {
+	struct steer_flow flow;
+	__u32 generation;	/* of the policy in force */
+	__u32 hash;
+	enum {
+		STEER_WHICH_RULE,	/* an exact-field rule */
+		STEER_WHICH_PREFIX,	/* a prefix rule */
+		STEER_WHICH_TABLE,	/* the indirection table */
+	} by;
+	__u32 cpu;		/* where its frames go now */
+	__u32 rule_id;		/* RULE, PREFIX: the rule, from 0 */
+	__u32 shape;		/* RULE, PREFIX: its shape (STEER_M_*) */
+	__u32 set_size;		/* RULE, PREFIX: CPUs in its set (1: one) */
+	__u32 bucket;		/* TABLE: table bucket */
+	__u32 table_size;
+	__u32 record;		/* TABLE: its drain bucket (steer_buckets) */
+	bool fastpath;		/* local_fastpath: passed where received on
+				 * 'cpu' */
+	/* TABLE, while the bucket drains: per receiving CPU whose record
+	 * still sends it elsewhere, that old CPU (STEER_CPU_LOCAL: none). */
+	__u32 draining_to[STEER_MAX_CPUS];
+	int ndraining;		/* receiving CPUs draining it */
+	int drain_ms;		/* ... for so long at least, the longest */
+};
+
+/* Computes where 'f' goes on 'ifname' right now with the shared hash,
+ * table index and rule keys the datapath uses (xdp_steer.h), reading the
+ * policy in force from the maps. -ENOENT without a policy. */
+int steer_which_flow(struct steer_ctx *ctx, const char *ifname,
+		     const struct steer_flow *f, struct steer_which *w);
+
+/* ---- balance ---------------------------------------------------------------- */
+
+struct steer_balance_opts {
+	bool once;		/* one round, then return */
+	bool dry_run;		/* plan and say, move nothing, record
+				 * nothing: any number may run */
+};
+
+/* One round of the balancer, for its caller to print. */
+struct steer_balance_round {
+	__u32 round;		/* from 1 */
+	double t;		/* when it ended, CLOCK_REALTIME seconds */
+	double seconds;		/* the interval it counted */
+	int state;		/* STEER_BAL_* */
+	bool dry_run;
+	__u32 generation;	/* the policy it planned against */
+	__u32 applied;		/* the generation its moves made (0: none) */
+	struct steer_slot slot;	/* that policy's settings (balance_*) */
+	double frames;		/* frames the table placed, per second */
+	const struct balance_plan *plan; /* NULL when it did not plan */
+	char note[1024];	/* why it waited, dropped or failed */
+};
+
+/*
+ * The adaptive balancer on 'ifname' (model/balance.h, README "Balancing
+ * load"): every balance.interval of the policy in force it counts each
+ * bucket's load, plans a round and applies its moves through the apply
+ * path (lib_apply_build: drain, the lock), then calls on_round. Rounds
+ * run until *stop is set (a signal) or, with o->once, after one. Without
+ * dry_run it records itself in steer_balance, and refuses (-EBUSY) when
+ * another live balancer is recorded there. An apply between a round's
+ * plan and its move wins: the round is dropped (STALE) and planned again.
+ * Returns 0, or a negative errno (not attached, detached meanwhile).
+ */
+int steer_balance(struct steer_ctx *ctx, const char *ifname,
+		  const struct steer_balance_opts *o,
+		  void (*on_round)(void *arg,
+				   const struct steer_balance_round *r),
+		  void *arg, const volatile sig_atomic_t *stop);
 
 #endif /* XDP_STEER_LIB_H */

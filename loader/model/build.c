@@ -41,10 +41,12 @@ static __u64 mix_target(__u64 h, const struct steer_target *t)
 	return MIX(MIX(MIX(h, t->rule_id), t->ncpus), t->cpu);
 }
 
+#define FNV_BASIS	0xcbf29ce484222325ull
+
 __u64 build_digest(const struct steer_build *b, const __u32 *table)
 {
 	const struct steer_slot *s = &b->slot;
-	__u64 h = 0xcbf29ce484222325ull;
+	__u64 h = FNV_BASIS, r, sum;
 	int i, j;
 
 	for (i = 0; i < STEER_HASH_KEY_WORDS; i++)
@@ -58,28 +60,38 @@ __u64 build_digest(const struct steer_build *b, const __u32 *table)
 	h = MIX(MIX(h, s->decap), s->decap_port_bits);
 	for (i = 0; i < STEER_DECAP_PORTS; i++)
 		h = MIX(MIX(h, s->decap_port[i]), s->decap_port_encap[i]);
+	h = MIX(MIX(MIX(h, s->balance_ms), s->balance_tolerance),
+		s->balance_max_moves);
+	/* The weights: the table no longer tells them once the balancer
+	 * moved buckets. */
+	h = MIX(h, b->ncpus);
+	for (i = 0; i < b->ncpus; i++)
+		h = MIX(MIX(h, b->cpus[i].cpu), b->cpus[i].weight);
 	for (i = 0; i < (int)s->table_size; i++)
 		h = MIX(h, table[i]);
 	h = MIX(h, b->nrule_cpus);
 	for (i = 0; i < (int)b->nrule_cpus; i++)
 		h = MIX(h, b->rule_cpus[i]);
+	/* Rules are map entries, a set: each is digested alone and the sums
+	 * taken, so rules read back from the maps in any order (the
+	 * balancer's apply) digest as the policy compiled them. */
 	h = MIX(h, b->nflow);
-	for (i = 0; i < b->nflow; i++) {
-		h = MIX(h, b->flow[i].key.shape);
-		h = mix_flow(h, &b->flow[i].key.flow);
-		h = mix_target(h, &b->flow[i].target);
+	for (i = 0, sum = 0; i < b->nflow; i++) {
+		r = MIX(FNV_BASIS, b->flow[i].key.shape);
+		r = mix_flow(r, &b->flow[i].key.flow);
+		sum += mix_target(r, &b->flow[i].target);
 	}
-	h = MIX(h, b->nprefix);
-	for (i = 0; i < b->nprefix; i++) {
+	h = MIX(MIX(h, sum), b->nprefix);
+	for (i = 0, sum = 0; i < b->nprefix; i++) {
 		const struct steer_prefix_key *k = &b->prefix[i].key;
 
-		h = MIX(MIX(MIX(h, k->prefixlen), k->shape), k->family);
-		h = MIX(MIX(MIX(h, k->proto), k->sport), k->dport);
+		r = MIX(MIX(MIX(FNV_BASIS, k->prefixlen), k->shape), k->family);
+		r = MIX(MIX(MIX(r, k->proto), k->sport), k->dport);
 		for (j = 0; j < 4; j++)
-			h = MIX(MIX(h, k->other[j]), k->addr[j]);
-		h = mix_target(h, &b->prefix[i].target);
+			r = MIX(MIX(r, k->other[j]), k->addr[j]);
+		sum += mix_target(r, &b->prefix[i].target);
 	}
-	return h;
+	return MIX(h, sum);
 }
 
 void build_needed_cpus(const struct steer_build *b, const __u32 *table,

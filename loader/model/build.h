@@ -26,6 +26,10 @@ struct steer_build {
 	struct steer_slot slot;
 	struct table_cpu cpus[STEER_MAX_CPUS];	/* indirection table CPUs */
 	int ncpus;
+	/* NULL: apply builds the table from 'cpus' (and the one in force);
+	 * else slot.table_size entries applied as they are (the balancer's
+	 * moves). Not owned. */
+	const __u32 *table;
 	__u32 rule_cpus[STEER_RULE_CPUS_MAX];	/* CPU sets of rules */
 	__u32 nrule_cpus;
 	struct build_flow_rule *flow;

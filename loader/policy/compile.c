@@ -274,6 +274,11 @@ int policy_compile(const struct steer_policy *p,
 	/* In ticks of the running kernel: the apply turns it into
 	 * drain_units (kernel/clock.h). */
 	b->slot.drain_ms = p->drain_timeout_ms;
+	if (p->balance) {
+		b->slot.balance_ms = p->balance_interval_ms;
+		b->slot.balance_tolerance = p->balance_tolerance;
+		b->slot.balance_max_moves = p->balance_max_moves;
+	}
 
 	if (cpus->n <= 0 || cpus->n > STEER_MAX_CPUS) {
 		snprintf(why, why_len, "no worker CPU left to steer to");

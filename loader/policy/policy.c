@@ -228,11 +228,11 @@ static int cpus_from_set(const struct cpu_set *s, struct policy_cpus *out)
 
 enum {
 	K_VERSION, K_CPUS, K_QUEUE, K_TABLE, K_HASH, K_FASTPATH, K_REBALANCE,
-	K_DRAIN_TIMEOUT, K_NONIP, K_RULES, K_DECAP, K_N
+	K_DRAIN_TIMEOUT, K_NONIP, K_BALANCE, K_RULES, K_DECAP, K_N
 };
 static const char *const top_keys[K_N] = {
 	"version", "cpus", "queue_size", "table_size", "hash", "local_fastpath",
-	"rebalance", "drain_timeout", "non_ip", "rules", "decap",
+	"rebalance", "drain_timeout", "non_ip", "balance", "rules", "decap",
 };
 
 static int get_hash(struct pctx *c, const yaml_node_t *n)
@@ -302,6 +302,60 @@ static int get_nonip(struct pctx *c, const yaml_node_t *n)
 		return -EINVAL;
 	}
 	return pol_get_cpu(c, v[0], &c->p->nonip_cpu);
+}
+
+/* balance: {interval: MS, tolerance: PERCENT, max_moves: N}, any of them
+ * left out taking its default, or off. */
+static int get_balance(struct pctx *c, const yaml_node_t *n)
+{
+	static const char *const balance_keys[] = {
+		"interval", "tolerance", "max_moves",
+	};
+	static const char *const balance_off[] = { "off" };
+	struct steer_policy *p = c->p;
+	yaml_node_t *v[3];
+	long long x;
+	int err;
+
+	if (yis_word(n, balance_off[0])) {
+		p->balance = false;
+		return 0;
+	}
+	if (n->type != YAML_MAPPING_NODE) {
+		if (yscalar(n) && !yis_null(n))
+			ERR(c, n, "balance must be off or {interval: MS, tolerance: PERCENT, max_moves: N}, got '%s'",
+			    yscalar(n));
+		else
+			ERR(c, n, "balance must be off or {interval: MS, tolerance: PERCENT, max_moves: N}, got %s",
+			    ynode_kind(n));
+		return -EINVAL;
+	}
+	err = ymap_walk(c->d, c->doc, n, "a mapping for balance", balance_keys,
+			3, v, NULL);
+	p->balance = true;
+	if (v[0]) {
+		if (pol_get_ranged(c, v[0], "balance interval (ms)",
+				   POLICY_BALANCE_INTERVAL_MIN,
+				   POLICY_BALANCE_INTERVAL_MAX, &x))
+			err = -EINVAL;
+		else
+			p->balance_interval_ms = x;
+	}
+	if (v[1]) {
+		if (pol_get_ranged(c, v[1], "balance tolerance (%)", 1, 100, &x))
+			err = -EINVAL;
+		else
+			p->balance_tolerance = x;
+	}
+	/* Moves come in pairs (a bucket out, one back): at least one pair. */
+	if (v[2]) {
+		if (pol_get_ranged(c, v[2], "balance max_moves", 2,
+				   STEER_TABLE_MAX, &x))
+			err = -EINVAL;
+		else
+			p->balance_max_moves = x;
+	}
+	return err;
 }
 
 static __u32 pow2_near(long long v)
@@ -398,6 +452,15 @@ static int get_policy(struct pctx *c, const yaml_node_t *root)
 		err = -EINVAL;
 	if (v[K_DECAP] && pol_get_decap(c, v[K_DECAP]))
 		err = -EINVAL;
+	if (v[K_BALANCE] && get_balance(c, v[K_BALANCE]))
+		err = -EINVAL;
+	/* The balancer moves flows only through drain, never reordering
+	 * them. */
+	if (v[K_BALANCE] && p->balance &&
+	    p->rebalance == POLICY_REBALANCE_IMMEDIATE) {
+		ERR(c, v[K_BALANCE], "balance needs rebalance: drain (the balancer moves flows only without reordering them); remove 'rebalance: immediate' or set balance: off");
+		err = -EINVAL;
+	}
 	if (v[K_RULES]) {
 		e = pol_get_rules(c, v[K_RULES]);
 		if (e == -ENOMEM)
@@ -420,6 +483,9 @@ static void policy_defaults(struct steer_policy *p)
 	p->local_fastpath = true;
 	p->rebalance = POLICY_REBALANCE_DRAIN;
 	p->drain_timeout_ms = POLICY_DRAIN_TIMEOUT_DEFAULT;
+	p->balance_interval_ms = POLICY_BALANCE_INTERVAL_DEFAULT;
+	p->balance_tolerance = POLICY_BALANCE_TOLERANCE_DEFAULT;
+	p->balance_max_moves = POLICY_BALANCE_MOVES_DEFAULT;
 	p->nonip_cpu = STEER_CPU_LOCAL;
 	policy_decap_default(&p->decap);
 }

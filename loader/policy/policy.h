@@ -55,6 +55,20 @@
 /* Weights are ratios between CPUs; 1000 to 1 is already beyond what a
  * 4096-bucket table can express. */
 #define POLICY_WEIGHT_MAX	1000
+/* balance: (the adaptive balancer, xdp-steer balance). A round a second:
+ * long enough that a round's counts are many frames even at a few
+ * thousand frames/s, and that its moves (each apply with drain waits
+ * drain_timeout) are long done by the next; short enough to follow a
+ * shift in a few seconds. 10 %: a worker may carry 1.1 times its share
+ * before buckets move; much less and counting noise alone would move
+ * them. 16 buckets a round (8 pairs, see the README): enough to undo a
+ * handful of elephants at once, few enough that a round stays one
+ * small change. */
+#define POLICY_BALANCE_INTERVAL_DEFAULT	1000
+#define POLICY_BALANCE_INTERVAL_MIN	100
+#define POLICY_BALANCE_INTERVAL_MAX	3600000
+#define POLICY_BALANCE_TOLERANCE_DEFAULT 10
+#define POLICY_BALANCE_MOVES_DEFAULT	16
 
 enum policy_hash_key {
 	POLICY_HASH_L4,		/* addresses, protocol and ports (default) */
@@ -125,6 +139,11 @@ struct steer_policy {
 	__u32 drain_timeout_ms;		/* see POLICY_DRAIN_TIMEOUT_DEFAULT */
 	__u32 nonip_cpu;		/* a CPU, or STEER_CPU_LOCAL */
 	struct policy_decap decap;	/* encapsulations looked through */
+	bool balance;			/* balance: set (else the others are
+					 * their defaults, unused) */
+	__u32 balance_interval_ms;
+	__u32 balance_tolerance;	/* percent over a worker's share */
+	__u32 balance_max_moves;	/* buckets per round */
 	struct policy_rule *rules;
 	int nrules;
 	__u32 shapes[STEER_MAX_SHAPES];	/* distinct rule shapes in order of
@@ -180,5 +199,17 @@ __u32 policy_slot_flags(const struct steer_policy *p);
 
 /* "tcp", "udp", ... or NULL for a protocol without a name here. */
 const char *policy_proto_name(__u8 proto);
+/* The number of a protocol name, or -1. */
+int policy_proto_number(const char *name);
+/* Whether the datapath parses the protocol's ports (others hash and
+ * match with ports 0). */
+bool policy_proto_has_ports(__u8 proto);
+
+/* A flow as `xdp-steer which` takes it: PROTO (a name above or 0-255),
+ * SRC[:PORT] and DST[:PORT] (IPv4 "10.0.0.1:80", IPv6 "[2001:db8::1]:80",
+ * or an address alone: port 0), into the struct the datapath parses a
+ * frame into. 0, or -EINVAL with what is wrong in 'why'. */
+int policy_flow_parse(const char *proto, const char *src, const char *dst,
+		      struct steer_flow *f, char *why, size_t why_len);
 
 #endif /* XDP_STEER_POLICY_H */

@@ -153,6 +153,12 @@ int policy_print(FILE *f, const struct steer_policy *p)
 	else
 		fprintf(f, "non_ip: {cpu: %u}\n", p->nonip_cpu);
 	print_decap(f, &p->decap);
+	if (p->balance)
+		fprintf(f, "balance: {interval: %u, tolerance: %u, max_moves: %u}\n",
+			p->balance_interval_ms, p->balance_tolerance,
+			p->balance_max_moves);
+	else
+		fputs("balance: off\n", f);
 	if (!p->nrules)
 		fputs("# rules: none; the table places every flow\n", f);
 	else
@@ -183,6 +189,11 @@ bool policy_equal(const struct steer_policy *a, const struct steer_policy *b)
 	    a->drain_timeout_ms != b->drain_timeout_ms ||
 	    a->nonip_cpu != b->nonip_cpu ||
 	    !policy_decap_equal(&a->decap, &b->decap) ||
+	    a->balance != b->balance ||
+	    (a->balance &&
+	     (a->balance_interval_ms != b->balance_interval_ms ||
+	      a->balance_tolerance != b->balance_tolerance ||
+	      a->balance_max_moves != b->balance_max_moves)) ||
 	    a->nrules != b->nrules || a->nshapes != b->nshapes ||
 	    memcmp(a->shapes, b->shapes, sizeof(a->shapes)))
 		return false;
@@ -210,5 +221,7 @@ __u32 policy_slot_flags(const struct steer_policy *p)
 		flags |= STEER_F_LOCAL_FASTPATH;
 	if (p->rebalance == POLICY_REBALANCE_DRAIN)
 		flags |= STEER_F_DRAIN;
+	if (p->balance)
+		flags |= STEER_F_BALANCE;
 	return flags;
 }

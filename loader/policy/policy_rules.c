@@ -27,8 +27,18 @@ const char *policy_proto_name(__u8 proto)
 	return NULL;
 }
 
+int policy_proto_number(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(protos); i++)
+		if (!strcmp(protos[i].name, name))
+			return protos[i].proto;
+	return -1;
+}
+
 /* Protocols whose ports the datapath parses; others have ports zero. */
-static bool proto_has_ports(__u8 proto)
+bool policy_proto_has_ports(__u8 proto)
 {
 	return proto == 6 || proto == 17 || proto == 136 || proto == 132;
 }
@@ -231,7 +241,7 @@ static int get_match(struct pctx *c, const yaml_node_t *n,
 			r->flow.sport = htons(port);
 		else
 			r->flow.dport = htons(port);
-		if (v[M_PROTO] && !err && !proto_has_ports(r->flow.proto)) {
+		if (v[M_PROTO] && !err && !policy_proto_has_ports(r->flow.proto)) {
 			ERR(c, v[i], "proto %s has no ports, so a rule with %s never matches",
 			    yscalar(v[M_PROTO]), match_keys[i]);
 			err = -EINVAL;

@@ -119,6 +119,14 @@ static const struct cfg cfgs[] = {
 	{ "fast path, drain, every frame cold", CFG_STEER,
 	  .flags = STEER_F_HASH_L4 | STEER_F_LOCAL_FASTPATH | STEER_F_DRAIN,
 	  .drain_units = 0, .here = 1, .detour = 1 },
+	/* balance: the per-bucket load counters (steer_load) on. */
+	{ "xdp-steer, L4 key, drain, balance", CFG_STEER,
+	  .flags = STEER_F_HASH_L4 | STEER_F_DRAIN | STEER_F_BALANCE,
+	  .drain_units = DRAIN_DEFAULT },
+	{ "fast path, L4 key, drain, balance", CFG_STEER,
+	  .flags = STEER_F_HASH_L4 | STEER_F_LOCAL_FASTPATH | STEER_F_DRAIN |
+		   STEER_F_BALANCE,
+	  .drain_units = DRAIN_DEFAULT, .here = 1 },
 	/* The breakdown: the drain row's program less one part each. */
 #define OMIT_ROW_(name, what) \
 	{ "  drain row less " #name, CFG_STEER, \
@@ -138,7 +146,9 @@ static const struct cfg cfgs[] = {
 #define ROW_FAST_DRAIN	14
 #define ROW_MATCH	15
 #define ROW_COLD	16
-#define ROW_OMIT	17	/* the first breakdown row */
+#define ROW_BALANCE	17
+#define ROW_FAST_BALANCE 18
+#define ROW_OMIT	19	/* the first breakdown row */
 #define NCFG (int)(sizeof(cfgs) / sizeof(cfgs[0]))
 
 struct baseline {
@@ -529,6 +539,10 @@ int main(int argc, char **argv)
 	print_delta("drain bookkeeping, fast path", ns, ROW_FAST_DRAIN, ROW_FAST);
 	print_delta("a cold bucket's frame on the fast path (through this CPU's queue)",
 		    ns, ROW_COLD, ROW_FAST_DRAIN);
+	print_delta("per-bucket load counters (balance:), queued", ns,
+		    ROW_BALANCE, ROW_DRAIN);
+	print_delta("per-bucket load counters (balance:), fast path", ns,
+		    ROW_FAST_BALANCE, ROW_FAST_DRAIN);
 breakdown:
 	printf("\nBreakdown: what each part of the drain row costs (the row less the part)\n");
 	for (i = 0; i < NPARTS; i++) {

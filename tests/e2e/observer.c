@@ -17,6 +17,11 @@
  *   flow F cpus C[,C...] received N gaps N missing N late N last S
  *                                 per flow seen at least once
  *
+ * With --samples FILE it also writes, every --sample-ms (default 500),
+ * one line of the marked frames each CPU has seen so far:
+ *
+ *   sample SECONDS C:N [C:N...]   seconds since it was ready
+ *
  * "gaps" counts frames whose sequence number jumped ahead (seq > last + 1,
  * "missing" the numbers skipped: lost, or overtaken and counted "late" when
  * they come), "late" frames that came after a higher number (reordered or
@@ -32,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -50,6 +56,8 @@ struct opts {
 	__u32 cpumap_id;
 	bool drop;
 	int verbose;
+	const char *samples;
+	long sample_ms;
 };
 
 static void usage(FILE *out)
@@ -65,6 +73,8 @@ static void usage(FILE *out)
 "                    (xdp-steer's are cpu_map and cpu_map_b in the directory\n"
 "                    'xdp-steer pin-dir IF' names)\n"
 "  --cpumap-id ID    the same, by map id\n"
+"  --samples FILE    every --sample-ms, each CPU's marked frames so far\n"
+"  --sample-ms MS    (default 500)\n"
 "  -v                libbpf messages\n");
 }
 
@@ -190,6 +200,61 @@ out:
 	return err;
 }
 
+/* One "sample" line: each CPU's marked frames so far. */
+static void sample(FILE *f, struct observer_bpf *skel, struct obs_cpu *v,
+		   int ncpu, double t)
+{
+	__u32 zero = 0;
+	int i;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.obs_cpu), &zero, v))
+		return;
+	fprintf(f, "sample %.3f", t);
+	for (i = 0; i < ncpu; i++)
+		if (v[i].marked)
+			fprintf(f, " %d:%llu", i, (unsigned long long)v[i].marked);
+	fprintf(f, "\n");
+	fflush(f);
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Until SIGINT or SIGTERM (blocked in 'block'), a sample line every
+ * o->sample_ms. */
+static int sample_until_stopped(const struct opts *o, struct observer_bpf *skel,
+				const sigset_t *block)
+{
+	int ncpu = libbpf_num_possible_cpus(), sig;
+	struct timespec wait = { o->sample_ms / 1000,
+				 o->sample_ms % 1000 * 1000000 };
+	struct obs_cpu *v = ncpu > 0 ? calloc(ncpu, sizeof(*v)) : NULL;
+	FILE *f = fopen(o->samples, "w");
+	double t0 = mono();
+
+	if (!v || !f) {
+		fprintf(stderr, "observer: %s: %s\n", o->samples, strerror(errno));
+		free(v);
+		if (f)
+			fclose(f);
+		return -EIO;
+	}
+	while (!tool_stop) {
+		sig = sigtimedwait(block, NULL, &wait);
+		if (sig == SIGINT || sig == SIGTERM)
+			tool_stop = 1;
+		sample(f, skel, v, ncpu, mono() - t0);
+	}
+	fclose(f);
+	free(v);
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option lopts[] = {
@@ -199,6 +264,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "drop", no_argument, NULL, 'd' },
 		{ "cpumap", required_argument, NULL, 'm' },
 		{ "cpumap-id", required_argument, NULL, 'I' },
+		{ "samples", required_argument, NULL, 's' },
+		{ "sample-ms", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -234,6 +301,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return -EINVAL;
 			}
 			break;
+		case 's':
+			o->samples = optarg;
+			break;
+		case 'S':
+			errno = 0;
+			o->sample_ms = strtol(optarg, &end, 10);
+			if (errno || *end || o->sample_ms < 10) {
+				fprintf(stderr, "observer: bad --sample-ms '%s'\n", optarg);
+				return -EINVAL;
+			}
+			break;
 		case 'v':
 			o->verbose++;
 			break;
@@ -254,7 +332,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 int main(int argc, char **argv)
 {
-	struct opts o = {};
+	struct opts o = { .sample_ms = 500 };
 	struct observer_bpf *skel;
 	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .attach_point = BPF_TC_INGRESS);
 	DECLARE_LIBBPF_OPTS(bpf_tc_opts, tc, .handle = 1, .priority = 1);
@@ -320,6 +398,8 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &block, &old);
 	tool_stop_on_signals();
 	tool_ready(o.ready);
+	if (o.samples)
+		sample_until_stopped(&o, skel, &block);
 	while (!tool_stop)
 		sigsuspend(&old);
 

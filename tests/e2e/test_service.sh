@@ -10,7 +10,10 @@
 # taken inside it. Start attaches with the policy; reload with a good
 # policy puts it in force (status --json); reload with a broken one fails
 # with file:line:col on stderr (the journal) and the old policy stays;
-# stop detaches and removes the pins.
+# stop detaches and removes the pins. The balancer's unit,
+# xdp-steer-balance@IFACE, runs its ExecStart the same way beside it: it
+# waits while the policy has no balance: key, starts its rounds when a
+# reload brings one, shows in status, and SIGTERM stops it with exit 0.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -138,6 +141,44 @@ cp "$T/good.yaml" "$POLICY"
 run_unit ExecReload
 check "reload after the fix exits 0 and changes nothing (the same policy)" rc_is 0
 check "  generation 2 still" status_json "d['policy']['generation'] == 2"
+
+# ---- the balancer's unit --------------------------------------------------------
+
+BUNIT=$D/usr/lib/systemd/system/xdp-steer-balance@.service
+BAL_PID=
+start_balancer_unit() {
+	local -a argv
+	UNIT=$BUNIT unit_command ExecStart || return 1
+	mapfile -t argv <"$T/cmd"
+	(cd / && exec nsenter --net=/run/netns/"$NS_B" \
+		env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "${argv[@]}" \
+		</dev/null >"$T/bal.out" 2>"$T/bal.err") &
+	BAL_PID=$!
+}
+check "the balancer's unit is staged at $BUNIT" test -f "$BUNIT"
+start_balancer_unit
+sleep 1.5
+check "its ExecStart (balance IFACE) runs, and says the policy has no balance: key" \
+	grep -q "round 1: off: the policy in force has no balance: key" "$T/bal.out"
+cat >"$POLICY" <<'EOF'
+version: 1
+cpus: [0, {cpu: 1, weight: 3}]
+queue_size: 512
+hash: {seed: 1}
+balance: {interval: 200}
+EOF
+run_unit ExecReload
+check "reload with balance: added exits 0" rc_is 0
+sleep 1
+check "  and the balancer starts its rounds (idle: no traffic)" \
+	grep -q "round [0-9]*: idle" "$T/bal.out"
+check "  and status shows it running" \
+	status_json "d['policy']['balance']['enabled'] and d['policy']['balance']['running']"
+kill -TERM "$BAL_PID"
+wait "$BAL_PID"
+bal_rc=$?
+check "SIGTERM stops the balancer with exit 0" test "$bal_rc" -eq 0
+check "  and it wrote nothing on stderr" test ! -s "$T/bal.err"
 
 # ---- stop -------------------------------------------------------------------
 

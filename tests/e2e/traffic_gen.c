@@ -29,7 +29,9 @@
  * outer pair of endpoints (namespace A's and B's addresses on the veth),
  * its flows told apart by the inner headers only.
  * Frames go round-robin over the flows of a group, and groups take turns,
- * so every flow gets a frame before any gets a second.
+ * so every flow gets a frame before any gets a second; a group with
+ * frames=N takes N frames each turn instead, which makes its flows heavier
+ * or lighter than the others (and sends them in bursts of N).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -77,6 +79,7 @@ struct group {
 	int outer;			/* the encapsulation's outer family */
 	struct frame tmpl;		/* frame of the group's first flow */
 	__u64 quantum;			/* frames per visit */
+	__u64 visit;			/* frames=N: the quantum asked for */
 };
 
 static const char *const shape_names[TRAFFIC_NSHAPES] = {
@@ -107,12 +110,14 @@ static void usage(FILE *out)
 	fprintf(out,
 "usage: traffic_gen --ifname IF --dst-mac MAC [options]\n"
 "Sends marked test frames out of veth IF (run it in IF's namespace).\n"
-"  --group KIND:N[,src=A][,dst=A][,sport=P][,dport=P][,per-addr=K]\n"
+"  --group KIND:N[,src=A][,dst=A][,sport=P][,dport=P][,per-addr=K][,frames=F]\n"
 "        [,encap=E][,outer=4|6]\n"
 "                   N flows of KIND (udp4 tcp4 udp6 tcp6 esp4 esp6 arp);\n"
 "                   repeatable, flow ids follow the order (default:\n"
 "                   udp4:1000); inside encapsulation E (pppoe mpls gre\n"
-"                   ipip vxlan geneve gtpu), over IPv4 or IPv6 (outer=)\n"
+"                   ipip vxlan geneve gtpu), over IPv4 or IPv6 (outer=);\n"
+"                   with several groups, each takes F frames a turn\n"
+"                   (default: about 4096 over all flows, the same per flow)\n"
 "  --rate PPS       frames per second; 0 sends as fast as it can (default)\n"
 "  --count N        stop after N frames\n"
 "  --duration S     stop after S seconds (default 1 without --count; 0 with\n"
@@ -244,6 +249,10 @@ static int parse_group(struct opts *o, char *spec)
 			if (strcmp(val, "4") && strcmp(val, "6"))
 				goto bad;
 			g->outer = val[0] == '6' ? AF_INET6 : AF_INET;
+		} else if (!strcmp(kv, "frames")) {
+			if (parse_u64(val, 1u << 30, &v) || !v)
+				goto bad;
+			g->visit = v;
 		} else {
 			goto bad;
 		}
@@ -263,7 +272,7 @@ static int parse_group(struct opts *o, char *spec)
 	return 0;
 bad:
 	fprintf(stderr, "traffic_gen: bad --group (KIND:N[,src=A][,dst=A]"
-		"[,sport=P][,dport=P][,per-addr=K][,encap=E][,outer=4|6], KIND "
+		"[,sport=P][,dport=P][,per-addr=K][,frames=F][,encap=E][,outer=4|6], KIND "
 		"udp4 tcp4 udp6 tcp6 esp4 esp6 arp, E pppoe mpls gre ipip vxlan "
 		"geneve gtpu for udp and tcp)\n");
 	return -EINVAL;
@@ -673,6 +682,7 @@ int main(int argc, char **argv)
 		/* One group sends without turns; several take turns of at
 		 * least one frame per flow. */
 		gr->quantum = o.ngroups == 1 ? UINT64_MAX :
+			      gr->visit ? gr->visit :
 			      gr->nflows * (__u64)((GROUP_QUANTUM + o.nflows - 1) /
 						   o.nflows);
 	}

@@ -577,7 +577,16 @@ int steer_prog_reset_stats(const struct steer_prog *p)
 	if (!err)
 		err = zero_percpu(p, p->worker_stats, 1,
 				  sizeof(struct steer_worker_stats));
+	if (!err)
+		err = zero_percpu(p, p->steer_load, STEER_TABLE_MAX,
+				  sizeof(struct steer_load));
 	return err;
+}
+
+int steer_prog_read_load(const struct steer_prog *p, __u32 record,
+			 struct steer_load *s)
+{
+	return percpu_sum(p, p->steer_load, record, s, sizeof(*s));
 }
 
 int steer_prog_run_repeat(const struct steer_prog *p, const void *data,

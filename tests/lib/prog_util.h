@@ -125,13 +125,17 @@ int steer_prog_del_cpu(const struct steer_prog *p, __u32 cpu);
 
 /* ---- counters ---------------------------------------------------------- */
 
-/* Per-CPU counters summed over the possible CPUs. */
+/* Per-CPU counters summed over the possible CPUs; reset_stats zeroes
+ * them, steer_load included. */
 int steer_prog_read_stats(const struct steer_prog *p, struct steer_stats *s);
 int steer_prog_read_cpu_stats(const struct steer_prog *p, __u32 cpu,
 			      struct steer_cpu_stats *s);
 int steer_prog_read_worker_stats(const struct steer_prog *p,
 				 struct steer_worker_stats *s);
 int steer_prog_reset_stats(const struct steer_prog *p);
+/* The balancer's count of drain bucket 'record' (steer_load), summed. */
+int steer_prog_read_load(const struct steer_prog *p, __u32 record,
+			 struct steer_load *s);
 
 /* ---- running ----------------------------------------------------------- */
 

@@ -286,10 +286,115 @@ out:
 	steer_prog_add_cpu(&prog, remote_cpu, QSIZE, prog.worker_fd);
 }
 
+/* The balancer's apply (lib/balance.c): the slot in force read back with
+ * slots_read_build, a table of its own, through slots_apply; and what an
+ * apply of a policy does to the table it leaves (slots.h). */
+#define BALANCED_POLICY \
+	"version: 1\ncpus: [{L}, {R}]\nqueue_size: 256\ndrain_timeout: 5\n" \
+	"balance: {interval: 500}\nhash: {seed: 7}\nrules:\n" \
+	"  - {match: {proto: tcp, dst_port: 443}, cpu: {R}}\n" \
+	"  - {match: {src: 10.9.0.0/16}, cpus: [{L}, {R}]}\n" \
+	"  - {match: {dst: \"2001:db8::/32\", proto: udp}, cpu: {L}}\n"
+
+static void maps_of_prog(struct steer_maps *m)
+{
+	memset(m, 0, sizeof(*m));
+	snprintf(m->dir, sizeof(m->dir), "(test program)");
+#define FD_(name, ...) m->name = prog.name;
+	STEER_MAPS(FD_)
+#undef FD_
+}
+
+/* Buckets of 'table' on each of the two CPUs. */
+static void counts(const __u32 *table, __u32 n, int *on_local, int *on_remote)
+{
+	__u32 i;
+
+	*on_local = *on_remote = 0;
+	for (i = 0; i < n; i++) {
+		*on_local += table[i] == (__u32)local_cpu;
+		*on_remote += table[i] == (__u32)remote_cpu;
+	}
+}
+
+static void test_balancer_apply_path(void)
+{
+	__u32 *table = calloc(STEER_TABLE_MAX, sizeof(*table));
+	__u32 *again = calloc(STEER_TABLE_MAX, sizeof(*again));
+	struct slots_result res;
+	struct steer_build b;
+	struct steer_maps m;
+	char why[512] = "";
+	int l, r, nflow, nprefix, i;
+	__u32 gen;
+
+	if (!EXPECT(table && again, "memory for tables") || !ready() ||
+	    !EXPECT_EQ(apply_text(BALANCED_POLICY), 0, "a policy with rules of both kinds and balance: applies"))
+		goto out;
+	maps_of_prog(&m);
+	if (!EXPECT_EQ(slots_read_build(&m, &b, table), 0, "the slot in force reads back as a build"))
+		goto out;
+	nflow = b.nflow;
+	nprefix = b.nprefix;
+	gen = b.slot.generation;
+	EXPECT_EQ(b.ncpus, 2, "with its two workers and their weights");
+	EXPECT(nflow > 0 && nprefix > 0, "and its rules of both kinds");
+	b.table = table;
+	EXPECT_EQ(slots_apply(&m, &b, prog.worker_fds, &res, why, sizeof(why)), 0,
+		  "applying it again as it is succeeds");
+	EXPECT(res.unchanged, "and changes nothing: the digest of rules read back in map order is the policy's");
+	build_free(&b);
+
+	/* A balancer round: eight buckets from the remote CPU to the local. */
+	if (!EXPECT_EQ(slots_read_build(&m, &b, table), 0, "read back again"))
+		goto out;
+	for (i = 0, l = 0; i < (int)b.slot.table_size && l < 8; i++)
+		if (table[i] == (__u32)remote_cpu) {
+			table[i] = local_cpu;
+			l++;
+		}
+	b.table = table;
+	EXPECT_EQ(slots_apply(&m, &b, prog.worker_fds, &res, why, sizeof(why)), 0,
+		  "a table of its own applies");
+	EXPECT(!res.unchanged && res.generation == gen + 1 && res.moved_buckets == 8,
+	       "as a new generation that moved exactly those 8 buckets");
+	build_free(&b);
+	if (!EXPECT_EQ(slots_read_build(&m, &b, again), 0, "and reads back"))
+		goto out;
+	EXPECT(!memcmp(again, table, b.slot.table_size * sizeof(*table)),
+	       "with that table in force");
+	EXPECT(b.nflow == nflow && b.nprefix == nprefix, "and every rule kept");
+	build_free(&b);
+
+	/* Who wins (slots.h): the same workers and weights keep the table. */
+	EXPECT_EQ(apply_text(BALANCED_POLICY), 0, "the same policy applies again");
+	slots_read_build(&m, &b, again);
+	build_free(&b);
+	EXPECT(!memcmp(again, table, STEER_TABLE_MAX / 8 * sizeof(*table)),
+	       "and keeps the balanced table bucket for bucket");
+	counts(again, 512, &l, &r);
+	EXPECT(l == 264 && r == 248, "bucket counts off the weights included");
+	EXPECT_EQ(apply_text("version: 1\ncpus: [{L}, {R}]\nqueue_size: 256\ndrain_timeout: 5\n"
+			     "balance: off\nhash: {seed: 7}\n"), 0,
+		  "balance: off applies");
+	slots_read_build(&m, &b, again);
+	build_free(&b);
+	counts(again, 512, &l, &r);
+	EXPECT(l == 256 && r == 256, "and gives each CPU its weight's bucket count back");
+out:
+	free(table);
+	free(again);
+	steer_prog_reset_policy(&prog);
+	steer_prog_add_cpu(&prog, local_cpu, QSIZE, prog.worker_fd);
+	steer_prog_add_cpu(&prog, remote_cpu, QSIZE, prog.worker_fd);
+}
+
 int run_compiled_tests(int argc, char **argv)
 {
 	struct test_case warm = TEST_ENTRY(test_drain_apply_flips_after_the_warm_up,
 		"drain: an apply flips once the drain window has been open the drain timeout");
+	struct test_case bal = TEST_ENTRY(test_balancer_apply_path,
+		"balance: the slot in force read back applies unchanged; a table of its own moves just its buckets; who wins between apply and balancer");
 	size_t i;
 	int failed = 0;
 
@@ -300,5 +405,6 @@ int run_compiled_tests(int argc, char **argv)
 		failed |= test_run_all("prog", &one, 1, argc, argv);
 	}
 	failed |= test_run_all("prog", &warm, 1, argc, argv);
+	failed |= test_run_all("prog", &bal, 1, argc, argv);
 	return failed;
 }

@@ -127,6 +127,8 @@ extern const struct test_case filter_tests[];
 extern const size_t n_filter_tests;
 extern const struct test_case encap_tests[];
 extern const size_t n_encap_tests;
+extern const struct test_case balance_tests[];
+extern const size_t n_balance_tests;
 /* compiled.c: one test per policy case; returns 1 if any failed. */
 int run_compiled_tests(int argc, char **argv);
 /* encap.c: one test per encapsulated frame; returns 1 if any failed. */

@@ -289,5 +289,7 @@ int main(int argc, char **argv)
 	failed |= test_run_all("prog", scan_tests, n_scan_tests, argc, argv);
 	failed |= test_run_all("prog", filter_tests, n_filter_tests, argc,
 			       argv);
+	failed |= test_run_all("prog", balance_tests, n_balance_tests, argc,
+			       argv);
 	return failed;
 }

@@ -52,6 +52,13 @@ static const struct compile_case cases[] = {
 	  "cpus: 1 2\n"
 	  "rule_cpus:\n",
 	  { "tcp 10.0.0.1 1 10.0.0.2 2 -> table" } },
+	{ "balance sets its flag and the balancer's settings", "0-3",
+	  V1 "balance: {interval: 500, tolerance: 5, max_moves: 4}\n",
+	  "slot: flags l4,fastpath,drain,balance; table 512; queue 2048; drain 50 ms; non_ip local; loader seed_random; balance 500 ms, 5 %, 4 moves\n"
+	  "shapes:\n"
+	  "cpus: 0 1 2 3\n"
+	  "rule_cpus:\n",
+	  { "tcp 10.0.0.1 1 10.0.0.2 2 -> table" } },
 	{ "weights reach the table CPUs", "0-7",
 	  V1 "cpus: [0, {cpu: 2, weight: 3}, 5-6]\n",
 	  SLOT_DEFAULT
@@ -440,14 +447,14 @@ static void put_prefix_rule(struct sbuf *b, const struct build_prefix_rule *r)
 static void dump_build(struct sbuf *b, const struct steer_build *bd)
 {
 	static const char *const flag_names[] = {
-		"l4", "symmetric", "fastpath", "drain",
+		"l4", "symmetric", "fastpath", "drain", "balance",
 	};
 	static const char *const lflag_names[] = { "seed_random", "cpus_fallback" };
 	const struct steer_slot *s = &bd->slot;
 	__u32 i;
 
 	put(b, "slot: flags ");
-	put_names(b, s->flags, flag_names, 4, ",");
+	put_names(b, s->flags, flag_names, 5, ",");
 	put(b, "; table %u; queue %u; drain %u ms; non_ip ", s->table_size,
 	    s->queue_size, s->drain_ms);
 	if (s->nonip_cpu == STEER_CPU_LOCAL)
@@ -456,6 +463,9 @@ static void dump_build(struct sbuf *b, const struct steer_build *bd)
 		put(b, "%u", s->nonip_cpu);
 	put(b, "; loader ");
 	put_names(b, s->loader_flags, lflag_names, 2, ",");
+	if (s->balance_ms || s->balance_tolerance || s->balance_max_moves)
+		put(b, "; balance %u ms, %u %%, %u moves", s->balance_ms,
+		    s->balance_tolerance, s->balance_max_moves);
 	if (s->generation || s->digest)
 		put(b, "; generation %u digest %llx", s->generation,
 		    (unsigned long long)s->digest);

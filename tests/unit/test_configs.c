@@ -227,6 +227,27 @@ out:
 	policy_free(&p);
 }
 
+static void test_balanced(void)
+{
+	struct steer_policy p;
+
+	if (!ready() || parse_config("balanced.yaml", &p))
+		goto out;
+	EXPECT(p.balance, "balanced.yaml turns the balancer on");
+	EXPECT_EQ(p.rebalance, POLICY_REBALANCE_DRAIN,
+		  "it moves flows through drain");
+	EXPECT_EQ(p.balance_interval_ms, POLICY_BALANCE_INTERVAL_DEFAULT,
+		  "its interval is the default");
+	EXPECT_EQ(p.balance_tolerance, POLICY_BALANCE_TOLERANCE_DEFAULT,
+		  "its tolerance is the default");
+	EXPECT_EQ(p.balance_max_moves, POLICY_BALANCE_MOVES_DEFAULT,
+		  "its max_moves is the default");
+	EXPECT(policy_slot_flags(&p) & STEER_F_BALANCE,
+	       "its slot counts per-bucket load");
+out:
+	policy_free(&p);
+}
+
 static void test_pinned_flows(void)
 {
 	struct steer_policy p;
@@ -273,7 +294,7 @@ static const char *setting_of(const char *line)
 {
 	static const char *const top[] = {
 		"version", "cpus", "queue_size", "table_size", "local_fastpath",
-		"rebalance", "non_ip", "rules",
+		"rebalance", "non_ip", "balance", "rules",
 	};
 	static const char *const hash[] = { "key", "symmetric", "seed" };
 	size_t indent = strspn(line, " "), i, n;
@@ -298,7 +319,7 @@ static const char *setting_of(const char *line)
 static void test_defaults_documented(void)
 {
 	const char *names[] = { "default.yaml", "ixgbe-16q.yaml",
-				"pinned-flows.yaml" };
+				"pinned-flows.yaml", "balanced.yaml" };
 	size_t f;
 
 	if (!ready())
@@ -344,6 +365,7 @@ static const struct test_case tests[] = {
 	TEST_ENTRY(test_default_uncommented, "uncommenting the settings of default.yaml changes nothing"),
 	TEST_ENTRY(test_ixgbe, "ixgbe-16q.yaml puts the workers on CPUs 16-31"),
 	TEST_ENTRY(test_pinned_flows, "pinned-flows.yaml shows every kind of rule"),
+	TEST_ENTRY(test_balanced, "balanced.yaml runs the balancer with its defaults"),
 	TEST_ENTRY(test_defaults_documented, "every setting in a config states its default"),
 };
 

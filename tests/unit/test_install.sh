@@ -34,6 +34,7 @@ expected() {
 	printf '%s\n' "755 $p/sbin/xdp-steer" \
 		"644 $p/lib/bpf/xdp_steer.bpf.o" \
 		"644 $p/lib/systemd/system/xdp-steer@.service" \
+		"644 $p/lib/systemd/system/xdp-steer-balance@.service" \
 		"644 $p/share/man/man8/xdp-steer.8" \
 		"644 $p/share/man/man5/xdp-steer.yaml.5" \
 		"644 $p/share/bash-completion/completions/xdp-steer" \
@@ -59,7 +60,7 @@ no_files_left() {
 D=$T/stage
 check "make install DESTDIR=... PREFIX=/usr succeeds" \
 	mk install DESTDIR="$D" PREFIX=/usr
-check "it installs exactly the loader, the object, the unit, both pages, the completion, the README and the examples, with their modes" \
+check "it installs exactly the loader, the object, the units, both pages, the completion, the README and the examples, with their modes" \
 	same_files "$D" /usr
 check "the installed loader runs" "$D/usr/sbin/xdp-steer" --version
 
@@ -71,6 +72,11 @@ unit_paths() {
 		{ grep ^Exec "$UNIT"; return 1; }
 }
 check "the unit runs /usr/sbin/xdp-steer with /etc/xdp-steer/IFACE.yaml" unit_paths
+BUNIT=$D/usr/lib/systemd/system/xdp-steer-balance@.service
+check "the balancer's unit runs /usr/sbin/xdp-steer balance IFACE, bound to xdp-steer@IFACE" \
+	bash -c "grep -qx 'ExecStart=/usr/sbin/xdp-steer balance %I' $BUNIT &&
+		 grep -qx 'BindsTo=xdp-steer@%i.service' $BUNIT &&
+		 grep -qx 'WantedBy=xdp-steer@%i.service' $BUNIT"
 
 # systemd-analyze verify, inside the staging root: the unit's syntax and
 # dependencies, its commands present and executable, its man: links
@@ -85,6 +91,8 @@ if command -v systemd-analyze >/dev/null; then
 	check "systemd-analyze verify accepts an instance, xdp-steer@xsb$$.service" \
 		verify "xdp-steer@xsb$$.service"
 	check "systemd-analyze verify accepts the template" verify "$UNIT"
+	check "systemd-analyze verify accepts the balancer's, xdp-steer-balance@xsb$$.service" \
+		verify "xdp-steer-balance@xsb$$.service"
 	# The same check, shown to fail: a unit whose command is not there.
 	mv "$D/usr/sbin/xdp-steer" "$T/xdp-steer.away"
 	check "  (and refuses it when the loader is missing)" \
@@ -167,6 +175,8 @@ check "completion of apply's POLICY offers policy files" \
 	offers "a.yaml b.yml sub" xdp-steer apply lo ""
 check "completion of check's POLICY offers policy files" \
 	offers "a.yaml" xdp-steer check a
+check "completion of which's PROTO offers the protocol names" \
+	offers "udp udplite" xdp-steer which lo ud
 check "completion of 'help' offers the commands" \
 	offers "stats status" xdp-steer help st
 check "completion offers nothing after the last argument" \

@@ -136,7 +136,7 @@ static const struct policy_case cases[] = {
 	  NAME ":2:1: unknown key 'rebalacne' (did you mean 'rebalance'?)" },
 	{ "an unknown key far from any lists the valid ones", "0-1",
 	  V1 "workers: [1]\n", 0,
-	  NAME ":2:1: unknown key 'workers' (valid keys: version, cpus, queue_size, table_size, hash, local_fastpath, rebalance, drain_timeout, non_ip, rules, decap)" },
+	  NAME ":2:1: unknown key 'workers' (valid keys: version, cpus, queue_size, table_size, hash, local_fastpath, rebalance, drain_timeout, non_ip, balance, rules, decap)" },
 	{ "a misspelt hash key gets a suggestion", "0-1",
 	  V1 "hash: {kye: l3}\n", 0,
 	  NAME ":2:8: unknown key 'kye' (did you mean 'key'?)" },
@@ -331,6 +331,31 @@ static const struct policy_case cases[] = {
 	  "  - {match: {src_port: 5, dst_port: 5}, cpu: 1}\n", 1, NULL },
 	{ "drain_timeout may be set in milliseconds", "0-1",
 	  V1 "drain_timeout: 200\n", 1, NULL },
+	{ "balance may be set with its defaults", "0-1",
+	  V1 "balance: {}\n", 1, NULL },
+	{ "balance may set each of its keys", "0-1",
+	  V1 "balance: {interval: 250, tolerance: 5, max_moves: 4}\n", 1, NULL },
+	{ "balance may be off", "0-1", V1 "balance: off\n", 1, NULL },
+	{ "balance as a word other than off is refused", "0-1",
+	  V1 "balance: on\n", 0,
+	  NAME ":2:10: balance must be off or {interval: MS, tolerance: PERCENT, max_moves: N}, got 'on'" },
+	{ "a balance interval below 100 ms is refused", "0-1",
+	  V1 "balance: {interval: 10}\n", 0,
+	  NAME ":2:21: balance interval (ms) 10 is out of range 100-3600000" },
+	{ "a balance tolerance of 0 is refused", "0-1",
+	  V1 "balance: {tolerance: 0}\n", 0,
+	  NAME ":2:22: balance tolerance (%) 0 is out of range 1-100" },
+	{ "balance max_moves below a pair is refused", "0-1",
+	  V1 "balance: {max_moves: 1}\n", 0,
+	  NAME ":2:22: balance max_moves 1 is out of range 2-4096" },
+	{ "a misspelt balance key gets a suggestion", "0-1",
+	  V1 "balance: {tolerence: 5}\n", 0,
+	  NAME ":2:11: unknown key 'tolerence' (did you mean 'tolerance'?)" },
+	{ "balance with rebalance: immediate is refused", "0-1",
+	  V1 "rebalance: immediate\nbalance: {}\n", 0,
+	  NAME ":3:10: balance needs rebalance: drain (the balancer moves flows only without reordering them); remove 'rebalance: immediate' or set balance: off" },
+	{ "balance: off with rebalance: immediate is valid", "0-1",
+	  V1 "rebalance: immediate\nbalance: off\n", 1, NULL },
 	{ "drain_timeout 0 is refused", "0-1",
 	  V1 "drain_timeout: 0\n", 0,
 	  NAME ":2:16: drain_timeout 0 is out of range 1-10000" },
@@ -568,6 +593,7 @@ static void test_design_example(void)
 		   "drain_timeout: 50\n"
 		   "non_ip: local\n"
 		   "decap: all\n"
+		   "balance: off\n"
 		   "rules:\n"
 		   "  - {match: {proto: tcp, dst_port: 443}, cpu: 3}\n"
 		   "  - {match: {src: 10.1.0.0/16}, cpus: [4-5]}\n",
@@ -577,6 +603,61 @@ out:
 	diags_print(stdout, &d);
 	policy_free(&p);
 	diags_free(&d);
+}
+
+/* `xdp-steer which`'s flow: PROTO SRC[:PORT] DST[:PORT]. */
+static void test_flow_parse(void)
+{
+	static const struct {
+		const char *proto, *src, *dst, *msg;	/* msg NULL: valid */
+	} rows[] = {
+		{ "udp", "10.0.0.1:1234", "10.0.0.2:53", NULL },
+		{ "tcp", "[2001:db8::1]:40000", "[2001:db8::2]:443", NULL },
+		{ "icmpv6", "2001:db8::1", "2001:db8::2", NULL },
+		{ "47", "10.0.0.1", "10.0.0.2", NULL },
+		{ "sctp", "10.0.0.1", "10.0.0.2:9", NULL },
+		{ "ucp", "10.0.0.1", "10.0.0.2", "unknown protocol 'ucp'" },
+		{ "256", "10.0.0.1", "10.0.0.2", "unknown protocol '256'" },
+		{ "icmp", "10.0.0.1:5", "10.0.0.2", "icmp has no ports" },
+		{ "udp", "10.0.0.1:0", "10.0.0.2", "bad port in source '10.0.0.1:0'" },
+		{ "udp", "10.0.0.1:65536", "10.0.0.2", "bad port in source" },
+		{ "udp", "10.0.0.1", "[2001:db8::2]:5", "not of one family" },
+		{ "udp", "10.0.0.300", "10.0.0.2", "bad source '10.0.0.300'" },
+		{ "udp", "10.0.0.1", "[2001:db8::2", "bad destination" },
+		{ "udp", "[10.0.0.1]:5", "10.0.0.2", "bad source" },
+	};
+	struct steer_flow f;
+	char why[256];
+	size_t i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		why[0] = 0;
+		err = policy_flow_parse(rows[i].proto, rows[i].src, rows[i].dst,
+					&f, why, sizeof(why));
+		if (!rows[i].msg) {
+			EXPECT_EQ(err, 0, rows[i].src);
+			continue;
+		}
+		EXPECT_EQ(err, -EINVAL, rows[i].src);
+		if (!strstr(why, rows[i].msg))
+			test_fail(__FILE__, __LINE__, "the reason names the mistake",
+				  "'%s' does not hold '%s'", why, rows[i].msg);
+	}
+	err = policy_flow_parse("tcp", "[2001:db8::1]:40000", "2001:db8::2",
+				&f, why, sizeof(why));
+	EXPECT_EQ(err, 0, "an IPv6 flow with one port parses");
+	EXPECT(f.family == STEER_AF_INET6 && f.proto == 6 &&
+	       f.sport == htons(40000) && f.dport == 0 &&
+	       f.src[0] == htonl(0x20010db8) && f.src[3] == htonl(1) &&
+	       f.dst[3] == htonl(2) && !f.pad[0] && !f.pad[1],
+	       "into the struct the datapath parses a frame into");
+	err = policy_flow_parse("udp", "10.0.0.1:1234", "10.0.0.2:53", &f,
+				why, sizeof(why));
+	EXPECT(!err && f.family == STEER_AF_INET && f.src[0] == htonl(0x0a000001) &&
+	       !f.src[1] && f.dst[0] == htonl(0x0a000002) &&
+	       f.sport == htons(1234) && f.dport == htons(53) && f.proto == 17,
+	       "an IPv4 flow sits in word 0, ports in network order");
 }
 
 static void test_minimal_defaults(void)
@@ -602,6 +683,7 @@ static void test_minimal_defaults(void)
 		   "drain_timeout: 50\n"
 		   "non_ip: local\n"
 		   "decap: all\n"
+		   "balance: off\n"
 		   "# rules: none; the table places every flow\n",
 		   "every default is written out");
 	free(text);
@@ -639,6 +721,7 @@ static void test_normalized_cpu_lists(void)
 		   "drain_timeout: 50\n"
 		   "non_ip: {cpu: 9}\n"
 		   "decap: all\n"
+		   "balance: off\n"
 		   "rules:\n"
 		   "  - {match: {proto: icmpv6, src: \"2001:db8::1\", dst: \"2001:db8::2\"}, cpu: 2}\n"
 		   "  - {match: {dst: \"2001:db8:ff00::/40\"}, cpus: [{cpu: 1, weight: 2}, 2-3]}\n",
@@ -833,6 +916,7 @@ static void test_suggestions(void)
 
 static const struct test_case tests[] = {
 	TEST_ENTRY(test_design_example, "the DESIGN.md example normalizes as written"),
+	TEST_ENTRY(test_flow_parse, "which's flows parse into struct steer_flow, mistakes named"),
 	TEST_ENTRY(test_minimal_defaults, "a bare version gets every default"),
 	TEST_ENTRY(test_normalized_cpu_lists, "CPU lists and addresses normalize"),
 	TEST_ENTRY(test_too_many_rules, "more than STEER_MAX_RULES rules are refused"),

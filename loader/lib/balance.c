@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * steer_balance(): the adaptive balancer's rounds on one interface (see
+ * steer.h). A round: count for the policy's interval, plan on the counts
+ * (model/balance.h), apply the moves through the one apply path with the
+ * slot in force read back and the new table (lib_apply_build), record the
+ * round (steer_balance) and report it.
+ *
+ * The lock: counting takes none; reading the policy in force takes the
+ * shared lock; a move takes the exclusive lock, like any apply, and is
+ * made only if the generation it was planned against is still in force
+ * (else an apply came between: the round is dropped, STALE).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "kernel/cpumap.h"
+#include "kernel/maps.h"
+#include "lib/lib_int.h"
+
+/* How often a balancer whose policy has no balance: looks again. */
+#define IDLE_POLL_MS	1000
+
+/* What a round reads: the policy in force, and the counters. */
+struct sample {
+	double t;				/* monotonic seconds */
+	struct steer_ctl ctl;
+	struct steer_slot slot;			/* table_size 0: no policy */
+	int draining;				/* buckets still draining */
+	__u32 table[STEER_TABLE_MAX];
+	__u32 weight[STEER_MAX_CPUS];
+	struct steer_load load[STEER_TABLE_MAX];	/* by drain bucket */
+	struct steer_cpu_stats cpu[STEER_MAX_CPUS];	/* sent toward */
+};
+
+struct balancer {
+	struct steer_ctx *ctx;
+	const char *ifname;
+	const struct steer_balance_opts *o;
+	struct steer_maps m;
+	struct sample a, b;
+	struct balance_memory mem;
+	struct balance_plan plan;
+	__u32 table[STEER_TABLE_MAX];		/* the plan's */
+	double load[STEER_TABLE_MAX], frames[STEER_TABLE_MAX];
+	double fixed[STEER_MAX_CPUS];
+	struct steer_balance rec;
+};
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* When process 'pid' started, in clock ticks after boot (field 22 of
+ * /proc/PID/stat); -ESRCH when it is gone. */
+static int proc_started(__u32 pid, __u64 *start)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long v;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -ESRCH;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	/* The name, field 2, may hold spaces: count from its ')'. */
+	p = p ? strrchr(buf, ')') : NULL;
+	for (i = 2; p && i < 22; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, " %llu", &v) != 1)
+		return -EINVAL;
+	*start = v;
+	return 0;
+}
+
+bool lib_balancer_alive(const struct steer_balance *rec)
+{
+	__u64 start;
+
+	return rec->pid && !proc_started(rec->pid, &start) &&
+	       start == rec->started;
+}
+
+/* Registers this process as the interface's balancer, under the
+ * exclusive lock: another live one there is refused. */
+static int enlist(struct balancer *bl)
+{
+	struct steer_balance old;
+	struct lib_iface it;
+	__u32 zero = 0;
+	int err;
+
+	err = lib_iface_begin(bl->ctx, bl->ifname, true, &it);
+	if (err)
+		goto out;
+	memset(&bl->rec, 0, sizeof(bl->rec));
+	bl->rec.pid = getpid();
+	err = proc_started(bl->rec.pid, &bl->rec.started);
+	if (err) {
+		lib_fail(bl->ctx, err, "%s: cannot read this process's start in /proc: %s",
+			 bl->ifname, strerror(-err));
+		goto out;
+	}
+	if (bpf_map_lookup_elem(bl->m.steer_balance, &zero, &old)) {
+		err = lib_fail(bl->ctx, -errno, "%s: reading steer_balance failed: %s",
+			       bl->ifname, strerror(errno));
+		goto out;
+	}
+	if (old.pid != bl->rec.pid && lib_balancer_alive(&old)) {
+		err = lib_fail(bl->ctx, -EBUSY, "%s: a balancer already runs here (pid %u); stop it first, or add --dry-run to only watch",
+			       bl->ifname, old.pid);
+		goto out;
+	}
+	bl->rec.state = STEER_BAL_STARTING;
+	if (bpf_map_update_elem(bl->m.steer_balance, &zero, &bl->rec, BPF_ANY))
+		err = lib_fail(bl->ctx, -errno, "%s: writing steer_balance failed: %s",
+			       bl->ifname, strerror(errno));
+out:
+	lib_iface_end(&it);
+	return err;
+}
+
+/* The policy in force, under the shared lock; the maps reopened if the
+ * interface was attached anew. -ENODEV once it is detached. */
+static int read_policy(struct balancer *bl, struct sample *s, bool *renewed)
+{
+	unsigned char in_use[STEER_TARGETS];
+	struct lib_iface it;
+	int err, same;
+
+	*renewed = false;
+	err = lib_iface_begin(bl->ctx, bl->ifname, false, &it);
+	if (err)
+		goto out;
+	same = maps_pinned_same(&bl->m);
+	if (same == -ENOENT) {
+		err = lib_fail(bl->ctx, -ENODEV, "%s: xdp-steer was detached; the balancer stops",
+			       bl->ifname);
+		goto out;
+	}
+	if (same <= 0) {
+		maps_close(&bl->m);
+		err = lib_maps_open(bl->ctx, &it, &bl->m);
+		if (err)
+			goto out;
+		*renewed = true;
+	}
+	memset(&s->slot, 0, sizeof(s->slot));
+	err = slots_read_active(&bl->m, &s->ctl, &s->slot, s->table);
+	if (err == -ENOENT) {
+		s->slot.table_size = 0;
+		err = 0;
+		goto out;
+	}
+	if (!err)
+		err = slots_read_weights(&bl->m, s->ctl.active, s->weight);
+	if (!err)
+		err = cpumap_in_use(&bl->m, s->slot.drain_units, in_use,
+				    &s->draining);
+	if (err)
+		lib_fail(bl->ctx, err, "%s: reading the policy in force failed: %s",
+			 bl->ifname, strerror(-err));
+out:
+	lib_iface_end(&it);
+	return err;
+}
+
+/* The policy in force and then the counters (no lock: they only grow). */
+static int take(struct balancer *bl, struct sample *s, bool *renewed)
+{
+	int err;
+
+	err = read_policy(bl, s, renewed);
+	if (err)
+		return err;
+	s->t = mono_now();
+	err = lib_sum_keys(bl->m.steer_load, STEER_TABLE_MAX,
+			   sizeof(struct steer_load), s->load);
+	if (!err)
+		err = lib_sum_keys(bl->m.cpu_stats, STEER_MAX_CPUS,
+				   sizeof(struct steer_cpu_stats), s->cpu);
+	if (err)
+		lib_fail(bl->ctx, err, "%s: reading the load counters failed: %s",
+			 bl->ifname, strerror(-err));
+	return err;
+}
+
+/* Sleeps 'ms' unless *stop is set first. */
+static void pause_ms(__u32 ms, const volatile sig_atomic_t *stop)
+{
+	struct timespec slice = { 0, 50 * 1000 * 1000 }, rest;
+	double end = mono_now() + ms / 1000.0, left;
+
+	while (!*stop && (left = end - mono_now()) > 0) {
+		if (left < 0.05) {
+			rest.tv_sec = 0;
+			rest.tv_nsec = (long)(left * 1e9);
+			nanosleep(&rest, NULL);
+			break;
+		}
+		nanosleep(&slice, NULL);
+	}
+}
+
+/* The round's loads: each table bucket's, from its drain buckets' counts
+ * (drain bucket d lies in table bucket d & (size - 1)), and what each
+ * worker carried besides its buckets (rules, non-IP). */
+static double loads(struct balancer *bl)
+{
+	const struct sample *a = &bl->a, *b = &bl->b;
+	__u32 mask = b->slot.table_size - 1, d, t, c;
+	double frames = 0, sent;
+	__u64 pk, by;
+
+	memset(bl->load, 0, sizeof(bl->load));
+	memset(bl->frames, 0, sizeof(bl->frames));
+	for (d = 0; d < STEER_TABLE_MAX; d++) {
+		pk = b->load[d].packets - a->load[d].packets;
+		by = b->load[d].bytes - a->load[d].bytes;
+		t = d & mask;
+		bl->frames[t] += pk;
+		bl->load[t] += balance_cost(pk, by);
+		frames += pk;
+	}
+	for (c = 0; c < STEER_MAX_CPUS; c++) {
+		if (!b->weight[c]) {
+			bl->fixed[c] = 0;
+			continue;
+		}
+		sent = balance_cost(b->cpu[c].packets - a->cpu[c].packets,
+				    b->cpu[c].bytes - a->cpu[c].bytes);
+		for (t = 0; t <= mask; t++)
+			if (a->table[t] == c)
+				sent -= bl->load[t];
+		/* Frames of a bucket still draining from its old CPU count
+		 * there; never below none. */
+		bl->fixed[c] = sent > 0 ? sent : 0;
+	}
+	return frames;
+}
+
+/* The moves of bl->plan (bl->table), applied as the slot in force with
+ * that table, under the exclusive lock, if 'generation' is still in
+ * force: -ESTALE otherwise. */
+static int move(struct balancer *bl, __u32 generation,
+		struct steer_apply_result *res)
+{
+	__u32 *now = calloc(STEER_TABLE_MAX, sizeof(*now));
+	struct steer_build build;
+	struct lib_iface it;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	if (!now)
+		return lib_fail(bl->ctx, -ENOMEM, "out of memory");
+	err = lib_iface_begin(bl->ctx, bl->ifname, true, &it);
+	if (err)
+		goto out;
+	err = slots_read_build(&bl->m, &build, now);
+	if (err == -ENOENT) {
+		err = -ESTALE;
+		goto out;
+	}
+	if (err) {
+		lib_fail(bl->ctx, err, "%s: reading the policy in force failed: %s",
+			 bl->ifname, strerror(-err));
+		goto out;
+	}
+	if (build.slot.generation != generation ||
+	    !(build.slot.flags & STEER_F_BALANCE)) {
+		err = -ESTALE;
+	} else {
+		build.table = bl->table;
+		err = lib_apply_build(bl->ctx, &it, &bl->m, &build, res);
+	}
+	build_free(&build);
+out:
+	lib_iface_end(&it);
+	free(now);
+	return err;
+}
+
+/* Plans round r on samples a (start) and b (end), and moves. */
+static void round_plan(struct balancer *bl, struct steer_balance_round *r)
+{
+	const struct sample *a = &bl->a, *b = &bl->b;
+	struct balance_input in = {
+		.size = b->slot.table_size, .table = a->table,
+		.weight = b->weight, .load = bl->load, .frames = bl->frames,
+		.fixed = bl->fixed, .frozen = bl->mem.left,
+		.tolerance = b->slot.balance_tolerance / 100.0,
+		.max_moves = b->slot.balance_max_moves, .going = bl->mem.going,
+	};
+	struct steer_apply_result res;
+	int err;
+
+	r->generation = b->slot.generation;
+	r->slot = b->slot;
+	if (!b->slot.table_size || !(b->slot.flags & STEER_F_BALANCE)) {
+		r->state = STEER_BAL_OFF;
+		memset(&bl->mem, 0, sizeof(bl->mem));
+		return;
+	}
+	if (a->slot.generation != b->slot.generation ||
+	    a->ctl.active != b->ctl.active) {
+		r->state = STEER_BAL_STALE;
+		snprintf(r->note, sizeof(r->note),
+			 "the policy changed during the round (generation %u to %u): counting again",
+			 a->slot.generation, b->slot.generation);
+		memset(&bl->mem, 0, sizeof(bl->mem));
+		return;
+	}
+	/* Until they are done, their frames count on their old CPUs. */
+	if (b->draining) {
+		r->state = STEER_BAL_WAITING;
+		snprintf(r->note, sizeof(r->note),
+			 "%d bucket records of an earlier change still drain",
+			 b->draining);
+		return;
+	}
+	r->frames = loads(bl) / (r->seconds > 0 ? r->seconds : 1);
+	if (balance_plan(&in, bl->table, &bl->plan)) {
+		r->state = STEER_BAL_FAILED;
+		snprintf(r->note, sizeof(r->note), "the table in force cannot be read as one");
+		return;
+	}
+	r->plan = &bl->plan;
+	r->state = bl->plan.state;
+	if (bl->o->dry_run)
+		return;
+	if (bl->plan.nmoves) {
+		err = move(bl, b->slot.generation, &res);
+		if (err == -ESTALE) {
+			r->state = STEER_BAL_STALE;
+			snprintf(r->note, sizeof(r->note),
+				 "an apply came between the plan and its moves: planned again next round");
+			memset(&bl->mem, 0, sizeof(bl->mem));
+			return;
+		}
+		if (err) {
+			r->state = STEER_BAL_FAILED;
+			snprintf(r->note, sizeof(r->note), "%s", bl->ctx->err);
+			return;
+		}
+		r->applied = res.slots.generation;
+	}
+	balance_remember(&bl->mem, &bl->plan);
+}
+
+/* The round in steer_balance[0], for status. */
+static void record(struct balancer *bl, const struct steer_balance_round *r)
+{
+	struct timespec ts;
+	__u32 zero = 0;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	bl->rec.last_ns = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	bl->rec.rounds++;
+	bl->rec.state = r->state;
+	bl->rec.generation = r->applied ? r->applied : r->generation;
+	bl->rec.last_moves = r->applied && r->plan ? r->plan->nmoves : 0;
+	bl->rec.moves += bl->rec.last_moves;
+	if (r->plan && r->plan->total > 0) {
+		bl->rec.busiest = r->plan->busiest;
+		bl->rec.ratio_pm = (__u32)(r->plan->ratio * 1000 + 0.5);
+		bl->rec.after_pm = (__u32)(r->plan->after * 1000 + 0.5);
+	}
+	bpf_map_update_elem(bl->m.steer_balance, &zero, &bl->rec, BPF_ANY);
+}
+
+int steer_balance(struct steer_ctx *ctx, const char *ifname,
+		  const struct steer_balance_opts *o,
+		  void (*on_round)(void *arg,
+				   const struct steer_balance_round *r),
+		  void *arg, const volatile sig_atomic_t *stop)
+{
+	struct steer_balance_round r;
+	struct balancer *bl = calloc(1, sizeof(*bl));
+	struct lib_iface it;
+	struct timespec ts;
+	bool renewed;
+	__u32 n, ms;
+	int err;
+
+	if (!bl)
+		return lib_fail(ctx, -ENOMEM, "out of memory");
+	bl->ctx = ctx;
+	bl->ifname = ifname;
+	bl->o = o;
+	err = lib_iface_begin(ctx, ifname, false, &it);
+	if (!err)
+		err = lib_maps_open(ctx, &it, &bl->m);
+	lib_iface_end(&it);
+	if (err)
+		goto out_free;
+	if (!o->dry_run) {
+		err = enlist(bl);
+		if (err)
+			goto out_maps;
+	}
+	err = take(bl, &bl->a, &renewed);
+	for (n = 1; !err && !*stop; n++) {
+		ms = bl->a.slot.table_size && (bl->a.slot.flags & STEER_F_BALANCE) ?
+		     bl->a.slot.balance_ms : IDLE_POLL_MS;
+		pause_ms(ms, stop);
+		if (*stop)
+			break;
+		err = take(bl, &bl->b, &renewed);
+		if (err)
+			break;
+		memset(&r, 0, sizeof(r));
+		r.round = n;
+		r.dry_run = o->dry_run;
+		r.seconds = bl->b.t - bl->a.t;
+		if (renewed) {
+			r.state = STEER_BAL_STALE;
+			r.generation = bl->b.slot.generation;
+			r.slot = bl->b.slot;
+			snprintf(r.note, sizeof(r.note),
+				 "the interface was attached anew: counting again");
+			memset(&bl->mem, 0, sizeof(bl->mem));
+		} else {
+			round_plan(bl, &r);
+		}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		r.t = ts.tv_sec + ts.tv_nsec / 1e9;
+		if (!o->dry_run)
+			record(bl, &r);
+		if (on_round)
+			on_round(arg, &r);
+		if (o->once)
+			break;
+		/* After a move the next round counts from the new table. */
+		if (r.applied)
+			err = take(bl, &bl->a, &renewed);
+		else
+			bl->a = bl->b;
+	}
+out_maps:
+	maps_close(&bl->m);
+out_free:
+	free(bl);
+	return err;
+}

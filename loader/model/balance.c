@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* One round of the adaptive balancer (balance.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/balance.h"
+
+static const char *const state_words[] = {
+#define WORD_(name, word, help) word,
+	STEER_BAL_STATES(WORD_)
+#undef WORD_
+};
+static const char *const state_texts[] = {
+#define TEXT_(name, word, help) help,
+	STEER_BAL_STATES(TEXT_)
+#undef TEXT_
+};
+
+const char *balance_state_word(int state)
+{
+	return state >= 0 && state < STEER_BAL_NSTATES ? state_words[state] :
+							  "unknown";
+}
+
+const char *balance_state_text(int state)
+{
+	return state >= 0 && state < STEER_BAL_NSTATES ? state_texts[state] :
+							  "unknown state";
+}
+
+/* The round's working state: per worker, its load now and its target. */
+struct round {
+	const struct balance_input *in;
+	__u32 *table;
+	unsigned char *frozen;
+	int widx[STEER_MAX_CPUS];	/* CPU -> worker, -1: none */
+	double load[STEER_MAX_CPUS];	/* by worker */
+	double frames[STEER_MAX_CPUS];	/* by worker, counted */
+	double target[STEER_MAX_CPUS];	/* share * total, > 0 */
+	int nworkers;
+	__u32 cpu[STEER_MAX_CPUS];
+};
+
+static double ratio(const struct round *r, int w)
+{
+	return r->load[w] / r->target[w];
+}
+
+static int busiest(const struct round *r)
+{
+	int w, best = 0;
+
+	for (w = 1; w < r->nworkers; w++)
+		if (ratio(r, w) > ratio(r, best))
+			best = w;
+	return best;
+}
+
+static double fixed_of(const struct balance_input *in, __u32 cpu)
+{
+	return in->fixed ? in->fixed[cpu] : 0;
+}
+
+/* The lowest ratio a bucket or a worker's fixed load can have anywhere,
+ * highest over all of them: no placement does better. */
+static void lower_bound(const struct round *r, struct balance_plan *plan)
+{
+	const struct balance_input *in = r->in;
+	double best, x;
+	__u32 b;
+	int w;
+
+	plan->bound = 1;
+	for (w = 0; w < r->nworkers; w++) {
+		x = fixed_of(in, r->cpu[w]) / r->target[w];
+		if (x > plan->bound)
+			plan->bound = x;
+	}
+	for (b = 0; b < in->size; b++) {
+		if (in->table[b] >= STEER_MAX_CPUS ||
+		    r->widx[in->table[b]] < 0)
+			continue;
+		best = -1;
+		for (w = 0; w < r->nworkers; w++) {
+			x = (fixed_of(in, r->cpu[w]) + in->load[b]) /
+			    r->target[w];
+			if (best < 0 || x < best)
+				best = x;
+		}
+		if (best > plan->bound) {
+			plan->bound = best;
+			plan->bound_bucket = b;
+		}
+	}
+}
+
+/* The relative standard deviation of a count of n frames (Poisson). */
+static double noise(double n)
+{
+	return n > 0 ? 1 / sqrt(n) : 1;
+}
+
+/* Bucket b's load, BALANCE_SIGMAS deviations low: what its count
+ * proves at least. */
+static double proven(const struct round *r, __u32 b)
+{
+	double low;
+
+	if (!r->in->frames)
+		return r->in->load[b];
+	low = 1 - BALANCE_SIGMAS * noise(r->in->frames[b]);
+	return low > 0 ? r->in->load[b] * low : 0;
+}
+
+/* The ratio over which worker w's load is proven over its share. */
+static double over(const struct round *r, int w)
+{
+	double t = 1 + r->in->tolerance;
+
+	return r->in->frames ? t + BALANCE_SIGMAS * noise(r->frames[w]) : t;
+}
+
+static bool movable(const struct round *r, __u32 b)
+{
+	__u32 cpu = r->table[b];
+
+	return cpu < STEER_MAX_CPUS && r->widx[cpu] >= 0 &&
+	       r->in->load[b] > 0 && !(r->frozen && r->frozen[b]);
+}
+
+struct move {
+	__u32 bucket;
+	int to;			/* worker */
+	double value;		/* the higher of the two ratios after it */
+};
+
+/* The move that best evens the busiest worker 's' out, or false: the one
+ * that leaves the higher of the two workers' ratios lowest, of a bucket
+ * proven to carry at least 'gain' of s's share. */
+static bool best_move(const struct round *r, int s, double gain,
+		      struct move *best)
+{
+	const double *load = r->in->load;
+	double vs, vw, v;
+	__u32 b;
+	int w;
+
+	best->value = ratio(r, s);
+	best->to = -1;
+	for (b = 0; b < r->in->size; b++) {
+		if (!movable(r, b) || r->widx[r->table[b]] != s ||
+		    proven(r, b) <= gain * r->target[s])
+			continue;
+		vs = (r->load[s] - load[b]) / r->target[s];
+		for (w = 0; w < r->nworkers; w++) {
+			if (w == s)
+				continue;
+			vw = (r->load[w] + load[b]) / r->target[w];
+			v = vs > vw ? vs : vw;
+			if (v < best->value)
+				*best = (struct move){ b, w, v };
+		}
+	}
+	return best->to >= 0;
+}
+
+static void do_move(struct round *r, struct balance_plan *plan, __u32 b,
+		    int to)
+{
+	const struct balance_input *in = r->in;
+	int from = r->widx[r->table[b]];
+
+	plan->moves[plan->nmoves++] = (struct balance_move){
+		b, r->cpu[from], r->cpu[to], in->load[b] };
+	r->table[b] = r->cpu[to];
+	r->frozen[b] = 1;
+	r->load[from] -= in->load[b];
+	r->load[to] += in->load[b];
+}
+
+/* Buckets of the busiest worker make_room() tries, heaviest first. */
+#define ROOM_TRIES	4
+
+/* The heaviest movable bucket of worker w proven over 'floor' and not
+ * in 'skip' (n of them), or size for none. */
+static __u32 heaviest(const struct round *r, int w, double floor,
+		      const __u32 *skip, int n)
+{
+	const double *load = r->in->load;
+	__u32 b, best = r->in->size;
+	int i;
+
+	for (b = 0; b < r->in->size; b++) {
+		if (!movable(r, b) || r->widx[r->table[b]] != w ||
+		    proven(r, b) <= floor)
+			continue;
+		for (i = 0; i < n && skip[i] != b; i++)
+			;
+		if (i == n && (best == r->in->size || load[b] > load[best]))
+			best = b;
+	}
+	return best;
+}
+
+/*
+ * A move the busiest worker s cannot make directly, because every other
+ * worker would end above where s is (an elephant near a share's size,
+ * once the rest is even): worker w first hands some of its own buckets to
+ * others, none of which ends over 'goal', then takes one of s's heaviest
+ * buckets, ending at most at 'goal' itself. The first such chain that
+ * fits in the round's moves is made. False when none does.
+ */
+static bool make_room(struct round *r, struct balance_plan *plan, int s,
+		      double gain)
+{
+	const struct balance_input *in = r->in;
+	double excess = ratio(r, s) - 1, goal, tmp[STEER_MAX_CPUS], need, v, x;
+	__u32 tried[ROOM_TRIES], shed[STEER_TABLE_MAX], b, c;
+	int to[STEER_TABLE_MAX], t, w, k, n, best, left;
+
+	goal = ratio(r, s) - (excess / 2 > gain ? excess / 2 : gain);
+	left = in->max_moves - plan->nmoves;
+	for (t = 0; t < ROOM_TRIES; t++) {
+		b = heaviest(r, s, gain * r->target[s], tried, t);
+		if (b == in->size)
+			break;
+		tried[t] = b;
+		for (w = 0; w < r->nworkers; w++) {
+			need = r->load[w] + in->load[b] - goal * r->target[w];
+			if (w == s || need <= 0)
+				continue;
+			memcpy(tmp, r->load, sizeof(tmp));
+			for (n = 0; need > 0 && n + 1 < left; n++) {
+				c = heaviest(r, w, 0, shed, n);
+				if (c == in->size)
+					break;
+				shed[n] = c;
+				/* Where c fits best, under the goal. */
+				for (k = 0, best = -1, x = goal; k < r->nworkers; k++) {
+					v = (tmp[k] + in->load[c]) / r->target[k];
+					if (k != s && k != w && v <= x) {
+						best = k;
+						x = v;
+					}
+				}
+				to[n] = best;
+				if (best < 0) {
+					n++;	/* kept on w: skipped */
+					continue;
+				}
+				tmp[best] += in->load[c];
+				need -= in->load[c];
+			}
+			if (need > 0)
+				continue;
+			for (k = 0; k < n; k++)
+				if (to[k] >= 0)
+					do_move(r, plan, shed[k], to[k]);
+			do_move(r, plan, b, w);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Moves buckets while the busiest worker is above its aim. */
+static void even_out(struct round *r, struct balance_plan *plan)
+{
+	const struct balance_input *in = r->in;
+	double aim = 1 + in->tolerance / 2, gain = in->tolerance / 100;
+	struct move m;
+	int s;
+
+	for (;;) {
+		s = busiest(r);
+		if (ratio(r, s) <= aim)
+			break;
+		if (plan->nmoves == in->max_moves) {
+			plan->short_of_aim = true;
+			break;
+		}
+		if (best_move(r, s, gain, &m))
+			do_move(r, plan, m.bucket, m.to);
+		else if (!make_room(r, plan, s, gain))
+			break;
+	}
+}
+
+static int is_pow2(__u32 n)
+{
+	return n && !(n & (n - 1));
+}
+
+int balance_plan(const struct balance_input *in, __u32 *table_out,
+		 struct balance_plan *plan)
+{
+	struct round *r;
+	double total = 0, weights = 0;
+	__u32 b, cpu;
+	int w;
+
+	if (!in->table || !in->load || !in->weight || !is_pow2(in->size) ||
+	    in->size > STEER_TABLE_MAX)
+		return -EINVAL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->frozen = calloc(in->size, 1);
+	if (!r->frozen) {
+		free(r);
+		return -ENOMEM;
+	}
+	if (in->frozen)
+		memcpy(r->frozen, in->frozen, in->size);
+	memset(plan, 0, sizeof(*plan));
+	memmove(table_out, in->table, in->size * sizeof(*table_out));
+	r->in = in;
+	r->table = table_out;
+	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+		r->widx[cpu] = -1;
+
+	/* Workers: the CPUs with a weight; their buckets' load. */
+	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++) {
+		if (!in->weight[cpu])
+			continue;
+		r->widx[cpu] = r->nworkers;
+		r->cpu[r->nworkers] = cpu;
+		plan->workers[r->nworkers].cpu = cpu;
+		r->load[r->nworkers] = fixed_of(in, cpu);
+		weights += in->weight[cpu];
+		r->nworkers++;
+	}
+	for (b = 0; b < in->size; b++) {
+		cpu = in->table[b];
+		if (cpu >= STEER_MAX_CPUS || r->widx[cpu] < 0)
+			continue;
+		w = r->widx[cpu];
+		plan->workers[w].buckets++;
+		r->load[w] += in->load[b];
+		r->frames[w] += in->frames ? in->frames[b] : 0;
+	}
+	for (w = 0; w < r->nworkers; w++)
+		total += r->load[w];
+	plan->nworkers = r->nworkers;
+	plan->total = total;
+	plan->state = STEER_BAL_IDLE;
+	if (total <= 0 || !r->nworkers)
+		goto out;
+
+	for (w = 0; w < r->nworkers; w++) {
+		plan->workers[w].share = (double)in->weight[r->cpu[w]] / weights;
+		plan->workers[w].load = r->load[w];
+		r->target[w] = plan->workers[w].share * total;
+	}
+	lower_bound(r, plan);
+	w = busiest(r);
+	plan->busiest = r->cpu[w];
+	plan->ratio = ratio(r, w);
+	plan->state = STEER_BAL_BALANCED;
+	if (plan->ratio > (in->going ? 1 + in->tolerance / 2 : over(r, w))) {
+		even_out(r, plan);
+		plan->state = plan->nmoves ? STEER_BAL_MOVED : STEER_BAL_BEST;
+	}
+	for (w = 0; w < r->nworkers; w++)
+		plan->workers[w].after = r->load[w];
+	plan->after = ratio(r, busiest(r));
+out:
+	free(r->frozen);
+	free(r);
+	return 0;
+}
+
+void balance_remember(struct balance_memory *m, const struct balance_plan *p)
+{
+	int i;
+
+	for (i = 0; i < STEER_TABLE_MAX; i++)
+		if (m->left[i])
+			m->left[i]--;
+	for (i = 0; i < p->nmoves; i++)
+		m->left[p->moves[i].bucket] = BALANCE_COOLDOWN;
+	m->going = p->short_of_aim;
+}

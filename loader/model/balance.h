@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * balance.h - one round of the adaptive balancer, on numbers: which
+ * table buckets to move so the busiest worker's load comes within its
+ * share. Pure (no maps, no clock): the loader feeds it what it counted,
+ * the unit tests and the benchmark a simulator.
+ *
+ * Load is what the steered frames cost their worker, in bytes-equivalent
+ * units (balance_cost()): each frame a fixed part, then its bytes. The
+ * datapath counts frames and bytes per bucket on the receiving CPU, so
+ * the load is the offered one (frames a full ring will drop included) and
+ * is the same wherever the bucket goes; README, "Balancing load", says
+ * why this and not each worker's CPU time.
+ *
+ * A worker's target share is its weight's share of all the workers'
+ * weights, and its load the sum of its buckets' and of what it carries
+ * that no bucket move changes (rules, non-IP frames: 'fixed'). A round
+ * moves buckets only when the busiest worker carries more than
+ * (1 + tolerance) times its share of the total, and then until it carries
+ * at most (1 + tolerance / 2) times it, or max_moves are made, or no move
+ * helps: hysteresis, so counting noise around the threshold moves
+ * nothing. With the frames the loads were counted from, a round also
+ * acts only on what the counts prove: the busiest worker must exceed the
+ * tolerance by three standard deviations of its count (Poisson: a worker
+ * that counted n frames is known to sqrt(n)), and a move must gain its
+ * minimum with the bucket's load three deviations low. Each move is the
+ * bucket of the busiest worker, and the worker
+ * it goes to, that leaves the higher of the two workers' loads (over
+ * their shares) lowest; it must lower the busiest by at least a tenth of
+ * the tolerance. A worker may end with more or fewer buckets than its
+ * weight gives it: a worker with an elephant needs fewer.
+ */
+#ifndef XDP_STEER_BALANCE_H
+#define XDP_STEER_BALANCE_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+#include "xdp_steer.h"
+
+/* Standard deviations of a count a round trusts (see the top). */
+#define BALANCE_SIGMAS		3
+
+/* What a frame costs its worker besides its bytes, in bytes: building
+ * the skb, the stack's per-packet work. On the development VM a worker's
+ * CPU time per frame (cpumap kthread and a UDP reader, by schedstat) was
+ * 2.7-4.3 us for 64-byte frames and 2.8-3.3 us for 1514-byte ones: the
+ * bytes were lost in the noise, and copying to the application costs
+ * about 0.1 ns a byte. So a frame counts as 16 KiB: a full-size frame
+ * weighs 1.09 small ones (README, "Balancing load"). */
+#define BALANCE_FRAME_COST	16384
+
+static inline double balance_cost(__u64 packets, __u64 bytes)
+{
+	return (double)packets * BALANCE_FRAME_COST + (double)bytes;
+}
+
+struct balance_input {
+	__u32 size;			/* table buckets, a power of two */
+	const __u32 *table;		/* [size]: each bucket's CPU */
+	const __u32 *weight;		/* [STEER_MAX_CPUS]: each worker's
+					 * weight, 0 for other CPUs */
+	const double *load;		/* [size]: each bucket's load */
+	const double *frames;		/* [size] or NULL: the frames each
+					 * load was counted from, for the
+					 * noise of the counts */
+	const double *fixed;		/* [STEER_MAX_CPUS] or NULL: load no
+					 * move changes, per CPU */
+	const unsigned char *frozen;	/* [size] or NULL: buckets not to
+					 * move (moved a moment ago) */
+	bool going;			/* an earlier round ran out of moves
+					 * before its aim: aim, not trigger */
+	double tolerance;		/* 0.10 for 10 % */
+	int max_moves;			/* buckets a round moves, at most */
+};
+
+struct balance_move {
+	__u32 bucket;
+	__u32 from, to;
+	double load;			/* the bucket's */
+};
+
+/* A worker of the table. */
+struct balance_worker {
+	__u32 cpu;
+	__u32 buckets;
+	double share;			/* of the total load, by weight */
+	double load;			/* before the round's moves */
+	double after;			/* after them */
+};
+
+struct balance_plan {
+	int state;			/* STEER_BAL_IDLE, _BALANCED, _MOVED
+					 * or _BEST */
+	double total;			/* load of all workers */
+	__u32 busiest;			/* CPU, before the moves */
+	double ratio;			/* its load over its share's */
+	double after;			/* the highest ratio after the moves */
+	/* The best any placement could do: the highest ratio at least one
+	 * worker has, whatever moves (a bucket's load, with the fixed load
+	 * where it is least, over that worker's share; or 1). Over
+	 * 1 + tolerance: 'bound_bucket' alone exceeds a share. */
+	double bound;
+	__u32 bound_bucket;
+	struct balance_worker workers[STEER_MAX_CPUS];
+	int nworkers;
+	struct balance_move moves[STEER_TABLE_MAX];
+	int nmoves;
+	bool short_of_aim;		/* stopped at max_moves above aim */
+};
+
+/*
+ * Plans one round: fills *plan, and table_out[0..size) with the table
+ * after its moves (table_out may be in->table itself). 0, or -EINVAL for
+ * an input it cannot read (no table, a size that is no power of two).
+ */
+int balance_plan(const struct balance_input *in, __u32 *table_out,
+		 struct balance_plan *plan);
+
+/* A bucket a round moved stays where it went for this many rounds more
+ * (on top of the hysteresis): a move is judged on counts taken after it,
+ * never undone by the next round's noise. */
+#define BALANCE_COOLDOWN	2
+
+/* What the balancer remembers between rounds: left[b] > 0 while bucket b
+ * cools down (balance_input.frozen takes it as is). */
+struct balance_memory {
+	unsigned char left[STEER_TABLE_MAX];
+	/* The last round stopped at max_moves short of its aim: the next
+	 * goes on toward it, whatever its trigger says. */
+	bool going;
+};
+
+/* After a round: every cooldown one round shorter, the round's moved
+ * buckets frozen for BALANCE_COOLDOWN rounds, and whether it is going
+ * on. */
+void balance_remember(struct balance_memory *m, const struct balance_plan *p);
+
+/* The state's word and sentence (STEER_BAL_STATES). */
+const char *balance_state_word(int state);
+const char *balance_state_text(int state);
+
+#endif /* XDP_STEER_BALANCE_H */

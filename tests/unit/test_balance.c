@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Unit tier: the balancer's rounds (loader/model/balance.h) against a
+ * simulator (tests/lib/balance_sim.h): flows of Zipf sizes with a few
+ * elephants, 2, 16 and 64 workers, tables of 512 to 4096 buckets, counts
+ * drawn with the noise of a real interval. Where a placement within the
+ * tolerance exists, the busiest worker ends within it; where one bucket
+ * alone exceeds a share, the round says so and ends as low as the bucket
+ * counts allow; no round moves more than max_moves; once settled, rounds
+ * under noise move nothing; and when the traffic shifts it settles again.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "balance_sim.h"
+#include "test.h"
+
+#define TOL		0.10
+#define MOVES		16
+/* Frames a round counts: a second of 1 Mpps. */
+#define FRAMES		1e6
+#define MAX_ROUNDS	60
+
+struct scenario {
+	const char *name;
+	int workers;
+	__u32 size;
+	struct sim_traffic t;
+};
+
+/* Skewed traffic each worker count can still carry within 10 %: the
+ * biggest flow below a share. */
+static const struct scenario feasible[] = {
+	{ "2 workers, 512 buckets, 4 elephants of 10 %", 2, 512,
+	  { 10000, 1.0, 4, 0.10 } },
+	{ "2 workers, 4096 buckets, 8 elephants of 6 %", 2, 4096,
+	  { 20000, 1.0, 8, 0.06 } },
+	{ "16 workers, 512 buckets, 6 elephants of 5 %", 16, 512,
+	  { 20000, 0.9, 6, 0.05 } },
+	{ "16 workers, 1024 buckets, 10 elephants of 4 %", 16, 1024,
+	  { 50000, 0.9, 10, 0.04 } },
+	{ "16 workers, 4096 buckets, 12 elephants of 3 %", 16, 4096,
+	  { 100000, 0.9, 12, 0.03 } },
+	{ "64 workers, 1024 buckets, 16 elephants of 1.2 %", 64, 1024,
+	  { 100000, 0.7, 16, 0.012 } },
+	{ "64 workers, 4096 buckets, 24 elephants of 1 %", 64, 4096,
+	  { 100000, 0.7, 24, 0.01 } },
+};
+
+#define SEEDS	4
+
+static const struct scenario *cur;
+
+static struct sim *sim_new(const struct scenario *sc, const __u32 *weights,
+			   __u64 seed)
+{
+	struct sim *s = malloc(sizeof(*s));
+
+	if (!EXPECT(s != NULL, "memory for the simulator") ||
+	    !EXPECT_EQ(sim_init(s, sc->size, sc->workers, weights, &sc->t,
+				seed), 0, "the simulator starts")) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void test_converges(void)
+{
+	struct balance_memory mem;
+	struct sim_run run;
+	struct sim *s;
+	double before, after;
+	__u64 seed;
+	int moved_any = 0;
+
+	for (seed = 1; seed <= SEEDS; seed++) {
+		s = sim_new(cur, NULL, seed);
+		if (!s)
+			return;
+		memset(&mem, 0, sizeof(mem));
+		before = sim_ratio(s, NULL);
+		if (!EXPECT_EQ(sim_balance(s, &mem, TOL, MOVES, FRAMES,
+					   MAX_ROUNDS, false, &run), 0,
+			       "the rounds settle"))
+			goto next;
+		after = sim_ratio(s, NULL);
+		moved_any |= run.moves > 0;
+		printf("  seed %llu: busiest %.3f -> %.3f of its share, %d moves in %d rounds (at most %d a round), bound %.3f\n",
+		       (unsigned long long)seed, before, after, run.moves,
+		       run.rounds, run.most, run.bound);
+		EXPECT(run.bound <= 1 + TOL,
+		       "the scenario can be balanced within the tolerance");
+		EXPECT(after <= 1 + TOL,
+		       "the busiest worker ends within the tolerance of its share");
+		EXPECT_EQ(run.state, STEER_BAL_BALANCED, "the last round says balanced");
+		EXPECT(run.most <= MOVES, "no round moves more than max_moves");
+		EXPECT(before <= 1 + TOL || run.moves > 0,
+		       "an imbalance over the tolerance was acted on");
+next:
+		free(s);
+	}
+	EXPECT(moved_any, "the skewed traffic needed moves in at least one run");
+}
+
+/* Settled, then many rounds of noisy counts: nothing moves. */
+static void test_no_moves_once_settled(void)
+{
+	struct balance_memory mem;
+	struct sim_run run;
+	struct sim *s = sim_new(cur, NULL, 7);
+
+	if (!s)
+		return;
+	memset(&mem, 0, sizeof(mem));
+	if (EXPECT_EQ(sim_balance(s, &mem, TOL, MOVES, FRAMES, MAX_ROUNDS, false,
+				  &run), 0, "the rounds settle") &&
+	    EXPECT_EQ(sim_balance(s, &mem, TOL, MOVES, FRAMES, 20, true, &run),
+		      0, "twenty more rounds run")) {
+		EXPECT_EQ(run.moves, 0, "twenty noisy rounds after settling move nothing");
+	}
+	/* Counts ten times noisier (0.1 s at 1 Mpps) move nothing either. */
+	if (EXPECT_EQ(sim_balance(s, &mem, TOL, MOVES, FRAMES / 10, 20, true,
+				  &run), 0, "twenty short rounds run"))
+		EXPECT_EQ(run.moves, 0, "nor do twenty rounds of 100000 frames");
+	free(s);
+}
+
+/* The elephants move to other buckets: the rounds settle again. */
+static void test_shift(void)
+{
+	struct balance_memory mem;
+	struct sim_run run;
+	struct sim *s = sim_new(cur, NULL, 11);
+	double shifted;
+	int shift;
+
+	if (!s)
+		return;
+	memset(&mem, 0, sizeof(mem));
+	if (!EXPECT_EQ(sim_balance(s, &mem, TOL, MOVES, FRAMES, MAX_ROUNDS, false,
+				   &run), 0, "the rounds settle"))
+		goto out;
+	for (shift = 0; shift < 3; shift++) {
+		sim_shift(s);
+		shifted = sim_ratio(s, NULL);
+		if (!EXPECT_EQ(sim_balance(s, &mem, TOL, MOVES, FRAMES,
+					   MAX_ROUNDS, false, &run), 0,
+			       "the rounds settle again after the shift"))
+			break;
+		printf("  shift %d: busiest %.3f -> %.3f, %d moves in %d rounds\n",
+		       shift + 1, shifted, sim_ratio(s, NULL), run.moves,
+		       run.rounds);
+		EXPECT(sim_ratio(s, NULL) <= 1 + TOL,
+		       "the busiest worker is within the tolerance again");
+		EXPECT(run.most <= MOVES, "no round moves more than max_moves");
+	}
+out:
+	free(s);
+}
+
+static void test_elephant_over_a_share(void)
+{
+	/* 16 workers, one flow with 20 % of the load: 3.2 shares. */
+	static const struct scenario sc = {
+		"", 16, 512, { 20000, 0.9, 1, 0.20 } };
+	struct balance_memory mem = { { 0 }, false };
+	struct sim_run run;
+	struct sim *s = sim_new(&sc, NULL, 3);
+	double after;
+
+	if (!s)
+		return;
+	if (EXPECT_EQ(sim_balance(s, &mem, TOL, MOVES, FRAMES, MAX_ROUNDS, false,
+				  &run), 0, "the rounds settle")) {
+		after = sim_ratio(s, NULL);
+		printf("  busiest %.3f of its share, the best possible %.3f; %d moves in %d rounds\n",
+		       after, run.bound, run.moves, run.rounds);
+		EXPECT(run.bound > 1 + TOL,
+		       "the plan's bound says one bucket alone exceeds a share");
+		EXPECT_EQ(run.state, STEER_BAL_BEST,
+			  "the last round says it does the best possible");
+		EXPECT(after <= run.bound + TOL / 2,
+		       "the busiest worker ends within half the tolerance of the best possible");
+		EXPECT(run.most <= MOVES, "no round moves more than max_moves");
+	}
+	/* And then it stays: noisy rounds move nothing. */
+	if (EXPECT_EQ(sim_balance(s, &mem, TOL, MOVES, FRAMES, 20, true, &run),
+		      0, "twenty more rounds run"))
+		EXPECT_EQ(run.moves, 0, "twenty more rounds move nothing");
+	free(s);
+}
+
+/* Weights 1 and 3: the targets are a quarter and three quarters. */
+static void test_weights_are_the_targets(void)
+{
+	static const struct scenario sc = {
+		"", 2, 512, { 10000, 1.0, 4, 0.08 } };
+	static const __u32 weights[] = { 1, 3 };
+	struct balance_memory mem = { { 0 }, false };
+	double per[2] = { 0, 0 }, total = 0;
+	struct sim_run run;
+	struct sim *s = sim_new(&sc, weights, 5);
+	__u32 b;
+
+	if (!s)
+		return;
+	/* Every elephant on CPU 0, the light one. */
+	for (b = 0; b < s->size; b++)
+		s->table[b] = b < 128 ? 0 : 1;
+	for (b = 0; b < 4; b++) {
+		s->load[s->elephant_bucket[b]] -= 0.08;
+		s->elephant_bucket[b] = b * 7;
+		s->load[b * 7] += 0.08;
+	}
+	if (EXPECT_EQ(sim_balance(s, &mem, TOL, MOVES, FRAMES, MAX_ROUNDS, false,
+				  &run), 0, "the rounds settle")) {
+		for (b = 0; b < s->size; b++) {
+			per[s->table[b]] += s->load[b];
+			total += s->load[b];
+		}
+		printf("  cpu 0 carries %.3f (weight 1 of 4), cpu 1 %.3f\n",
+		       per[0] / total, per[1] / total);
+		EXPECT(per[0] / total <= 0.25 * (1 + TOL),
+		       "the weight-1 CPU ends within the tolerance of a quarter");
+		EXPECT(per[1] / total <= 0.75 * (1 + TOL),
+		       "the weight-3 CPU within it of three quarters");
+	}
+	free(s);
+}
+
+/* A rule pins heavy traffic to CPU 0: its buckets make room, and the
+ * rule's load (fixed) is never something a round moves. */
+static void test_fixed_load(void)
+{
+	static const struct scenario sc = {
+		"", 2, 512, { 10000, 1.0, 0, 0 } };
+	double load[STEER_TABLE_MAX], fixed[STEER_MAX_CPUS] = { 0 };
+	struct balance_plan *plan = malloc(sizeof(*plan));
+	struct sim *s = sim_new(&sc, NULL, 9);
+	double on0 = 0, total = 0;
+	__u32 b;
+	int r, i;
+
+	if (!s || !EXPECT(plan != NULL, "memory for a plan"))
+		goto out;
+	/* The rule's flows carry 0.4 of what the buckets carry. */
+	fixed[0] = 0.4;
+	for (r = 0; r < 10; r++) {
+		struct balance_input in = {
+			.size = s->size, .table = s->table,
+			.weight = s->weight, .load = load, .fixed = fixed,
+			.tolerance = TOL, .max_moves = MOVES,
+		};
+
+		sim_measure(s, 0, load);
+		if (!EXPECT_EQ(balance_plan(&in, s->table, plan), 0,
+			       "the round is planned"))
+			goto out;
+		for (i = 0; i < plan->nmoves; i++)
+			if (!EXPECT(plan->moves[i].bucket < s->size,
+				    "only table buckets move"))
+				goto out;
+	}
+	for (b = 0; b < s->size; b++) {
+		on0 += s->table[b] == 0 ? s->load[b] : 0;
+		total += s->load[b];
+	}
+	printf("  cpu 0 carries %.3f with the rule's 0.4, of %.3f\n",
+	       on0 + 0.4, total + 0.4);
+	EXPECT((on0 + 0.4) / (total + 0.4) <= 0.5 * (1 + TOL),
+	       "the CPU with the pinned load ends within the tolerance");
+	EXPECT(on0 < total / 2, "its buckets carry less than half for it");
+out:
+	free(plan);
+	free(s);
+}
+
+static void test_idle_and_balanced(void)
+{
+	static const struct scenario sc = {
+		"", 16, 512, { 100000, 0.5, 0, 0 } };
+	double zero[STEER_TABLE_MAX] = { 0 };
+	struct balance_plan *plan = malloc(sizeof(*plan));
+	struct sim *s = sim_new(&sc, NULL, 13);
+	struct balance_input in;
+
+	if (!s || !EXPECT(plan != NULL, "memory for a plan"))
+		goto out;
+	in = (struct balance_input){ .size = s->size, .table = s->table,
+		.weight = s->weight, .load = zero, .tolerance = TOL,
+		.max_moves = MOVES };
+	EXPECT_EQ(balance_plan(&in, s->table, plan), 0, "an idle round is planned");
+	EXPECT_EQ(plan->state, STEER_BAL_IDLE, "no traffic: idle");
+	EXPECT_EQ(plan->nmoves, 0, "and nothing moves");
+	/* 100000 flows of gentle sizes: the hash alone is even enough. */
+	in.load = s->load;
+	EXPECT_EQ(balance_plan(&in, s->table, plan), 0, "a round is planned");
+	printf("  even traffic: busiest %.3f of its share\n", plan->ratio);
+	EXPECT_EQ(plan->state, STEER_BAL_BALANCED, "even traffic: balanced");
+	EXPECT_EQ(plan->nmoves, 0, "and nothing moves");
+	in.size = 500;
+	EXPECT_EQ(balance_plan(&in, s->table, plan), -EINVAL,
+		  "a table size that is no power of two is refused");
+out:
+	free(plan);
+	free(s);
+}
+
+/* Two elephants of 0.8 share each on one worker, every other worker at
+ * 0.85 of its share with small buckets: no single move helps (the
+ * receiver would end at 1.65), so a worker first makes room; then rounds
+ * go on until the busiest is within the tolerance. */
+static void test_make_room(void)
+{
+	static const __u32 weight[STEER_MAX_CPUS] = { 1, 1, 1, 1, 1 };
+	struct balance_plan *plan = malloc(sizeof(*plan));
+	struct balance_memory mem = { { 0 }, false };
+	double load[128];
+	__u32 table[128], b;
+	struct balance_input in = { .size = 128, .table = table,
+		.weight = weight, .load = load, .frozen = mem.left,
+		.tolerance = TOL, .max_moves = MOVES };
+	int round;
+
+	if (!EXPECT(plan != NULL, "memory for a plan"))
+		return;
+	for (b = 0; b < 128; b++) {
+		table[b] = b < 2 ? 0 : 1 + b % 4;
+		load[b] = b < 2 ? 0.16 : 0.68 / 126;
+	}
+	for (round = 0; round < 10; round++) {
+		in.going = mem.going;
+		if (!EXPECT_EQ(balance_plan(&in, table, plan), 0,
+			       "the round is planned"))
+			break;
+		balance_remember(&mem, plan);
+		printf("  round %d: busiest %.3f -> %.3f in %d moves\n", round,
+		       plan->ratio, plan->after, plan->nmoves);
+		if (!round) {
+			EXPECT_EQ(plan->state, STEER_BAL_MOVED, "it moves");
+			EXPECT(table[0] != table[1], "the two elephants part at once");
+			EXPECT(plan->nmoves > 1, "after room was made for one");
+		}
+		EXPECT(plan->nmoves <= MOVES, "within max_moves");
+		if (!plan->nmoves)
+			break;
+	}
+	EXPECT(plan->after <= 1 + TOL,
+	       "the busiest worker ends within the tolerance");
+	free(plan);
+}
+
+/* Frozen buckets (moved a moment ago) stay where they are. */
+static void test_frozen_stay(void)
+{
+	static const struct scenario sc = {
+		"", 2, 512, { 10000, 1.0, 4, 0.10 } };
+	unsigned char frozen[STEER_TABLE_MAX];
+	struct balance_plan *plan = malloc(sizeof(*plan));
+	struct sim *s = sim_new(&sc, NULL, 1);
+	struct balance_input in;
+	__u32 b;
+	int i, bad = 0;
+
+	if (!s || !EXPECT(plan != NULL, "memory for a plan"))
+		goto out;
+	/* Everything on CPU 0 frozen: no pair can leave it. */
+	for (b = 0; b < s->size; b++)
+		s->table[b] = b & 1;
+	for (i = 0; i < 4; i++) {
+		s->load[s->elephant_bucket[i]] -= 0.10;
+		s->elephant_bucket[i] = 2 * i;
+		s->load[2 * i] += 0.10;
+	}
+	for (b = 0; b < s->size; b++)
+		frozen[b] = s->table[b] == 0;
+	in = (struct balance_input){ .size = s->size, .table = s->table,
+		.weight = s->weight, .load = s->load, .frozen = frozen,
+		.tolerance = TOL, .max_moves = MOVES };
+	EXPECT_EQ(balance_plan(&in, s->table, plan), 0, "the round is planned");
+	for (i = 0; i < plan->nmoves; i++)
+		bad += frozen[plan->moves[i].bucket];
+	EXPECT_EQ(bad, 0, "no frozen bucket moves");
+	EXPECT_EQ(plan->state, STEER_BAL_BEST,
+		  "over tolerance with nothing movable: the best possible");
+out:
+	free(plan);
+	free(s);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct test_case one[] = {
+		TEST_ENTRY(test_elephant_over_a_share,
+			   "balance: one flow over a share: said, and the best possible done"),
+		TEST_ENTRY(test_weights_are_the_targets,
+			   "balance: weights 1:3 are the target shares"),
+		TEST_ENTRY(test_fixed_load,
+			   "balance: a rule's pinned load is made room for, never moved"),
+		TEST_ENTRY(test_idle_and_balanced,
+			   "balance: no traffic is idle, even traffic balanced, without moves"),
+		TEST_ENTRY(test_frozen_stay,
+			   "balance: buckets moved a moment ago stay"),
+		TEST_ENTRY(test_make_room,
+			   "balance: two elephants no single move parts: a worker makes room first"),
+	};
+	char name[3][160];
+	int failed = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(feasible); i++) {
+		struct test_case t[3] = {
+			TEST_ENTRY(test_converges, name[0]),
+			TEST_ENTRY(test_no_moves_once_settled, name[1]),
+			TEST_ENTRY(test_shift, name[2]),
+		};
+
+		cur = &feasible[i];
+		snprintf(name[0], sizeof(name[0]),
+			 "balance: %s: ends within the tolerance, moves bounded",
+			 cur->name);
+		snprintf(name[1], sizeof(name[1]),
+			 "balance: %s: no moves once settled", cur->name);
+		snprintf(name[2], sizeof(name[2]),
+			 "balance: %s: settles again when the traffic shifts",
+			 cur->name);
+		failed |= test_run_all("balance", t, 3, argc, argv);
+	}
+	failed |= test_run_all("balance", one, ARRAY_SIZE(one), argc, argv);
+	return failed;
+}
