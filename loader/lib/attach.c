@@ -45,6 +45,11 @@ static void attach_advice(const char *ifname, enum xdp_attach_mode mode,
 		break;
 	case -EINVAL:
 	case -ERANGE:
+		if (!strcmp(ni.driver, "igb") && ni.mtu > IGB_XDP_MAX_MTU) {
+			snprintf(buf, len, "igb refuses native XDP with MTU %d: a frame of MTU + 26 bytes must fit its 3072-byte RX buffer, so %d at most ('ip link set %s mtu %d')",
+				 ni.mtu, IGB_XDP_MAX_MTU, ifname, IGB_XDP_MAX_MTU);
+			break;
+		}
 		snprintf(buf, len, "the driver (%s) refused the program: an MTU too big for XDP, or LRO on? 'xdp-steer status %s' checks; -v shows the kernel's message",
 			 ni.driver[0] ? ni.driver : "unknown", ifname);
 		break;

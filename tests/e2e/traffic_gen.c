@@ -90,6 +90,7 @@ struct opts {
 	int cpu;		/* -1: not pinned */
 	const char *flows_out;
 	int verbose;
+	bool native;		/* the keeping link in native mode */
 	struct group groups[TRAFFIC_MAX_GROUPS];
 	int ngroups;
 	__u32 nflows;
@@ -112,6 +113,9 @@ static void usage(FILE *out)
 "  --cpu N          run on CPU N (veth runs the peer's NAPI, so its XDP, on\n"
 "                   the sending CPU unless the NAPI is threaded)\n"
 "  --flows-out F    write \"flow ID group G KIND sent N\" per flow to F\n"
+"  --native         attach the program to IF in native mode, not SKB mode: a\n"
+"                   NIC driver (igb) transmits redirected frames only while\n"
+"                   an XDP program of its own runs on it\n"
 "  -v               libbpf messages\n"
 "Prints \"sent=N seconds=S fps=R\" on stdout at the end.\n");
 }
@@ -386,17 +390,22 @@ static int iface_mac(const char *ifname, __u8 mac[6])
 }
 
 /* See the top of the file. Without it sending still works, only paced
- * runs come out slow. Returns the link fd or -1. */
-static int keep_in_dispatcher(int prog_fd, int ifindex, const char *ifname)
+ * runs come out slow (and a NIC driver that transmits redirected frames
+ * only with an XDP program of its own, igb, sends nothing: --native).
+ * Returns the link fd or -1. */
+static int keep_in_dispatcher(int prog_fd, int ifindex, const char *ifname,
+			      bool native)
 {
-	LIBBPF_OPTS(bpf_link_create_opts, lo, .flags = XDP_FLAGS_SKB_MODE);
+	LIBBPF_OPTS(bpf_link_create_opts, lo,
+		    .flags = native ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE);
 	int fd;
 
 	fd = bpf_link_create(prog_fd, ifindex, BPF_XDP, &lo);
 	if (fd < 0)
-		fprintf(stderr, "traffic_gen: warning: cannot attach to %s in SKB "
+		fprintf(stderr, "traffic_gen: warning: cannot attach to %s in %s "
 			"mode (%s): each test run waits for an RCU grace period, "
-			"paced rates will be low\n", ifname, strerror(errno));
+			"paced rates will be low\n", ifname,
+			native ? "native" : "SKB", strerror(errno));
 	return fd;
 }
 
@@ -432,6 +441,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "size", required_argument, NULL, 'z' },
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "flows-out", required_argument, NULL, 'o' },
+		{ "native", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -486,6 +496,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'o':
 			o->flows_out = optarg;
+			break;
+		case 'N':
+			o->native = true;
 			break;
 		case 'v':
 			o->verbose++;
@@ -588,7 +601,7 @@ int main(int argc, char **argv)
 	map_fd = bpf_map__fd(skel->maps.gen_flows);
 	skel->bss->gen_ifindex = (__u32)ifindex;
 	skel->bss->gen_lo_ifindex = if_nametoindex("lo");
-	link_fd = keep_in_dispatcher(prog_fd, ifindex, o.ifname);
+	link_fd = keep_in_dispatcher(prog_fd, ifindex, o.ifname, o.native);
 
 	for (g = 0; g < o.ngroups; g++) {
 		struct group *gr = &o.groups[g];
