@@ -389,6 +389,27 @@ static int iface_mac(const char *ifname, __u8 mac[6])
 	return err;
 }
 
+/* A NIC driver resets its rings when an XDP program comes, and takes the
+ * carrier down meanwhile: wait (up to 10 s) until the interface runs
+ * again, so that the first frames are not sent into the reset. */
+static void wait_running(const char *ifname)
+{
+	struct ifreq ifr = {};
+	int fd, i;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	for (i = 0; i < 1000; i++) {
+		if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0 ||
+		    (ifr.ifr_flags & IFF_RUNNING))
+			break;
+		usleep(10000);
+	}
+	close(fd);
+}
+
 /* See the top of the file. Without it sending still works, only paced
  * runs come out slow (and a NIC driver that transmits redirected frames
  * only with an XDP program of its own, igb, sends nothing: --native).
@@ -406,6 +427,8 @@ static int keep_in_dispatcher(int prog_fd, int ifindex, const char *ifname,
 			"mode (%s): each test run waits for an RCU grace period, "
 			"paced rates will be low\n", ifname,
 			native ? "native" : "SKB", strerror(errno));
+	else if (native)
+		wait_running(ifname);
 	return fd;
 }
 
