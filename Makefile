@@ -75,7 +75,7 @@ POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
 	       policy_rules.o policy_decap.o policy_print.o compile.o flow_arg.o) $(MODEL_OBJS)
 KERNEL_OBJS := $(addprefix loader/kernel/,pins.o lock.o maps.o prog.o \
 	       slots.o cpumap.o netdev.o failpoint.o clock.o window.o \
-	       trace.o)
+	       trace.o leak.o)
 STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o detach.o \
 		 status.o stats.o stats_view.o which.o balance.o)
 CLI_OBJS   := $(addprefix loader/cli/,main.o log.o json.o cmd_policy.o \

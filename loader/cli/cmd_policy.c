@@ -125,6 +125,8 @@ int cmd_attach(int argc, char **argv)
 		pr_info("%s: attached xdp_steer (program %u) in %s mode, %s\n",
 			ifname, res.at.prog_id, prog_mode_name(res.at.mode),
 			res.at.dispatcher ? "under libxdp's dispatcher" :
+			res.at.ext_refused ?
+			"as the only XDP program (the kernel refused it in libxdp's dispatcher)" :
 			"as the only XDP program (the kernel refused libxdp's dispatcher)");
 		say_applied(ifname, &p, &res.apply);
 		ret = 0;

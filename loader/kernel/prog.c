@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -9,6 +11,7 @@
 
 #include "xdp_steer.h"
 #include "xdp_steer.skel.h"
+#include "kernel/leak.h"
 #include "kernel/prog.h"
 
 const char *prog_mode_name(enum xdp_attach_mode mode)
@@ -31,38 +34,104 @@ static struct xdp_steer_bpf *open_skel(const char *pin_dir)
 	return xdp_steer_bpf__open_opts(&opts);
 }
 
-int prog_attach(const char *pin_dir, int ifindex, enum xdp_attach_mode mode,
-		struct attached *out)
+/*
+ * Kernels since 6.13, and 6.12 since its stable updates took the same
+ * check (Debian's 6.12.117 has it, 6.12.5 had not), refuse an extension
+ * program that changes packet data in place of a function that does not:
+ * "Extension program changes packet data, while original does not".
+ * xdp_steer calls bpf_xdp_adjust_meta (drain stamps frames with it); the
+ * stubs of libxdp's dispatcher change nothing before libxdp 1.5.5, which
+ * gave them a no-op bpf_xdp_adjust_tail() for this (xdp-tools PR #509). So
+ * under Debian bookworm's libxdp 1.3.1 such a kernel refuses xdp_steer in
+ * the dispatcher, and libxdp returns EINVAL. The kernel's words reach us
+ * only in the verifier log libbpf prints: while attaching, libbpf's output
+ * passes through spot_refusal() on its way to the printer set before.
+ */
+static libbpf_print_fn_t print_before;
+static bool ext_refused;
+
+static int spot_refusal(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
 {
+	static char text[8192];
+	va_list copy;
+
+	va_copy(copy, ap);
+	vsnprintf(text, sizeof(text), fmt, copy);
+	va_end(copy);
+	if (strstr(text, "changes packet data"))
+		ext_refused = true;
+	return print_before ? print_before(level, fmt, ap) : 0;
+}
+
+/* One try: a fresh object (a failed load cannot be retried on the same
+ * one), attached through libxdp; 'alone': without the dispatcher, with
+ * libxdp's own switch for it, LIBXDP_SKIP_DISPATCHER. */
+static int attach_obj(const char *pin_dir, int ifindex,
+		      enum xdp_attach_mode mode, bool alone)
+{
+	const char *env = getenv("LIBXDP_SKIP_DISPATCHER");
+	char *saved = env ? strdup(env) : NULL;
 	struct xdp_steer_bpf *skel;
 	struct xdp_program *prog;
 	int err;
 
 	skel = open_skel(pin_dir);
-	if (!skel)
-		return -errno;
+	if (!skel) {
+		err = -errno;
+		goto out;
+	}
 	/* The cpumap programs are loaded by apply, into each cpumap entry. */
 	bpf_program__set_autoload(skel->progs.STEER_PROG_WORKER, false);
 	bpf_program__set_autoload(skel->progs.STEER_PROG_WORKER_B, false);
 	prog = xdp_program__from_bpf_obj(skel->obj, "xdp");
 	err = libxdp_get_error(prog);
 	if (err) {
-		prog = NULL;
+		xdp_steer_bpf__destroy(skel);
 		goto out;
 	}
+	if (alone)
+		setenv("LIBXDP_SKIP_DISPATCHER", "1", 1);
 	err = xdp_program__attach(prog, ifindex, mode, 0);
-	if (err)
-		goto out;
-	err = prog_find(pin_dir, ifindex, out);
-	if (!err && !out->prog_id)
-		err = -ENOENT;
-	if (err)
-		prog_detach(ifindex);
-out:
+	if (saved)
+		setenv("LIBXDP_SKIP_DISPATCHER", saved, 1);
+	else
+		unsetenv("LIBXDP_SKIP_DISPATCHER");
 	/* The program came from our object: closing it leaves the object,
 	 * which the skeleton owns, to the skeleton. */
 	xdp_program__close(prog);
 	xdp_steer_bpf__destroy(skel);
+out:
+	free(saved);
+	return err;
+}
+
+int prog_attach(const char *pin_dir, int ifindex, enum xdp_attach_mode mode,
+		struct attached *out)
+{
+	struct leak_guard g;
+	bool refused;
+	int err;
+
+	leak_guard_begin(&g);
+	ext_refused = false;
+	print_before = libbpf_set_print(spot_refusal);
+	err = attach_obj(pin_dir, ifindex, mode, false);
+	libbpf_set_print(print_before);
+	refused = err == -EINVAL && ext_refused;
+	/* libxdp's own fallback when a kernel has no dispatcher at all; it
+	 * never replaces a program already there (-EEXIST then). */
+	if (refused)
+		err = attach_obj(pin_dir, ifindex, mode, true);
+	if (!err) {
+		err = prog_find(pin_dir, ifindex, out);
+		if (!err && !out->prog_id)
+			err = -ENOENT;
+		if (err)
+			prog_detach(ifindex);
+	}
+	leak_guard_end(&g);
+	out->ext_refused = refused;
 	return err;
 }
 
@@ -92,62 +161,21 @@ out:
 	return found;
 }
 
-/*
- * libxdp 1.3.1 (Debian's) leaks a program fd in every
- * xdp_multiprog__get_from_ifindex(), which xdp_program__detach() calls
- * too: it gets the attached program by id, duplicates that fd into the
- * object it builds and never closes the original (fixed upstream after
- * 1.3.1, in 48ad94b). The leak keeps a detached program alive until we
- * exit, so it would still look in use. The leaked fd is the lowest free fd
- * when the call starts: leak_mark() notes it, leak_close() closes it if it
- * now holds program 'prog_id' and is not 'keep'.
- */
-static int leak_mark(void)
-{
-	int fd = dup(0);
-
-	if (fd >= 0)
-		close(fd);
-	return fd;
-}
-
-static void leak_close(int mark, __u32 prog_id, int keep)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-
-	if (mark >= 0 && mark != keep && prog_id &&
-	    !bpf_obj_get_info_by_fd(mark, &info, &len) && info.id == prog_id)
-		close(mark);
-}
-
-static struct xdp_multiprog *get_multiprog(int ifindex)
-{
-	struct xdp_program *main_prog;
-	struct xdp_multiprog *mp;
-	int mark = leak_mark();
-
-	mp = xdp_multiprog__get_from_ifindex(ifindex);
-	if (libxdp_get_error(mp))
-		return mp;
-	main_prog = xdp_multiprog__main_prog(mp);
-	if (main_prog)
-		leak_close(mark, xdp_program__id(main_prog),
-			   xdp_program__fd(main_prog));
-	return mp;
-}
-
 int prog_find(const char *pin_dir, int ifindex, struct attached *out)
 {
 	struct xdp_program *p = NULL;
 	struct xdp_multiprog *mp;
+	struct leak_guard g;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	mp = get_multiprog(ifindex);
+	leak_guard_begin(&g);
+	mp = xdp_multiprog__get_from_ifindex(ifindex);
 	err = libxdp_get_error(mp);
-	if (err)
+	if (err) {
+		leak_guard_end(&g);
 		return err == -ENOENT ? 0 : err;
+	}
 	out->mode = xdp_multiprog__attach_mode(mp);
 	out->dispatcher = !xdp_multiprog__is_legacy(mp);
 	out->nprogs = xdp_multiprog__program_count(mp);
@@ -169,6 +197,7 @@ int prog_find(const char *pin_dir, int ifindex, struct attached *out)
 		out->uses_pins = uses_pinned_maps(pin_dir, xdp_program__fd(p));
 	}
 	xdp_multiprog__close(mp);
+	leak_guard_end(&g);
 	return 0;
 }
 
@@ -177,13 +206,14 @@ int prog_detach(int ifindex)
 	struct xdp_program *p = NULL;
 	struct xdp_multiprog *mp;
 	enum xdp_attach_mode mode;
-	int err, mark;
-	__u32 main_id;
+	struct leak_guard g;
+	int err;
 
-	mp = get_multiprog(ifindex);
+	leak_guard_begin(&g);
+	mp = xdp_multiprog__get_from_ifindex(ifindex);
 	err = libxdp_get_error(mp);
 	if (err)
-		return err;
+		goto out;
 	mode = xdp_multiprog__attach_mode(mp);
 	if (xdp_multiprog__is_legacy(mp)) {
 		p = xdp_multiprog__main_prog(mp);
@@ -194,15 +224,14 @@ int prog_detach(int ifindex)
 				    STEER_STR(STEER_PROG_MAIN)))
 				break;
 	}
-	if (!p || strcmp(xdp_program__name(p), STEER_STR(STEER_PROG_MAIN))) {
+	if (!p || strcmp(xdp_program__name(p), STEER_STR(STEER_PROG_MAIN)))
 		err = -ENOENT;
-	} else {
-		main_id = xdp_program__id(xdp_multiprog__main_prog(mp));
-		mark = leak_mark();
+	else
 		err = xdp_program__detach(p, ifindex, mode, 0);
-		leak_close(mark, main_id, -1);
-	}
 	xdp_multiprog__close(mp);
+out:
+	/* Only now is xdp_steer freed, and its maps with it. */
+	leak_guard_end(&g);
 	return err;
 }
 

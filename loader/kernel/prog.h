@@ -20,11 +20,17 @@ struct attached {
 	bool dispatcher;		/* under libxdp's dispatcher */
 	int nprogs;			/* XDP programs on the interface */
 	bool uses_pins;			/* its steer_ctl is the pinned one */
+	bool ext_refused;		/* prog_attach: the kernel refused it
+					 * in libxdp's dispatcher (prog.c), so
+					 * it was attached alone or not at all */
 };
 
 /* Loads xdp_steer with its maps pinned in 'pin_dir' (a checked directory,
  * pins.h) and attaches it to 'ifindex' through libxdp. All or nothing: a
- * failure after the program is on the interface takes it off again. */
+ * failure after the program is on the interface takes it off again. When
+ * the kernel refuses xdp_steer in libxdp's dispatcher it tries once more
+ * without the dispatcher, which fails (-EEXIST or -EBUSY) if another XDP
+ * program is on the interface; out->ext_refused says so either way. */
 int prog_attach(const char *pin_dir, int ifindex, enum xdp_attach_mode mode,
 		struct attached *out);
 

@@ -45,6 +45,11 @@ static void attach_advice(const char *ifname, enum xdp_attach_mode mode,
 		break;
 	case -EINVAL:
 	case -ERANGE:
+		if (!strcmp(ni.driver, "igb") && ni.mtu > IGB_XDP_MAX_MTU) {
+			snprintf(buf, len, "igb refuses native XDP with MTU %d: a frame of MTU + 26 bytes must fit its 3072-byte RX buffer, so %d at most ('ip link set %s mtu %d')",
+				 ni.mtu, IGB_XDP_MAX_MTU, ifname, IGB_XDP_MAX_MTU);
+			break;
+		}
 		snprintf(buf, len, "the driver (%s) refused the program: an MTU too big for XDP, or LRO on? 'xdp-steer status %s' checks; -v shows the kernel's message",
 			 ni.driver[0] ? ni.driver : "unknown", ifname);
 		break;
@@ -52,6 +57,10 @@ static void attach_advice(const char *ifname, enum xdp_attach_mode mode,
 		snprintf(buf, len, "-v shows libxdp's and the kernel's messages");
 	}
 }
+
+/* Why xdp_steer runs alone where the kernel refused it in libxdp's
+ * dispatcher (kernel/prog.c), and what it costs. */
+#define EXT_REFUSED "the kernel refuses xdp_steer as an extension of libxdp's dispatcher (\"Extension program changes packet data, while original does not\": xdp_steer stamps frames for drain with bpf_xdp_adjust_meta; the dispatcher of libxdp before 1.5.5 does not change packet data)"
 
 int steer_attach(struct steer_ctx *ctx, const char *ifname,
 		 const struct steer_policy *p, enum xdp_attach_mode mode,
@@ -99,6 +108,12 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 		goto out;
 	}
 	err = prog_attach(it.dir, it.ifindex, mode, &res->at);
+	if (err && res->at.ext_refused && (err == -EEXIST || err == -EBUSY)) {
+		lib_fail(ctx, err, "%s: %s; it could run only as the one XDP program on %s, and another is there: take that off first ('xdp-loader status %s' shows it), or use libxdp 1.5.5 or later",
+			 ifname, EXT_REFUSED, ifname, ifname);
+		pins_remove(&it.ns, ifname, why, sizeof(why));
+		goto out;
+	}
 	if (err) {
 		attach_advice(ifname, mode, err, why, sizeof(why));
 		lib_fail(ctx, err, "%s: attaching in %s mode failed: %s; %s",
@@ -106,6 +121,9 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 		pins_remove(&it.ns, ifname, why, sizeof(why));
 		goto out;
 	}
+	if (res->at.ext_refused)
+		lib_note(ctx, STEER_WARN, "%s: %s; attached as the one XDP program on %s instead, without the dispatcher: no other XDP program can run beside it (xdp-loader refuses to add one) until libxdp is 1.5.5 or later",
+			 ifname, EXT_REFUSED, ifname);
 	err = failpoint("attach-apply");
 	if (err)
 		lib_fail(ctx, err, "%s: failpoint attach-apply", ifname);

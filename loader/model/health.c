@@ -79,6 +79,9 @@ int health_check(const struct health_input *in, struct health *h)
 	if (in->table_size && in->queue_size < 256)
 		health_add(h, "queue_size %u is small: a worker that is briefly descheduled drops frames; 2048 is the default",
 			   in->queue_size);
+	if (ni && !strcmp(ni->driver, "igb") && ni->mtu > IGB_XDP_MAX_MTU)
+		health_add(h, "MTU %d: igb refuses native XDP above %d",
+			   ni->mtu, IGB_XDP_MAX_MTU);
 	/* These limits are ixgbe's own (its XDP receive buffer, RSC); other
 	 * drivers have others we do not know, so they get no warning. */
 	if (ni && !strcmp(ni->driver, "ixgbe")) {

@@ -101,6 +101,20 @@ e2e_pin_paths() {
 	LOCK_B=/run/xdp-steer/$ino-$IF_B.lock
 }
 
+# The link between A and B: a veth pair, or with E2E_NICS="DEV_A DEV_B"
+# two existing interfaces (tests/vm/check-nic.sh: two NICs joined in QEMU)
+# moved into the namespaces and renamed $IF_A and $IF_B there; deleting the
+# namespaces gives them back.
+e2e_link() {
+	if [ -z "${E2E_NICS:-}" ]; then
+		ip link add "$IF_A" netns "$NS_A" type veth peer name "$IF_B" netns "$NS_B"
+		return
+	fi
+	set -- $E2E_NICS
+	ip link set "$1" netns "$NS_A" && ip -n "$NS_A" link set "$1" name "$IF_A" &&
+	ip link set "$2" netns "$NS_B" && ip -n "$NS_B" link set "$2" name "$IF_B"
+}
+
 e2e_setup() {
 	e2e_require_root
 	e2e_ensure_bpffs
@@ -118,7 +132,7 @@ e2e_setup() {
 		net.ipv6.conf.default.accept_ra=0 &&
 	in_b sysctl -qw net.ipv6.conf.default.router_solicitations=0 \
 		net.ipv6.conf.default.accept_ra=0 &&
-	ip link add "$IF_A" netns "$NS_A" type veth peer name "$IF_B" netns "$NS_B" &&
+	e2e_link &&
 	ip -n "$NS_A" addr add "$IP_A/24" dev "$IF_A" &&
 	ip -n "$NS_B" addr add "$IP_B/24" dev "$IF_B" &&
 	ip -n "$NS_A" addr add "$IP6_A/64" dev "$IF_A" nodad &&

@@ -100,6 +100,7 @@ struct opts {
 	int cpu;		/* -1: not pinned */
 	const char *flows_out;
 	int verbose;
+	bool native;		/* the keeping link in native mode */
 	struct group groups[TRAFFIC_MAX_GROUPS];
 	int ngroups;
 	__u32 nflows;
@@ -127,6 +128,9 @@ static void usage(FILE *out)
 "  --cpu N          run on CPU N (veth runs the peer's NAPI, so its XDP, on\n"
 "                   the sending CPU unless the NAPI is threaded)\n"
 "  --flows-out F    write \"flow ID group G KIND sent N\" per flow to F\n"
+"  --native         attach the program to IF in native mode, not SKB mode: a\n"
+"                   NIC driver (igb) transmits redirected frames only while\n"
+"                   an XDP program of its own runs on it\n"
 "  -v               libbpf messages\n"
 "Prints \"sent=N seconds=S fps=R\" on stdout at the end.\n");
 }
@@ -432,18 +436,46 @@ static int iface_mac(const char *ifname, __u8 mac[6])
 	return err;
 }
 
-/* See the top of the file. Without it sending still works, only paced
- * runs come out slow. Returns the link fd or -1. */
-static int keep_in_dispatcher(int prog_fd, int ifindex, const char *ifname)
+/* A NIC driver resets its rings when an XDP program comes, and takes the
+ * carrier down meanwhile: wait (up to 10 s) until the interface runs
+ * again, so that the first frames are not sent into the reset. */
+static void wait_running(const char *ifname)
 {
-	LIBBPF_OPTS(bpf_link_create_opts, lo, .flags = XDP_FLAGS_SKB_MODE);
+	struct ifreq ifr = {};
+	int fd, i;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	for (i = 0; i < 1000; i++) {
+		if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0 ||
+		    (ifr.ifr_flags & IFF_RUNNING))
+			break;
+		usleep(10000);
+	}
+	close(fd);
+}
+
+/* See the top of the file. Without it sending still works, only paced
+ * runs come out slow (and a NIC driver that transmits redirected frames
+ * only with an XDP program of its own, igb, sends nothing: --native).
+ * Returns the link fd or -1. */
+static int keep_in_dispatcher(int prog_fd, int ifindex, const char *ifname,
+			      bool native)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, lo,
+		    .flags = native ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE);
 	int fd;
 
 	fd = bpf_link_create(prog_fd, ifindex, BPF_XDP, &lo);
 	if (fd < 0)
-		fprintf(stderr, "traffic_gen: warning: cannot attach to %s in SKB "
+		fprintf(stderr, "traffic_gen: warning: cannot attach to %s in %s "
 			"mode (%s): each test run waits for an RCU grace period, "
-			"paced rates will be low\n", ifname, strerror(errno));
+			"paced rates will be low\n", ifname,
+			native ? "native" : "SKB", strerror(errno));
+	else if (native)
+		wait_running(ifname);
 	return fd;
 }
 
@@ -479,6 +511,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "size", required_argument, NULL, 'z' },
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "flows-out", required_argument, NULL, 'o' },
+		{ "native", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -533,6 +566,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'o':
 			o->flows_out = optarg;
+			break;
+		case 'N':
+			o->native = true;
 			break;
 		case 'v':
 			o->verbose++;
@@ -637,7 +673,7 @@ int main(int argc, char **argv)
 	map_fd = bpf_map__fd(skel->maps.gen_flows);
 	skel->bss->gen_ifindex = (__u32)ifindex;
 	skel->bss->gen_lo_ifindex = if_nametoindex("lo");
-	link_fd = keep_in_dispatcher(prog_fd, ifindex, o.ifname);
+	link_fd = keep_in_dispatcher(prog_fd, ifindex, o.ifname, o.native);
 
 	for (g = 0; g < o.ngroups; g++) {
 		struct group *gr = &o.groups[g];

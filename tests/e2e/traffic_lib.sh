@@ -232,10 +232,13 @@ _ethtool_sum() {
 
 # Frames lost between the generator and the receiver's XDP program (the
 # peer's ring full) and inside the receiving veth (frames it could not turn
-# into skbs, XDP drops). Counters only grow: differences around a run.
+# into skbs, XDP drops); on a NIC (E2E_NICS) its RX queues' drops, the
+# frames it missed for want of a buffer (igb) and the redirected frames
+# the sender's full TX queue dropped (virtio_net). Counters only grow:
+# differences around a run.
 _link_drops() {
-	echo $(( $(_ethtool_sum "$NS_A" "$IF_A" '^tx_queue_[0-9]+_xdp_xmit_errors:') +
-		 $(_ethtool_sum "$NS_B" "$IF_B" '^rx_queue_[0-9]+_(drops|xdp_drops):') ))
+	echo $(( $(_ethtool_sum "$NS_A" "$IF_A" '^tx_queue_[0-9]+_xdp_(xmit_errors|tx_drops):') +
+		 $(_ethtool_sum "$NS_B" "$IF_B" '^rx_queue_[0-9]+_(drops|xdp_drops):|^rx_missed_errors:') ))
 }
 
 # IP packets namespace A's own stack sent (not the generator's frames):

@@ -68,6 +68,10 @@ static const struct health_case cases[] = {
 	{ .desc = "an unreadable driver gives no driver warning", .driver = UNREADABLE, .mtu = 9000, .lro = true },
 	{ .desc = "ixgbe with ntuple off warns that ATR moves TCP flows between queues", .ntuple_off = true,
 	  .want = { "ntuple is off, so ixgbe's Flow Director ATR moves TCP flows between RX queues as their senders move: 'ethtool -K eth2 ntuple on' turns ATR off" } },
+	/* ---- igb's limit (measured in the VM: 3046 attaches, 3047 not) ---- */
+	{ .desc = "igb with MTU 3046 gives no warning", .driver = "igb", .mtu = 3046 },
+	{ .desc = "igb with MTU 3047 warns of its XDP limit", .driver = "igb", .mtu = 3047,
+	  .want = { "MTU 3047: igb refuses native XDP above 3046" } },
 	{ .desc = "another driver with ntuple off gives no ATR warning", .driver = "i40e", .ntuple_off = true },
 	{ .desc = "ixgbe with 128 possible CPUs gives no warning", .possible = 128 },
 	{ .desc = "ixgbe with 129 possible CPUs warns that native XDP is refused", .possible = 129,
