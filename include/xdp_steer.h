@@ -272,6 +272,7 @@ static inline __u16 steer_encap_port(__u32 encap)
 #undef STEER_ENCAP_PORT_
 	return 0;
 }
+
 /* UDP ports the policy's 'decap' may give, all encapsulations together. */
 #define STEER_DECAP_PORTS	8
 /* Most MPLS labels walked to the bottom of the stack, GTP-U extension

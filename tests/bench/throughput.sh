@@ -4,7 +4,7 @@
 # delivers to an application, against three baselines in the same run on
 # the same veth pair and the same traffic. Prints tables; asserts nothing.
 #
-#   tests/bench/throughput.sh        (as root, after make; about 7 minutes)
+#   tests/bench/throughput.sh        (as root, after make; about 9 minutes)
 #   BENCH_SIZES="60 1514" BENCH_FLOWS="1 16 1000 1000+tun"   frame sizes
 #                                    without FCS, flow counts ("N+tun": N
 #                                    flows inside one tunnel)
