@@ -56,7 +56,7 @@
  * any bucket leaving a queue does. A receive queue that moved here
  * (steer_rxq) holds every bucket bound for the fast path the same way,
  * from its first frame here until the marker it sent is out
- * (steer_rxmove), or the drain timeout. The records this takes are this
+ * (steer_rxmove), or this CPU's queue stands still for the drain timeout. The records this takes are this
  * CPU's own, kept for the buckets concerned only; the window stays shut.
  *
  * Every value read across CPUs is written by one CPU only, and each is one
@@ -316,10 +316,17 @@ __noinline int rxmove_wait(__u32 me, __u32 now, __u64 limits)
 	if (!mv || !mv->pending)
 		return RXMOVE_CLEAR;
 	/* Evidence first: after a pause longer than the timeout the
-	 * marker is long out, and that is no stall. */
+	 * marker is long out, and that is no stall. Once the marker is
+	 * queued, only a queue that stops moving for the timeout ends the
+	 * wait (drained() watches it, as for a bucket's drain): a CPU the
+	 * hypervisor held still, or whose kthread waited its turn, has not
+	 * stalled, and its frames are still in front of ours. The time
+	 * since the move bounds only a wait for a marker that could not be
+	 * queued (this CPU's entry missing). */
 	state = mv->seq ? drained(me, mv->target, mv->seq, now, limits) :
 		DRAIN_WAIT;	/* no marker yet: this frame becomes it */
-	if (state == DRAIN_WAIT && now - mv->since < (__u32)limits)
+	if (state == DRAIN_WAIT &&
+	    (mv->seq || now - mv->since < (__u32)limits))
 		return RXMOVE_WAIT;
 	mv->pending = 0;
 	return state == DRAIN_DONE ? RXMOVE_CLEAR : RXMOVE_TIMEOUT;

@@ -915,6 +915,39 @@ static void test_queue_marker_out_before_a_pause_is_no_timeout(void)
 	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "and the fast path is back");
 }
 
+/* A queue moved here, its marker is queued to L behind R's frames, and
+ * then the whole CPU stands still for longer than the drain timeout (a
+ * hypervisor's pause; no frame, no kthread). After it the marker is still
+ * queued and L's count moves again: the bucket keeps waiting, as a
+ * bucket's drain does, and takes the fast path once the marker is out,
+ * with no timeout counted. Only a queue that stands still for the
+ * timeout while frames look at it is a stall. */
+static void test_queue_moved_here_waits_through_a_pause(void)
+{
+	struct drain_case c;
+	__u32 t0, marker;
+
+	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, short_ticks()) ||
+	    !queue_was_on(local_cpu) || !warm_on_fastpath(&c.f) ||
+	    !queue_was_on(remote_cpu) || !other_rx_queued(local_cpu, 5, 3))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the first frame after the move is the marker, in L's queue");
+	marker = queued_to(local_cpu);
+	t0 = jiffies();
+	while (jiffies() - t0 < 2 * short_ticks())
+		sleep_us(2000);
+	/* L dequeued R's two and is at work again, the marker next. */
+	if (!publish(local_cpu, marker - 1, marker + 4, BUSY_NOW()))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "after the pause the marker is still queued: still through L's queue");
+	EXPECT_EQ(stats().moves_timeout, 0, "a pause is no stall: no timeout counted");
+	if (!other_rx_queued(local_cpu, 5, 5) ||
+	    !publish(local_cpu, marker + 1, marker + 6, IDLE_SINCE()))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "the marker out, the fast path is back");
+	EXPECT_EQ(stats().moves_timeout, 0, "still no timeout");
+}
+
 /* ---- the real worker ------------------------------------------------------------ */
 
 /* Live frames go through the cpumap to a worker that builds skbs on
@@ -1090,6 +1123,8 @@ const struct test_case drain_tests[] = {
 		   "drain: a queue moved here gives the fast path back once its marker is out"),
 	TEST_ENTRY(test_queue_moved_here_times_out,
 		   "drain: a queue moved here gives the fast path back at the drain timeout, counted"),
+	TEST_ENTRY(test_queue_moved_here_waits_through_a_pause,
+		   "drain: a queue moved here waits through a pause of its CPU longer than the timeout for its marker, no timeout counted"),
 	TEST_ENTRY(test_queue_marker_out_before_a_pause_is_no_timeout,
 		   "drain: a queue whose marker was out before a pause longer than the timeout is not counted as a timeout"),
 	TEST_ENTRY(test_worker_publishes_what_it_dequeued,
