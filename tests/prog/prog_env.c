@@ -68,18 +68,25 @@ static int load(void)
 	return 0;
 }
 
+/* Loads the object once (later calls do nothing); ready() reports a
+ * failure, in the test that meets it. */
+void prog_env_load(void)
+{
+	if (prog_err != 1)
+		return;
+	prog_err = load();
+	if (!prog_err)
+		printf("  running on CPU %d, remote CPU %d, missing CPU %d\n",
+		       local_cpu, remote_cpu, CPU_MISSING);
+}
+
 /* Every test starts here: false (and the test skipped) when the program
  * cannot be used on this machine. */
 bool ready(void)
 {
 	int err;
 
-	if (prog_err == 1) {
-		prog_err = load();
-		if (!prog_err)
-			printf("  running on CPU %d, remote CPU %d, missing CPU %d\n",
-			       local_cpu, remote_cpu, CPU_MISSING);
-	}
+	prog_env_load();
 	switch (prog_err) {
 	case 0:
 		break;

@@ -30,6 +30,10 @@ extern struct steer_prog prog;
 extern int local_cpu, remote_cpu;
 extern const __u64 test_key[STEER_HASH_KEY_WORDS];
 
+/* Before any test: loads the program and picks local_cpu and remote_cpu.
+ * Tests pass those as arguments, evaluated before their ready(): with a
+ * name filter, any test may run first. */
+void prog_env_load(void);
 /* Every test starts here: loads the program on first use and empties its
  * maps; false (and the test skipped or failed) when it cannot be used. */
 bool ready(void);

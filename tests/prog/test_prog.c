@@ -274,6 +274,7 @@ int main(int argc, char **argv)
 	const struct test_case replay = TEST_ENTRY(test_replay, "replay");
 	int failed = 0;
 
+	prog_env_load();
 	if (getenv("XDP_STEER_FRAME"))
 		return test_run_all("prog", &replay, 1, 1, argv);
 
