@@ -17,8 +17,9 @@
  *     has flushed GRO since (where GRO keeps young segments, HZ >= 1000:
  *     a whole STEER_EPOCH after it, and the epoch after it began the
  *     slot's gro_units ago); or
- *   - it dequeued it, has dequeued nothing for STEER_DRAIN_IDLE_NS, and
- *     no receiving CPU has a stamped frame queued to it (its ring was
+ *   - it dequeued it, has dequeued nothing for STEER_DRAIN_IDLE_NS (its
+ *     clock, steer_wclock, kept while stamped frames may be looked at:
+ *     from before our frame left to the look), and no receiving CPU has a stamped frame queued to it (its ring was
  *     empty after its last batch, which makes the kthread flush
  *     everything). The target counts every frame it dequeues, stamped or
  *     not (each cpumap bank runs its own copy of the program);
@@ -108,10 +109,28 @@ static __always_inline void window_hold(struct steer_window *w,
 		w->held_until = end;
 }
 
+/* A drain may look at a frame stamped now for the drain timeout: keep the
+ * target's clock on (steer_wclock) until it cannot, and a tick for the
+ * reading of jiffies. Written at most once a tick per CPU. */
+static __always_inline void clock_hold(const struct steer_slot *slot,
+				       __u32 target)
+{
+	struct steer_wclock *clock;
+	__u32 end;
+
+	clock = bpf_map_lookup_elem(&steer_wclock, &target);
+	if (!clock)
+		return;
+	end = (__u32)bpf_jiffies64() + slot->drain_units + 2;
+	if (clock->until - end > STEER_WINDOW_MAX)
+		clock->until = end;
+}
+
 /* Queues the frame to 'target' and stamps it. Returns the XDP verdict:
  * XDP_REDIRECT, or the cpumap's XDP_PASS fallback when the target has no
  * entry. *seq gets the frame's place in this CPU's stream to the target. */
 static __always_inline int queue_frame(struct xdp_md *ctx,
+				       const struct steer_slot *slot,
 				       struct steer_stats *st, __u32 me,
 				       __u32 target, int stamp, __u32 *seq)
 {
@@ -148,6 +167,9 @@ static __always_inline int queue_frame(struct xdp_md *ctx,
 	}
 	*seq = *s + 1;
 	*s = *seq;
+	/* Before the frame leaves (after we return): the worker that
+	 * dequeues it finds its clock on. */
+	clock_hold(slot, target);
 	/* The frame leaves after we return, so the metadata can still be
 	 * added. A driver without metadata room leaves it unstamped: its
 	 * buckets then drain by the timeout only. */
@@ -231,7 +253,7 @@ __noinline int drained(__u32 me, __u32 target, __u32 seq, __u32 now,
 {
 	__u32 timeout = (__u32)limits, gro_units = limits >> 32;
 	__u32 idx = target * STEER_MAX_CPUS + me, *wt, *began, total, at = 0;
-	__u64 *wlast;
+	struct steer_wclock *clock;
 	struct steer_deq *d;
 	struct steer_idle *idle;
 	int found = 0, i;
@@ -278,12 +300,14 @@ __noinline int drained(__u32 me, __u32 target, __u32 seq, __u32 now,
 		if (began && now - *(volatile __u32 *)began >= gro_units)
 			return DRAIN_DONE;
 	}
-	/* Signed: the worker may have stamped after now_ns was read, and
-	 * that is busy, not idle for 2^64 ns. */
+	/* The worker's clock has been on since our frame left (its
+	 * stamp held it on for the drain timeout, and a look comes sooner:
+	 * else the bucket is cold). Signed: the worker may have stamped
+	 * after now_ns was read, and that is busy, not idle for 2^64 ns. */
 	now_ns = bpf_ktime_get_ns();
-	wlast = bpf_map_lookup_elem(&steer_wlast, &target);
-	if (!wlast ||
-	    (__s64)(now_ns - *(volatile __u64 *)wlast) < STEER_DRAIN_IDLE_NS)
+	clock = bpf_map_lookup_elem(&steer_wclock, &target);
+	if (!clock || (__s64)(now_ns - *(volatile __u64 *)&clock->last_ns) <
+		      STEER_DRAIN_IDLE_NS)
 		return DRAIN_WAIT;
 	return queue_empty(target) ? DRAIN_DONE : DRAIN_WAIT;
 }

@@ -136,9 +136,10 @@ static __always_inline int same_place(__u32 a, __u32 b)
 /* Sends the frame to 'target' and counts it; a target without a cpumap
  * entry falls back to XDP_PASS. 'stamp': drain records are kept; *seq
  * then gets its stamp when queued. */
-static __always_inline int send(struct xdp_md *ctx, struct steer_stats *st,
-				int stamp, __u32 me, __u32 target,
-				__u64 bytes, __u32 *seq)
+static __always_inline int send(struct xdp_md *ctx,
+				const struct steer_slot *slot,
+				struct steer_stats *st, int stamp, __u32 me,
+				__u32 target, __u64 bytes, __u32 *seq)
 {
 	__u32 cpu = target_cpu_of(target);
 	struct steer_cpu_stats *cs;
@@ -148,7 +149,7 @@ static __always_inline int send(struct xdp_md *ctx, struct steer_stats *st,
 		st->passed_local++;
 		ret = XDP_PASS;
 	} else {
-		ret = queue_frame(ctx, st, me, target, stamp, seq);
+		ret = queue_frame(ctx, slot, st, me, target, stamp, seq);
 		if (ret != XDP_REDIRECT) {
 			st->passed_no_target++;
 			return ret;
@@ -175,7 +176,7 @@ static __always_inline int deliver(struct xdp_md *ctx, struct steer_stats *st,
 	int stamp = (slot->flags & STEER_F_DRAIN) &&
 		    window_of(slot, (__u32)bpf_jiffies64());
 
-	return send(ctx, st, stamp, me, target_of(slot, cpu, me), bytes, &seq);
+	return send(ctx, slot, st, stamp, me, target_of(slot, cpu, me), bytes, &seq);
 }
 
 /* A frame of drain bucket 'bucket' (steer_buckets), whose table CPU is
@@ -193,7 +194,7 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 
 	want = target_of(slot, cpu, me);
 	if (!(slot->flags & STEER_F_DRAIN))
-		return send(ctx, st, 0, me, want, bytes, &seq);
+		return send(ctx, slot, st, 0, me, want, bytes, &seq);
 	now = (__u32)bpf_jiffies64();
 	w = window_of(slot, now);
 	/* Only a frame bound for the fast path could overtake the frames of
@@ -206,10 +207,10 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 	}
 	/* Outside the window a queued frame needs no record. */
 	if (!w && !hold && !(want & STEER_TARGET_LOCAL))
-		return send(ctx, st, 0, me, want, bytes, &seq);
+		return send(ctx, slot, st, 0, me, want, bytes, &seq);
 	b = bpf_map_lookup_elem(&steer_buckets, &bucket);
 	if (!b)
-		return send(ctx, st, 0, me, want, bytes, &seq);
+		return send(ctx, slot, st, 0, me, want, bytes, &seq);
 	fresh = !b->last;
 	cold = fresh || now - b->last >= slot->drain_units;
 	/* Outside the window, a warm bucket on the fast path keeps only the
@@ -219,7 +220,7 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 	if (!w && !hold && !cold && b->target == want) {
 		if (b->last != now)
 			b->last = now ? now : 1;
-		return send(ctx, st, 0, me, want, bytes, &seq);
+		return send(ctx, slot, st, 0, me, want, bytes, &seq);
 	}
 
 	cur = b->target;
@@ -254,7 +255,7 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 			 * records without it. */
 			if (w)
 				window_hold(w, slot, now);
-			ret = send(ctx, st, 1, me, cur, bytes, &seq);
+			ret = send(ctx, slot, st, 1, me, cur, bytes, &seq);
 			b->seq = (cur & STEER_TARGET_LOCAL) ?
 				 (__u32)st->rx_packets : seq;
 			b->last = now ? now : 1;	/* 0: no frame yet */
@@ -272,7 +273,7 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 		want &= ~STEER_TARGET_LOCAL;
 	b->target = want;
 	b->since = 0;
-	ret = send(ctx, st, 1, me, want, bytes, &seq);
+	ret = send(ctx, slot, st, 1, me, want, bytes, &seq);
 	b->seq = (want & STEER_TARGET_LOCAL) ? (__u32)st->rx_packets : seq;
 	b->last = now ? now : 1;
 	if (hold)
@@ -385,8 +386,8 @@ static __always_inline int worker(struct xdp_md *ctx, __u32 bank)
 	struct steer_meta *m = (void *)(long)ctx->data_meta;
 	__u32 zero = 0, target, idx, total, *wt;
 	struct steer_worker_stats *ws;
+	struct steer_wclock *clock;
 	struct steer_deq *d;
-	__u64 *last;
 
 	ws = bpf_map_lookup_elem(&worker_stats, &zero);
 	if (ws) {
@@ -398,9 +399,11 @@ static __always_inline int worker(struct xdp_md *ctx, __u32 bank)
 		return XDP_PASS;
 	target += bank;
 	wt = bpf_map_lookup_elem(&steer_wtot, &target);
-	last = bpf_map_lookup_elem(&steer_wlast, &target);
-	if (last)
-		*last = bpf_ktime_get_ns();
+	/* The clock only while a drain may ask (steer_wclock); jiffies
+	 * are one load (the verifier inlines the helper). */
+	clock = bpf_map_lookup_elem(&steer_wclock, &target);
+	if (clock && clock->until - (__u32)bpf_jiffies64() - 1 < STEER_WINDOW_MAX)
+		clock->last_ns = bpf_ktime_get_ns();
 	if (!wt)
 		return XDP_PASS;
 	/* Only this target's kthread writes these: no atomics needed. */

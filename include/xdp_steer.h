@@ -165,8 +165,10 @@
 	 * STEER_EPOCH frames began (jiffies). */    			\
 	X(steer_wtime, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
 	  STEER_TARGETS * 4, 0)						\
-	/* [target]: when its cpumap program last ran (ns). */		\
-	X(steer_wlast, BPF_MAP_TYPE_ARRAY, __u32, __u64, STEER_TARGETS, 0)\
+	/* [target]: when its cpumap program last ran, while a drain	\
+	 * may ask (struct steer_wclock). */				\
+	X(steer_wclock, BPF_MAP_TYPE_ARRAY, __u32, struct steer_wclock,\
+	  STEER_TARGETS, 0)						\
 	/* [cpu]: 1 once the CPU has received a frame: the receiving	\
 	 * CPUs whose queues a drain looks at. */			\
 	X(steer_rx_cpus, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
@@ -613,6 +615,21 @@ struct steer_deq {
 #define STEER_MARK(seq, total)	((__u64)(seq) | (__u64)(total) << 32)
 #define STEER_MARK_SEQ(m)	((__u32)(m))
 #define STEER_MARK_TOTAL(m)	((__u32)((m) >> 32))
+
+/* steer_wclock[target]: when the target's cpumap program last ran
+ * (last_ns, bpf_ktime_get_ns), for a drain's idle test (drain.h). The
+ * program reads the clock only while 'until' (jiffies) lies ahead: each
+ * sender of a stamped frame to the target keeps it so for the drain
+ * timeout and two ticks, as long as a drain may look at that frame.
+ * Outside drains the worker pays nothing for it (a bpf_ktime_get_ns() a
+ * frame cost 40-50 ns on a retpoline VM: README, "Where the worker's time
+ * goes"). 'until' is written by senders at most once a tick each, last_ns
+ * by the target's kthread. */
+struct steer_wclock {
+	__u64 last_ns;
+	__u32 until;
+	__u32 pad;
+};
 
 /* steer_idle[target], per receiving CPU: the target's steer_wtot when it
  * last changed, and when that was seen (to tell a stalled target); when a

@@ -438,7 +438,8 @@ int steer_prog_reset_drain(const struct steer_prog *p)
 		err = zero_array(p->steer_wtime, STEER_TARGETS * 4,
 				 sizeof(__u32));
 	if (!err)
-		err = zero_array(p->steer_wlast, STEER_TARGETS, sizeof(__u64));
+		err = zero_array(p->steer_wclock, STEER_TARGETS,
+				 sizeof(struct steer_wclock));
 	if (!err)
 		err = zero_array(p->steer_rx_cpus, STEER_MAX_CPUS,
 				 sizeof(__u32));

@@ -197,20 +197,35 @@ static struct steer_stats stats(void)
 /* ---- the old worker's side, written by hand ------------------------------- */
 
 /* CPU 'target' has dequeued this CPU's frames up to 'seq', at its count
- * 'total', and last ran at 'last_ns' (bpf_ktime_get_ns). */
+ * 'total', and last ran at 'last_ns' (bpf_ktime_get_ns; its clock on). */
 static bool publish(int target, __u32 seq, __u32 total, __u64 last_ns)
 {
 	__u32 key = target * STEER_MAX_CPUS + local_cpu, t = target;
 	struct steer_deq d = { .h = { STEER_MARK(seq, total) } };
+	struct steer_wclock clock;
 	int err;
 
 	err = bpf_map_update_elem(prog.steer_deq, &key, &d, BPF_ANY);
 	if (!err)
 		err = bpf_map_update_elem(prog.steer_wtot, &t, &total, BPF_ANY);
-	if (!err)
-		err = bpf_map_update_elem(prog.steer_wlast, &t, &last_ns,
+	if (!err && bpf_map_lookup_elem(prog.steer_wclock, &t, &clock))
+		err = -errno;
+	if (!err) {
+		clock.last_ns = last_ns;
+		err = bpf_map_update_elem(prog.steer_wclock, &t, &clock,
 					  BPF_ANY);
+	}
 	return EXPECT_EQ(err, 0, "the worker's marks were written");
+}
+
+/* CPU 'target's clock (steer_wclock). */
+static struct steer_wclock wclock(int target)
+{
+	struct steer_wclock clock = {};
+	__u32 t = target;
+
+	bpf_map_lookup_elem(prog.steer_wclock, &t, &clock);
+	return clock;
 }
 
 /* The other receiving CPU (R) queued 'sent' frames to 'target', which
@@ -989,8 +1004,8 @@ static void test_worker_publishes_what_it_dequeued(void)
 	__u32 n = 200, key, total = 0, began = 0;
 	struct steer_stats st;
 	struct steer_deq d = {};
+	struct steer_wclock clock;
 	struct drain_case c;
-	__u64 last = 0;
 	int err;
 
 	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT) || !private_netns())
@@ -1018,9 +1033,12 @@ static void test_worker_publishes_what_it_dequeued(void)
 	key = remote_cpu;
 	bpf_map_lookup_elem(prog.steer_wtot, &key, &total);
 	EXPECT_EQ(total, n, "steer_wtot counts what R dequeued");
-	bpf_map_lookup_elem(prog.steer_wlast, &key, &last);
-	EXPECT(last && last <= now_ns() && now_ns() - last < 10000000000ull,
-	       "steer_wlast holds when R last ran");
+	clock = wclock(remote_cpu);
+	EXPECT(clock.last_ns && clock.last_ns <= now_ns() &&
+	       now_ns() - clock.last_ns < 10000000000ull,
+	       "R's clock holds when it last ran, stamped frames holding it on");
+	EXPECT(clock.until - jiffies() - 1 < STEER_WINDOW_MAX,
+	       "and is on for the drain timeout after our last frame");
 	key = remote_cpu * 4 + 1;
 	bpf_map_lookup_elem(prog.steer_wtime, &key, &began);
 	EXPECT(began && began <= jiffies(), "steer_wtime holds when epoch 1 began");
@@ -1076,6 +1094,8 @@ static void test_worker_counts_every_frame_by_bank(void)
 	bpf_map_lookup_elem(prog.steer_deq, &key, &d);
 	EXPECT(!d.h[0] && !d.h[1] && !d.h[2] && !d.h[3],
 	       "unstamped frames leave no mark");
+	EXPECT_EQ(wclock(STEER_MAX_CPUS + remote_cpu).last_ns, 0,
+		  "nor read the worker's clock: no drain could ask");
 out:
 	bpf_map_delete_elem(prog.cpu_map_b, &cpu);
 	c.s.bank = 0;
