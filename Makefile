@@ -75,7 +75,7 @@ POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
 	       policy_rules.o policy_decap.o policy_print.o compile.o flow_arg.o) $(MODEL_OBJS)
 KERNEL_OBJS := $(addprefix loader/kernel/,pins.o lock.o maps.o prog.o \
 	       slots.o cpumap.o netdev.o failpoint.o clock.o window.o \
-	       trace.o leak.o)
+	       trace.o leak.o kthreads.o)
 STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o detach.o \
 		 status.o stats.o stats_view.o which.o balance.o)
 CLI_OBJS   := $(addprefix loader/cli/,main.o log.o json.o cmd_policy.o \
@@ -224,7 +224,7 @@ tests/e2e/swap_check: tests/e2e/swap_check.o tests/lib/frame.o
 # apply phases (tests/prog/compiled.c).
 tests/prog/test_prog: $(PROG_OBJS) $(TESTLIB_OBJS) $(POLICY_OBJS) \
 		      loader/kernel/slots.o loader/kernel/cpumap.o \
-		      loader/kernel/failpoint.o \
+		      loader/kernel/failpoint.o loader/kernel/kthreads.o \
 		      loader/kernel/window.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) -lyaml

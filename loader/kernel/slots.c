@@ -13,6 +13,7 @@
 
 #include "kernel/clock.h"
 #include "kernel/cpumap.h"
+#include "kernel/kthreads.h"
 #include "kernel/failpoint.h"
 #include "kernel/slots.h"
 #include "kernel/window.h"
@@ -369,6 +370,18 @@ static __u32 choose_bank(const struct steer_slot *active,
 	return active->bank & 1;
 }
 
+/* The policy's worker_sched, on the kthreads of every entry the slot
+ * needs: new ones start as SCHED_OTHER, and the policy may have changed
+ * it for the others. */
+static int set_sched(const struct steer_maps *m, const struct steer_build *b,
+		     const unsigned char *need, char *why, size_t why_len)
+{
+	if (!b->sched_set)
+		return 0;
+	return kthreads_sched(m, need, b->sched_policy, b->sched_priority, why,
+			      why_len);
+}
+
 int slots_apply(const struct steer_maps *m, struct steer_build *b,
 		const int *worker_fds, struct slots_result *res, char *why,
 		size_t why_len)
@@ -431,6 +444,8 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 		res->moved_buckets = 0;
 		err = cpumap_add(m, need, b->slot.queue_size, worker_fds, added,
 				 why, why_len);
+		if (!err)
+			err = set_sched(m, b, need, why, why_len);
 		res->cpus_added = count_added(added);
 		goto out;
 	}
@@ -451,6 +466,10 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 			 why_len);
 	if (!err && (err = failpoint("add-cpumap")))
 		snprintf(why, why_len, "failpoint add-cpumap");
+	/* Before the flip: a policy whose workers cannot be scheduled as
+	 * it says is not put in force. */
+	if (!err)
+		err = set_sched(m, b, need, why, why_len);
 	if (err)
 		goto out_undo;
 

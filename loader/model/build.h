@@ -7,6 +7,7 @@
 #ifndef XDP_STEER_BUILD_H
 #define XDP_STEER_BUILD_H
 
+#include <stdbool.h>
 #include "xdp_steer.h"
 #include "model/table.h"
 
@@ -36,6 +37,13 @@ struct steer_build {
 	int nflow;
 	struct build_prefix_rule *prefix;
 	int nprefix;
+	/* The cpumap kthreads' scheduling (sched_setscheduler()'s policy
+	 * and priority), applied to every entry the build needs; not with
+	 * sched_set false (the policy leaves it, and the slot never holds
+	 * it). */
+	bool sched_set;
+	int sched_policy;
+	int sched_priority;
 };
 
 void build_free(struct steer_build *b);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* A parsed policy turned into what one slot's maps will hold. */
 #include <arpa/inet.h>
+#include <sched.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,6 +275,13 @@ int policy_compile(const struct steer_policy *p,
 	/* In ticks of the running kernel: the apply turns it into
 	 * drain_units (kernel/clock.h). */
 	b->slot.drain_ms = p->drain_timeout_ms;
+	if (p->worker_sched != POLICY_SCHED_KEEP) {
+		b->sched_set = true;
+		b->sched_policy = p->worker_sched == POLICY_SCHED_FIFO ? SCHED_FIFO :
+				  p->worker_sched == POLICY_SCHED_RR ? SCHED_RR :
+				  SCHED_OTHER;
+		b->sched_priority = p->worker_priority;
+	}
 	if (p->balance) {
 		b->slot.balance_ms = p->balance_interval_ms;
 		b->slot.balance_tolerance = p->balance_tolerance;

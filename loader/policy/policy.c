@@ -228,11 +228,12 @@ static int cpus_from_set(const struct cpu_set *s, struct policy_cpus *out)
 
 enum {
 	K_VERSION, K_CPUS, K_QUEUE, K_TABLE, K_HASH, K_FASTPATH, K_REBALANCE,
-	K_DRAIN_TIMEOUT, K_NONIP, K_BALANCE, K_RULES, K_DECAP, K_N
+	K_DRAIN_TIMEOUT, K_NONIP, K_BALANCE, K_RULES, K_DECAP, K_SCHED, K_N
 };
 static const char *const top_keys[K_N] = {
 	"version", "cpus", "queue_size", "table_size", "hash", "local_fastpath",
 	"rebalance", "drain_timeout", "non_ip", "balance", "rules", "decap",
+	"worker_sched",
 };
 
 static int get_hash(struct pctx *c, const yaml_node_t *n)
@@ -302,6 +303,53 @@ static int get_nonip(struct pctx *c, const yaml_node_t *n)
 		return -EINVAL;
 	}
 	return pol_get_cpu(c, v[0], &c->p->nonip_cpu);
+}
+
+/* worker_sched: other, fifo, rr, or {policy: fifo|rr|other, priority: N};
+ * priority (1-99, default 1) only for the real-time two. */
+#define SCHED_USAGE "worker_sched must be other, fifo, rr or {policy: fifo, priority: 1-99}"
+static int get_worker_sched(struct pctx *c, const yaml_node_t *n)
+{
+	static const char *const keys[] = { "policy", "priority" };
+	static const char *const names[] = { "other", "fifo", "rr" };
+	const yaml_node_t *pol = n;
+	struct steer_policy *p = c->p;
+	yaml_node_t *v[2] = { NULL, NULL };
+	long long x;
+	int i;
+
+	if (n->type == YAML_MAPPING_NODE) {
+		if (ymap_walk(c->d, c->doc, n, "a mapping for worker_sched",
+			      keys, 2, v, NULL))
+			return -EINVAL;
+		if (!v[0]) {
+			ERR(c, n, SCHED_USAGE ", got a mapping without policy");
+			return -EINVAL;
+		}
+		pol = v[0];
+	}
+	for (i = 0; i < 3; i++)
+		if (yis_word(pol, names[i]))
+			break;
+	if (i == 3) {
+		if (yscalar(pol) && !yis_null(pol))
+			ERR(c, pol, SCHED_USAGE ", got '%s'", yscalar(pol));
+		else
+			ERR(c, pol, SCHED_USAGE ", got %s", ynode_kind(pol));
+		return -EINVAL;
+	}
+	p->worker_sched = POLICY_SCHED_OTHER + i;
+	p->worker_priority = i ? POLICY_SCHED_PRIO_DEFAULT : 0;
+	if (!v[1])
+		return 0;
+	if (!i) {
+		ERR(c, v[1], "worker_sched priority applies to fifo and rr only; remove it, or choose policy: fifo");
+		return -EINVAL;
+	}
+	if (pol_get_ranged(c, v[1], "worker_sched priority", 1, 99, &x))
+		return -EINVAL;
+	p->worker_priority = x;
+	return 0;
 }
 
 /* balance: {interval: MS, tolerance: PERCENT, max_moves: N}, any of them
@@ -453,6 +501,8 @@ static int get_policy(struct pctx *c, const yaml_node_t *root)
 	if (v[K_DECAP] && pol_get_decap(c, v[K_DECAP]))
 		err = -EINVAL;
 	if (v[K_BALANCE] && get_balance(c, v[K_BALANCE]))
+		err = -EINVAL;
+	if (v[K_SCHED] && get_worker_sched(c, v[K_SCHED]))
 		err = -EINVAL;
 	/* The balancer moves flows only through drain, never reordering
 	 * them. */

@@ -75,6 +75,16 @@ enum policy_hash_key {
 	POLICY_HASH_L3,		/* addresses and protocol */
 };
 
+/* worker_sched: the scheduling class of the interface's cpumap kthreads
+ * (the workers' receive processing). */
+enum policy_sched {
+	POLICY_SCHED_KEEP,		/* absent: leave them as they are */
+	POLICY_SCHED_OTHER,		/* SCHED_OTHER, the kernel's default */
+	POLICY_SCHED_FIFO,		/* real-time, run until they sleep */
+	POLICY_SCHED_RR,		/* real-time, round robin */
+};
+#define POLICY_SCHED_PRIO_DEFAULT	1
+
 enum policy_rebalance {
 	POLICY_REBALANCE_DRAIN,		/* move a flow once its old CPU drained */
 	POLICY_REBALANCE_IMMEDIATE,	/* move at once; may reorder */
@@ -144,6 +154,8 @@ struct steer_policy {
 	__u32 balance_interval_ms;
 	__u32 balance_tolerance;	/* percent over a worker's share */
 	__u32 balance_max_moves;	/* buckets per round */
+	enum policy_sched worker_sched;
+	__u32 worker_priority;		/* 1-99 for FIFO and RR, else 0 */
 	struct policy_rule *rules;
 	int nrules;
 	__u32 shapes[STEER_MAX_SHAPES];	/* distinct rule shapes in order of

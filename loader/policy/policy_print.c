@@ -159,6 +159,12 @@ int policy_print(FILE *f, const struct steer_policy *p)
 			p->balance_max_moves);
 	else
 		fputs("balance: off\n", f);
+	if (p->worker_sched == POLICY_SCHED_OTHER)
+		fputs("worker_sched: other\n", f);
+	else if (p->worker_sched != POLICY_SCHED_KEEP)
+		fprintf(f, "worker_sched: {policy: %s, priority: %u}\n",
+			p->worker_sched == POLICY_SCHED_FIFO ? "fifo" : "rr",
+			p->worker_priority);
 	if (!p->nrules)
 		fputs("# rules: none; the table places every flow\n", f);
 	else
@@ -194,6 +200,8 @@ bool policy_equal(const struct steer_policy *a, const struct steer_policy *b)
 	     (a->balance_interval_ms != b->balance_interval_ms ||
 	      a->balance_tolerance != b->balance_tolerance ||
 	      a->balance_max_moves != b->balance_max_moves)) ||
+	    a->worker_sched != b->worker_sched ||
+	    a->worker_priority != b->worker_priority ||
 	    a->nrules != b->nrules || a->nshapes != b->nshapes ||
 	    memcmp(a->shapes, b->shapes, sizeof(a->shapes)))
 		return false;

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The cpumap entries' kthreads (kthreads.h). */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "kernel/kthreads.h"
+
+/* include/linux/sched.h: a kernel thread. */
+#define PF_KTHREAD	0x00200000u
+
+static int map_id(int fd, __u32 *id)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	*id = info.id;
+	return 0;
+}
+
+/* /proc/PID/<file> into buf, without its trailing newline. */
+static int read_proc(const char *pid, const char *file, char *buf,
+		     size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/%s", pid, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = 0;
+	return 0;
+}
+
+/* The task's flags, field 9 of /proc/PID/stat (after the comm, which may
+ * hold spaces and parentheses: from the last ')'). */
+static bool is_kthread(const char *pid)
+{
+	char stat[512], *s;
+	unsigned long flags;
+	int field;
+
+	if (read_proc(pid, "stat", stat, sizeof(stat)))
+		return false;
+	s = strrchr(stat, ')');
+	for (field = 2; s && field < 9; field++)
+		s = strchr(s + 1, ' ');
+	if (!s || sscanf(s + 1, "%lu", &flags) != 1)
+		return false;
+	return flags & PF_KTHREAD;
+}
+
+/* Walks the kernel threads named for an entry of this interface's
+ * cpumaps: calls fn(pid, target) for each; stops at fn's error. The
+ * kernel names the kthread "cpumap/<cpu>/map:<id>" and keeps the whole
+ * name for kernel threads (/proc/PID/comm of a task is cut to 15 bytes,
+ * a kthread's is not: since 5.17). */
+static int walk(const struct steer_maps *m,
+		int (*fn)(pid_t pid, unsigned int target, void *arg), void *arg)
+{
+	__u32 ids[2];
+	unsigned int cpu, id, bank;
+	char comm[64];
+	struct dirent *de;
+	DIR *proc;
+	int err;
+
+	err = map_id(m->cpu_map, &ids[0]);
+	if (!err)
+		err = map_id(m->cpu_map_b, &ids[1]);
+	if (err)
+		return err;
+	proc = opendir("/proc");
+	if (!proc)
+		return -errno;
+	while (!err && (de = readdir(proc))) {
+		if (!isdigit((unsigned char)de->d_name[0]) ||
+		    read_proc(de->d_name, "comm", comm, sizeof(comm)) ||
+		    sscanf(comm, "cpumap/%u/map:%u", &cpu, &id) != 2 ||
+		    cpu >= STEER_MAX_CPUS)
+			continue;
+		for (bank = 0; bank < 2; bank++)
+			if (id == ids[bank] && is_kthread(de->d_name))
+				err = fn(atoi(de->d_name),
+					 bank * STEER_MAX_CPUS + cpu, arg);
+	}
+	closedir(proc);
+	return err;
+}
+
+struct sched_walk {
+	const unsigned char *need;
+	unsigned char done[STEER_TARGETS];
+	struct sched_param param;
+	int policy;
+	char *why;
+	size_t why_len;
+};
+
+static int set_one(pid_t pid, unsigned int target, void *arg)
+{
+	struct sched_walk *w = arg;
+	int err;
+
+	if (!w->need[target])
+		return 0;
+	if (sched_setscheduler(pid, w->policy, &w->param)) {
+		err = -errno;
+		snprintf(w->why, w->why_len, "setting the scheduling of CPU %u's cpumap kthread (pid %d) failed: %s",
+			 target % STEER_MAX_CPUS, (int)pid, strerror(-err));
+		return err;
+	}
+	w->done[target] = 1;
+	return 0;
+}
+
+int kthreads_sched(const struct steer_maps *m, const unsigned char *need,
+		   int policy, int priority, char *why, size_t why_len)
+{
+	struct sched_walk w = {
+		.need = need, .policy = policy, .why = why, .why_len = why_len,
+		.param = { .sched_priority = priority },
+	};
+	unsigned int target;
+	int err;
+
+	err = walk(m, set_one, &w);
+	if (err) {
+		if (!why[0])
+			snprintf(why, why_len, "listing the cpumap kthreads failed: %s",
+				 strerror(-err));
+		return err;
+	}
+	for (target = 0; target < STEER_TARGETS; target++) {
+		if (need[target] && !w.done[target]) {
+			snprintf(why, why_len, "CPU %u's cpumap entry (bank %u) has no kthread 'cpumap/%u/map:<id>' in /proc (a kernel before 5.17 cuts its name)",
+				 target % STEER_MAX_CPUS, target / STEER_MAX_CPUS,
+				 target % STEER_MAX_CPUS);
+			return -ESRCH;
+		}
+	}
+	return 0;
+}

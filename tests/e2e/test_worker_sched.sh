@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# The policy's worker_sched on the workers' cpumap kthreads, read from
+# outside: the kthreads are found in /proc by the name the kernel gives
+# them, "cpumap/<cpu>/map:<id>", with the map ids from bpftool, and only
+# kernel threads (parent kthreadd) count; their class and priority come
+# from chrt. Every online CPU works.
+#  1. attach with {policy: fifo, priority: 7}: every worker's kthread is
+#     SCHED_FIFO 7, and a process that names itself like one of them is
+#     left as it was;
+#  2. a queue_size change (new entries in the other cpumap bank, new
+#     kthreads): those are SCHED_FIFO 7 too;
+#  3. rr: SCHED_RR 1; the key left out: they stay so; other: SCHED_OTHER;
+#  4. a priority out of range is refused with its place in the file, and
+#     nothing changes.
+. "$(dirname "$0")/lib.sh"
+
+mapfile -t CPUS < <(tr ',' '\n' </sys/devices/system/cpu/online |
+	awk -F- '{ for (c = $1; c <= ($2 == "" ? $1 : $2); c++) print c }')
+LIST=$(IFS=,; echo "${CPUS[*]}")
+if ! command -v chrt >/dev/null; then
+	skip "all" "chrt (util-linux) missing"
+	exit 0
+fi
+
+e2e_setup
+DECOY=
+sched_cleanup() {
+	[ -n "$DECOY" ] && kill "$DECOY" 2>/dev/null
+	in_b "$XDP_STEER" -q detach "$IF_B" >/dev/null 2>&1
+	e2e_cleanup
+}
+trap sched_cleanup EXIT
+
+policy() {	# policy FILE QUEUE_SIZE [worker_sched line]
+	printf 'version: 1\ncpus: [%s]\nqueue_size: %s\n%s\n' "$LIST" "$2" "${3:-}" >"$1"
+}
+
+map_id() {
+	bpftool map show pinned "$PIN_B/$1" | awk -F: 'NR == 1 { print $1 }'
+}
+
+# kthread_of CPU MAP: the pid of the kernel thread of that cpumap entry.
+kthread_of() {
+	local want="cpumap/$1/map:$2" p
+	for p in /proc/[0-9]*; do
+		[ "$(cat "$p/comm" 2>/dev/null)" = "$want" ] || continue
+		[ "$(awk '{ print $4 }' "$p/stat" 2>/dev/null)" = 2 ] || continue
+		echo "${p#/proc/}"
+		return 0
+	done
+	return 1
+}
+
+# sched_of PID: "SCHED_FIFO 7", as chrt says.
+sched_of() {
+	chrt -p "$1" | awk -F': ' '/policy/ { p = $2 } /priority/ { print p, $2 }' |
+		sed 's/ *$//'
+}
+
+# all_are MAP WANT: every CPU's kthread of MAP has WANT.
+all_are() {
+	local id cpu pid got ok=0
+	id=$(map_id "$1") || return 1
+	for cpu in "${CPUS[@]}"; do
+		if ! pid=$(kthread_of "$cpu" "$id"); then
+			echo "CPU $cpu: no kthread cpumap/$cpu/map:$id"
+			ok=1
+			continue
+		fi
+		got=$(sched_of "$pid")
+		[ "$got" = "$2" ] || { echo "CPU $cpu: pid $pid is '$got', not '$2'"; ok=1; }
+	done
+	return $ok
+}
+
+P=$E2E_TMP/p.yaml
+policy "$P" 2048 "worker_sched: {policy: fifo, priority: 7}"
+if ! in_b "$XDP_STEER" -q attach "$IF_B" --policy "$P"; then
+	fail "xdp-steer attach with worker_sched"
+	e2e_done
+fi
+# A process named like the kthread of the first CPU's entry.
+python3 -c 'import ctypes, sys, time
+ctypes.CDLL(None).prctl(15, sys.argv[1].encode(), 0, 0, 0)
+time.sleep(600)' "cpumap/${CPUS[0]}/map:$(map_id cpu_map)" &
+DECOY=$!
+sleep 0.2
+in_b "$XDP_STEER" -q apply "$IF_B" "$P" || fail "apply again"
+check "attach: every worker's kthread is SCHED_FIFO 7" all_are cpu_map "SCHED_FIFO 7"
+check "a process named like a cpumap kthread is left alone" \
+	test "$(sched_of "$DECOY")" = "SCHED_OTHER 0"
+
+policy "$P" 1024 "worker_sched: {policy: fifo, priority: 7}"
+in_b "$XDP_STEER" -q apply "$IF_B" "$P" || fail "apply a queue_size change"
+check "a queue_size change: the other bank's new kthreads are SCHED_FIFO 7" \
+	all_are cpu_map_b "SCHED_FIFO 7"
+
+policy "$P" 1024 "worker_sched: rr"
+in_b "$XDP_STEER" -q apply "$IF_B" "$P" || fail "apply rr"
+check "rr: SCHED_RR 1" all_are cpu_map_b "SCHED_RR 1"
+policy "$P" 1024
+in_b "$XDP_STEER" -q apply "$IF_B" "$P" || fail "apply without worker_sched"
+check "worker_sched left out: the kthreads stay as they are" \
+	all_are cpu_map_b "SCHED_RR 1"
+policy "$P" 1024 "worker_sched: other"
+in_b "$XDP_STEER" -q apply "$IF_B" "$P" || fail "apply other"
+check "other: SCHED_OTHER" all_are cpu_map_b "SCHED_OTHER 0"
+
+policy "$P" 1024 "worker_sched: {policy: fifo, priority: 100}"
+out=$(in_b "$XDP_STEER" apply "$IF_B" "$P" 2>&1)
+rc=$?
+check "priority 100 is refused where it stands ($out)" \
+	bash -c "[ $rc -ne 0 ] && grep -q 'p.yaml:4:40: worker_sched priority 100 is out of range 1-99' <<<'$out'"
+check "and nothing changed" all_are cpu_map_b "SCHED_OTHER 0"
+e2e_done
