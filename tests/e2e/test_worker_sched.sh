@@ -91,21 +91,18 @@ check "attach: every worker's kthread is SCHED_FIFO 7" all_are cpu_map "SCHED_FI
 check "a process named like a cpumap kthread is left alone" \
 	test "$(sched_of "$DECOY")" = "SCHED_OTHER 0"
 
-policy "$P" 1024 "worker_sched: {policy: fifo, priority: 7}"
-in_b "$XDP_STEER" -q apply "$IF_B" "$P" || fail "apply a queue_size change"
-check "a queue_size change: the other bank's new kthreads are SCHED_FIFO 7" \
-	all_are cpu_map_b "SCHED_FIFO 7"
-
-policy "$P" 1024 "worker_sched: rr"
-in_b "$XDP_STEER" -q apply "$IF_B" "$P" || fail "apply rr"
-check "rr: SCHED_RR 1" all_are cpu_map_b "SCHED_RR 1"
-policy "$P" 1024
-in_b "$XDP_STEER" -q apply "$IF_B" "$P" || fail "apply without worker_sched"
-check "worker_sched left out: the kthreads stay as they are" \
-	all_are cpu_map_b "SCHED_RR 1"
-policy "$P" 1024 "worker_sched: other"
-in_b "$XDP_STEER" -q apply "$IF_B" "$P" || fail "apply other"
-check "other: SCHED_OTHER" all_are cpu_map_b "SCHED_OTHER 0"
+# step NAME QUEUE_SIZE LINE WANT: apply that policy; every worker's
+# kthread (of the bank that queue size lives in) then has WANT.
+step() {
+	policy "$P" "$2" "$3"
+	in_b "$XDP_STEER" -q apply "$IF_B" "$P" || fail "apply: $1"
+	check "$1" all_are cpu_map_b "$4"
+}
+step "a queue_size change: the other bank's new kthreads are SCHED_FIFO 7" \
+	1024 "worker_sched: {policy: fifo, priority: 7}" "SCHED_FIFO 7"
+step "rr: SCHED_RR 1" 1024 "worker_sched: rr" "SCHED_RR 1"
+step "worker_sched left out: the kthreads stay as they are" 1024 "" "SCHED_RR 1"
+step "other: SCHED_OTHER" 1024 "worker_sched: other" "SCHED_OTHER 0"
 
 policy "$P" 1024 "worker_sched: {policy: fifo, priority: 100}"
 out=$(in_b "$XDP_STEER" apply "$IF_B" "$P" 2>&1)
