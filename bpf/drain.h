@@ -121,8 +121,9 @@ static __always_inline void clock_hold(const struct steer_slot *slot,
 	clock = bpf_map_lookup_elem(&steer_wclock, &target);
 	if (!clock)
 		return;
-	end = (__u32)bpf_jiffies64() + slot->drain_units + 2;
-	if (clock->until - end > STEER_WINDOW_MAX)
+	/* Never 0: that is a clock no sender ever held on. */
+	end = ((__u32)bpf_jiffies64() + slot->drain_units + 2) | 1;
+	if (!clock->until || clock->until - end > STEER_WINDOW_MAX)
 		clock->until = end;
 }
 

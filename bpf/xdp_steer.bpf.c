@@ -402,7 +402,8 @@ static __always_inline int worker(struct xdp_md *ctx, __u32 bank)
 	/* The clock only while a drain may ask (steer_wclock); jiffies
 	 * are one load (the verifier inlines the helper). */
 	clock = bpf_map_lookup_elem(&steer_wclock, &target);
-	if (clock && clock->until - (__u32)bpf_jiffies64() - 1 < STEER_WINDOW_MAX)
+	if (clock && clock->until &&
+	    clock->until - (__u32)bpf_jiffies64() - 1 < STEER_WINDOW_MAX)
 		clock->last_ns = bpf_ktime_get_ns();
 	if (!wt)
 		return XDP_PASS;
