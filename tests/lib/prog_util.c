@@ -560,6 +560,29 @@ int steer_prog_read_cpu_stats(const struct steer_prog *p, __u32 cpu,
 	return percpu_sum(p, p->cpu_stats, cpu, s, sizeof(*s));
 }
 
+/* maps_percpu_scan()'s callback: one key's values summed into its entry. */
+static int sum_cpu_stats(__u32 key, const void *values, int ncpus, void *arg)
+{
+	const size_t words = sizeof(struct steer_cpu_stats) / 8;
+	const __u64 *v = values;
+	__u64 *out = (__u64 *)((struct steer_cpu_stats *)arg + key);
+	size_t i;
+	int cpu;
+
+	memset(out, 0, words * 8);
+	for (cpu = 0; cpu < ncpus; cpu++)
+		for (i = 0; i < words; i++)
+			out[i] += v[cpu * words + i];
+	return 0;
+}
+
+int steer_prog_read_all_cpu_stats(const struct steer_prog *p,
+				  struct steer_cpu_stats *all)
+{
+	return maps_percpu_scan(p->cpu_stats, STEER_MAX_CPUS, sizeof(*all),
+				sum_cpu_stats, all);
+}
+
 int steer_prog_read_worker_stats(const struct steer_prog *p,
 				 struct steer_worker_stats *s)
 {
@@ -580,6 +603,17 @@ int steer_prog_reset_stats(const struct steer_prog *p)
 	if (!err)
 		err = zero_percpu(p, p->steer_load, STEER_TABLE_MAX,
 				  sizeof(struct steer_load));
+	return err;
+}
+
+int steer_prog_reset_frame_counters(const struct steer_prog *p)
+{
+	int err;
+
+	err = zero_percpu(p, p->steer_stats, 1, sizeof(struct steer_stats));
+	if (!err)
+		err = zero_percpu(p, p->cpu_stats, STEER_MAX_CPUS,
+				  sizeof(struct steer_cpu_stats));
 	return err;
 }
 
