@@ -589,23 +589,6 @@ int steer_prog_read_worker_stats(const struct steer_prog *p,
 	return percpu_sum(p, p->worker_stats, 0, s, sizeof(*s));
 }
 
-int steer_prog_reset_stats(const struct steer_prog *p)
-{
-	int err;
-
-	err = zero_percpu(p, p->steer_stats, 1, sizeof(struct steer_stats));
-	if (!err)
-		err = zero_percpu(p, p->cpu_stats, STEER_MAX_CPUS,
-				  sizeof(struct steer_cpu_stats));
-	if (!err)
-		err = zero_percpu(p, p->worker_stats, 1,
-				  sizeof(struct steer_worker_stats));
-	if (!err)
-		err = zero_percpu(p, p->steer_load, STEER_TABLE_MAX,
-				  sizeof(struct steer_load));
-	return err;
-}
-
 int steer_prog_reset_frame_counters(const struct steer_prog *p)
 {
 	int err;
@@ -614,6 +597,20 @@ int steer_prog_reset_frame_counters(const struct steer_prog *p)
 	if (!err)
 		err = zero_percpu(p, p->cpu_stats, STEER_MAX_CPUS,
 				  sizeof(struct steer_cpu_stats));
+	return err;
+}
+
+int steer_prog_reset_stats(const struct steer_prog *p)
+{
+	int err;
+
+	err = steer_prog_reset_frame_counters(p);
+	if (!err)
+		err = zero_percpu(p, p->worker_stats, 1,
+				  sizeof(struct steer_worker_stats));
+	if (!err)
+		err = zero_percpu(p, p->steer_load, STEER_TABLE_MAX,
+				  sizeof(struct steer_load));
 	return err;
 }
 
