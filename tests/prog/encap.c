@@ -623,6 +623,15 @@ static void esp4(struct frame *f)
 	frame_esp(f, 0xc0ffee01, 48);
 }
 
+static void esp4_qinq(struct frame *f)
+{
+	eth(f, STEER_AF_INET);
+	frame_vlan(f, ETH_P_8021AD, 20);
+	frame_vlan(f, ETH_P_8021Q, 30);
+	outer_ip(f, STEER_AF_INET, IPPROTO_ESP);
+	frame_esp(f, 0xc0ffee02, 48);
+}
+
 static void esp6(struct frame *f)
 {
 	eth(f, STEER_AF_INET6);
@@ -766,6 +775,8 @@ static const struct prog_case cases[] = {
 	  esp4, policy_decap, TUNNEL(ESP, AT_R, 0) },
 	{ "ESP over IPv6: the SPI is hashed as the ports",
 	  esp6, policy_decap, TUNNEL(ESP, AT_R, 0) },
+	{ "ESP under two VLAN tags: the SPI is hashed as the ports",
+	  esp4_qinq, policy_decap, TUNNEL(ESP, AT_R, 0) },
 	{ "ESP not looked through hashes on addresses and protocol",
 	  esp4, policy_no_decap, REDIRECT(AT_R, 0) },
 };
