@@ -7,8 +7,10 @@
  * (repeat). A row's cost over the plain frame is the median of their
  * differences within a round, rows run back to back, as in bench_prog.
  * Also: the plain frames with nothing looked through (decap: []), which
- * must cost what they cost with everything looked through. Prints a table;
- * asserts nothing.
+ * must cost what they cost with everything looked through; and ESP, which
+ * has no inner frame, against the same ESP frame with nothing looked
+ * through (its SPI read and hashed, or not). Prints a table; asserts
+ * nothing.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,13 +35,15 @@
 
 enum { INNER4, INNER6, NINNER };
 
-/* A row: how to wrap the inner frame. 'plain': none; 'nodecap': the slot
- * looks through nothing. */
+/* A row: how to wrap the inner frame ('plain': none), and 'how' it runs. */
 struct row {
 	const char *name;
 	void (*wrap)(struct frame *f, int inner_family);
-	int nodecap;
+	unsigned int how;
 };
+#define NODECAP		1	/* the slot looks through nothing */
+#define OVER_ABOVE	2	/* its cost is over the row above's, not the
+				 * plain inner frame's */
 
 static void v4(struct frame *f, int inner_family)
 {
@@ -128,9 +132,21 @@ static void gtpu_ext(struct frame *f, int fam)
 	frame_gtpu(f, &(struct frame_gtpu){ .teid = 7, .nexts = 1 });
 }
 
+/* ESP has no inner frame to see: the "inner frame" is its ciphertext,
+ * and its row is over the same frame with nothing looked through, whose
+ * SPI is not read. */
+static void esp(struct frame *f, int fam)
+{
+	(void)fam;
+	frame_eth(f, ETH_P_IP);
+	frame_ipv4(f, &(struct frame_ip4){ .src = FRAME_OUTER4_SRC,
+		   .dst = FRAME_OUTER4_DST, .proto = IPPROTO_ESP });
+	frame_esp(f, 0x1234, 0);
+}
+
 static const struct row rows[] = {
 	{ "plain (the inner frame alone)", NULL, 0 },
-	{ "plain, decap: [] (nothing looked through)", NULL, 1 },
+	{ "plain, decap: [] (nothing looked through)", NULL, NODECAP },
 	{ "PPPoE", pppoe, 0 },
 	{ "MPLS, 2 labels", mpls, 0 },
 	{ "GRE over IPv4", gre, 0 },
@@ -144,10 +160,11 @@ static const struct row rows[] = {
 	{ "Geneve, 8 bytes of options", geneve, 0 },
 	{ "GTP-U, sequence number", gtpu, 0 },
 	{ "GTP-U, PDU session container", gtpu_ext, 0 },
+	{ "ESP, decap: [] (its SPI not read)", esp, NODECAP },
+	{ "ESP, its SPI hashed: over the row above", esp, OVER_ABOVE },
 };
 #define NROWS	(int)(sizeof(rows) / sizeof(rows[0]))
 #define ROW_PLAIN	0
-#define ROW_NODECAP	1
 
 /* The inner frames, as bench_prog's: IPv4 UDP and IPv6 TCP. */
 static void inner(struct frame *f, int which)
@@ -256,9 +273,9 @@ int main(void)
 
 	for (r = 0; r < ROUNDS; r++) {
 		for (c = 0; c < NROWS; c++) {
-			/* The slot changes only around the decap: [] row. */
-			if ((c == ROW_NODECAP || c == ROW_NODECAP + 1 || !r) &&
-			    setup(&p, rows[c].nodecap)) {
+			/* The slot changes only around the decap: [] rows. */
+			if ((!c || (rows[c].how ^ rows[c - 1].how) & NODECAP) &&
+			    setup(&p, rows[c].how & NODECAP)) {
 				fprintf(stderr, "bench_encap: setting up '%s' failed\n", rows[c].name);
 				return 1;
 			}
@@ -285,8 +302,10 @@ int main(void)
 	for (c = 0; c < NROWS; c++) {
 		printf("%-44s", rows[c].name);
 		for (k = 0; k < NINNER; k++) {
-			d = median_delta(ns[c][k], ns[ROW_PLAIN][k]);
-			if (c > ROW_NODECAP && d > worst)
+			d = median_delta(ns[c][k], ns[rows[c].how & OVER_ABOVE ?
+							 c - 1 : ROW_PLAIN][k]);
+			if (c != ROW_PLAIN && !(rows[c].how & NODECAP) &&
+			    d > worst)
 				worst = d;
 			printf(" %13u %+4d ns", median_u32(ns[c][k]),
 			       c == ROW_PLAIN ? 0 : d);
