@@ -176,7 +176,8 @@ static __always_inline int deliver(struct xdp_md *ctx, struct steer_stats *st,
 	int stamp = (slot->flags & STEER_F_DRAIN) &&
 		    window_of(slot, (__u32)bpf_jiffies64());
 
-	return send(ctx, slot, st, stamp, me, target_of(slot, cpu, me), bytes, &seq);
+	return send(ctx, slot, st, stamp, me, target_of(slot, cpu, me), bytes,
+		    &seq);
 }
 
 /* A frame of drain bucket 'bucket' (steer_buckets), whose table CPU is
