@@ -692,6 +692,18 @@ struct steer_window {
 	__u32 flipped;		/* loader: when it flipped inside it */
 };
 
+/* Whether a drain record, read by the loader at jiffies 'now', was written
+ * less than 'units' ago. The datapath goes on writing while the loader
+ * scans, so a record may be stamped after 'now' was read: that one is the
+ * warmest of all, not 2^32 ticks old. (The datapath reads its own CPU's
+ * records with the time just read, and needs no such care.) */
+static inline int steer_bucket_warm(const struct steer_bucket *b, __u32 now,
+				    __u32 units)
+{
+	return b->last && (now - b->last < units ||
+			   b->last - now - 1 < STEER_WINDOW_MAX);
+}
+
 /* XDP metadata in front of each frame queued to a worker: who sent it,
  * to which target, and its place in that sender's stream there. */
 struct steer_meta {

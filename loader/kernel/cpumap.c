@@ -84,7 +84,7 @@ static int in_use_one(__u32 key, const void *values, int ncpus, void *arg)
 
 	(void)key;
 	for (c = 0; c < ncpus; c++) {
-		if (!v[c].last || s->now - v[c].last >= s->units)
+		if (!steer_bucket_warm(&v[c], s->now, s->units))
 			continue;
 		target = v[c].target & ~STEER_TARGET_LOCAL;
 		if (target < STEER_TARGETS)

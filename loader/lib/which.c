@@ -94,13 +94,14 @@ static int drain_state(const struct steer_maps *m,
 		goto out;
 	}
 	for (c = 0; c < ncpus && c < STEER_MAX_CPUS; c++) {
-		if (!v[c].last || now - v[c].last >= s->drain_units ||
+		if (!steer_bucket_warm(&v[c], now, s->drain_units) ||
 		    !v[c].since)
 			continue;
 		w->draining_to[c] = (v[c].target & ~STEER_TARGET_LOCAL) %
 				    STEER_MAX_CPUS;
 		w->ndraining++;
-		ms = (now - v[c].since) * 1000 / hz;
+		ms = (__s32)(now - v[c].since) > 0 ?
+		     (now - v[c].since) * 1000 / hz : 0;
 		if ((int)ms > w->drain_ms)
 			w->drain_ms = ms;
 	}
