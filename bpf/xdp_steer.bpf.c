@@ -257,8 +257,13 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 			if (w)
 				window_hold(w, slot, now);
 			ret = send(ctx, slot, st, 1, me, cur, bytes, &seq);
-			b->seq = (cur & STEER_TARGET_LOCAL) ?
-				 (__u32)st->rx_packets : seq;
+			/* seq 0: the old target's entry is gone and the
+			 * frame was passed here; wait on for the last frame
+			 * really queued there. */
+			if (cur & STEER_TARGET_LOCAL)
+				b->seq = (__u32)st->rx_packets;
+			else if (seq)
+				b->seq = seq;
 			b->last = now ? now : 1;	/* 0: no frame yet */
 			if (hold)
 				rxmove_mark(me, cur, seq);

@@ -218,6 +218,16 @@ static bool publish(int target, __u32 seq, __u32 total, __u64 last_ns)
 	return EXPECT_EQ(err, 0, "the worker's marks were written");
 }
 
+/* CPU 'target' has dequeued 'total' frames in all. */
+static bool set_wtot(int target, __u32 total)
+{
+	__u32 t = target;
+
+	return EXPECT_EQ(bpf_map_update_elem(prog.steer_wtot, &t, &total,
+					     BPF_ANY), 0,
+			 "the worker's count was written");
+}
+
 /* CPU 'target's clock (steer_wclock). */
 static struct steer_wclock wclock(int target)
 {
@@ -318,6 +328,44 @@ static void test_held_until_dequeued(void)
 	EXPECT_EQ(b.since, 0, "and it no longer drains");
 	EXPECT_EQ(stats().moves_done, 1, "moves_done counts the move");
 	EXPECT_EQ(stats().moves_timeout, 0, "not as a timeout");
+}
+
+/* The old CPU's cpumap entry vanishes while the bucket drains from it (an
+ * apply retired it, wrongly, or an operator deleted it): held frames are
+ * then passed here, and the bucket keeps waiting for the last frame that
+ * really went into that CPU's ring, which its kthread still delivers. */
+static void test_held_frame_without_its_entry_keeps_the_wait(void)
+{
+	struct drain_case c;
+	struct steer_bucket b;
+	int err;
+
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT))
+		return;
+	send_frame(&c.f);
+	send_frame(&c.f);
+	if (!move_to(&c, local_cpu))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "a held frame is queued to R");
+	b = bucket_state(&c);
+	EXPECT_EQ(b.seq, 3, "the bucket waits for R's third frame");
+	if (!EXPECT_EQ(steer_prog_del_cpu(&prog, remote_cpu), 0,
+		       "R's cpumap entry was deleted"))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "with R's entry gone, a held frame is passed here");
+	EXPECT_EQ(stats().passed_no_target, 1, "counted as passed without a target");
+	b = bucket_state(&c);
+	EXPECT_EQ(b.seq, 3, "the bucket still waits for R's third frame");
+	/* R dequeued two of the three, and 100 frames of others after them
+	 * (past STEER_FLUSH_GAP): a wait for seq 0 would end here. */
+	if (publish(remote_cpu, 2, 100, IDLE_SINCE()) &&
+	    set_wtot(remote_cpu, 200)) {
+		send_frame(&c.f);
+		EXPECT_EQ(queued_to(local_cpu), 0, "and does not move while R's ring holds it");
+		EXPECT_EQ(stats().moves_done, 0, "no move is counted");
+	}
+	err = steer_prog_add_cpu(&prog, remote_cpu, QSIZE, prog.worker_fd);
+	EXPECT_EQ(err, 0, "R's cpumap entry was put back");
 }
 
 static void test_busy_worker_holds(void)
@@ -1107,6 +1155,8 @@ const struct test_case drain_tests[] = {
 		   "drain: a bucket's first frame goes to its CPU and counts as no move"),
 	TEST_ENTRY(test_held_until_dequeued,
 		   "drain: a moved bucket keeps its old CPU until that CPU dequeued its frames"),
+	TEST_ENTRY(test_held_frame_without_its_entry_keeps_the_wait,
+		   "drain: a held frame passed for want of its old CPU's entry keeps the bucket waiting for that CPU"),
 	TEST_ENTRY(test_busy_worker_holds,
 		   "drain: a bucket waits while its old CPU is still in its batch"),
 	TEST_ENTRY(test_flush_gap_releases,
