@@ -9,7 +9,8 @@
 #               and steers ~100 crafted frames and random ones
 #   dispatcher  the loader under libxdp's multi-program dispatcher, beside
 #               another XDP program (xdp-filter's allow-all), on a veth
-#               pair between two namespaces, with UDP traffic across it
+#               pair between two namespaces, with UDP traffic across it;
+#               a balancer round moves buckets there too
 #
 # Not part of `make test`: it wants a kernel that lets libxdp build its
 # dispatcher (freplace), which some hosts refuse, and 4 CPUs. Prints the
@@ -95,6 +96,66 @@ detached_checks() {
 	check "xdp-steer's pins are gone" test ! -e "$PIN_B"
 }
 
+jget() { python3 -c 'import json, sys; d = json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2"; }
+
+# balancer_beside_other: the balancer's moves go through the same apply
+# path as a policy's; under the dispatcher, beside the other program, a
+# round moves the buckets of 4 heavy flows off the CPU they share, and
+# the dispatcher keeps both programs.
+balancer_beside_other() {
+	local heavy=() seen=" " p j b x=3 gen round moved=0
+	cat >"$E2E_TMP/p3.yaml" <<-EOF
+	version: 1
+	cpus: [0-3]
+	balance: {interval: 1500, tolerance: 10, max_moves: 8}
+	EOF
+	check "a policy with balance: applies beside $OTHER_NAME" \
+		steer apply "$IF_B" "$E2E_TMP/p3.yaml"
+	gen=$(jget "$(steer status "$IF_B" --json)" 'd["policy"]["generation"]')
+	for p in $(seq 20000 20999); do
+		j=$(steer which "$IF_B" udp "$IP_A:$p" "$IP_B:9000" --json) || break
+		[ "$(jget "$j" 'd["cpu"]')" = $x ] || continue
+		b=$(jget "$j" 'd["bucket"]')
+		case $seen in *" $b "*) continue ;; esac
+		seen="$seen$b "
+		heavy+=("$p")
+		[ ${#heavy[@]} -eq 4 ] && break
+	done
+	check "which finds 4 flows that go by table to cpu $x, in distinct buckets" \
+		test ${#heavy[@]} -eq 4
+	# From fixed source ports, for 6 s: the round counts 1.5 s of it.
+	in_a python3 -c '
+import socket, sys, time
+socks = []
+for p in sys.argv[2:]:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("", int(p)))
+    socks.append(s)
+end = time.time() + 6
+while time.time() < end:
+    for s in socks:
+        s.sendto(b"x" * 64, (sys.argv[1], 9000))
+    time.sleep(0.0005)' "$IP_B" "${heavy[@]}" &
+	local sender=$!
+	sleep 1
+	round=$(steer balance "$IF_B" --once --json 2>&1)
+	echo "  $round" | cut -c1-400
+	check "one balancer round moves buckets off cpu $x, and only those" \
+		json_holds "$round" \
+		"d['applied'] > $gen and d['busiest'] == $x and 1 <= len(d['moves']) <= 8 and all(m['from'] == $x for m in d['moves'])"
+	wait "$sender"
+	for p in "${heavy[@]}"; do
+		j=$(steer which "$IF_B" udp "$IP_A:$p" "$IP_B:9000" --json)
+		[ "$(jget "$j" 'd["cpu"]')" != $x ] && moved=$((moved + 1))
+	done
+	check "which says $moved of the 4 heavy flows go elsewhere now (at least 1)" \
+		test $moved -ge 1
+	check "status says it still runs under libxdp's dispatcher, generation moved on" \
+		status_has "\"dispatcher\": true, \"uses_pins\": true, \"policy\": {\"applied\": true, \"generation\": $((gen + 1))"
+	check "xdp-loader status lists both programs after the balancer's move" \
+		loader_lists xdp_steer "$OTHER_NAME"
+}
+
 # libxdp's dispatcher runs xdp_steer beside another program, in either
 # order of loading; detach leaves the other running.
 dispatcher_beside_other() {
@@ -116,6 +177,7 @@ dispatcher_beside_other() {
 	steered_over_workers
 	check "$OTHER_NAME ran on the frames too (its xdp_stats_map counted)" \
 		test "$(other_count)" -gt 0
+	balancer_beside_other
 
 	id=$(prog_id)
 	detached_checks "$id"
