@@ -197,32 +197,43 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 	if (!(slot->flags & STEER_F_DRAIN))
 		return send(ctx, slot, st, 0, me, want, bytes, &seq);
 	now = (__u32)bpf_jiffies64();
-	w = window_of(slot, now);
 	/* Only a frame bound for the fast path could overtake the frames of
 	 * its receive queue's old CPU; the first such frame after a move
 	 * sees it (drain.h). */
+	b = NULL;
 	if (want & STEER_TARGET_LOCAL) {
 		hold = rxq_hold_fastpath(ctx, st, me, now, DRAIN_LIMITS(slot));
 		if (hold)
 			want &= ~STEER_TARGET_LOCAL;
 	}
+	if (want & STEER_TARGET_LOCAL) {
+		b = bpf_map_lookup_elem(&steer_buckets, &bucket);
+		if (!b)
+			return send(ctx, slot, st, 0, me, want, bytes, &seq);
+		/* The fast path's steady state, window open or not: a warm
+		 * bucket passed here, no drain under way. Its record keeps
+		 * the tick of its last frame (written once a tick: enough to
+		 * tell when it arrives cold) and this CPU's count at it
+		 * (what a move off the fast path waits on); nothing else
+		 * is looked at, the window neither. */
+		if (b->target == want && !b->since && b->last &&
+		    now - b->last < slot->drain_units) {
+			b->seq = (__u32)st->rx_packets;
+			if (b->last != now)
+				b->last = now ? now : 1;
+			return send(ctx, slot, st, 0, me, want, bytes, &seq);
+		}
+	}
+	w = window_of(slot, now);
 	/* Outside the window a queued frame needs no record. */
 	if (!w && !hold && !(want & STEER_TARGET_LOCAL))
 		return send(ctx, slot, st, 0, me, want, bytes, &seq);
-	b = bpf_map_lookup_elem(&steer_buckets, &bucket);
+	if (!b)
+		b = bpf_map_lookup_elem(&steer_buckets, &bucket);
 	if (!b)
 		return send(ctx, slot, st, 0, me, want, bytes, &seq);
 	fresh = !b->last;
 	cold = fresh || now - b->last >= slot->drain_units;
-	/* Outside the window, a warm bucket on the fast path keeps only the
-	 * tick of its last frame, written once a tick: enough to tell when
-	 * it arrives cold. Its other fields are made fresh in the window
-	 * before they matter (a flip). */
-	if (!w && !hold && !cold && b->target == want) {
-		if (b->last != now)
-			b->last = now ? now : 1;
-		return send(ctx, slot, st, 0, me, want, bytes, &seq);
-	}
 
 	cur = b->target;
 	if (!cold && !same_place(cur, want)) {
