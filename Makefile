@@ -47,7 +47,7 @@ BPF_OBJ    := bpf/xdp_steer.bpf.o
 BENCH_BPF  := tests/bench/baseline.bpf.o
 # The per-frame benchmark's copies of the program, each with one part left
 # out (bpf/omit.h names them).
-OMIT_PARTS := PARSE HASH COUNTERS CPU_STATS
+OMIT_PARTS := PARSE HASH COUNTERS CPU_STATS ALL
 OMIT_BPF   := $(patsubst %,tests/bench/omit/%.bpf.o,$(OMIT_PARTS))
 UNIT_NAMES := test_hash test_table test_policy test_health test_compile \
 	      test_configs test_input test_prom test_balance
@@ -98,6 +98,12 @@ all: $(ALL)
 %.bpf.o: %.bpf.c
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+tests/bench/omit/ALL.bpf.o: bpf/xdp_steer.bpf.c
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DSTEER_OMIT=STEER_OMIT_EVERY \
+		-MMD -MP -c $< -o $@
 
 tests/bench/omit/%.bpf.o: bpf/xdp_steer.bpf.c
 	$(call msg,BPF,$@)

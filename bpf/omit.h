@@ -23,7 +23,11 @@ enum {
 #define STEER_OMIT_BIT_(name, what) STEER_OMIT_BIT_##name,
 	STEER_OMIT_PARTS(STEER_OMIT_BIT_)
 #undef STEER_OMIT_BIT_
+	STEER_OMIT_NPARTS
 };
+/* A copy without any of them (tests/bench/omit/ALL.bpf.o): what is left is
+ * the program's frame, the settings and table lookups and the drain check. */
+#define STEER_OMIT_EVERY	((1 << STEER_OMIT_NPARTS) - 1)
 
 #ifndef STEER_OMIT
 #define STEER_OMIT 0

@@ -68,6 +68,7 @@ static const struct {
 #define PART_(name, what) { #name, what },
 	STEER_OMIT_PARTS(PART_)
 #undef PART_
+	{ "ALL", "all of them at once" },
 };
 #define NPARTS (int)(sizeof(parts) / sizeof(parts[0]))
 
@@ -136,6 +137,10 @@ static const struct cfg cfgs[] = {
 	  .quick = 1 },
 	STEER_OMIT_PARTS(OMIT_ROW_)
 #undef OMIT_ROW_
+	{ "  drain row less all four", CFG_STEER,
+	  .flags = STEER_F_HASH_L4 | STEER_F_DRAIN,
+	  .drain_units = DRAIN_DEFAULT, .omit = 1 + STEER_OMIT_NPARTS,
+	  .quick = 1 },
 };
 #define ROW_L4		3	/* cfgs[] rows the summary compares */
 #define ROW_RULES	5	/* 1, 100 and 10k exact rules */
@@ -551,6 +556,8 @@ breakdown:
 		snprintf(what, sizeof(what), "  %s", parts[i].what);
 		print_delta(what, ns, ROW_DRAIN, ROW_OMIT + i);
 	}
+	print_delta("  what is left without all four, over the fixed-CPU redirect",
+		    ns, ROW_OMIT + NPARTS - 1, 1);
 	for (i = 0; i <= NPARTS; i++)
 		steer_prog_close(&progs[i]);
 	bpf_object__close(b.obj);
