@@ -75,7 +75,8 @@ static const struct {
 /* Drain rows: the steady state (the drain window closed: nothing stamped
  * or recorded), the window open as around a flip (every frame stamped,
  * its bucket's record read and written), the fast path (its buckets warm
- * there: a compare, a record written once a tick), and a timeout of 0,
+ * there: a compare, their record's count stored, its tick once a tick),
+ * and a timeout of 0,
  * under which every frame finds its bucket cold and, bound for the fast
  * path, goes stamped through this CPU's own queue first (what a bucket's
  * first frames pay, once per drain timeout). */
