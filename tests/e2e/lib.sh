@@ -65,6 +65,12 @@ if not ok:
 sys.exit(0 if ok else 1)' "$1" "$2"
 }
 
+# jget DOC PYTHON-EXPR: prints the expression over the JSON document DOC
+# (as d), e.g. jget "$(xdp-steer status IF --json)" 'd["policy"]["generation"]'.
+jget() {
+	python3 -c 'import json, sys; d = json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
 in_a() { nsenter --net=/run/netns/"$NS_A" "$@"; }
 in_b() { nsenter --net=/run/netns/"$NS_B" "$@"; }
 

@@ -67,7 +67,6 @@ stop_balancer() {
 }
 trap 'stop_balancer; traffic_cleanup' EXIT
 now() { date +%s.%N; }
-jget() { python3 -c 'import json, sys; d = json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2"; }
 
 # The CPU heavy flows go to: not the receiving one when there is another.
 X=${CPUS[1]}

@@ -96,8 +96,6 @@ detached_checks() {
 	check "xdp-steer's pins are gone" test ! -e "$PIN_B"
 }
 
-jget() { python3 -c 'import json, sys; d = json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2"; }
-
 # balancer_beside_other: the balancer's moves go through the same apply
 # path as a policy's; under the dispatcher, beside the other program, a
 # round moves the buckets of 4 heavy flows off the CPU they share, and
