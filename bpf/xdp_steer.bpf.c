@@ -180,6 +180,17 @@ static __always_inline int deliver(struct xdp_md *ctx, struct steer_stats *st,
 		    &seq);
 }
 
+/* The bucket's record says no frame for the drain timeout: its frames
+ * are long delivered (or it never had one). This CPU's own record, read
+ * with the time just read: never stamped after 'now' (the loader's reads
+ * need steer_bucket_warm()). */
+static __always_inline int bucket_cold(const struct steer_bucket *b,
+				       const struct steer_slot *slot,
+				       __u32 now)
+{
+	return !b->last || now - b->last >= slot->drain_units;
+}
+
 /* A frame of drain bucket 'bucket' (steer_buckets), whose table CPU is
  * 'cpu': while drain records are kept, to wherever its frames must go now
  * (drain.h); else where the table says. */
@@ -216,8 +227,8 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 		 * tell when it arrives cold) and this CPU's count at it
 		 * (what a move off the fast path waits on); nothing else
 		 * is looked at, the window neither. */
-		if (b->target == want && !b->since && b->last &&
-		    now - b->last < slot->drain_units) {
+		if (b->target == want && !b->since &&
+		    !bucket_cold(b, slot, now)) {
 			b->seq = (__u32)st->rx_packets;
 			if (b->last != now)
 				b->last = now ? now : 1;
@@ -233,7 +244,7 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 	if (!b)
 		return send(ctx, slot, st, 0, me, want, bytes, &seq);
 	fresh = !b->last;
-	cold = fresh || now - b->last >= slot->drain_units;
+	cold = bucket_cold(b, slot, now);
 
 	cur = b->target;
 	if (!cold && !same_place(cur, want)) {

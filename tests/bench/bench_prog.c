@@ -76,10 +76,9 @@ static const struct {
  * or recorded), the window open as around a flip (every frame stamped,
  * its bucket's record read and written), the fast path (its buckets warm
  * there: a compare, their record's count stored, its tick once a tick),
- * and a timeout of 0,
- * under which every frame finds its bucket cold and, bound for the fast
- * path, goes stamped through this CPU's own queue first (what a bucket's
- * first frames pay, once per drain timeout). */
+ * and a timeout of 0, under which every frame finds its bucket cold and,
+ * bound for the fast path, goes stamped through this CPU's own queue
+ * first (what a bucket's first frames pay, once per drain timeout). */
 #define DRAIN_DEFAULT	50
 
 static const struct cfg cfgs[] = {
