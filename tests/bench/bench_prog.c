@@ -41,7 +41,7 @@ static int rounds = ROUNDS, repeat = REPEAT;
 #define TARGET_CPU	1	/* not the CPU the bench runs on: a real hop */
 #define BENCH_CPU	0
 
-enum cfg_kind { CFG_PASS, CFG_REDIRECT, CFG_STEER };
+enum cfg_kind { CFG_PASS, CFG_REDIRECT, CFG_MINIMAL, CFG_STEER };
 
 struct cfg {
 	const char *name;
@@ -84,6 +84,8 @@ static const struct {
 static const struct cfg cfgs[] = {
 	{ "XDP_PASS (baseline)", CFG_PASS, .flags = 0, .quick = 1 },
 	{ "redirect to a fixed CPU (baseline)", CFG_REDIRECT, .flags = 0,
+	  .quick = 1 },
+	{ "minimal software RSS (baseline)", CFG_MINIMAL, .flags = 0,
 	  .quick = 1 },
 	{ "xdp-steer, L3 key", CFG_STEER, .flags = 0 },
 	{ "xdp-steer, L4 key", CFG_STEER, .flags = STEER_F_HASH_L4,
@@ -142,26 +144,48 @@ static const struct cfg cfgs[] = {
 	  .drain_units = DRAIN_DEFAULT, .omit = 1 + STEER_OMIT_NPARTS,
 	  .quick = 1 },
 };
-#define ROW_L4		3	/* cfgs[] rows the summary compares */
-#define ROW_RULES	5	/* 1, 100 and 10k exact rules */
-#define ROW_PREFIXES	8
-#define ROW_DRAIN	9
-#define ROW_MOVING	11
-#define ROW_FAST_QUEUED	12
-#define ROW_FAST	13
-#define ROW_FAST_DRAIN	14
-#define ROW_MATCH	15
-#define ROW_COLD	16
-#define ROW_BALANCE	17
-#define ROW_FAST_BALANCE 18
-#define ROW_OMIT	19	/* the first breakdown row */
+#define ROW_REDIRECT	1	/* cfgs[] rows the summary compares */
+#define ROW_MINIMAL	2
+#define ROW_L4		4
+#define ROW_RULES	6	/* 1, 100 and 10k exact rules */
+#define ROW_PREFIXES	9
+#define ROW_DRAIN	10
+#define ROW_MOVING	12
+#define ROW_FAST_QUEUED	13
+#define ROW_FAST	14
+#define ROW_FAST_DRAIN	15
+#define ROW_MATCH	16
+#define ROW_COLD	17
+#define ROW_BALANCE	18
+#define ROW_FAST_BALANCE 19
+#define ROW_OMIT	20	/* the first breakdown row */
 #define NCFG (int)(sizeof(cfgs) / sizeof(cfgs[0]))
 
 struct baseline {
 	struct bpf_object *obj;
 	int pass_fd;
 	int redirect_fd;
+	int minimal_fd;
 };
+
+/* bench_minimal's key and table (baseline.bpf.c): the key's first words
+ * as steer_setup() gives xdp-steer's, every bucket to TARGET_CPU. */
+static int minimal_fill(struct bpf_object *obj)
+{
+	__u64 key[STEER_HASH_KEY_WORDS];
+	__u32 i, cpu = TARGET_CPU, zero = 0;
+	int kfd = bpf_object__find_map_fd_by_name(obj, "bench_key");
+	int tfd = bpf_object__find_map_fd_by_name(obj, "bench_table");
+
+	for (i = 0; i < STEER_HASH_KEY_WORDS; i++)
+		key[i] = 0x9e3779b97f4a7c15ull * (i + 1);
+	if (kfd < 0 || tfd < 0 || bpf_map_update_elem(kfd, &zero, key, BPF_ANY))
+		return -ENOENT;
+	for (i = 0; i < STEER_TABLE_MAX; i++)
+		if (bpf_map_update_elem(tfd, &i, &cpu, BPF_ANY))
+			return -errno;
+	return 0;
+}
 
 static int baseline_open(struct baseline *b, const char *steer_obj)
 {
@@ -184,10 +208,11 @@ static int baseline_open(struct baseline *b, const char *steer_obj)
 		return -errno;
 	b->pass_fd = bpf_program__fd(bpf_object__find_program_by_name(b->obj, "bench_pass"));
 	b->redirect_fd = bpf_program__fd(bpf_object__find_program_by_name(b->obj, "bench_redirect"));
+	b->minimal_fd = bpf_program__fd(bpf_object__find_program_by_name(b->obj, "bench_minimal"));
 	fd = bpf_object__find_map_fd_by_name(b->obj, "bench_cpumap");
 	if (fd < 0 || bpf_map_update_elem(fd, &cpu, &v, BPF_ANY))
 		return -errno;
-	return 0;
+	return minimal_fill(b->obj);
 }
 
 /* The xdp-steer policy of a row: every bucket to TARGET_CPU, the fast path
@@ -492,7 +517,8 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			fd = cfgs[c].kind == CFG_PASS ? b.pass_fd :
-			     cfgs[c].kind == CFG_REDIRECT ? b.redirect_fd : p->prog_fd;
+			     cfgs[c].kind == CFG_REDIRECT ? b.redirect_fd :
+			     cfgs[c].kind == CFG_MINIMAL ? b.minimal_fd : p->prog_fd;
 			for (k = 0; k < 2; k++) {
 				if (run(fd, &frames[k], &ns[c][k][r], &verdict)) {
 					fprintf(stderr, "bench_prog: test run failed: %s\n", strerror(errno));
@@ -523,10 +549,14 @@ int main(int argc, char **argv)
 		printf("%-38s %11.0f ns %11.0f ns\n", cfgs[c].name, med[c][0], med[c][1]);
 	}
 	printf("\n");
+	print_delta("the minimal software RSS over the fixed-CPU redirect (what steering at all costs here)",
+		    ns, ROW_MINIMAL, ROW_REDIRECT);
 	print_delta("xdp-steer (L4 key, no rules) over the fixed-CPU redirect",
-		    ns, ROW_L4, 1);
+		    ns, ROW_L4, ROW_REDIRECT);
 	print_delta("xdp-steer (L4 key, no rules, drain) over the fixed-CPU redirect (budget 15 ns)",
-		    ns, ROW_DRAIN, 1);
+		    ns, ROW_DRAIN, ROW_REDIRECT);
+	print_delta("xdp-steer (L4 key, no rules, drain) over the minimal software RSS (what the design adds)",
+		    ns, ROW_DRAIN, ROW_MINIMAL);
 	print_delta("drain bookkeeping, queued, steady state (budget 5 ns)", ns,
 		    ROW_DRAIN, ROW_L4);
 	print_delta("drain bookkeeping, fast path, steady state (budget 5 ns)",
@@ -557,7 +587,7 @@ breakdown:
 		print_delta(what, ns, ROW_DRAIN, ROW_OMIT + i);
 	}
 	print_delta("  what is left without all four, over the fixed-CPU redirect",
-		    ns, ROW_OMIT + NPARTS - 1, 1);
+		    ns, ROW_OMIT + NPARTS - 1, ROW_REDIRECT);
 	for (i = 0; i <= NPARTS; i++)
 		steer_prog_close(&progs[i]);
 	bpf_object__close(b.obj);
