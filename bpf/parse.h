@@ -15,7 +15,10 @@
  * A plain frame pays for the encapsulations only where its protocol could
  * be one: a UDP frame one test of its port's bit (steer_port_bit), TCP one
  * compare; other protocols and ethertypes are looked at only in the
- * branches that used to end the parse.
+ * branches that used to end the parse. The commonest frame of all (untagged
+ * IPv4 or IPv6 TCP/UDP, no options, extension headers or fragments) is read
+ * first by parse_common(), without the cursor: 2-8 ns a frame less on the
+ * development VM (README, per-frame cost), the walk taking every other.
  */
 #ifndef XDP_STEER_PARSE_H
 #define XDP_STEER_PARSE_H
@@ -709,6 +712,71 @@ static __always_inline int parse_tunnel(struct cursor *c,
 }
 
 /*
+ * The frame nearly every frame is: untagged Ethernet, IPv4 without options
+ * or IPv6 without extension headers, TCP or UDP, not a fragment, and not
+ * to a UDP port the slot looks through. Fills p->flow as the walk below
+ * would (the same checks, in fewer instructions) and returns 1; 0 for any
+ * other frame, left to the walk, which then decides as it always did
+ * (a short datagram, ports past its end: its parse error). Only the fields
+ * the walk sets for such a frame are written: p is zeroed before.
+ */
+static __always_inline int parse_common(struct xdp_md *ctx,
+					const struct steer_slot *s,
+					struct parsed *p)
+{
+	void *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = (void *)(long)ctx->data;
+	__be16 *ports;
+	__u32 len;
+
+	if ((void *)(eth + 1) > end)
+		return 0;
+	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+		struct iphdr *iph = (void *)(eth + 1);
+
+		/* Version 4, header length 5; room for the ports inside
+		 * the datagram, the datagram inside the frame. */
+		if ((void *)(iph + 1) > end || *(__u8 *)iph != 0x45 ||
+		    (iph->frag_off & bpf_htons(0x3fff)))
+			return 0;
+		len = ntohs_len(iph->tot_len);
+		if (len < sizeof(*iph) + 4 || (void *)iph + len > end)
+			return 0;
+		p->flow.family = STEER_AF_INET;
+		p->flow.proto = iph->protocol;
+		p->flow.src[0] = iph->saddr;
+		p->flow.dst[0] = iph->daddr;
+		ports = (void *)(iph + 1);
+	} else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+		struct ipv6hdr *ip6h = (void *)(eth + 1);
+
+		if ((void *)(ip6h + 1) > end || ip6h->version != 6)
+			return 0;
+		len = ntohs_len(ip6h->payload_len);
+		if (len < 4 || (void *)(ip6h + 1) + len > end)
+			return 0;
+		p->flow.family = STEER_AF_INET6;
+		p->flow.proto = ip6h->nexthdr;
+		__builtin_memcpy(p->flow.src, &ip6h->saddr, 16);
+		__builtin_memcpy(p->flow.dst, &ip6h->daddr, 16);
+		ports = (void *)(ip6h + 1);
+	} else {
+		return 0;
+	}
+	if ((void *)(ports + 2) > end)
+		return 0;
+	if (p->flow.proto == IPPROTO_UDP) {
+		if (s->decap_port_bits >> steer_port_bit(ports[1]) & 1)
+			return 0;
+	} else if (p->flow.proto != IPPROTO_TCP) {
+		return 0;
+	}
+	p->flow.sport = ports[0];
+	p->flow.dport = ports[1];
+	return 1;
+}
+
+/*
  * Returns 0 with p filled, -EPROTONOSUPPORT for a frame that is not IP,
  * -EBADMSG for an encapsulation the slot looks through that is malformed or
  * truncated (the outer headers or the inner ones), or another negative
@@ -735,6 +803,8 @@ static __always_inline int parse_frame(struct xdp_md *ctx,
 	__u16 proto, inner = 0;
 	int err;
 
+	if (parse_common(ctx, s, p))
+		return 0;
 	err = parse_eth(&c, &proto);
 	if (err)
 		return err;

@@ -191,56 +191,63 @@ static __always_inline int bucket_cold(const struct steer_bucket *b,
 	return !b->last || now - b->last >= slot->drain_units;
 }
 
-/* A frame of drain bucket 'bucket' (steer_buckets), whose table CPU is
- * 'cpu': while drain records are kept, to wherever its frames must go now
- * (drain.h); else where the table says. */
-static __always_inline int deliver_bucket(struct xdp_md *ctx,
-					  struct steer_stats *st,
-					  const struct steer_slot *slot,
-					  __u32 bucket, __u32 cpu, __u64 bytes)
+/* The fast path's steady state, window open or not: a warm bucket passed
+ * here, no drain under way, its receive queue plainly this CPU's. Its
+ * record keeps the tick of its last frame (written once a tick: enough
+ * to tell when it arrives cold) and this CPU's count at it (what a move
+ * off the fast path waits on); nothing else is looked at, the window
+ * neither. 1: pass the frame here, recorded; 0: deliver_drain() decides. */
+static __always_inline int fastpath_steady(struct xdp_md *ctx,
+					   struct steer_stats *st,
+					   const struct steer_slot *slot,
+					   __u32 bucket, __u32 want, __u32 me,
+					   __u32 now)
 {
+	__u32 q = ctx->rx_queue_index, *owner;
+	struct steer_bucket *b;
+
+	owner = bpf_map_lookup_elem(&steer_rxq, &q);
+	if (owner && *owner != me + 1)
+		return 0;	/* moved here, or a move is waited out */
+	b = bpf_map_lookup_elem(&steer_buckets, &bucket);
+	if (!b || b->target != want || b->since || bucket_cold(b, slot, now))
+		return 0;
+	b->seq = (__u32)st->rx_packets;
+	if (b->last != now)
+		b->last = now ? now : 1;
+	return 1;
+}
+
+/* A frame of drain bucket 'bucket' (steer_buckets), whose table CPU is
+ * 'cpu', under drain, when deliver_bucket() found no steady state: to
+ * wherever its frames must go now (drain.h). A function of its own, called
+ * only while buckets move or arrive cold: the frames of the steady state
+ * run none of it. */
+static __noinline int deliver_drain(struct xdp_md *ctx, struct steer_stats *st,
+				    const struct steer_slot *slot,
+				    __u32 bucket, __u32 cpu)
+{
+	__u64 bytes = (void *)(long)ctx->data_end - (void *)(long)ctx->data;
 	__u32 me = bpf_get_smp_processor_id(), want, cur, now, seq = 0;
 	struct steer_window *w;
 	struct steer_bucket *b;
 	int ret, cold, fresh, drain, hold = 0;
 
 	want = target_of(slot, cpu, me);
-	if (!(slot->flags & STEER_F_DRAIN))
-		return send(ctx, slot, st, 0, me, want, bytes, &seq);
 	now = (__u32)bpf_jiffies64();
 	/* Only a frame bound for the fast path could overtake the frames of
 	 * its receive queue's old CPU; the first such frame after a move
 	 * sees it (drain.h). */
-	b = NULL;
 	if (want & STEER_TARGET_LOCAL) {
 		hold = rxq_hold_fastpath(ctx, st, me, now, DRAIN_LIMITS(slot));
 		if (hold)
 			want &= ~STEER_TARGET_LOCAL;
 	}
-	if (want & STEER_TARGET_LOCAL) {
-		b = bpf_map_lookup_elem(&steer_buckets, &bucket);
-		if (!b)
-			return send(ctx, slot, st, 0, me, want, bytes, &seq);
-		/* The fast path's steady state, window open or not: a warm
-		 * bucket passed here, no drain under way. Its record keeps
-		 * the tick of its last frame (written once a tick: enough to
-		 * tell when it arrives cold) and this CPU's count at it
-		 * (what a move off the fast path waits on); nothing else
-		 * is looked at, the window neither. */
-		if (b->target == want && !b->since &&
-		    !bucket_cold(b, slot, now)) {
-			b->seq = (__u32)st->rx_packets;
-			if (b->last != now)
-				b->last = now ? now : 1;
-			return send(ctx, slot, st, 0, me, want, bytes, &seq);
-		}
-	}
 	w = window_of(slot, now);
 	/* Outside the window a queued frame needs no record. */
 	if (!w && !hold && !(want & STEER_TARGET_LOCAL))
 		return send(ctx, slot, st, 0, me, want, bytes, &seq);
-	if (!b)
-		b = bpf_map_lookup_elem(&steer_buckets, &bucket);
+	b = bpf_map_lookup_elem(&steer_buckets, &bucket);
 	if (!b)
 		return send(ctx, slot, st, 0, me, want, bytes, &seq);
 	fresh = !b->last;
@@ -307,6 +314,29 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 	if (hold)
 		rxmove_mark(me, want, seq);
 	return ret;
+}
+
+/* A frame of drain bucket 'bucket' (steer_buckets), whose table CPU is
+ * 'cpu': while drain records are kept, to wherever its frames must go now
+ * (drain.h); else where the table says. The steady states are decided
+ * here, in few instructions: a frame queued with the drain window shut
+ * needs no record, and a warm bucket on the fast path one store. */
+static __always_inline int deliver_bucket(struct xdp_md *ctx,
+					  struct steer_stats *st,
+					  const struct steer_slot *slot,
+					  __u32 bucket, __u32 cpu, __u64 bytes)
+{
+	__u32 me = bpf_get_smp_processor_id(), want, now, seq;
+
+	want = target_of(slot, cpu, me);
+	if (!(slot->flags & STEER_F_DRAIN))
+		return send(ctx, slot, st, 0, me, want, bytes, &seq);
+	now = (__u32)bpf_jiffies64();
+	if (want & STEER_TARGET_LOCAL ?
+	    fastpath_steady(ctx, st, slot, bucket, want, me, now) :
+	    !window_of(slot, now))
+		return send(ctx, slot, st, 0, me, want, bytes, &seq);
+	return deliver_drain(ctx, st, slot, bucket, cpu);
 }
 
 /* The balancer's per-bucket load (steer_load): this CPU's own entry, no
