@@ -38,15 +38,12 @@ int bench_redirect(struct xdp_md *ctx)
 	return bpf_redirect_map(&bench_cpumap, 1, XDP_PASS);
 }
 
-/* bench_minimal's hash key (the multipliers of steer_flow_hash) and its
- * table: filled by bench_prog, every entry its target CPU. */
-#define MINIMAL_KEY_WORDS	STEER_HASH_KEY_WORDS
-#define MINIMAL_TABLE		STEER_TABLE_MAX
-
+/* bench_minimal's hash key (as steer_slot.hash_key) and its table:
+ * filled by bench_prog, every entry its target CPU. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__type(key, __u32);
-	__type(value, __u64[MINIMAL_KEY_WORDS]);
+	__type(value, __u64[STEER_HASH_KEY_WORDS]);
 	__uint(max_entries, 1);
 } bench_key SEC(".maps");
 
@@ -54,7 +51,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__type(key, __u32);
 	__type(value, __u32);
-	__uint(max_entries, MINIMAL_TABLE);
+	__uint(max_entries, STEER_TABLE_MAX);
 } bench_table SEC(".maps");
 
 struct {
@@ -65,17 +62,20 @@ struct {
 } bench_count SEC(".maps");
 
 /* The least a software RSS does per frame: untagged IPv4 (no options) or
- * IPv6 (no extension headers) with ports, hashed as xdp-steer hashes an
- * L4 key, a table bucket, a per-CPU frame count, the redirect. Anything
- * else is passed. No policy slots, rules, drain or per-target counters:
- * xdp-steer's cost over this row is what its design adds. */
+ * IPv6 (no extension headers) with ports, hashed by xdp-steer's own L4
+ * hash (steer_flow_hash), a table bucket, a per-CPU frame count, the
+ * redirect. Anything else is passed. No policy slots, rules, drain or
+ * per-target counters: xdp-steer's cost over this row is what its design
+ * adds. */
 SEC("xdp")
 int bench_minimal(struct xdp_md *ctx)
 {
 	void *end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = (void *)(long)ctx->data;
-	__u32 zero = 0, idx, *cpu, *ports;
-	__u64 *key, *count, h;
+	struct steer_flow f = {};
+	__u32 zero = 0, idx, *cpu;
+	__be16 *ports;
+	__u64 *key, *count;
 
 	key = bpf_map_lookup_elem(&bench_key, &zero);
 	count = bpf_map_lookup_elem(&bench_count, &zero);
@@ -85,30 +85,29 @@ int bench_minimal(struct xdp_md *ctx)
 		struct iphdr *ip = (void *)(eth + 1);
 
 		ports = (void *)(ip + 1);
-		if ((void *)(ports + 1) > end || *(__u8 *)ip != 0x45)
+		if ((void *)(ports + 2) > end || *(__u8 *)ip != 0x45)
 			return XDP_PASS;
-		h = key[0] + key[1] * *ports + key[2] * ip->protocol +
-		    key[3] * ip->saddr + key[4] * ip->daddr;
+		f.family = STEER_AF_INET;
+		f.proto = ip->protocol;
+		f.src[0] = ip->saddr;
+		f.dst[0] = ip->daddr;
 	} else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
 		struct ipv6hdr *ip6 = (void *)(eth + 1);
-		__u32 *s = ip6->saddr.in6_u.u6_addr32;
-		__u32 *d = ip6->daddr.in6_u.u6_addr32;
 
 		ports = (void *)(ip6 + 1);
-		if ((void *)(ports + 1) > end)
+		if ((void *)(ports + 2) > end)
 			return XDP_PASS;
-		h = key[0] + key[1] * *ports + key[2] * ip6->nexthdr +
-		    key[3] * s[0] + key[4] * d[0] + key[5] * s[1] +
-		    key[6] * s[2] + key[7] * s[3] + key[8] * d[1] +
-		    key[9] * d[2] + key[10] * d[3];
+		f.family = STEER_AF_INET6;
+		f.proto = ip6->nexthdr;
+		__builtin_memcpy(f.src, &ip6->saddr, 16);
+		__builtin_memcpy(f.dst, &ip6->daddr, 16);
 	} else {
 		return XDP_PASS;
 	}
-	h >>= 32;
-	h ^= h >> 16;
-	h = (__u32)(h * 0x45d9f3bu);
-	h ^= h >> 16;
-	idx = h & (MINIMAL_TABLE - 1);
+	f.sport = ports[0];
+	f.dport = ports[1];
+	idx = steer_table_index(steer_flow_hash(&f, key, STEER_F_HASH_L4, 0),
+				STEER_TABLE_MAX);
 	cpu = bpf_map_lookup_elem(&bench_table, &idx);
 	if (!cpu)
 		return XDP_PASS;

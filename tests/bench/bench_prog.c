@@ -168,8 +168,17 @@ struct baseline {
 	int minimal_fd;
 };
 
-/* bench_minimal's key and table (baseline.bpf.c): the key's first words
- * as steer_setup() gives xdp-steer's, every bucket to TARGET_CPU. */
+/* The hash key of every row: xdp-steer's slots and bench_minimal alike. */
+static void bench_hash_key(__u64 key[STEER_HASH_KEY_WORDS])
+{
+	int i;
+
+	for (i = 0; i < STEER_HASH_KEY_WORDS; i++)
+		key[i] = 0x9e3779b97f4a7c15ull * (i + 1);
+}
+
+/* bench_minimal's key and table (baseline.bpf.c): the key xdp-steer's
+ * rows get, every bucket to TARGET_CPU. */
 static int minimal_fill(struct bpf_object *obj)
 {
 	__u64 key[STEER_HASH_KEY_WORDS];
@@ -177,8 +186,7 @@ static int minimal_fill(struct bpf_object *obj)
 	int kfd = bpf_object__find_map_fd_by_name(obj, "bench_key");
 	int tfd = bpf_object__find_map_fd_by_name(obj, "bench_table");
 
-	for (i = 0; i < STEER_HASH_KEY_WORDS; i++)
-		key[i] = 0x9e3779b97f4a7c15ull * (i + 1);
+	bench_hash_key(key);
 	if (kfd < 0 || tfd < 0 || bpf_map_update_elem(kfd, &zero, key, BPF_ANY))
 		return -ENOENT;
 	for (i = 0; i < STEER_TABLE_MAX; i++)
@@ -227,8 +235,7 @@ static int steer_setup(struct steer_prog *p, const struct cfg *c,
 
 	int i, err;
 
-	for (i = 0; i < STEER_HASH_KEY_WORDS; i++)
-		s.hash_key[i] = 0x9e3779b97f4a7c15ull * (i + 1);
+	bench_hash_key(s.hash_key);
 	s.flags = c->flags;
 	s.drain_units = c->drain_units;
 	err = steer_prog_reset_policy(p);
