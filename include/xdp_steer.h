@@ -874,7 +874,9 @@ static inline void steer_prefix_key_fill(struct steer_prefix_key *k,
  * flow itself, so a frame that matches nothing builds no key. Masking a
  * key's own flow again changes nothing: the loader passes its keys.
  * Multiply-shift with fixed odd constants: a frame built to pass the
- * filter only costs the lookup it would have cost anyway. */
+ * filter only costs the lookup it would have cost anyway. Two multiplies
+ * whatever the family: an IPv6 address enters folded to one word (a
+ * collision only lets a lookup through). */
 static inline __u32 steer_filter_exact_bit(__u32 shape,
 					   const struct steer_flow *f)
 {
@@ -884,19 +886,23 @@ static inline __u32 steer_filter_exact_bit(__u32 shape,
 	__u32 dport = (shape & STEER_M_DPORT) ? f->dport : 0;
 	__u32 proto = (shape & STEER_M_PROTO) ? f->proto : 0;
 	__u32 family = (msrc | mdst) ? f->family : 0;
+	__u32 src = f->src[0], dst = f->dst[0];
+	/* Swapped to host order (on little-endian CPUs), where consecutive
+	 * ports spread: a multiply spreads low-order counts best. Taken in
+	 * network order, the neighbours of 10k consecutive source-port
+	 * rules found their bit set 13 % of the time, 3.5 times as often
+	 * as random flows do (tests/unit/test_hash.c). */
+	__u32 ports = __builtin_bswap32(sport | dport << 16);
 	__u64 h;
 
-	h = (__u64)(shape | proto << 8 | family << 16) * 0x9e3779b97f4a7c15ull +
-	    (__u64)(sport | dport << 16) * 0xc2b2ae3d27d4eb4full +
-	    (__u64)(f->src[0] & msrc) * 0xd6e8feb86659fd93ull +
-	    (__u64)(f->dst[0] & mdst) * 0xff51afd7ed558ccdull;
-	if (family == STEER_AF_INET6)
-		h += (__u64)(f->src[1] & msrc) * 0x165667b19e3779f9ull +
-		     (__u64)(f->src[2] & msrc) * 0x27d4eb2f165667c5ull +
-		     (__u64)(f->src[3] & msrc) * 0x94d049bb133111ebull +
-		     (__u64)(f->dst[1] & mdst) * 0xbf58476d1ce4e5b9ull +
-		     (__u64)(f->dst[2] & mdst) * 0x2545f4914f6cdd1dull +
-		     (__u64)(f->dst[3] & mdst) * 0x9fb21c651e98df25ull;
+	if (family == STEER_AF_INET6) {
+		src ^= f->src[1] ^ f->src[2] ^ f->src[3];
+		dst ^= f->dst[1] ^ f->dst[2] ^ f->dst[3];
+	}
+	h = ((__u64)(src & msrc) << 32 | (dst & mdst)) *
+		0xd6e8feb86659fd93ull +
+	    ((__u64)(shape | proto << 8 | family << 16) << 32 | ports) *
+		0xc2b2ae3d27d4eb4full;
 	return (__u32)(h >> (64 - STEER_FILTER_EXACT_SHIFT));
 }
 
