@@ -8,6 +8,14 @@
  * Rounds of every configuration are interleaved and the median is kept, so
  * a burst of other work on the machine moves all rows alike; differences
  * between rows are medians of differences within a round.
+ *
+ * --against OBJ: every xdp-steer row runs on OBJ as well (another build of
+ * bpf/xdp_steer.bpf.c: an older commit's, a change being tried), right
+ * after this tree's in each round, and a last table gives each row's
+ * difference. Rows measured in one run differ by less than the same row
+ * in two runs (2-5 ns apart here, one run to the next). OBJ's maps are
+ * filled by this tree's code: it must share this tree's map layout, and
+ * its hash and rule filter, for the rows to mean the same there.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -433,8 +441,33 @@ static void build_frames(struct frame *v4, struct frame *v6)
 	frame_finish(v6);	/* 74 bytes: the smallest IPv6 TCP frame */
 }
 
+/* Loads the program at 'path' with maps of its own, and the cpumap
+ * entries of the target CPU and of the bench CPU (the detour row's frames
+ * go there). */
+static int open_prog(struct steer_prog *p, const char *path)
+{
+	int err = steer_prog_open(p, path);
+
+	if (err) {
+		fprintf(stderr, "bench_prog: cannot load %s: %s (run as root after 'make')\n",
+			path, strerror(-err));
+		return err;
+	}
+	if (p->ncpus <= TARGET_CPU) {
+		fprintf(stderr, "bench_prog: needs CPUs %d and %d\n", BENCH_CPU, TARGET_CPU);
+		return -ENODEV;
+	}
+	err = steer_prog_add_cpu(p, TARGET_CPU, 256, p->worker_fd);
+	if (!err)
+		err = steer_prog_add_cpu(p, BENCH_CPU, 256, p->worker_fd);
+	if (err)
+		fprintf(stderr, "bench_prog: cannot add CPUs %d and %d to the cpumap: %s\n",
+			BENCH_CPU, TARGET_CPU, strerror(-err));
+	return err;
+}
+
 /* progs[0]: the program; progs[1 + i]: its copy less part i (omit.h),
- * built beside the tests. Each gets its own maps and cpumap entries. */
+ * built beside the tests. */
 static int open_progs(struct steer_prog progs[1 + NPARTS], const char *obj)
 {
 	char path[4096], *tail;
@@ -446,28 +479,9 @@ static int open_progs(struct steer_prog progs[1 + NPARTS], const char *obj)
 		if (i && tail)
 			snprintf(tail, sizeof(path) - (tail - path),
 				 "tests/bench/omit/%s.bpf.o", parts[i - 1].name);
-		err = steer_prog_open(&progs[i], i ? path : obj);
-		if (err) {
-			fprintf(stderr, "bench_prog: cannot load %s: %s (run as root after 'make')\n",
-				i ? path : obj, strerror(-err));
+		err = open_prog(&progs[i], path);
+		if (err)
 			return err;
-		}
-		if (progs[i].ncpus <= TARGET_CPU) {
-			fprintf(stderr, "bench_prog: needs CPUs %d and %d\n", BENCH_CPU, TARGET_CPU);
-			return -ENODEV;
-		}
-		/* The bench CPU's own entry: the detour row's frames go
-		 * there. */
-		err = steer_prog_add_cpu(&progs[i], TARGET_CPU, 256,
-					 progs[i].worker_fd);
-		if (!err)
-			err = steer_prog_add_cpu(&progs[i], BENCH_CPU, 256,
-						 progs[i].worker_fd);
-		if (err) {
-			fprintf(stderr, "bench_prog: cannot add CPUs %d and %d to the cpumap: %s\n",
-				BENCH_CPU, TARGET_CPU, strerror(-err));
-			return err;
-		}
 	}
 	return 0;
 }
@@ -478,32 +492,92 @@ static int row_on(int c, int quick)
 	return !quick || cfgs[c].quick;
 }
 
+/* Times row c's program 'fd' on both frames in round r; checks the
+ * verdict the row expects. */
+static int run_row(int c, int fd, const struct frame frames[2],
+		   __u32 ns[2][MAX_ROUNDS], int r)
+{
+	int k, verdict = -1;
+
+	for (k = 0; k < 2; k++) {
+		if (run(fd, &frames[k], &ns[k][r], &verdict)) {
+			fprintf(stderr, "bench_prog: test run failed: %s\n", strerror(errno));
+			return -1;
+		}
+		if (verdict != (cfgs[c].kind == CFG_PASS ||
+				(cfgs[c].here && !cfgs[c].detour) ?
+				XDP_PASS : XDP_REDIRECT)) {
+			fprintf(stderr, "bench_prog: '%s' returned verdict %d\n", cfgs[c].name, verdict);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A row whose frames a rule places: did they find it? They miss it in a
+ * program whose rule filter bit (include/xdp_steer.h) differs from the
+ * one this tree's setup sets, and the row then times something else. */
+static int check_matched(const struct steer_prog *p, int c, const char *obj)
+{
+	struct steer_stats st;
+
+	if (!cfgs[c].matching)
+		return 0;
+	if (steer_prog_read_stats(p, &st) || !st.rule_flow_hits) {
+		fprintf(stderr, "bench_prog: '%s': no frame found its rule in %s: is its rule filter this tree's?\n",
+			cfgs[c].name, obj);
+		return -1;
+	}
+	return 0;
+}
+
+/* A row --against runs on the other program too: xdp-steer's own rows,
+ * not the baselines or the copies less a part. */
+static int row_against(int c)
+{
+	return cfgs[c].kind == CFG_STEER && !cfgs[c].omit;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: bench_prog [--quick] [--against OBJ]\n"
+		"  --quick        the rows of the budgets only, shorter runs, more rounds\n"
+		"  --against OBJ  time each xdp-steer row on OBJ too (another build of\n"
+		"                 bpf/xdp_steer.bpf.c) and print the differences\n");
+}
+
 int main(int argc, char **argv)
 {
-	static __u32 ns[NCFG][2][MAX_ROUNDS];
-	static struct steer_prog progs[1 + NPARTS];
+	/* [NCFG + c]: row c on the --against program. */
+	static __u32 ns[2 * NCFG][2][MAX_ROUNDS];
+	static struct steer_prog progs[1 + NPARTS], other;
 	__u32 sorted[MAX_ROUNDS];
 	struct frame frames[2];
 	struct steer_prog *p;
 	struct baseline b = {};
 	char obj[4096], what[256];
+	const char *against = NULL;
 	double med[NCFG][2];
-	int c, r, k, i, err, verdict = -1, fd, quick = 0;
+	int c, r, k, i, err, fd, quick = 0;
 
-	if (argc == 2 && !strcmp(argv[1], "--quick")) {
-		quick = 1;
-		rounds = QUICK_ROUNDS;
-		repeat = QUICK_REPEAT;
-	} else if (argc > 1) {
-		fprintf(stderr, "usage: bench_prog [--quick]\n");
-		return 2;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick")) {
+			quick = 1;
+			rounds = QUICK_ROUNDS;
+			repeat = QUICK_REPEAT;
+		} else if (!strcmp(argv[i], "--against") && i + 1 < argc) {
+			against = argv[++i];
+		} else {
+			usage();
+			return 2;
+		}
 	}
 
 	if (steer_prog_find_obj(obj, sizeof(obj))) {
 		fprintf(stderr, "bench_prog: cannot find bpf/xdp_steer.bpf.o (run 'make')\n");
 		return 1;
 	}
-	if (open_progs(progs, obj))
+	if (open_progs(progs, obj) || (against && open_prog(&other, against)))
 		return 1;
 	err = baseline_open(&b, obj);
 	if (err) {
@@ -526,18 +600,21 @@ int main(int argc, char **argv)
 			fd = cfgs[c].kind == CFG_PASS ? b.pass_fd :
 			     cfgs[c].kind == CFG_REDIRECT ? b.redirect_fd :
 			     cfgs[c].kind == CFG_MINIMAL ? b.minimal_fd : p->prog_fd;
-			for (k = 0; k < 2; k++) {
-				if (run(fd, &frames[k], &ns[c][k][r], &verdict)) {
-					fprintf(stderr, "bench_prog: test run failed: %s\n", strerror(errno));
-					return 1;
-				}
-				if (verdict != (cfgs[c].kind == CFG_PASS ||
-						(cfgs[c].here && !cfgs[c].detour) ?
-						XDP_PASS : XDP_REDIRECT)) {
-					fprintf(stderr, "bench_prog: '%s' returned verdict %d\n", cfgs[c].name, verdict);
-					return 1;
-				}
+			if (run_row(c, fd, frames, ns[c], r) ||
+			    (!r && check_matched(p, c, obj)))
+				return 1;
+			if (!against || !row_against(c))
+				continue;
+			/* A layout this tree's setup cannot fill (an older
+			 * struct steer_slot, say) fails here. */
+			if (steer_setup(&other, &cfgs[c], frames)) {
+				fprintf(stderr, "bench_prog: setting up '%s' in %s failed: are its maps those of this tree?\n",
+					cfgs[c].name, against);
+				return 1;
 			}
+			if (run_row(c, other.prog_fd, frames, ns[NCFG + c], r) ||
+			    (!r && check_matched(&other, c, against)))
+				return 1;
 		}
 
 	printf("Per-frame cost on the receiving CPU: bpf_prog_test_run_opts, %d runs x %d rounds, median; CPU %d, target CPU %d\n\n",
@@ -595,6 +672,17 @@ breakdown:
 	}
 	print_delta("  what is left without all four, over the fixed-CPU redirect",
 		    ns, ROW_OMIT + NPARTS - 1, ROW_REDIRECT);
+	if (against) {
+		printf("\nThis tree's program against %s: each row's time here less its time there\n",
+		       against);
+		for (c = 0; c < NCFG; c++) {
+			if (!row_on(c, quick) || !row_against(c))
+				continue;
+			snprintf(what, sizeof(what), "  %s", cfgs[c].name);
+			print_delta(what, ns, c, NCFG + c);
+		}
+		steer_prog_close(&other);
+	}
 	for (i = 0; i <= NPARTS; i++)
 		steer_prog_close(&progs[i]);
 	bpf_object__close(b.obj);
