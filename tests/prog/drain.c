@@ -1013,6 +1013,33 @@ static void test_queue_moved_here_waits_through_a_pause(void)
 	EXPECT_EQ(stats().moves_timeout, 0, "still no timeout");
 }
 
+/* The other tests say where a queue was by writing its word; here the
+ * program itself moves it: R takes the queue with a frame bound for its
+ * own fast path, as R's NAPI would, and when the queue comes back L sees
+ * the move in the word R wrote and holds its warm bucket off the fast
+ * path. */
+static void test_queue_taken_by_another_cpu_is_seen_when_it_comes_back(void)
+{
+	struct drain_case c;
+	int verdict;
+
+	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, NO_TIMEOUT) ||
+	    !queue_was_on(local_cpu) || !warm_on_fastpath(&c.f) ||
+	    !EXPECT_EQ(send_frame(&c.f), XDP_PASS, "warm, its queue L's: the fast path"))
+		return;
+	if (!move_to(&c, remote_cpu) ||
+	    !EXPECT_EQ(steer_pin_cpu(remote_cpu), remote_cpu, "the test runs on R"))
+		return;
+	verdict = send_frame(&c.f);
+	EXPECT_EQ(steer_pin_cpu(local_cpu), local_cpu, "the test runs on L again");
+	EXPECT_EQ(verdict, XDP_REDIRECT, "on R the queue's first frame goes through R's own queue");
+	EXPECT_EQ(stats().rxq_moves, 1, "R counted the move from L");
+	if (!move_to(&c, local_cpu))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "back on L, the queue's first frame goes through L's own queue, not the fast path");
+	EXPECT_EQ(stats().rxq_moves, 2, "L counted the move back");
+}
+
 /* ---- the real worker ------------------------------------------------------------ */
 
 /* Live frames go through the cpumap to a worker that builds skbs on
@@ -1197,6 +1224,8 @@ const struct test_case drain_tests[] = {
 		   "drain: a queue moved here gives the fast path back at the drain timeout, counted"),
 	TEST_ENTRY(test_queue_moved_here_waits_through_a_pause,
 		   "drain: a queue moved here waits through a pause of its CPU longer than the timeout for its marker, no timeout counted"),
+	TEST_ENTRY(test_queue_taken_by_another_cpu_is_seen_when_it_comes_back,
+		   "drain: a queue another CPU took is seen as moved when it comes back"),
 	TEST_ENTRY(test_queue_marker_out_before_a_pause_is_no_timeout,
 		   "drain: a queue whose marker was out before a pause longer than the timeout is not counted as a timeout"),
 	TEST_ENTRY(test_worker_publishes_what_it_dequeued,
