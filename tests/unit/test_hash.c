@@ -399,8 +399,8 @@ static struct steer_flow filter_flow(int kind, int i, __u32 *shape)
 
 /* What the filter is for: 10k rules of one kind set their bits; frames of
  * the 10k neighbouring flows no rule names must find their bit clear
- * at least about as often as for random flows and rules (96 %), or they pay lookups a
- * filter with a better mix would spare them. */
+ * about as often as random flows do against random rules (96 %), or they
+ * pay lookups that a filter with a better mix would spare them. */
 static void test_filter_lets_few_unruled_neighbours_through(void)
 {
 	static const char *const what[] = {
