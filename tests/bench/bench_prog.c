@@ -18,7 +18,8 @@
  * its hash and rule filter, for the rows to mean the same there.
  *
  * --direct: every timed program is attached first (attach_direct()), so
- * the kernel calls it as a driver does.
+ * the kernel can call it as a driver does; a row of an XDP_PASS program
+ * attached nowhere checks that it did.
  */
 #define _GNU_SOURCE	/* unshare() */
 #include <errno.h>
@@ -52,11 +53,15 @@
 #define QUICK_REPEAT	50000
 #define QUICK_ROUNDS	61
 #define MAX_ROUNDS	QUICK_ROUNDS
-static int rounds = ROUNDS, repeat = REPEAT;
+static int rounds = ROUNDS, repeat = REPEAT, direct;
 #define TARGET_CPU	1	/* not the CPU the bench runs on: a real hop */
 #define BENCH_CPU	0
 
-enum cfg_kind { CFG_PASS, CFG_REDIRECT, CFG_MINIMAL, CFG_STEER };
+/* CFG_PASS_NOWHERE: a second XDP_PASS program, never attached: with
+ * --direct, what the first saves by being attached says that the kernel
+ * did call the attached programs directly in that run. */
+enum cfg_kind { CFG_PASS, CFG_REDIRECT, CFG_MINIMAL, CFG_STEER,
+		CFG_PASS_NOWHERE };
 
 struct cfg {
 	const char *name;
@@ -73,6 +78,7 @@ struct cfg {
 	int omit;		/* 1 + the STEER_OMIT_BIT_ of a copy of the
 				 * program with that part left out (omit.h) */
 	int quick;		/* a row of --quick */
+	int direct_only;	/* a row of --direct only */
 };
 
 /* The copies of the program with one part left out, in omit.h's order. */
@@ -158,6 +164,8 @@ static const struct cfg cfgs[] = {
 	  .flags = STEER_F_HASH_L4 | STEER_F_DRAIN,
 	  .drain_units = DRAIN_DEFAULT, .omit = 1 + STEER_OMIT_NPARTS,
 	  .quick = 1 },
+	{ "XDP_PASS attached nowhere (check)", CFG_PASS_NOWHERE,
+	  .quick = 1, .direct_only = 1 },
 };
 #define ROW_REDIRECT	1	/* cfgs[] rows the summary compares */
 #define ROW_MINIMAL	2
@@ -175,10 +183,13 @@ static const struct cfg cfgs[] = {
 #define ROW_FAST_BALANCE 19
 #define ROW_OMIT	20	/* the first breakdown row */
 #define NCFG (int)(sizeof(cfgs) / sizeof(cfgs[0]))
+#define ROW_PASS_NOWHERE (NCFG - 1)
 
 struct baseline {
 	struct bpf_object *obj;
+	struct bpf_object *obj_nowhere;	/* a second copy: CFG_PASS_NOWHERE */
 	int pass_fd;
+	int pass_nowhere_fd;
 	int redirect_fd;
 	int minimal_fd;
 };
@@ -232,6 +243,13 @@ static int baseline_open(struct baseline *b, const char *steer_obj)
 	b->pass_fd = bpf_program__fd(bpf_object__find_program_by_name(b->obj, "bench_pass"));
 	b->redirect_fd = bpf_program__fd(bpf_object__find_program_by_name(b->obj, "bench_redirect"));
 	b->minimal_fd = bpf_program__fd(bpf_object__find_program_by_name(b->obj, "bench_minimal"));
+	b->obj_nowhere = bpf_object__open_file(path, NULL);
+	if (!b->obj_nowhere)
+		return -errno;
+	if (bpf_object__load(b->obj_nowhere))
+		return -errno;
+	b->pass_nowhere_fd = bpf_program__fd(
+		bpf_object__find_program_by_name(b->obj_nowhere, "bench_pass"));
 	fd = bpf_object__find_map_fd_by_name(b->obj, "bench_cpumap");
 	if (fd < 0 || bpf_map_update_elem(fd, &cpu, &v, BPF_ANY))
 		return -errno;
@@ -496,7 +514,7 @@ static int open_progs(struct steer_prog progs[1 + NPARTS], const char *obj)
 /* A row this run runs. */
 static int row_on(int c, int quick)
 {
-	return !quick || cfgs[c].quick;
+	return (!quick || cfgs[c].quick) && (direct || !cfgs[c].direct_only);
 }
 
 /* Times row c's program 'fd' on both frames in round r; checks the
@@ -512,6 +530,7 @@ static int run_row(int c, int fd, const struct frame frames[2],
 			return -1;
 		}
 		if (verdict != (cfgs[c].kind == CFG_PASS ||
+				cfgs[c].kind == CFG_PASS_NOWHERE ||
 				(cfgs[c].here && !cfgs[c].detour) ?
 				XDP_PASS : XDP_REDIRECT)) {
 			fprintf(stderr, "bench_prog: '%s' returned verdict %d\n", cfgs[c].name, verdict);
@@ -599,7 +618,7 @@ int main(int argc, char **argv)
 	char obj[4096], what[256];
 	const char *against = NULL;
 	double med[NCFG][2];
-	int c, r, k, i, err, fd, quick = 0, direct = 0, nfds = 0;
+	int c, r, k, i, err, fd, quick = 0, nfds = 0;
 	int fds[3 + 1 + NPARTS + 1];	/* baselines, progs[], other */
 
 	for (i = 1; i < argc; i++) {
@@ -658,7 +677,9 @@ int main(int argc, char **argv)
 			}
 			fd = cfgs[c].kind == CFG_PASS ? b.pass_fd :
 			     cfgs[c].kind == CFG_REDIRECT ? b.redirect_fd :
-			     cfgs[c].kind == CFG_MINIMAL ? b.minimal_fd : p->prog_fd;
+			     cfgs[c].kind == CFG_MINIMAL ? b.minimal_fd :
+			     cfgs[c].kind == CFG_PASS_NOWHERE ? b.pass_nowhere_fd :
+			     p->prog_fd;
 			if (run_row(c, fd, frames, ns[c], r) ||
 			    (!r && check_matched(p, c, obj)))
 				return 1;
@@ -679,7 +700,7 @@ int main(int argc, char **argv)
 	printf("Per-frame cost on the receiving CPU: bpf_prog_test_run_opts, %d runs x %d rounds, median; CPU %d, target CPU %d\n",
 	       repeat, rounds, BENCH_CPU, TARGET_CPU);
 	printf("%s\n\n", direct ?
-	       "--direct: each program attached (generic XDP, a namespace of its own): the XDP dispatcher calls it directly, as from a driver" :
+	       "--direct: each program attached (generic XDP, a namespace of its own), for the XDP dispatcher to call directly as from a driver (whether it did: the check below)" :
 	       "each program attached nowhere: test_run calls it by an indirect call, a retpoline where spectre_v2 says Retpolines (--direct: as from a driver)");
 	print_machine();
 	printf("\n");
@@ -695,6 +716,9 @@ int main(int argc, char **argv)
 		printf("%-38s %11.0f ns %11.0f ns\n", cfgs[c].name, med[c][0], med[c][1]);
 	}
 	printf("\n");
+	if (direct)
+		print_delta("--direct's check: XDP_PASS attached nowhere over attached (0 or less: the kernel did not call the attached programs directly in this run)",
+			    ns, ROW_PASS_NOWHERE, 0);
 	print_delta("the minimal software RSS over the fixed-CPU redirect (what steering at all costs here)",
 		    ns, ROW_MINIMAL, ROW_REDIRECT);
 	print_delta("xdp-steer (L4 key, no rules) over the fixed-CPU redirect",
@@ -748,5 +772,6 @@ breakdown:
 	for (i = 0; i <= NPARTS; i++)
 		steer_prog_close(&progs[i]);
 	bpf_object__close(b.obj);
+	bpf_object__close(b.obj_nowhere);
 	return 0;
 }
