@@ -566,7 +566,7 @@ static int row_against(int c)
 
 /* --direct. test_run calls a program through the kernel's XDP dispatcher
  * (bpf_dispatcher_xdp_func): a direct call for a program attached to an
- * interface, as a driver's NAPI poll calls it; an indirect call (a
+ * interface (up to 48 of them), as a driver's NAPI poll calls it; an indirect call (a
  * retpoline where spectre_v2 says Retpolines) for one attached nowhere,
  * which is what the plain run times. Each
  * program goes on a veth of a network namespace this process makes for
@@ -599,9 +599,9 @@ static void usage(void)
 	fprintf(stderr, "usage: bench_prog [--quick] [--direct] [--against OBJ]\n"
 		"  --quick        the rows of the budgets only, shorter runs, more rounds\n"
 		"  --direct       each program attached first (generic XDP, on a veth of\n"
-		"                 a network namespace of the bench's own), so the kernel\n"
-		"                 calls it directly, as from a driver, not through a\n"
-		"                 retpolined indirect call\n"
+		"                 a network namespace of the bench's own), for the\n"
+		"                 kernel to call directly, as from a driver, not through\n"
+		"                 a retpolined indirect call (a row checks that it did)\n"
 		"  --against OBJ  time each xdp-steer row on OBJ too (another build of\n"
 		"                 bpf/xdp_steer.bpf.c) and print the differences\n");
 }
