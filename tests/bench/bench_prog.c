@@ -58,8 +58,9 @@ static int rounds = ROUNDS, repeat = REPEAT, direct;
 #define BENCH_CPU	0
 
 /* CFG_PASS_NOWHERE: a second XDP_PASS program, never attached: with
- * --direct, what the first saves by being attached says that the kernel
- * did call the attached programs directly in that run. */
+ * --direct, what the first saves by being attached says whether the
+ * kernel called the attached programs directly in that run (near 0: it
+ * did not; a few ns can be this VM's noise). */
 enum cfg_kind { CFG_PASS, CFG_REDIRECT, CFG_MINIMAL, CFG_STEER,
 		CFG_PASS_NOWHERE };
 
@@ -566,13 +567,13 @@ static int row_against(int c)
 
 /* --direct. test_run calls a program through the kernel's XDP dispatcher
  * (bpf_dispatcher_xdp_func): a direct call for a program attached to an
- * interface (up to 48 of them), as a driver's NAPI poll calls it; an indirect call (a
- * retpoline where spectre_v2 says Retpolines) for one attached nowhere,
- * which is what the plain run times. Each
- * program goes on a veth of a network namespace this process makes for
- * itself (generic XDP: no frame ever crosses these interfaces), so
- * nothing outside it is touched, and the namespace with its programs
- * goes away when the process ends, however it ends. */
+ * interface (up to 48 of them), as a driver's NAPI poll calls it; an
+ * indirect call (a retpoline where spectre_v2 says Retpolines) for one
+ * attached nowhere, which is what the plain run times. Each program goes
+ * on a veth of a network namespace this process makes for itself (generic
+ * XDP: no frame ever crosses these interfaces), so nothing outside it is
+ * touched, and the namespace with its programs goes away when the process
+ * ends, however it ends. */
 static int attach_direct(const int *fds, int n)
 {
 	char cmd[128], name[IFNAMSIZ];
@@ -717,7 +718,7 @@ int main(int argc, char **argv)
 	}
 	printf("\n");
 	if (direct)
-		print_delta("--direct's check: XDP_PASS attached nowhere over attached (0 or less: the kernel did not call the attached programs directly in this run)",
+		print_delta("--direct's check: XDP_PASS attached nowhere over attached (near 0: the kernel did not call the attached programs directly in this run; a few ns can be noise)",
 			    ns, ROW_PASS_NOWHERE, 0);
 	print_delta("the minimal software RSS over the fixed-CPU redirect (what steering at all costs here)",
 		    ns, ROW_MINIMAL, ROW_REDIRECT);
