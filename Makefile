@@ -242,7 +242,8 @@ tests/bench/balance_sim: tests/bench/balance_sim.o $(BALANCE_SIM_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lm
 
-tests/bench/bench_prog: tests/bench/bench_prog.o $(TESTLIB_OBJS) $(TABLE_OBJ)
+tests/bench/bench_prog: tests/bench/bench_prog.o tests/bench/insns.o \
+			$(TESTLIB_OBJS) $(TABLE_OBJ)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
 

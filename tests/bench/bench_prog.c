@@ -20,9 +20,16 @@
  * --direct: every timed program is attached first (attach_direct()), so
  * the kernel can call it as a driver does; a row of an XDP_PASS program
  * attached nowhere checks that it did.
+ *
+ * --insns: no timing; each row's instructions per frame instead, counted
+ * by tests/bench/insn_count.py (insns.h), whose verdict must be the
+ * kernel's for the same frame. The same on every machine (of one kernel):
+ * where the nanoseconds of two machines differ threefold, the count says
+ * which program runs more, and --profile ROW which of its lines.
  */
 #define _GNU_SOURCE	/* unshare() */
 #include <errno.h>
+#include <unistd.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +48,8 @@
 #include "prog_util.h"
 #include "model/table.h"
 #include "omit.h"
+#include "insns.h"
+#include "kernel/clock.h"
 
 /* Many short rounds, every row once per round: a burst of other work on a
  * shared machine then hits all rows alike, and a row's cost over another
@@ -54,6 +63,9 @@
 #define QUICK_ROUNDS	61
 #define MAX_ROUNDS	QUICK_ROUNDS
 static int rounds = ROUNDS, repeat = REPEAT, direct;
+/* What a row's numbers are: nanoseconds, or with --insns instructions. */
+static const char *unit = "ns";
+static const char *fname[2] = { "IPv4 UDP", "IPv6 TCP" };
 #define TARGET_CPU	1	/* not the CPU the bench runs on: a real hop */
 #define BENCH_CPU	0
 
@@ -440,12 +452,11 @@ static double delta(__u32 ns[][2][MAX_ROUNDS], int a, int b, int k)
 
 static void print_delta(const char *what, __u32 ns[][2][MAX_ROUNDS], int a, int b)
 {
-	static const char *fname[2] = { "IPv4 UDP", "IPv6 TCP" };
 	int k;
 
 	printf("%s:", what);
 	for (k = 0; k < 2; k++)
-		printf(" %s %+.0f ns%s", fname[k], delta(ns, a, b, k),
+		printf(" %s %+.0f %s%s", fname[k], delta(ns, a, b, k), unit,
 		       k ? "\n" : ",");
 }
 
@@ -518,6 +529,13 @@ static int row_on(int c, int quick)
 	return (!quick || cfgs[c].quick) && (direct || !cfgs[c].direct_only);
 }
 
+/* The verdict row c's frames get. */
+static int row_verdict(int c)
+{
+	return cfgs[c].kind == CFG_PASS || cfgs[c].kind == CFG_PASS_NOWHERE ||
+	       (cfgs[c].here && !cfgs[c].detour) ? XDP_PASS : XDP_REDIRECT;
+}
+
 /* Times row c's program 'fd' on both frames in round r; checks the
  * verdict the row expects. */
 static int run_row(int c, int fd, const struct frame frames[2],
@@ -530,13 +548,50 @@ static int run_row(int c, int fd, const struct frame frames[2],
 			fprintf(stderr, "bench_prog: test run failed: %s\n", strerror(errno));
 			return -1;
 		}
-		if (verdict != (cfgs[c].kind == CFG_PASS ||
-				cfgs[c].kind == CFG_PASS_NOWHERE ||
-				(cfgs[c].here && !cfgs[c].detour) ?
-				XDP_PASS : XDP_REDIRECT)) {
+		if (verdict != row_verdict(c)) {
 			fprintf(stderr, "bench_prog: '%s' returned verdict %d\n", cfgs[c].name, verdict);
 			return -1;
 		}
+	}
+	return 0;
+}
+
+/* --insns: row c's instructions per frame, counted by the model
+ * (insns.h) into counts[k][0]. The kernel runs each frame once first
+ * (repeat is 1); the model then runs it, as the timed rows' runs but the
+ * first do, on the maps as the kernel left them and at the clock read
+ * right after the kernel's run (a bucket warm then is warm in the model).
+ * It must reach the kernel's verdict, or it took another path and its
+ * count means nothing. */
+static int count_row(int c, int fd, const struct frame frames[2],
+		     __u32 counts[2][MAX_ROUNDS], const char *tool, int profile)
+{
+	int k, n, verdict[2], model;
+	__u32 ns, now[2];
+
+	for (k = 0; k < 2; k++) {
+		if (run(fd, &frames[k], &ns, &verdict[k]) ||
+		    clock_jiffies(&now[k])) {
+			fprintf(stderr, "bench_prog: test run failed: %s\n", strerror(errno));
+			return -1;
+		}
+	}
+	for (k = 0; k < 2; k++) {
+		if (profile)
+			printf("%s, %s: instructions per source line\n",
+			       cfgs[c].name, fname[k]);
+		if (insns_count(tool, fd, frames[k].buf, frames[k].len,
+				BENCH_CPU, now[k], profile, &n, &model)) {
+			fprintf(stderr, "bench_prog: '%s': %s could not count (its message above)\n",
+				cfgs[c].name, tool);
+			return -1;
+		}
+		if (verdict[k] != model || model != row_verdict(c)) {
+			fprintf(stderr, "bench_prog: '%s', %s: the model's verdict %d, the kernel's %d, the row's %d: the count is of another path\n",
+				cfgs[c].name, fname[k], model, verdict[k], row_verdict(c));
+			return -1;
+		}
+		counts[k][0] = n;
 	}
 	return 0;
 }
@@ -595,16 +650,36 @@ static int attach_direct(const int *fds, int n)
 	return 0;
 }
 
+/* insn_count.py, beside this binary (tests/bench/). */
+static int tool_path(char *buf, size_t size)
+{
+	char *slash;
+	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+
+	if (n < 0 || !(buf[n] = '\0', slash = strrchr(buf, '/')) ||
+	    (size_t)snprintf(slash + 1, size - (slash + 1 - buf), "%s",
+			     "insn_count.py") >= size - (slash + 1 - buf)) {
+		fprintf(stderr, "bench_prog: cannot find insn_count.py beside this binary\n");
+		return -1;
+	}
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_prog [--quick] [--direct] [--against OBJ]\n"
+		"       bench_prog --insns [--quick] [--against OBJ] [--profile ROW]\n"
 		"  --quick        the rows of the budgets only, shorter runs, more rounds\n"
 		"  --direct       each program attached first (generic XDP, on a veth of\n"
 		"                 a network namespace of the bench's own), for the\n"
 		"                 kernel to call directly, as from a driver, not through\n"
 		"                 a retpolined indirect call (a row checks that it did)\n"
 		"  --against OBJ  time each xdp-steer row on OBJ too (another build of\n"
-		"                 bpf/xdp_steer.bpf.c) and print the differences\n");
+		"                 bpf/xdp_steer.bpf.c) and print the differences\n"
+		"  --insns        count each row's instructions per frame instead of\n"
+		"                 timing it (tests/bench/insn_count.py: a model of the\n"
+		"                 verified program, its verdict checked against the kernel's)\n"
+		"  --profile ROW  with --insns: ROW's instructions per source line\n");
 }
 
 int main(int argc, char **argv)
@@ -617,9 +692,10 @@ int main(int argc, char **argv)
 	struct steer_prog *p;
 	struct baseline b = {};
 	char obj[4096], what[256];
-	const char *against = NULL;
+	const char *against = NULL, *profile = NULL;
+	char tool[4096];
 	double med[NCFG][2];
-	int c, r, k, i, err, fd, quick = 0, nfds = 0;
+	int c, r, k, i, err, fd, quick = 0, nfds = 0, insns = 0;
 	int fds[3 + 1 + NPARTS + 1];	/* baselines, progs[], other */
 
 	for (i = 1; i < argc; i++) {
@@ -631,12 +707,28 @@ int main(int argc, char **argv)
 			direct = 1;
 		} else if (!strcmp(argv[i], "--against") && i + 1 < argc) {
 			against = argv[++i];
+		} else if (!strcmp(argv[i], "--insns")) {
+			insns = 1;
+		} else if (!strcmp(argv[i], "--profile") && i + 1 < argc) {
+			profile = argv[++i];
 		} else {
 			usage();
 			return 2;
 		}
 	}
 
+	if ((insns && direct) || (profile && !insns)) {
+		usage();
+		return 2;
+	}
+	if (insns) {
+		/* One round, each frame run once: counts do not vary. */
+		rounds = 1;
+		repeat = 1;
+		unit = "insns";
+		if (tool_path(tool, sizeof(tool)))
+			return 1;
+	}
 	if (steer_prog_find_obj(obj, sizeof(obj))) {
 		fprintf(stderr, "bench_prog: cannot find bpf/xdp_steer.bpf.o (run 'make')\n");
 		return 1;
@@ -681,7 +773,9 @@ int main(int argc, char **argv)
 			     cfgs[c].kind == CFG_MINIMAL ? b.minimal_fd :
 			     cfgs[c].kind == CFG_PASS_NOWHERE ? b.pass_nowhere_fd :
 			     p->prog_fd;
-			if (run_row(c, fd, frames, ns[c], r) ||
+			if ((insns ? count_row(c, fd, frames, ns[c], tool,
+					       profile && !strcmp(profile, cfgs[c].name)) :
+				     run_row(c, fd, frames, ns[c], r)) ||
 			    (!r && check_matched(p, c, obj)))
 				return 1;
 			if (!against || !row_against(c))
@@ -693,16 +787,22 @@ int main(int argc, char **argv)
 					cfgs[c].name, against);
 				return 1;
 			}
-			if (run_row(c, other.prog_fd, frames, ns[NCFG + c], r) ||
+			if ((insns ? count_row(c, other.prog_fd, frames,
+					       ns[NCFG + c], tool, 0) :
+				     run_row(c, other.prog_fd, frames,
+					     ns[NCFG + c], r)) ||
 			    (!r && check_matched(&other, c, against)))
 				return 1;
 		}
 
-	printf("Per-frame cost on the receiving CPU: bpf_prog_test_run_opts, %d runs x %d rounds, median; CPU %d, target CPU %d\n",
-	       repeat, rounds, BENCH_CPU, TARGET_CPU);
-	printf("%s\n\n", direct ?
-	       "--direct: each program attached (generic XDP, a namespace of its own), for the XDP dispatcher to call directly as from a driver (whether it did: the check below)" :
-	       "each program attached nowhere: test_run calls it by an indirect call, a retpoline where spectre_v2 says Retpolines (--direct: as from a driver)");
+	if (insns)
+		printf("Instructions per frame on the receiving CPU: each row's verified program run once in a model (tests/bench/insn_count.py), its verdict the kernel's; CPU %d, target CPU %d\n\n",
+		       BENCH_CPU, TARGET_CPU);
+	else
+		printf("Per-frame cost on the receiving CPU: bpf_prog_test_run_opts, %d runs x %d rounds, median; CPU %d, target CPU %d\n%s\n\n",
+		       repeat, rounds, BENCH_CPU, TARGET_CPU, direct ?
+		       "--direct: each program attached (generic XDP, a namespace of its own), for the XDP dispatcher to call directly as from a driver (whether it did: the check below)" :
+		       "each program attached nowhere: test_run calls it by an indirect call, a retpoline where spectre_v2 says Retpolines (--direct: as from a driver)");
 	print_machine();
 	printf("\n");
 	printf("%-38s %14s %14s\n", "program", "IPv4 UDP 64B", "IPv6 TCP 74B");
@@ -714,7 +814,8 @@ int main(int argc, char **argv)
 			qsort(sorted, rounds, sizeof(__u32), cmp_u32);
 			med[c][k] = sorted[rounds / 2];
 		}
-		printf("%-38s %11.0f ns %11.0f ns\n", cfgs[c].name, med[c][0], med[c][1]);
+		printf("%-38s %11.0f %-5s %8.0f %s\n", cfgs[c].name,
+		       med[c][0], unit, med[c][1], unit);
 	}
 	printf("\n");
 	if (direct)

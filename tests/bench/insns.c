@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * insns.c - runs tests/bench/insn_count.py on a loaded program (insns.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+#include "insns.h"
+
+#define FRAME_MAX	2048
+
+int insns_count(const char *tool, int prog_fd, const void *frame, size_t len,
+		__u32 cpu, __u32 now, int profile, int *insns, int *verdict)
+{
+	struct bpf_prog_info info = {};
+	__u32 info_len = sizeof(info);
+	const unsigned char *b = frame;
+	char cmd[256 + 2 * FRAME_MAX], line[512];
+	int n, err, ok = 0;
+	size_t i;
+	FILE *f;
+
+	if (len > FRAME_MAX)
+		return -E2BIG;
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &info_len))
+		return -errno;
+	n = snprintf(cmd, sizeof(cmd),
+		     "python3 %s --prog %u --jiffies %u --cpu %u%s --frame ",
+		     tool, info.id, now, cpu, profile ? " --profile" : "");
+	for (i = 0; i < len; i++)
+		n += snprintf(cmd + n, sizeof(cmd) - n, "%02x", b[i]);
+	f = popen(cmd, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (!ok && sscanf(line, "insns %d verdict %d", insns, verdict) == 2)
+			ok = 1;
+		else if (profile)
+			fputs(line, stdout);
+	}
+	err = pclose(f);
+	return err || !ok ? -EIO : 0;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * insns.h - how many instructions a loaded XDP program runs for one frame,
+ * counted by tests/bench/insn_count.py (a model of the program's verified
+ * instructions, reading the program's own maps); bench_prog --insns.
+ */
+#ifndef XDP_STEER_BENCH_INSNS_H
+#define XDP_STEER_BENCH_INSNS_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+/* Runs 'tool' (insn_count.py) on program 'prog_fd' for the frame, as on
+ * CPU 'cpu' at jiffies 'now' (clock_jiffies()); *insns and *verdict get
+ * its count and the verdict the model reached. With 'profile', the
+ * instructions of each source line are printed too. 0 or a negative errno
+ * (the tool's own message on stderr). */
+int insns_count(const char *tool, int prog_fd, const void *frame, size_t len,
+		__u32 cpu, __u32 now, int profile, int *insns, int *verdict);
+
+#endif

@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# The instruction counts of the per-frame benchmark (tests/bench/bench_prog
+# --insns, tests/bench/insn_count.py): a model runs each row's verified
+# program on its frame, so its count means something only if it took the
+# kernel's path. bench_prog checks that on every row (the model's verdict
+# against the kernel's for the same frame, the maps as the kernel left
+# them) and fails otherwise; here it must pass on the budget rows, the
+# counts must order as the programs do, and the model must stop with a
+# message, not guess, on a program it cannot model. No traffic, no
+# namespace: the programs run under BPF_PROG_TEST_RUN and in the model.
+. "$(dirname "$0")/lib.sh"
+
+BENCH=$E2E_ROOT/tests/bench/bench_prog
+TOOL=$E2E_ROOT/tests/bench/insn_count.py
+table=$(mktemp)
+held=$(mktemp -d)
+cleanup() {
+	rm -rf "$table" "$held" /sys/fs/bpf/xst-insn-$$
+}
+trap cleanup EXIT
+
+# count ROW FRAME: ROW's count for frame 0 (IPv4) or 1 (IPv6).
+count() {
+	awk -v row="$1" -v k="$2" 'index($0, row) == 1 && substr($0, length(row) + 1) ~ /^ +[0-9]+ insns/ {
+		n = split(substr($0, length(row) + 1), f, " "); print f[1 + 2 * k]; exit }' "$table"
+}
+
+if "$BENCH" --insns --quick >"$table" 2>&1; then
+	pass "the model reaches the kernel's verdict on every budget row"
+else
+	sed 's/^/  /' "$table" | tail -5
+	fail "the model reaches the kernel's verdict on every budget row"
+	e2e_done
+fi
+
+ordered() {
+	local k prev=0 n row
+	for k in 0 1; do
+		prev=0
+		for row in "redirect to a fixed CPU (baseline)" \
+			   "minimal software RSS (baseline)" \
+			   "xdp-steer, L4 key" "xdp-steer, L4 key, drain"; do
+			n=$(count "$row" $k)
+			[ -n "$n" ] && [ "$n" -gt "$prev" ] ||
+				{ echo "frame $k: '$row' counts '$n' after $prev"; return 1; }
+			prev=$n
+		done
+	done
+}
+check "counts grow from the fixed redirect to the minimal RSS to xdp-steer to drain" ordered
+
+# The drain row's copy less parsing and hashing runs the same instructions
+# for both frames (a fixed flow): the model follows the program, not the
+# frame's length.
+same_less_all() {
+	local a b
+	a=$(count "  drain row less all four" 0)
+	b=$(count "  drain row less all four" 1)
+	[ -n "$a" ] && [ "$a" = "$b" ] || { echo "IPv4 $a, IPv6 $b"; return 1; }
+}
+check "the copy without parsing and hashing counts alike for IPv4 and IPv6" same_less_all
+
+# A program with a helper the model does not know (bpf_get_prandom_u32):
+# it must say so and fail.
+cat >"$held/unknown.bpf.c" <<'EOF'
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+SEC("xdp")
+int unknown(struct xdp_md *ctx)
+{
+	return bpf_get_prandom_u32() & 1 ? XDP_PASS : XDP_DROP;
+}
+char _license[] SEC("license") = "GPL";
+EOF
+stops() {
+	local id msg pin=/sys/fs/bpf/xst-insn-$$
+	clang -O2 -target bpf -I/usr/include/"$(uname -m)"-linux-gnu \
+		-c "$held/unknown.bpf.c" -o "$held/unknown.bpf.o" || return 1
+	bpftool prog load "$held/unknown.bpf.o" "$pin" || return 1
+	id=$(bpftool -j prog show pinned "$pin" |
+	     python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+	msg=$(python3 "$TOOL" --prog "$id" --jiffies 0 --frame 00 2>&1)
+	local rc=$?
+	rm -f "$pin"
+	[ $rc -ne 0 ] || { echo "counted: $msg"; return 1; }
+	# bpftool names the helper by its kernel function
+	echo "$msg" | grep -q 'helper bpf_user_rnd_u32 not modelled' ||
+		{ echo "$msg"; return 1; }
+}
+check "the model stops on a helper it does not model, saying which" stops
+
+e2e_done
