@@ -25,7 +25,8 @@
  * by tests/bench/insn_count.py (insns.h), whose verdict must be the
  * kernel's for the same frame. The same on every machine (of one kernel):
  * where the nanoseconds of two machines differ threefold, the count says
- * which program runs more, and --profile ROW which of its lines.
+ * which program runs more, --profile ROW which of its lines, and --trace
+ * ROW every instruction it ran.
  */
 #define _GNU_SOURCE	/* unshare() */
 #include <errno.h>
@@ -564,7 +565,8 @@ static int run_row(int c, int fd, const struct frame frames[2],
  * It must reach the kernel's verdict, or it took another path and its
  * count means nothing. */
 static int count_row(int c, int fd, const struct frame frames[2],
-		     __u32 counts[2][MAX_ROUNDS], const char *tool, int profile)
+		     __u32 counts[2][MAX_ROUNDS], const char *tool,
+		     const char *show)
 {
 	int k, n, verdict[2], model;
 	__u32 ns, now[2];
@@ -577,11 +579,12 @@ static int count_row(int c, int fd, const struct frame frames[2],
 		}
 	}
 	for (k = 0; k < 2; k++) {
-		if (profile)
-			printf("%s, %s: instructions per source line\n",
-			       cfgs[c].name, fname[k]);
+		if (show)
+			printf("%s, %s: %s\n", cfgs[c].name, fname[k],
+			       !strcmp(show, "--trace") ? "every instruction run" :
+			       "instructions per source line");
 		if (insns_count(tool, fd, frames[k].buf, frames[k].len,
-				BENCH_CPU, now[k], profile, &n, &model)) {
+				BENCH_CPU, now[k], show, &n, &model)) {
 			fprintf(stderr, "bench_prog: '%s': %s could not count (its message above)\n",
 				cfgs[c].name, tool);
 			return -1;
@@ -668,7 +671,7 @@ static int tool_path(char *buf, size_t size)
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_prog [--quick] [--direct] [--against OBJ]\n"
-		"       bench_prog --insns [--quick] [--against OBJ] [--profile ROW]\n"
+		"       bench_prog --insns [--quick] [--against OBJ] [--profile|--trace ROW]\n"
 		"  --quick        the rows of the budgets only, shorter runs, more rounds\n"
 		"  --direct       each program attached first (generic XDP, on a veth of\n"
 		"                 a network namespace of the bench's own), for the\n"
@@ -679,7 +682,8 @@ static void usage(void)
 		"  --insns        count each row's instructions per frame instead of\n"
 		"                 timing it (tests/bench/insn_count.py: a model of the\n"
 		"                 verified program, its verdict checked against the kernel's)\n"
-		"  --profile ROW  with --insns: ROW's instructions per source line\n");
+		"  --profile ROW  with --insns: ROW's instructions per source line\n"
+		"  --trace ROW    with --insns: every instruction ROW runs\n");
 }
 
 int main(int argc, char **argv)
@@ -692,7 +696,7 @@ int main(int argc, char **argv)
 	struct steer_prog *p;
 	struct baseline b = {};
 	char obj[4096], what[256];
-	const char *against = NULL, *profile = NULL;
+	const char *against = NULL, *profile = NULL, *show = NULL;
 	char tool[4096];
 	double med[NCFG][2];
 	int c, r, k, i, err, fd, quick = 0, nfds = 0, insns = 0;
@@ -709,7 +713,9 @@ int main(int argc, char **argv)
 			against = argv[++i];
 		} else if (!strcmp(argv[i], "--insns")) {
 			insns = 1;
-		} else if (!strcmp(argv[i], "--profile") && i + 1 < argc) {
+		} else if ((!strcmp(argv[i], "--profile") ||
+			    !strcmp(argv[i], "--trace")) && i + 1 < argc) {
+			show = argv[i];
 			profile = argv[++i];
 		} else {
 			usage();
@@ -774,7 +780,8 @@ int main(int argc, char **argv)
 			     cfgs[c].kind == CFG_PASS_NOWHERE ? b.pass_nowhere_fd :
 			     p->prog_fd;
 			if ((insns ? count_row(c, fd, frames, ns[c], tool,
-					       profile && !strcmp(profile, cfgs[c].name)) :
+					       profile && !strcmp(profile, cfgs[c].name) ?
+					       show : NULL) :
 				     run_row(c, fd, frames, ns[c], r)) ||
 			    (!r && check_matched(p, c, obj)))
 				return 1;
@@ -788,7 +795,7 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			if ((insns ? count_row(c, other.prog_fd, frames,
-					       ns[NCFG + c], tool, 0) :
+					       ns[NCFG + c], tool, NULL) :
 				     run_row(c, other.prog_fd, frames,
 					     ns[NCFG + c], r)) ||
 			    (!r && check_matched(&other, c, against)))

@@ -10,7 +10,8 @@ kernel changes). Prints the instructions run and the verdict:
 
     insns 292 verdict 4
 
---profile adds the instructions of each source line, most first.
+--profile adds the instructions of each source line, most first; --trace
+every instruction run, in order.
 
 Why: this VM has no PMU, and its nanoseconds per instruction differ
 threefold from one machine of its kind to the next, so a count is what
@@ -134,6 +135,7 @@ class Model:
         self.elem_base = {}     # hash map id -> its value's offset in an elem
         self.jiffies_addr = None
         self.profile = collections.Counter()
+        self.trace = None       # a list to append each instruction run to
 
     # ---- memory ---------------------------------------------------------
     def bytes_of(self, p, n):
@@ -315,6 +317,8 @@ class Model:
             text = e['disasm']
             where = e.get('src', where).strip() or where
             self.profile[where] += 1
+            if self.trace is not None:
+                self.trace.append('%5d: %s' % (pc, text))
             n += 1
             cls, op, nxt = code & 7, code & 0xf0, pc + 1
             if cls in (0x04, 0x07):                     # ALU, ALU64
@@ -414,10 +418,14 @@ def main():
     ap.add_argument('--rx-queue', type=int, default=0)
     ap.add_argument('--profile', action='store_true',
                     help='the instructions of each source line too')
+    ap.add_argument('--trace', action='store_true',
+                    help='every instruction run, in order, too')
     a = ap.parse_args()
     try:
         m = Model(a.prog, bytes.fromhex(a.frame), a.jiffies, a.cpu,
                   a.rx_queue)
+        if a.trace:
+            m.trace = []
         n, verdict = m.run()
     except ModelError as err:
         sys.exit('insn_count.py: %s (the model stops here rather than guess)'
@@ -428,6 +436,8 @@ def main():
     if a.profile:
         for line, k in m.profile.most_common():
             print('%6d  %s' % (k, line[:100]))
+    if a.trace:
+        print('\n'.join(m.trace))
 
 
 if __name__ == '__main__':

@@ -13,7 +13,8 @@
 #define FRAME_MAX	2048
 
 int insns_count(const char *tool, int prog_fd, const void *frame, size_t len,
-		__u32 cpu, __u32 now, int profile, int *insns, int *verdict)
+		__u32 cpu, __u32 now, const char *show, int *insns,
+		int *verdict)
 {
 	struct bpf_prog_info info = {};
 	__u32 info_len = sizeof(info);
@@ -28,8 +29,8 @@ int insns_count(const char *tool, int prog_fd, const void *frame, size_t len,
 	if (bpf_obj_get_info_by_fd(prog_fd, &info, &info_len))
 		return -errno;
 	n = snprintf(cmd, sizeof(cmd),
-		     "python3 %s --prog %u --jiffies %u --cpu %u%s --frame ",
-		     tool, info.id, now, cpu, profile ? " --profile" : "");
+		     "python3 %s --prog %u --jiffies %u --cpu %u %s --frame ",
+		     tool, info.id, now, cpu, show ? show : "");
 	for (i = 0; i < len; i++)
 		n += snprintf(cmd + n, sizeof(cmd) - n, "%02x", b[i]);
 	f = popen(cmd, "r");
@@ -38,7 +39,7 @@ int insns_count(const char *tool, int prog_fd, const void *frame, size_t len,
 	while (fgets(line, sizeof(line), f)) {
 		if (!ok && sscanf(line, "insns %d verdict %d", insns, verdict) == 2)
 			ok = 1;
-		else if (profile)
+		else if (show)
 			fputs(line, stdout);
 	}
 	err = pclose(f);

@@ -12,10 +12,12 @@
 
 /* Runs 'tool' (insn_count.py) on program 'prog_fd' for the frame, as on
  * CPU 'cpu' at jiffies 'now' (clock_jiffies()); *insns and *verdict get
- * its count and the verdict the model reached. With 'profile', the
- * instructions of each source line are printed too. 0 or a negative errno
- * (the tool's own message on stderr). */
+ * its count and the verdict the model reached. 'show': NULL, "--profile"
+ * (the instructions of each source line printed too) or "--trace" (every
+ * instruction run). 0 or a negative errno (the tool's own message on
+ * stderr). */
 int insns_count(const char *tool, int prog_fd, const void *frame, size_t len,
-		__u32 cpu, __u32 now, int profile, int *insns, int *verdict);
+		__u32 cpu, __u32 now, const char *show, int *insns,
+		int *verdict);
 
 #endif
