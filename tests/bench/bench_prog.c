@@ -868,8 +868,8 @@ breakdown:
 	print_delta("  what is left without all four, over the fixed-CPU redirect",
 		    ns, ROW_OMIT + NPARTS - 1, ROW_REDIRECT);
 	if (against) {
-		printf("\nThis tree's program against %s: each row's time here less its time there\n",
-		       against);
+		printf("\nThis tree's program against %s: each row's %s here less there\n",
+		       against, insns ? "count" : "time");
 		for (c = 0; c < NCFG; c++) {
 			if (!row_on(c, quick) || !row_against(c))
 				continue;

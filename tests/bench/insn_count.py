@@ -352,9 +352,13 @@ class Model:
                 if 'map[id:' in text:
                     mid = int(text.split('map[id:')[1].split(']')[0])
                     if '][0]+' in text:
-                        raise ModelError('direct map value access: %s' % text)
-                    if self.maps.show(mid)['type'] not in ('array',
-                                                           'percpu_array'):
+                        # A global (.rodata, .data): at an offset into the
+                        # value of its map's one element.
+                        key = bytes(self.maps.show(mid)['bytes_key'])
+                        reg[dst] = Ptr(('value', mid, key),
+                                       int(text.split('][0]+')[1]))
+                    elif self.maps.show(mid)['type'] not in ('array',
+                                                             'percpu_array'):
                         reg[dst] = Ptr(('map', mid), 0)
                     else:
                         reg[dst] = Ptr(('array', mid), 0)
