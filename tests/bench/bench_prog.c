@@ -24,9 +24,9 @@
  * --insns: no timing; each row's instructions per frame instead, counted
  * by tests/bench/insn_count.py (insns.h), whose verdict must be the
  * kernel's for the same frame. The same on every machine (of one kernel):
- * where the nanoseconds of two machines differ threefold, the count says
- * which program runs more, --profile ROW which of its lines, and --trace
- * ROW every instruction it ran.
+ * where one commit measured +10 ns on one machine and +45 on another, the
+ * count says which program runs more, --profile ROW which of its lines,
+ * and --trace ROW every instruction it ran.
  */
 #define _GNU_SOURCE	/* unshare() */
 #include <errno.h>
@@ -568,13 +568,18 @@ static int count_row(int c, int fd, const struct frame frames[2],
 		     __u32 counts[2][MAX_ROUNDS], const char *tool,
 		     const char *show)
 {
-	int k, n, verdict[2], model;
+	int k, n, err, verdict[2], model;
 	__u32 ns, now[2];
 
 	for (k = 0; k < 2; k++) {
-		if (run(fd, &frames[k], &ns, &verdict[k]) ||
-		    clock_jiffies(&now[k])) {
+		if (run(fd, &frames[k], &ns, &verdict[k])) {
 			fprintf(stderr, "bench_prog: test run failed: %s\n", strerror(errno));
+			return -1;
+		}
+		err = clock_jiffies(&now[k]);
+		if (err) {
+			fprintf(stderr, "bench_prog: cannot read the datapath's clock: %s\n",
+				strerror(-err));
 			return -1;
 		}
 	}
@@ -699,7 +704,7 @@ int main(int argc, char **argv)
 	const char *against = NULL, *profile = NULL, *show = NULL;
 	char tool[4096];
 	double med[NCFG][2];
-	int c, r, k, i, err, fd, quick = 0, nfds = 0, insns = 0;
+	int c, r, k, i, err, fd, quick = 0, nfds = 0, insns = 0, shown = 0;
 	int fds[3 + 1 + NPARTS + 1];	/* baselines, progs[], other */
 
 	for (i = 1; i < argc; i++) {
@@ -779,9 +784,10 @@ int main(int argc, char **argv)
 			     cfgs[c].kind == CFG_MINIMAL ? b.minimal_fd :
 			     cfgs[c].kind == CFG_PASS_NOWHERE ? b.pass_nowhere_fd :
 			     p->prog_fd;
+			k = profile && !strcmp(profile, cfgs[c].name);
+			shown |= k;
 			if ((insns ? count_row(c, fd, frames, ns[c], tool,
-					       profile && !strcmp(profile, cfgs[c].name) ?
-					       show : NULL) :
+					       k ? show : NULL) :
 				     run_row(c, fd, frames, ns[c], r)) ||
 			    (!r && check_matched(p, c, obj)))
 				return 1;
@@ -802,6 +808,11 @@ int main(int argc, char **argv)
 				return 1;
 		}
 
+	if (profile && !shown) {
+		fprintf(stderr, "bench_prog: %s %s: no such row%s (the names as the table prints them)\n",
+			show, profile, quick ? " in --quick" : "");
+		return 1;
+	}
 	if (insns)
 		printf("Instructions per frame on the receiving CPU: each row's verified program run once in a model (tests/bench/insn_count.py), its verdict the kernel's; CPU %d, target CPU %d\n\n",
 		       BENCH_CPU, TARGET_CPU);
