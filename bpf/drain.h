@@ -79,9 +79,8 @@ static __always_inline __u32 target_cpu_of(__u32 target)
  * rebalance: drain: frames then keep drain records. NULL otherwise. In
  * steady state: one load of a line no CPU writes, two compares. Only for
  * a slot with STEER_F_DRAIN, which every caller has checked already (the
- * check again cost 4 instructions a frame: bench_prog --insns). */
-static __always_inline struct steer_window *
-window_of(const struct steer_slot *slot, __u32 now)
+ * check here again cost 3 instructions a frame: bench_prog --insns). */
+static __always_inline struct steer_window *window_of(__u32 now)
 {
 	struct steer_window *w;
 	__u32 zero = 0;

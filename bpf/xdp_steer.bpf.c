@@ -174,7 +174,7 @@ static __always_inline int deliver(struct xdp_md *ctx, struct steer_stats *st,
 {
 	__u32 me = bpf_get_smp_processor_id(), seq;
 	int stamp = (slot->flags & STEER_F_DRAIN) &&
-		    window_of(slot, (__u32)bpf_jiffies64());
+		    window_of((__u32)bpf_jiffies64());
 
 	return send(ctx, slot, st, stamp, me, target_of(slot, cpu, me), bytes,
 		    &seq);
@@ -243,7 +243,7 @@ static __noinline int deliver_drain(struct xdp_md *ctx, struct steer_stats *st,
 		if (hold)
 			want &= ~STEER_TARGET_LOCAL;
 	}
-	w = window_of(slot, now);
+	w = window_of(now);
 	/* Outside the window a queued frame needs no record. */
 	if (!w && !hold && !(want & STEER_TARGET_LOCAL))
 		return send(ctx, slot, st, 0, me, want, bytes, &seq);
@@ -334,7 +334,7 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 	now = (__u32)bpf_jiffies64();
 	if (want & STEER_TARGET_LOCAL ?
 	    fastpath_steady(ctx, st, slot, bucket, want, me, now) :
-	    !window_of(slot, now))
+	    !window_of(now))
 		return send(ctx, slot, st, 0, me, want, bytes, &seq);
 	return deliver_drain(ctx, st, slot, bucket, cpu);
 }

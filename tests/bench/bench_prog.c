@@ -705,6 +705,7 @@ int main(int argc, char **argv)
 	char tool[4096];
 	double med[NCFG][2];
 	int c, r, k, i, err, fd, quick = 0, nfds = 0, insns = 0, shown = 0;
+	int this_row;
 	int fds[3 + 1 + NPARTS + 1];	/* baselines, progs[], other */
 
 	for (i = 1; i < argc; i++) {
@@ -784,10 +785,10 @@ int main(int argc, char **argv)
 			     cfgs[c].kind == CFG_MINIMAL ? b.minimal_fd :
 			     cfgs[c].kind == CFG_PASS_NOWHERE ? b.pass_nowhere_fd :
 			     p->prog_fd;
-			k = profile && !strcmp(profile, cfgs[c].name);
-			shown |= k;
+			this_row = profile && !strcmp(profile, cfgs[c].name);
+			shown |= this_row;
 			if ((insns ? count_row(c, fd, frames, ns[c], tool,
-					       k ? show : NULL) :
+					       this_row ? show : NULL) :
 				     run_row(c, fd, frames, ns[c], r)) ||
 			    (!r && check_matched(p, c, obj)))
 				return 1;

@@ -156,8 +156,11 @@ class Model:
                 raise ModelError('array map %d has no element %d' % (mid, idx))
             return v, off
         if r[0] == 'value':     # ('value', id, key): a value found
-            v = self.maps.lookup(r[1], r[2])
-            return v, p.off - self.elem_base.get((r[1], r[2]), 0)
+            base = self.elem_base.get((r[1], r[2]), 0)
+            if base is None:
+                raise ModelError('a hash map element read before the '
+                                 "inlined lookup's offset: %r" % p)
+            return self.maps.lookup(r[1], r[2]), p.off - base
         raise ModelError('no memory behind %r' % p)
 
     def load(self, p, n):
@@ -359,13 +362,10 @@ class Model:
                 if 'map[id:' in text:
                     mid = int(text.split('map[id:')[1].split(']')[0])
                     if '][0]+' in text:
-                        # A global (.rodata, .data): at an offset into the
-                        # value of its map's one element.
-                        key = bytes(self.maps.show(mid)['bytes_key'])
-                        reg[dst] = Ptr(('value', mid, key),
-                                       int(text.split('][0]+')[1]))
-                    elif self.maps.show(mid)['type'] not in ('array',
-                                                             'percpu_array'):
+                        raise ModelError('direct map value access (a global) '
+                                         'not modelled: %s' % text)
+                    if self.maps.show(mid)['type'] not in ('array',
+                                                           'percpu_array'):
                         reg[dst] = Ptr(('map', mid), 0)
                     else:
                         reg[dst] = Ptr(('array', mid), 0)

@@ -3,6 +3,7 @@
  * insns.c - runs tests/bench/insn_count.py on a loaded program (insns.h).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,7 @@ int insns_count(const char *tool, int prog_fd, const void *frame, size_t len,
 	struct bpf_prog_info info = {};
 	__u32 info_len = sizeof(info);
 	const unsigned char *b = frame;
-	char cmd[256 + 2 * FRAME_MAX], line[512];
+	char cmd[PATH_MAX + 256 + 2 * FRAME_MAX], line[512];
 	int n, err, ok = 0;
 	size_t i;
 	FILE *f;
@@ -31,6 +32,8 @@ int insns_count(const char *tool, int prog_fd, const void *frame, size_t len,
 	n = snprintf(cmd, sizeof(cmd),
 		     "python3 %s --prog %u --jiffies %u --cpu %u %s --frame ",
 		     tool, info.id, now, cpu, show ? show : "");
+	if (n < 0 || (size_t)n + 2 * len >= sizeof(cmd))
+		return -ENAMETOOLONG;
 	for (i = 0; i < len; i++)
 		n += snprintf(cmd + n, sizeof(cmd) - n, "%02x", b[i]);
 	f = popen(cmd, "r");
