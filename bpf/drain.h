@@ -385,6 +385,7 @@ static __always_inline void rxmove_mark(__u32 me, __u32 target, __u32 seq)
 __noinline int rxq_moved(__u32 q, __u32 me, __u32 now, __u64 limits)
 {
 	struct steer_rxmove *mv;
+	struct steer_stats *was;
 	__u32 zero = 0, *owner, prev;
 	int state, ret = 0;
 
@@ -397,8 +398,19 @@ __noinline int rxq_moved(__u32 q, __u32 me, __u32 now, __u64 limits)
 		/* Moved here. 0: no CPU passed a frame of it yet, but some
 		 * CPU may have queued its frames here: wait all the same,
 		 * uncounted (once per queue after attach). */
-		if (prev)
+		if (prev) {
 			ret |= RXQ_MOVED;
+			/* The old CPU's cache must not say the queue is its
+			 * own when the queue comes back: it then looks here
+			 * and sees this move. Its last frame of the queue
+			 * came before our first (one NAPI poll at a time),
+			 * so it cannot write q + 1 again meanwhile; a store
+			 * of another queue racing this one costs it a look. */
+			was = bpf_map_lookup_percpu_elem(&steer_stats, &zero,
+							 prev - 1);
+			if (was && was->rxq_mine == (__u64)q + 1)
+				was->rxq_mine = 0;
+		}
 		rxmove_begin(mv, now);
 	} else if (!mv->pending) {
 		*owner = me + 1;	/* waited out, by a frame of another queue */
@@ -417,8 +429,10 @@ __noinline int rxq_moved(__u32 q, __u32 me, __u32 now, __u64 limits)
 
 /* Follows the CPU of the frame's receive queue and says whether a frame
  * bound for this CPU's fast path must take this CPU's queue instead (see
- * the top). In steady state one read a frame: the queue's word holds this
- * CPU, and STEER_RXQ_PENDING while a move here is being waited out. */
+ * the top). The queue's word holds this CPU, and STEER_RXQ_PENDING while
+ * a move here is being waited out. Once it plainly holds this CPU, the
+ * steady state reads st->rxq_mine instead (fastpath_steady()), until
+ * another queue's frame comes or another CPU takes the queue. */
 static __always_inline int rxq_hold_fastpath(struct xdp_md *ctx,
 					     struct steer_stats *st,
 					     __u32 me, __u32 now, __u64 limits)
@@ -427,8 +441,10 @@ static __always_inline int rxq_hold_fastpath(struct xdp_md *ctx,
 	int r;
 
 	owner = bpf_map_lookup_elem(&steer_rxq, &q);
-	if (!owner || *owner == me + 1)
+	if (!owner || *owner == me + 1) {
+		st->rxq_mine = (__u64)q + 1;
 		return 0;
+	}
 	r = rxq_moved(q, me, now, limits);
 	if (r & RXQ_MOVED)
 		st->rxq_moves++;

@@ -192,7 +192,8 @@ static __always_inline int bucket_cold(const struct steer_bucket *b,
 }
 
 /* The fast path's steady state, window open or not: a warm bucket passed
- * here, no drain under way, its receive queue plainly this CPU's. Its
+ * here, no drain under way, its receive queue plainly this CPU's (as last
+ * found in steer_rxq: st->rxq_mine, drain.h). Its
  * record keeps the tick of its last frame (written once a tick: enough
  * to tell when it arrives cold) and this CPU's count at it (what a move
  * off the fast path waits on); nothing else is looked at, the window
@@ -200,15 +201,13 @@ static __always_inline int bucket_cold(const struct steer_bucket *b,
 static __always_inline int fastpath_steady(struct xdp_md *ctx,
 					   struct steer_stats *st,
 					   const struct steer_slot *slot,
-					   __u32 bucket, __u32 want, __u32 me,
-					   __u32 now)
+					   __u32 bucket, __u32 want, __u32 now)
 {
-	__u32 q = ctx->rx_queue_index, *owner;
+	__u32 q = ctx->rx_queue_index;
 	struct steer_bucket *b;
 
-	owner = bpf_map_lookup_elem(&steer_rxq, &q);
-	if (owner && *owner != me + 1)
-		return 0;	/* moved here, or a move is waited out */
+	if (st->rxq_mine != (__u64)q + 1)
+		return 0;	/* another queue, moved here, or a move waited out */
 	b = bpf_map_lookup_elem(&steer_buckets, &bucket);
 	if (!b || b->target != want || b->since || bucket_cold(b, slot, now))
 		return 0;
@@ -333,7 +332,7 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 		return send(ctx, slot, st, 0, me, want, bytes, &seq);
 	now = (__u32)bpf_jiffies64();
 	if (want & STEER_TARGET_LOCAL ?
-	    fastpath_steady(ctx, st, slot, bucket, want, me, now) :
+	    fastpath_steady(ctx, st, slot, bucket, want, now) :
 	    !window_of(now))
 		return send(ctx, slot, st, 0, me, want, bytes, &seq);
 	return deliver_drain(ctx, st, slot, bucket, cpu);

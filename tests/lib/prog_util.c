@@ -417,6 +417,34 @@ static int zero_percpu(const struct steer_prog *p, int fd, __u32 n,
 	return zero_array(fd, n, stride * p->ncpus);
 }
 
+/* Every CPU's cache of steer_rxq (steer_stats.rxq_mine) made true to
+ * queue 'q' on 'cpu' (-1: to no queue at all): 'cpu' found it its own,
+ * the others not. Rewrites the whole per-CPU line: only while no frame
+ * runs, as in a test run. */
+static int rxq_mine_set(const struct steer_prog *p, __u32 q, int cpu)
+{
+	__u32 zero = 0;
+	struct steer_stats *v;
+	int c, err;
+
+	v = calloc(p->ncpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	err = bpf_map_lookup_elem(p->steer_stats, &zero, v) ? -errno : 0;
+	for (c = 0; !err && c < p->ncpus; c++) {
+		if (cpu < 0)
+			v[c].rxq_mine = 0;
+		else if (c == cpu)
+			v[c].rxq_mine = (__u64)q + 1;
+		else if (v[c].rxq_mine == (__u64)q + 1)
+			v[c].rxq_mine = 0;
+	}
+	if (!err)
+		err = update(p->steer_stats, &zero, v);
+	free(v);
+	return err;
+}
+
 int steer_prog_reset_drain(const struct steer_prog *p)
 {
 	int err;
@@ -445,6 +473,8 @@ int steer_prog_reset_drain(const struct steer_prog *p)
 				 sizeof(__u32));
 	if (!err)
 		err = zero_array(p->steer_rxq, STEER_MAX_RXQ, sizeof(__u32));
+	if (!err)
+		err = rxq_mine_set(p, 0, -1);
 	if (!err)
 		err = zero_percpu(p, p->steer_rxmove, 1,
 				  sizeof(struct steer_rxmove));
@@ -482,8 +512,12 @@ int steer_prog_warm_bucket(const struct steer_prog *p, __u32 cpu,
 int steer_prog_rxq_on(const struct steer_prog *p, __u32 q, __u32 cpu)
 {
 	__u32 owner = cpu + 1;
+	int err;
 
-	return update(p->steer_rxq, &q, &owner);
+	if (cpu >= (__u32)p->ncpus)
+		return -EINVAL;
+	err = update(p->steer_rxq, &q, &owner);
+	return err ? err : rxq_mine_set(p, q, cpu);
 }
 
 int steer_prog_window(const struct steer_prog *p, __u32 ticks)
