@@ -245,6 +245,7 @@ static void order_shapes(const struct steer_policy *p, struct steer_slot *s)
 		if (!pass)
 			s->nexact = s->nshapes;
 	}
+	steer_slot_fill_filter_masks(s);
 }
 
 int policy_compile(const struct steer_policy *p,

@@ -226,14 +226,15 @@ int steer_slot_add_shape(struct steer_slot *s, __u32 shape)
 		return -E2BIG;
 	if (shape & STEER_M_PREFIX) {
 		s->shapes[s->nshapes++] = shape;
-		return 0;
+	} else {
+		/* Exact shapes come first: the program looks up
+		 * shapes[0..nexact) in flow_rules. */
+		for (i = s->nshapes; i > s->nexact; i--)
+			s->shapes[i] = s->shapes[i - 1];
+		s->shapes[s->nexact++] = shape;
+		s->nshapes++;
 	}
-	/* Exact shapes come first: the program looks up shapes[0..nexact)
-	 * in flow_rules. */
-	for (i = s->nshapes; i > s->nexact; i--)
-		s->shapes[i] = s->shapes[i - 1];
-	s->shapes[s->nexact++] = shape;
-	s->nshapes++;
+	steer_slot_fill_filter_masks(s);
 	return 0;
 }
 

@@ -632,6 +632,14 @@ static void run_case(void)
 	}
 	dump_build(&got, &b);
 	EXPECT_STR(got.s, c->build, "the build holds exactly what the policy says");
+	/* The datapath takes a frame's filter bit through these masks. */
+	for (i = 0; i < (int)b.slot.nshapes && i < STEER_MAX_SHAPES; i++) {
+		struct steer_filter_mask m;
+
+		steer_filter_mask_of(b.slot.shapes[i], &m);
+		EXPECT(!memcmp(&m, &b.slot.filter_masks[i], sizeof(m)),
+		       "the slot holds each shape's filter masks");
+	}
 	for (i = 0; i < MAX_FLOWS && c->flows[i]; i++) {
 		const struct steer_target *t;
 		struct steer_flow f;
