@@ -250,7 +250,8 @@ tests/bench/bench_prog: tests/bench/bench_prog.o tests/bench/insns.o \
 # What looking through each encapsulation costs (tests/bench/run prog).
 ALL += tests/bench/bench_encap
 all: tests/bench/bench_encap
-tests/bench/bench_encap: tests/bench/bench_encap.o $(TESTLIB_OBJS)
+tests/bench/bench_encap: tests/bench/bench_encap.o tests/bench/insns.o \
+			  $(TESTLIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
 

@@ -11,6 +11,12 @@
  * has no inner frame, against the same ESP frame with nothing looked
  * through (its SPI read and hashed, or not). Prints a table; asserts
  * nothing.
+ *
+ * --insns: no timing; each row's instructions per frame instead, counted
+ * by tests/bench/insn_count.py (insns.h) after the kernel ran the frame
+ * once; the model's verdict must be the kernel's. The counts are the
+ * same on every machine with this kernel: the budget's price per
+ * instruction is the machine's (README, "Instructions per frame").
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,6 +30,8 @@
 #include "xdp_steer.h"
 #include "frame.h"
 #include "prog_util.h"
+#include "insns.h"
+#include "kernel/clock.h"
 
 #define REPEAT		200000
 #define ROUNDS		25
@@ -245,13 +253,59 @@ static int median_delta(const __u32 *a, const __u32 *b)
 	return d[ROUNDS / 2];
 }
 
-int main(void)
+/* --insns: the frame run once by the kernel, then counted by the model on
+ * the maps as the kernel left them, at the clock read right after. */
+static int count(const struct steer_prog *p, const char *tool,
+		 const struct frame *f, const char *name, __u32 *insns)
+{
+	int verdict, model, n, err;
+	__u32 ns, now;
+
+	if (steer_prog_run_repeat(p, f->buf, f->len, 1, &verdict, &ns)) {
+		fprintf(stderr, "bench_encap: test run failed: %s\n", strerror(errno));
+		return -1;
+	}
+	err = clock_jiffies(&now);
+	if (!err)
+		err = insns_count(tool, p->prog_fd, f->buf, f->len, BENCH_CPU,
+				  now, NULL, &n, &model);
+	if (err) {
+		fprintf(stderr, "bench_encap: '%s': could not count: %s (the model's message above)\n",
+			name, strerror(-err));
+		return -1;
+	}
+	if (model != verdict || verdict != XDP_REDIRECT) {
+		fprintf(stderr, "bench_encap: '%s': the model's verdict %d, the kernel's %d: the count is of another path\n",
+			name, model, verdict);
+		return -1;
+	}
+	*insns = n;
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	static __u32 ns[NROWS][NINNER][ROUNDS];
 	static struct frame frames[NROWS][NINNER];
+	const char *unit = "ns";
 	struct steer_prog p;
-	char obj[4096];
-	int r, c, k, verdict, worst = 0, d;
+	char obj[4096], tool[4096];
+	int r, c, k, verdict, worst = 0, d, rounds = ROUNDS, insns = 0;
+
+	if (argc == 2 && !strcmp(argv[1], "--insns")) {
+		insns = 1;
+		rounds = 1;
+		unit = "insns";
+		if (insns_tool_path(tool, sizeof(tool))) {
+			fprintf(stderr, "bench_encap: cannot find insn_count.py beside this binary\n");
+			return 1;
+		}
+	} else if (argc != 1) {
+		fprintf(stderr, "usage: bench_encap [--insns]\n"
+			"  --insns  count each row's instructions per frame instead of timing it\n"
+			"           (tests/bench/insn_count.py, its verdict checked against the kernel's)\n");
+		return 2;
+	}
 
 	if (steer_prog_find_obj(obj, sizeof(obj)) ||
 	    steer_prog_open(&p, obj)) {
@@ -271,7 +325,7 @@ int main(void)
 				return 1;
 			}
 
-	for (r = 0; r < ROUNDS; r++) {
+	for (r = 0; r < rounds; r++) {
 		for (c = 0; c < NROWS; c++) {
 			/* The slot changes only around the decap: [] rows. */
 			if ((!c || (rows[c].how ^ rows[c - 1].how) & NODECAP) &&
@@ -280,6 +334,12 @@ int main(void)
 				return 1;
 			}
 			for (k = 0; k < NINNER; k++) {
+				if (insns) {
+					if (count(&p, tool, &frames[c][k],
+						  rows[c].name, &ns[c][k][0]))
+						return 1;
+					continue;
+				}
 				if (steer_prog_run_repeat(&p, frames[c][k].buf,
 							  frames[c][k].len, REPEAT,
 							  &verdict, &ns[c][k][r])) {
@@ -294,26 +354,40 @@ int main(void)
 		}
 	}
 
-	printf("Looking through encapsulations: bpf_prog_test_run_opts, %d runs x %d rounds, median; CPU %d, target CPU %d\n",
-	       REPEAT, ROUNDS, BENCH_CPU, TARGET_CPU);
+	if (insns)
+		printf("Looking through encapsulations: instructions per frame on the receiving CPU, each row's verified program run once in a model (tests/bench/insn_count.py), its verdict the kernel's; CPU %d, target CPU %d\n",
+		       BENCH_CPU, TARGET_CPU);
+	else
+		printf("Looking through encapsulations: bpf_prog_test_run_opts, %d runs x %d rounds, median; CPU %d, target CPU %d\n",
+		       REPEAT, ROUNDS, BENCH_CPU, TARGET_CPU);
 	printf("every encapsulation looked through (the default decap), L4 key, no rules; over: the row minus the plain inner frame\n\n");
-	printf("%-44s %20s %20s\n", "inner frame inside", "IPv4 UDP: ns  over",
-	       "IPv6 TCP: ns  over");
+	printf("%-44s %21s %21s\n", "inner frame inside", "IPv4 UDP",
+	       "IPv6 TCP");
+	printf("%-44s %9s %5s %5s %9s %5s\n", "", unit, "over", "", unit,
+	       "over");
 	for (c = 0; c < NROWS; c++) {
 		printf("%-44s", rows[c].name);
 		for (k = 0; k < NINNER; k++) {
-			d = median_delta(ns[c][k], ns[rows[c].how & OVER_ABOVE ?
-							 c - 1 : ROW_PLAIN][k]);
+			const __u32 *base = ns[rows[c].how & OVER_ABOVE ?
+					       c - 1 : ROW_PLAIN][k];
+
+			d = insns ? (int)ns[c][k][0] - (int)base[0] :
+				    median_delta(ns[c][k], base);
 			if (c != ROW_PLAIN && !(rows[c].how & NODECAP) &&
 			    d > worst)
 				worst = d;
-			printf(" %13u %+4d ns", median_u32(ns[c][k]),
-			       c == ROW_PLAIN ? 0 : d);
+			printf(" %9u %+5d %-5s",
+			       insns ? ns[c][k][0] : median_u32(ns[c][k]),
+			       c == ROW_PLAIN ? 0 : d, unit);
 		}
 		printf("\n");
 	}
-	printf("\nworst encapsulation over its plain inner frame: %+d ns (budget %d)\n",
-	       worst, BUDGET_NS);
+	if (insns)
+		printf("\nworst encapsulation over its plain inner frame: %+d insns (budget %d ns)\n",
+		       worst, BUDGET_NS);
+	else
+		printf("\nworst encapsulation over its plain inner frame: %+d ns (budget %d)\n",
+		       worst, BUDGET_NS);
 	steer_prog_close(&p);
 	return 0;
 }

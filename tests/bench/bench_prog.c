@@ -659,20 +659,6 @@ static int attach_direct(const int *fds, int n)
 }
 
 /* insn_count.py, beside this binary (tests/bench/). */
-static int tool_path(char *buf, size_t size)
-{
-	char *slash;
-	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
-
-	if (n < 0 || !(buf[n] = '\0', slash = strrchr(buf, '/')) ||
-	    (size_t)snprintf(slash + 1, size - (slash + 1 - buf), "%s",
-			     "insn_count.py") >= size - (slash + 1 - buf)) {
-		fprintf(stderr, "bench_prog: cannot find insn_count.py beside this binary\n");
-		return -1;
-	}
-	return 0;
-}
-
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_prog [--quick] [--direct] [--against OBJ]\n"
@@ -738,8 +724,10 @@ int main(int argc, char **argv)
 		rounds = 1;
 		repeat = 1;
 		unit = "insns";
-		if (tool_path(tool, sizeof(tool)))
+		if (insns_tool_path(tool, sizeof(tool))) {
+			fprintf(stderr, "bench_prog: cannot find insn_count.py beside this binary\n");
 			return 1;
+		}
 	}
 	if (steer_prog_find_obj(obj, sizeof(obj))) {
 		fprintf(stderr, "bench_prog: cannot find bpf/xdp_steer.bpf.o (run 'make')\n");

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "insns.h"
@@ -47,4 +48,16 @@ int insns_count(const char *tool, int prog_fd, const void *frame, size_t len,
 	}
 	err = pclose(f);
 	return err || !ok ? -EIO : 0;
+}
+
+int insns_tool_path(char *buf, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+	char *slash;
+
+	if (n < 0 || !(buf[n] = '\0', slash = strrchr(buf, '/')) ||
+	    (size_t)snprintf(slash + 1, size - (slash + 1 - buf), "%s",
+			     "insn_count.py") >= size - (slash + 1 - buf))
+		return -ENOENT;
+	return 0;
 }

@@ -20,4 +20,8 @@ int insns_count(const char *tool, int prog_fd, const void *frame, size_t len,
 		__u32 cpu, __u32 now, const char *show, int *insns,
 		int *verdict);
 
+/* The path of insn_count.py, which make keeps beside the bench binaries:
+ * 0, or -ENOENT when it cannot be formed. */
+int insns_tool_path(char *buf, size_t size);
+
 #endif

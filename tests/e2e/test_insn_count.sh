@@ -14,9 +14,10 @@
 BENCH=$E2E_ROOT/tests/bench/bench_prog
 TOOL=$E2E_ROOT/tests/bench/insn_count.py
 table=$(mktemp)
+encap=$(mktemp)
 held=$(mktemp -d)
 cleanup() {
-	rm -rf "$table" "$held" /sys/fs/bpf/xst-insn-$$
+	rm -rf "$table" "$encap" "$held" /sys/fs/bpf/xst-insn-$$
 }
 trap cleanup EXIT
 
@@ -60,6 +61,21 @@ same_less_all() {
 	[ -n "$a" ] && [ "$a" = "$b" ] || { echo "IPv4 $a, IPv6 $b"; return 1; }
 }
 check "the copy without parsing and hashing counts alike for IPv4 and IPv6" same_less_all
+
+# bench_encap --insns: the model follows the parser through every
+# encapsulation to the kernel's verdict, and looking through one runs more
+# instructions than the plain inner frame (its outer headers read first).
+encap_counts() {
+	"$E2E_ROOT/tests/bench/bench_encap" --insns >"$encap" 2>&1 ||
+		{ tail -5 "$encap"; return 1; }
+}
+check "the model reaches the kernel's verdict on every encapsulation's frames" encap_counts
+encap_more() {
+	awk '/^(PPPoE|MPLS|GRE|IP-in-IP|VXLAN|Geneve|GTP-U)/ {
+		n++; if ($(NF - 4) + 0 <= 0 || $(NF - 1) + 0 <= 0) { print; bad = 1 } }
+	     END { if (!n) print "no encapsulation rows"; exit bad || !n }' "$encap"
+}
+check "each encapsulation looked through counts more than its plain inner frame" encap_more
 
 # A program with a helper the model does not know (bpf_get_prandom_u32):
 # it must say so and fail.
