@@ -296,10 +296,8 @@ int main(int argc, char **argv)
 		insns = 1;
 		rounds = 1;
 		unit = "insns";
-		if (insns_tool_path(tool, sizeof(tool))) {
-			fprintf(stderr, "bench_encap: cannot find insn_count.py beside this binary\n");
+		if (insns_tool_path("bench_encap", tool, sizeof(tool)))
 			return 1;
-		}
 	} else if (argc != 1) {
 		fprintf(stderr, "usage: bench_encap [--insns]\n"
 			"  --insns  count each row's instructions per frame instead of timing it\n"

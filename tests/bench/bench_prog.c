@@ -724,10 +724,8 @@ int main(int argc, char **argv)
 		rounds = 1;
 		repeat = 1;
 		unit = "insns";
-		if (insns_tool_path(tool, sizeof(tool))) {
-			fprintf(stderr, "bench_prog: cannot find insn_count.py beside this binary\n");
+		if (insns_tool_path("bench_prog", tool, sizeof(tool)))
 			return 1;
-		}
 	}
 	if (steer_prog_find_obj(obj, sizeof(obj))) {
 		fprintf(stderr, "bench_prog: cannot find bpf/xdp_steer.bpf.o (run 'make')\n");

@@ -50,14 +50,17 @@ int insns_count(const char *tool, int prog_fd, const void *frame, size_t len,
 	return err || !ok ? -EIO : 0;
 }
 
-int insns_tool_path(char *buf, size_t size)
+int insns_tool_path(const char *who, char *buf, size_t size)
 {
 	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
 	char *slash;
 
 	if (n < 0 || !(buf[n] = '\0', slash = strrchr(buf, '/')) ||
 	    (size_t)snprintf(slash + 1, size - (slash + 1 - buf), "%s",
-			     "insn_count.py") >= size - (slash + 1 - buf))
+			     "insn_count.py") >= size - (slash + 1 - buf)) {
+		fprintf(stderr, "%s: cannot find insn_count.py beside this binary (run 'make')\n",
+			who);
 		return -ENOENT;
+	}
 	return 0;
 }

@@ -21,7 +21,7 @@ int insns_count(const char *tool, int prog_fd, const void *frame, size_t len,
 		int *verdict);
 
 /* The path of insn_count.py, which make keeps beside the bench binaries:
- * 0, or -ENOENT when it cannot be formed. */
-int insns_tool_path(char *buf, size_t size);
+ * 0, or -ENOENT when it cannot be formed (said on stderr, after 'who'). */
+int insns_tool_path(const char *who, char *buf, size_t size);
 
 #endif
