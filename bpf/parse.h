@@ -712,26 +712,37 @@ static __always_inline int parse_tunnel(struct cursor *c,
 	return parse_udp_tunnel(c, s, st, p, inner);
 }
 
+/* parse_common() results. */
+#define COMMON_WALK	0	/* any other frame: the walk from the start */
+#define COMMON_DONE	1	/* p filled */
+#define COMMON_L4	2	/* the outer IP header read as the walk would
+				 * have, the cursor on what follows it */
+
 /*
  * The frame nearly every frame is: untagged Ethernet, IPv4 without options
  * or IPv6 without extension headers, TCP or UDP, not a fragment, and not
  * to a UDP port the slot looks through. Fills p->flow as the walk below
- * would (the same checks, in fewer instructions) and returns 1; 0 for any
- * other frame, left to the walk, which then decides as it always did
- * (a short datagram, ports past its end: its parse error). Only the fields
- * the walk sets for such a frame are written: p is zeroed before.
+ * would (the same checks, in fewer instructions): COMMON_DONE. A frame of
+ * the same outer shape whose protocol may be a tunnel (UDP to a port the
+ * slot looks through, GRE, IP-in-IP, ESP) leaves p and the cursor as
+ * parse_ip() would before parse_l4(): COMMON_L4, so a tunnel's outer
+ * headers are read once. COMMON_WALK for any other frame, left to the
+ * walk, which then decides as it always did (a short datagram, ports past
+ * its end: its parse error). Only the fields the walk sets for such a
+ * frame are written: p is zeroed before.
  */
 static __always_inline int parse_common(struct xdp_md *ctx,
 					const struct steer_slot *s,
-					struct parsed *p)
+					struct parsed *p, struct cursor *c)
 {
 	void *end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = (void *)(long)ctx->data;
+	void *lim;
 	__be16 *ports, type;
 	__u32 len;
 
 	if ((void *)(eth + 1) > end)
-		return 0;
+		return COMMON_WALK;
 	/* One 16-bit load: struct ethhdr is packed, so eth->h_proto is read
 	 * a byte at a time (4 instructions); x86 and arm64 load unaligned
 	 * packet words, and the verifier allows it where they do. */
@@ -743,42 +754,59 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 		 * the datagram, the datagram inside the frame. */
 		if ((void *)(iph + 1) > end || *(__u8 *)iph != 0x45 ||
 		    (iph->frag_off & bpf_htons(0x3fff)))
-			return 0;
+			return COMMON_WALK;
 		len = ntohs_len(iph->tot_len);
 		if (len < sizeof(*iph) + 4 || (void *)iph + len > end)
-			return 0;
+			return COMMON_WALK;
 		p->flow.family = STEER_AF_INET;
 		p->flow.proto = iph->protocol;
 		p->flow.src[0] = iph->saddr;
 		p->flow.dst[0] = iph->daddr;
 		ports = (void *)(iph + 1);
+		lim = (void *)iph + len;
 	} else if (type == bpf_htons(ETH_P_IPV6)) {
 		struct ipv6hdr *ip6h = (void *)(eth + 1);
 
 		if ((void *)(ip6h + 1) > end || ip6h->version != 6)
-			return 0;
+			return COMMON_WALK;
 		len = ntohs_len(ip6h->payload_len);
 		if (len < 4 || (void *)(ip6h + 1) + len > end)
-			return 0;
+			return COMMON_WALK;
 		p->flow.family = STEER_AF_INET6;
 		p->flow.proto = ip6h->nexthdr;
 		__builtin_memcpy(p->flow.src, &ip6h->saddr, 16);
 		__builtin_memcpy(p->flow.dst, &ip6h->daddr, 16);
 		ports = (void *)(ip6h + 1);
+		lim = (void *)(ip6h + 1) + len;
 	} else {
-		return 0;
+		return COMMON_WALK;
 	}
 	if ((void *)(ports + 2) > end)
-		return 0;
+		return COMMON_WALK;
 	if (p->flow.proto == IPPROTO_UDP) {
 		if (s->decap_port_bits >> steer_port_bit(ports[1]) & 1)
-			return 0;
+			goto tunnel;
 	} else if (p->flow.proto != IPPROTO_TCP) {
-		return 0;
+		/* Read afresh: kept in a register, the protocol costs the
+		 * commonest frame a copy (bench_prog --insns). */
+		barrier();
+		/* Not an IPv6 extension header: the walk stops there too. */
+		if (s->decap && (p->flow.proto == IPPROTO_GRE ||
+				 p->flow.proto == IPPROTO_IPIP ||
+				 p->flow.proto == IPPROTO_IPV6 ||
+				 p->flow.proto == IPPROTO_ESP))
+			goto tunnel;
+		return COMMON_WALK;
 	}
 	p->flow.sport = ports[0];
 	p->flow.dport = ports[1];
-	return 1;
+	return COMMON_DONE;
+tunnel:
+	barrier();	/* the same for the slot's words, read again by the walk */
+	c->pos = ports;
+	c->end = end;
+	c->lim = lim;
+	return COMMON_L4;
 }
 
 /*
@@ -808,12 +836,17 @@ static __always_inline int parse_frame(struct xdp_md *ctx,
 	__u16 proto, inner = 0;
 	int err;
 
-	if (parse_common(ctx, s, p))
+	err = parse_common(ctx, s, p, &c);
+	if (err == COMMON_DONE)
 		return 0;
-	err = parse_eth(&c, &proto);
-	if (err)
+	if (err == COMMON_L4) {
+		err = parse_l4(&c, s, st, p, 1, &encap);
+		if (err != PARSE_INNER)
+			return err;
+	} else if ((err = parse_eth(&c, &proto))) {
 		return err;
-	if (proto == bpf_htons(ETH_P_IP) || proto == bpf_htons(ETH_P_IPV6)) {
+	} else if (proto == bpf_htons(ETH_P_IP) ||
+		   proto == bpf_htons(ETH_P_IPV6)) {
 		err = parse_ip(&c, s, st, p, proto, 1, &encap);
 		if (err != PARSE_INNER)
 			return err;
