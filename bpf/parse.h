@@ -788,7 +788,7 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 			goto tunnel;
 	} else if (p->flow.proto != IPPROTO_TCP) {
 		/* Read afresh: kept in a register, the protocol costs the
-		 * commonest frame a copy (bench_prog --insns). */
+		 * commonest frame a copy (bench_encap --insns). */
 		barrier();
 		/* Not an IPv6 extension header: the walk stops there too. */
 		if (s->decap && (p->flow.proto == IPPROTO_GRE ||

@@ -315,9 +315,10 @@ struct steer_slot {
 	__u32 nexact;		/* shapes[0..nexact): looked up in flow_rules */
 	__u32 nshapes;		/* shapes[nexact..nshapes): in prefix_rules */
 	__u32 shapes[STEER_MAX_SHAPES]; /* STEER_M_* sets, see below */
-	/* steer_filter_mask_of(shapes[i]) for the exact shapes, filled with
-	 * them (steer_slot_fill_filter_masks()): a frame then masks a word
-	 * where it would test a field. */
+	/* steer_filter_mask_of(shapes[i]), filled with them
+	 * (steer_slot_fill_filter_masks()); the datapath reads those of the
+	 * exact shapes: a frame then masks a word where it would test a
+	 * field. */
 	struct steer_filter_mask filter_masks[STEER_MAX_SHAPES];
 	/* Loader bookkeeping, ignored by the datapath: */
 	__u32 queue_size;	/* cpumap ring size of the workers */

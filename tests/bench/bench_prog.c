@@ -658,7 +658,6 @@ static int attach_direct(const int *fds, int n)
 	return 0;
 }
 
-/* insn_count.py, beside this binary (tests/bench/). */
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_prog [--quick] [--direct] [--against OBJ]\n"

@@ -16,9 +16,10 @@ every instruction run, in order.
 Why: this VM has no PMU, and a nanosecond buys several times more
 instructions on one machine of its kind than on the next (one commit
 measured +10 ns on one, +45 ns on another), so a count is what says, on
-any machine, how far a program is from another and which line grew. tests/bench/bench_prog --insns runs this for every row and checks
-the verdict against the kernel's for the same frame: a model that took
-another path than the kernel would fail there.
+any machine, how far a program is from another and which line grew.
+tests/bench/bench_prog --insns (and bench_encap --insns) runs this for
+every row and checks the verdict against the kernel's for the same frame:
+a model that took another path than the kernel would fail there.
 
 The model knows the xdp_buff layout (data, data_end, data_meta,
 data_hard_start, rxq) and the helpers xdp_steer.bpf.o calls; anything else
