@@ -57,8 +57,11 @@
  * any bucket leaving a queue does. A receive queue that moved here
  * (steer_rxq) holds every bucket bound for the fast path the same way,
  * from its first frame here until the marker it sent is out
- * (steer_rxmove), or this CPU's queue stands still for the drain timeout. The records this takes are this
- * CPU's own, kept for the buckets concerned only; the window stays shut.
+ * (steer_rxmove), or this CPU's queue stands still for the drain timeout.
+ * Every frame follows its queue, queued or passed: a CPU that passes none
+ * of a queue's frames still takes it, so that the queue coming back is
+ * seen. The records this takes are this CPU's own, kept for the buckets
+ * concerned only; the window stays shut.
  *
  * Every value read across CPUs is written by one CPU only, and each is one
  * aligned store: a reader sees some past value, never a torn one, and each
@@ -373,6 +376,21 @@ static __always_inline void rxmove_mark(__u32 me, __u32 target, __u32 seq)
 	}
 }
 
+/* Receive queue 'q' left 'cpu' for this CPU: cpu's cache must not say
+ * the queue is its own when the queue comes back; it then looks in
+ * steer_rxq and sees the move. Its last frame of the queue came before our
+ * first (one NAPI poll at a time), so it cannot write q + 1 again
+ * meanwhile; a store of another queue racing this one costs it a look. */
+static __always_inline void rxq_forget(__u32 q, __u32 cpu)
+{
+	struct steer_stats *was;
+	__u32 zero = 0;
+
+	was = bpf_map_lookup_percpu_elem(&steer_stats, &zero, cpu);
+	if (was && (__u32)was->rxq_mine == q + 1)
+		was->rxq_mine = 0;
+}
+
 /* rxq_moved() results. */
 #define RXQ_HOLD	1	/* take this CPU's queue, not the fast path */
 #define RXQ_MOVED	2	/* count in rxq_moves */
@@ -385,7 +403,6 @@ static __always_inline void rxmove_mark(__u32 me, __u32 target, __u32 seq)
 __noinline int rxq_moved(__u32 q, __u32 me, __u32 now, __u64 limits)
 {
 	struct steer_rxmove *mv;
-	struct steer_stats *was;
 	__u32 zero = 0, *owner, prev;
 	int state, ret = 0;
 
@@ -393,23 +410,16 @@ __noinline int rxq_moved(__u32 q, __u32 me, __u32 now, __u64 limits)
 	mv = bpf_map_lookup_elem(&steer_rxmove, &zero);
 	if (!owner || !mv || me >= STEER_MAX_CPUS)
 		return 0;
-	prev = *owner & ~STEER_RXQ_PENDING;
-	if (prev != me + 1) {
+	prev = *owner & ~(STEER_RXQ_PENDING | STEER_RXQ_QUEUED);
+	if (prev != me + 1 || (*owner & STEER_RXQ_QUEUED)) {
 		/* Moved here. 0: no CPU passed a frame of it yet, but some
 		 * CPU may have queued its frames here: wait all the same,
-		 * uncounted (once per queue after attach). */
-		if (prev) {
+		 * uncounted (once per queue after attach). This CPU with
+		 * STEER_RXQ_QUEUED: its queued frames saw the move, and
+		 * counted it; its fast path waits it out from now. */
+		if (prev && prev != me + 1) {
 			ret |= RXQ_MOVED;
-			/* The old CPU's cache must not say the queue is its
-			 * own when the queue comes back: it then looks here
-			 * and sees this move. Its last frame of the queue
-			 * came before our first (one NAPI poll at a time),
-			 * so it cannot write q + 1 again meanwhile; a store
-			 * of another queue racing this one costs it a look. */
-			was = bpf_map_lookup_percpu_elem(&steer_stats, &zero,
-							 prev - 1);
-			if (was && was->rxq_mine == (__u64)q + 1)
-				was->rxq_mine = 0;
+			rxq_forget(q, prev - 1);
 		}
 		rxmove_begin(mv, now);
 	} else if (!mv->pending) {
@@ -451,6 +461,50 @@ static __always_inline int rxq_hold_fastpath(struct xdp_md *ctx,
 	if (r & RXQ_TIMEOUT)
 		st->moves_timeout++;
 	return r & RXQ_HOLD;
+}
+
+/* Whether st->rxq_mine says this CPU holds the frame's receive queue in
+ * steer_rxq, as any holder: a queued frame then has nothing to note. (A
+ * slot without the fast path needs no following, but testing its flag
+ * first cost the default, with it, 4 instructions a frame.) */
+static __always_inline int rxq_held_queued(const struct xdp_md *ctx,
+					   const struct steer_stats *st)
+{
+	return (__u32)st->rxq_mine == ctx->rx_queue_index + 1;
+}
+
+/* A frame this CPU queues elsewhere, of a queue rxq_held_queued() did not
+ * find held here. A queue's frames must be followed whatever becomes of
+ * them: had it moved here from B, and this CPU sent all of it elsewhere,
+ * then back to B, B would not see it left, and its fast path could
+ * overtake the frames this CPU queued to B meanwhile. So this CPU takes
+ * the queue, as one that queued its frames (STEER_RXQ_QUEUED), and
+ * clears B's cache. Nothing waits for a queued frame: every frame the old
+ * CPU queued is in the rings before this CPU's (its poll flushed them);
+ * only this CPU's fast path waits, from its first frame (rxq_moved()).
+ * Returns 1 when the queue moved here from another CPU. */
+static __always_inline int rxq_follow_queued(struct xdp_md *ctx,
+					     struct steer_stats *st, __u32 me)
+{
+	__u32 q = ctx->rx_queue_index, *owner, prev;
+
+	owner = bpf_map_lookup_elem(&steer_rxq, &q);
+	if (!owner || me >= STEER_MAX_CPUS) {
+		st->rxq_mine = STEER_RXQ_MINE_QUEUED | ((__u64)q + 1);
+		return 0;
+	}
+	prev = *owner & ~(STEER_RXQ_PENDING | STEER_RXQ_QUEUED);
+	if (prev == me + 1) {
+		st->rxq_mine = (*owner == me + 1 ? 0 : STEER_RXQ_MINE_QUEUED) |
+			       ((__u64)q + 1);
+		return 0;
+	}
+	*owner = (me + 1) | STEER_RXQ_QUEUED;
+	st->rxq_mine = STEER_RXQ_MINE_QUEUED | ((__u64)q + 1);
+	if (!prev)
+		return 0;
+	rxq_forget(q, prev - 1);
+	return 1;
 }
 
 #endif /* XDP_STEER_DRAIN_H */

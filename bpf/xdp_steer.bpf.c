@@ -247,11 +247,14 @@ static __noinline int deliver_drain(struct xdp_md *ctx, struct steer_stats *st,
 	now = (__u32)bpf_jiffies64();
 	/* Only a frame bound for the fast path could overtake the frames of
 	 * its receive queue's old CPU; the first such frame after a move
-	 * sees it (drain.h). */
+	 * sees it (drain.h). A queued frame notes only where its queue is. */
 	if (want & STEER_TARGET_LOCAL) {
 		hold = rxq_hold_fastpath(ctx, st, me, now, DRAIN_LIMITS(slot));
 		if (hold)
 			want &= ~STEER_TARGET_LOCAL;
+	} else if (!rxq_held_queued(ctx, st) &&
+		   rxq_follow_queued(ctx, st, me)) {
+		st->rxq_moves++;
 	}
 	w = window_of(now);
 	/* Outside the window a queued frame needs no record. */
@@ -329,8 +332,9 @@ static __noinline int deliver_drain(struct xdp_md *ctx, struct steer_stats *st,
 /* A frame of drain bucket 'bucket' (steer_buckets), whose table CPU is
  * 'cpu': while drain records are kept, to wherever its frames must go now
  * (drain.h); else where the table says. The steady states are decided
- * here, in few instructions: a frame queued with the drain window shut
- * needs no record, and a warm bucket on the fast path one store. */
+ * here, in few instructions: a frame queued with the drain window shut,
+ * its receive queue held here, needs no record, and a warm bucket on the
+ * fast path one store. */
 static __always_inline int deliver_bucket(struct xdp_md *ctx,
 					  struct steer_stats *st,
 					  const struct steer_slot *slot,
@@ -344,7 +348,7 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 	now = (__u32)bpf_jiffies64();
 	if (want & STEER_TARGET_LOCAL ?
 	    fastpath_steady(ctx, st, slot, bucket, want, now) :
-	    !window_of(now))
+	    !window_of(now) && rxq_held_queued(ctx, st))
 		return send(ctx, slot, st, 0, me, want, bytes, &seq);
 	return deliver_drain(ctx, st, slot, bucket, cpu);
 }

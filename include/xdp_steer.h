@@ -178,8 +178,9 @@
 	X(steer_idle, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
 	  struct steer_idle, STEER_TARGETS, 0)				\
 	/* [rx queue]: 1 + the CPU that last received from it, with	\
-	 * STEER_RXQ_PENDING while that CPU waits out the move (drain.h);\
-	 * written only around moves (IRQ affinity, threaded NAPI). */	\
+	 * STEER_RXQ_PENDING while that CPU waits out the move, or	\
+	 * STEER_RXQ_QUEUED (drain.h); written only around moves (IRQ	\
+	 * affinity, threaded NAPI). */					\
 	X(steer_rxq, BPF_MAP_TYPE_ARRAY, __u32, __u32, STEER_MAX_RXQ, 0)\
 	/* [0], per receiving CPU: a queue that moved here, while frames	\
 	 * its old CPU queued here may still wait in this CPU's rings. */	\
@@ -472,11 +473,13 @@ struct steer_stats {
 	STEER_STATS_FIELDS(STEER_STATS_U64_)
 	/* Not a counter: the datapath's own cache (drain.h). q + 1 when
 	 * this CPU last found receive queue q plainly its own in steer_rxq,
-	 * with no move waited out; 0: look there. A CPU that takes the queue
-	 * from this one zeroes it. In this line because the frame has it in
-	 * hand already: the fast path's check is then a compare, not a
-	 * lookup (13 instructions less a frame, bench_prog --insns).
-	 * Summed with the rest by readers and never shown. */
+	 * with no move waited out; with STEER_RXQ_MINE_QUEUED, when this CPU
+	 * holds q in steer_rxq only as one that queued its frames; 0: look
+	 * there. A CPU that takes the queue from this one zeroes it. In this
+	 * line because the frame has it in hand already: the check is then
+	 * a compare, not a lookup (13 instructions less a frame,
+	 * bench_prog --insns). Summed with the rest by readers and never
+	 * shown. */
 	__u64 rxq_mine;
 };
 
@@ -678,6 +681,13 @@ struct steer_rxmove {
 };
 /* steer_rxq: the queue's CPU still waits out its move (steer_rxmove). */
 #define STEER_RXQ_PENDING	0x80000000u
+/* steer_rxq: the queue's CPU has queued its frames elsewhere, and passed
+ * none on its fast path since the queue moved there: the first it passes
+ * waits out the move all the same. */
+#define STEER_RXQ_QUEUED	0x40000000u
+/* steer_stats.rxq_mine: this CPU holds the queue as STEER_RXQ_QUEUED: its
+ * queued frames need not look again, its fast path must. */
+#define STEER_RXQ_MINE_QUEUED	(1ull << 32)
 
 /*
  * steer_window[0]: when the datapath keeps drain records (rebalance:

@@ -437,7 +437,7 @@ static int rxq_mine_set(const struct steer_prog *p, __u32 q, int cpu)
 			v[c].rxq_mine = 0;
 		else if (c == cpu)
 			v[c].rxq_mine = (__u64)q + 1;
-		else if (v[c].rxq_mine == (__u64)q + 1)
+		else if ((__u32)v[c].rxq_mine == q + 1)
 			v[c].rxq_mine = 0;
 	}
 	if (!err)

@@ -1048,6 +1048,53 @@ static void test_queue_taken_by_another_cpu_is_seen_when_it_comes_back(void)
 	EXPECT_EQ(stats().rxq_moves, 2, "L counted the move back");
 }
 
+/* The queue leaves L for R, which sends every frame of it elsewhere (here
+ * to L itself: the bucket's table CPU), then comes back to L: L sees it
+ * left, and its fast path waits behind what R queued to L meanwhile. */
+static void test_queue_back_by_way_of_a_cpu_that_passes_none_is_seen(void)
+{
+	struct drain_case c;
+	int verdict;
+
+	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, NO_TIMEOUT) ||
+	    !queue_was_on(local_cpu) || !warm_on_fastpath(&c.f) ||
+	    !EXPECT_EQ(send_frame(&c.f), XDP_PASS, "warm, its queue L's: the fast path"))
+		return;
+	if (!EXPECT_EQ(steer_pin_cpu(remote_cpu), remote_cpu, "the test runs on R"))
+		return;
+	verdict = send_frame(&c.f);
+	EXPECT_EQ(steer_pin_cpu(local_cpu), local_cpu, "the test runs on L again");
+	EXPECT_EQ(verdict, XDP_REDIRECT, "on R the queue's frame is queued to L, the bucket's CPU");
+	EXPECT_EQ(stats().rxq_moves, 1, "R counted the move from L");
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "back on L, the queue's first frame goes through L's own queue, not the fast path");
+	EXPECT_EQ(stats().rxq_moves, 2, "L counted the move back");
+}
+
+/* A queue moves here from R, and its first frame here is queued (to R,
+ * its bucket's CPU): this CPU takes the queue as one that queued its
+ * frames. The next frame, of a bucket warm on this CPU's fast path, still
+ * waits out the move through this CPU's own queue, and the move is
+ * counted once. */
+static void test_queue_taken_by_a_queued_frame_still_holds_the_fast_path(void)
+{
+	struct drain_case c;
+	struct frame o;
+
+	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, NO_TIMEOUT) ||
+	    !queue_was_on(local_cpu) || !warm_on_fastpath(&c.f) ||
+	    !EXPECT_EQ(send_frame(&c.f), XDP_PASS, "warm, its queue L's: the fast path") ||
+	    !other_frame(&c, &o) ||
+	    !EXPECT_EQ(steer_prog_set_bucket(&prog, 0, bucket_of(&o, &c.s),
+					     remote_cpu), 0,
+		       "the other bucket was put on R") ||
+	    !queue_was_on(remote_cpu))
+		return;
+	EXPECT_EQ(send_frame(&o), XDP_REDIRECT, "the queue's first frame here is queued to R");
+	EXPECT_EQ(stats().rxq_moves, 1, "the move from R counted");
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the warm bucket's next frame goes through L's own queue, not the fast path");
+	EXPECT_EQ(stats().rxq_moves, 1, "the move counted once");
+}
+
 /* ---- the real worker ------------------------------------------------------------ */
 
 /* Live frames go through the cpumap to a worker that builds skbs on
@@ -1234,6 +1281,10 @@ const struct test_case drain_tests[] = {
 		   "drain: a queue moved here waits through a pause of its CPU longer than the timeout for its marker, no timeout counted"),
 	TEST_ENTRY(test_queue_taken_by_another_cpu_is_seen_when_it_comes_back,
 		   "drain: a queue another CPU took is seen as moved when it comes back"),
+	TEST_ENTRY(test_queue_back_by_way_of_a_cpu_that_passes_none_is_seen,
+		   "drain: a queue that comes back by way of a CPU that passed none of its frames is seen as moved"),
+	TEST_ENTRY(test_queue_taken_by_a_queued_frame_still_holds_the_fast_path,
+		   "drain: a queue first seen here by a frame queued elsewhere still holds the fast path back, counted once"),
 	TEST_ENTRY(test_queue_marker_out_before_a_pause_is_no_timeout,
 		   "drain: a queue whose marker was out before a pause longer than the timeout is not counted as a timeout"),
 	TEST_ENTRY(test_worker_publishes_what_it_dequeued,
