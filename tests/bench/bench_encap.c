@@ -256,7 +256,8 @@ static int median_delta(const __u32 *a, const __u32 *b)
 /* --insns: the frame run once by the kernel, then counted by the model on
  * the maps as the kernel left them, at the clock read right after. */
 static int count(const struct steer_prog *p, const char *tool,
-		 const struct frame *f, const char *name, __u32 *insns)
+		 const struct frame *f, const char *name, const char *show,
+		 __u32 *insns)
 {
 	int verdict, model, n, err;
 	__u32 ns, now;
@@ -268,7 +269,7 @@ static int count(const struct steer_prog *p, const char *tool,
 	err = clock_jiffies(&now);
 	if (!err)
 		err = insns_count(tool, p->prog_fd, f->buf, f->len, BENCH_CPU,
-				  now, NULL, &n, &model);
+				  now, show, &n, &model);
 	if (err) {
 		fprintf(stderr, "bench_encap: '%s': could not count: %s (the model's message above)\n",
 			name, strerror(-err));
@@ -291,17 +292,34 @@ int main(int argc, char **argv)
 	struct steer_prog p;
 	char obj[4096], tool[4096];
 	int r, c, k, verdict, worst = 0, d, rounds = ROUNDS, insns = 0;
+	const char *show = NULL, *show_row = NULL;
 
-	if (argc == 2 && !strcmp(argv[1], "--insns")) {
+	if (argc >= 2 && !strcmp(argv[1], "--insns") &&
+	    (argc == 2 || (argc == 4 && (!strcmp(argv[2], "--profile") ||
+					 !strcmp(argv[2], "--trace"))))) {
 		insns = 1;
 		rounds = 1;
 		unit = "insns";
+		if (argc == 4) {
+			show = argv[2];
+			show_row = argv[3];
+		}
 		if (insns_tool_path("bench_encap", tool, sizeof(tool)))
 			return 1;
 	} else if (argc != 1) {
-		fprintf(stderr, "usage: bench_encap [--insns]\n"
-			"  --insns  count each row's instructions per frame instead of timing it\n"
-			"           (tests/bench/insn_count.py, its verdict checked against the kernel's)\n");
+		fprintf(stderr, "usage: bench_encap [--insns [--profile|--trace ROW]]\n"
+			"  --insns        count each row's instructions per frame instead of timing it\n"
+			"                 (tests/bench/insn_count.py, its verdict checked against the kernel's)\n"
+			"  --profile ROW  with --insns: ROW's instructions per source line\n"
+			"  --trace ROW    with --insns: every instruction ROW runs\n");
+		return 2;
+	}
+	for (c = 0; show_row && c < NROWS; c++)
+		if (!strcmp(rows[c].name, show_row))
+			break;
+	if (show_row && c == NROWS) {
+		fprintf(stderr, "bench_encap: %s %s: no such row (the names as the table prints them)\n",
+			show, show_row);
 		return 2;
 	}
 
@@ -334,7 +352,10 @@ int main(int argc, char **argv)
 			for (k = 0; k < NINNER; k++) {
 				if (insns) {
 					if (count(&p, tool, &frames[c][k],
-						  rows[c].name, &ns[c][k][0]))
+						  rows[c].name,
+						  show_row &&
+						  !strcmp(rows[c].name, show_row) ?
+						  show : NULL, &ns[c][k][0]))
 						return 1;
 					continue;
 				}
