@@ -218,6 +218,7 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p,
 {
 	struct ipv6hdr *ip6h = c->pos;
 	struct ipv6_opt_hdr *opt;
+	__u32 len;
 	__u8 next;
 	int i;
 
@@ -227,16 +228,22 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p,
 		return -EINVAL;
 	/* Payload length 0 is a jumbogram (RFC 2675), which cannot arrive
 	 * on Ethernet; anything longer than the frame was truncated. */
-	if (ip6h->payload_len == 0 ||
-	    !datagram_fits(c, ip6h + 1, ntohs_len(ip6h->payload_len), outer))
+	len = ntohs_len(ip6h->payload_len);
+	if (len == 0 || !datagram_fits(c, ip6h + 1, len, outer))
 		return -EINVAL;
-	c->lim = (void *)(ip6h + 1) + ntohs_len(ip6h->payload_len);
+	c->lim = (void *)(ip6h + 1) + len;
 
 	p->flow.family = STEER_AF_INET6;
 	__builtin_memcpy(p->flow.src, &ip6h->saddr, 16);
 	__builtin_memcpy(p->flow.dst, &ip6h->daddr, 16);
 	next = ip6h->nexthdr;
 	c->pos = ip6h + 1;
+	/* No extension header, the usual case: the walk's switch would
+	 * test six kinds first. */
+	if (next == IPPROTO_TCP || next == IPPROTO_UDP) {
+		p->flow.proto = next;
+		return 0;
+	}
 
 #pragma unroll
 	for (i = 0; i < STEER_IPV6_EXT_MAX; i++) {
