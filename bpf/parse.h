@@ -118,7 +118,8 @@ static __always_inline int cursor_untrace(struct cursor *c)
 /* What the parser found. */
 struct parsed {
 	struct steer_flow flow;
-	int is_frag;		/* IPv4 MF/offset or an IPv6 fragment header */
+	int is_frag;		/* non-zero: IPv4 MF/offset or an IPv6
+				 * fragment header */
 };
 
 /* Returned by a function that left the cursor on a tunnel's inner IPv4 or
@@ -186,13 +187,16 @@ static __always_inline int parse_ipv4(struct cursor *c, struct parsed *p,
 				      int outer)
 {
 	struct iphdr *iph = c->pos;
-	__u32 hlen, tot_len;
+	__u32 hlen, tot_len, vihl;
 
 	if ((void *)(iph + 1) > c->end)
 		return -EINVAL;
-	if (iph->version != 4 || iph->ihl < 5)
+	/* Version 4, header length 5 to 15 words: the byte is 0x45 to 0x4f,
+	 * one compare (the bitfields cost a load and mask each). */
+	vihl = *(__u8 *)iph;
+	if (vihl - 0x45 > 0x4f - 0x45)
 		return -EINVAL;
-	hlen = iph->ihl * 4;
+	hlen = (vihl & 0xf) * 4;
 	tot_len = ntohs_len(iph->tot_len);
 	/* The frame may be padded past tot_len (Ethernet minimum), never
 	 * shorter than it: a shorter one was truncated on the way. Inside a
@@ -204,8 +208,9 @@ static __always_inline int parse_ipv4(struct cursor *c, struct parsed *p,
 	p->flow.proto = iph->protocol;
 	p->flow.src[0] = iph->saddr;
 	p->flow.dst[0] = iph->daddr;
-	/* MF set or a non-zero offset: any piece of a fragmented datagram. */
-	p->is_frag = (iph->frag_off & bpf_htons(0x3fff)) != 0;
+	/* MF set or a non-zero offset: any piece of a fragmented datagram
+	 * (the bits themselves: a truth value needs no compare). */
+	p->is_frag = iph->frag_off & bpf_htons(0x3fff);
 	c->pos = (void *)iph + hlen;
 	c->lim = (void *)iph + tot_len;
 	return 0;
