@@ -61,7 +61,10 @@
  * Every frame follows its queue, queued or passed: a CPU that passes none
  * of a queue's frames still takes it, so that the queue coming back is
  * seen. The records this takes are this CPU's own, kept for the buckets
- * concerned only; the window stays shut.
+ * concerned only; the window stays shut. And a queue that moves here
+ * while its old CPU still holds a bucket on an old target (a drain under
+ * way): a bucket cold here follows that CPU's frames there first
+ * (rxq_inherited()), and drains from there.
  *
  * Every value read across CPUs is written by one CPU only, and each is one
  * aligned store: a reader sees some past value, never a torn one, and each
@@ -71,6 +74,9 @@
 #define XDP_STEER_DRAIN_H
 
 #include "xdp_steer.h"
+
+/* No target: what a lookup of one found nothing for. */
+#define NO_TARGET	0xffffffffu
 
 /* A queue target (not STEER_TARGET_LOCAL) as a CPU and its cpumap. */
 static __always_inline __u32 target_cpu_of(__u32 target)
@@ -391,6 +397,44 @@ static __always_inline void rxq_forget(__u32 q, __u32 cpu)
 		was->rxq_mine = 0;
 }
 
+/* The last queue to move here came from CPU prev - 1 (see
+ * steer_rxmove, rxq_inherited()). */
+static __always_inline void rxmove_from(struct steer_rxmove *mv, __u32 prev,
+					__u32 now)
+{
+	mv->from = prev;
+	mv->from_at = now ? now : 1;
+}
+
+/* A bucket cold here, under a receive queue that came here from another
+ * CPU within the drain timeout: that CPU may have been holding the
+ * bucket's frames on an old target (a drain under way when the queue
+ * moved). Its record of the bucket says so: warm, and queued somewhere
+ * (its fast path's frames reached the stack before its poll ended).
+ * Returns that target, or NO_TARGET. Read across CPUs: each field
+ * one aligned store of the old CPU, which no longer polls the queue. */
+static __always_inline __u32 rxq_inherited(__u32 bucket,
+					   const struct steer_slot *slot,
+					   __u32 now)
+{
+	const struct steer_bucket *old;
+	struct steer_rxmove *mv;
+	__u32 zero = 0, last;
+
+	mv = bpf_map_lookup_elem(&steer_rxmove, &zero);
+	if (!mv || !mv->from || now - mv->from_at >= slot->drain_units)
+		return NO_TARGET;
+	old = bpf_map_lookup_percpu_elem(&steer_buckets, &bucket,
+					 mv->from - 1);
+	if (!old)
+		return NO_TARGET;
+	last = *(volatile __u32 *)&old->last;
+	if (!last || now - last >= slot->drain_units ||
+	    (old->target & STEER_TARGET_LOCAL))
+		return NO_TARGET;
+	return old->target;
+}
+
 /* rxq_moved() results. */
 #define RXQ_HOLD	1	/* take this CPU's queue, not the fast path */
 #define RXQ_MOVED	2	/* count in rxq_moves */
@@ -420,6 +464,7 @@ __noinline int rxq_moved(__u32 q, __u32 me, __u32 now, __u64 limits)
 		if (prev && prev != me + 1) {
 			ret |= RXQ_MOVED;
 			rxq_forget(q, prev - 1);
+			rxmove_from(mv, prev, now);
 		}
 		rxmove_begin(mv, now);
 	} else if (!mv->pending) {
@@ -484,9 +529,11 @@ static __always_inline int rxq_held_queued(const struct xdp_md *ctx,
  * only this CPU's fast path waits, from its first frame (rxq_moved()).
  * Returns 1 when the queue moved here from another CPU. */
 static __always_inline int rxq_follow_queued(struct xdp_md *ctx,
-					     struct steer_stats *st, __u32 me)
+					     struct steer_stats *st, __u32 me,
+					     __u32 now)
 {
-	__u32 q = ctx->rx_queue_index, *owner, prev;
+	__u32 q = ctx->rx_queue_index, zero = 0, *owner, prev;
+	struct steer_rxmove *mv;
 
 	owner = bpf_map_lookup_elem(&steer_rxq, &q);
 	if (!owner || me >= STEER_MAX_CPUS) {
@@ -504,6 +551,9 @@ static __always_inline int rxq_follow_queued(struct xdp_md *ctx,
 	if (!prev)
 		return 0;
 	rxq_forget(q, prev - 1);
+	mv = bpf_map_lookup_elem(&steer_rxmove, &zero);
+	if (mv)
+		rxmove_from(mv, prev, now);
 	return 1;
 }
 

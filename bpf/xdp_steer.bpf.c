@@ -253,7 +253,7 @@ static __noinline int deliver_drain(struct xdp_md *ctx, struct steer_stats *st,
 		if (hold)
 			want &= ~STEER_TARGET_LOCAL;
 	} else if (!rxq_held_queued(ctx, st) &&
-		   rxq_follow_queued(ctx, st, me)) {
+		   rxq_follow_queued(ctx, st, me, now)) {
 		st->rxq_moves++;
 	}
 	w = window_of(now);
@@ -311,7 +311,30 @@ static __noinline int deliver_drain(struct xdp_md *ctx, struct steer_stats *st,
 				rxmove_mark(me, cur, seq);
 			return ret;
 		}
-	} else if (cold && !fresh && !same_place(cur, want)) {
+	} else if (cold &&
+		   (cur = rxq_inherited(bucket, slot, now)) != NO_TARGET &&
+		   !same_place(cur, want)) {
+		/* Cold here, but the receive queue came lately from a CPU
+		 * that was sending the bucket elsewhere: its frames may
+		 * still wait there. Ours go behind them, and the bucket
+		 * drains from there as from any old target (drain.h). */
+		st->drain_held++;
+		if (w)
+			window_hold(w, slot, now);
+		ret = send(ctx, slot, st, 1, me, cur, bytes, &seq);
+		/* seq 0: that target's entry is gone (an apply retires one
+		 * once its drains are done) and the frame was passed here;
+		 * the record stays cold, and the next frame looks again. */
+		if (seq) {
+			b->target = cur;
+			b->seq = seq;
+			b->since = now ? now : 1;
+			b->last = now ? now : 1;
+		}
+		if (hold)
+			rxmove_mark(me, cur, seq);
+		return ret;
+	} else if (cold && !fresh && !same_place(b->target, want)) {
 		st->moves_idle++;
 	}
 	/* Cold on the fast path: frames of the bucket that another receiving

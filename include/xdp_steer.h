@@ -672,12 +672,17 @@ struct steer_idle {
  * queue moved here, frames bound for the fast path go through this CPU's
  * own queue until the first of them, the marker, has reached the stack:
  * this CPU queued it behind every frame the queue's old CPU had queued
- * here. */
+ * here. And where the last queue to move here came from: for the drain
+ * timeout after, a bucket cold here but warm there follows that CPU's
+ * frames to their target first. */
 struct steer_rxmove {
 	__u32 pending;		/* 1 while the above holds */
 	__u32 since;		/* when the move was seen, jiffies */
 	__u32 target;		/* the marker's target: this CPU, a bank */
 	__u32 seq;		/* its stamp there; 0: not sent yet */
+	__u32 from;		/* 1 + the CPU the last queue to move here
+				 * left; 0: none */
+	__u32 from_at;		/* when that move was seen, jiffies */
 };
 /* steer_rxq: the queue's CPU still waits out its move (steer_rxmove). */
 #define STEER_RXQ_PENDING	0x80000000u

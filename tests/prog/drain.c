@@ -1095,6 +1095,111 @@ static void test_queue_taken_by_a_queued_frame_still_holds_the_fast_path(void)
 	EXPECT_EQ(stats().rxq_moves, 1, "the move counted once");
 }
 
+/* Receiving CPU 'cpu's record of the bucket, written as it is: its last
+ * frame went to 'target' at jiffies 'last'. */
+static bool record_on(const struct drain_case *c, int cpu, __u16 target,
+		      __u32 last)
+{
+	struct steer_bucket v[prog.ncpus];
+	int err;
+
+	err = bpf_map_lookup_elem(prog.steer_buckets, &c->record, v) ? -errno : 0;
+	if (!err) {
+		memset(&v[cpu], 0, sizeof(v[cpu]));
+		v[cpu].target = target;
+		v[cpu].last = last;
+		err = bpf_map_update_elem(prog.steer_buckets, &c->record, v,
+					  BPF_ANY) ? -errno : 0;
+	}
+	return EXPECT_EQ(err, 0, "the other CPU's record was written");
+}
+
+/* This CPU's steer_rxmove says the last queue to move here came from
+ * 'cpu' at jiffies 'at'. */
+static bool moved_from(int cpu, __u32 at)
+{
+	struct steer_rxmove v[prog.ncpus];
+	__u32 zero = 0;
+	int err;
+
+	err = bpf_map_lookup_elem(prog.steer_rxmove, &zero, v) ? -errno : 0;
+	if (!err) {
+		v[local_cpu].from = cpu + 1;
+		v[local_cpu].from_at = at;
+		err = bpf_map_update_elem(prog.steer_rxmove, &zero, v,
+					  BPF_ANY) ? -errno : 0;
+	}
+	return EXPECT_EQ(err, 0, "the queue's old CPU was written");
+}
+
+/* A policy change moved the bucket from R's queue to L; R was still
+ * holding its frames on R (its record warm there) when their receive
+ * queue moved to L. L's record is cold: L's frames go to R first, behind
+ * R's, and the bucket moves to L once R has dequeued them. */
+static void test_bucket_cold_here_follows_the_queues_old_cpu_to_its_target(void)
+{
+	struct drain_case c;
+	struct steer_bucket b;
+
+	if (!setup(&c, 0, local_cpu, NO_TIMEOUT) ||
+	    !record_on(&c, remote_cpu, remote_cpu, jiffies()) ||
+	    !queue_was_on(remote_cpu))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the first frame here is queued");
+	EXPECT_EQ(queued_to(remote_cpu), 1, "to R, behind R's own frames there");
+	EXPECT_EQ(queued_to(local_cpu), 0, "not to L, the table's CPU");
+	b = bucket_state(&c);
+	EXPECT_EQ(b.target, remote_cpu, "this CPU's record says R");
+	EXPECT(b.since != 0, "and that the bucket drains from there");
+	EXPECT_EQ(stats().drain_held, 1, "counted in drain_held");
+	EXPECT_EQ(stats().rxq_moves, 1, "the queue's move counted");
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(remote_cpu), 2, "while R has dequeued nothing, the next goes there too");
+	if (!publish(remote_cpu, 2, 2, IDLE_SINCE()))
+		return;
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(local_cpu), 1, "once R dequeued ours and went idle, the bucket moves to L");
+	EXPECT_EQ(stats().moves_done, 1, "counted in moves_done");
+}
+
+/* Nothing to follow: the old CPU's record is cold (its frames long
+ * delivered), or its frames were passed there (they reached the stack
+ * before its last poll of the queue ended). */
+static void test_bucket_cold_here_goes_straight_when_the_old_cpu_held_nothing(void)
+{
+	struct drain_case c;
+
+	if (!setup(&c, 0, local_cpu, NO_TIMEOUT) ||
+	    !record_on(&c, remote_cpu, remote_cpu,
+		       jiffies() - NO_TIMEOUT - 1) ||
+	    !queue_was_on(remote_cpu))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the frame is queued");
+	EXPECT_EQ(queued_to(local_cpu), 1, "to L at once: R's record is cold");
+	EXPECT_EQ(queued_to(remote_cpu), 0, "nothing to R");
+
+	if (!setup(&c, 0, local_cpu, NO_TIMEOUT) ||
+	    !record_on(&c, remote_cpu, STEER_TARGET_LOCAL | remote_cpu,
+		       jiffies()) ||
+	    !queue_was_on(remote_cpu))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the frame is queued");
+	EXPECT_EQ(queued_to(local_cpu), 1, "to L at once: R passed its frames on its fast path");
+	EXPECT_EQ(queued_to(remote_cpu), 0, "nothing to R");
+	EXPECT_EQ(stats().drain_held, 0, "nothing held");
+
+	/* R's record warm, but the queue came from R longer than the drain
+	 * timeout ago: R's frames of the queue are long delivered. */
+	if (!setup(&c, 0, local_cpu, NO_TIMEOUT) ||
+	    !record_on(&c, remote_cpu, remote_cpu, jiffies()) ||
+	    !queue_was_on(local_cpu) ||
+	    !moved_from(remote_cpu, jiffies() - NO_TIMEOUT - 1))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the frame is queued");
+	EXPECT_EQ(queued_to(local_cpu), 1, "to L at once: the queue's move is older than the timeout");
+	EXPECT_EQ(queued_to(remote_cpu), 0, "nothing to R");
+}
+
 /* ---- the real worker ------------------------------------------------------------ */
 
 /* Live frames go through the cpumap to a worker that builds skbs on
@@ -1283,6 +1388,10 @@ const struct test_case drain_tests[] = {
 		   "drain: a queue another CPU took is seen as moved when it comes back"),
 	TEST_ENTRY(test_queue_back_by_way_of_a_cpu_that_passes_none_is_seen,
 		   "drain: a queue that comes back by way of a CPU that passed none of its frames is seen as moved"),
+	TEST_ENTRY(test_bucket_cold_here_follows_the_queues_old_cpu_to_its_target,
+		   "drain: a bucket cold here, whose queue came from a CPU holding it on an old target, goes there first, then moves"),
+	TEST_ENTRY(test_bucket_cold_here_goes_straight_when_the_old_cpu_held_nothing,
+		   "drain: a bucket cold here goes straight to its CPU when the queue's old CPU held nothing of it, or the queue moved long ago"),
 	TEST_ENTRY(test_queue_taken_by_a_queued_frame_still_holds_the_fast_path,
 		   "drain: a queue first seen here by a frame queued elsewhere still holds the fast path back, counted once"),
 	TEST_ENTRY(test_queue_marker_out_before_a_pause_is_no_timeout,
