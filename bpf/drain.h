@@ -463,8 +463,8 @@ __noinline int rxq_moved(__u32 q, __u32 me, __u32 now, __u64 limits)
 		 * counted it; its fast path waits it out from now. */
 		if (prev && prev != me + 1) {
 			ret |= RXQ_MOVED;
-			rxq_forget(q, prev - 1);
 			rxmove_from(mv, prev, now);
+			rxq_forget(q, prev - 1);
 		}
 		rxmove_begin(mv, now);
 	} else if (!mv->pending) {
