@@ -741,11 +741,12 @@ static __always_inline int parse_tunnel(struct cursor *c,
  * would (the same checks, in fewer instructions): COMMON_DONE. A frame of
  * the same outer shape whose protocol may be a tunnel (UDP to a port the
  * slot looks through, GRE, IP-in-IP, ESP) leaves p and the cursor as
- * parse_ip() would before parse_l4(): COMMON_L4, so a tunnel's outer
- * headers are read once. COMMON_WALK for any other frame, left to the
- * walk, which then decides as it always did (a short datagram, ports past
- * its end: its parse error). Only the fields the walk sets for such a
- * frame are written: p is zeroed before.
+ * parse_ip() would before parse_l4(): COMMON_L4; for UDP, as parse_l4()
+ * would before the tunnel's header, its ports read: COMMON_UDP. So a
+ * tunnel's outer headers are read once. COMMON_WALK for any other frame,
+ * left to the walk, which then decides as it always did (a short
+ * datagram, ports past its end: its parse error). Only the fields the
+ * walk sets for such a frame are written: p is zeroed before.
  */
 static __always_inline int parse_common(struct xdp_md *ctx,
 					const struct steer_slot *s,
