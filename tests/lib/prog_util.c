@@ -484,30 +484,37 @@ int steer_prog_reset_drain(const struct steer_prog *p)
 	return err;
 }
 
-int steer_prog_warm_bucket(const struct steer_prog *p, __u32 cpu,
-			   __u32 record, __u16 target)
+int steer_prog_bucket_at(const struct steer_prog *p, __u32 cpu,
+			 __u32 record, __u16 target, __u32 last)
 {
 	struct steer_bucket *v;
-	__u32 now;
 	int err;
 
 	if (cpu >= (__u32)p->ncpus)
 		return -EINVAL;
-	err = clock_jiffies(&now);
-	if (err)
-		return err;
 	v = calloc(p->ncpus, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	err = bpf_map_lookup_elem(p->steer_buckets, &record, v) ? -errno : 0;
 	if (!err) {
 		v[cpu].target = target;
-		v[cpu].last = now ? now : 1;
+		v[cpu].last = last;
 		v[cpu].since = 0;
 		err = update(p->steer_buckets, &record, v);
 	}
 	free(v);
 	return err;
+}
+
+int steer_prog_warm_bucket(const struct steer_prog *p, __u32 cpu,
+			   __u32 record, __u16 target)
+{
+	__u32 now;
+	int err;
+
+	err = clock_jiffies(&now);
+	return err ? err : steer_prog_bucket_at(p, cpu, record, target,
+						now ? now : 1);
 }
 
 int steer_prog_rxq_on(const struct steer_prog *p, __u32 q, __u32 cpu)

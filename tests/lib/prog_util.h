@@ -105,9 +105,13 @@ int steer_prog_reset_drain(const struct steer_prog *p);
  * now, or closes it (0): with drain on and no fast path, the datapath
  * keeps drain records only while it is open. */
 int steer_prog_window(const struct steer_prog *p, __u32 ticks);
-/* Receiving CPU 'cpu's record of drain bucket 'record' says its frames
- * went to 'target' (a STEER_TARGET_* word) just now: the bucket is warm
- * there, as after traffic that has settled. */
+/* Receiving CPU 'cpu's record of drain bucket 'record' says its last
+ * frame went to 'target' (a STEER_TARGET_* word) at jiffies 'last' (0:
+ * none yet), no drain under way. */
+int steer_prog_bucket_at(const struct steer_prog *p, __u32 cpu,
+			 __u32 record, __u16 target, __u32 last);
+/* The same just now: the bucket is warm there, as after traffic that has
+ * settled. */
 int steer_prog_warm_bucket(const struct steer_prog *p, __u32 cpu,
 			   __u32 record, __u16 target);
 /* Receive queue 'q' was last seen on 'cpu' (steer_rxq). */

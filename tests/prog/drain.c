@@ -1095,23 +1095,14 @@ static void test_queue_taken_by_a_queued_frame_still_holds_the_fast_path(void)
 	EXPECT_EQ(stats().rxq_moves, 1, "the move counted once");
 }
 
-/* Receiving CPU 'cpu's record of the bucket, written as it is: its last
- * frame went to 'target' at jiffies 'last'. */
-static bool record_on(const struct drain_case *c, int cpu, __u16 target,
-		      __u32 last)
+/* R's record of the bucket: its last frame went to 'target' at jiffies
+ * 'last'. */
+static bool record_on_remote(const struct drain_case *c, __u16 target,
+			     __u32 last)
 {
-	struct steer_bucket v[prog.ncpus];
-	int err;
-
-	err = bpf_map_lookup_elem(prog.steer_buckets, &c->record, v) ? -errno : 0;
-	if (!err) {
-		memset(&v[cpu], 0, sizeof(v[cpu]));
-		v[cpu].target = target;
-		v[cpu].last = last;
-		err = bpf_map_update_elem(prog.steer_buckets, &c->record, v,
-					  BPF_ANY) ? -errno : 0;
-	}
-	return EXPECT_EQ(err, 0, "the other CPU's record was written");
+	return EXPECT_EQ(steer_prog_bucket_at(&prog, remote_cpu, c->record,
+					      target, last), 0,
+			 "R's record was written");
 }
 
 /* This CPU's steer_rxmove says the last queue to move here came from
@@ -1142,7 +1133,7 @@ static void test_bucket_cold_here_follows_the_queues_old_cpu_to_its_target(void)
 	struct steer_bucket b;
 
 	if (!setup(&c, 0, local_cpu, NO_TIMEOUT) ||
-	    !record_on(&c, remote_cpu, remote_cpu, jiffies()) ||
+	    !record_on_remote(&c, remote_cpu, jiffies()) ||
 	    !queue_was_on(remote_cpu))
 		return;
 	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the first frame here is queued");
@@ -1170,7 +1161,7 @@ static void test_bucket_cold_here_goes_straight_when_the_old_cpu_held_nothing(vo
 	struct drain_case c;
 
 	if (!setup(&c, 0, local_cpu, NO_TIMEOUT) ||
-	    !record_on(&c, remote_cpu, remote_cpu,
+	    !record_on_remote(&c, remote_cpu,
 		       jiffies() - NO_TIMEOUT - 1) ||
 	    !queue_was_on(remote_cpu))
 		return;
@@ -1179,7 +1170,7 @@ static void test_bucket_cold_here_goes_straight_when_the_old_cpu_held_nothing(vo
 	EXPECT_EQ(queued_to(remote_cpu), 0, "nothing to R");
 
 	if (!setup(&c, 0, local_cpu, NO_TIMEOUT) ||
-	    !record_on(&c, remote_cpu, STEER_TARGET_LOCAL | remote_cpu,
+	    !record_on_remote(&c, STEER_TARGET_LOCAL | remote_cpu,
 		       jiffies()) ||
 	    !queue_was_on(remote_cpu))
 		return;
@@ -1191,7 +1182,7 @@ static void test_bucket_cold_here_goes_straight_when_the_old_cpu_held_nothing(vo
 	/* R's record warm, but the queue came from R longer than the drain
 	 * timeout ago: R's frames of the queue are long delivered. */
 	if (!setup(&c, 0, local_cpu, NO_TIMEOUT) ||
-	    !record_on(&c, remote_cpu, remote_cpu, jiffies()) ||
+	    !record_on_remote(&c, remote_cpu, jiffies()) ||
 	    !queue_was_on(local_cpu) ||
 	    !moved_from(remote_cpu, jiffies() - NO_TIMEOUT - 1))
 		return;
