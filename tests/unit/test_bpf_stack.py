@@ -10,7 +10,8 @@ machine's 6.18 count closer, so a program 6.18 loads can fail to load on
 6.1, which only the VM tier (tests/vm) would show. The chain main ->
 deliver_drain -> rxq_moved -> rxmove_wait -> drained -> queue_empty sat at
 exactly 512 when a 16-byte spill in rxq_moved made it 544 (commit
-5c0cde3, caught by the 6.1 VM).
+5c0cde3, caught by the 6.1 VM); rxmove_wait and queue_empty have been
+inlined since, which left 448.
 
 Each function's stack is the deepest r10 offset its code uses (what the
 verifier records for it); its calls are the relocations of its `call`
