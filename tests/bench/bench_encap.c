@@ -259,7 +259,7 @@ static int count(const struct steer_prog *p, const char *tool,
 		 const struct frame *f, const char *name, const char *show,
 		 __u32 *insns)
 {
-	int verdict, model, n, err;
+	int verdict, n, err;
 	__u32 ns, now;
 
 	if (steer_prog_run_repeat(p, f->buf, f->len, 1, &verdict, &ns)) {
@@ -267,19 +267,15 @@ static int count(const struct steer_prog *p, const char *tool,
 		return -1;
 	}
 	err = clock_jiffies(&now);
-	if (!err)
-		err = insns_count(tool, p->prog_fd, f->buf, f->len, BENCH_CPU,
-				  now, show, &n, &model);
 	if (err) {
-		fprintf(stderr, "bench_encap: '%s': could not count: %s (the model's message above)\n",
-			name, strerror(-err));
+		fprintf(stderr, "bench_encap: cannot read the datapath's clock: %s\n",
+			strerror(-err));
 		return -1;
 	}
-	if (model != verdict || verdict != XDP_REDIRECT) {
-		fprintf(stderr, "bench_encap: '%s': the model's verdict %d, the kernel's %d: the count is of another path\n",
-			name, model, verdict);
+	if (insns_count_checked("bench_encap", name, tool, p->prog_fd, f->buf,
+				f->len, BENCH_CPU, now, show, verdict,
+				XDP_REDIRECT, &n))
 		return -1;
-	}
 	*insns = n;
 	return 0;
 }

@@ -50,6 +50,28 @@ int insns_count(const char *tool, int prog_fd, const void *frame, size_t len,
 	return err || !ok ? -EIO : 0;
 }
 
+int insns_count_checked(const char *who, const char *row, const char *tool,
+			int prog_fd, const void *frame, size_t len, __u32 cpu,
+			__u32 now, const char *show, int kernel_verdict,
+			int want, int *insns)
+{
+	int model, err;
+
+	err = insns_count(tool, prog_fd, frame, len, cpu, now, show, insns,
+			  &model);
+	if (err) {
+		fprintf(stderr, "%s: '%s': %s could not count: %s (its message above)\n",
+			who, row, tool, strerror(-err));
+		return err;
+	}
+	if (model != kernel_verdict || kernel_verdict != want) {
+		fprintf(stderr, "%s: '%s': the model's verdict %d, the kernel's %d, the row's %d: the count is of another path\n",
+			who, row, model, kernel_verdict, want);
+		return -EPROTO;
+	}
+	return 0;
+}
+
 int insns_tool_path(const char *who, char *buf, size_t size)
 {
 	ssize_t n = readlink("/proc/self/exe", buf, size - 1);

@@ -20,6 +20,16 @@ int insns_count(const char *tool, int prog_fd, const void *frame, size_t len,
 		__u32 cpu, __u32 now, const char *show, int *insns,
 		int *verdict);
 
+/* insns_count() of a frame the kernel has just run to 'kernel_verdict',
+ * which the model must reach too, and which must be 'want': else the
+ * model took another path than the one timed, and its count means
+ * nothing. Says what failed on stderr, after 'who' and 'row'. 0 or a
+ * negative errno (-EPROTO: the verdicts differ). */
+int insns_count_checked(const char *who, const char *row, const char *tool,
+			int prog_fd, const void *frame, size_t len, __u32 cpu,
+			__u32 now, const char *show, int kernel_verdict,
+			int want, int *insns);
+
 /* The path of insn_count.py, which make keeps beside the bench binaries:
  * 0, or -ENOENT when it cannot be formed (said on stderr, after 'who'). */
 int insns_tool_path(const char *who, char *buf, size_t size);
