@@ -27,7 +27,9 @@
 /* Default table size: 512 buckets give each of 64 CPUs 8 buckets, so weights
  * stay within 1/512 of what was asked and a CPU change moves few buckets. */
 #define STEER_TABLE_DEFAULT	512
-/* Rules per slot (exact-field and prefix rules each). */
+/* Map entries per slot, for exact-field and for prefix rules each: as
+ * many rules of a kind, half as many under hash.symmetric (each rule and
+ * its mirror). */
 #define STEER_MAX_RULES		16384
 /* CPU ids referenced by rules that target a CPU set, per slot. */
 #define STEER_RULE_CPUS_MAX	4096

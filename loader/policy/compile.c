@@ -305,6 +305,15 @@ int policy_compile(const struct steer_policy *p,
 		err = compile_exact(&e, targets, b);
 	if (!err)
 		err = compile_prefixes(&e, targets, b);
+	/* The parser bounds them (count_entries()); a policy built another
+	 * way must not fail halfway through writing the inactive slot. */
+	if (!err && (b->nflow > STEER_MAX_RULES ||
+		     b->nprefix > STEER_MAX_RULES)) {
+		snprintf(why, why_len,
+			 "the rules take %d exact-field and %d prefix entries; a policy has room for %d of each",
+			 b->nflow, b->nprefix, STEER_MAX_RULES);
+		err = -E2BIG;
+	}
 	expanded_free(&e);
 	free(targets);
 	if (err)

@@ -574,11 +574,34 @@ static int check_shadowed(struct pctx *c, const bool *ok)
 	return 0;
 }
 
+/* Counts the map entries rule 'idx' takes: one in flow_rules or in
+ * prefix_rules by its kind, and under hash.symmetric one more there for
+ * its mirror (a bound: a mirror the same as a rule is stored once). Each
+ * map holds STEER_MAX_RULES entries a slot, and an apply fills one slot
+ * while the other is in force; the first rule past a kind's room is an
+ * error, said once. */
+static int count_entries(struct pctx *c, const yaml_node_t *n, int idx,
+			 const struct policy_rule *r, int used[2])
+{
+	int prefix = policy_rule_is_prefix(r), each = c->p->symmetric ? 2 : 1;
+
+	used[prefix] += each;
+	if (used[prefix] <= STEER_MAX_RULES)
+		return 0;
+	if (used[prefix] - each <= STEER_MAX_RULES)
+		ERR(c, n, "rule %d is one %s rule too many: at most %d fit%s; use fewer, or %s rules for some",
+		    idx + 1, prefix ? "prefix" : "exact-field",
+		    STEER_MAX_RULES / each,
+		    each > 1 ? " under hash.symmetric, which stores each rule twice (itself and its mirror)" : "",
+		    prefix ? "exact-field" : "prefix");
+	return -EINVAL;
+}
+
 int pol_get_rules(struct pctx *c, const yaml_node_t *n)
 {
 	struct steer_policy *p = c->p;
 	yaml_node_item_t *it;
-	int err = 0, e, i;
+	int err = 0, e, i, used[2] = { 0, 0 };
 	bool *ok;
 
 	if (n->type != YAML_SEQUENCE_NODE && !yis_null(n)) {
@@ -600,9 +623,9 @@ int pol_get_rules(struct pctx *c, const yaml_node_t *n)
 	for (i = 0, it = n->data.sequence.items.start; i < p->nrules; i++, it++) {
 		const yaml_node_t *r = ynode(c->doc, *it);
 
-		if (i == STEER_MAX_RULES) {
-			ERR(c, r, "rule %d is one too many; at most %d rules are allowed",
-			    i + 1, STEER_MAX_RULES);
+		if (i == 2 * STEER_MAX_RULES) {
+			ERR(c, r, "rule %d is one too many; at most %d rules are allowed (%d of each kind, exact-field and prefix)",
+			    i + 1, 2 * STEER_MAX_RULES, STEER_MAX_RULES);
 			err = -EINVAL;
 			break;
 		}
@@ -611,6 +634,8 @@ int pol_get_rules(struct pctx *c, const yaml_node_t *n)
 			free(ok);
 			return e;
 		}
+		if (!e)
+			e = count_entries(c, r, i, &p->rules[i], used);
 		ok[i] = !e;
 		if (e)
 			err = e;

@@ -255,6 +255,42 @@ check "a repeated apply of it finishes the kill's leftovers" run_rc 0 xs apply "
 check "saying so, with the policy unchanged" \
 	bash -c "grep -q 'policy unchanged' $T/out && grep -q 'finished what an earlier' $T/out"
 check "only CPU 0 is left in the cpumap" test "$(field cpumap "$(state "$PIN_B")")" = "0:2048:prog"
+
+# ---- rules at the limit: one slot full while the other is written ----------
+# A symmetric policy stores each rule and its mirror. One of 16384 exact
+# rules once filled flow_rules' room for both slots, attached, and then
+# made every apply of another such policy fail halfway (E2BIG).
+rules_policy() {	# rules_policy FILE NEXACT NPREFIX SEED: symmetric
+	python3 - "$@" <<'EOF_PY'
+import sys
+out, nexact, nprefix, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+with open(out, "w") as f:
+    f.write("version: 1\ncpus: [0-1]\nhash: {symmetric: true, seed: %d}\nrules:\n" % seed)
+    for i in range(nexact):
+        f.write(" - {match: {proto: 6, src: 10.%d.%d.1, dst_port: %d}, cpu: %d}\n"
+                % (i // 256, i % 256, 1 + seed, (i + seed) % 2))
+    for i in range(nprefix):
+        f.write(" - {match: {src: 172.%d.%d.0/24}, cpu: %d}\n"
+                % (16 + i // 256, i % 256, (i + seed) % 2))
+EOF_PY
+}
+rules_policy "$T/full1.yaml" 8192 8192 1
+rules_policy "$T/full2.yaml" 8192 8192 2
+rules_policy "$T/over.yaml" 8193 0 3
+S=$(state "$PIN_B")
+check "check refuses a symmetric policy one exact-field rule over the limit" \
+	run_rc 1 xs check "$T/over.yaml"
+check "naming the rule's line and column, the limit and why" \
+	out_has "over.yaml:8197:4: rule 8193 is one exact-field rule too many: at most 8192 fit under hash.symmetric"
+check "apply refuses it too" run_rc 1 xs apply "$IF_B" "$T/over.yaml"
+check "and changes nothing" test "$(state "$PIN_B")" = "$S"
+check "a symmetric policy filling both rule maps' share of a slot applies" \
+	run_rc 0 xs apply "$IF_B" "$T/full1.yaml"
+check "another such policy applies over it (both slots full at once)" \
+	run_rc 0 xs apply "$IF_B" "$T/full2.yaml"
+check "status counts 16384 entries of each kind" \
+	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER status $IF_B | grep -q 'rules: 16384 exact-field, 16384 prefix'"
+check "a small policy replaces it, the full slot emptied" run_rc 0 xs apply "$IF_B" "$T/p0.yaml"
 check "detach works after all this" run_rc 0 xs detach "$IF_B"
 
 e2e_done

@@ -751,8 +751,10 @@ out:
 	diags_free(&d);
 }
 
-/* "version: 1" and n rules from fmt, whose one %d is the rule number. */
-static char *many_rules(int n, const char *fmt)
+/* 'head' ("version: 1" and any keys before the rules), then n1 rules from
+ * fmt1 and n2 from fmt2, whose one %d is the rule's number in its run. */
+static char *rules_doc(const char *head, int n1, const char *fmt1, int n2,
+		       const char *fmt2)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -761,34 +763,89 @@ static char *many_rules(int n, const char *fmt)
 
 	if (!f)
 		return NULL;
-	fputs(V1 "rules:\n", f);
-	for (i = 1; i <= n; i++)
-		fprintf(f, fmt, i);
+	fprintf(f, "%srules:\n", head);
+	for (i = 1; i <= n1; i++)
+		fprintf(f, fmt1, i);
+	for (i = 1; i <= n2; i++)
+		fprintf(f, fmt2, i);
 	fclose(f);
 	return buf;
 }
 
-static void test_too_many_rules(void)
+/* "version: 1" and n rules from fmt, whose one %d is the rule number. */
+static char *many_rules(int n, const char *fmt)
 {
-	char *text = many_rules(STEER_MAX_RULES + 1,
-				"  - {match: {src: \"2001:db8::%x\"}, cpu: 1}\n");
-	char msg[256], want[256];
+	return rules_doc(V1, n, fmt, 0, NULL);
+}
+
+/* 'text' is refused with one message, 'want' (built by the caller with
+ * the line and column of the rule too many). */
+static void expect_one_error(char *text, const char *want, const char *what)
+{
 	struct steer_policy p;
 	struct diags d;
+	char msg[512];
 
 	if (!EXPECT(text, "the policy was built"))
 		return;
-	EXPECT_EQ(parse(text, "0-1", &p, &d), -EINVAL,
-		  "a policy with one rule too many is refused");
-	snprintf(want, sizeof(want),
-		 NAME ":%d:5: rule %d is one too many; at most %d rules are allowed",
-		 STEER_MAX_RULES + 3, STEER_MAX_RULES + 1, STEER_MAX_RULES);
+	EXPECT_EQ(parse(text, "0-1", &p, &d), -EINVAL, what);
 	if (EXPECT_EQ(d.n, 1, "there is exactly one message"))
 		EXPECT_STR(diag_format(&d, 0, msg, sizeof(msg)), want,
 			   "the message names the rule too many");
 	policy_free(&p);
 	diags_free(&d);
 	free(text);
+}
+
+#define EXACT_FMT	"  - {match: {proto: 6, dst_port: %d}, cpu: 1}\n"
+#define PREFIX_FMT	"  - {match: {src: \"2001:db8:%x::/48\"}, cpu: 1}\n"
+
+/* Each kind has STEER_MAX_RULES entries a slot (flow_rules, prefix_rules). */
+static void test_too_many_rules(void)
+{
+	char want[512];
+
+	snprintf(want, sizeof(want),
+		 NAME ":%d:5: rule %d is one prefix rule too many: at most %d fit; use fewer, or exact-field rules for some",
+		 STEER_MAX_RULES + 3, STEER_MAX_RULES + 1, STEER_MAX_RULES);
+	expect_one_error(many_rules(STEER_MAX_RULES + 1, PREFIX_FMT), want,
+			 "a policy with one prefix rule too many is refused");
+	snprintf(want, sizeof(want),
+		 NAME ":%d:5: rule %d is one exact-field rule too many: at most %d fit; use fewer, or prefix rules for some",
+		 STEER_MAX_RULES + 3, STEER_MAX_RULES + 1, STEER_MAX_RULES);
+	expect_one_error(many_rules(STEER_MAX_RULES + 1, EXACT_FMT), want,
+			 "a policy with one exact-field rule too many is refused");
+	snprintf(want, sizeof(want),
+		 NAME ":%d:5: rule %d is one too many; at most %d rules are allowed (%d of each kind, exact-field and prefix)",
+		 2 * STEER_MAX_RULES + 3, 2 * STEER_MAX_RULES + 1,
+		 2 * STEER_MAX_RULES, STEER_MAX_RULES);
+	expect_one_error(rules_doc(V1, STEER_MAX_RULES, EXACT_FMT,
+				   STEER_MAX_RULES + 1, PREFIX_FMT), want,
+			 "a policy with the most of each kind and one more is refused");
+}
+
+/* hash.symmetric stores each rule and its mirror: half as many fit. The
+ * loader once took 16384 symmetric rules, filled one slot's share of
+ * flow_rules twice over, and then failed every apply of another such
+ * policy with E2BIG while writing the inactive slot. */
+static void test_too_many_symmetric_rules(void)
+{
+	const char *head = V1 "hash: {symmetric: true}\n";
+	char want[512];
+
+	snprintf(want, sizeof(want),
+		 NAME ":%d:5: rule %d is one exact-field rule too many: at most %d fit under hash.symmetric, which stores each rule twice (itself and its mirror); use fewer, or prefix rules for some",
+		 STEER_MAX_RULES / 2 + 4, STEER_MAX_RULES / 2 + 1,
+		 STEER_MAX_RULES / 2);
+	expect_one_error(rules_doc(head, STEER_MAX_RULES / 2 + 1, EXACT_FMT,
+				   0, NULL), want,
+			 "a symmetric policy with one exact-field rule too many is refused");
+	snprintf(want, sizeof(want),
+		 NAME ":%d:5: rule %d is one prefix rule too many: at most %d fit under hash.symmetric, which stores each rule twice (itself and its mirror); use fewer, or exact-field rules for some",
+		 STEER_MAX_RULES + 4, STEER_MAX_RULES + 1, STEER_MAX_RULES / 2);
+	expect_one_error(rules_doc(head, STEER_MAX_RULES / 2, EXACT_FMT,
+				   STEER_MAX_RULES / 2 + 1, PREFIX_FMT), want,
+			 "a symmetric policy with one prefix rule too many is refused");
 }
 
 static void test_rule_cpu_sets_limit(void)
@@ -936,7 +993,8 @@ static const struct test_case tests[] = {
 	TEST_ENTRY(test_flow_parse, "which's flows parse into struct steer_flow, mistakes named"),
 	TEST_ENTRY(test_minimal_defaults, "a bare version gets every default"),
 	TEST_ENTRY(test_normalized_cpu_lists, "CPU lists and addresses normalize"),
-	TEST_ENTRY(test_too_many_rules, "more than STEER_MAX_RULES rules are refused"),
+	TEST_ENTRY(test_too_many_rules, "more than STEER_MAX_RULES rules of a kind are refused"),
+	TEST_ENTRY(test_too_many_symmetric_rules, "under hash.symmetric, more than half of STEER_MAX_RULES rules of a kind are refused"),
 	TEST_ENTRY(test_rule_cpu_sets_limit, "rule CPU sets beyond rule_cpus are refused"),
 	TEST_ENTRY(test_rule_cpu_sets_count_past_int, "rule CPU sets are counted past INT_MAX entries"),
 	TEST_ENTRY(test_several_errors_are_collected, "several mistakes are reported together"),
