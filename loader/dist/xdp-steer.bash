@@ -27,10 +27,13 @@ _xdp_steer_opts() {
 	echo "--help --verbose"
 }
 
-# _xdp_steer_takes_arg OPTION: true when OPTION consumes the next word.
+# _xdp_steer_takes_arg COMMAND OPTION: true when OPTION consumes the next
+# word. Short letters mean different things to different commands: -p is
+# attach's --policy but stats' --prometheus.
 _xdp_steer_takes_arg() {
-	case $1 in
-	--policy|-p|--mode|-m|--interval|-i|--count|-c) return 0 ;;
+	case $1:$2 in
+	*:--policy|*:--mode|*:--interval|*:--count) return 0 ;;
+	attach:-p|attach:-m|stats:-i|stats:-c) return 0 ;;
 	esac
 	return 1
 }
@@ -88,20 +91,17 @@ _xdp_steer() {
 	fi
 
 	# The value of an option.
-	case $prev in
-	--policy|-p)
-		mapfile -t COMPREPLY < <(_xdp_steer_policies "$cur")
+	if _xdp_steer_takes_arg "$cmd" "$prev"; then
+		case $prev in
+		--policy|-p)
+			mapfile -t COMPREPLY < <(_xdp_steer_policies "$cur") ;;
+		--mode|-m)
+			mapfile -t COMPREPLY < <(compgen -W "native skb" -- "$cur") ;;
+		*)
+			COMPREPLY=() ;;
+		esac
 		return 0
-		;;
-	--mode|-m)
-		mapfile -t COMPREPLY < <(compgen -W "native skb" -- "$cur")
-		return 0
-		;;
-	--interval|-i|--count|-c)
-		COMPREPLY=()
-		return 0
-		;;
-	esac
+	fi
 
 	if [[ $cur == -* ]]; then
 		mapfile -t COMPREPLY < <(compgen -W "$(_xdp_steer_opts "$cmd")" -- "$cur")
@@ -118,7 +118,7 @@ _xdp_steer() {
 			continue
 		fi
 		case $word in
-		-*) _xdp_steer_takes_arg "$word" && opt_arg=1 ;;
+		-*) _xdp_steer_takes_arg "$cmd" "$word" && opt_arg=1 ;;
 		*) npos=$((npos + 1)) ;;
 		esac
 	done
