@@ -66,7 +66,8 @@ int cmd_balance(int argc, char **argv)
 		"  moves table buckets (through drain) from a worker whose load exceeds\n"
 		"  its share by weight to the least loaded, and prints one line per round,\n"
 		"  until SIGTERM or Ctrl-C. --once: one round; --dry-run: say the moves,\n"
-		"  make none; --json: each round as one JSON object.";
+		"  make none; --json: each round as one JSON object.\n"
+		"  Short options: -n (--dry-run), -j.";
 	static const struct option longopts[] = {
 		{ "once", no_argument, NULL, '1' },
 		{ "dry-run", no_argument, NULL, 'n' },

@@ -94,7 +94,8 @@ int cmd_attach(int argc, char **argv)
 	const char *usage = "xdp-steer attach IFACE --policy POLICY [--mode native|skb]\n"
 		"  Loads the XDP program on IFACE (through libxdp's dispatcher when the\n"
 		"  kernel allows it), pins its maps ('xdp-steer pin-dir IFACE' says where)\n"
-		"  and applies POLICY. Mode defaults to native. All or nothing.";
+		"  and applies POLICY. Mode defaults to native. All or nothing.\n"
+		"  Short options: -p POLICY, -m MODE.";
 	static const struct option longopts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "mode", required_argument, NULL, 'm' },

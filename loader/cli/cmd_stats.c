@@ -95,10 +95,11 @@ static void pause_for(double seconds)
 
 int cmd_stats(int argc, char **argv)
 {
-	const char *usage = "xdp-steer stats IFACE [--interval S] [--count N | --totals | --json | --prometheus]\n"
+	const char *usage = "xdp-steer stats IFACE [[--interval S] [--count N] | --totals | --json | --prometheus]\n"
 		"  Per-CPU rates every S seconds (default 1) until Ctrl-C or N reports;\n"
 		"  or the counters since the attach once: --totals as tables, --json as one\n"
-		"  JSON document, --prometheus in the Prometheus text format.";
+		"  JSON document, --prometheus in the Prometheus text format.\n"
+		"  Short options: -i S, -c N, -t, -j, -p.";
 	static const struct option longopts[] = {
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'c' },

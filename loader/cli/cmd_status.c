@@ -44,7 +44,8 @@ int cmd_status(int argc, char **argv)
 	const char *usage = "xdp-steer status [IFACE] [--json]\n"
 		"  What is attached, in which mode, the policy in force and health\n"
 		"  warnings; every interface with pins in this network namespace when\n"
-		"  IFACE is not given, and pins of namespaces that are gone.";
+		"  IFACE is not given, and pins of namespaces that are gone.\n"
+		"  Short option: -j.";
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },

@@ -22,7 +22,8 @@ int cmd_which(int argc, char **argv)
 		"  The CPU the flow's frames go to now on IFACE, and why: the rule that\n"
 		"  places it, or its bucket of the table and whether that bucket is still\n"
 		"  draining from an old CPU. PROTO is tcp, udp, udplite, sctp, icmp,\n"
-		"  icmpv6 or 0-255; an IPv6 end with a port is written [ADDR]:PORT.";
+		"  icmpv6 or 0-255; an IPv6 end with a port is written [ADDR]:PORT.\n"
+		"  Short option: -j.";
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
