@@ -142,7 +142,8 @@ struct steer_policy {
 	__u32 table_size;		/* power of two <= STEER_TABLE_MAX */
 	enum policy_hash_key hash_key;
 	bool symmetric;
-	bool seed_random;		/* new random hash key at each apply */
+	bool seed_random;		/* a random hash key, drawn at the
+					 * first apply and kept by later ones */
 	__u64 seed;			/* otherwise the key derives from this */
 	bool local_fastpath;
 	enum policy_rebalance rebalance;
