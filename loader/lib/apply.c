@@ -93,6 +93,8 @@ int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 
 	memset(res, 0, sizeof(*res));
 	err = maps_open(it->dir, &m, &missing);
+	if (err == -ENOENT && lib_pins_lost(ctx, it, missing))
+		return err;
 	if (err == -ENOENT)
 		return lib_fail(ctx, err, "%s: no xdp-steer maps in %s (%s missing); run 'xdp-steer attach %s --policy FILE', or 'xdp-loader load -p %s %s xdp_steer.bpf.o' first",
 				it->ifname, it->dir, missing, it->ifname,

@@ -87,6 +87,19 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 		goto out;
 	}
 	if (res->at.prog_id) {
+		/* Attached, but with its pins gone (part or all) an apply
+		 * cannot reach it: say the way out, not "use apply". */
+		const char *missing = NULL;
+		struct steer_maps m;
+		int e = res->at.uses_pins ? maps_open(it.dir, &m, &missing) :
+			-ENOENT;
+
+		if (!e)
+			maps_close(&m);
+		if (e == -ENOENT && lib_pins_lost(ctx, &it, missing)) {
+			err = -EEXIST;
+			goto out;
+		}
 		err = lib_fail(ctx, -EEXIST, "%s: xdp-steer is already attached (program %u); change its policy with 'xdp-steer apply %s POLICY'",
 			       ifname, res->at.prog_id, ifname);
 		goto out;

@@ -9,6 +9,7 @@
 
 #include "kernel/lock.h"
 #include "kernel/maps.h"
+#include "kernel/prog.h"
 #include "lib/lib_int.h"
 
 int lib_fail(struct steer_ctx *ctx, int err, const char *fmt, ...)
@@ -95,6 +96,25 @@ void lib_iface_end(struct lib_iface *it)
 	it->lock = -1;
 }
 
+int lib_pins_lost(struct steer_ctx *ctx, const struct lib_iface *it,
+		  const char *missing)
+{
+	struct attached at;
+	char what[PATH_MAX + 64];
+
+	if (!it->ifindex || prog_find(it->dir, it->ifindex, &at) ||
+	    !at.prog_id)
+		return 0;
+	if (missing)
+		snprintf(what, sizeof(what), "its maps are not all pinned in %s (no %s)",
+			 it->dir, missing);
+	else
+		snprintf(what, sizeof(what), "it does not use the maps pinned in %s",
+			 it->dir);
+	return lib_fail(ctx, -ENOENT, "%s: xdp_steer program %u is attached, but %s: pins removed by hand or left by another version of xdp-steer, or a program loaded without -p; 'xdp-steer detach %s', then attach it again",
+			it->ifname, at.prog_id, what, it->ifname);
+}
+
 int lib_maps_open(struct steer_ctx *ctx, const struct lib_iface *it,
 		  struct steer_maps *m)
 {
@@ -102,6 +122,8 @@ int lib_maps_open(struct steer_ctx *ctx, const struct lib_iface *it,
 	int err;
 
 	err = maps_open(it->dir, m, &missing);
+	if (err == -ENOENT && lib_pins_lost(ctx, it, missing))
+		return err;
 	if (err == -ENOENT)
 		return lib_fail(ctx, err, "%s: xdp-steer is not attached here (no %s in %s); 'xdp-steer attach %s --policy FILE' first",
 				it->ifname, missing, it->dir, it->ifname);

@@ -46,8 +46,17 @@ int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 		     const struct steer_policy *p,
 		     struct steer_apply_result *res);
 
+/* An xdp_steer program is attached to 'it' but its maps are not all
+ * pinned in its directory ('missing' names one, NULL: they are there but
+ * not the program's): pins removed by hand or left by another version, or
+ * a program loaded without -p. Says so, with the way out (detach, attach again), and returns
+ * -ENOENT; 0 (nothing said) when no xdp_steer program is attached there,
+ * and the caller's own advice for "not attached" applies. */
+int lib_pins_lost(struct steer_ctx *ctx, const struct lib_iface *it,
+		  const char *missing);
+
 /* Opens the maps of 'it' into *m, failing with the usual advice (nothing
- * attached here, or no permission). */
+ * attached here, the program's pins lost, or no permission). */
 struct steer_maps;
 int lib_maps_open(struct steer_ctx *ctx, const struct lib_iface *it,
 		  struct steer_maps *m);

@@ -69,8 +69,9 @@ int steer_status(struct steer_ctx *ctx, const char *ifname,
 	st->if_exists = it.ifindex != 0;
 	err = maps_open(it.dir, &m, &missing);
 	if (err == -ENOENT) {
-		lib_fail(ctx, err, "%s: xdp-steer is not attached here (no %s in %s)",
-			 ifname, missing, it.dir);
+		if (!lib_pins_lost(ctx, &it, missing))
+			lib_fail(ctx, err, "%s: xdp-steer is not attached here (no %s in %s)",
+				 ifname, missing, it.dir);
 		goto out;
 	}
 	if (err) {

@@ -291,6 +291,31 @@ check "another such policy applies over it (both slots full at once)" \
 check "status counts 16384 entries of each kind" \
 	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER status $IF_B | grep -q 'rules: 16384 exact-field, 16384 prefix'"
 check "a small policy replaces it, the full slot emptied" run_rc 0 xs apply "$IF_B" "$T/p0.yaml"
+
+# ---- a program attached whose pins are gone ---------------------------------
+# Each command once sent to the next: status "not attached", attach
+# "already attached, use apply", apply "no maps, attach first".
+PROG=$(prog_on "$NS_B" "$IF_B")
+rm "$PIN_B/steer_wclock"
+LOST="xdp_steer program $PROG is attached, but its maps are not all pinned in $PIN_B (no steer_wclock)"
+CURE="'xdp-steer detach $IF_B', then attach it again"
+for cmd in status stats apply which; do
+	case $cmd in
+	apply) args=("$T/p1.yaml") ;;
+	which) args=(udp 10.0.0.1:1 10.0.0.2:2) ;;
+	stats) args=(--totals) ;;
+	*) args=() ;;
+	esac
+	check "with a pin removed, $cmd exits 1" run_rc 1 xs "$cmd" "$IF_B" "${args[@]}"
+	check "$cmd says the program is attached but its maps are not all pinned, and the way out" \
+		bash -c "grep -qF \"$LOST\" $T/out && grep -qF \"$CURE\" $T/out"
+done
+check "attach refuses" run_rc 1 xs attach "$IF_B" --policy "$T/p1.yaml"
+check "saying the same, not 'use apply'" \
+	bash -c "grep -qF \"$LOST\" $T/out && grep -qF \"$CURE\" $T/out"
+check "the program is still attached" test "$(prog_on "$NS_B" "$IF_B")" = "$PROG"
+check "detach takes it off" run_rc 0 xs detach "$IF_B"
+check "and attach works again" run_rc 0 xs attach "$IF_B" --policy "$T/p0.yaml"
 check "detach works after all this" run_rc 0 xs detach "$IF_B"
 
 e2e_done
