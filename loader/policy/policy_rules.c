@@ -487,7 +487,8 @@ static bool shape_fits(__u32 s, const struct policy_rule *b)
 	return true;
 }
 
-/* The earliest rule before 'b' that covers it, or -1. */
+/* The earliest rule before 'b' that covers it, or -1; as entered by
+ * shadow_add() (see check_shadowed()). */
 static int shadow_find(const struct shadow *m, const struct policy_rule *b)
 {
 	bool v6 = b->flow.family == STEER_AF_INET6;
@@ -537,37 +538,56 @@ static void shadow_add(struct shadow *m, const struct policy_rule *r, int idx)
 	keymap_put_min(&m->keys, &k, idx);
 }
 
-/* Warns about rules that an earlier rule hides entirely. */
+/*
+ * Warns about rules that an earlier rule hides entirely. Under
+ * hash.symmetric the datapath holds each rule's mirror too, under the
+ * rule's own number, so an earlier rule's mirror hides a later rule as
+ * well (and hides its mirror with it: coverage survives mirroring both).
+ * Entered as 2 x rule, + 1 for a mirror: the earliest rule first, the
+ * rule before its mirror.
+ */
 static int check_shadowed(struct pctx *c, const bool *ok)
 {
 	const struct steer_policy *p = c->p;
+	struct policy_rule mirror;
 	struct shadow *m;
 	int i, j;
 
 	m = calloc(1, sizeof(*m));
 	if (!m || keymap_init(&m->keys, sizeof(struct steer_prefix_key),
-			      p->nrules)) {
+			      2 * (size_t)p->nrules)) {
 		free(m);
 		return -ENOMEM;
 	}
 	for (j = 0; j < p->nrules; j++) {
 		const struct policy_rule *a, *b = &p->rules[j];
+		const char *of;
 
 		if (!ok[j])
 			continue;
 		i = shadow_find(m, b);
-		shadow_add(m, b, j);
+		shadow_add(m, b, 2 * j);
+		if (p->symmetric) {
+			policy_rule_mirror(b, &mirror);
+			shadow_add(m, &mirror, 2 * j + 1);
+		}
 		if (i < 0)
 			continue;
-		a = &p->rules[i];
+		a = &p->rules[i / 2];
+		of = "";
+		if (i & 1) {
+			policy_rule_mirror(a, &mirror);
+			a = &mirror;
+			of = "the mirror (hash.symmetric) of ";
+		}
 		if (rule_covers(b, a))
 			diag_add(c->d, DIAG_WARNING, b->line, b->col,
-				 "rule %d duplicates rule %d (line %d); it never matches",
-				 j + 1, i + 1, a->line);
+				 "rule %d duplicates %srule %d (line %d); it never matches",
+				 j + 1, of, i / 2 + 1, a->line);
 		else
 			diag_add(c->d, DIAG_WARNING, b->line, b->col,
-				 "rule %d is shadowed by rule %d (line %d), which matches all its flows; it never matches",
-				 j + 1, i + 1, a->line);
+				 "rule %d is shadowed by %srule %d (line %d), which matches all its flows; it never matches",
+				 j + 1, of, i / 2 + 1, a->line);
 	}
 	keymap_free(&m->keys);
 	free(m);

@@ -84,6 +84,23 @@ static const struct policy_case cases[] = {
 	  "  - {match: {src: \"2001:db8::/32\"}, cpu: 1}\n"
 	  "  - {match: {src: \"2001:db8::5\", proto: udp}, cpu: 2}\n",
 	  1, NAME ":4:5: warning: rule 2 is shadowed by rule 1 (line 3), which matches all its flows; it never matches" },
+	{ "under hash.symmetric, a rule that is an earlier rule's mirror is a warning", "0-3",
+	  V1 "hash: {symmetric: true}\n"
+	  "rules:\n"
+	  "  - {match: {proto: tcp, src_port: 80}, cpu: 1}\n"
+	  "  - {match: {proto: tcp, dst_port: 80}, cpu: 2}\n",
+	  1, NAME ":5:5: warning: rule 2 duplicates the mirror (hash.symmetric) of rule 1 (line 4); it never matches" },
+	{ "under hash.symmetric, a rule inside an earlier rule's mirror is shadowed", "0-3",
+	  V1 "hash: {symmetric: true}\n"
+	  "rules:\n"
+	  "  - {match: {src: 10.0.0.1, dst: 10.0.0.0/8}, cpu: 1}\n"
+	  "  - {match: {src: 10.1.0.0, dst: 10.0.0.1, proto: udp}, cpu: 2}\n",
+	  1, NAME ":5:5: warning: rule 2 is shadowed by the mirror (hash.symmetric) of rule 1 (line 4), which matches all its flows; it never matches" },
+	{ "without hash.symmetric, the reverse of a rule is a rule of its own", "0-3",
+	  V1 "rules:\n"
+	  "  - {match: {proto: tcp, src_port: 80}, cpu: 1}\n"
+	  "  - {match: {proto: tcp, dst_port: 80}, cpu: 2}\n",
+	  1, NULL },
 	{ "a prefix after a longer one is not shadowed", "0-3",
 	  V1 "rules:\n"
 	  "  - {match: {dst: 10.1.0.0/16}, cpu: 1}\n"
@@ -322,7 +339,7 @@ static const struct policy_case cases[] = {
 	  "  - {match: {proto: tcp, src: 10.0.0.1}, cpu: 1}\n"
 	  "  - {match: {src_port: 1}, cpu: 1}\n"
 	  "  - {match: {proto: udp, dst: 10.0.0.3, src_port: 2}, cpu: 1}\n"
-	  "  - {match: {src: 10.0.0.1, dst_port: 1}, cpu: 1}\n"
+	  "  - {match: {src: 10.0.0.1, dst_port: 7}, cpu: 1}\n"
 	  "  - {match: {src: 10.9.0.0/16}, cpu: 1}\n",
 	  0, NAME ":8:13: rule 5 brings a 9th set of match fields (src prefix); at most 8 sets are allowed, as each costs a lookup per packet" },
 	{ "a rule matching both directions alike adds one set in symmetric mode", "0-1",
