@@ -7,13 +7,27 @@
 #include "cli/print_status.h"
 
 
+/* The cpumap entries the policy in force does not need, of those some
+ * bucket still drains from ('in_use') or of the others. */
+static void print_unneeded(const struct slot_view *v, bool in_use,
+			   const char *what)
+{
+	int first = 1;
+	__u32 t;
+
+	for (t = 0; t < STEER_TARGETS; t++) {
+		if (!v->in_cpumap[t] || v->need[t] || !v->in_use[t] != !in_use)
+			continue;
+		printf("%s cpu %u (bank %u)", first ? what : ",",
+		       t % STEER_MAX_CPUS, t / STEER_MAX_CPUS);
+		first = 0;
+	}
+}
+
 /* Buckets still draining, whether the datapath keeps drain records, and
- * the cpumap entries kept for draining buckets. */
+ * the cpumap entries kept for draining buckets (or left over). */
 static void print_drain_text(const struct slot_view *v)
 {
-	__u32 t;
-	int first = 1;
-
 	printf("  drain: %d bucket%s draining", v->draining,
 	       v->draining == 1 ? "" : "s");
 	if (v->window_open)
@@ -21,14 +35,8 @@ static void print_drain_text(const struct slot_view *v)
 		       v->window_left_ms);
 	else if (v->slot.flags & STEER_F_DRAIN)
 		printf(", no records kept (nothing moving)");
-	for (t = 0; t < STEER_TARGETS; t++) {
-		if (!v->in_cpumap[t] || v->need[t])
-			continue;
-		printf("%s cpu %u (bank %u)",
-		       first ? "; cpumap entries the policy no longer needs, kept while buckets drain from them:" : ",",
-		       t % STEER_MAX_CPUS, t / STEER_MAX_CPUS);
-		first = 0;
-	}
+	print_unneeded(v, true, "; cpumap entries the policy no longer needs, kept while buckets drain from them:");
+	print_unneeded(v, false, "; cpumap entries the policy does not need, which no bucket drains from, left until the next apply:");
 	printf("\n");
 }
 
@@ -174,11 +182,11 @@ void print_status_json(const struct steer_status *st)
 	printf("], \"cpumap\": [");
 	for (cpu = 0, first = 1; cpu < STEER_TARGETS; cpu++)
 		if (v->in_cpumap[cpu]) {
-			printf("%s{\"cpu\": %u, \"bank\": %u, \"qsize\": %u, \"prog_id\": %u, \"retiring\": %s}",
+			printf("%s{\"cpu\": %u, \"bank\": %u, \"qsize\": %u, \"prog_id\": %u, \"retiring\": %s, \"drained_from\": %s}",
 			       first ? "" : ", ", cpu % STEER_MAX_CPUS,
 			       cpu / STEER_MAX_CPUS, v->cpumap[cpu].qsize,
 			       v->cpumap[cpu].bpf_prog.id,
-			       tf(!v->need[cpu]));
+			       tf(!v->need[cpu]), tf(v->in_use[cpu]));
 			first = 0;
 		}
 	printf("]");

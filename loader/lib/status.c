@@ -17,6 +17,7 @@ static void check_health(struct steer_status *st)
 {
 	struct cpu_set online, irq;
 	struct netdev_info ni, *nip = NULL;
+	const struct slot_view *v = &st->view;
 	struct health_input in = {
 		.ifname = st->ifname,
 		.if_exists = st->if_exists,
@@ -28,6 +29,11 @@ static void check_health(struct steer_status *st)
 		.buckets = st->view.buckets,
 		.possible_cpus = libbpf_num_possible_cpus(),
 	};
+	int t;
+
+	for (t = 0; t < STEER_TARGETS; t++)
+		in.idle_entries += v->in_cpumap[t] && !v->need[t] &&
+				   !v->in_use[t];
 
 	if (!cpuset_read_online(&online, NULL))
 		in.online = &online;

@@ -74,6 +74,11 @@ int health_check(const struct health_input *in, struct health *h)
 			health_add(h, "worker CPUs %s also take %s's RX interrupts: they both collect and process; leave them out of 'cpus'",
 				   cpuset_format(&cpus, list, sizeof(list)), ifname);
 	}
+	/* Each keeps a kthread and its ring; only an apply removes them
+	 * (kernel/slots.c, retire()). */
+	if (in->table_size && in->idle_entries)
+		health_add(h, "%d cpumap entr%s that the policy in force does not need and no bucket drains from (the drain line lists them): an apply was interrupted, or drains outlasted its wait; apply the policy again to remove them",
+			   in->idle_entries, in->idle_entries == 1 ? "y" : "ies");
 	/* A ring must hold what arrives while its worker is off the CPU:
 	 * at 1 Mpps per worker, 256 frames last a quarter millisecond. */
 	if (in->table_size && in->queue_size < 256)

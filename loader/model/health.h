@@ -51,6 +51,8 @@ struct health_input {
 	const struct cpu_set *irq;	/* CPUs taking ifname's RX interrupts */
 	const struct netdev_info *netdev;
 	int possible_cpus;		/* 0: unknown */
+	int idle_entries;	/* cpumap entries the policy in force does
+				 * not need and no bucket drains from */
 };
 
 /* Room for every warning health_check() can give at once, with spare. */

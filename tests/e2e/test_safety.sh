@@ -251,10 +251,18 @@ check "apply killed right after its flip (before the wait) exits like a kill" \
 S=$(state "$PIN_B")
 check "the killed apply's policy is in force, complete; CPU 1's entry not yet retired" \
 	test "$(field table "$S") $(field cpumap "$S")" = "0x512 0:2048:prog,1:2048:prog"
+check "status names the kill's leftover entry, which nothing drains from" \
+	run_rc 0 xs status "$IF_B"
+check "in the drain line, and as a warning with the cure" \
+	bash -c "grep -qF 'which no bucket drains from, left until the next apply: cpu 1 (bank 0)' $T/out &&
+		 grep -qF '1 cpumap entry that the policy in force does not need and no bucket drains from' $T/out &&
+		 grep -qF 'apply the policy again to remove them' $T/out"
 check "a repeated apply of it finishes the kill's leftovers" run_rc 0 xs apply "$IF_B" "$T/p0.yaml"
 check "saying so, with the policy unchanged" \
 	bash -c "grep -q 'policy unchanged' $T/out && grep -q 'finished what an earlier' $T/out"
 check "only CPU 0 is left in the cpumap" test "$(field cpumap "$(state "$PIN_B")")" = "0:2048:prog"
+check "and status no longer warns of it" run_rc 0 xs status "$IF_B"
+check "(no left-over entry)" out_lacks "cpumap entr"
 
 # ---- rules at the limit: one slot full while the other is written ----------
 # A symmetric policy stores each rule and its mirror. One of 16384 exact

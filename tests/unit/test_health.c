@@ -39,6 +39,7 @@ struct health_case {
 	bool ntuple_off;	/* ixgbe's ATR on */
 	int possible;		/* possible CPUs; 0: 8 */
 	bool fallback;		/* default workers fell back to every CPU */
+	int idle_entries;	/* cpumap entries nothing needs */
 	const char *want[8];	/* a substring of each warning, in order */
 };
 
@@ -54,6 +55,15 @@ static const struct health_case cases[] = {
 	{ .desc = "without a policy only the missing policy is reported, not its queue",
 	  .no_policy = true, .queue_size = 16, .workers = "",
 	  .want = { "no policy applied: every frame passes on the receiving CPU; 'xdp-steer apply eth2 POLICY'" } },
+	/* ---- cpumap entries left over ---- */
+	{ .desc = "a cpumap entry nothing needs or drains from warns, with the cure",
+	  .idle_entries = 1,
+	  .want = { "1 cpumap entry that the policy in force does not need and no bucket drains from (the drain line lists them): an apply was interrupted, or drains outlasted its wait; apply the policy again to remove them" } },
+	{ .desc = "several are counted", .idle_entries = 3,
+	  .want = { "3 cpumap entries that the policy in force does not need" } },
+	{ .desc = "without a policy, left-over entries are not what to fix first",
+	  .no_policy = true, .idle_entries = 2, .workers = "",
+	  .want = { "no policy applied" } },
 	/* ---- ixgbe's limits ---- */
 	{ .desc = "ixgbe with MTU 3050 gives no warning", .mtu = 3050 },
 	{ .desc = "ixgbe with MTU 3051 warns of its XDP limit", .mtu = 3051,
@@ -152,6 +162,7 @@ static int row_input(const struct health_case *c, struct row_input *r)
 		.loader_flags = c->fallback ? STEER_LF_CPUS_FALLBACK : 0,
 		.buckets = r->buckets,
 		.possible_cpus = c->possible ?: 8,
+		.idle_entries = c->idle_entries,
 	};
 	if (!c->online || strcmp(c->online, UNREADABLE)) {
 		if (parse_or_default(&r->online, c->online, "0-7"))
