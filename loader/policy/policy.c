@@ -548,8 +548,20 @@ static void syntax_error(struct diags *d, yaml_parser_t *yp, const char *text,
 	char ctx[128] = "";
 
 	if (yp->error == YAML_READER_ERROR) {
-		diag_add(d, DIAG_ERROR, 0, 0, "invalid YAML: %s at byte %zu",
-			 problem, yp->problem_offset);
+		/* libyaml's reader gives only a byte offset: find its line,
+		 * and its column in characters as the scanner counts. */
+		size_t i, line = 1, col = 1, at = yp->problem_offset;
+
+		for (i = 0; i < at && i < len; i++) {
+			if (text[i] == '\n') {
+				line++;
+				col = 1;
+			} else if (((unsigned char)text[i] & 0xc0) != 0x80) {
+				col++;
+			}
+		}
+		diag_add(d, DIAG_ERROR, line, col, "invalid YAML: %s (byte %zu)",
+			 problem, at);
 		return;
 	}
 	if (yp->context)
