@@ -95,9 +95,8 @@ int pol_get_cpu(struct pctx *c, const yaml_node_t *n, __u32 *cpu)
 static int cpu_span(struct pctx *c, const yaml_node_t *n, long long *lo,
 		    long long *hi)
 {
-	const char *s = yscalar(n);
+	const char *s = yscalar(n), *dash;
 	unsigned long long a, b;
-	int len;
 
 	if (yis_int(n)) {
 		if (yget_int(c->d, n, "a CPU number", lo))
@@ -105,16 +104,28 @@ static int cpu_span(struct pctx *c, const yaml_node_t *n, long long *lo,
 		*hi = *lo;
 		return 0;
 	}
-	if (!s || sscanf(s, "%llu-%llu%n", &a, &b, &len) != 2 ||
-	    s[len] || s[0] < '0' || s[0] > '9' || !strchr("0123456789", s[strlen(s) - 1]))
+	/* Digits, one dash, digits: strtoull alone would take "0--1" as 0
+	 * to 2^64 - 1. */
+	if (!s || strspn(s, "0123456789-") != strlen(s))
 		return 1;
+	dash = strchr(s, '-');
+	if (!dash || dash == s || !dash[1] || strchr(dash + 1, '-'))
+		return 1;
+	errno = 0;
+	a = strtoull(s, NULL, 10);
+	b = strtoull(dash + 1, NULL, 10);
+	if (errno == ERANGE || a > LLONG_MAX || b > LLONG_MAX) {
+		ERR(c, n, "range %s is beyond the cpumap size %d (cpus 0-%d)",
+		    s, STEER_MAX_CPUS, STEER_MAX_CPUS - 1);
+		return -EINVAL;
+	}
 	if (a > b) {
 		ERR(c, n, "range %llu-%llu is reversed; did you mean %llu-%llu?",
 		    a, b, b, a);
 		return -EINVAL;
 	}
-	*lo = a > LLONG_MAX ? LLONG_MAX : (long long)a;
-	*hi = b > LLONG_MAX ? LLONG_MAX : (long long)b;
+	*lo = a;
+	*hi = b;
 	return 0;
 }
 

@@ -407,11 +407,16 @@ static int get_rule(struct pctx *c, const yaml_node_t *n, int idx,
 			return e;
 		/* The datapath spreads a set by repeating each CPU 'weight'
 		 * times in rule_cpus; a set of one is that CPU, no entry. */
+		long long before = c->rule_cpus;
+
 		for (i = 0; r->cpus.n > 1 && i < r->cpus.n; i++)
 			c->rule_cpus += r->cpus.v[i].weight;
+		/* Said once, at the rule that overflows: every later one
+		 * with a set is refused too, but says nothing new. */
 		if (c->rule_cpus > STEER_RULE_CPUS_MAX) {
-			ERR(c, v[2], "rule CPU sets need %lld entries counting weights, more than the %d the datapath holds; use fewer CPUs or smaller weights in rule sets",
-			    c->rule_cpus, STEER_RULE_CPUS_MAX);
+			if (before <= STEER_RULE_CPUS_MAX)
+				ERR(c, v[2], "rule CPU sets need %lld entries counting weights, more than the %d the datapath holds; use fewer CPUs or smaller weights in rule sets",
+				    c->rule_cpus, STEER_RULE_CPUS_MAX);
 			return -EINVAL;
 		}
 	}

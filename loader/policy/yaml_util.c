@@ -352,10 +352,17 @@ int yget_u64(struct diags *d, const yaml_node_t *n, const char *what,
 int yget_bool(struct diags *d, const yaml_node_t *n, const char *what,
 	      bool *v)
 {
+	bool quoted;
+
 	if (!yis_plain(n) || !is_bool_text(yscalar(n), v)) {
 		/* "yes"/"on" are booleans in YAML 1.1 only: name the value so
-		 * the reader sees why it was refused. */
-		if (yscalar(n) && !yis_null(n))
+		 * the reader sees why it was refused. A quoted "true" is a
+		 * string, which reads the same: say so. */
+		if (yscalar(n) && !yis_plain(n) &&
+		    is_bool_text(yscalar(n), &quoted))
+			diag_node(d, DIAG_ERROR, n, "expected %s, got the quoted string '%s'; write it without quotes",
+				  what, yscalar(n));
+		else if (yscalar(n) && !yis_null(n))
 			diag_node(d, DIAG_ERROR, n, "expected %s, got '%s'",
 				  what, yscalar(n));
 		else

@@ -128,6 +128,15 @@ static const struct policy_case cases[] = {
 	{ "a control character is reported at its line and column, in characters", "0-1",
 	  V1 "  \xc3\xa9\xc3\xa9: \x01\n",
 	  0, NAME ":2:7: invalid YAML: control characters are not allowed (byte 19)" },
+	{ "a range whose end is negative is not a range", "0-1",
+	  V1 "cpus: [0--1]\n",
+	  0, NAME ":2:8: expected a CPU number, a range like 2-7 or {cpu: N, weight: W}, got '0--1'" },
+	{ "a range beyond any integer names the range as written", "0-1",
+	  V1 "cpus: [0-99999999999999999999]\n",
+	  0, NAME ":2:8: range 0-99999999999999999999 is beyond the cpumap size 256 (cpus 0-255)" },
+	{ "a quoted true is a string, and the message says to drop the quotes", "0-1",
+	  V1 "local_fastpath: \"true\"\n",
+	  0, NAME ":2:17: expected true or false for local_fastpath, got the quoted string 'true'; write it without quotes" },
 	{ "an empty file is refused", "0-1", "", 0,
 	  NAME ":1:1: empty policy; it needs at least 'version: 1'" },
 	{ "a comment-only file is refused", "0-1", "# nothing\n", 0,
@@ -895,16 +904,22 @@ static void test_rule_cpu_sets_limit(void)
 static void test_rule_cpu_sets_count_past_int(void)
 {
 	/* 8400 rules of 256 CPUs at weight 1000 ask for 2150400000 entries,
-	 * more than an int counts: every rule is still over the limit. */
+	 * more than an int counts: the count must not wrap back under the
+	 * limit, and the overflow is said once, at the first rule. */
 	char *text = many_rules(8400, "  - {match: {dst_port: %d}, cpus: [{cpu: 0-255, weight: 1000}]}\n");
 	struct steer_policy p;
 	struct diags d;
+	char msg[512];
 
 	if (!EXPECT(text, "the policy was built"))
 		return;
 	EXPECT_EQ(parse(text, "0-255", &p, &d), -EINVAL,
 		  "rule CPU sets far beyond rule_cpus are refused");
-	EXPECT_EQ(d.nerrors, 8400, "every rule that does not fit is refused");
+	EXPECT_EQ(d.nerrors, 1, "said once");
+	if (EXPECT_EQ(d.n, 1, "in one message"))
+		EXPECT_STR(diag_format(&d, 0, msg, sizeof(msg)),
+			   NAME ":3:34: rule CPU sets need 256000 entries counting weights, more than the 4096 the datapath holds; use fewer CPUs or smaller weights in rule sets",
+			   "at the first rule, which alone overflows");
 	policy_free(&p);
 	diags_free(&d);
 	free(text);
@@ -1019,7 +1034,7 @@ static const struct test_case tests[] = {
 	TEST_ENTRY(test_too_many_rules, "more than STEER_MAX_RULES rules of a kind are refused"),
 	TEST_ENTRY(test_too_many_symmetric_rules, "under hash.symmetric, more than half of STEER_MAX_RULES rules of a kind are refused"),
 	TEST_ENTRY(test_rule_cpu_sets_limit, "rule CPU sets beyond rule_cpus are refused"),
-	TEST_ENTRY(test_rule_cpu_sets_count_past_int, "rule CPU sets are counted past INT_MAX entries"),
+	TEST_ENTRY(test_rule_cpu_sets_count_past_int, "rule CPU sets are counted past INT_MAX entries, and their overflow said once"),
 	TEST_ENTRY(test_several_errors_are_collected, "several mistakes are reported together"),
 	TEST_ENTRY(test_parse_file, "policy files are read and named in messages"),
 	TEST_ENTRY(test_cpuset, "CPU sets parse and print in list syntax"),
