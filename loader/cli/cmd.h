@@ -34,6 +34,11 @@ int cmd_getopt(int argc, char **argv, const char *shortopts,
 /* The usage line on stderr; returns EXIT_USAGE. */
 int cmd_usage_error(const char *usage);
 
+/* The arguments left after the options (argv[optind..argc-1]) number
+ * from 'min' to 'max': 0. Else says which is missing or the first one
+ * too many, with the usage line, and returns EXIT_USAGE. */
+int cmd_args(int argc, char **argv, int min, int max, const char *usage);
+
 /* A library context whose notifications are printed (log.h). */
 void cli_ctx_init(struct steer_ctx *ctx);
 

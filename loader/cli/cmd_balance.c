@@ -84,8 +84,8 @@ int cmd_balance(int argc, char **argv)
 	ret = cmd_getopt(argc, argv, "nj", longopts, usage, balance_handle, &c);
 	if (ret >= 0)
 		return ret;
-	if (argc - optind != 1)
-		return cmd_usage_error(usage);
+	if (cmd_args(argc, argv, 1, 1, usage))
+		return EXIT_USAGE;
 	c.ifname = argv[optind];
 	/* No SA_RESTART: a signal ends the sleep between rounds at once. */
 	memset(&sa, 0, sizeof(sa));

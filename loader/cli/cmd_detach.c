@@ -62,9 +62,10 @@ int cmd_detach(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	if (stale)
-		return argc - optind ? cmd_usage_error(usage) : detach_stale();
-	if (argc - optind != 1)
-		return cmd_usage_error(usage);
+		return cmd_args(argc, argv, 0, 0, usage) ? EXIT_USAGE :
+		       detach_stale();
+	if (cmd_args(argc, argv, 1, 1, usage))
+		return EXIT_USAGE;
 	ifname = argv[optind];
 	cli_ctx_init(&ctx);
 	if (steer_detach(&ctx, ifname, &res))

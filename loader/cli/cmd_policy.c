@@ -32,9 +32,10 @@ static void say_applied(const char *ifname, const struct steer_policy *p,
 			s->generation,
 			s->cpus_added ? ", missing cpumap entries restored" : "");
 	else
-		pr_info("%s: policy applied (generation %u, slot %u): %d worker CPU%s, %u buckets (%d moved), %d rule%s; cpumap +%d -%d\n",
+		pr_info("%s: policy applied (generation %u, slot %u): %d worker CPU%s, %u bucket%s (%d moved), %d rule%s; cpumap +%d -%d\n",
 			ifname, s->generation, s->slot, r->ncpus,
 			r->ncpus == 1 ? "" : "s", p->table_size,
+			p->table_size == 1 ? "" : "s",
 			s->moved_buckets, p->nrules, p->nrules == 1 ? "" : "s",
 			s->cpus_added, s->cpus_removed);
 	if (s->finished_pending)
@@ -53,8 +54,8 @@ int cmd_check(int argc, char **argv)
 	ret = cmd_getopt(argc, argv, "", help_only, usage, no_handle, NULL);
 	if (ret >= 0)
 		return ret;
-	if (argc - optind != 1)
-		return cmd_usage_error(usage);
+	if (cmd_args(argc, argv, 1, 1, usage))
+		return EXIT_USAGE;
 	if (cli_load_policy(argv[optind], &p))
 		return EXIT_FAIL;
 	policy_print(stdout, &p);
@@ -113,8 +114,12 @@ int cmd_attach(int argc, char **argv)
 	ret = cmd_getopt(argc, argv, "p:m:", longopts, usage, attach_handle, &o);
 	if (ret >= 0)
 		return ret;
-	if (argc - optind != 1 || !o.policy)
+	if (cmd_args(argc, argv, 1, 1, usage))
+		return EXIT_USAGE;
+	if (!o.policy) {
+		pr_err("--policy FILE is missing: attach applies a policy at once\n");
 		return cmd_usage_error(usage);
+	}
 	ifname = argv[optind];
 	/* A bad policy must not leave a program behind. */
 	if (cli_load_policy(o.policy, &p))
@@ -150,8 +155,8 @@ int cmd_apply(int argc, char **argv)
 	ret = cmd_getopt(argc, argv, "", help_only, usage, no_handle, NULL);
 	if (ret >= 0)
 		return ret;
-	if (argc - optind != 2)
-		return cmd_usage_error(usage);
+	if (cmd_args(argc, argv, 2, 2, usage))
+		return EXIT_USAGE;
 	if (cli_load_policy(argv[optind + 1], &p))
 		return EXIT_FAIL;
 	cli_ctx_init(&ctx);

@@ -2,6 +2,7 @@
 /* stats: counters of the receiving CPUs and of the workers, as rates every
  * --interval seconds (like xdp-bench), or once: as tables of the counts
  * since the attach, as JSON, or in the Prometheus text format. */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -64,8 +65,9 @@ static int stats_handle(int opt, const char *arg, void *ctx)
 		o->rate_opt = "--interval";
 		return 0;
 	case 'c':
+		errno = 0;
 		o->count = strtol(arg, &end, 10);
-		if (*end || end == arg || o->count < 1) {
+		if (*end || end == arg || o->count < 1 || errno == ERANGE) {
 			pr_err("--count takes a positive number, not '%s'\n", arg);
 			return -1;
 		}
@@ -120,8 +122,8 @@ int cmd_stats(int argc, char **argv)
 	ret = cmd_getopt(argc, argv, "i:c:jpt", longopts, usage, stats_handle, &o);
 	if (ret >= 0)
 		return ret;
-	if (argc - optind != 1)
-		return cmd_usage_error(usage);
+	if (cmd_args(argc, argv, 1, 1, usage))
+		return EXIT_USAGE;
 	if (o.rate_opt && o.form != FORM_RATES) {
 		pr_err("%s goes with the rates, not with %s (which prints once)\n",
 		       o.rate_opt, o.form_opt);

@@ -59,8 +59,8 @@ int cmd_status(int argc, char **argv)
 	ret = cmd_getopt(argc, argv, "j", longopts, usage, flag_handle, &json);
 	if (ret >= 0)
 		return ret;
-	if (argc - optind > 1)
-		return cmd_usage_error(usage);
+	if (cmd_args(argc, argv, 0, 1, usage))
+		return EXIT_USAGE;
 	if (argc - optind == 1)
 		return status_one(argv[optind], json);
 	cli_ctx_init(&ctx);
@@ -96,8 +96,8 @@ int cmd_pin_dir(int argc, char **argv)
 	ret = cmd_getopt(argc, argv, "", longopts, usage, flag_handle, &create);
 	if (ret >= 0)
 		return ret;
-	if (argc - optind != 1)
-		return cmd_usage_error(usage);
+	if (cmd_args(argc, argv, 1, 1, usage))
+		return EXIT_USAGE;
 	cli_ctx_init(&ctx);
 	if (steer_pin_dir(&ctx, argv[optind], create, dir, sizeof(dir)))
 		return cli_fail(&ctx);

@@ -142,6 +142,52 @@ int cmd_usage_error(const char *usage_text)
 	return EXIT_USAGE;
 }
 
+/* The name the usage line gives the (k+1)th positional argument: the
+ * (k+1)th word past the command, outside brackets and not an option's
+ * value, that starts with a capital ("IFACE", "SRC[:PORT]"). Into buf;
+ * "an argument" if there is none. */
+static const char *arg_name(const char *usage_text, int k, char *buf,
+			    size_t size)
+{
+	size_t n = strcspn(usage_text, "\n"), i = 0, len;
+	int word = 0, depth = 0, after_opt = 0;
+	const char *w;
+
+	while (i < n) {
+		i += strspn(usage_text + i, " ");
+		w = usage_text + i;
+		len = strcspn(w, " \n");
+		if (!len)
+			break;
+		/* words 0 and 1: "xdp-steer" and the command */
+		if (word++ >= 2 && !depth && !after_opt && *w >= 'A' &&
+		    *w <= 'Z' && k-- == 0) {
+			snprintf(buf, size, "%.*s", (int)len, w);
+			return buf;
+		}
+		after_opt = !depth && len > 2 && w[0] == '-' && w[1] == '-';
+		for (size_t j = 0; j < len; j++)
+			depth += (w[j] == '[') - (w[j] == ']');
+		i += len;
+	}
+	snprintf(buf, size, "an argument");
+	return buf;
+}
+
+int cmd_args(int argc, char **argv, int min, int max, const char *usage_text)
+{
+	int n = argc - optind;
+	char name[64];
+
+	if (n >= min && n <= max)
+		return 0;
+	if (n < min)
+		pr_err("%s is missing\n", arg_name(usage_text, n, name, sizeof(name)));
+	else
+		pr_err("unexpected argument '%s'\n", argv[optind + max]);
+	return cmd_usage_error(usage_text);
+}
+
 static void notify(void *arg, enum steer_level level, const char *msg)
 {
 	(void)arg;

@@ -120,8 +120,9 @@ void print_status_text(const struct steer_status *st)
 		printf("  workers:");
 		for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
 			if (v->buckets[cpu]) {
-				printf("%s cpu %u (%u buckets)", first ? "" : ",",
-				       cpu, v->buckets[cpu]);
+				printf("%s cpu %u (%u bucket%s)", first ? "" : ",",
+				       cpu, v->buckets[cpu],
+				       v->buckets[cpu] == 1 ? "" : "s");
 				first = 0;
 			}
 		printf("\n  rules: %d exact-field, %d prefix (%u field set%s)\n",

@@ -69,4 +69,19 @@ check "'help' of an unknown command is a usage error (exit 2)" \
 check "'help' with two commands is a usage error (exit 2)" \
 	rc_out 2 xs help attach apply
 
+# A wrong number of arguments says which is missing (by its usage's
+# name) or the first one too many, before the usage. No root needed:
+# nothing gets as far as the interface.
+check "a missing argument is a usage error (exit 2)" rc_out 2 xs which lo tcp
+check "  naming the one missing as the usage does" has "error: SRC\[:PORT\] is missing" err
+check "  before the usage" has '^usage: xdp-steer which IFACE' err
+check "an option's value is not taken for an argument" rc_out 2 xs attach --policy p.yaml
+check "  attach without IFACE says IFACE" has "error: IFACE is missing" err
+check "attach without --policy says so" rc_out 2 xs attach lo
+check "  naming the option" has "error: --policy FILE is missing" err
+check "an extra argument is a usage error (exit 2)" rc_out 2 xs status lo extra
+check "  naming it" has "error: unexpected argument 'extra'" err
+check "detach --stale takes no interface" rc_out 2 xs detach --stale lo
+check "  and says which argument is too many" has "error: unexpected argument 'lo'" err
+
 e2e_done
