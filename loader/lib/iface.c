@@ -115,18 +115,30 @@ int lib_pins_lost(struct steer_ctx *ctx, const struct lib_iface *it,
 			it->ifname, at.prog_id, what, it->ifname);
 }
 
+int lib_not_attached(struct steer_ctx *ctx, const struct lib_iface *it,
+		     const char *missing, const char *advice)
+{
+	if (!it->ifindex)
+		return lib_fail(ctx, -ENOENT, "%s: no such interface in this network namespace, and no pins of one by that name; 'ip link' lists the interfaces, 'xdp-steer status' the pins",
+				it->ifname);
+	return lib_fail(ctx, -ENOENT, "%s: xdp-steer is not attached here (no %s in %s)%s",
+			it->ifname, missing, it->dir, advice);
+}
+
 int lib_maps_open(struct steer_ctx *ctx, const struct lib_iface *it,
 		  struct steer_maps *m)
 {
 	const char *missing = NULL;
+	char advice[128];
 	int err;
 
 	err = maps_open(it->dir, m, &missing);
 	if (err == -ENOENT && lib_pins_lost(ctx, it, missing))
 		return err;
+	snprintf(advice, sizeof(advice), "; 'xdp-steer attach %s --policy FILE' first",
+		 it->ifname);
 	if (err == -ENOENT)
-		return lib_fail(ctx, err, "%s: xdp-steer is not attached here (no %s in %s); 'xdp-steer attach %s --policy FILE' first",
-				it->ifname, missing, it->dir, it->ifname);
+		return lib_not_attached(ctx, it, missing, advice);
 	if (err)
 		return lib_fail(ctx, err, "%s: cannot open the maps in %s: %s%s",
 				it->ifname, it->dir, strerror(-err),

@@ -55,6 +55,13 @@ int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 int lib_pins_lost(struct steer_ctx *ctx, const struct lib_iface *it,
 		  const char *missing);
 
+/* The maps of 'it' are missing ('missing' names one) and no program
+ * lost them (lib_pins_lost() said nothing): no such interface, or
+ * nothing attached to it; 'advice' (may be "") is added to the latter.
+ * Returns -ENOENT. */
+int lib_not_attached(struct steer_ctx *ctx, const struct lib_iface *it,
+		     const char *missing, const char *advice);
+
 /* Opens the maps of 'it' into *m, failing with the usual advice (nothing
  * attached here, the program's pins lost, or no permission). */
 struct steer_maps;

@@ -67,8 +67,7 @@ int steer_stats_open(struct steer_ctx *ctx, const char *ifname,
 	err = maps_open(it.dir, &src->m, &missing);
 	if (err == -ENOENT) {
 		if (!lib_pins_lost(ctx, &it, missing))
-			lib_fail(ctx, err, "%s: xdp-steer is not attached here (no %s in %s)",
-				 ifname, missing, it.dir);
+			lib_not_attached(ctx, &it, missing, "");
 	} else if (err) {
 		lib_fail(ctx, err, "%s: cannot open the maps in %s: %s%s",
 			 ifname, it.dir, strerror(-err), lib_priv_hint(err));

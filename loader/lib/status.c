@@ -76,8 +76,7 @@ int steer_status(struct steer_ctx *ctx, const char *ifname,
 	err = maps_open(it.dir, &m, &missing);
 	if (err == -ENOENT) {
 		if (!lib_pins_lost(ctx, &it, missing))
-			lib_fail(ctx, err, "%s: xdp-steer is not attached here (no %s in %s)",
-				 ifname, missing, it.dir);
+			lib_not_attached(ctx, &it, missing, "");
 		goto out;
 	}
 	if (err) {

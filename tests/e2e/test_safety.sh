@@ -165,8 +165,17 @@ check "an interface argument '..' is refused, exit 1" run_rc 1 xs status ..
 check "as not an interface name" out_has "'..' is not an interface name"
 check "an interface argument with a slash is refused" run_rc 1 xs detach ../../xdp
 check "naming the slash" out_has "is not an interface name (it has a '/')"
+check "status of an interface that is not there, nor its pins, exits 1" \
+	run_rc 1 xs status "xsnone$E2E_ID"
+check "saying there is no such interface, not that nothing is attached" \
+	out_has "xsnone$E2E_ID: no such interface in this network namespace, and no pins of one by that name"
+check "stats says the same" run_rc 1 xs stats "xsnone$E2E_ID" --totals
+check "(stats)" out_has "no such interface in this network namespace, and no pins"
 check "stats --interval nan is a usage error, not a busy loop" run_rc 2 xs stats "$IF_B" --interval nan
 check "saying the range" out_has "--interval takes seconds from 0.1 to 3600, not 'nan'"
+check "stats --count past what a long holds is a usage error, not a silent cap" \
+	run_rc 2 xs stats "$IF_B" --count 99999999999999999999
+check "naming the value" out_has "--count takes a positive number, not '99999999999999999999'"
 xs -q attach "$IF_B" --policy "$T/p1.yaml" || fail "attach in B"
 check "status run unprivileged fails, exit 1" \
 	run_rc 1 in_b setpriv --reuid=65534 --regid=65534 --clear-groups "$XDP_STEER" status "$IF_B"
@@ -217,6 +226,11 @@ check "attach failing after the program is on the interface exits 1" \
 check "and says it detached again" out_has "detached again"
 check "no program is left on the interface" test "$(prog_on "$NS_B" "$IF_B")" = 0
 check "and no pins" test ! -e "$PIN_B"
+check "attach failing while it writes the policy exits 1" \
+	run_rc 1 fp write attach "$IF_B" --policy "$T/p1.yaml"
+check "says it detached again, and not that a previous policy is in force" \
+	bash -c "grep -q 'detached again' $T/out && ! grep -q 'previous policy' $T/out"
+check "nothing is left on the interface" test "$(prog_on "$NS_B" "$IF_B")" = 0
 
 # From policy 0 (CPU 0) to policy 2 (CPU 1): the apply adds CPU 1's cpumap
 # entry and retires CPU 0's.
