@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -39,6 +41,51 @@ static int open_lock_dir(char *why, size_t len)
 	return fd;
 }
 
+/* The pid holding a lock on the file open as 'fd', from /proc/locks
+ * ("1: FLOCK  ADVISORY  WRITE 1234 00:1a:5678 0 EOF"), and its name; 0
+ * if none is found. */
+static int lock_holder(int fd, char *comm, size_t len)
+{
+	char line[256], path[64], dev_ino[64];
+	struct stat st;
+	int pid = 0, n;
+	FILE *f;
+
+	comm[0] = '\0';
+	if (fstat(fd, &st))
+		return 0;
+	snprintf(dev_ino, sizeof(dev_ino), ":%llu ",
+		 (unsigned long long)st.st_ino);
+	f = fopen("/proc/locks", "re");
+	if (!f)
+		return 0;
+	while (!pid && fgets(line, sizeof(line), f))
+		if (!strstr(line, "->") && strstr(line, dev_ino) &&
+		    sscanf(line, "%*d: %*s %*s %*s %d", &n) == 1)
+			pid = n;
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = pid ? fopen(path, "re") : NULL;
+	if (f) {
+		if (fgets(comm, len, f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	return pid;
+}
+
+static int wait_seconds(void)
+{
+	const char *env = getenv("XDP_STEER_LOCK_TIMEOUT");
+	char *end;
+	long s;
+
+	if (!env || !*env)
+		return LOCK_WAIT_S;
+	s = strtol(env, &end, 10);
+	return *end || s < 1 || s > 86400 ? LOCK_WAIT_S : (int)s;
+}
+
 int lock_take(const struct steer_netns *ns, const char *ifname, bool exclusive,
 	      void (*waiting)(void *arg), void *arg, char *why, size_t len)
 {
@@ -62,16 +109,39 @@ int lock_take(const struct steer_netns *ns, const char *ifname, bool exclusive,
 		return err;
 	}
 	if (flock(fd, op | LOCK_NB)) {
+		/* Polled, not blocked in flock(): a wait must end. */
+		struct timespec pause = { 0, 10 * 1000 * 1000 };
+		long waited_ms = 0, limit_ms = 1000L * wait_seconds();
+		char comm[32];
+		int pid;
+
 		if (waiting)
 			waiting(arg);
-		while (flock(fd, op)) {
+		while (flock(fd, op | LOCK_NB)) {
 			if (errno == EINTR)
 				continue;
-			err = -errno;
-			close(fd);
-			snprintf(why, len, "cannot lock %s/%s: %s", LOCK_DIR,
-				 name, strerror(-err));
-			return err;
+			if (errno != EWOULDBLOCK) {
+				err = -errno;
+				close(fd);
+				snprintf(why, len, "cannot lock %s/%s: %s",
+					 LOCK_DIR, name, strerror(-err));
+				return err;
+			}
+			if (waited_ms >= limit_ms) {
+				pid = lock_holder(fd, comm, sizeof(comm));
+				close(fd);
+				if (pid)
+					snprintf(why, len, "pid %d (%s) has held %s/%s for %ld s and more; a stopped or hung xdp-steer? ('kill -CONT %d' resumes a stopped one), then retry",
+						 pid, comm[0] ? comm : "?", LOCK_DIR,
+						 name, limit_ms / 1000, pid);
+				else
+					snprintf(why, len, "another process has held %s/%s for %ld s and more ('fuser %s/%s' names it); retry once it is done",
+						 LOCK_DIR, name, limit_ms / 1000,
+						 LOCK_DIR, name);
+				return -ETIMEDOUT;
+			}
+			nanosleep(&pause, NULL);
+			waited_ms += 10;
 		}
 	}
 	return fd;

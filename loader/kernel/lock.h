@@ -18,10 +18,18 @@
 #include "kernel/pins.h"
 
 #define LOCK_DIR	"/run/xdp-steer"
+/* How long to wait behind another holder, in seconds, unless the
+ * environment's XDP_STEER_LOCK_TIMEOUT says otherwise. The longest hold
+ * of a working xdp-steer is an apply at the largest drain_timeout (10 s
+ * before its flip, 10 s and 20 ms of retiring after); a holder past this
+ * is stopped or hung, and a waiter that never returns (a cron'd stats
+ * --prometheus) would pile up behind it. */
+#define LOCK_WAIT_S	60
 
 /* Takes the lock of 'ifname' in 'ns'; calls waiting(arg) once before
- * blocking behind another holder. Returns an fd for lock_release() or a
- * negative errno with 'why' said. */
+ * waiting behind another holder, for at most LOCK_WAIT_S (-ETIMEDOUT,
+ * with the holder's pid in 'why' when /proc/locks names it). Returns an
+ * fd for lock_release() or a negative errno with 'why' said. */
 int lock_take(const struct steer_netns *ns, const char *ifname, bool exclusive,
 	      void (*waiting)(void *arg), void *arg, char *why, size_t len);
 void lock_release(int fd);

@@ -133,6 +133,18 @@ check "detach waits while another holder has the lock, then detaches" \
 	run_rc 0 xs detach "$IF_B"
 check "it said it was waiting" out_has "waiting for another xdp-steer working on this interface"
 wait
+# A holder that never lets go (a stopped apply) must not hang every
+# reader behind it (a cron'd stats --prometheus would pile up).
+flock "$LOCK_B" sleep 4 &
+HOLDER=$!
+sleep 0.2
+check "a reader gives up behind a holder after XDP_STEER_LOCK_TIMEOUT, exit 1" \
+	run_rc 1 env XDP_STEER_LOCK_TIMEOUT=1 nsenter --net=/run/netns/"$NS_B" "$XDP_STEER" status "$IF_B"
+check "naming the holder's pid and command, and what to do" \
+	out_has "pid $HOLDER (flock) has held $LOCK_B for 1 s and more; a stopped or hung xdp-steer? ('kill -CONT $HOLDER' resumes a stopped one), then retry"
+check "a writer gives up too" \
+	run_rc 1 env XDP_STEER_LOCK_TIMEOUT=1 nsenter --net=/run/netns/"$NS_B" "$XDP_STEER" detach "$IF_B"
+wait
 
 # ---- interfaces and namespaces that are gone ------------------------------------
 
