@@ -75,8 +75,9 @@ void print_which_text(const char *ifname, const struct steer_which *w)
 	printf("%s: %s %s -> %s: cpu %u, ", ifname, p, src, dst, w->cpu);
 	if (w->by != STEER_WHICH_TABLE) {
 		shape_str(w->shape, shape, sizeof(shape));
-		printf("by %s rule %u (%s)", w->by == STEER_WHICH_PREFIX ?
-		       "prefix" : "exact-field", w->rule_id + 1, shape);
+		printf("by %s rule %u (%s%s)", w->by == STEER_WHICH_PREFIX ?
+		       "prefix" : "exact-field", w->rule_id + 1, shape,
+		       w->symmetric ? "; the rule's fields or, under hash.symmetric, its mirror's" : "");
 		if (w->set_size > 1)
 			printf(", its CPU set's member for this flow's hash (%u entries)",
 			       w->set_size);

@@ -214,7 +214,10 @@ struct steer_which {
 	} by;
 	__u32 cpu;		/* where its frames go now */
 	__u32 rule_id;		/* RULE, PREFIX: the rule, from 0 */
-	__u32 shape;		/* RULE, PREFIX: its shape (STEER_M_*) */
+	__u32 shape;		/* RULE, PREFIX: the shape that matched
+				 * (STEER_M_*): under hash.symmetric the
+				 * rule's or its mirror's */
+	bool symmetric;		/* the policy's hash.symmetric */
 	__u32 set_size;		/* RULE, PREFIX: CPUs in its set (1: one) */
 	__u32 bucket;		/* TABLE: table bucket */
 	__u32 table_size;

@@ -145,6 +145,7 @@ int steer_which_flow(struct steer_ctx *ctx, const char *ifname,
 	w->generation = s.generation;
 	w->table_size = s.table_size;
 	w->fastpath = s.flags & STEER_F_LOCAL_FASTPATH;
+	w->symmetric = s.flags & STEER_F_SYMMETRIC;
 	w->hash = steer_flow_hash(f, s.hash_key, s.flags, 0);
 	if (s.nshapes && match(&m, ctl.active, &s, f, &t, &shape, &prefix) &&
 	    rule_cpu(&m, &t, w->hash, &cpu)) {

@@ -322,6 +322,10 @@ check "a symmetric policy filling both rule maps' share of a slot applies" \
 	run_rc 0 xs apply "$IF_B" "$T/full1.yaml"
 check "another such policy applies over it (both slots full at once)" \
 	run_rc 0 xs apply "$IF_B" "$T/full2.yaml"
+check "which of a reply flow names the rule its mirror matched" \
+	run_rc 0 xs which "$IF_B" tcp 192.0.2.1:3 10.0.0.1:999
+check "(the mirror's fields, and that they may be the mirror's)" \
+	out_has "by exact-field rule 1 (proto, dst, src_port; the rule's fields or, under hash.symmetric, its mirror's)"
 check "status counts 16384 entries of each kind" \
 	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER status $IF_B | grep -q 'rules: 16384 exact-field, 16384 prefix'"
 check "a small policy replaces it, the full slot emptied" run_rc 0 xs apply "$IF_B" "$T/p0.yaml"
