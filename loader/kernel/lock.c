@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "kernel/lock.h"
 
@@ -42,8 +43,9 @@ static int open_lock_dir(char *why, size_t len)
 }
 
 /* The pid holding a lock on the file open as 'fd', from /proc/locks
- * ("1: FLOCK  ADVISORY  WRITE 1234 00:1a:5678 0 EOF"), and its name; 0
- * if none is found. */
+ * ("1: FLOCK  ADVISORY  WRITE 1234 00:1a:5678 0 EOF": the file as
+ * major:minor:inode, the device numbers in hex), and its name; 0 if none
+ * is found. A "->" line is a waiter, not a holder. */
 static int lock_holder(int fd, char *comm, size_t len)
 {
 	char line[256], path[64], dev_ino[64];
@@ -54,7 +56,8 @@ static int lock_holder(int fd, char *comm, size_t len)
 	comm[0] = '\0';
 	if (fstat(fd, &st))
 		return 0;
-	snprintf(dev_ino, sizeof(dev_ino), ":%llu ",
+	snprintf(dev_ino, sizeof(dev_ino), " %02x:%02x:%llu ",
+		 major(st.st_dev), minor(st.st_dev),
 		 (unsigned long long)st.st_ino);
 	f = fopen("/proc/locks", "re");
 	if (!f)

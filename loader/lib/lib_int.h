@@ -49,9 +49,10 @@ int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 /* An xdp_steer program is attached to 'it' but its maps are not all
  * pinned in its directory ('missing' names one, NULL: they are there but
  * not the program's): pins removed by hand or left by another version, or
- * a program loaded without -p. Says so, with the way out (detach, attach again), and returns
- * -ENOENT; 0 (nothing said) when no xdp_steer program is attached there,
- * and the caller's own advice for "not attached" applies. */
+ * a program loaded without -p. Says so, with the way out (detach, attach
+ * again), and returns -ENOENT; 0 (nothing said) when no xdp_steer program
+ * is attached there, and the caller's own advice for "not attached"
+ * applies. */
 int lib_pins_lost(struct steer_ctx *ctx, const struct lib_iface *it,
 		  const char *missing);
 
