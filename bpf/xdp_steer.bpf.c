@@ -158,16 +158,17 @@ static __always_inline int send(struct xdp_md *ctx,
 
 	if (target & STEER_TARGET_LOCAL) {
 		st->passed_local++;
-		ret = XDP_PASS;
-	} else {
-		ret = queue_frame(ctx, slot, st, me, target, stamp, seq);
-		if (ret != XDP_REDIRECT) {
-			st->passed_no_target++;
-			return ret;
-		}
-		if (!omitted(COUNTERS))
-			st->redirected++;
+		if (!omitted(CPU_STATS))
+			st->passed_local_bytes += bytes;
+		return XDP_PASS;
 	}
+	ret = queue_frame(ctx, slot, st, me, target, stamp, seq);
+	if (ret != XDP_REDIRECT) {
+		st->passed_no_target++;
+		return ret;
+	}
+	if (!omitted(COUNTERS))
+		st->redirected++;
 	if (omitted(CPU_STATS))
 		return ret;
 	cs = bpf_map_lookup_elem(&cpu_stats, &cpu);

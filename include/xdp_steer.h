@@ -466,7 +466,8 @@ struct steer_target {
 	X(unstamped, COUNT, "frames queued without drain metadata (the driver refused it)") \
 	X(rxq_moves, COUNT, "receive queues found moved to this CPU from another (IRQ affinity, threaded NAPI)") \
 	STEER_ENCAPS(STEER_ENCAP_STAT_, X)				\
-	X(encap_malformed, COUNT, "frames of those encapsulations truncated or malformed, passed on the receiving CPU")
+	X(encap_malformed, COUNT, "frames of those encapsulations truncated or malformed, passed on the receiving CPU") \
+	X(passed_local_bytes, COUNT, "bytes of the frames passed_local counts")
 /* One steer_stats row per encapsulation: encap_<name>. */
 #define STEER_ENCAP_STAT_(X, ID, name, port, help) X(encap_##name, COUNT, help)
 
@@ -485,8 +486,12 @@ struct steer_stats {
 	__u64 rxq_mine;
 };
 
-/* cpu_stats[cpu] (per-CPU array): frames the receiving CPU sent toward
- * 'cpu' (queued to it, or kept when it is the receiving CPU itself). */
+/* cpu_stats[cpu] (per-CPU array): frames the receiving CPU queued to
+ * 'cpu' (bpf_redirect_map() said XDP_REDIRECT). A frame passed on the
+ * spot counts in passed_local and passed_local_bytes instead: so what was
+ * sent to a worker is one counter, which never goes back between two
+ * reads (a difference of two counters read apart can), and what went
+ * toward a CPU is the sum of both. */
 struct steer_cpu_stats {
 	__u64 packets;
 	__u64 bytes;

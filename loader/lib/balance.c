@@ -35,7 +35,8 @@ struct sample {
 	__u32 table[STEER_TABLE_MAX];
 	__u32 weight[STEER_MAX_CPUS];
 	struct steer_load load[STEER_TABLE_MAX];	/* by drain bucket */
-	struct steer_cpu_stats cpu[STEER_MAX_CPUS];	/* sent toward */
+	struct steer_cpu_stats cpu[STEER_MAX_CPUS];	/* sent toward: queued
+							 * and passed there */
 };
 
 struct balancer {
@@ -44,6 +45,8 @@ struct balancer {
 	const struct steer_balance_opts *o;
 	struct steer_maps m;
 	struct sample a, b;
+	struct steer_stats *rx;			/* [ncpus]: steer_stats */
+	int ncpus;
 	struct balance_memory mem;
 	struct balance_plan plan;
 	__u32 table[STEER_TABLE_MAX];		/* the plan's */
@@ -177,6 +180,22 @@ out:
 	return err;
 }
 
+/* What each CPU passed on the spot (its own steer_stats: cpu_stats counts
+ * only what was queued) into s->cpu, toward it. */
+static int add_local(struct balancer *bl, struct sample *s)
+{
+	struct steer_stats total;
+	int c, err;
+
+	err = maps_percpu_sum(bl->m.steer_stats, 0, sizeof(total), &total,
+			      bl->rx);
+	for (c = 0; !err && c < bl->ncpus && c < STEER_MAX_CPUS; c++) {
+		s->cpu[c].packets += bl->rx[c].passed_local;
+		s->cpu[c].bytes += bl->rx[c].passed_local_bytes;
+	}
+	return err;
+}
+
 /* The policy in force and then the counters (no lock: they only grow). */
 static int take(struct balancer *bl, struct sample *s, bool *renewed)
 {
@@ -191,6 +210,8 @@ static int take(struct balancer *bl, struct sample *s, bool *renewed)
 	if (!err)
 		err = lib_sum_keys(bl->m.cpu_stats, STEER_MAX_CPUS,
 				   sizeof(struct steer_cpu_stats), s->cpu);
+	if (!err)
+		err = add_local(bl, s);
 	if (err)
 		lib_fail(bl->ctx, err, "%s: reading the load counters failed: %s",
 			 bl->ifname, strerror(-err));
@@ -399,6 +420,13 @@ int steer_balance(struct steer_ctx *ctx, const char *ifname,
 	bl->ctx = ctx;
 	bl->ifname = ifname;
 	bl->o = o;
+	bl->ncpus = libbpf_num_possible_cpus();
+	bl->rx = bl->ncpus > 0 ? calloc(bl->ncpus, sizeof(*bl->rx)) : NULL;
+	if (!bl->rx) {
+		err = lib_fail(ctx, bl->ncpus < 0 ? bl->ncpus : -ENOMEM,
+			       "cannot count the possible CPUs, or out of memory");
+		goto out_free;
+	}
 	err = lib_iface_begin(ctx, ifname, false, &it);
 	if (!err)
 		err = lib_maps_open(ctx, &it, &bl->m);
@@ -451,6 +479,7 @@ int steer_balance(struct steer_ctx *ctx, const char *ifname,
 out_maps:
 	maps_close(&bl->m);
 out_free:
+	free(bl->rx);
 	free(bl);
 	return err;
 }

@@ -8,7 +8,7 @@
 bool steer_worker_view(const struct steer_sample *s, int cpu,
 		       struct steer_worker_view *v)
 {
-	__u64 local = 0, any = 0;
+	__u64 local = 0, local_bytes = 0, any = 0;
 	const __u64 *f;
 	size_t i;
 
@@ -16,27 +16,27 @@ bool steer_worker_view(const struct steer_sample *s, int cpu,
 	v->cpu = cpu;
 	if (cpu < 0 || cpu >= STEER_MAX_CPUS)
 		return false;
-	/* cpu_stats counts what each receiving CPU sent toward a CPU,
-	 * passed on the spot when that CPU is itself: every local pass is
-	 * counted on that CPU both there and in passed_local, so the
-	 * difference is what was queued. Read after passed_local, cpu_stats
-	 * can only hold more. */
+	/* cpu_stats counts what the receiving CPUs queued to a CPU; what
+	 * a CPU passed on the spot, itself its target, is in its own
+	 * passed_local and passed_local_bytes. Sent is one counter, so it
+	 * never goes back from one read to the next; the load adds both. */
 	if (cpu < s->ncpus) {
 		local = s->rx[cpu].passed_local;
+		local_bytes = s->rx[cpu].passed_local_bytes;
 		v->delivered = s->deq[cpu].packets;
 		v->delivered_bytes = s->deq[cpu].bytes;
 		if (s->traced)
 			v->kthread = s->kthread[cpu];
 	}
-	v->sent = s->queued[cpu].packets > local ?
-		  s->queued[cpu].packets - local : 0;
-	v->load = balance_cost(s->queued[cpu].packets, s->queued[cpu].bytes);
+	v->sent = s->queued[cpu].packets;
+	v->load = balance_cost(s->queued[cpu].packets + local,
+			       s->queued[cpu].bytes + local_bytes);
 	if (s->traced) {
 		v->ring = s->ring[cpu];
 		v->in_flight = (__s64)(v->sent - v->delivered -
 				       v->ring.ring_full_drops);
 	}
-	any = v->sent | v->delivered | s->queued[cpu].packets;
+	any = v->sent | v->delivered | local;
 	f = (const __u64 *)&v->ring;
 	for (i = 0; i < sizeof(v->ring) / sizeof(*f); i++)
 		any |= f[i];

@@ -150,8 +150,9 @@ struct steer_sample {
 	int ncpus;			/* possible CPUs */
 	struct steer_stats total;
 	struct steer_stats *rx;		/* [ncpus]: per receiving CPU */
-	struct steer_cpu_stats *queued;	/* [STEER_MAX_CPUS]: toward a CPU,
-					 * local passes included */
+	struct steer_cpu_stats *queued;	/* [STEER_MAX_CPUS]: queued to a
+					 * CPU (cpu_stats); local passes are
+					 * in rx[cpu].passed_local* */
 	struct steer_worker_stats *deq;	/* [ncpus]: dequeued by a worker */
 	/* The cpumap tracepoints' counters (kernel/trace.h); all zero when
 	 * 'traced' is false (their programs are not pinned). */
@@ -168,8 +169,7 @@ struct steer_sample {
 struct steer_worker_view {
 	int cpu;
 	__u64 sent;		/* queued to its ring: bpf_redirect_map()
-				 * returned XDP_REDIRECT (cpu_stats, less
-				 * the frames passed on the CPU itself) */
+				 * returned XDP_REDIRECT (cpu_stats) */
 	__u64 delivered;	/* its cpumap program ran on them */
 	__u64 delivered_bytes;
 	struct steer_ring_stats ring;	    /* when traced */

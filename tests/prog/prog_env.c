@@ -158,13 +158,16 @@ __u64 counter(const struct steer_stats *st, size_t off)
 
 /* Runs one frame on zeroed counters and checks all of them against 'e':
  * the verdict, rx moved by one, exactly the expected counters moved, and
- * only the expected CPU's cpu_stats. Prints the frame when anything is off. */
+ * only the expected CPU's cpu_stats for a queued frame; a frame passed on
+ * the spot moves passed_local_bytes instead, and no cpu_stats. Prints the
+ * frame when anything is off. */
 bool expect_run(const struct frame *f, const struct expect *e,
 		const char *label)
 {
 	static struct steer_cpu_stats cs[STEER_MAX_CPUS];
 	struct steer_stats st;
 	int verdict = -1, err, cpu = resolve_cpu(e->cpu);
+	bool local = e->outcome == OFF(passed_local);
 	char what[160];
 	bool ok = true;
 	__u32 c;
@@ -205,10 +208,13 @@ bool expect_run(const struct frame *f, const struct expect *e,
 			 want);
 		ok &= EXPECT_EQ(counter(&st, encaps[i].off), want, what);
 	}
+	ok &= EXPECT_EQ(st.passed_local_bytes, local ? f->len : 0,
+			local ? "passed_local_bytes moved by the frame" :
+			"passed_local_bytes did not move");
 	err = steer_prog_read_all_cpu_stats(&prog, cs);
 	ok &= EXPECT_EQ(err, 0, "cpu_stats could be read");
 	for (c = 0; c < STEER_MAX_CPUS && !err; c++) {
-		int want = (int)c == cpu;
+		int want = (int)c == cpu && !local;
 
 		if (cs[c].packets == (__u64)want &&
 		    cs[c].bytes == (want ? f->len : 0))

@@ -445,7 +445,7 @@ static struct expect predict(const struct frame *f,
 	}
 	if ((s->flags & STEER_F_LOCAL_FASTPATH) && cpu == (__u32)local_cpu) {
 		e.verdict = XDP_PASS;
-		e.cpu = local_cpu;
+		e.cpu = CPU_NONE;	/* passed_local_bytes instead */
 		e.outcome = OFF(passed_local);
 	} else if (cpu == (__u32)local_cpu || cpu == (__u32)remote_cpu) {
 		e.verdict = XDP_REDIRECT;
@@ -531,9 +531,11 @@ static bool random_run(const struct frame *f, const struct expect *e,
 		     "a malformed encapsulation is passed as a parse error");
 	for (i = 0; i < 3; i++)
 		cpu_moved += cur.cpu_packets[i] - prev->cpu_packets[i];
-	ok &= EXPECT_EQ(cpu_moved, verdict == XDP_REDIRECT ||
-			(cur.st.passed_local - prev->st.passed_local),
-			"cpu_stats moved for redirected and local frames only");
+	ok &= EXPECT_EQ(cpu_moved, verdict == XDP_REDIRECT,
+			"cpu_stats moved for redirected frames only");
+	ok &= EXPECT_EQ(cur.st.passed_local_bytes - prev->st.passed_local_bytes,
+			cur.st.passed_local != prev->st.passed_local ? f->len : 0,
+			"passed_local_bytes moved by a frame passed on the spot, only");
 	if (e) {
 		cpu = resolve_cpu(e->cpu);
 		ok &= EXPECT_EQ(verdict, e->verdict, "the verdict is the predicted one");

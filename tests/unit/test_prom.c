@@ -40,9 +40,10 @@ static struct steer_sample *fixture(bool traced)
 	return &fx.s;
 }
 
-/* CPU 0 receives 1000 frames: 300 passed there (it is a worker too), 700
- * sent to CPU 2, of which the ring dropped 200 and CPU 2's program took
- * 450; 50 are still in flight. */
+/* CPU 0 receives 1000 frames: 300 passed there (it is a worker too; they
+ * count in its passed_local, not in cpu_stats), 700 sent to CPU 2, of
+ * which the ring dropped 200 and CPU 2's program took 450; 50 are still
+ * in flight. */
 static struct steer_sample *busy(bool traced)
 {
 	struct steer_sample *s = fixture(traced);
@@ -50,8 +51,9 @@ static struct steer_sample *busy(bool traced)
 	fx.rx[0].rx_packets = 1000;
 	fx.rx[0].redirected = 700;
 	fx.rx[0].passed_local = 300;
-	fx.queued[0].packets = 300;
+	fx.rx[0].passed_local_bytes = 300 * 64;
 	fx.queued[2].packets = 700;
+	fx.queued[2].bytes = 700 * 64;
 	fx.deq[2].packets = 450;
 	fx.deq[2].bytes = 450 * 64;
 	fx.ring[2].enqueued = 500;
@@ -213,12 +215,20 @@ static void test_view(void)
 	EXPECT_EQ(v.sent, 700, "sent is what cpu_stats counted toward worker 2");
 	EXPECT_EQ(v.in_flight, 50, "in flight is sent - delivered - ring-full drops");
 	EXPECT(steer_worker_view(s, 0, &v), "CPU 0 has an account (frames went toward it)");
-	EXPECT_EQ(v.sent, 0, "local passes are not sent: cpu_stats less passed_local");
+	EXPECT_EQ(v.sent, 0, "local passes are not sent: cpu_stats counts only what was queued");
 	EXPECT(!steer_worker_view(s, 1, &v), "CPU 1, sent nothing and counting nothing, has none");
 	EXPECT(!steer_worker_view(s, STEER_MAX_CPUS, &v), "a CPU beyond the cpumap has none");
-	fx.rx[0].passed_local = 301;
+	/* The load toward a CPU is what was queued to it and what it passed
+	 * itself: 300 of 1000 frames of one size toward CPU 0. */
 	steer_worker_view(s, 0, &v);
-	EXPECT_EQ(v.sent, 0, "a local count read ahead of cpu_stats never makes sent negative");
+	EXPECT_EQ((long long)(1000 * v.load), (long long)(1000 * balance_cost(300, 300 * 64)),
+		  "CPU 0's load is its local passes");
+	steer_worker_view(s, 2, &v);
+	EXPECT_EQ((long long)(1000 * v.load), (long long)(1000 * balance_cost(700, 700 * 64)),
+		  "CPU 2's load is what was queued to it");
+	fx.rx[0].passed_local = 301;
+	steer_worker_view(s, 2, &v);
+	EXPECT_EQ(v.sent, 700, "a local pass counted between two reads leaves sent as it was: it never goes back");
 	s = busy(false);
 	steer_worker_view(s, 2, &v);
 	EXPECT_EQ(v.ring.ring_full_drops + v.kthread.processed + v.in_flight, 0,
@@ -231,7 +241,7 @@ static const struct test_case tests[] = {
 	TEST_ENTRY(test_untraced, "without the tracepoint programs, ring counters are absent and the gauge says 0"),
 	TEST_ENTRY(test_escaping, "label values are escaped"),
 	TEST_ENTRY(test_format, "families are declared once, HELP then TYPE then their samples; counters end in _total"),
-	TEST_ENTRY(test_view, "the worker account: sent less local passes, in flight, no account without frames"),
+	TEST_ENTRY(test_view, "the worker account: sent is what was queued, load adds the local passes, in flight, no account without frames"),
 };
 
 TEST_MAIN("unit/prom")
