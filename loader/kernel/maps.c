@@ -13,8 +13,11 @@
 static const struct {
 	const char *name;
 	size_t off;
+	__u32 key_size, value_size, max_entries;
 } map_list[] = {
-#define MAPS_ENTRY_(name, ...) { #name, offsetof(struct steer_maps, name) },
+#define MAPS_ENTRY_(name, type, key, value, max, flags)			\
+	{ #name, offsetof(struct steer_maps, name), sizeof(key),	\
+	  sizeof(value), max },
 	STEER_MAPS(MAPS_ENTRY_)
 #undef MAPS_ENTRY_
 };
@@ -36,11 +39,19 @@ int maps_open(const char *dir, struct steer_maps *m, const char **missing)
 	if (snprintf(m->dir, sizeof(m->dir), "%s", dir) >= (int)sizeof(m->dir))
 		return -ENAMETOOLONG;
 	for (i = 0; i < NMAPS; i++) {
+		struct bpf_map_info info = {};
+		__u32 len = sizeof(info);
+
 		snprintf(path, sizeof(path), "%s/%s", dir, map_list[i].name);
 		*fd_of(m, i) = bpf_obj_get(path);
-		if (*fd_of(m, i) < 0) {
-			err = -errno;
-			*fd_of(m, i) = -1;
+		err = *fd_of(m, i) < 0 ? -errno :
+		      bpf_obj_get_info_by_fd(*fd_of(m, i), &info, &len) ? -errno :
+		      /* Another version's map: its values are not ours to
+		       * read (a counter added moves the fields after it). */
+		      info.key_size != map_list[i].key_size ||
+		      info.value_size != map_list[i].value_size ||
+		      info.max_entries != map_list[i].max_entries ? -EPROTO : 0;
+		if (err) {
 			if (missing)
 				*missing = map_list[i].name;
 			maps_close(m);

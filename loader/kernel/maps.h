@@ -20,7 +20,9 @@ struct steer_maps {
 };
 
 /* Opens every map pinned in 'dir'; -ENOENT when one is missing (nothing
- * attached there), with its name in 'missing' when not NULL. */
+ * attached there), -EPROTO when one's key, value or size is not this
+ * version's (pinned by another xdp-steer), with its name in 'missing'
+ * when not NULL. */
 int maps_open(const char *dir, struct steer_maps *m, const char **missing);
 void maps_close(struct steer_maps *m);
 

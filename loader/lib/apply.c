@@ -100,9 +100,7 @@ int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 				it->ifname, it->dir, missing, it->ifname,
 				it->dir, it->ifname);
 	if (err)
-		return lib_fail(ctx, err, "%s: cannot open the maps in %s: %s%s",
-				it->ifname, it->dir, strerror(-err),
-				lib_priv_hint(err));
+		return lib_maps_failed(ctx, it, err, missing);
 	if (!prog_find(it->dir, it->ifindex, &at) &&
 	    (!at.prog_id || !at.uses_pins))
 		lib_note(ctx, STEER_WARN,

@@ -96,7 +96,8 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 
 		if (!e)
 			maps_close(&m);
-		if (e == -ENOENT && lib_pins_lost(ctx, &it, missing)) {
+		if ((e == -ENOENT && lib_pins_lost(ctx, &it, missing)) ||
+		    (e == -EPROTO && lib_maps_failed(ctx, &it, e, missing))) {
 			err = -EEXIST;
 			goto out;
 		}

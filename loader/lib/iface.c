@@ -125,6 +125,17 @@ int lib_not_attached(struct steer_ctx *ctx, const struct lib_iface *it,
 			it->ifname, missing, it->dir, advice);
 }
 
+int lib_maps_failed(struct steer_ctx *ctx, const struct lib_iface *it,
+		    int err, const char *missing)
+{
+	if (err == -EPROTO)
+		return lib_fail(ctx, err, "%s: the map %s pinned in %s is not this version's (its key, value or size differs): pinned by another version of xdp-steer; 'xdp-steer detach %s', then attach it again",
+				it->ifname, missing, it->dir, it->ifname);
+	return lib_fail(ctx, err, "%s: cannot open the maps in %s: %s%s",
+			it->ifname, it->dir, strerror(-err),
+			lib_priv_hint(err));
+}
+
 int lib_maps_open(struct steer_ctx *ctx, const struct lib_iface *it,
 		  struct steer_maps *m)
 {
@@ -140,9 +151,7 @@ int lib_maps_open(struct steer_ctx *ctx, const struct lib_iface *it,
 	if (err == -ENOENT)
 		return lib_not_attached(ctx, it, missing, advice);
 	if (err)
-		return lib_fail(ctx, err, "%s: cannot open the maps in %s: %s%s",
-				it->ifname, it->dir, strerror(-err),
-				lib_priv_hint(err));
+		return lib_maps_failed(ctx, it, err, missing);
 	return 0;
 }
 

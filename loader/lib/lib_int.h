@@ -63,6 +63,11 @@ int lib_pins_lost(struct steer_ctx *ctx, const struct lib_iface *it,
 int lib_not_attached(struct steer_ctx *ctx, const struct lib_iface *it,
 		     const char *missing, const char *advice);
 
+/* maps_open() on 'it' failed with 'err' other than -ENOENT ('missing':
+ * the map it stopped at): says why and what to do. Returns 'err'. */
+int lib_maps_failed(struct steer_ctx *ctx, const struct lib_iface *it,
+		    int err, const char *missing);
+
 /* Opens the maps of 'it' into *m, failing with the usual advice (nothing
  * attached here, the program's pins lost, or no permission). */
 struct steer_maps;

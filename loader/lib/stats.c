@@ -69,8 +69,7 @@ int steer_stats_open(struct steer_ctx *ctx, const char *ifname,
 		if (!lib_pins_lost(ctx, &it, missing))
 			lib_not_attached(ctx, &it, missing, "");
 	} else if (err) {
-		lib_fail(ctx, err, "%s: cannot open the maps in %s: %s%s",
-			 ifname, it.dir, strerror(-err), lib_priv_hint(err));
+		lib_maps_failed(ctx, &it, err, missing);
 	}
 	if (err) {
 		free(src);

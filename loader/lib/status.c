@@ -80,8 +80,7 @@ int steer_status(struct steer_ctx *ctx, const char *ifname,
 		goto out;
 	}
 	if (err) {
-		lib_fail(ctx, err, "%s: cannot open the maps in %s: %s%s",
-			 ifname, it.dir, strerror(-err), lib_priv_hint(err));
+		lib_maps_failed(ctx, &it, err, missing);
 		goto out;
 	}
 	if (it.ifindex)

@@ -354,6 +354,24 @@ check "saying the same, not 'use apply'" \
 check "the program is still attached" test "$(prog_on "$NS_B" "$IF_B")" = "$PROG"
 check "detach takes it off" run_rc 0 xs detach "$IF_B"
 check "and attach works again" run_rc 0 xs attach "$IF_B" --policy "$T/p0.yaml"
+
+# A map pinned by another version (a counter added moves every field
+# after it): its values are not read as this version's.
+rm "$PIN_B/steer_window"
+bpftool map create "$PIN_B/steer_window" type array key 4 value 8 entries 1 name steer_window
+OTHER="the map steer_window pinned in $PIN_B is not this version's (its key, value or size differs): pinned by another version of xdp-steer; 'xdp-steer detach $IF_B', then attach it again"
+for cmd in status stats apply attach; do
+	case $cmd in
+	apply) args=("$T/p1.yaml") ;;
+	attach) args=(--policy "$T/p1.yaml") ;;
+	stats) args=(--totals) ;;
+	*) args=() ;;
+	esac
+	check "with another version's map pinned, $cmd exits 1" run_rc 1 xs "$cmd" "$IF_B" "${args[@]}"
+	check "$cmd names the map and the way out" out_has "$OTHER"
+done
+check "detach takes it all off" run_rc 0 xs detach "$IF_B"
+check "and attach works again" run_rc 0 xs attach "$IF_B" --policy "$T/p0.yaml"
 check "detach works after all this" run_rc 0 xs detach "$IF_B"
 
 e2e_done
