@@ -92,6 +92,9 @@ void print_prom(FILE *out, const char *ifname, const struct steer_sample *s)
 	size_t i;
 	int c;
 
+	family(out, "steering", "gauge",
+	       "1 when the interface is there and an xdp_steer program using these counters' maps is attached to it; 0: the counters stand still (interface deleted, program detached)");
+	sample(out, "steering", ifname, NULL, 0, s->steering);
 	family(out, "cpumap_trace", "gauge",
 	       "1 when the worker ring and kthread counters are counted (the cpumap tracepoint programs are pinned), else 0");
 	sample(out, "cpumap_trace", ifname, NULL, 0, s->traced);

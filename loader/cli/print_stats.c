@@ -73,8 +73,8 @@ void print_stats_json(const char *ifname, const struct steer_sample *s)
 	for (i = 0; i < NFIELDS; i++)
 		printf("%s\"%s\": %llu", i ? ", " : "", fields[i].name,
 		       (unsigned long long)field(&s->total, i));
-	printf("}, \"cpumap_trace\": %s, \"rx_cpus\": [",
-	       s->traced ? "true" : "false");
+	printf("}, \"steering\": %s, \"cpumap_trace\": %s, \"rx_cpus\": [",
+	       s->steering ? "true" : "false", s->traced ? "true" : "false");
 	for (c = 0, first = 1; c < s->ncpus; c++) {
 		if (!s->rx[c].rx_packets)
 			continue;

@@ -4,9 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <net/if.h>
 #include <bpf/libbpf.h>
 
 #include "kernel/maps.h"
+#include "kernel/prog.h"
 #include "kernel/trace.h"
 #include "lib/lib_int.h"
 
@@ -14,6 +16,8 @@ struct steer_stats_src {
 	struct steer_maps m;
 	struct trace_maps t;
 	bool traced;
+	char ifname[IF_NAMESIZE];
+	char dir[PATH_MAX];
 };
 
 int steer_sample_alloc(struct steer_sample *s)
@@ -78,6 +82,8 @@ int steer_stats_open(struct steer_ctx *ctx, const char *ifname,
 	/* Without the tracepoint programs (attached by an older xdp-steer,
 	 * or by xdp-loader and never applied) the rest still counts. */
 	src->traced = !trace_open(it.dir, &src->t);
+	snprintf(src->ifname, sizeof(src->ifname), "%s", ifname);
+	snprintf(src->dir, sizeof(src->dir), "%s", it.dir);
 	*srcp = src;
 out:
 	/* The maps stay open without the lock: counters are read-only, and
@@ -115,6 +121,17 @@ int lib_sum_keys(int fd, __u32 nkeys, size_t value_size, void *out)
 	return maps_percpu_scan(fd, nkeys, value_size, sum_key, &a);
 }
 
+/* The interface is here and a program that uses these maps is attached
+ * to it: else the counters stand still, and a monitor must be told. */
+static bool steering(const struct steer_stats_src *src)
+{
+	unsigned int ifindex = if_nametoindex(src->ifname);
+	struct attached at;
+
+	return ifindex && !prog_find(src->dir, ifindex, &at) && at.prog_id &&
+	       at.uses_pins;
+}
+
 int steer_stats_read(struct steer_stats_src *src, struct steer_sample *s)
 {
 	struct steer_kthread_stats ksum;
@@ -124,6 +141,7 @@ int steer_stats_read(struct steer_stats_src *src, struct steer_sample *s)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	s->t = ts.tv_sec + ts.tv_nsec / 1e9;
+	s->steering = steering(src);
 	/* Downstream first (steer.h): what the workers took, what the rings
 	 * took, then what was sent. */
 	err = maps_percpu_sum(src->m.worker_stats, 0, sizeof(wsum), &wsum,

@@ -148,6 +148,8 @@ int steer_pin_dir(struct steer_ctx *ctx, const char *ifname, bool create,
 struct steer_sample {
 	double t;			/* seconds, monotonic */
 	int ncpus;			/* possible CPUs */
+	bool steering;			/* the interface is there, and a
+					 * program using these maps is on it */
 	struct steer_stats total;
 	struct steer_stats *rx;		/* [ncpus]: per receiving CPU */
 	struct steer_cpu_stats *queued;	/* [STEER_MAX_CPUS]: queued to a

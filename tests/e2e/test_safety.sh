@@ -149,7 +149,16 @@ wait
 # ---- interfaces and namespaces that are gone ------------------------------------
 
 xc -q attach "$IF_B" --policy "$T/p1.yaml" || fail "attach in C"
+check "stats --prometheus of a steered interface says steering 1" \
+	run_rc 0 xc stats "$IF_B" --prometheus
+check "(the gauge)" out_has "xdp_steer_steering{interface=\"$IF_B\"} 1"
 ip -n "$NS_C" link del "$IF_B"
+check "stats --prometheus of a deleted interface still reads its pins" \
+	run_rc 0 xc stats "$IF_B" --prometheus
+check "and says steering 0: its counters stand still, the link is not idle" \
+	out_has "xdp_steer_steering{interface=\"$IF_B\"} 0"
+check "stats --json says so too" run_rc 0 xc stats "$IF_B" --json
+check "(steering false)" out_has '"steering": false'
 check "status of a deleted interface still reads its pins" run_rc 0 xc status "$IF_B"
 check "and warns that the interface is gone, with the cure" \
 	out_has "no interface $IF_B in this network namespace (it was deleted): nothing steers; 'xdp-steer detach $IF_B' removes the pins"

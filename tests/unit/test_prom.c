@@ -136,6 +136,27 @@ static void test_worker_series(void)
 	free(out);
 }
 
+/* A monitor must tell counters that stand still because nothing steers
+ * (the interface deleted, the program detached) from an idle link. */
+static void test_steering_gauge(void)
+{
+	struct steer_sample *s = busy(true);
+	char *out;
+
+	s->steering = true;
+	out = render("eth1", s);
+	EXPECT_LINE(out, "xdp_steer_steering{interface=\"eth1\"} 1",
+		    "the steering gauge is 1 while a program using the maps is on the interface");
+	free(out);
+	s->steering = false;
+	out = render("eth1", s);
+	EXPECT_LINE(out, "xdp_steer_steering{interface=\"eth1\"} 0",
+		    "and 0 when nothing steers, the counters still there");
+	EXPECT_LINE(out, "xdp_steer_worker_sent_total{interface=\"eth1\",worker=\"2\"} 700",
+		    "(the counters as they stood)");
+	free(out);
+}
+
 static void test_untraced(void)
 {
 	char *out = render("eth1", busy(false));
@@ -238,6 +259,7 @@ static void test_view(void)
 static const struct test_case tests[] = {
 	TEST_ENTRY(test_rx_series, "receiving CPUs' counters are labelled cpu, once they received"),
 	TEST_ENTRY(test_worker_series, "workers' accounts are labelled worker, ring and kthread counters included"),
+	TEST_ENTRY(test_steering_gauge, "a gauge says whether anything steers, so standing counters are not read as an idle link"),
 	TEST_ENTRY(test_untraced, "without the tracepoint programs, ring counters are absent and the gauge says 0"),
 	TEST_ENTRY(test_escaping, "label values are escaped"),
 	TEST_ENTRY(test_format, "families are declared once, HELP then TYPE then their samples; counters end in _total"),
