@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* balance: the adaptive balancer, a round every balance.interval of the
  * policy in force, one line (or JSON object) per round, until SIGTERM. */
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -93,7 +94,12 @@ int cmd_balance(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	cli_ctx_init(&ctx);
-	if (steer_balance(&ctx, c.ifname, &c.o, on_round, &c, &stop))
+	ret = steer_balance(&ctx, c.ifname, &c.o, on_round, &c, &stop);
+	if (ret == -ENODEV || ret == -ENOENT) {
+		cli_fail(&ctx);
+		return EXIT_NOTHING;
+	}
+	if (ret)
 		return cli_fail(&ctx);
 	return 0;
 }

@@ -179,6 +179,23 @@ wait "$BAL_PID"
 bal_rc=$?
 check "SIGTERM stops the balancer with exit 0" test "$bal_rc" -eq 0
 check "  and it wrote nothing on stderr" test ! -s "$T/bal.err"
+# Detached under it (by hand, the unit still active): exit 3, which the
+# unit does not restart, where Restart=on-failure would every 5 s for ever.
+check "the balancer's unit does not restart it for exit 3 (nothing to balance)" \
+	grep -qx "RestartPreventExitStatus=3" "$BUNIT"
+start_balancer_unit
+sleep 1
+in_b "$XDP_STEER" -q detach "$IF_B"
+wait "$BAL_PID"
+bal_rc=$?
+check "a balancer whose interface is detached under it exits 3" test "$bal_rc" -eq 3
+check "  saying why" grep -q "xdp-steer was detached; the balancer stops" "$T/bal.err"
+start_balancer_unit
+wait "$BAL_PID"
+bal_rc=$?
+check "started with nothing attached, it exits 3 at once" test "$bal_rc" -eq 3
+run_unit ExecStart
+check "start again after that detach exits 0" rc_is 0
 
 # ---- stop -------------------------------------------------------------------
 
