@@ -90,11 +90,13 @@ void print_stats_json(const char *ifname, const struct steer_sample *s)
 		if (!steer_worker_view(s, c, &v))
 			continue;
 		/* The first four as before the tracepoint counters, in this
-		 * order (tests/vm/check-kernel.sh reads them so). */
+		 * order (tests/vm/check-kernel.sh reads them so); queued_*
+		 * are what went toward the CPU, passed there included, as
+		 * they always were. */
 		printf("%s{\"cpu\": %d, \"queued_packets\": %llu, \"queued_bytes\": %llu, \"dequeued_packets\": %llu, \"dequeued_bytes\": %llu, \"sent_packets\": %llu",
 		       first ? "" : ", ", c,
-		       (unsigned long long)s->queued[c].packets,
-		       (unsigned long long)s->queued[c].bytes,
+		       (unsigned long long)v.toward,
+		       (unsigned long long)v.toward_bytes,
 		       (unsigned long long)v.delivered,
 		       (unsigned long long)v.delivered_bytes,
 		       (unsigned long long)v.sent);

@@ -29,8 +29,9 @@ bool steer_worker_view(const struct steer_sample *s, int cpu,
 			v->kthread = s->kthread[cpu];
 	}
 	v->sent = s->queued[cpu].packets;
-	v->load = balance_cost(s->queued[cpu].packets + local,
-			       s->queued[cpu].bytes + local_bytes);
+	v->toward = s->queued[cpu].packets + local;
+	v->toward_bytes = s->queued[cpu].bytes + local_bytes;
+	v->load = balance_cost(v->toward, v->toward_bytes);
 	if (s->traced) {
 		v->ring = s->ring[cpu];
 		v->in_flight = (__s64)(v->sent - v->delivered -

@@ -172,6 +172,8 @@ struct steer_worker_view {
 	int cpu;
 	__u64 sent;		/* queued to its ring: bpf_redirect_map()
 				 * returned XDP_REDIRECT (cpu_stats) */
+	__u64 toward;		/* sent, and what it passed on the spot */
+	__u64 toward_bytes;
 	__u64 delivered;	/* its cpumap program ran on them */
 	__u64 delivered_bytes;
 	struct steer_ring_stats ring;	    /* when traced */
