@@ -98,6 +98,10 @@ void print_balance_json(const char *ifname, const struct steer_balance_round *r)
 			       p->moves[i].from, p->moves[i].to,
 			       share(p, p->moves[i].load));
 		printf("]");
+	} else {
+		/* No plan (off, idle before a count, stale): the same keys,
+		 * so a reader need not test for each. */
+		printf(", \"busiest\": null, \"ratio\": null, \"after\": null, \"bound\": null, \"bound_bucket\": null, \"workers\": [], \"moves\": []");
 	}
 	printf(", \"note\": ");
 	json_str(stdout, r->note);

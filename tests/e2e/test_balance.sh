@@ -318,5 +318,12 @@ import json, sys
 late = [json.loads(l) for l in open('$T/rounds.json')]
 sys.exit(1 if any(r['applied'] and r['time'] > $OFF_T for r in late) else 0)"
 check "and said it is off" grep -q '"state": "off"' "$T/rounds.json"
+check "every JSON round has the same keys, an off round's moves and workers empty" \
+	python3 -c "
+import json, sys
+rounds = [json.loads(l) for l in open('$T/rounds.json')]
+keys = set(rounds[0])
+sys.exit(0 if all(set(r) == keys for r in rounds) and
+         all(r['moves'] == [] and r['workers'] == [] for r in rounds if r['state'] == 'off') else 1)"
 echo "  $(traffic_summary "$OBS_REPORT")"
 e2e_done
