@@ -7,8 +7,9 @@
 #include "cli/print_status.h"
 
 
-/* The cpumap entries the policy in force does not need, of those some
- * bucket still drains from ('in_use') or of the others. */
+/* The cpumap entries the policy in force does not need: with 'in_use',
+ * those some bucket still drains from; without, the others. 'what'
+ * comes before the first; nothing is printed when there is none. */
 static void print_unneeded(const struct slot_view *v, bool in_use,
 			   const char *what)
 {
