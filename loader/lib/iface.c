@@ -146,10 +146,11 @@ int lib_maps_open(struct steer_ctx *ctx, const struct lib_iface *it,
 	err = maps_open(it->dir, m, &missing);
 	if (err == -ENOENT && lib_pins_lost(ctx, it, missing))
 		return err;
-	snprintf(advice, sizeof(advice), "; 'xdp-steer attach %s --policy FILE' first",
-		 it->ifname);
-	if (err == -ENOENT)
+	if (err == -ENOENT) {
+		snprintf(advice, sizeof(advice), "; 'xdp-steer attach %s --policy FILE' first",
+			 it->ifname);
 		return lib_not_attached(ctx, it, missing, advice);
+	}
 	if (err)
 		return lib_maps_failed(ctx, it, err, missing);
 	return 0;

@@ -370,6 +370,18 @@ static void test_16k_rules_of_each_kind_are_accepted(void)
 		build_free(&b);
 	}
 	printf("  16384 exact and 16384 prefix rules: %.3f s\n", now() - t);
+	/* The compiler holds the line too, for a policy the parser did not
+	 * bound: the same rules made symmetric take twice the room. */
+	if (!err) {
+		pol.symmetric = true;
+		err = policy_compile(&pol, NULL, &b, why, sizeof(why));
+		EXPECT_EQ(err, -E2BIG, "made symmetric, they do not compile: twice the room each");
+		EXPECT(!strncmp(why, "the rules take 32768 exact-field and ", 37) &&
+		       strstr(why, "prefix entries; a policy has room for 16384 of each"),
+		       "saying how many entries against the room");
+		if (!err)
+			build_free(&b);
+	}
 	policy_free(&pol);
 	diags_free(&d);
 	free(text);
