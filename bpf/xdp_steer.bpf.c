@@ -171,11 +171,9 @@ static __always_inline int send(struct xdp_md *ctx,
 		st->redirected++;
 	if (omitted(CPU_STATS))
 		return ret;
-	cs = bpf_map_lookup_elem(&cpu_stats, &cpu);
-	if (cs) {
-		cs->packets++;
-		cs->bytes += bytes;
-	}
+	cs = &st->queued[cpu];
+	cs->packets++;
+	cs->bytes += bytes;
 	return ret;
 }
 

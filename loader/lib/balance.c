@@ -180,15 +180,18 @@ out:
 	return err;
 }
 
-/* What each CPU passed on the spot (its own steer_stats: cpu_stats counts
- * only what was queued) into s->cpu, toward it. */
-static int add_local(struct balancer *bl, struct sample *s)
+/* What was sent toward each CPU into s->cpu: queued to it by every
+ * receiving CPU (steer_stats.queued), and passed on the spot by itself
+ * (its own steer_stats). */
+static int read_toward(struct balancer *bl, struct sample *s)
 {
 	struct steer_stats total;
 	int c, err;
 
 	err = maps_percpu_sum(bl->m.steer_stats, 0, sizeof(total), &total,
 			      bl->rx);
+	if (!err)
+		memcpy(s->cpu, total.queued, sizeof(s->cpu));
 	for (c = 0; !err && c < bl->ncpus && c < STEER_MAX_CPUS; c++) {
 		s->cpu[c].packets += bl->rx[c].passed_local;
 		s->cpu[c].bytes += bl->rx[c].passed_local_bytes;
@@ -208,10 +211,7 @@ static int take(struct balancer *bl, struct sample *s, bool *renewed)
 	err = lib_sum_keys(bl->m.steer_load, STEER_TABLE_MAX,
 			   sizeof(struct steer_load), s->load);
 	if (!err)
-		err = lib_sum_keys(bl->m.cpu_stats, STEER_MAX_CPUS,
-				   sizeof(struct steer_cpu_stats), s->cpu);
-	if (!err)
-		err = add_local(bl, s);
+		err = read_toward(bl, s);
 	if (err)
 		lib_fail(bl->ctx, err, "%s: reading the load counters failed: %s",
 			 bl->ifname, strerror(-err));

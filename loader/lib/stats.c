@@ -27,11 +27,10 @@ int steer_sample_alloc(struct steer_sample *s)
 	if (s->ncpus < 0)
 		return s->ncpus;
 	s->rx = calloc(s->ncpus, sizeof(*s->rx));
-	s->queued = calloc(STEER_MAX_CPUS, sizeof(*s->queued));
 	s->deq = calloc(s->ncpus, sizeof(*s->deq));
 	s->ring = calloc(STEER_MAX_CPUS, sizeof(*s->ring));
 	s->kthread = calloc(s->ncpus, sizeof(*s->kthread));
-	if (s->rx && s->queued && s->deq && s->ring && s->kthread)
+	if (s->rx && s->deq && s->ring && s->kthread)
 		return 0;
 	steer_sample_free(s);
 	return -ENOMEM;
@@ -40,12 +39,10 @@ int steer_sample_alloc(struct steer_sample *s)
 void steer_sample_free(struct steer_sample *s)
 {
 	free(s->rx);
-	free(s->queued);
 	free(s->deq);
 	free(s->ring);
 	free(s->kthread);
 	s->rx = NULL;
-	s->queued = NULL;
 	s->deq = NULL;
 	s->ring = NULL;
 	s->kthread = NULL;
@@ -156,9 +153,6 @@ int steer_stats_read(struct steer_stats_src *src, struct steer_sample *s)
 	if (!err)
 		err = maps_percpu_sum(src->m.steer_stats, 0, sizeof(s->total),
 				      &s->total, s->rx);
-	if (!err)
-		err = lib_sum_keys(src->m.cpu_stats, STEER_MAX_CPUS,
-			       sizeof(*s->queued), s->queued);
 	return err;
 }
 

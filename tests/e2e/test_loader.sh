@@ -19,7 +19,7 @@ T=$E2E_TMP
 in_a sysctl -qw net.ipv6.conf."$IF_A".disable_ipv6=1
 in_b sysctl -qw net.ipv6.conf."$IF_B".disable_ipv6=1
 MAPS="cpu_map steer_ctl steer_slots steer_table flow_rules prefix_rules
-      rule_cpus rule_filter steer_stats cpu_stats worker_stats"
+      rule_cpus rule_filter steer_stats worker_stats"
 
 xs() { in_b "$XDP_STEER" "$@"; }
 

@@ -600,30 +600,27 @@ int steer_prog_read_stats(const struct steer_prog *p, struct steer_stats *s)
 int steer_prog_read_cpu_stats(const struct steer_prog *p, __u32 cpu,
 			      struct steer_cpu_stats *s)
 {
-	return percpu_sum(p, p->cpu_stats, cpu, s, sizeof(*s));
-}
+	struct steer_stats st;
+	int err;
 
-/* maps_percpu_scan()'s callback: one key's values summed into its entry. */
-static int sum_cpu_stats(__u32 key, const void *values, int ncpus, void *arg)
-{
-	const size_t words = sizeof(struct steer_cpu_stats) / 8;
-	const __u64 *v = values;
-	__u64 *out = (__u64 *)((struct steer_cpu_stats *)arg + key);
-	size_t i;
-	int cpu;
-
-	memset(out, 0, words * 8);
-	for (cpu = 0; cpu < ncpus; cpu++)
-		for (i = 0; i < words; i++)
-			out[i] += v[cpu * words + i];
-	return 0;
+	if (cpu >= STEER_MAX_CPUS)
+		return -EINVAL;
+	err = steer_prog_read_stats(p, &st);
+	if (!err)
+		*s = st.queued[cpu];
+	return err;
 }
 
 int steer_prog_read_all_cpu_stats(const struct steer_prog *p,
 				  struct steer_cpu_stats *all)
 {
-	return maps_percpu_scan(p->cpu_stats, STEER_MAX_CPUS, sizeof(*all),
-				sum_cpu_stats, all);
+	struct steer_stats st;
+	int err;
+
+	err = steer_prog_read_stats(p, &st);
+	if (!err)
+		memcpy(all, st.queued, sizeof(st.queued));
+	return err;
 }
 
 int steer_prog_read_worker_stats(const struct steer_prog *p,
@@ -634,13 +631,7 @@ int steer_prog_read_worker_stats(const struct steer_prog *p,
 
 int steer_prog_reset_frame_counters(const struct steer_prog *p)
 {
-	int err;
-
-	err = zero_percpu(p, p->steer_stats, 1, sizeof(struct steer_stats));
-	if (!err)
-		err = zero_percpu(p, p->cpu_stats, STEER_MAX_CPUS,
-				  sizeof(struct steer_cpu_stats));
-	return err;
+	return zero_percpu(p, p->steer_stats, 1, sizeof(struct steer_stats));
 }
 
 int steer_prog_reset_stats(const struct steer_prog *p)

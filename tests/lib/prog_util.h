@@ -132,17 +132,16 @@ int steer_prog_del_cpu(const struct steer_prog *p, __u32 cpu);
 /* Per-CPU counters summed over the possible CPUs; reset_stats zeroes
  * them, steer_load included. */
 int steer_prog_read_stats(const struct steer_prog *p, struct steer_stats *s);
+/* steer_stats.queued: one target CPU's, or every one's at once
+ * (STEER_MAX_CPUS entries) in one read of the map. */
 int steer_prog_read_cpu_stats(const struct steer_prog *p, __u32 cpu,
 			      struct steer_cpu_stats *s);
-/* Every target CPU's at once (STEER_MAX_CPUS entries), in a few system
- * calls where the kernel batches lookups: a test that checks all of them
- * after each frame would otherwise make one call per CPU. */
 int steer_prog_read_all_cpu_stats(const struct steer_prog *p,
 				  struct steer_cpu_stats *all);
 int steer_prog_read_worker_stats(const struct steer_prog *p,
 				 struct steer_worker_stats *s);
 int steer_prog_reset_stats(const struct steer_prog *p);
-/* Only steer_stats and cpu_stats, what a frame's verdict is checked
+/* Only steer_stats, what a frame's verdict is checked
  * against: zeroing steer_load's 4096 records takes a millisecond, and a
  * test that resets before each of thousands of frames pays it each time. */
 int steer_prog_reset_frame_counters(const struct steer_prog *p);

@@ -158,9 +158,9 @@ __u64 counter(const struct steer_stats *st, size_t off)
 
 /* Runs one frame on zeroed counters and checks all of them against 'e':
  * the verdict, rx moved by one, exactly the expected counters moved, and
- * only the expected CPU's cpu_stats for a queued frame; a frame passed on
- * the spot moves passed_local_bytes instead, and no cpu_stats. Prints the
- * frame when anything is off. */
+ * only the expected CPU's steer_stats.queued entry for a queued frame; a
+ * frame passed on the spot moves passed_local_bytes instead, and no queued
+ * entry. Prints the frame when anything is off. */
 bool expect_run(const struct frame *f, const struct expect *e,
 		const char *label)
 {
@@ -212,7 +212,7 @@ bool expect_run(const struct frame *f, const struct expect *e,
 			local ? "passed_local_bytes moved by the frame" :
 			"passed_local_bytes did not move");
 	err = steer_prog_read_all_cpu_stats(&prog, cs);
-	ok &= EXPECT_EQ(err, 0, "cpu_stats could be read");
+	ok &= EXPECT_EQ(err, 0, "steer_stats.queued could be read");
 	for (c = 0; c < STEER_MAX_CPUS && !err; c++) {
 		int want = (int)c == cpu && !local;
 
@@ -220,7 +220,7 @@ bool expect_run(const struct frame *f, const struct expect *e,
 		    cs[c].bytes == (want ? f->len : 0))
 			continue;
 		snprintf(what, sizeof(what),
-			 "cpu_stats[%u] counted %d frame(s) of %zu bytes", c,
+			 "queued[%u] counted %d frame(s) of %zu bytes", c,
 			 want, f->len);
 		ok &= EXPECT_EQ(cs[c].packets, want, what);
 		ok &= EXPECT_EQ(cs[c].bytes, want ? f->len : 0, what);

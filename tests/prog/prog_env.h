@@ -16,10 +16,10 @@
 #include "test.h"
 
 /* A CPU id that never gets a cpumap entry (cpumap keys must be possible
- * CPUs; this one only needs to be a valid key of cpu_stats). */
+ * CPUs; this one only needs to be a valid index of steer_stats.queued). */
 #define CPU_MISSING	(STEER_MAX_CPUS - 1)
 /* CPUs of a case, resolved when the test runs. */
-#define CPU_NONE	(-1)	/* no cpu_stats entry moves */
+#define CPU_NONE	(-1)	/* no steer_stats.queued entry moves */
 #define AT_LOCAL	(-2)	/* the CPU the test runs on */
 #define AT_REMOTE	(-3)	/* another present CPU */
 
@@ -48,7 +48,8 @@ int resolve_cpu(int cpu);
 /* What one frame must do. */
 struct expect {
 	int verdict;
-	int cpu;		/* whose cpu_stats count the frame, or CPU_NONE */
+	int cpu;		/* whose steer_stats.queued entry counts the
+				 * frame, or CPU_NONE */
 	size_t outcome;		/* the one redirected/passed_* counter */
 	unsigned int also;	/* ALSO_*: other counters that move */
 	__u32 encap;		/* STEER_ENCAP_* whose counter moves, or 0 */

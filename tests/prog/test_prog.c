@@ -4,7 +4,7 @@
  * bpf_prog_test_run_opts on crafted frames (root, no interface, no traffic).
  *
  * Most cases are rows of one table: a frame, a policy, and what must happen
- * (verdict, the CPU whose cpu_stats count the frame, the one outcome
+ * (verdict, the CPU whose queued[] entry counts the frame, the one outcome
  * counter that moves, and the rule/fragment counters that move with it).
  * The CPU is never hard-coded where the hash decides it: the policy points
  * only the bucket steer_flow_hash() predicts for the frame at a present CPU
@@ -264,7 +264,7 @@ static void test_replay(void)
 		       (unsigned long long)counter(&st, extras[i].off));
 	for (b = 0; b < STEER_MAX_CPUS; b++) {
 		if (!steer_prog_read_cpu_stats(&prog, b, &cs) && cs.packets)
-			printf("  cpu_stats[%u] %llu\n", b,
+			printf("  queued[%u] %llu\n", b,
 			       (unsigned long long)cs.packets);
 	}
 }

@@ -19,7 +19,6 @@
 struct fixture {
 	struct steer_sample s;
 	struct steer_stats rx[NCPUS];
-	struct steer_cpu_stats queued[STEER_MAX_CPUS];
 	struct steer_worker_stats deq[NCPUS];
 	struct steer_ring_stats ring[STEER_MAX_CPUS];
 	struct steer_kthread_stats kthread[NCPUS];
@@ -32,7 +31,6 @@ static struct steer_sample *fixture(bool traced)
 	memset(&fx, 0, sizeof(fx));
 	fx.s.ncpus = NCPUS;
 	fx.s.rx = fx.rx;
-	fx.s.queued = fx.queued;
 	fx.s.deq = fx.deq;
 	fx.s.ring = fx.ring;
 	fx.s.kthread = fx.kthread;
@@ -41,7 +39,7 @@ static struct steer_sample *fixture(bool traced)
 }
 
 /* CPU 0 receives 1000 frames: 300 passed there (it is a worker too; they
- * count in its passed_local, not in cpu_stats), 700 sent to CPU 2, of
+ * count in its passed_local, not in queued[0]), 700 sent to CPU 2, of
  * which the ring dropped 200 and CPU 2's program took 450; 50 are still
  * in flight. */
 static struct steer_sample *busy(bool traced)
@@ -52,8 +50,9 @@ static struct steer_sample *busy(bool traced)
 	fx.rx[0].redirected = 700;
 	fx.rx[0].passed_local = 300;
 	fx.rx[0].passed_local_bytes = 300 * 64;
-	fx.queued[2].packets = 700;
-	fx.queued[2].bytes = 700 * 64;
+	fx.rx[0].queued[2].packets = 700;
+	fx.rx[0].queued[2].bytes = 700 * 64;
+	fx.s.total.queued[2] = fx.rx[0].queued[2];
 	fx.deq[2].packets = 450;
 	fx.deq[2].bytes = 450 * 64;
 	fx.ring[2].enqueued = 500;
@@ -233,10 +232,10 @@ static void test_view(void)
 	struct steer_sample *s = busy(true);
 
 	EXPECT(steer_worker_view(s, 2, &v), "worker 2 has an account");
-	EXPECT_EQ(v.sent, 700, "sent is what cpu_stats counted toward worker 2");
+	EXPECT_EQ(v.sent, 700, "sent is what steer_stats.queued counted toward worker 2");
 	EXPECT_EQ(v.in_flight, 50, "in flight is sent - delivered - ring-full drops");
 	EXPECT(steer_worker_view(s, 0, &v), "CPU 0 has an account (frames went toward it)");
-	EXPECT_EQ(v.sent, 0, "local passes are not sent: cpu_stats counts only what was queued");
+	EXPECT_EQ(v.sent, 0, "local passes are not sent: steer_stats.queued counts only what was queued");
 	EXPECT(!steer_worker_view(s, 1, &v), "CPU 1, sent nothing and counting nothing, has none");
 	EXPECT(!steer_worker_view(s, STEER_MAX_CPUS, &v), "a CPU beyond the cpumap has none");
 	/* The load toward a CPU is what was queued to it and what it passed
