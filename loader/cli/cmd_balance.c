@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* balance: the adaptive balancer, a round every balance.interval of the
- * policy in force, one line (or JSON object) per round, until SIGTERM. */
+ * policy in force, a line (or JSON object) per round, until SIGTERM. */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -23,8 +23,22 @@ struct balance_cli {
 	struct steer_balance_opts o;
 	int json;
 	const char *ifname;
-	int last_state;		/* of the round before, to say 'off' once */
+	int last_state;		/* of the line said last */
+	double last_said;	/* when (steer_balance_round.t) */
 };
+
+/* A round that repeats the state of the line said last without moving
+ * (no traffic, balanced, a bucket too big to help, drains going on) is
+ * said again only after this long: one line per round filled the journal
+ * of a balancer left running (86400 lines a day at 1 s) with nothing
+ * new. Status has the last round at any time; --json says every round. */
+#define QUIET_S		600
+
+static bool repeats(const struct steer_balance_round *r)
+{
+	return r->state == STEER_BAL_IDLE || r->state == STEER_BAL_BALANCED ||
+	       r->state == STEER_BAL_BEST || r->state == STEER_BAL_WAITING;
+}
 
 static int balance_handle(int opt, const char *arg, void *ctx)
 {
@@ -53,7 +67,11 @@ static void on_round(void *arg, const struct steer_balance_round *r)
 	if (r->state == STEER_BAL_OFF && c->last_state == STEER_BAL_OFF &&
 	    !c->o.once)
 		return;
+	if (!c->json && !c->o.once && !r->applied && repeats(r) &&
+	    r->state == c->last_state && r->t - c->last_said < QUIET_S)
+		return;
 	c->last_state = r->state;
+	c->last_said = r->t;
 	if (c->json)
 		print_balance_json(c->ifname, r);
 	else
@@ -65,9 +83,10 @@ int cmd_balance(int argc, char **argv)
 	const char *usage = "xdp-steer balance IFACE [--once] [--dry-run] [--json]\n"
 		"  The adaptive balancer: every balance.interval of the policy in force,\n"
 		"  moves table buckets (through drain) from a worker whose load exceeds\n"
-		"  its share by weight to the least loaded, and prints one line per round,\n"
-		"  until SIGTERM or Ctrl-C. --once: one round; --dry-run: say the moves,\n"
-		"  make none; --json: each round as one JSON object.\n"
+		"  its share by weight to the least loaded, and prints one line per round\n"
+		"  (a round that repeats the state before without moving, once in 10\n"
+		"  minutes), until SIGTERM or Ctrl-C. --once: one round; --dry-run: say\n"
+		"  the moves, make none; --json: every round as one JSON object.\n"
 		"  Short options: -n (--dry-run), -j.";
 	static const struct option longopts[] = {
 		{ "once", no_argument, NULL, '1' },

@@ -21,6 +21,7 @@
 
 #include "kernel/cpumap.h"
 #include "kernel/maps.h"
+#include "kernel/prog.h"
 #include "lib/lib_int.h"
 
 /* How often a balancer whose policy has no balance: looks again. */
@@ -135,8 +136,26 @@ out:
 	return err;
 }
 
+/* -ENODEV when nothing steers with the maps any more: their pins outlive
+ * the interface, and a program another tool took off; rounds would then
+ * be idle for ever, saying nothing. A failed look is no answer: 0. */
+static int check_steering(struct balancer *bl, const struct lib_iface *it)
+{
+	struct attached at;
+
+	if (!it->ifindex)
+		return lib_fail(bl->ctx, -ENODEV, "%s: the interface is gone; the balancer stops ('xdp-steer detach %s' removes its pins)",
+				bl->ifname, bl->ifname);
+	if (!prog_find(it->dir, it->ifindex, &at) &&
+	    (!at.prog_id || !at.uses_pins))
+		return lib_fail(bl->ctx, -ENODEV, "%s: xdp_steer is no longer attached to it (taken off by another tool, or the interface was made anew); the balancer stops ('xdp-steer detach %s' removes its pins)",
+				bl->ifname, bl->ifname);
+	return 0;
+}
+
 /* The policy in force, under the shared lock; the maps reopened if the
- * interface was attached anew. -ENODEV once it is detached. */
+ * interface was attached anew. -ENODEV once it is detached, or nothing
+ * steers with its maps. */
 static int read_policy(struct balancer *bl, struct sample *s, bool *renewed)
 {
 	unsigned char in_use[STEER_TARGETS];
@@ -153,6 +172,9 @@ static int read_policy(struct balancer *bl, struct sample *s, bool *renewed)
 			       bl->ifname);
 		goto out;
 	}
+	err = check_steering(bl, &it);
+	if (err)
+		goto out;
 	if (same <= 0) {
 		maps_close(&bl->m);
 		err = lib_maps_open(bl->ctx, &it, &bl->m);

@@ -172,6 +172,12 @@ check "reload with balance: added exits 0" rc_is 0
 sleep 1
 check "  and the balancer starts its rounds (idle: no traffic)" \
 	grep -q "round [0-9]*: idle" "$T/bal.out"
+# Rounds every 200 ms, all idle: the journal gets one line, not one a
+# round (it says the same again only after 10 minutes).
+check "  saying idle once, not every round" \
+	test "$(grep -c "round [0-9]*: idle" "$T/bal.out")" -eq 1
+check "  while its rounds go on (status counts more than 2)" \
+	status_json "d['policy']['balance']['rounds'] > 2"
 check "  and status shows it running" \
 	status_json "d['policy']['balance']['enabled'] and d['policy']['balance']['running']"
 kill -TERM "$BAL_PID"
@@ -196,6 +202,51 @@ bal_rc=$?
 check "started with nothing attached, it exits 3 at once" test "$bal_rc" -eq 3
 run_unit ExecStart
 check "start again after that detach exits 0" rc_is 0
+
+# Nothing steering with the pins any more, which outlive both: the
+# interface deleted, or the program taken off by another tool. The
+# balancer says so and exits 3 at its next round (it went on with idle
+# rounds for ever); detach IFACE then removes the pins.
+G=xsgone0
+G_PIN=$(dirname "$PIN_B")/$G
+cat >"$T/gone.yaml" <<'EOF'
+version: 1
+cpus: [0, 1]
+balance: {interval: 200}
+EOF
+# gone_balancer HOW: attaches $G, runs its balancer, takes the program
+# away by HOW (a command run in $NS_B), and waits up to 10 s for the
+# balancer's exit; its status in $GONE_RC, stderr in $T/gone.err.
+gone_balancer() {
+	local pid i
+	GONE_RC=99
+	in_b ip link add "$G" type veth peer name "${G}p" &&
+	in_b ip link set "$G" up && in_b ip link set "${G}p" up &&
+	in_b "$XDP_STEER" -q attach "$G" --policy "$T/gone.yaml" || return 1
+	in_b "$XDP_STEER" balance "$G" >/dev/null 2>"$T/gone.err" &
+	pid=$!
+	sleep 0.6
+	in_b "$@"
+	for i in $(seq 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill "$pid" 2>/dev/null
+	wait "$pid"
+	GONE_RC=$?
+}
+gone_balancer ip link del "$G"
+check "a balancer whose interface is deleted exits 3" test "$GONE_RC" -eq 3
+check "  saying the interface is gone and how to remove its pins" \
+	grep -q "$G: the interface is gone; the balancer stops ('xdp-steer detach $G' removes its pins)" "$T/gone.err"
+gone_detached() { in_b "$XDP_STEER" -q detach "$G" && test ! -e "$G_PIN"; }
+check "detach of the gone interface removes its pins" gone_detached
+gone_balancer xdp-loader unload -a "$G"
+check "a balancer whose program another tool took off exits 3" test "$GONE_RC" -eq 3
+check "  saying so" grep -q "$G: xdp_steer is no longer attached to it" "$T/gone.err"
+in_b "$XDP_STEER" -q detach "$G"
+in_b ip link del "$G" 2>/dev/null
+rm -f "/run/xdp-steer/$(stat -L -c %i /run/netns/"$NS_B")-$G.lock"
 
 # ---- stop -------------------------------------------------------------------
 
