@@ -252,15 +252,29 @@ static bool is_bool_text(const char *s, bool *v)
 	return false;
 }
 
-/* YAML 1.2 core schema integers: [-+]?[0-9]+ or 0x[0-9a-fA-F]+. */
+/* The base of a YAML 1.2 core schema integer ([-+]?[0-9]+, 0o[0-7]+ or
+ * 0x[0-9a-fA-F]+), and in *digits where the digits after a 0o or 0x
+ * begin (strtoull() reads no 0o). */
+static int int_base(const char *s, const char **digits)
+{
+	*digits = s;
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'o'))
+		return 10;
+	*digits = s + 2;
+	return s[1] == 'x' ? 16 : 8;
+}
+
 static bool is_int_text(const char *s)
 {
-	if (s[0] == '0' && s[1] == 'x') {
-		s += 2;
-		if (!*s)
+	const char *d;
+	int base = int_base(s, &d);
+
+	if (base != 10) {
+		if (!*d)
 			return false;
-		for (; *s; s++)
-			if (!isxdigit((unsigned char)*s))
+		for (; *d; d++)
+			if (base == 16 ? !isxdigit((unsigned char)*d) :
+			    (*d < '0' || *d > '7'))
 				return false;
 		return true;
 	}
@@ -312,13 +326,14 @@ static int expected(struct diags *d, const yaml_node_t *n, const char *what)
 int yget_int(struct diags *d, const yaml_node_t *n, const char *what,
 	     long long *v)
 {
-	const char *s = yscalar(n);
+	const char *s = yscalar(n), *digits;
+	int base = int_base(s, &digits);
 	char *end;
 
 	if (!yis_int(n))
 		return expected(d, n, what);
 	errno = 0;
-	*v = strtoll(s, &end, s[0] == '0' && s[1] == 'x' ? 16 : 10);
+	*v = strtoll(digits, &end, base);
 	if (errno || *end) {
 		diag_node(d, DIAG_ERROR, n, "integer %s is too large", s);
 		return -EINVAL;
@@ -329,7 +344,8 @@ int yget_int(struct diags *d, const yaml_node_t *n, const char *what,
 int yget_u64(struct diags *d, const yaml_node_t *n, const char *what,
 	     unsigned long long *v)
 {
-	const char *s = yscalar(n);
+	const char *s = yscalar(n), *digits;
+	int base = int_base(s, &digits);
 	char *end;
 
 	if (!yis_int(n))
@@ -340,7 +356,7 @@ int yget_u64(struct diags *d, const yaml_node_t *n, const char *what,
 		return -EINVAL;
 	}
 	errno = 0;
-	*v = strtoull(s, &end, s[0] == '0' && s[1] == 'x' ? 16 : 10);
+	*v = strtoull(digits, &end, base);
 	if (errno || *end) {
 		diag_node(d, DIAG_ERROR, n, "integer %s does not fit in 64 bits",
 			  s);

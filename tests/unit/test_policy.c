@@ -187,6 +187,11 @@ static const struct policy_case cases[] = {
 	  NAME ":2:7: expected a list of CPUs, got a string" },
 	{ "queue_size as a string is refused", "0-1", V1 "queue_size: big\n", 0,
 	  NAME ":2:13: expected an integer for queue_size, got a string" },
+	{ "an octal integer with an 8 is a string, refused", "0-1",
+	  V1 "queue_size: 0o18\n", 0,
+	  NAME ":2:13: expected an integer for queue_size, got a string" },
+	{ "a bare 0x is a string, refused", "0-1", V1 "queue_size: 0x\n", 0,
+	  NAME ":2:13: expected an integer for queue_size, got a string" },
 	{ "a YAML 1.1 boolean is refused by name", "0-1",
 	  V1 "local_fastpath: yes\n", 0,
 	  NAME ":2:17: expected true or false for local_fastpath, got 'yes'" },
@@ -741,6 +746,25 @@ out:
 	diags_free(&d);
 }
 
+/* YAML 1.2's core schema: decimal with a sign, 0o octal, 0x hex. */
+static void test_integer_forms(void)
+{
+	const char *text = V1 "queue_size: 0o4000\nhash: {seed: 0xFF}\n"
+		"drain_timeout: +20\n";
+	struct steer_policy p;
+	struct diags d;
+
+	if (!EXPECT_EQ(parse(text, "0-1", &p, &d), 0, "the policy parses"))
+		goto out;
+	EXPECT_EQ(p.queue_size, 2048, "0o4000 is octal 2048");
+	EXPECT_EQ(p.seed, 255, "0xFF is hex 255");
+	EXPECT_EQ(p.drain_timeout_ms, 20, "+20 is 20");
+out:
+	diags_print(stdout, &d);
+	policy_free(&p);
+	diags_free(&d);
+}
+
 static void test_normalized_cpu_lists(void)
 {
 	const char *text =
@@ -1030,6 +1054,7 @@ static const struct test_case tests[] = {
 	TEST_ENTRY(test_design_example, "the DESIGN.md example normalizes as written"),
 	TEST_ENTRY(test_flow_parse, "which's flows parse into struct steer_flow, mistakes named"),
 	TEST_ENTRY(test_minimal_defaults, "a bare version gets every default"),
+	TEST_ENTRY(test_integer_forms, "integers read in decimal, 0o octal and 0x hex"),
 	TEST_ENTRY(test_normalized_cpu_lists, "CPU lists and addresses normalize"),
 	TEST_ENTRY(test_too_many_rules, "more than STEER_MAX_RULES rules of a kind are refused"),
 	TEST_ENTRY(test_too_many_symmetric_rules, "under hash.symmetric, more than half of STEER_MAX_RULES rules of a kind are refused"),
