@@ -327,11 +327,12 @@ int yget_int(struct diags *d, const yaml_node_t *n, const char *what,
 	     long long *v)
 {
 	const char *s = yscalar(n), *digits;
-	int base = int_base(s, &digits);
 	char *end;
+	int base;
 
 	if (!yis_int(n))
 		return expected(d, n, what);
+	base = int_base(s, &digits);
 	errno = 0;
 	*v = strtoll(digits, &end, base);
 	if (errno || *end) {
@@ -345,11 +346,12 @@ int yget_u64(struct diags *d, const yaml_node_t *n, const char *what,
 	     unsigned long long *v)
 {
 	const char *s = yscalar(n), *digits;
-	int base = int_base(s, &digits);
 	char *end;
+	int base;
 
 	if (!yis_int(n))
 		return expected(d, n, what);
+	base = int_base(s, &digits);
 	if (s[0] == '-') {
 		diag_node(d, DIAG_ERROR, n, "expected %s, got negative %s",
 			  what, s);
