@@ -494,8 +494,8 @@ struct steer_stats {
 	 * shown. */
 	__u64 rxq_mine;
 	/* Per target CPU, in the value the frame has in hand: a map of
-	 * their own (cpu_stats, before) cost a lookup a queued frame, 12
-	 * instructions and 3-4 ns (bench_prog --against). Every __u64 of
+	 * their own (cpu_stats, before) cost a queued frame a lookup, 13
+	 * instructions and 1-5 ns (bench_prog --against). Every __u64 of
 	 * the value sums across CPUs like the counters above. */
 	struct steer_cpu_stats queued[STEER_MAX_CPUS];
 };
@@ -564,8 +564,8 @@ enum { STEER_BAL_STATES(STEER_BAL_ENUM_) STEER_BAL_NSTATES };
  * count only the map ids the loader wrote in cpumap_ids. Every apply
  * loads them if their links are not pinned yet and pins the links in the
  * interface's pin directory under the programs' names, before it adds a
- * cpumap entry: they count every frame steer_stats.queued and worker_stats count,
- * so sent == delivered + dropped can be read per worker. Detach removes
+ * cpumap entry: they count every frame steer_stats.queued and worker_stats
+ * count, so sent == delivered + dropped can be read per worker. Detach removes
  * them with the other pins.
  */
 #define STEER_TP_ENQUEUE	tp_cpumap_enqueue
