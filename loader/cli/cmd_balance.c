@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cmd.h"
 #include "cli/log.h"
@@ -24,7 +25,8 @@ struct balance_cli {
 	int json;
 	const char *ifname;
 	int last_state;		/* of the line said last */
-	double last_said;	/* when (steer_balance_round.t) */
+	double last_said;	/* when (monotonic seconds: a wall clock
+				 * set back would silence it) */
 };
 
 /* A round that repeats the state of the line said last without moving
@@ -33,6 +35,14 @@ struct balance_cli {
  * of a balancer left running (86400 lines a day at 1 s) with nothing
  * new. Status has the last round at any time; --json says every round. */
 #define QUIET_S		600
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 static bool repeats(const struct steer_balance_round *r)
 {
@@ -62,16 +72,17 @@ static int balance_handle(int opt, const char *arg, void *ctx)
 static void on_round(void *arg, const struct steer_balance_round *r)
 {
 	struct balance_cli *c = arg;
+	double now = mono_s();
 
 	/* A policy without balance: is said once, not every second. */
 	if (r->state == STEER_BAL_OFF && c->last_state == STEER_BAL_OFF &&
 	    !c->o.once)
 		return;
 	if (!c->json && !c->o.once && !r->applied && repeats(r) &&
-	    r->state == c->last_state && r->t - c->last_said < QUIET_S)
+	    r->state == c->last_state && now - c->last_said < QUIET_S)
 		return;
 	c->last_state = r->state;
-	c->last_said = r->t;
+	c->last_said = now;
 	if (c->json)
 		print_balance_json(c->ifname, r);
 	else
