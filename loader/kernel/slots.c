@@ -402,8 +402,14 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	/* Prepare: finish what an earlier apply left (its grace period, the
 	 * entries it could not retire yet), then build. */
 	err = read_ctl(m, &ctl);
-	if (!err)
-		err = window_init(m);
+	if (!err && bpf_map_lookup_elem(m->steer_slots, &ctl.active, &active))
+		err = -errno;
+	if (err)
+		goto out;
+	/* First, for the caller's message: what stays in force on failure.
+	 * Finishing or retiring below changes no slot. */
+	res->had_policy = active.table_size != 0;
+	err = window_init(m);
 	if (!err)
 		err = ctl.retire_pending ?
 		      finish_pending(m, &ctl, res, why, why_len) :
@@ -411,10 +417,6 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	if (err)
 		goto out;
 	inactive = !ctl.active;
-	if (bpf_map_lookup_elem(m->steer_slots, &ctl.active, &active)) {
-		err = -errno;
-		goto out;
-	}
 	err = resolve_key(b, &active);
 	if (!err)
 		err = build_table(m, &ctl, &active, b, table, res);

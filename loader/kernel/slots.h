@@ -45,6 +45,8 @@
 #include "kernel/maps.h"
 
 struct slots_result {
+	bool had_policy;	/* a policy was in force before (and stays in
+				 * force when the apply fails) */
 	bool unchanged;		/* same digest as the active slot: no flip */
 	bool finished_pending;	/* an earlier apply's retire was finished */
 	bool retire_deferred;	/* the wait failed: retiring is left to the

@@ -65,8 +65,10 @@ int lib_apply_build(struct steer_ctx *ctx, const struct lib_iface *it,
 	prog_worker_fds(worker, worker_fds);
 	err = slots_apply(m, b, worker_fds, &res->slots, why, sizeof(why));
 	if (err) {
-		lib_fail(ctx, err, "%s: applying the policy failed: %s; the previous policy is still in force",
-			 it->ifname, why[0] ? why : strerror(-err));
+		lib_fail(ctx, err, "%s: applying the policy failed: %s%s",
+			 it->ifname, why[0] ? why : strerror(-err),
+			 res->slots.had_policy ?
+			 "; the previous policy is still in force" : "");
 		goto out_worker;
 	}
 	if (res->slots.retire_deferred)

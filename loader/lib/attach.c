@@ -144,14 +144,10 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 	else
 		err = lib_apply_locked(ctx, &it, p, &res->apply);
 	if (err) {
-		/* All or nothing: no program runs without its policy. There
-		 * was no previous policy to stay in force. */
-		char first[sizeof(ctx->err)], *prev;
+		/* All or nothing: no program runs without its policy. */
+		char first[sizeof(ctx->err)];
 
 		memcpy(first, ctx->err, sizeof(first));
-		prev = strstr(first, "; the previous policy is still in force");
-		if (prev)
-			*prev = '\0';
 		prog_detach(it.ifindex);
 		lib_unpin(ctx, &it, &user);
 		lib_fail(ctx, err, "%s; detached again", first);
