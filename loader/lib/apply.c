@@ -89,7 +89,6 @@ int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 	struct steer_build b = {};
 	const char *missing = NULL;
 	struct steer_maps m;
-	struct attached at;
 	char why[512];
 	int err;
 
@@ -103,8 +102,7 @@ int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 				it->dir, it->ifname);
 	if (err)
 		return lib_maps_failed(ctx, it, err, missing);
-	if (!prog_find(it->dir, it->ifindex, &at) &&
-	    (!at.prog_id || !at.uses_pins))
+	if (!lib_steering(it->dir, it->ifindex))
 		lib_note(ctx, STEER_WARN,
 			 "%s: no attached xdp_steer program uses the maps in %s; the policy is stored, but nothing steers until one is attached",
 			 it->ifname, it->dir);

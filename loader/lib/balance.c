@@ -21,7 +21,6 @@
 
 #include "kernel/cpumap.h"
 #include "kernel/maps.h"
-#include "kernel/prog.h"
 #include "lib/lib_int.h"
 
 /* How often a balancer whose policy has no balance: looks again. */
@@ -141,13 +140,10 @@ out:
  * be idle for ever, saying nothing. A failed look is no answer: 0. */
 static int check_steering(struct balancer *bl, const struct lib_iface *it)
 {
-	struct attached at;
-
 	if (!it->ifindex)
 		return lib_fail(bl->ctx, -ENODEV, "%s: the interface is gone; the balancer stops ('xdp-steer detach %s' removes its pins)",
 				bl->ifname, bl->ifname);
-	if (!prog_find(it->dir, it->ifindex, &at) &&
-	    (!at.prog_id || !at.uses_pins))
+	if (!lib_steering(it->dir, it->ifindex))
 		return lib_fail(bl->ctx, -ENODEV, "%s: xdp_steer is no longer attached to it (taken off by another tool, or the interface was made anew); the balancer stops ('xdp-steer detach %s' removes its pins)",
 				bl->ifname, bl->ifname);
 	return 0;

@@ -115,6 +115,19 @@ int lib_pins_lost(struct steer_ctx *ctx, const struct lib_iface *it,
 			it->ifname, at.prog_id, what, it->ifname);
 }
 
+int lib_steering(const char *dir, int ifindex)
+{
+	struct attached at;
+	int err;
+
+	if (!ifindex)
+		return 0;
+	err = prog_find(dir, ifindex, &at);
+	if (err)
+		return err;
+	return at.prog_id && at.uses_pins;
+}
+
 int lib_not_attached(struct steer_ctx *ctx, const struct lib_iface *it,
 		     const char *missing, const char *advice)
 {

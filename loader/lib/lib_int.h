@@ -56,6 +56,12 @@ int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 int lib_pins_lost(struct steer_ctx *ctx, const struct lib_iface *it,
 		  const char *missing);
 
+/* Whether an xdp_steer program using the maps pinned in 'dir' is attached
+ * to 'ifindex' (0: no such interface): 1 yes, 0 no (the counters stand
+ * still, nothing steers), a negative errno when its programs could not be
+ * read. */
+int lib_steering(const char *dir, int ifindex);
+
 /* The maps of 'it' are missing ('missing' names one) and no program
  * lost them (lib_pins_lost() said nothing): no such interface, or
  * nothing attached to it; 'advice' (may be "") is added to the latter.

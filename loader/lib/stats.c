@@ -8,7 +8,6 @@
 #include <bpf/libbpf.h>
 
 #include "kernel/maps.h"
-#include "kernel/prog.h"
 #include "kernel/trace.h"
 #include "lib/lib_int.h"
 
@@ -122,11 +121,7 @@ int lib_sum_keys(int fd, __u32 nkeys, size_t value_size, void *out)
  * to it: else the counters stand still, and a monitor must be told. */
 static bool steering(const struct steer_stats_src *src)
 {
-	unsigned int ifindex = if_nametoindex(src->ifname);
-	struct attached at;
-
-	return ifindex && !prog_find(src->dir, ifindex, &at) && at.prog_id &&
-	       at.uses_pins;
+	return lib_steering(src->dir, if_nametoindex(src->ifname)) == 1;
 }
 
 int steer_stats_read(struct steer_stats_src *src, struct steer_sample *s)
