@@ -12,8 +12,9 @@
 
 #define EXIT_FAIL	1
 #define EXIT_USAGE	2
-/* balance: nothing to balance, xdp-steer not attached (or detached while
- * it ran); its unit does not restart it for that (RestartPreventExitStatus). */
+/* balance: nothing to balance, xdp-steer not attached (or, while it ran,
+ * detached, its interface deleted or its program taken off); its unit
+ * does not restart it for that (RestartPreventExitStatus). */
 #define EXIT_NOTHING	3
 
 int cmd_check(int argc, char **argv);
