@@ -122,6 +122,32 @@ struct parsed {
 				 * fragment header */
 };
 
+/* The flow's protocol and family in one store, and its two ports in one:
+ * the hash reads each pair as one word (steer_flow_hash()), and a load of
+ * a word that two stores wrote waits until they reach the cache (a CPU
+ * forwards one store to a load, not two). */
+static __always_inline void flow_set_proto(struct steer_flow *f, __u8 proto,
+					   __u8 family)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	__u32 pf = proto | (__u32)family << 8;
+#else
+	__u32 pf = (__u32)proto << 24 | (__u32)family << 16;
+#endif
+
+	__builtin_memcpy(&f->proto, &pf, sizeof(pf));
+}
+
+/* The ports as they lie in the frame, read in one load: x86 and arm64
+ * load unaligned packet words, and the verifier allows it where they do. */
+static __always_inline void flow_set_ports(struct steer_flow *f,
+					   const void *ports)
+{
+	__u32 w = *(const __u32 *)ports;
+
+	__builtin_memcpy(&f->sport, &w, sizeof(w));
+}
+
 /* Returned by a function that left the cursor on a tunnel's inner IPv4 or
  * IPv6 header (its ethertype in *inner); never by parse_frame. */
 #define PARSE_INNER	1
@@ -204,8 +230,7 @@ static __always_inline int parse_ipv4(struct cursor *c, struct parsed *p,
 	if (tot_len < hlen || !datagram_fits(c, iph, tot_len, outer))
 		return -EINVAL;
 
-	p->flow.family = STEER_AF_INET;
-	p->flow.proto = iph->protocol;
+	flow_set_proto(&p->flow, iph->protocol, STEER_AF_INET);
 	p->flow.src[0] = iph->saddr;
 	p->flow.dst[0] = iph->daddr;
 	/* MF set or a non-zero offset: any piece of a fragmented datagram
@@ -238,7 +263,6 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p,
 		return -EINVAL;
 	c->lim = (void *)(ip6h + 1) + len;
 
-	p->flow.family = STEER_AF_INET6;
 	__builtin_memcpy(p->flow.src, &ip6h->saddr, 16);
 	__builtin_memcpy(p->flow.dst, &ip6h->daddr, 16);
 	next = ip6h->nexthdr;
@@ -246,7 +270,7 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p,
 	/* No extension header, the usual case: the walk's switch would
 	 * test six kinds first. */
 	if (next == IPPROTO_TCP || next == IPPROTO_UDP) {
-		p->flow.proto = next;
+		flow_set_proto(&p->flow, next, STEER_AF_INET6);
 		return 0;
 	}
 
@@ -288,14 +312,15 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p,
 				break;
 			}
 			p->is_frag = 1;
-			p->flow.proto = opt->nexthdr;
+			flow_set_proto(&p->flow, opt->nexthdr,
+				       STEER_AF_INET6);
 			c->pos = (void *)opt + 8;
 			return 0;
 		default:
 			/* The last extension header ran past the datagram. */
 			if (c->pos > c->lim)
 				return -EINVAL;
-			p->flow.proto = next;
+			flow_set_proto(&p->flow, next, STEER_AF_INET6);
 			return 0;
 		}
 		/* One state for the next header, whatever the kinds of
@@ -316,7 +341,7 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p,
 	}
 	if (c->pos > c->lim)
 		return -EINVAL;
-	p->flow.proto = next;
+	flow_set_proto(&p->flow, next, STEER_AF_INET6);
 	return 0;
 }
 
@@ -621,8 +646,7 @@ static __always_inline int read_ports(struct cursor *c, struct parsed *p)
 
 	if (!cursor_has(c, ports, 4))
 		return -EINVAL;
-	p->flow.sport = ports[0];
-	p->flow.dport = ports[1];
+	flow_set_ports(&p->flow, ports);
 	return 0;
 }
 
@@ -776,8 +800,7 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 		len = ntohs_len(iph->tot_len);
 		if (len < sizeof(*iph) + 4 || (void *)iph + len > end)
 			return COMMON_WALK;
-		p->flow.family = STEER_AF_INET;
-		p->flow.proto = iph->protocol;
+		flow_set_proto(&p->flow, iph->protocol, STEER_AF_INET);
 		p->flow.src[0] = iph->saddr;
 		p->flow.dst[0] = iph->daddr;
 		ports = (void *)(iph + 1);
@@ -790,8 +813,7 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 		len = ntohs_len(ip6h->payload_len);
 		if (len < 4 || (void *)(ip6h + 1) + len > end)
 			return COMMON_WALK;
-		p->flow.family = STEER_AF_INET6;
-		p->flow.proto = ip6h->nexthdr;
+		flow_set_proto(&p->flow, ip6h->nexthdr, STEER_AF_INET6);
 		__builtin_memcpy(p->flow.src, &ip6h->saddr, 16);
 		__builtin_memcpy(p->flow.dst, &ip6h->daddr, 16);
 		ports = (void *)(ip6h + 1);
@@ -803,8 +825,7 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 		return COMMON_WALK;
 	if (p->flow.proto == IPPROTO_UDP) {
 		if (s->decap_port_bits >> steer_port_bit(ports[1]) & 1) {
-			p->flow.sport = ports[0];
-			p->flow.dport = ports[1];
+			flow_set_ports(&p->flow, ports);
 			ret = COMMON_UDP;
 			goto tunnel;
 		}
@@ -820,8 +841,7 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 			goto tunnel;
 		return COMMON_WALK;
 	}
-	p->flow.sport = ports[0];
-	p->flow.dport = ports[1];
+	flow_set_ports(&p->flow, ports);
 	return COMMON_DONE;
 tunnel:
 	barrier();	/* the same for the slot's words, read again by the walk */
