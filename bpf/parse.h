@@ -148,6 +148,21 @@ static __always_inline void flow_set_ports(struct steer_flow *f,
 	__builtin_memcpy(&f->sport, &w, sizeof(w));
 }
 
+/* An IPv4 address into the flow, the words after it zeroed: two 64-bit
+ * stores. */
+static __always_inline void flow_set_addr4(__u32 *to, __be32 a)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	__u64 lo = a;
+#else
+	__u64 lo = (__u64)a << 32;
+#endif
+	__u64 hi = 0;
+
+	__builtin_memcpy(to, &lo, sizeof(lo));
+	__builtin_memcpy(to + 2, &hi, sizeof(hi));
+}
+
 /* An IPv6 address into the flow in two 64-bit loads: the header's words
  * are 4-byte aligned to clang, which loaded them in four and joined them
  * in pairs (20 instructions for a header's two addresses, 8 now). Loads as
@@ -782,8 +797,10 @@ static __always_inline int parse_tunnel(struct cursor *c,
  * would before the tunnel's header, its ports read: COMMON_UDP. So a
  * tunnel's outer headers are read once. COMMON_WALK for any other frame,
  * left to the walk, which then decides as it always did (a short
- * datagram, ports past its end: its parse error). Only the fields the
- * walk sets for such a frame are written: p is zeroed before.
+ * datagram, ports past its end: its parse error), on a p it zeroes
+ * first. Every other result has written every field of p, the unused
+ * address words and ports too, so the commonest frame's p is not zeroed
+ * and then written (2 instructions a frame for IPv4, 5 for IPv6).
  */
 static __always_inline int parse_common(struct xdp_md *ctx,
 					const struct steer_slot *s,
@@ -793,6 +810,7 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 	struct ethhdr *eth = (void *)(long)ctx->data;
 	void *lim;
 	__be16 *ports, type;
+	__u32 zero = 0;
 	int ret = COMMON_L4;
 	__u32 len;
 
@@ -814,8 +832,8 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 		if (len < sizeof(*iph) + 4 || (void *)iph + len > end)
 			return COMMON_WALK;
 		flow_set_proto(&p->flow, iph->protocol, STEER_AF_INET);
-		p->flow.src[0] = iph->saddr;
-		p->flow.dst[0] = iph->daddr;
+		flow_set_addr4(p->flow.src, iph->saddr);
+		flow_set_addr4(p->flow.dst, iph->daddr);
 		ports = (void *)(iph + 1);
 		lim = (void *)iph + len;
 	} else if (type == bpf_htons(ETH_P_IPV6)) {
@@ -836,6 +854,7 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 	}
 	if ((void *)(ports + 2) > end)
 		return COMMON_WALK;
+	p->is_frag = 0;
 	if (p->flow.proto == IPPROTO_UDP) {
 		if (s->decap_port_bits >> steer_port_bit(ports[1]) & 1) {
 			flow_set_ports(&p->flow, ports);
@@ -850,8 +869,10 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 		if (s->decap && (p->flow.proto == IPPROTO_GRE ||
 				 p->flow.proto == IPPROTO_IPIP ||
 				 p->flow.proto == IPPROTO_IPV6 ||
-				 p->flow.proto == IPPROTO_ESP))
+				 p->flow.proto == IPPROTO_ESP)) {
+			flow_set_ports(&p->flow, &zero);
 			goto tunnel;
+		}
 		return COMMON_WALK;
 	}
 	flow_set_ports(&p->flow, ports);
@@ -894,6 +915,8 @@ static __always_inline int parse_frame(struct xdp_md *ctx,
 	err = parse_common(ctx, s, p, &c);
 	if (err == COMMON_DONE)
 		return 0;
+	if (err == COMMON_WALK)
+		__builtin_memset(p, 0, sizeof(*p));	/* see parse_common() */
 	if (err == COMMON_UDP) {
 		/* parse_l4() would say the same: encap 0, the port tells. */
 	} else if (err == COMMON_L4) {

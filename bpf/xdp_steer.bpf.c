@@ -397,7 +397,7 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 	const struct steer_slot *slot;
 	struct steer_ctl *ctl;
 	struct steer_stats *st;
-	struct parsed p = {};
+	struct parsed p;	/* every field written by parse_frame() */
 	__u32 zero = 0, slot_id, hash, cpu, bucket, *entry;
 	int err, prefix_hit = 0;
 
@@ -418,6 +418,7 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 	}
 
 	if (omitted(PARSE)) {
+		__builtin_memset(&p, 0, sizeof(p));
 		p.flow.family = STEER_AF_INET;
 		p.flow.proto = IPPROTO_UDP;
 		p.flow.src[0] = bytes;	/* not a constant the hash folds */
