@@ -219,7 +219,11 @@ static __always_inline int fastpath_steady(struct xdp_md *ctx,
 	if (st->rxq_mine != (__u64)q + 1)
 		return 0;	/* another queue, moved here, or a move waited out */
 	b = bpf_map_lookup_elem(&steer_buckets, &bucket);
-	if (!b || b->target != want || b->since || bucket_cold(b, slot, now))
+	/* Cold by its last frame alone: a record holding 'want' (with
+	 * STEER_TARGET_LOCAL, never a zeroed record's 0) was written, and
+	 * a written record's last is never 0 (bucket_cold()'s first test). */
+	if (!b || b->target != want || b->since ||
+	    now - b->last >= slot->drain_units)
 		return 0;
 	b->seq = (__u32)st->rx_packets;
 	if (b->last != now)
