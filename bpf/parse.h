@@ -123,9 +123,10 @@ struct parsed {
 };
 
 /* The flow's protocol and family in one store, and its two ports in one:
- * the hash reads each pair as one word (steer_flow_hash()), and a load of
- * a word that two stores wrote waits until they reach the cache (a CPU
- * forwards one store to a load, not two). */
+ * the hash reads each pair as one word (steer_flow_hash()), and one store
+ * is an instruction fewer. (A CPU cannot forward two stores to one load;
+ * on the development VM a variant that made the hash's load wait on two
+ * stores timed no slower, README "third round".) */
 static __always_inline void flow_set_proto(struct steer_flow *f, __u8 proto,
 					   __u8 family)
 {

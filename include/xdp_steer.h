@@ -811,9 +811,7 @@ static inline __u32 steer_flow_hash(const struct steer_flow *f,
 	 * the protocol in the low halves, as before): one load each, where
 	 * taking the fields one by one and joining them cost every frame 7
 	 * instructions (bench_prog --insns). The parser writes each word in
-	 * one store (bpf/parse.h): a CPU forwards one store to a load, not
-	 * two, and a load of a word two stores wrote waits for both to reach
-	 * the cache. */
+	 * one store (bpf/parse.h). */
 	if (l4) {
 		__builtin_memcpy(&ports, &f->sport, sizeof(ports));
 		__builtin_memcpy(&w, &f->proto, sizeof(w));
@@ -854,10 +852,9 @@ static inline __u32 steer_set_index(__u32 hash, __u32 n)
 /* ---- rule keys ------------------------------------------------------------ */
 
 /* The flow as an exact shape's rule key sees it: fields outside 'shape'
- * zeroed. A word at a time, each masked: the kernel hashes the key a word
- * at a time, and a word written by two stores would wait for both (see
- * steer_flow_hash()); field by field, a frame a rule places ran 22
- * instructions more (bench_prog --insns). The flow's pad is masked out. */
+ * zeroed. A word at a time, each masked: field by field, a frame a rule
+ * places ran 22 instructions more (bench_prog --insns). The flow's pad is
+ * masked out. */
 static inline void steer_rule_key_fill(struct steer_rule_key *k, __u32 slot,
 				       __u32 shape, const struct steer_flow *f)
 {
