@@ -811,7 +811,6 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 	struct ethhdr *eth = (void *)(long)ctx->data;
 	void *lim;
 	__be16 *ports, type;
-	__u32 zero = 0;
 	int ret = COMMON_L4;
 	__u32 len;
 
@@ -871,7 +870,8 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 				 p->flow.proto == IPPROTO_IPIP ||
 				 p->flow.proto == IPPROTO_IPV6 ||
 				 p->flow.proto == IPPROTO_ESP)) {
-			flow_set_ports(&p->flow, &zero);
+			p->flow.sport = 0;	/* none read yet */
+			p->flow.dport = 0;
 			goto tunnel;
 		}
 		return COMMON_WALK;

@@ -401,7 +401,8 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 	const struct steer_slot *slot;
 	struct steer_ctl *ctl;
 	struct steer_stats *st;
-	struct parsed p;	/* every field written by parse_frame() */
+	struct parsed p;	/* written whole by parse_frame() when it
+				 * returns 0; read only then */
 	__u32 zero = 0, slot_id, hash, cpu, bucket, *entry;
 	int err, prefix_hit = 0;
 
