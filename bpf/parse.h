@@ -180,6 +180,19 @@ static __always_inline void flow_set_addr6(__u32 *to, const void *from)
 /* Returned by a function that left the cursor on a tunnel's inner IPv4 or
  * IPv6 header (its ethertype in *inner); never by parse_frame. */
 #define PARSE_INNER	1
+/* An IP header was read and a header after it was not: an extension
+ * header chain past its datagram or the bound, a transport header cut
+ * short, a tunnel's header or inner headers malformed or cut short.
+ * p->flow then holds what was read, and the frame is steered by it as by
+ * any flow: the innermost IP header read (its addresses; its protocol once
+ * the extension headers were walked; its ports once whole), or the outer
+ * flow as read where the tunnel's inner IP header could not be. So the CPU
+ * of every frame with a readable IP header is a function of the policy
+ * and the frame's bytes: passed here, it would follow whichever CPU
+ * received it (a NIC queue's IRQ moves, veth follows its sender), and a
+ * flow that only looks like a tunnel (UDP to 4789 that is not VXLAN) would
+ * land on two CPUs. Counted in steer_stats.parsed_partial. */
+#define PARSE_PARTIAL	2
 
 /* A 16-bit network-order length, in host order, for pointer arithmetic.
  * The verifiers of 6.1 and 6.12 (tests/vm) know nothing of a byte swap's
@@ -259,9 +272,17 @@ static __always_inline int parse_ipv4(struct cursor *c, struct parsed *p,
 	if (tot_len < hlen || !datagram_fits(c, iph, tot_len, outer))
 		return -EINVAL;
 
+	/* Written only now: an inner header that cannot be read leaves the
+	 * outer flow whole (PARSE_PARTIAL). Every word but the ports: an
+	 * outer flow's (IPv6 address words, a UDP tunnel's ports) must not
+	 * survive into the inner one. */
 	flow_set_proto(&p->flow, iph->protocol, STEER_AF_INET);
-	p->flow.src[0] = iph->saddr;
-	p->flow.dst[0] = iph->daddr;
+	flow_set_addr4(p->flow.src, iph->saddr);
+	flow_set_addr4(p->flow.dst, iph->daddr);
+	if (!outer) {
+		p->flow.sport = 0;
+		p->flow.dport = 0;
+	}
 	/* MF set or a non-zero offset: any piece of a fragmented datagram
 	 * (the bits themselves: a truth value needs no compare). */
 	p->is_frag = iph->frag_off & bpf_htons(0x3fff);
@@ -292,8 +313,14 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p,
 		return -EINVAL;
 	c->lim = (void *)(ip6h + 1) + len;
 
+	/* As in parse_ipv4(): written once the header is known good, the
+	 * ports zeroed behind a tunnel. */
 	flow_set_addr6(p->flow.src, &ip6h->saddr);
 	flow_set_addr6(p->flow.dst, &ip6h->daddr);
+	if (!outer) {
+		p->flow.sport = 0;
+		p->flow.dport = 0;
+	}
 	next = ip6h->nexthdr;
 	c->pos = ip6h + 1;
 	/* No extension header, the usual case: the walk's switch would
@@ -302,6 +329,9 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p,
 		flow_set_proto(&p->flow, next, STEER_AF_INET6);
 		return 0;
 	}
+	/* The protocol is known once the walk is through: a chain that
+	 * breaks leaves the addresses alone (PARSE_PARTIAL). */
+	flow_set_proto(&p->flow, 0, STEER_AF_INET6);
 
 #pragma unroll
 	for (i = 0; i < STEER_IPV6_EXT_MAX; i++) {
@@ -312,14 +342,14 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p,
 		case IPPROTO_DSTOPTS:
 		case IPPROTO_MH:
 			if (!cursor_has(c, opt, sizeof(*opt)))
-				return -EINVAL;
+				return PARSE_PARTIAL;
 			next = opt->nexthdr;
 			c->pos = (void *)opt + (opt->hdrlen + 1) * 8;
 			break;
 		case IPPROTO_AH:
 			/* AH counts 4-byte units, minus 2 (RFC 4302). */
 			if (!cursor_has(c, opt, sizeof(*opt)))
-				return -EINVAL;
+				return PARSE_PARTIAL;
 			next = opt->nexthdr;
 			c->pos = (void *)opt + (opt->hdrlen + 2) * 4;
 			break;
@@ -330,7 +360,7 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p,
 			 * first carries more headers (AH, per RFC 8200), so the
 			 * protocol this header names is all they share. */
 			if (!cursor_has(c, opt, 8))
-				return -EINVAL;
+				return PARSE_PARTIAL;
 			/* An atomic fragment (offset 0, no more: a whole
 			 * datagram) is no piece of anything (RFC 6946): the
 			 * walk goes on, and it hashes as its flow does. */
@@ -348,14 +378,14 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p,
 		default:
 			/* The last extension header ran past the datagram. */
 			if (c->pos > c->lim)
-				return -EINVAL;
+				return PARSE_PARTIAL;
 			flow_set_proto(&p->flow, next, STEER_AF_INET6);
 			return 0;
 		}
 		/* One state for the next header, whatever the kinds of
 		 * those before (see cursor_untrace()). */
 		if (cursor_untrace(c))
-			return -E2BIG;
+			return PARSE_PARTIAL;
 	}
 	/* Still an extension header after the bound: a chain built to make
 	 * parsers spin. Check the header after the last one we walked. */
@@ -366,10 +396,10 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p,
 	case IPPROTO_MH:
 	case IPPROTO_AH:
 	case IPPROTO_FRAGMENT:
-		return -E2BIG;
+		return PARSE_PARTIAL;
 	}
 	if (c->pos > c->lim)
-		return -EINVAL;
+		return PARSE_PARTIAL;
 	flow_set_proto(&p->flow, next, STEER_AF_INET6);
 	return 0;
 }
@@ -668,13 +698,14 @@ static __always_inline int parse_udp_tunnel(struct cursor *c,
 	return 0;
 }
 
-/* The two 16-bit words at the cursor as the flow's ports. */
+/* The two 16-bit words at the cursor as the flow's ports; PARSE_PARTIAL
+ * (the ports left zero) when the datagram ends before them. */
 static __always_inline int read_ports(struct cursor *c, struct parsed *p)
 {
 	__be16 *ports = c->pos;
 
 	if (!cursor_has(c, ports, 4))
-		return -EINVAL;
+		return PARSE_PARTIAL;
 	flow_set_ports(&p->flow, ports);
 	return 0;
 }
@@ -696,7 +727,7 @@ static __always_inline int parse_l4(struct cursor *c,
 	switch (proto) {
 	case IPPROTO_UDP:
 		if (read_ports(c, p))
-			return -EINVAL;
+			return PARSE_PARTIAL;
 		if (outer &&
 		    (s->decap_port_bits >> steer_port_bit(p->flow.dport) & 1)) {
 			*encap = 0;
@@ -711,7 +742,7 @@ static __always_inline int parse_l4(struct cursor *c,
 		if (!(s->decap & STEER_DECAP(STEER_ENCAP_ESP)))
 			return 0;
 		if (read_ports(c, p))
-			return -EINVAL;
+			return PARSE_PARTIAL;
 		if (outer)
 			st->encap_esp++;
 		return 0;
@@ -886,21 +917,40 @@ tunnel:
 	return ret;
 }
 
+/* PARSE_PARTIAL where an encapsulation the slot looks through broke:
+ * counted malformed too (parse_frame()). */
+#define PARSE_ENCAP_PARTIAL	3
+
+/* An encapsulation the slot looks through that is malformed or cut short
+ * before its inner IP header was read: behind an outer IP header the frame
+ * keeps the outer flow as read (PARSE_ENCAP_PARTIAL); behind PPPoE or MPLS
+ * no IP header was read (-EBADMSG). Both counted malformed. */
+static __always_inline int encap_broken(const struct parsed *p)
+{
+	/* Only an IP header read gives the flow a family (PPPoE's and
+	 * MPLS's frames start the walk zeroed): read from the stack, where
+	 * keeping the encapsulation's id for this cost the commonest frame
+	 * 2 instructions of registers moved (bench_prog --insns). */
+	return p->flow.family ? PARSE_ENCAP_PARTIAL : -EBADMSG;
+}
+
 /*
- * Returns 0 with p filled, -EPROTONOSUPPORT for a frame that is not IP,
- * -EBADMSG for an encapsulation the slot looks through that is malformed or
- * truncated (the outer headers or the inner ones), or another negative
- * errno for a frame that cannot be parsed. Behind an encapsulation the
- * slot looks through (counted in its steer_stats counter), p->flow is the
- * inner flow; a payload the parser does not look into (ARP in VXLAN, a
- * GTP-U echo) leaves the outer flow, and one that is not IP behind PPPoE
- * or MPLS (LCP, a pseudowire) is -EPROTONOSUPPORT. One level: the inner
- * headers' own tunnels are not looked into.
+ * Returns 0 with p filled; PARSE_PARTIAL with p->flow holding what was
+ * read of a frame with a readable IP header whose later headers are not
+ * (see PARSE_PARTIAL; encap_malformed counted where an encapsulation the
+ * slot looks through broke); -EPROTONOSUPPORT for a frame that is not IP;
+ * or another negative errno for a frame without a readable IP header
+ * (-EBADMSG: behind PPPoE or MPLS, counted malformed). Behind an
+ * encapsulation the slot looks through (counted in its steer_stats
+ * counter), p->flow is the inner flow; a payload the parser does not look
+ * into (ARP in VXLAN, a GTP-U echo) leaves the outer flow, and one that is
+ * not IP behind PPPoE or MPLS (LCP, a pseudowire) is -EPROTONOSUPPORT. One
+ * level: the inner headers' own tunnels are not looked into.
  */
-static __always_inline int parse_frame(struct xdp_md *ctx,
-				       const struct steer_slot *s,
-				       struct steer_stats *st,
-				       struct parsed *p)
+static __always_inline int parse_headers(struct xdp_md *ctx,
+					 const struct steer_slot *s,
+					 struct steer_stats *st,
+					 struct parsed *p)
 {
 	void *data = (void *)(long)ctx->data;
 	struct cursor c = {
@@ -944,16 +994,34 @@ static __always_inline int parse_frame(struct xdp_md *ctx,
 	/* One state for the tunnel and one for the inner headers, whatever
 	 * the paths there (see cursor_untrace()). */
 	if (cursor_untrace(&c))
-		return -EBADMSG;
+		return encap_broken(p);
 	err = parse_tunnel(&c, s, st, p, encap, &inner);
 	if (err != PARSE_INNER)
-		return err && err != -EPROTONOSUPPORT ? -EBADMSG : err;
+		return err && err != -EPROTONOSUPPORT ? encap_broken(p) : err;
 	if (cursor_untrace(&c))
-		return -EBADMSG;
-	/* The inner flow replaces the outer one: no outer word survives
-	 * (an IPv6 outer's address words, a UDP tunnel's ports). */
-	__builtin_memset(&p->flow, 0, sizeof(p->flow));
-	return parse_ip(&c, s, st, p, inner, 0, &encap) ? -EBADMSG : 0;
+		return encap_broken(p);
+	/* The inner flow replaces the outer one once its IP header is
+	 * known good, word for word (parse_ipv4(), parse_ipv6()). */
+	return parse_ip(&c, s, st, p, inner, 0, &encap) ? encap_broken(p) : 0;
+}
+
+/* parse_headers(), a frame it left PARSE_PARTIAL counted and returned as
+ * 0: steered by what was read, as any flow. -EBADMSG: a malformed
+ * encapsulation without an IP header (the caller counts it). */
+static __always_inline int parse_frame(struct xdp_md *ctx,
+				       const struct steer_slot *s,
+				       struct steer_stats *st,
+				       struct parsed *p)
+{
+	int err = parse_headers(ctx, s, st, p);
+
+	if (err > 0) {
+		if (err == PARSE_ENCAP_PARTIAL)
+			st->encap_malformed++;
+		st->parsed_partial++;
+		return 0;
+	}
+	return err;
 }
 
 #endif /* XDP_STEER_PARSE_H */

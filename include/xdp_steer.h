@@ -451,7 +451,7 @@ struct steer_target {
 	X(redirected, OUTCOME, "frames queued to a worker CPU's cpumap ring") \
 	X(passed_local, OUTCOME, "frames whose CPU is the receiving CPU, passed there") \
 	X(passed_nonip, OUTCOME, "frames that are not IPv4/IPv6, passed on the receiving CPU") \
-	X(passed_parse_error, OUTCOME, "truncated or malformed frames, passed on the receiving CPU") \
+	X(passed_parse_error, OUTCOME, "frames without a readable IP header (truncated or malformed), passed on the receiving CPU") \
 	X(passed_no_target, OUTCOME, "frames whose CPU has no cpumap entry, passed on the receiving CPU") \
 	X(passed_no_policy, OUTCOME, "frames seen while no policy was applied") \
 	X(fragments, COUNT, "IP fragments (hashed on addresses only)") \
@@ -464,7 +464,8 @@ struct steer_target {
 	X(unstamped, COUNT, "frames queued without drain metadata (the driver refused it)") \
 	X(rxq_moves, COUNT, "receive queues found moved to this CPU from another (IRQ affinity, threaded NAPI)") \
 	STEER_ENCAPS(STEER_ENCAP_STAT_, X)				\
-	X(encap_malformed, COUNT, "frames of those encapsulations truncated or malformed, passed on the receiving CPU") \
+	X(encap_malformed, COUNT, "frames of those encapsulations truncated or malformed: steered by the outer flow, or by the inner IP header where that was read; passed on the receiving CPU behind PPPoE or MPLS without one") \
+	X(parsed_partial, COUNT, "frames with a readable IP header whose later headers were cut short or malformed (a tunnel look-alike, a short transport header), steered by what was read") \
 	X(passed_local_bytes, COUNT, "bytes of the frames passed_local counts")
 /* One steer_stats row per encapsulation: encap_<name>. */
 #define STEER_ENCAP_STAT_(X, ID, name, port, help) X(encap_##name, COUNT, help)

@@ -115,9 +115,17 @@ static void set_encap(struct frame *f, int encap, const uint8_t *seen)
 	}
 }
 
-/* A new IP header at 'p': the one before it, if any, is the outer one. */
-static void new_ip(struct frame *f, const uint8_t *p)
+/* A new IP header at 'p' of 'hlen' bytes: the one before it, if any, is
+ * the outer one. */
+static void new_ip(struct frame *f, const uint8_t *p, size_t hlen)
 {
+	if (f->nip < 2) {
+		struct frame_ipread *r = &f->ip[f->nip++];
+
+		r->start = (int)(p - f->buf);
+		r->hdr_end = r->start + (int)hlen;
+		r->walk_end = r->hdr_end;
+	}
 	if (f->l3_family && (f->flow.proto == IPPROTO_IPIP ||
 			     f->flow.proto == IPPROTO_IPV6))
 		set_encap(f, STEER_ENCAP_IPIP, p);
@@ -221,7 +229,7 @@ int frame_ipv4(struct frame *f, const struct frame_ip4 *ip)
 	if (ip->opts_len)
 		memcpy(p + 20, ip->opts, ip->opts_len);
 
-	new_ip(f, p);
+	new_ip(f, p, 20 + ip->opts_len);
 	add_len(f, p, FRAME_LEN_IP4, ip->tot_len_set);
 	f->l3_off = (int)(p - f->buf);
 	f->l3_family = STEER_AF_INET;
@@ -264,7 +272,7 @@ int frame_ipv6(struct frame *f, const struct frame_ip6 *ip)
 	    parse_addr(f, AF_INET6, ip->dst, p + 24))
 		return f->err;
 
-	new_ip(f, p);
+	new_ip(f, p, 40);
 	add_len(f, p, FRAME_LEN_IP6, ip->payload_len_set);
 	f->l3_off = (int)(p - f->buf);
 	f->l3_family = STEER_AF_INET6;
@@ -287,10 +295,13 @@ int frame_ipv6(struct frame *f, const struct frame_ip6 *ip)
 	return 0;
 }
 
+/* After an IPv6 extension header, pushed last. */
 static void next_proto(struct frame *f, uint8_t next)
 {
 	if (!f->proto_final)
 		f->flow.proto = next;
+	if (f->nip)
+		f->ip[f->nip - 1].walk_end = (int)f->len;
 }
 
 /* Hop-by-hop and destination options: one PadN option filling the rest. */
@@ -779,6 +790,48 @@ bool frame_flow(const struct frame *f, struct steer_flow *flow)
 		flow->dport = 0;
 	}
 	return f->is_frag;
+}
+
+/* The IP header 'r' of family 'family' is whole in 'len' bytes, its
+ * length fixed to them: IPv6's payload length must not be 0 (a
+ * jumbogram). */
+static bool ip_whole(const struct frame_ipread *r, int family, size_t len)
+{
+	return family == STEER_AF_INET6 ? len > (size_t)r->hdr_end :
+					  len >= (size_t)r->hdr_end;
+}
+
+int frame_flow_cut(const struct frame *f, size_t len, struct steer_flow *flow,
+		   bool *inner)
+{
+	const struct frame_ipread *r;
+	struct steer_flow level;
+
+	memset(flow, 0, sizeof(*flow));
+	*inner = false;
+	if (!f->nip)
+		return -1;
+	/* The outermost IP header's flow, as recorded once a second one
+	 * was pushed (f->outer), or the frame's only one. */
+	level = f->tunnel ? f->outer : f->flow;
+	if (!ip_whole(&f->ip[0], f->tunnel ? f->outer.family : f->flow.family,
+		      len))
+		return -1;
+	r = &f->ip[0];
+	if (f->nip > 1 && ip_whole(&f->ip[1], f->flow.family, len)) {
+		level = f->flow;
+		r = &f->ip[1];
+		*inner = true;
+	}
+	*flow = level;
+	if (len < (size_t)r->walk_end)
+		flow->proto = 0;
+	if (len < (size_t)r->walk_end + 4 ||
+	    !(has_ports(flow->proto) || (f->esp && r == &f->ip[f->nip - 1]))) {
+		flow->sport = 0;
+		flow->dport = 0;
+	}
+	return 0;
 }
 
 bool frame_looked_through(const struct frame *f, const struct steer_slot *s)

@@ -45,6 +45,15 @@
 /* Headers a frame is built of, recorded for cuts at their boundaries. */
 #define FRAME_BOUNDS	32
 
+/* An IP header pushed, for frame_flow_cut(): where it starts, where its
+ * own header ends (IPv4's options included) and where its IPv6 extension
+ * headers end (what follows: a transport or a tunnel's header). */
+struct frame_ipread {
+	int start;
+	int hdr_end;
+	int walk_end;
+};
+
 /* A header whose length field frame_finish() fills. */
 struct frame_len {
 	int off;		/* where the header starts */
@@ -86,6 +95,9 @@ struct frame {
 				 * in which the parser meets it */
 	int bounds[FRAME_BOUNDS]; /* where each header pushed starts */
 	int nbounds;
+	struct frame_ipread ip[2]; /* the outermost IP header, and a
+				    * tunnel's inner one */
+	int nip;
 
 	struct frame_len lens[FRAME_LENS];
 	int nlens;
@@ -232,6 +244,18 @@ bool frame_flow(const struct frame *f, struct steer_flow *flow);
  * outermost IP header's flow (ESP without ports); false with the family
  * 0 when the frame is not IP to it (PPPoE, MPLS). */
 bool frame_flow_plain(const struct frame *f, struct steer_flow *flow);
+
+/* What the program should read of the frame (valid and not a fragment,
+ * a tunnel's frames included) cut to 'len' bytes with its lengths fixed,
+ * as the frame's headers say (bpf/parse.h, PARSE_PARTIAL): -1 when no IP
+ * header is whole (a parse error); else 0 with *flow the innermost whole
+ * IP header's flow as far as the cut leaves it: the addresses, the
+ * protocol once its extension headers are whole, the ports once their
+ * four bytes are (a tunnel's outer flow where its inner IP header is cut:
+ * 'inner' says which). A cut that leaves every header the parser reads
+ * is the whole frame's flow (frame_flow()), not this one's to say. */
+int frame_flow_cut(const struct frame *f, size_t len, struct steer_flow *flow,
+		   bool *inner);
 
 /* Whether a datapath under slot 's' looks through the frame's
  * encapsulation (frame_flow()) or not (frame_flow_plain()). */

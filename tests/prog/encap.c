@@ -52,6 +52,19 @@ static int policy_decap_l3(const struct frame *f)
 	return bucket_only(f, &s);
 }
 
+/* Every encapsulation looked through, only the outer flow's bucket (as
+ * the parser reads it: ports where the outer header has them) to a
+ * present CPU: where a malformed tunnel behind an IP header goes. */
+static int policy_decap_outer(const struct frame *f)
+{
+	struct steer_flow flow;
+	struct steer_slot s;
+
+	frame_flow_plain(f, &flow);
+	decap_slot(&s, STEER_F_HASH_L4);
+	return bucket_of_flow(&flow, &s);
+}
+
 /* Nothing looked through. */
 static int policy_no_decap(const struct frame *f)
 {
@@ -688,8 +701,8 @@ static const struct prog_case cases[] = {
 	  gre_teb, policy_decap, TUNNEL(GRE, AT_R, 0) },
 	{ "GRE carrying neither IP nor Ethernet keeps the outer flow",
 	  gre_other, policy_decap, TUNNEL(GRE, AT_R, 0) },
-	{ "an inner IPv4 datagram longer than the outer one is malformed",
-	  gre_inner_too_long, policy_decap, MALFORMED(GRE) },
+	{ "an inner IPv4 datagram longer than the outer one is malformed: the outer flow",
+	  gre_inner_too_long, policy_decap_outer, MALFORMED_STEERED(GRE, AT_R) },
 	{ "an inner fragment hashes on the inner addresses, counted both ways",
 	  gre_inner_frag, policy_decap, TUNNEL(GRE, AT_R, ALSO_FRAG) },
 	{ "an outer IPv4 fragment's first piece hashes on the outer addresses",
@@ -734,10 +747,10 @@ static const struct prog_case cases[] = {
 	  gre6_c, policy_inner_rule, TUNNEL(GRE, AT_R, ALSO_FLOW_HIT) },
 	{ "VXLAN carrying ARP keeps the outer flow",
 	  vxlan_arp, policy_decap, TUNNEL(VXLAN, AT_R, 0) },
-	{ "VXLAN without the I flag is malformed, passed",
-	  vxlan_no_i, policy_decap, MALFORMED(VXLAN) },
-	{ "VXLAN too short for its inner Ethernet header is malformed",
-	  vxlan_short, policy_decap, MALFORMED(VXLAN) },
+	{ "VXLAN without the I flag is malformed: the outer flow, ports and all",
+	  vxlan_no_i, policy_decap_outer, MALFORMED_STEERED(VXLAN, AT_R) },
+	{ "VXLAN too short for its inner Ethernet header is malformed: the outer flow",
+	  vxlan_short, policy_decap_outer, MALFORMED_STEERED(VXLAN, AT_R) },
 	{ "VXLAN on port 8472 is plain UDP to the default ports",
 	  vxlan_8472, policy_decap, REDIRECT(AT_R, 0) },
 	{ "VXLAN on port 8472 with decap [{vxlan: 8472}]",
@@ -751,8 +764,8 @@ static const struct prog_case cases[] = {
 	  geneve_opts, policy_decap, TUNNEL(GENEVE, AT_R, 0) },
 	{ "Geneve over IPv6 with 252 bytes of options, IPv4 inside",
 	  geneve6_max_ip, policy_decap, TUNNEL(GENEVE, AT_R, 0) },
-	{ "Geneve version 1 is malformed, passed",
-	  geneve_v1, policy_decap, MALFORMED(GENEVE) },
+	{ "Geneve version 1 is malformed: the outer flow",
+	  geneve_v1, policy_decap_outer, MALFORMED_STEERED(GENEVE, AT_R) },
 	/* GTP-U */
 	{ "GTP-U, no optional fields",
 	  gtpu_plain, policy_decap, TUNNEL(GTPU, AT_R, 0) },
@@ -762,12 +775,12 @@ static const struct prog_case cases[] = {
 	  gtpu6_ext, policy_decap, TUNNEL(GTPU, AT_R, 0) },
 	{ "GTP-U with STEER_GTPU_EXT_MAX extension headers",
 	  gtpu_ext_at_limit, policy_decap, TUNNEL(GTPU, AT_R, 0) },
-	{ "GTP-U with more extension headers than the bound is malformed",
-	  gtpu_ext_past_limit, policy_decap, MALFORMED(GTPU) },
-	{ "GTP-U with an extension header of length 0 is malformed",
-	  gtpu_ext_len0, policy_decap, MALFORMED(GTPU) },
-	{ "GTP version 2 on GTP-U's port is malformed",
-	  gtpu_v2, policy_decap, MALFORMED(GTPU) },
+	{ "GTP-U with more extension headers than the bound is malformed: the outer flow",
+	  gtpu_ext_past_limit, policy_decap_outer, MALFORMED_STEERED(GTPU, AT_R) },
+	{ "GTP-U with an extension header of length 0 is malformed: the outer flow",
+	  gtpu_ext_len0, policy_decap_outer, MALFORMED_STEERED(GTPU, AT_R) },
+	{ "GTP version 2 on GTP-U's port is malformed: the outer flow",
+	  gtpu_v2, policy_decap_outer, MALFORMED_STEERED(GTPU, AT_R) },
 	{ "a GTP-U echo request keeps the outer flow",
 	  gtpu_echo, policy_decap, TUNNEL(GTPU, AT_R, 0) },
 	/* ESP */
@@ -840,35 +853,54 @@ static size_t needed(const struct frame *f)
 }
 
 /* Cut at every header boundary with every length fixed up to the cut:
- * a parse error until the parser meets the encapsulation, a malformed one
- * of it until every header is whole, the inner flow's CPU from there on.
- * The whole frame's policy (bucket_only) must be in force. */
+ * a parse error until an IP header is whole; then steered by what was
+ * read (frame_flow_cut(): the outer flow while the inner IP header is
+ * cut, the inner one's addresses after it), counted malformed once the
+ * parser met the encapsulation; the inner flow's CPU once every header is
+ * whole. Each cut gets its policy (every encapsulation looked through,
+ * only the bucket of what should be read at a present CPU). */
 static bool cuts_at_boundaries(const struct frame *f, const char *name)
 {
 	size_t need = needed(f);
+	struct steer_flow flow;
+	struct steer_slot s;
 	struct frame cut;
-	char label[160];
-	int b;
+	char label[200];
+	bool inner;
+	int b, err;
 
 	for (b = 1; b <= f->nbounds; b++) {
 		size_t len = b < f->nbounds ? (size_t)f->bounds[b] : f->len;
 		struct expect e = PASS(passed_parse_error, 0);
-		/* An outer IPv6 payload length of 0 is a jumbogram: the
-		 * parser stops before the tunnel. */
-		bool empty6 = !l2_tunnel(f->encap) && f->first_l3_off >= 0 &&
-			      f->buf[f->first_l3_off] >> 4 == 6 &&
-			      len == (size_t)f->first_l3_off + 40;
+		bool met = (int)len >= f->encap_seen &&
+			   f->encap != STEER_ENCAP_ESP;
 
 		if (len < 14)
 			continue;
+		decap_slot(&s, STEER_F_HASH_L4);
 		if (len >= need) {
 			e = (struct expect)TUNNEL(NONE, AT_R, 0);
 			e.encap = f->encap;
-		} else if ((int)len >= f->encap_seen && !empty6 &&
-			   f->encap != STEER_ENCAP_ESP) {
-			e.encap = f->encap;
-			e.also = ALSO_MALFORMED;
+			err = bucket_only(f, &s);
+		} else if (frame_flow_cut(f, len, &flow, &inner) < 0) {
+			/* PPPoE's and MPLS's: malformed once met (behind an
+			 * outer IPv6 header of payload length 0, a jumbogram,
+			 * no tunnel is met). */
+			if (met && l2_tunnel(f->encap)) {
+				e.encap = f->encap;
+				e.also = ALSO_MALFORMED;
+			}
+			err = 0;
+		} else {
+			e = (struct expect)PARTIAL(AT_R);
+			if (met) {
+				e.encap = f->encap;
+				e.also |= ALSO_MALFORMED;
+			}
+			err = bucket_of_flow(&flow, &s);
 		}
+		if (!EXPECT_EQ(err, 0, "the policy was written"))
+			return false;
 		cut = *f;
 		cut.len = len;
 		cut.finished = false;
@@ -1217,12 +1249,13 @@ static void test_esp_spis_spread(void)
 /* GRE with any bit RFC 2784 receivers refuse, over IPv4 and IPv6: each
  * of RFC 1701's routing, strict source route and recursion bits, the
  * reserved flags and the version's bits (version 1 alone, and as PPTP
- * sends it: key, sequence and acknowledgment) is malformed, passed. */
+ * sends it: key, sequence and acknowledgment) is malformed, steered by
+ * the outer flow. */
 static void test_gre_refused(void)
 {
 	static const struct shape gre_shape = { "GRE", STEER_ENCAP_GRE,
 						CARRIES_IP, 0 };
-	struct expect e = MALFORMED(GRE);
+	struct expect e = MALFORMED_STEERED(GRE, AT_R);
 	__u16 flags[17], bit;
 	char label[64];
 	struct frame f;
@@ -1246,7 +1279,7 @@ static void test_gre_refused(void)
 				 "GRE flags 0x%04x over IPv%d", flags[i],
 				 o ? 6 : 4);
 			if (!EXPECT_EQ(frame_finish(&f), 0, "the frame was built") ||
-			    !EXPECT_EQ(policy_decap(&f), 0, "the policy was written") ||
+			    !EXPECT_EQ(policy_decap_outer(&f), 0, "the policy was written") ||
 			    !expect_run(&f, &e, label))
 				return;
 		}
@@ -1356,7 +1389,7 @@ const struct test_case encap_tests[] = {
 	TEST_ENTRY(test_esp_spis_spread,
 		   "ESP flows between one pair of hosts spread by SPI"),
 	TEST_ENTRY(test_gre_refused,
-		   "GRE with a routing, recursion or reserved bit or a version other than 0 is malformed, passed"),
+		   "GRE with a routing, recursion or reserved bit or a version other than 0 is malformed, steered by the outer flow"),
 	TEST_ENTRY(test_pieces_meet,
 		   "the pieces of a fragmented inner datagram meet on one CPU, and those of an outer one, in every encapsulation"),
 };

@@ -35,6 +35,48 @@ int bucket_only(const struct frame *f, struct steer_slot *s)
 	return err ? err : commit(s);
 }
 
+int bucket_of_flow(const struct steer_flow *flow, struct steer_slot *s)
+{
+	__u32 hash = steer_flow_hash(flow, s->hash_key, s->flags, 0);
+	int err;
+
+	err = steer_prog_fill_table(&prog, 0, CPU_MISSING, s->table_size);
+	if (!err)
+		err = steer_prog_set_bucket(&prog, 0,
+					    steer_table_index(hash, s->table_size),
+					    remote_cpu);
+	return err ? err : commit(s);
+}
+
+void flow_partial(const struct frame *f, bool proto, struct steer_flow *flow)
+{
+	frame_flow(f, flow);
+	flow->sport = 0;
+	flow->dport = 0;
+	if (!proto)
+		flow->proto = 0;
+}
+
+int policy_bucket_partial(const struct frame *f)
+{
+	struct steer_flow flow;
+	struct steer_slot s;
+
+	flow_partial(f, true, &flow);
+	base_slot(&s, STEER_F_HASH_L4);
+	return bucket_of_flow(&flow, &s);
+}
+
+int policy_bucket_addrs(const struct frame *f)
+{
+	struct steer_flow flow;
+	struct steer_slot s;
+
+	flow_partial(f, false, &flow);
+	base_slot(&s, STEER_F_HASH_L4);
+	return bucket_of_flow(&flow, &s);
+}
+
 int policy_bucket(const struct frame *f)
 {
 	struct steer_slot s;
@@ -69,6 +111,12 @@ static int all_to(__u32 cpu, __u32 flags, __u32 nonip_cpu)
 	s.nonip_cpu = nonip_cpu;
 	err = steer_prog_fill_table(&prog, 0, cpu, s.table_size);
 	return err ? err : commit(&s);
+}
+
+int policy_all_remote(const struct frame *f)
+{
+	(void)f;
+	return all_to(remote_cpu, STEER_F_HASH_L4, STEER_CPU_LOCAL);
 }
 
 int policy_empty(const struct frame *f)

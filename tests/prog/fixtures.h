@@ -20,12 +20,24 @@
  * encapsulation) leads to a present CPU (remote); writes 's' and makes it
  * active. */
 int bucket_only(const struct frame *f, struct steer_slot *s);
+/* The same for the bucket of 'flow' (not a fragment). */
+int bucket_of_flow(const struct steer_flow *flow, struct steer_slot *s);
+/* What the program reads of a frame whose IP header is whole and a header
+ * after it is not (bpf/parse.h, PARSE_PARTIAL): the frame's flow
+ * (frame_flow()) without its ports, and without its protocol too when
+ * 'proto' is false (an IPv6 extension header chain that broke). */
+void flow_partial(const struct frame *f, bool proto, struct steer_flow *flow);
 
 /* Policies: write slot 0 (and its table and rules) for the frame about to
  * be sent, and make it active; 0 or a negative errno. */
 int policy_bucket(const struct frame *f);
 int policy_bucket_l3(const struct frame *f);
 int policy_bucket_sym(const struct frame *f);
+/* The bucket of flow_partial() with its protocol, and without it. */
+int policy_bucket_partial(const struct frame *f);
+int policy_bucket_addrs(const struct frame *f);
+/* Every bucket to the remote CPU. */
+int policy_all_remote(const struct frame *f);
 int policy_empty(const struct frame *f);
 int policy_missing(const struct frame *f);
 int policy_local_fast(const struct frame *f);

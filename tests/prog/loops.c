@@ -57,17 +57,23 @@ static void test_truncated_every_byte(void)
 }
 
 /* Cut at every byte with the IP length fixed up to match: a parse error
- * until the frame holds every header the parser must read (IP header,
- * extension headers, and the two port words of a transport with ports),
- * the flow's own CPU from there on. */
+ * until the IP header is whole; then steered by what was read (bpf/
+ * parse.h, PARSE_PARTIAL): the addresses while an IPv6 extension header
+ * is cut, with the protocol from the transport header on, until the frame
+ * holds the two port words of a transport with ports; the flow's own CPU
+ * from there on. Each cut's policy points only the bucket of what the
+ * parser should read at the remote CPU. */
 static void test_truncated_lengths_agree(void)
 {
 	struct expect parse_error = PASS(passed_parse_error, 0);
 	struct expect steered = REDIRECT(AT_REMOTE, 0);
+	struct expect partial = PARTIAL(AT_REMOTE);
 	struct frame f, cut;
 	struct steer_flow flow;
+	struct steer_slot s;
 	char label[64];
-	size_t i, len, need;
+	size_t i, len, need, ip_end;
+	int n_partial = 0;
 
 	if (!ready())
 		return;
@@ -78,23 +84,40 @@ static void test_truncated_lengths_agree(void)
 		if (frame_flow(&f, &flow) || f.l4_off < 0)
 			continue;
 		need = f.l4_off + (has_ports(flow.proto) ? 4 : 0);
-		/* An empty IPv6 payload reads as a jumbogram. */
-		if (f.l3_family == STEER_AF_INET6 && need == (size_t)f.l3_off + 40)
-			need++;
-		if (!EXPECT_EQ(policy_bucket(&f), 0, "the policy was written"))
-			return;
+		/* IPv4's header ends where its options do; an empty IPv6
+		 * payload reads as a jumbogram. */
+		ip_end = f.l3_family == STEER_AF_INET6 ? (size_t)f.l3_off + 41 :
+							 (size_t)f.l4_off;
+		if (need < ip_end)
+			need = ip_end;
 		for (len = 14; len < f.len; len++) {
+			const struct expect *e = &steered;
+
 			cut = f;
 			cut.len = len;
 			cut.finished = false;
 			frame_finish(&cut);
+			base_slot(&s, STEER_F_HASH_L4);
+			if (len < ip_end) {
+				e = &parse_error;
+			} else if (len < need) {
+				flow_partial(&f, len >= (size_t)f.l4_off, &flow);
+				if (!EXPECT_EQ(bucket_of_flow(&flow, &s), 0,
+					       "the policy was written"))
+					return;
+				e = &partial;
+				n_partial++;
+			}
+			if (e != &partial &&
+			    !EXPECT_EQ(policy_bucket(&f), 0, "the policy was written"))
+				return;
 			snprintf(label, sizeof(label),
 				 "cut to %zu bytes, lengths fixed", len);
-			if (!expect_run(&cut, len < need ? &parse_error : &steered,
-					label))
+			if (!expect_run(&cut, e, label))
 				return;
 		}
 	}
+	printf("  %d cuts steered by what was read\n", n_partial);
 }
 
 /* A VLAN-tagged ARP frame: a parse error while the tag is cut, non-IP
@@ -358,7 +381,7 @@ const struct test_case loop_tests[] = {
 	TEST_ENTRY(test_truncated_every_byte,
 		   "valid frames cut at every byte are parse errors"),
 	TEST_ENTRY(test_truncated_lengths_agree,
-		   "frames cut with lengths fixed up fail until their headers are whole"),
+		   "frames cut with lengths fixed up: a parse error until the IP header is whole, then steered by what was read"),
 	TEST_ENTRY(test_truncated_non_ip,
 		   "a tagged ARP frame cut inside its tag is a parse error"),
 	TEST_ENTRY(test_symmetric_pairs,

@@ -139,6 +139,7 @@ const struct counter_name extras[] = {
 	{ "rule_flow_hits", OFF(rule_flow_hits), ALSO_FLOW_HIT },
 	{ "rule_prefix_hits", OFF(rule_prefix_hits), ALSO_PREFIX_HIT },
 	{ "encap_malformed", OFF(encap_malformed), ALSO_MALFORMED },
+	{ "parsed_partial", OFF(parsed_partial), ALSO_PARTIAL },
 };
 const size_t n_outcomes = ARRAY_SIZE(outcomes);
 const size_t n_extras = ARRAY_SIZE(extras);

@@ -44,6 +44,7 @@ int resolve_cpu(int cpu);
 #define ALSO_FLOW_HIT	(1u << 1)
 #define ALSO_PREFIX_HIT	(1u << 2)
 #define ALSO_MALFORMED	(1u << 3)	/* encap_malformed */
+#define ALSO_PARTIAL	(1u << 4)	/* parsed_partial */
 
 /* What one frame must do. */
 struct expect {
@@ -63,9 +64,17 @@ struct expect {
 	{ XDP_REDIRECT, cpu, OFF(redirected), also, STEER_ENCAP_##encap }
 #define TUNNEL_PASS(encap, counter, also)				\
 	{ XDP_PASS, CPU_NONE, OFF(counter), also, STEER_ENCAP_##encap }
-/* A malformed one: passed as a parse error, counted as malformed. */
+/* A malformed one without an IP header read (PPPoE, MPLS): passed as a
+ * parse error, counted as malformed. */
 #define MALFORMED(encap)						\
 	TUNNEL_PASS(encap, passed_parse_error, ALSO_MALFORMED)
+/* A malformed one behind an IP header: steered by what was read (bpf/
+ * parse.h, PARSE_PARTIAL) to 'cpu', counted as malformed and partial. */
+#define MALFORMED_STEERED(encap, cpu)					\
+	TUNNEL(encap, cpu, ALSO_MALFORMED | ALSO_PARTIAL)
+/* A frame whose headers after its IP header were cut short or malformed,
+ * steered by what was read. */
+#define PARTIAL(cpu)		REDIRECT(cpu, ALSO_PARTIAL)
 
 struct counter_name {
 	const char *name;

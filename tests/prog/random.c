@@ -527,8 +527,12 @@ static bool random_run(const struct frame *f, const struct expect *e,
 	}
 	ok &= EXPECT(moved <= 1, "at most one encapsulation counted the frame");
 	ok &= EXPECT(cur.st.encap_malformed - prev->st.encap_malformed <=
-		     cur.st.passed_parse_error - prev->st.passed_parse_error,
-		     "a malformed encapsulation is passed as a parse error");
+		     cur.st.passed_parse_error - prev->st.passed_parse_error +
+		     cur.st.parsed_partial - prev->st.parsed_partial,
+		     "a malformed encapsulation is passed as a parse error or steered by what was read");
+	ok &= EXPECT(cur.st.parsed_partial - prev->st.parsed_partial +
+		     cur.st.passed_parse_error - prev->st.passed_parse_error <= 1,
+		     "a frame steered by what was read is no parse error");
 	for (i = 0; i < 3; i++)
 		cpu_moved += cur.cpu_packets[i] - prev->cpu_packets[i];
 	ok &= EXPECT_EQ(cpu_moved, verdict == XDP_REDIRECT,
@@ -610,8 +614,200 @@ static void test_random_frames(void)
 	       runs, predicted, tunnelled);
 }
 
+/* ---- the receiving CPU decides nothing ----------------------------------- */
+
+/* UDP to a port a tunnel has (4789, 8472, 6081, 2152, 4500), carrying
+ * random bytes: mostly no tunnel's header (a VXLAN header without its I
+ * flag, GTP of another version), sometimes one by chance. */
+static void rnd_lookalike(struct frame *f)
+{
+	static const __u16 ports[] = { 4789, 8472, 6081, 2152, 4500 };
+	bool v6 = below(2);
+	char src[64], dst[64];
+	__u8 junk[64];
+	size_t i, n = below(sizeof(junk) + 1);
+
+	frame_init(f);
+	frame_eth(f, v6 ? ETH_P_IPV6 : ETH_P_IP);
+	if (v6) {
+		rnd_v6(src, sizeof(src));
+		rnd_v6(dst, sizeof(dst));
+		frame_ipv6(f, &(struct frame_ip6){ .src = src, .dst = dst,
+						   .nexthdr = IPPROTO_UDP });
+	} else {
+		rnd_v4(src, sizeof(src));
+		rnd_v4(dst, sizeof(dst));
+		frame_ipv4(f, &(struct frame_ip4){ .src = src, .dst = dst,
+						   .proto = IPPROTO_UDP });
+	}
+	frame_udp(f, 1024 + below(4096), ports[below(ARRAY_SIZE(ports))]);
+	for (i = 0; i < n; i++)
+		junk[i] = (__u8)rnd();
+	frame_payload(f, junk, n);
+	frame_finish(f);
+}
+
+/* Cut to a random length of at least the Ethernet header, every length
+ * field fixed to the cut: headers cut short that claim no more than they
+ * have. */
+static void cut_fixed(struct frame *f)
+{
+	f->len = 14 + below(f->len - 14 + 1);
+	f->finished = false;
+	frame_finish(f);
+	snprintf(f->desc + strlen(f->desc), sizeof(f->desc) - strlen(f->desc),
+		 ", cut to %zu, lengths fixed", f->len);
+}
+
+/* Frames of the corpus below, and how many of them each kind of outcome
+ * got, for the summary. */
+#define RXCPU_FRAMES	3000
+
+/* The CPU that takes frame 'f' when the program runs on CPU 'me': the CPU
+ * it was queued to, or 'me' for a frame the policy passes there (the fast
+ * path); -1 for one passed on the receiving CPU because nothing of its own
+ * could place it (no IP header read, or not IP under non_ip: local), which
+ * may follow the receiving CPU. *outcome: its outcome counter. */
+static int taken_by(const struct frame *f, int me, size_t *outcome)
+{
+	static struct steer_cpu_stats cs[STEER_MAX_CPUS];
+	struct steer_stats st;
+	int verdict = -1, err;
+	size_t i;
+	__u32 c;
+
+	*outcome = 0;
+	if (steer_pin_cpu(me) != me)
+		return -2;
+	err = steer_prog_reset_frame_counters(&prog);
+	if (!err)
+		err = steer_prog_run(&prog, f->buf, f->len, &verdict);
+	if (!err)
+		err = steer_prog_read_stats(&prog, &st);
+	if (!err)
+		err = steer_prog_read_all_cpu_stats(&prog, cs);
+	if (err)
+		return -2;
+	for (i = 0; i < n_outcomes; i++)
+		if (counter(&st, outcomes[i].off))
+			*outcome = outcomes[i].off;
+	if (st.passed_local)
+		return me;
+	for (c = 0; c < STEER_MAX_CPUS; c++)
+		if (cs[c].packets)
+			return (int)c;
+	return -1;
+}
+
+/*
+ * The design's second invariant: a frame's CPU is a function of the policy
+ * and the frame's own bytes, never of the CPU that received it. Every
+ * frame of a corpus (random frames plain and in every encapsulation, well
+ * formed or not, UDP to every port the slot looks through with payloads
+ * that are no tunnel, mutations of all of them: bytes flipped, cut) runs
+ * on this CPU and on another, under one policy with every encapsulation
+ * looked through, the fast path and drain on, buckets spread over both
+ * CPUs: each time the same outcome, and the same CPU for every frame but
+ * those passed where they arrived for lack of an IP header (or not IP).
+ * The receive queue seems to hop between the CPUs with every frame, as a
+ * NIC queue's NAPI would when its IRQ moves.
+ */
+static void test_rx_cpu_decides_nothing(void)
+{
+	static struct random_policy rp;
+	struct steer_slot *s = &rp.slot;
+	int i, n = 0, placed = 0, unplaced = 0, partial = 0, failures = 0;
+	int known = 0;
+	size_t oa, ob;
+	struct frame f, orig;
+	__u32 k;
+	int err;
+
+	if (!ready())
+		return;
+	rng = 0x1dcb5eedULL;
+	base_slot(s, STEER_F_HASH_L4 | STEER_F_LOCAL_FASTPATH | STEER_F_DRAIN);
+	s->drain_units = 25;
+	steer_slot_decap_all(s);
+	steer_decap_add_port(s, htons(8472), STEER_ENCAP_VXLAN);
+	for (k = 0; k < STEER_TABLE_MAX; k++)
+		rp.table[k] = below(2) ? local_cpu : remote_cpu;
+	err = steer_prog_reset_drain(&prog);
+	if (!err)
+		err = steer_prog_write_table(&prog, 0, rp.table, STEER_TABLE_MAX);
+	if (!err)
+		err = commit(s);
+	if (!EXPECT_EQ(err, 0, "the policy was written"))
+		return;
+	for (i = 0; i < RXCPU_FRAMES && failures < RANDOM_MAX_FAILURES; i++) {
+		struct steer_stats st;
+		int a, b;
+
+		struct steer_flow flow;
+		bool well_formed = true, inner;
+
+		k = below(10);
+		if (k < 3) {
+			well_formed = rnd_tunnel(&f);
+			frame_finish(&f);
+		} else if (k < 5) {
+			rnd_lookalike(&f);
+		} else if (k < 9) {
+			well_formed = rnd_frame(&f);
+		} else {
+			rnd_bytes(&f);
+			well_formed = false;
+		}
+		k = below(4);
+		if (k == 0) {
+			mutate(&f);
+			well_formed = false;
+		} else if (k == 1) {
+			orig = f;
+			cut_fixed(&f);
+			/* Placed where its IP header survived the cut. */
+			well_formed &= frame_flow_cut(&orig, f.len, &flow,
+						      &inner) >= 0;
+		}
+		/* A frame the builder knows to hold a readable IP header. */
+		well_formed &= f.nip > 0;
+		a = taken_by(&f, local_cpu, &oa);
+		b = taken_by(&f, remote_cpu, &ob);
+		n++;
+		if (!EXPECT(a > -2 && b > -2, "the frame ran on both CPUs"))
+			break;
+		if (!EXPECT_EQ(oa, ob, "the frame's outcome is the same on both CPUs") ||
+		    !EXPECT_EQ(a, b, "the frame is taken by the same CPU (or passed where it arrives) whichever CPU receives it")) {
+			printf("  on CPU %d: CPU %d, on CPU %d: CPU %d\n",
+			       local_cpu, a, remote_cpu, b);
+			frame_dump(stdout, &f, "received on either CPU");
+			failures++;
+			continue;
+		}
+		if (well_formed && !EXPECT(a >= 0, "a frame with a readable IP header is placed by the policy, not passed where it arrives")) {
+			frame_dump(stdout, &f, "with a readable IP header");
+			failures++;
+			continue;
+		}
+		known += well_formed;
+		if (a < 0)
+			unplaced++;
+		else
+			placed++;
+		if (!steer_prog_read_stats(&prog, &st))
+			partial += st.parsed_partial > 0;
+	}
+	steer_pin_cpu(local_cpu);
+	printf("  %d frames, each on CPU %d and CPU %d: %d taken by one CPU (%d of them steered by what was read of a cut or malformed frame; %d known by their builder to hold a readable IP header), %d passed where they arrived (no IP header, or not IP)\n",
+	       n, local_cpu, remote_cpu, placed, partial, known, unplaced);
+	EXPECT(placed > n / 2, "most frames of the corpus were placed by the policy");
+	EXPECT(partial > n / 20, "the corpus holds cut and malformed frames with an IP header");
+}
+
 const struct test_case random_tests[] = {
 	TEST_ENTRY(test_random_frames,
 		   "random and mutated frames are passed or redirected, each counted once"),
+	TEST_ENTRY(test_rx_cpu_decides_nothing,
+		   "a frame's CPU is the same whichever CPU receives it: random, tunnelled, look-alike, cut and malformed frames"),
 };
 const size_t n_random_tests = ARRAY_SIZE(random_tests);

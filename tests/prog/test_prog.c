@@ -52,12 +52,12 @@ static const struct prog_case cases[] = {
 	  v6_udp, policy_bucket_sym, REDIRECT(AT_REMOTE, 0) },
 	{ "a frame padded past tot_len is steered, not rejected",
 	  v4_tcp_padded, policy_bucket, REDIRECT(AT_REMOTE, 0) },
-	{ "IPv4: ports past tot_len, in the frame, are not read (parse error)",
-	  v4_ports_past_tot_len, policy_bucket, PASS(passed_parse_error, 0) },
-	{ "IPv6: ports past payload_len, in the frame, are not read (parse error)",
-	  v6_ports_past_payload_len, policy_bucket, PASS(passed_parse_error, 0) },
-	{ "IPv6: an extension header running past payload_len is a parse error",
-	  v6_ext_past_payload_len, policy_bucket, PASS(passed_parse_error, 0) },
+	{ "IPv4: ports past tot_len, in the frame, are not read: steered by addresses and protocol",
+	  v4_ports_past_tot_len, policy_bucket_partial, PARTIAL(AT_REMOTE) },
+	{ "IPv6: ports past payload_len, in the frame, are not read: steered by addresses and protocol",
+	  v6_ports_past_payload_len, policy_bucket_partial, PARTIAL(AT_REMOTE) },
+	{ "IPv6: an extension header running past payload_len leaves the addresses to steer by",
+	  v6_ext_past_payload_len, policy_bucket_addrs, PARTIAL(AT_REMOTE) },
 
 	/* VLAN tags. */
 	{ "IPv4 TCP under one 802.1Q tag is steered like untagged",
@@ -90,8 +90,8 @@ static const struct prog_case cases[] = {
 	  v6_chain_icmpv6, policy_bucket, REDIRECT(AT_REMOTE, 0) },
 	{ "IPv6 chain of exactly STEER_IPV6_EXT_MAX headers is walked",
 	  v6_chain_at_limit, policy_bucket, REDIRECT(AT_REMOTE, 0) },
-	{ "IPv6 chain longer than STEER_IPV6_EXT_MAX is a parse error",
-	  v6_chain_past_limit, policy_bucket, PASS(passed_parse_error, 0) },
+	{ "IPv6 chain longer than STEER_IPV6_EXT_MAX leaves the addresses to steer by",
+	  v6_chain_past_limit, policy_bucket_addrs, PARTIAL(AT_REMOTE) },
 
 	/* Fragments: L3 hash, counted; every piece predicted alike. */
 	{ "IPv4 first fragment hashes on L3 and counts as a fragment",
@@ -190,7 +190,8 @@ static const struct prog_case cases[] = {
 	{ "with the fast path flag another CPU is still redirected to",
 	  v4_tcp, policy_remote_fast, REDIRECT(AT_REMOTE, 0) },
 
-	/* Malformed: passed, counted, never dropped. */
+	/* Malformed: passed, counted, never dropped; a frame with a readable
+	 * IP header is steered by what was read (bpf/parse.h). */
 	{ "Ethernet header alone with IPv4 ethertype is a parse error",
 	  eth_only_v4, policy_bucket, PASS(passed_parse_error, 0) },
 	{ "a VLAN tag cut short is a parse error",
@@ -209,22 +210,22 @@ static const struct prog_case cases[] = {
 	  v4_tot_len_short, policy_bucket, PASS(passed_parse_error, 0) },
 	{ "IPv4 ethertype with version 6 is a parse error",
 	  v4_version6, policy_bucket, PASS(passed_parse_error, 0) },
-	{ "IPv4 TCP without a TCP header is a parse error",
-	  v4_tcp_no_l4, policy_bucket, PASS(passed_parse_error, 0) },
-	{ "IPv4 TCP with 3 bytes of TCP header is a parse error",
-	  v4_tcp_3_bytes, policy_bucket, PASS(passed_parse_error, 0) },
+	{ "IPv4 TCP without a TCP header is steered by addresses and protocol",
+	  v4_tcp_no_l4, policy_bucket_partial, PARTIAL(AT_REMOTE) },
+	{ "IPv4 TCP with 3 bytes of TCP header is steered by addresses and protocol",
+	  v4_tcp_3_bytes, policy_bucket_partial, PARTIAL(AT_REMOTE) },
 	{ "IPv6 payload length 0 is a parse error",
 	  v6_payload_len_zero, policy_bucket, PASS(passed_parse_error, 0) },
 	{ "IPv6 payload length beyond the frame is a parse error",
 	  v6_payload_len_long, policy_bucket, PASS(passed_parse_error, 0) },
 	{ "IPv6 ethertype with version 4 is a parse error",
 	  v6_version4, policy_bucket, PASS(passed_parse_error, 0) },
-	{ "IPv6 hop-by-hop header cut short is a parse error",
-	  v6_hbh_cut_icmp, policy_bucket, PASS(passed_parse_error, 0) },
-	{ "IPv6 AH longer than the frame is a parse error",
-	  v6_ah_too_long, policy_bucket, PASS(passed_parse_error, 0) },
-	{ "IPv6 fragment header cut short is a parse error",
-	  v6_frag_cut, policy_bucket, PASS(passed_parse_error, 0) },
+	{ "IPv6 hop-by-hop header cut short leaves the addresses to steer by",
+	  v6_hbh_cut_icmp, policy_bucket_addrs, PARTIAL(AT_REMOTE) },
+	{ "IPv6 AH longer than the frame leaves the addresses to steer by",
+	  v6_ah_too_long, policy_bucket_addrs, PARTIAL(AT_REMOTE) },
+	{ "IPv6 fragment header cut short leaves the addresses to steer by",
+	  v6_frag_cut, policy_bucket_addrs, PARTIAL(AT_REMOTE) },
 };
 
 /* Runs XDP_STEER_FRAME (hex, as a failure prints it) under a table that
