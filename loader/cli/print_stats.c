@@ -183,6 +183,21 @@ static void encap_line(const char *pad, const struct steer_sample *a,
 		       a ? "frames/s" : "frames");
 }
 
+/* Frames with an IP header whose later headers were cut short or
+ * malformed, steered by what was read (a tunnel look-alike, a short
+ * transport header): one line, or none when there were none. */
+static void partial_line(const char *pad, const struct steer_sample *a,
+			 const struct steer_sample *b)
+{
+	__u64 before = a ? a->total.parsed_partial : 0;
+	double dt = a ? b->t - a->t : 0;
+
+	if (b->total.parsed_partial != before)
+		printf("%s  %-10s %.0f %s steered by what was read of them (headers cut short or malformed)\n",
+		       pad, "partial", per(b->total.parsed_partial, before, dt),
+		       a ? "frames/s" : "frames");
+}
+
 void print_stats_rates(const char *ifname, const struct steer_sample *a,
 		       const struct steer_sample *b)
 {
@@ -193,6 +208,7 @@ void print_stats_rates(const char *ifname, const struct steer_sample *a,
 	snprintf(pad, sizeof(pad), "%*s", (int)strlen(ifname), "");
 	rx_table(ifname, pad, a, b);
 	encap_line(pad, a, b);
+	partial_line(pad, a, b);
 	printf("%s  %-10s %12s %12s %13s %12s %7s\n", pad, "worker CPU",
 	       "sent pps", "ring full/s", "delivered pps", "Mbit/s", "load %");
 	for (int c = 0; c < STEER_MAX_CPUS; c++) {
@@ -227,6 +243,7 @@ void print_stats_totals(const char *ifname, const struct steer_sample *s)
 	snprintf(pad, sizeof(pad), "%*s", (int)strlen(ifname), "");
 	rx_table(ifname, pad, NULL, s);
 	encap_line(pad, NULL, s);
+	partial_line(pad, NULL, s);
 	printf("%s  %-10s %12s %12s %12s %12s %12s %12s\n", pad, "worker CPU",
 	       "sent", "enqueued", "ring full", "kthread", "delivered",
 	       "in flight");
