@@ -122,7 +122,8 @@ int cmd_stats(int argc, char **argv)
 	ret = cmd_getopt(argc, argv, "i:c:jpt", longopts, usage, stats_handle, &o);
 	if (ret >= 0)
 		return ret;
-	if (cmd_args(argc, argv, 1, 1, usage))
+	if (cmd_args(argc, argv, 1, 1, usage) ||
+	    cmd_ifname(argv[optind], usage))
 		return EXIT_USAGE;
 	if (o.rate_opt && o.form != FORM_RATES) {
 		pr_err("%s goes with the rates, not with %s (which prints once)\n",

@@ -182,9 +182,9 @@ make_c || fail "making namespace C again"
 
 # ---- names, privileges, values ----------------------------------------------------
 
-check "an interface argument '..' is refused, exit 1" run_rc 1 xs status ..
+check "an interface argument '..' is refused as a usage error, exit 2" run_rc 2 xs status ..
 check "as not an interface name" out_has "'..' is not an interface name"
-check "an interface argument with a slash is refused" run_rc 1 xs detach ../../xdp
+check "an interface argument with a slash is refused, exit 2" run_rc 2 xs detach ../../xdp
 check "naming the slash" out_has "is not an interface name (it has a '/')"
 check "status of an interface that is not there, nor its pins, exits 1" \
 	run_rc 1 xs status "xsnone$E2E_ID"

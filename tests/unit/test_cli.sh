@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Unit tier (no root): the loader's top level, which needs no BPF: the
 # version, the overview (--help, -h, help) and help for one command, and
-# their usage errors (exit 2).
+# the usage errors (exit 2) found before anything looks for an interface:
+# arguments missing or too many, interface names no interface can have.
 set -u
 SUITE=cli
 . "$(dirname "$0")/../e2e/lib.sh"
@@ -83,5 +84,27 @@ check "an extra argument is a usage error (exit 2)" rc_out 2 xs status lo extra
 check "  naming it" has "error: unexpected argument 'extra'" err
 check "detach --stale takes no interface" rc_out 2 xs detach --stale lo
 check "  and says which argument is too many" has "error: unexpected argument 'lo'" err
+
+# An interface argument that cannot name an interface is a usage error
+# like any other unreadable argument, in every command that takes one,
+# before anything looks for the interface (so no root needed).
+iface_refused() {
+	rc_out 2 "$@" && has '^xdp-steer: error: ' err && has '^usage: xdp-steer ' err
+}
+for args in "which '' udp 10.0.0.1 10.0.0.2" "stats ''" "stats '' --totals" \
+	    "status ''" "apply '' p.yaml" "attach '' --policy p.yaml" \
+	    "detach ''" "balance ''" "balance '' --once" "pin-dir ''"; do
+	eval "set -- $args"
+	check "'xdp-steer $args': an empty interface name is a usage error (exit 2)" \
+		iface_refused xs "$@"
+	check "  saying the name is empty" has 'error: an empty interface name$' err
+done
+check "an interface name with a slash is a usage error (exit 2)" \
+	iface_refused xs detach ../../xdp
+check "  naming the slash" has "'../../xdp' is not an interface name (it has a '/')" err
+check "'..' as an interface name is a usage error (exit 2)" iface_refused xs status ..
+check "an interface name longer than 15 bytes is a usage error (exit 2)" \
+	iface_refused xs which abcdefghijklmnop tcp 10.0.0.1 10.0.0.2
+check "  saying so" has 'longer than an interface name can be (15 bytes)' err
 
 e2e_done
