@@ -107,4 +107,35 @@ check "an interface name longer than 15 bytes is a usage error (exit 2)" \
 	iface_refused xs which abcdefghijklmnop tcp 10.0.0.1 10.0.0.2
 check "  saying so" has 'longer than an interface name can be (15 bytes)' err
 
+# Run unprivileged, a command says what it needs: uid 0 with CAP_SYS_ADMIN
+# and CAP_NET_ADMIN. Capabilities without uid 0 are not it: /run/xdp-steer
+# and the pins are root's alone (0700). As root the run is made nobody's
+# with setpriv; nothing gets past the lock directory either way.
+NEEDS='needs root: uid 0 with CAP_SYS_ADMIN and CAP_NET_ADMIN'
+if [ "$(id -u)" -ne 0 ]; then
+	unpriv() { "$@"; }
+elif command -v setpriv >/dev/null; then
+	unpriv() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+else
+	skip "unprivileged runs say what they need" "running as root without setpriv (util-linux) to drop it"
+fi
+if [ "$(type -t unpriv)" = function ]; then
+	check "status run unprivileged fails (exit 1)" rc_out 1 unpriv "$XDP_STEER" status lo
+	check "  saying it $NEEDS" has "$NEEDS" err
+	check "stats --json run unprivileged says the same" \
+		rc_out 1 unpriv "$XDP_STEER" stats lo --json
+	check "  (stats)" has "$NEEDS" err
+	check "  and prints no JSON" test ! -s "$T/out"
+	if [ "$(id -u)" -eq 0 ]; then
+		caps=-all,+bpf,+net_admin
+		check "another user with CAP_BPF and CAP_NET_ADMIN fails too (exit 1)" \
+			rc_out 1 unpriv --inh-caps=$caps --ambient-caps=$caps \
+			"$XDP_STEER" which lo udp 10.0.0.1:1 10.0.0.2:2
+		check "  told that these are not enough" \
+			has "$NEEDS; another user with CAP_BPF and CAP_NET_ADMIN cannot" err
+	else
+		skip "another user with CAP_BPF and CAP_NET_ADMIN fails too" "needs root to grant the capabilities"
+	fi
+fi
+
 e2e_done
