@@ -193,10 +193,10 @@ check "saying there is no such interface, not that nothing is attached" \
 check "stats says the same" run_rc 1 xs stats "xsnone$E2E_ID" --totals
 check "(stats)" out_has "no such interface in this network namespace, and no pins"
 check "stats --interval nan is a usage error, not a busy loop" run_rc 2 xs stats "$IF_B" --interval nan
-check "saying the range" out_has "--interval takes seconds from 0.1 to 3600, not 'nan'"
+check "saying the range" out_has "--interval takes seconds from 0.1 to 3600 in decimal (like 2 or 0.5), not 'nan'"
 check "stats --count past what a long holds is a usage error, not a silent cap" \
 	run_rc 2 xs stats "$IF_B" --count 99999999999999999999
-check "naming the value" out_has "--count takes a positive number, not '99999999999999999999'"
+check "naming the value" out_has "--count takes a whole number from 1 in decimal (like 10), not '99999999999999999999'"
 xs -q attach "$IF_B" --policy "$T/p1.yaml" || fail "attach in B"
 check "status run unprivileged fails, exit 1" \
 	run_rc 1 in_b setpriv --reuid=65534 --regid=65534 --clear-groups "$XDP_STEER" status "$IF_B"

@@ -3,7 +3,9 @@
 # Unit tier (no root): the loader's top level, which needs no BPF: the
 # version, the overview (--help, -h, help) and help for one command, and
 # the usage errors (exit 2) found before anything looks for an interface:
-# arguments missing or too many, interface names no interface can have.
+# arguments missing or too many, interface names no interface can have,
+# stats' numbers that are not plain decimals; and what a command run
+# unprivileged says it needs.
 set -u
 SUITE=cli
 . "$(dirname "$0")/../e2e/lib.sh"
@@ -106,6 +108,31 @@ check "'..' as an interface name is a usage error (exit 2)" iface_refused xs sta
 check "an interface name longer than 15 bytes is a usage error (exit 2)" \
 	iface_refused xs which abcdefghijklmnop tcp 10.0.0.1 10.0.0.2
 check "  saying so" has 'longer than an interface name can be (15 bytes)' err
+
+# stats' numbers are plain decimals: strtod() alone reads '0x10' as 16
+# s, and takes exponents, inf, nan, a sign and white space before it.
+# Options are read before anything looks for an interface: a value taken
+# leaves the usage error of the missing IFACE, one refused names itself.
+for v in 0x10 0x1p3 1e1 inf nan ' 2' +2 -1 0 0.09 3600.5 '' . 1,5; do
+	check "stats --interval '$v' is a usage error (exit 2)" \
+		rc_out 2 xs stats --interval "$v"
+	check "  naming the option and the value" \
+		has "^xdp-steer: error: --interval takes seconds from 0.1 to 3600 in decimal (like 2 or 0.5), not '$v'$" err
+done
+for v in 2 0.5 .5 5. 0.1 3600 0010; do
+	check "stats --interval '$v' is taken" rc_out 2 xs stats -i "$v"
+	check "  (only IFACE is missing)" has '^xdp-steer: error: IFACE is missing$' err
+done
+for v in 0x10 1e3 1.0 ' 5' +5 -3 0 99999999999999999999 ''; do
+	check "stats --count '$v' is a usage error (exit 2)" \
+		rc_out 2 xs stats --count "$v"
+	check "  naming the option and the value" \
+		has "^xdp-steer: error: --count takes a whole number from 1 in decimal (like 10), not '$v'$" err
+done
+for v in 1 10 010 9223372036854775807; do
+	check "stats --count '$v' is taken" rc_out 2 xs stats -c "$v"
+	check "  (only IFACE is missing)" has '^xdp-steer: error: IFACE is missing$' err
+done
 
 # Run unprivileged, a command says what it needs: uid 0 with CAP_SYS_ADMIN
 # and CAP_NET_ADMIN. Capabilities without uid 0 are not it: /run/xdp-steer
