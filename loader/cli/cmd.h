@@ -43,6 +43,11 @@ int cmd_usage_error(const char *usage);
  * too many, with the usage line, and returns EXIT_USAGE. */
 int cmd_args(int argc, char **argv, int min, int max, const char *usage);
 
+/* 'ifname', an interface argument, can name an interface (empty, too long,
+ * "..", a '/': pins_ifname_check()): 0, else says why, with the usage
+ * line, and returns EXIT_USAGE, as for any argument that cannot be read. */
+int cmd_ifname(const char *ifname, const char *usage);
+
 /* A library context whose notifications are printed (log.h). */
 void cli_ctx_init(struct steer_ctx *ctx);
 

@@ -115,7 +115,8 @@ int cmd_balance(int argc, char **argv)
 	ret = cmd_getopt(argc, argv, "nj", longopts, usage, balance_handle, &c);
 	if (ret >= 0)
 		return ret;
-	if (cmd_args(argc, argv, 1, 1, usage))
+	if (cmd_args(argc, argv, 1, 1, usage) ||
+	    cmd_ifname(argv[optind], usage))
 		return EXIT_USAGE;
 	c.ifname = argv[optind];
 	/* No SA_RESTART: a signal ends the sleep between rounds at once. */

@@ -64,7 +64,8 @@ int cmd_detach(int argc, char **argv)
 	if (stale)
 		return cmd_args(argc, argv, 0, 0, usage) ? EXIT_USAGE :
 		       detach_stale();
-	if (cmd_args(argc, argv, 1, 1, usage))
+	if (cmd_args(argc, argv, 1, 1, usage) ||
+	    cmd_ifname(argv[optind], usage))
 		return EXIT_USAGE;
 	ifname = argv[optind];
 	cli_ctx_init(&ctx);

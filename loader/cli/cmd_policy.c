@@ -114,7 +114,8 @@ int cmd_attach(int argc, char **argv)
 	ret = cmd_getopt(argc, argv, "p:m:", longopts, usage, attach_handle, &o);
 	if (ret >= 0)
 		return ret;
-	if (cmd_args(argc, argv, 1, 1, usage))
+	if (cmd_args(argc, argv, 1, 1, usage) ||
+	    cmd_ifname(argv[optind], usage))
 		return EXIT_USAGE;
 	if (!o.policy) {
 		pr_err("--policy FILE is missing: attach applies a policy at once\n");
@@ -155,7 +156,8 @@ int cmd_apply(int argc, char **argv)
 	ret = cmd_getopt(argc, argv, "", help_only, usage, no_handle, NULL);
 	if (ret >= 0)
 		return ret;
-	if (cmd_args(argc, argv, 2, 2, usage))
+	if (cmd_args(argc, argv, 2, 2, usage) ||
+	    cmd_ifname(argv[optind], usage))
 		return EXIT_USAGE;
 	if (cli_load_policy(argv[optind + 1], &p))
 		return EXIT_FAIL;

@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,27 +49,40 @@ static int set_form(struct stats_opts *o, enum stats_form f, const char *opt)
 	return 0;
 }
 
+/* 's' is a plain decimal number: digits, with a fraction after a '.' if
+ * 'fraction'. strtod() and strtol() alone also take white space and a
+ * sign before it, and strtod() hex ("0x10" is 16), exponents, "inf" and
+ * "nan". */
+static bool plain_decimal(const char *s, bool fraction)
+{
+	size_t whole = strspn(s, "0123456789"), part = 0;
+
+	if (fraction && s[whole] == '.')
+		part = 1 + strspn(s + whole + 1, "0123456789");
+	return (whole || part > 1) && !s[whole + part];
+}
+
 static int stats_handle(int opt, const char *arg, void *ctx)
 {
 	struct stats_opts *o = ctx;
-	char *end;
 
 	switch (opt) {
 	case 'i':
-		o->interval = strtod(arg, &end);
-		/* Written so NaN fails too: every comparison with it is
-		 * false. */
-		if (*end || end == arg || !(o->interval >= 0.1 && o->interval <= 3600)) {
-			pr_err("--interval takes seconds from 0.1 to 3600, not '%s'\n", arg);
+		o->interval = plain_decimal(arg, true) ? strtod(arg, NULL) : NAN;
+		/* NaN fails it: every comparison with NaN is false. */
+		if (!(o->interval >= 0.1 && o->interval <= 3600)) {
+			pr_err("--interval takes seconds from 0.1 to 3600 in decimal (like 2 or 0.5), not '%s'\n",
+			       arg);
 			return -1;
 		}
 		o->rate_opt = "--interval";
 		return 0;
 	case 'c':
 		errno = 0;
-		o->count = strtol(arg, &end, 10);
-		if (*end || end == arg || o->count < 1 || errno == ERANGE) {
-			pr_err("--count takes a positive number, not '%s'\n", arg);
+		o->count = plain_decimal(arg, false) ? strtol(arg, NULL, 10) : 0;
+		if (o->count < 1 || errno == ERANGE) {
+			pr_err("--count takes a whole number from 1 in decimal (like 10), not '%s'\n",
+			       arg);
 			return -1;
 		}
 		o->rate_opt = "--count";
@@ -122,7 +136,8 @@ int cmd_stats(int argc, char **argv)
 	ret = cmd_getopt(argc, argv, "i:c:jpt", longopts, usage, stats_handle, &o);
 	if (ret >= 0)
 		return ret;
-	if (cmd_args(argc, argv, 1, 1, usage))
+	if (cmd_args(argc, argv, 1, 1, usage) ||
+	    cmd_ifname(argv[optind], usage))
 		return EXIT_USAGE;
 	if (o.rate_opt && o.form != FORM_RATES) {
 		pr_err("%s goes with the rates, not with %s (which prints once)\n",

@@ -62,7 +62,8 @@ int cmd_status(int argc, char **argv)
 	if (cmd_args(argc, argv, 0, 1, usage))
 		return EXIT_USAGE;
 	if (argc - optind == 1)
-		return status_one(argv[optind], json);
+		return cmd_ifname(argv[optind], usage) ? EXIT_USAGE :
+		       status_one(argv[optind], json);
 	cli_ctx_init(&ctx);
 	if (steer_list(&ctx, &l))
 		return cli_fail(&ctx);
@@ -96,7 +97,8 @@ int cmd_pin_dir(int argc, char **argv)
 	ret = cmd_getopt(argc, argv, "", longopts, usage, flag_handle, &create);
 	if (ret >= 0)
 		return ret;
-	if (cmd_args(argc, argv, 1, 1, usage))
+	if (cmd_args(argc, argv, 1, 1, usage) ||
+	    cmd_ifname(argv[optind], usage))
 		return EXIT_USAGE;
 	cli_ctx_init(&ctx);
 	if (steer_pin_dir(&ctx, argv[optind], create, dir, sizeof(dir)))

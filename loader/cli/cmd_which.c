@@ -39,7 +39,8 @@ int cmd_which(int argc, char **argv)
 	ret = cmd_getopt(argc, argv, "j", longopts, usage, json_handle, &json);
 	if (ret >= 0)
 		return ret;
-	if (cmd_args(argc, argv, 4, 4, usage))
+	if (cmd_args(argc, argv, 4, 4, usage) ||
+	    cmd_ifname(argv[optind], usage))
 		return EXIT_USAGE;
 	if (policy_flow_parse(argv[optind + 1], argv[optind + 2],
 			      argv[optind + 3], &f, why, sizeof(why))) {

@@ -188,6 +188,16 @@ int cmd_args(int argc, char **argv, int min, int max, const char *usage_text)
 	return cmd_usage_error(usage_text);
 }
 
+int cmd_ifname(const char *ifname, const char *usage_text)
+{
+	char why[128];
+
+	if (!pins_ifname_check(ifname, why, sizeof(why)))
+		return 0;
+	pr_err("%s\n", why);
+	return cmd_usage_error(usage_text);
+}
+
 static void notify(void *arg, enum steer_level level, const char *msg)
 {
 	(void)arg;

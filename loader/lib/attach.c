@@ -32,7 +32,7 @@ static void attach_advice(const char *ifname, enum xdp_attach_mode mode,
 		break;
 	case -EPERM:
 	case -EACCES:
-		snprintf(buf, len, "permission denied: xdp-steer needs root (CAP_SYS_ADMIN, or CAP_BPF with CAP_NET_ADMIN)");
+		snprintf(buf, len, "permission denied: " LIB_NEEDS_ROOT);
 		break;
 	case -ENOMEM:
 		if (!strcmp(ni.driver, "ixgbe") && possible > IXGBE_XDP_MAX_CPUS)

@@ -39,8 +39,18 @@ void lib_note(struct steer_ctx *ctx, enum steer_level level,
 const char *lib_priv_hint(int err)
 {
 	if (err == -EPERM || err == -EACCES)
-		return " (xdp-steer needs root: CAP_SYS_ADMIN, or CAP_BPF with CAP_NET_ADMIN)";
+		return " (" LIB_NEEDS_ROOT ")";
 	return "";
+}
+
+/* The kernel layer's short "(xdp-steer needs root)" off 'why', where
+ * lib_priv_hint() is to say the whole of it. */
+static void drop_suffix(char *why, const char *suffix)
+{
+	size_t n = strlen(why), k = strlen(suffix);
+
+	if (n >= k && !strcmp(why + n - k, suffix))
+		why[n - k] = '\0';
 }
 
 struct waiting_arg {
@@ -83,6 +93,7 @@ int lib_iface_begin(struct steer_ctx *ctx, const char *ifname, bool exclusive,
 	if (it->lock < 0) {
 		err = it->lock;
 		it->lock = -1;
+		drop_suffix(why, " (xdp-steer needs root)");
 		return lib_fail(ctx, err, "%s: %s%s", ifname, why,
 				lib_priv_hint(err));
 	}

@@ -16,7 +16,13 @@ int lib_fail(struct steer_ctx *ctx, int err, const char *fmt, ...)
 void lib_note(struct steer_ctx *ctx, enum steer_level level,
 	      const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* " (xdp-steer needs root: ...)" after a permission error, else "". */
+/* What xdp-steer needs, said after a permission error. Being root, not
+ * holding capabilities: /run/xdp-steer and the pin directories are root's
+ * alone (0700), and finding the programs on an interface by their ids
+ * takes CAP_SYS_ADMIN, which CAP_BPF does not stand in for. */
+#define LIB_NEEDS_ROOT "xdp-steer needs root: uid 0 with CAP_SYS_ADMIN and CAP_NET_ADMIN; another user with CAP_BPF and CAP_NET_ADMIN cannot open its lock and pin directories, root's alone"
+
+/* " (" LIB_NEEDS_ROOT ")" after a permission error, else "". */
 const char *lib_priv_hint(int err);
 
 /* One interface of this namespace, locked. */

@@ -182,9 +182,9 @@ make_c || fail "making namespace C again"
 
 # ---- names, privileges, values ----------------------------------------------------
 
-check "an interface argument '..' is refused, exit 1" run_rc 1 xs status ..
+check "an interface argument '..' is refused as a usage error, exit 2" run_rc 2 xs status ..
 check "as not an interface name" out_has "'..' is not an interface name"
-check "an interface argument with a slash is refused" run_rc 1 xs detach ../../xdp
+check "an interface argument with a slash is refused, exit 2" run_rc 2 xs detach ../../xdp
 check "naming the slash" out_has "is not an interface name (it has a '/')"
 check "status of an interface that is not there, nor its pins, exits 1" \
 	run_rc 1 xs status "xsnone$E2E_ID"
@@ -193,10 +193,10 @@ check "saying there is no such interface, not that nothing is attached" \
 check "stats says the same" run_rc 1 xs stats "xsnone$E2E_ID" --totals
 check "(stats)" out_has "no such interface in this network namespace, and no pins"
 check "stats --interval nan is a usage error, not a busy loop" run_rc 2 xs stats "$IF_B" --interval nan
-check "saying the range" out_has "--interval takes seconds from 0.1 to 3600, not 'nan'"
+check "saying the range" out_has "--interval takes seconds from 0.1 to 3600 in decimal (like 2 or 0.5), not 'nan'"
 check "stats --count past what a long holds is a usage error, not a silent cap" \
 	run_rc 2 xs stats "$IF_B" --count 99999999999999999999
-check "naming the value" out_has "--count takes a positive number, not '99999999999999999999'"
+check "naming the value" out_has "--count takes a whole number from 1 in decimal (like 10), not '99999999999999999999'"
 xs -q attach "$IF_B" --policy "$T/p1.yaml" || fail "attach in B"
 check "status run unprivileged fails, exit 1" \
 	run_rc 1 in_b setpriv --reuid=65534 --regid=65534 --clear-groups "$XDP_STEER" status "$IF_B"

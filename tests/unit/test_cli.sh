@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Unit tier (no root): the loader's top level, which needs no BPF: the
 # version, the overview (--help, -h, help) and help for one command, and
-# their usage errors (exit 2).
+# the usage errors (exit 2) found before anything looks for an interface:
+# arguments missing or too many, interface names no interface can have,
+# stats' numbers that are not plain decimals; and what a command run
+# unprivileged says it needs.
 set -u
 SUITE=cli
 . "$(dirname "$0")/../e2e/lib.sh"
@@ -83,5 +86,83 @@ check "an extra argument is a usage error (exit 2)" rc_out 2 xs status lo extra
 check "  naming it" has "error: unexpected argument 'extra'" err
 check "detach --stale takes no interface" rc_out 2 xs detach --stale lo
 check "  and says which argument is too many" has "error: unexpected argument 'lo'" err
+
+# An interface argument that cannot name an interface is a usage error
+# like any other unreadable argument, in every command that takes one,
+# before anything looks for the interface (so no root needed).
+iface_refused() {
+	rc_out 2 "$@" && has '^xdp-steer: error: ' err && has '^usage: xdp-steer ' err
+}
+for args in "which '' udp 10.0.0.1 10.0.0.2" "stats ''" "stats '' --totals" \
+	    "status ''" "apply '' p.yaml" "attach '' --policy p.yaml" \
+	    "detach ''" "balance ''" "balance '' --once" "pin-dir ''"; do
+	eval "set -- $args"
+	check "'xdp-steer $args': an empty interface name is a usage error (exit 2)" \
+		iface_refused xs "$@"
+	check "  saying the name is empty" has 'error: an empty interface name$' err
+done
+check "an interface name with a slash is a usage error (exit 2)" \
+	iface_refused xs detach ../../xdp
+check "  naming the slash" has "'../../xdp' is not an interface name (it has a '/')" err
+check "'..' as an interface name is a usage error (exit 2)" iface_refused xs status ..
+check "an interface name longer than 15 bytes is a usage error (exit 2)" \
+	iface_refused xs which abcdefghijklmnop tcp 10.0.0.1 10.0.0.2
+check "  saying so" has 'longer than an interface name can be (15 bytes)' err
+
+# stats' numbers are plain decimals: strtod() alone reads '0x10' as 16
+# s, and takes exponents, inf, nan, a sign and white space before it.
+# Options are read before anything looks for an interface: a value taken
+# leaves the usage error of the missing IFACE, one refused names itself.
+for v in 0x10 0x1p3 1e1 inf nan ' 2' +2 -1 0 0.09 3600.5 '' . 1,5; do
+	check "stats --interval '$v' is a usage error (exit 2)" \
+		rc_out 2 xs stats --interval "$v"
+	check "  naming the option and the value" \
+		has "^xdp-steer: error: --interval takes seconds from 0.1 to 3600 in decimal (like 2 or 0.5), not '$v'$" err
+done
+for v in 2 0.5 .5 5. 0.1 3600 0010; do
+	check "stats --interval '$v' is taken" rc_out 2 xs stats -i "$v"
+	check "  (only IFACE is missing)" has '^xdp-steer: error: IFACE is missing$' err
+done
+for v in 0x10 1e3 1.0 ' 5' +5 -3 0 99999999999999999999 ''; do
+	check "stats --count '$v' is a usage error (exit 2)" \
+		rc_out 2 xs stats --count "$v"
+	check "  naming the option and the value" \
+		has "^xdp-steer: error: --count takes a whole number from 1 in decimal (like 10), not '$v'$" err
+done
+for v in 1 10 010 9223372036854775807; do
+	check "stats --count '$v' is taken" rc_out 2 xs stats -c "$v"
+	check "  (only IFACE is missing)" has '^xdp-steer: error: IFACE is missing$' err
+done
+
+# Run unprivileged, a command says what it needs: uid 0 with CAP_SYS_ADMIN
+# and CAP_NET_ADMIN. Capabilities without uid 0 are not it: /run/xdp-steer
+# and the pins are root's alone (0700). As root the run is made nobody's
+# with setpriv; nothing gets past the lock directory either way.
+NEEDS='needs root: uid 0 with CAP_SYS_ADMIN and CAP_NET_ADMIN'
+if [ "$(id -u)" -ne 0 ]; then
+	unpriv() { "$@"; }
+elif command -v setpriv >/dev/null; then
+	unpriv() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+else
+	skip "unprivileged runs say what they need" "running as root without setpriv (util-linux) to drop it"
+fi
+if [ "$(type -t unpriv)" = function ]; then
+	check "status run unprivileged fails (exit 1)" rc_out 1 unpriv "$XDP_STEER" status lo
+	check "  saying it $NEEDS" has "$NEEDS" err
+	check "stats --json run unprivileged says the same" \
+		rc_out 1 unpriv "$XDP_STEER" stats lo --json
+	check "  (stats)" has "$NEEDS" err
+	check "  and prints no JSON" test ! -s "$T/out"
+	if [ "$(id -u)" -eq 0 ]; then
+		caps=-all,+bpf,+net_admin
+		check "another user with CAP_BPF and CAP_NET_ADMIN fails too (exit 1)" \
+			rc_out 1 unpriv --inh-caps=$caps --ambient-caps=$caps \
+			"$XDP_STEER" which lo udp 10.0.0.1:1 10.0.0.2:2
+		check "  told that these are not enough" \
+			has "$NEEDS; another user with CAP_BPF and CAP_NET_ADMIN cannot" err
+	else
+		skip "another user with CAP_BPF and CAP_NET_ADMIN fails too" "needs root to grant the capabilities"
+	fi
+fi
 
 e2e_done
