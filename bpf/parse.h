@@ -120,7 +120,29 @@ struct parsed {
 	struct steer_flow flow;
 	int is_frag;		/* non-zero: IPv4 MF/offset or an IPv6
 				 * fragment header */
+	/* For the id keys (steer_key_id()): STEER_IDS_*, zeroed with
+	 * is_frag in one store (parse_common()); the tunnel's id, read only
+	 * under STEER_IDS_TUNNEL. */
+	__u32 ids;
+	__u32 tunnel_id;
+	__u32 pad;
 };
+
+/* is_frag and ids zeroed in one 64-bit store: the commonest frame's
+ * parse writes no more than it did before the id keys. */
+static __always_inline void parsed_plain(struct parsed *p)
+{
+	__u64 zero = 0;
+
+	__builtin_memcpy(&p->is_frag, &zero, sizeof(zero));
+}
+
+/* The frame's tunnel id (VNI, TEID, SPI), once its header is known good. */
+static __always_inline void parsed_tunnel_id(struct parsed *p, __u32 id)
+{
+	p->tunnel_id = id;
+	p->ids |= STEER_IDS_TUNNEL;
+}
 
 /* The flow's protocol and family in one store, and its two ports in one:
  * the hash reads each pair as one word (steer_flow_hash()), and one store
@@ -208,8 +230,11 @@ static __always_inline __u32 ntohs_len(__be16 v)
 }
 
 /* Ethertype after the Ethernet header and at most two VLAN tags. A third
- * tag is an error: it cannot be a frame the policy knows how to steer. */
-static __always_inline int parse_eth(struct cursor *c, __u16 *proto)
+ * tag is an error: it cannot be a frame the policy knows how to steer.
+ * 'ids' (NULL: not these tags, a tunnel's inner Ethernet) gets the tags'
+ * count and VLAN IDs (STEER_IDS_*), the priority bits left out. */
+static __always_inline int parse_eth(struct cursor *c, __u16 *proto,
+				     __u32 *ids)
 {
 	struct ethhdr *eth = c->pos;
 	struct vlan_tag *vlan;
@@ -235,6 +260,11 @@ static __always_inline int parse_eth(struct cursor *c, __u16 *proto)
 			return -EINVAL;
 		type = vlan->encap_proto;
 		c->pos = vlan + 1;
+		/* The outer VID above the inner one (i is a constant
+		 * in each unrolled round). */
+		if (ids)
+			*ids += 1u << STEER_IDS_TAGS_SHIFT |
+				(bpf_ntohs(vlan->tci) & 0x0fff) << (i ? 0 : 12);
 	}
 	if (type == bpf_htons(ETH_P_8021Q) || type == bpf_htons(ETH_P_8021AD))
 		return -E2BIG;
@@ -476,7 +506,7 @@ static __always_inline int tunnel_payload(struct cursor *c, __be16 type,
 	__u16 t = type;
 
 	if (t == bpf_htons(ETH_P_TEB)) {
-		if (parse_eth(c, &t) || c->pos > c->lim)
+		if (parse_eth(c, &t, NULL) || c->pos > c->lim)
 			return -EINVAL;
 	}
 	if (t != bpf_htons(ETH_P_IP) && t != bpf_htons(ETH_P_IPV6))
@@ -578,7 +608,8 @@ static __always_inline int parse_gre(struct cursor *c, __u16 *inner)
 	return tunnel_payload(c, g->protocol, inner);
 }
 
-static __always_inline int parse_vxlan(struct cursor *c, __u16 *inner)
+static __always_inline int parse_vxlan(struct cursor *c, struct parsed *p,
+				       __u16 *inner)
 {
 	struct vxlan_base *v = c->pos;
 
@@ -586,11 +617,13 @@ static __always_inline int parse_vxlan(struct cursor *c, __u16 *inner)
 		return -EINVAL;
 	if (!(v->flags & bpf_htonl(VXLAN_I)))
 		return -EINVAL;
+	parsed_tunnel_id(p, bpf_ntohl(v->vni) >> 8);
 	c->pos = v + 1;
 	return tunnel_payload(c, bpf_htons(ETH_P_TEB), inner);
 }
 
-static __always_inline int parse_geneve(struct cursor *c, __u16 *inner)
+static __always_inline int parse_geneve(struct cursor *c, struct parsed *p,
+					__u16 *inner)
 {
 	struct geneve_base *g = c->pos;
 
@@ -598,6 +631,8 @@ static __always_inline int parse_geneve(struct cursor *c, __u16 *inner)
 		return -EINVAL;
 	if (g->ver_optlen >> 6)
 		return -EINVAL;
+	parsed_tunnel_id(p, (__u32)g->vni[0] << 16 | (__u32)g->vni[1] << 8 |
+			    g->vni[2]);
 	c->pos = (void *)(g + 1) + (g->ver_optlen & 0x3f) * 4;
 	if (c->pos > c->lim)
 		return -EINVAL;
@@ -608,7 +643,8 @@ static __always_inline int parse_geneve(struct cursor *c, __u16 *inner)
  * headers skipped, then IPv4 or IPv6 by the first nibble. Other messages
  * (echo, end marker, error indication) and a payload that is not IP (an
  * Ethernet PDU session) keep the outer flow. */
-static __always_inline int parse_gtpu(struct cursor *c, __u16 *inner)
+static __always_inline int parse_gtpu(struct cursor *c, struct parsed *p,
+				      __u16 *inner)
 {
 	struct gtpu_base *h = c->pos;
 	__u8 *ext, *last, next = 0;
@@ -619,6 +655,7 @@ static __always_inline int parse_gtpu(struct cursor *c, __u16 *inner)
 		return -EINVAL;
 	if ((h->flags & 0xf0) != GTPU_V1)
 		return -EINVAL;
+	parsed_tunnel_id(p, bpf_ntohl(h->teid));
 	len = ntohs_len(h->length);
 	if (!cursor_has(c, h + 1, len))
 		return -EINVAL;
@@ -685,15 +722,15 @@ static __always_inline int parse_udp_tunnel(struct cursor *c,
 	c->pos = u + 1;
 	if (encap == STEER_ENCAP_VXLAN) {
 		st->encap_vxlan++;
-		return parse_vxlan(c, inner);
+		return parse_vxlan(c, p, inner);
 	}
 	if (encap == STEER_ENCAP_GENEVE) {
 		st->encap_geneve++;
-		return parse_geneve(c, inner);
+		return parse_geneve(c, p, inner);
 	}
 	if (encap == STEER_ENCAP_GTPU) {
 		st->encap_gtpu++;
-		return parse_gtpu(c, inner);
+		return parse_gtpu(c, p, inner);
 	}
 	return 0;
 }
@@ -743,8 +780,10 @@ static __always_inline int parse_l4(struct cursor *c,
 			return 0;
 		if (read_ports(c, p))
 			return PARSE_PARTIAL;
-		if (outer)
+		if (outer) {
 			st->encap_esp++;
+			parsed_tunnel_id(p, bpf_ntohl(*(__be32 *)c->pos));
+		}
 		return 0;
 	case IPPROTO_GRE:
 		if (!outer || !(s->decap & STEER_DECAP(STEER_ENCAP_GRE)))
@@ -885,7 +924,7 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 	}
 	if ((void *)(ports + 2) > end)
 		return COMMON_WALK;
-	p->is_frag = 0;
+	parsed_plain(p);
 	if (p->flow.proto == IPPROTO_UDP) {
 		if (s->decap_port_bits >> steer_port_bit(ports[1]) & 1) {
 			flow_set_ports(&p->flow, ports);
@@ -974,7 +1013,7 @@ static __always_inline int parse_headers(struct xdp_md *ctx,
 		err = parse_l4(&c, s, st, p, 1, &encap);
 		if (err != PARSE_INNER)
 			return err;
-	} else if ((err = parse_eth(&c, &proto))) {
+	} else if ((err = parse_eth(&c, &proto, &p->ids))) {
 		return err;
 	} else if (proto == bpf_htons(ETH_P_IP) ||
 		   proto == bpf_htons(ETH_P_IPV6)) {

@@ -177,6 +177,27 @@ static __always_inline int send(struct xdp_md *ctx,
 	return ret;
 }
 
+/* Under an id key (hash.key vlan, tunnel, src_port, dst_port): the hash
+ * of the frame's id, or of its flow where the key does not apply
+ * (steer_key_id()), counted either way. A function of its own, out of
+ * the L3 and L4 keys' way. */
+static __noinline __u32 key_id_hash(struct steer_stats *st,
+				    const struct steer_slot *slot,
+				    const struct parsed *p)
+{
+	__u32 ports, id;
+
+	__builtin_memcpy(&ports, &p->flow.sport, sizeof(ports));
+	if (steer_key_id(slot->flags, p->ids, p->tunnel_id, ports,
+			 p->is_frag, &id)) {
+		st->key_id_hashed++;
+		return steer_id_hash(id, slot->flags, slot->hash_key);
+	}
+	st->key_id_fallback++;
+	return steer_flow_hash(&p->flow, slot->hash_key, slot->flags,
+			       p->is_frag);
+}
+
 /* A frame placed by a rule or the non-IP setting: no bucket, no drain. */
 static __always_inline int deliver(struct xdp_md *ctx, struct steer_stats *st,
 				   const struct steer_slot *slot, __u32 cpu,
@@ -448,6 +469,8 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 		st->fragments++;
 
 	hash = omitted(HASH) ? p.flow.src[0] + p.flow.sport :
+		__builtin_expect(slot->flags & STEER_F_KEY_ID, 0) ?
+		key_id_hash(st, slot, &p) :
 		steer_flow_hash(&p.flow, slot->hash_key, slot->flags, p.is_frag);
 
 	if (slot->nshapes) {

@@ -222,6 +222,45 @@ struct steer_ctl {
 #define STEER_F_LOCAL_FASTPATH	(1u << 2) /* chosen CPU == this CPU: pass */
 #define STEER_F_DRAIN		(1u << 3) /* rebalance: drain */
 #define STEER_F_BALANCE		(1u << 4) /* balance: count steer_load */
+/* hash.key other than l3 and l4: one id of the frame is hashed, not its
+ * flow (steer_key_id()); at most one of these is set. */
+#define STEER_F_KEY_VLAN	(1u << 5) /* the outermost one or two VLAN IDs */
+#define STEER_F_KEY_TUNNEL	(1u << 6) /* VNI, TEID or SPI */
+#define STEER_F_KEY_SPORT	(1u << 7) /* the source port alone */
+#define STEER_F_KEY_DPORT	(1u << 8) /* the destination port alone */
+#define STEER_F_KEY_ID		(STEER_F_KEY_VLAN | STEER_F_KEY_TUNNEL | \
+				 STEER_F_KEY_SPORT | STEER_F_KEY_DPORT)
+
+/* hash.key's kinds, X(name, slot flags), in the order the policy's
+ * enum has them (loader/policy/policy.h). The id keys carry the L4 flag:
+ * frames they do not apply to hash on their flow under it. */
+#define STEER_HASH_KEYS(X)						\
+	X(l4, STEER_F_HASH_L4)						\
+	X(l3, 0)							\
+	X(vlan, STEER_F_KEY_VLAN | STEER_F_HASH_L4)			\
+	X(tunnel, STEER_F_KEY_TUNNEL | STEER_F_HASH_L4)			\
+	X(src_port, STEER_F_KEY_SPORT | STEER_F_HASH_L4)		\
+	X(dst_port, STEER_F_KEY_DPORT | STEER_F_HASH_L4)
+
+/* hash.key's name for a slot's flags. */
+static inline const char *steer_hash_key_name(__u32 flags)
+{
+	__u32 key = flags & (STEER_F_KEY_ID | STEER_F_HASH_L4);
+
+#define STEER_HASH_KEY_NAME_(name, f)					\
+	if (key == (f))							\
+		return #name;
+	STEER_HASH_KEYS(STEER_HASH_KEY_NAME_)
+#undef STEER_HASH_KEY_NAME_
+	return "?";
+}
+
+/* What the parser read for the id keys (the datapath's struct parsed,
+ * bpf/parse.h): a word of VLAN IDs and flags, and a tunnel's id. */
+#define STEER_IDS_TAGS_SHIFT	24	/* bits 24-25: tags read, 0-2 */
+#define STEER_IDS_VIDS		0x00ffffffu /* outer VID << 12 | inner VID
+					      * (0 with one tag) */
+#define STEER_IDS_TUNNEL	(1u << 31) /* the tunnel id is the frame's */
 
 /*
  * Encapsulations the parser looks through to steer by the inner flow, one
@@ -465,6 +504,8 @@ struct steer_target {
 	X(rxq_moves, COUNT, "receive queues found moved to this CPU from another (IRQ affinity, threaded NAPI)") \
 	STEER_ENCAPS(STEER_ENCAP_STAT_, X)				\
 	X(encap_malformed, COUNT, "frames of those encapsulations truncated or malformed: steered by the outer flow, or by the inner IP header where that was read; passed on the receiving CPU behind PPPoE or MPLS without one") \
+	X(key_id_hashed, COUNT, "frames hashed on the id hash.key names (VLAN IDs, tunnel id, one port)") \
+	X(key_id_fallback, COUNT, "frames the id hash.key names does not apply to (no tag, no tunnel id, no ports), hashed on their flow") \
 	X(parsed_partial, COUNT, "frames with a readable IP header whose later headers were cut short or malformed (a tunnel look-alike, a short transport header), steered by what was read") \
 	X(passed_local_bytes, COUNT, "bytes of the frames passed_local counts")
 /* One steer_stats row per encapsulation: encap_<name>. */
@@ -830,6 +871,58 @@ static inline __u32 steer_flow_hash(const struct steer_flow *f,
 	if (f->family == STEER_AF_INET6)
 		h += key[5] * s[1] + key[6] * s[2] + key[7] * s[3] +
 		     key[8] * d[1] + key[9] * d[2] + key[10] * d[3];
+	h >>= 32;
+	h ^= h >> 16;
+	h = (__u32)(h * 0x45d9f3bu);
+	h ^= h >> 16;
+	return (__u32)h;
+}
+
+/*
+ * The id an id key (STEER_F_KEY_ID in 'flags') hashes for a frame, from
+ * what the parser read: 'ids' (STEER_IDS_*), the tunnel's id, the flow's
+ * two ports as one word (source port in its first two bytes, network
+ * order) and whether it is a fragment. 1 with *id set; 0 when the key does
+ * not apply (no VLAN tag, no tunnel id, no ports: a protocol without them,
+ * or a fragment, whose later pieces carry none): the frame then hashes on
+ * its flow under the L4 key (steer_flow_hash()), so those frames still
+ * spread, and a fragment's pieces meet. The tags' count is in the VLAN id:
+ * one tag of VID 5 is not two of 0 and 5.
+ */
+static inline int steer_key_id(__u32 flags, __u32 ids, __u32 tunnel_id,
+			       __u32 ports, int is_frag, __u32 *id)
+{
+	int dst = !!(flags & STEER_F_KEY_DPORT);
+
+	if (flags & STEER_F_KEY_VLAN) {
+		*id = ids & ~STEER_IDS_TUNNEL;
+		return *id != 0;
+	}
+	if (flags & STEER_F_KEY_TUNNEL) {
+		*id = tunnel_id;
+		return !!(ids & STEER_IDS_TUNNEL);
+	}
+	if (!ports || is_frag)
+		return 0;
+	/* The port the key names, as it lies in the word (a shift, not a
+	 * pointer into it: the verifier refuses arithmetic on a stack
+	 * pointer's bits). */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	*id = (dst ? ports >> 16 : ports) & 0xffff;
+#else
+	*id = (dst ? ports : ports >> 16) & 0xffff;
+#endif
+	return 1;
+}
+
+/* The hash of an id key's id: the flows' keyed sum over the id and the
+ * key's kind (so VNI 5 and TEID 5 differ under a policy that changed key),
+ * and the same final mix (steer_flow_hash()). */
+static inline __u32 steer_id_hash(__u32 id, __u32 flags,
+				  const __u64 key[STEER_HASH_KEY_WORDS])
+{
+	__u64 h = key[0] + key[1] * id + key[2] * (flags & STEER_F_KEY_ID);
+
 	h >>= 32;
 	h ^= h >> 16;
 	h = (__u32)(h * 0x45d9f3bu);

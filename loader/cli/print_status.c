@@ -110,7 +110,7 @@ void print_status_text(const struct steer_status *st)
 	if (s->table_size) {
 		printf("  policy: generation %u (slot %u), hash %s%s, local fast path %s, rebalance %s",
 		       s->generation, v->ctl.active,
-		       s->flags & STEER_F_HASH_L4 ? "l4" : "l3",
+		       steer_hash_key_name(s->flags),
 		       s->flags & STEER_F_SYMMETRIC ? " symmetric" : "",
 		       s->flags & STEER_F_LOCAL_FASTPATH ? "on" : "off",
 		       s->flags & STEER_F_DRAIN ? "drain" : "immediate");
@@ -165,7 +165,7 @@ void print_status_json(const struct steer_status *st)
 	printf(", \"policy\": {\"applied\": %s, \"generation\": %u, \"slot\": %u, \"retire_pending\": %s, \"hash\": \"%s\", \"symmetric\": %s, \"local_fastpath\": %s, \"rebalance\": \"%s\", \"drain_timeout_ms\": %u, \"draining_buckets\": %d, \"drain_window_open\": %s, \"drain_window_left_ms\": %u, \"queue_size\": %u, \"bank\": %u, \"table_size\": %u, \"exact_rules\": %d, \"prefix_rules\": %d, \"rule_shapes\": %u",
 	       tf(s->table_size != 0), s->generation, v->ctl.active,
 	       tf(v->ctl.retire_pending),
-	       s->flags & STEER_F_HASH_L4 ? "l4" : "l3",
+	       steer_hash_key_name(s->flags),
 	       tf(s->flags & STEER_F_SYMMETRIC),
 	       tf(s->flags & STEER_F_LOCAL_FASTPATH),
 	       s->flags & STEER_F_DRAIN ? "drain" : "immediate",

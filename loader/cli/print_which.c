@@ -99,6 +99,14 @@ void print_which_text(const char *ifname, const struct steer_which *w)
 	if (w->fastpath)
 		printf("; passed on the spot when received on cpu %u (local fast path)",
 		       w->cpu);
+	printf("; hash key %s", steer_hash_key_name(w->key_flags));
+	if (w->key_flags & (STEER_F_KEY_VLAN | STEER_F_KEY_TUNNEL))
+		printf(" (frames of this flow with %s hash on %s instead)",
+		       w->key_flags & STEER_F_KEY_VLAN ? "VLAN tags" :
+		       "a VNI, TEID or SPI", w->key_flags & STEER_F_KEY_VLAN ?
+		       "their VLAN IDs" : "it");
+	else if ((w->key_flags & STEER_F_KEY_ID) && !w->key_id)
+		printf(" (this flow has no ports: hashed as l4)");
 	printf("; policy generation %u\n", w->generation);
 }
 
@@ -118,6 +126,8 @@ void print_which_json(const char *ifname, const struct steer_which *w)
 	printf(", \"generation\": %u, \"hash\": %u, \"cpu\": %u, \"by\": \"%s\", \"fastpath\": %s",
 	       w->generation, w->hash, w->cpu, by_word(w),
 	       w->fastpath ? "true" : "false");
+	printf(", \"key\": \"%s\", \"key_applied\": %s",
+	       steer_hash_key_name(w->key_flags), w->key_id ? "true" : "false");
 	if (w->by != STEER_WHICH_TABLE) {
 		shape_str(w->shape, shape, sizeof(shape));
 		printf(", \"rule\": %u, \"fields\": \"%s\", \"set_size\": %u}\n",

@@ -211,6 +211,11 @@ struct steer_which {
 	struct steer_flow flow;
 	__u32 generation;	/* of the policy in force */
 	__u32 hash;
+	__u32 key_flags;	/* the policy's hash.key (STEER_F_HASH_L4,
+				 * STEER_F_KEY_*: steer_hash_key_name()) */
+	bool key_id;		/* an id key applied to the flow: 'hash' is
+				 * its id's; else the flow's (a 5-tuple
+				 * carries no VLAN tag or tunnel id) */
 	enum {
 		STEER_WHICH_RULE,	/* an exact-field rule */
 		STEER_WHICH_PREFIX,	/* a prefix rule */

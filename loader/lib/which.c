@@ -110,6 +110,20 @@ out:
 	return err;
 }
 
+/* The hash the datapath computes for a frame of flow 'f' without VLAN
+ * tags or a tunnel's header (bpf/xdp_steer.bpf.c: key_id_hash()). */
+static __u32 which_hash(const struct steer_slot *s, const struct steer_flow *f,
+			bool *key_id)
+{
+	__u32 ports, id;
+
+	memcpy(&ports, &f->sport, sizeof(ports));
+	*key_id = (s->flags & STEER_F_KEY_ID) &&
+		  steer_key_id(s->flags, 0, 0, ports, 0, &id);
+	return *key_id ? steer_id_hash(id, s->flags, s->hash_key) :
+			 steer_flow_hash(f, s->hash_key, s->flags, 0);
+}
+
 int steer_which_flow(struct steer_ctx *ctx, const char *ifname,
 		     const struct steer_flow *f, struct steer_which *w)
 {
@@ -146,7 +160,8 @@ int steer_which_flow(struct steer_ctx *ctx, const char *ifname,
 	w->table_size = s.table_size;
 	w->fastpath = s.flags & STEER_F_LOCAL_FASTPATH;
 	w->symmetric = s.flags & STEER_F_SYMMETRIC;
-	w->hash = steer_flow_hash(f, s.hash_key, s.flags, 0);
+	w->key_flags = s.flags & (STEER_F_KEY_ID | STEER_F_HASH_L4);
+	w->hash = which_hash(&s, f, &w->key_id);
 	if (s.nshapes && match(&m, ctl.active, &s, f, &t, &shape, &prefix) &&
 	    rule_cpu(&m, &t, w->hash, &cpu)) {
 		w->by = prefix ? STEER_WHICH_PREFIX : STEER_WHICH_RULE;

@@ -250,7 +250,11 @@ static const char *const top_keys[K_N] = {
 static int get_hash(struct pctx *c, const yaml_node_t *n)
 {
 	static const char *const keys[] = { "key", "symmetric", "seed" };
-	static const char *const kinds[] = { "l4", "l3", NULL };
+#define HASH_KEY_NAME_(name, flags) #name,
+	static const char *const kinds[] = {
+		STEER_HASH_KEYS(HASH_KEY_NAME_) NULL
+	};
+#undef HASH_KEY_NAME_
 	struct steer_policy *p = c->p;
 	unsigned long long seed;
 	yaml_node_t *v[3];
@@ -262,11 +266,18 @@ static int get_hash(struct pctx *c, const yaml_node_t *n)
 		if (i < 0)
 			err = -EINVAL;
 		else
-			p->hash_key = i ? POLICY_HASH_L3 : POLICY_HASH_L4;
+			p->hash_key = (enum policy_hash_key)i;
 	}
 	if (v[1] && yget_bool(c->d, v[1], "true or false for symmetric",
 			      &p->symmetric))
 		err = -EINVAL;
+	/* An id has no direction to order; rules and the fallback of an id
+	 * key would take it, the id not: refused rather than half done. */
+	if (v[1] && p->symmetric && p->hash_key > POLICY_HASH_L3) {
+		ERR(c, v[1], "symmetric applies to the l3 and l4 keys, not to key %s",
+		    kinds[p->hash_key]);
+		err = -EINVAL;
+	}
 	if (v[2]) {
 		if (yis_word(v[2], "random")) {
 			p->seed_random = true;

@@ -70,9 +70,14 @@
 #define POLICY_BALANCE_TOLERANCE_DEFAULT 10
 #define POLICY_BALANCE_MOVES_DEFAULT	16
 
+/* hash.key, in STEER_HASH_KEYS' order (include/xdp_steer.h). */
 enum policy_hash_key {
 	POLICY_HASH_L4,		/* addresses, protocol and ports (default) */
 	POLICY_HASH_L3,		/* addresses and protocol */
+	POLICY_HASH_VLAN,	/* the outermost one or two VLAN IDs */
+	POLICY_HASH_TUNNEL,	/* VNI, TEID or SPI */
+	POLICY_HASH_SRC_PORT,	/* the source port alone */
+	POLICY_HASH_DST_PORT,	/* the destination port alone */
 };
 
 /* worker_sched: the scheduling class of the interface's cpumap kthreads

@@ -138,7 +138,7 @@ int policy_print(FILE *f, const struct steer_policy *p)
 	fprintf(f, "queue_size: %u\n", p->queue_size);
 	fprintf(f, "table_size: %u\n", p->table_size);
 	fprintf(f, "hash: {key: %s, symmetric: %s, seed: ",
-		p->hash_key == POLICY_HASH_L3 ? "l3" : "l4",
+		steer_hash_key_name(policy_slot_flags(p)),
 		p->symmetric ? "true" : "false");
 	if (p->seed_random)
 		fputs("random}\n", f);
@@ -221,8 +221,11 @@ __u32 policy_slot_flags(const struct steer_policy *p)
 {
 	__u32 flags = 0;
 
-	if (p->hash_key == POLICY_HASH_L4)
-		flags |= STEER_F_HASH_L4;
+#define HASH_KEY_FLAGS_(name, f) f,
+	static const __u32 key_flags[] = { STEER_HASH_KEYS(HASH_KEY_FLAGS_) };
+#undef HASH_KEY_FLAGS_
+
+	flags |= key_flags[p->hash_key];
 	if (p->symmetric)
 		flags |= STEER_F_SYMMETRIC;
 	if (p->local_fastpath)
