@@ -56,7 +56,8 @@ PROG_BINS  := tests/prog/test_prog
 PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
 	      tests/prog/fixtures.o tests/prog/loops.o tests/prog/random.o \
 	      tests/prog/compiled.o tests/prog/drain.o tests/prog/scan.o \
-	      tests/prog/filter.o tests/prog/encap.o tests/prog/balance.o
+	      tests/prog/filter.o tests/prog/encap.o tests/prog/balance.o \
+	      tests/prog/keys.o
 BENCH_BINS := tests/bench/bench_prog
 TEST_OBJ   := tests/lib/test.o
 TESTLIB_OBJS := tests/lib/frame.o tests/lib/prog_util.o $(TEST_OBJ) \

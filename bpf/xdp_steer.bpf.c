@@ -190,8 +190,7 @@ static __noinline __u32 key_id_hash(struct steer_stats *st,
 	__builtin_memcpy(&ports, &p->flow.sport, sizeof(ports));
 	if (steer_key_id(slot->flags, p->ids, p->tunnel_id, ports,
 			 p->is_frag, &id)) {
-		st->key_id_hashed++;
-		return steer_id_hash(id, slot->flags, slot->hash_key);
+		return steer_id_hash(id, slot->hash_key);
 	}
 	st->key_id_fallback++;
 	return steer_flow_hash(&p->flow, slot->hash_key, slot->flags,

@@ -504,7 +504,6 @@ struct steer_target {
 	X(rxq_moves, COUNT, "receive queues found moved to this CPU from another (IRQ affinity, threaded NAPI)") \
 	STEER_ENCAPS(STEER_ENCAP_STAT_, X)				\
 	X(encap_malformed, COUNT, "frames of those encapsulations truncated or malformed: steered by the outer flow, or by the inner IP header where that was read; passed on the receiving CPU behind PPPoE or MPLS without one") \
-	X(key_id_hashed, COUNT, "frames hashed on the id hash.key names (VLAN IDs, tunnel id, one port)") \
 	X(key_id_fallback, COUNT, "frames the id hash.key names does not apply to (no tag, no tunnel id, no ports), hashed on their flow") \
 	X(parsed_partial, COUNT, "frames with a readable IP header whose later headers were cut short or malformed (a tunnel look-alike, a short transport header), steered by what was read") \
 	X(passed_local_bytes, COUNT, "bytes of the frames passed_local counts")
@@ -915,13 +914,14 @@ static inline int steer_key_id(__u32 flags, __u32 ids, __u32 tunnel_id,
 	return 1;
 }
 
-/* The hash of an id key's id: the flows' keyed sum over the id and the
- * key's kind (so VNI 5 and TEID 5 differ under a policy that changed key),
- * and the same final mix (steer_flow_hash()). */
-static inline __u32 steer_id_hash(__u32 id, __u32 flags,
+/* The hash of an id key's id: the flows' keyed sum over the one word,
+ * and the same final mix (steer_flow_hash()). The key's kind stays out:
+ * one policy has one key, and its term cost a port key the instructions
+ * that put it over the L4 key on the same frame (bench_prog --insns). */
+static inline __u32 steer_id_hash(__u32 id,
 				  const __u64 key[STEER_HASH_KEY_WORDS])
 {
-	__u64 h = key[0] + key[1] * id + key[2] * (flags & STEER_F_KEY_ID);
+	__u64 h = key[0] + key[1] * id;
 
 	h >>= 32;
 	h ^= h >> 16;

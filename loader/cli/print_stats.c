@@ -196,6 +196,11 @@ static void partial_line(const char *pad, const struct steer_sample *a,
 		printf("%s  %-10s %.0f %s steered by what was read of them (headers cut short or malformed)\n",
 		       pad, "partial", per(b->total.parsed_partial, before, dt),
 		       a ? "frames/s" : "frames");
+	before = a ? a->total.key_id_fallback : 0;
+	if (b->total.key_id_fallback != before)
+		printf("%s  %-10s %.0f %s the policy's id hash.key did not apply to (no VLAN tag, tunnel id or ports), hashed as l4\n",
+		       pad, "key", per(b->total.key_id_fallback, before, dt),
+		       a ? "frames/s" : "frames");
 }
 
 void print_stats_rates(const char *ifname, const struct steer_sample *a,

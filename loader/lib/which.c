@@ -120,7 +120,7 @@ static __u32 which_hash(const struct steer_slot *s, const struct steer_flow *f,
 	memcpy(&ports, &f->sport, sizeof(ports));
 	*key_id = (s->flags & STEER_F_KEY_ID) &&
 		  steer_key_id(s->flags, 0, 0, ports, 0, &id);
-	return *key_id ? steer_id_hash(id, s->flags, s->hash_key) :
+	return *key_id ? steer_id_hash(id, s->hash_key) :
 			 steer_flow_hash(f, s->hash_key, s->flags, 0);
 }
 

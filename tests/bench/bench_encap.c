@@ -50,6 +50,9 @@ struct row {
 	unsigned int how;
 };
 #define NODECAP		1	/* the slot looks through nothing */
+#define KEY_VLAN	4	/* hash.key vlan, not l4 */
+#define KEY_TUNNEL	8	/* hash.key tunnel, not l4 */
+#define SLOT_HOW	(NODECAP | KEY_VLAN | KEY_TUNNEL)
 #define OVER_ABOVE	2	/* its cost is over the row above's, not the
 				 * plain inner frame's */
 
@@ -59,6 +62,14 @@ static void v4(struct frame *f, int inner_family)
 	frame_eth(f, ETH_P_IP);
 	frame_ipv4(f, &(struct frame_ip4){ .src = FRAME_OUTER4_SRC,
 		   .dst = FRAME_OUTER4_DST, .proto = IPPROTO_GRE });
+}
+
+/* A subscriber's two VLAN tags (802.1ad, 802.1Q). */
+static void qinq(struct frame *f, int fam)
+{
+	frame_eth(f, fam == STEER_AF_INET6 ? ETH_P_IPV6 : ETH_P_IP);
+	frame_vlan(f, ETH_P_8021AD, 100);
+	frame_vlan(f, ETH_P_8021Q, 1000);
 }
 
 static void pppoe(struct frame *f, int fam)
@@ -155,6 +166,10 @@ static void esp(struct frame *f, int fam)
 static const struct row rows[] = {
 	{ "plain (the inner frame alone)", NULL, 0 },
 	{ "plain, decap: [] (nothing looked through)", NULL, NODECAP },
+	/* An id key costs at most what the L4 key costs on the same frame:
+	 * each over the row above it, the same frame under l4. */
+	{ "QinQ (two VLAN tags)", qinq, 0 },
+	{ "QinQ, vlan key: over the row above", qinq, KEY_VLAN | OVER_ABOVE },
 	{ "PPPoE", pppoe, 0 },
 	{ "MPLS, 2 labels", mpls, 0 },
 	{ "GRE over IPv4", gre, 0 },
@@ -164,12 +179,18 @@ static const struct row rows[] = {
 	{ "IP-in-IP over IPv4", ipip, 0 },
 	{ "IP-in-IP over IPv6", ipip6, 0 },
 	{ "VXLAN", vxlan, 0 },
+	{ "VXLAN, tunnel key: over the row above", vxlan,
+	  KEY_TUNNEL | OVER_ABOVE },
 	{ "VXLAN, inner VLAN tag", vxlan_vlan, 0 },
 	{ "Geneve, 8 bytes of options", geneve, 0 },
 	{ "GTP-U, sequence number", gtpu, 0 },
+	{ "GTP-U, tunnel key: over the row above", gtpu,
+	  KEY_TUNNEL | OVER_ABOVE },
 	{ "GTP-U, PDU session container", gtpu_ext, 0 },
 	{ "ESP, decap: [] (its SPI not read)", esp, NODECAP },
 	{ "ESP, its SPI hashed: over the row above", esp, OVER_ABOVE },
+	{ "ESP, tunnel key: over the row above", esp,
+	  KEY_TUNNEL | OVER_ABOVE },
 };
 #define NROWS	(int)(sizeof(rows) / sizeof(rows[0]))
 #define ROW_PLAIN	0
@@ -202,8 +223,9 @@ static int build(struct frame *f, const struct row *r, int which)
 	return frame_finish(f);
 }
 
-/* Every bucket to TARGET_CPU; everything looked through, or nothing. */
-static int setup(struct steer_prog *p, int nodecap)
+/* Every bucket to TARGET_CPU; everything looked through, or nothing
+ * ('how' NODECAP); the L4 key or an id key ('how' KEY_*). */
+static int setup(struct steer_prog *p, unsigned int how)
 {
 	struct steer_slot s = { .table_size = STEER_TABLE_DEFAULT,
 				.nonip_cpu = STEER_CPU_LOCAL,
@@ -212,8 +234,12 @@ static int setup(struct steer_prog *p, int nodecap)
 
 	for (i = 0; i < STEER_HASH_KEY_WORDS; i++)
 		s.hash_key[i] = 0x9e3779b97f4a7c15ull * (i + 1);
-	if (!nodecap)
+	if (!(how & NODECAP))
 		steer_slot_decap_all(&s);
+	if (how & KEY_VLAN)
+		s.flags |= STEER_F_KEY_VLAN;
+	if (how & KEY_TUNNEL)
+		s.flags |= STEER_F_KEY_TUNNEL;
 	err = steer_prog_fill_table(p, 0, TARGET_CPU, s.table_size);
 	if (!err)
 		err = steer_prog_write_slot(p, 0, &s);
@@ -339,9 +365,10 @@ int main(int argc, char **argv)
 
 	for (r = 0; r < rounds; r++) {
 		for (c = 0; c < NROWS; c++) {
-			/* The slot changes only around the decap: [] rows. */
-			if ((!c || (rows[c].how ^ rows[c - 1].how) & NODECAP) &&
-			    setup(&p, rows[c].how & NODECAP)) {
+			/* The slot changes only around the decap: [] and
+			 * id key rows. */
+			if ((!c || (rows[c].how ^ rows[c - 1].how) & SLOT_HOW) &&
+			    setup(&p, rows[c].how & SLOT_HOW)) {
 				fprintf(stderr, "bench_encap: setting up '%s' failed\n", rows[c].name);
 				return 1;
 			}

@@ -125,6 +125,12 @@ static const struct cfg cfgs[] = {
 	{ "xdp-steer, L3 key", CFG_STEER, .flags = 0 },
 	{ "xdp-steer, L4 key", CFG_STEER, .flags = STEER_F_HASH_L4,
 	  .quick = 1 },
+	/* The id keys a plain frame carries (vlan and tunnel: bench_encap):
+	 * each at most what the L4 key costs on the same frame. */
+	{ "xdp-steer, src_port key", CFG_STEER,
+	  .flags = STEER_F_HASH_L4 | STEER_F_KEY_SPORT },
+	{ "xdp-steer, dst_port key", CFG_STEER,
+	  .flags = STEER_F_HASH_L4 | STEER_F_KEY_DPORT },
 	{ "xdp-steer, L4 key, symmetric", CFG_STEER,
 	  .flags = STEER_F_HASH_L4 | STEER_F_SYMMETRIC },
 	{ "xdp-steer, L4 key, 1 rule", CFG_STEER, .flags = STEER_F_HASH_L4,

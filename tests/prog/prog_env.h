@@ -143,6 +143,8 @@ extern const struct test_case encap_tests[];
 extern const size_t n_encap_tests;
 extern const struct test_case balance_tests[];
 extern const size_t n_balance_tests;
+extern const struct test_case key_tests[];
+extern const size_t n_key_tests;
 /* compiled.c: one test per policy case; returns 1 if any failed. */
 int run_compiled_tests(int argc, char **argv);
 /* encap.c: one test per encapsulated frame; returns 1 if any failed. */

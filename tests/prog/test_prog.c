@@ -283,6 +283,7 @@ int main(int argc, char **argv)
 	failed |= run_case_table(cases, ARRAY_SIZE(cases), argc, argv);
 	failed |= run_encap_cases(argc, argv);
 	failed |= test_run_all("prog", encap_tests, n_encap_tests, argc, argv);
+	failed |= test_run_all("prog", key_tests, n_key_tests, argc, argv);
 	failed |= run_compiled_tests(argc, argv);
 	failed |= test_run_all("prog", loop_tests, n_loop_tests, argc, argv);
 	failed |= test_run_all("prog", random_tests, n_random_tests, argc,
