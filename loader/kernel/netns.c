@@ -167,7 +167,10 @@ int netns_dir_parse(const char *name, struct steer_netns *ns)
 	const char *p = name + strlen(NETNS_DIR_PREFIX);
 
 	memset(ns, 0, sizeof(*ns));
-	if (strncmp(name, NETNS_DIR_PREFIX, strlen(NETNS_DIR_PREFIX)) ||
+	/* A name an interface could have is an interface's directory in
+	 * the initial namespace's ("netns-12" may be an interface). */
+	if (strlen(name) <= IF_NAMESIZE_MAX ||
+	    strncmp(name, NETNS_DIR_PREFIX, strlen(NETNS_DIR_PREFIX)) ||
 	    parse_u64(&p, &ns->ino))
 		return 0;
 	if (!*p)

@@ -61,7 +61,8 @@ int netns_cookie_of(int nsfd, __u64 *cookie);
 /* "netns-<inode>-<cookie>" ("netns-<inode>" for cookie 0). */
 int netns_dir_name(const struct steer_netns *ns, char *buf, size_t len);
 /* 1 when 'name' is a namespace directory's name, with *ns filled (cookie
- * 0 for the inode layout's), else 0. */
+ * 0 for the inode layout's), else 0: also for any name of 15 bytes or
+ * fewer, which is an interface's (every namespace's name is longer). */
 int netns_dir_parse(const char *name, struct steer_netns *ns);
 
 /* "<inode>-<cookie>:<ifname>.lock" ("<inode>-<ifname>.lock" for cookie

@@ -33,6 +33,8 @@ static const struct name_case dirs[] = {
 	  .name = "netns-1-18446744073709551616", .parses = false },
 	{ .desc = "an interface's directory is not a namespace's",
 	  .name = "eth0", .parses = false },
+	{ .desc = "an interface named netns-12 is not a namespace's, though it reads as one",
+	  .name = "netns-12", .parses = false },
 	{ .desc = "an interface named netns-1x is not a namespace's",
 	  .name = "netns-1x", .parses = false },
 	{ .desc = "a missing cookie after the dash is not read",
