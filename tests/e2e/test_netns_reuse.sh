@@ -14,7 +14,8 @@
 #     program does, and lock files of the earlier names of inodes no
 #     namespace has.
 #   - detach removes the interface's lock file; the next command makes it
-#     again.
+#     again; a command that waited on a removed lock file takes the new
+#     one, and waits for its holder.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -147,6 +148,30 @@ check "detach in R succeeds" run_rc 0 xr detach "$IF_X"
 check "detach removed the lock file with the pins" test ! -e "$R_LOCK" -a ! -e "$R_DIR/$IF_X"
 check "attach again makes them again" run_rc 0 xr attach "$IF_X" --policy "$T/p1.yaml"
 check "  (the lock file)" test -e "$R_LOCK"
+
+# The classic race of removing lock files: a command waiting on a file
+# that its holder removes must not go on holding a lock nobody else can
+# see, while a newcomer holds the new file. Here the holder (flock) removes
+# the file, a newcomer (flock) makes and holds a new one for 3 s, then the
+# holder lets go: the waiting status must wait for the newcomer too.
+removed_under_waiter() {
+	local start ms
+	# -o: the lock stays with flock itself, not with what it runs.
+	flock -o "$R_LOCK" sh -c "sleep 1; rm -f '$R_LOCK'
+		flock -o '$R_LOCK' sleep 3 & sleep 0.3" &
+	local holder=$!
+	sleep 0.3
+	start=$(date +%s%N)
+	xr status "$IF_X" >"$T/out" 2>&1 || { echo "status failed:"; cat "$T/out"; return 1; }
+	ms=$((($(date +%s%N) - start) / 1000000))
+	wait "$holder"
+	# Without the check it would go on at about 1 s.
+	[ "$ms" -ge 2500 ] || { echo "status went on after $ms ms, holding the removed file's lock"; return 1; }
+	grep -q "waiting for another xdp-steer" "$T/out" || { echo "it did not say it waited:"; cat "$T/out"; return 1; }
+}
+check "a command waiting on a lock file its holder removed waits for whoever holds the new one" \
+	removed_under_waiter
+sleep 0.5	# the newcomer's flock, in the background, lets go
 
 # ---- an earlier xdp-steer's layout: by inode alone ---------------------------------
 
