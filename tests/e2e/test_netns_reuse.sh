@@ -121,10 +121,16 @@ if reuse_inode; then
 	check "R has no pins of its own" test ! -e "$R_DIR"
 	check "R's failed commands left no lock file of R's" \
 		test ! -e "/run/xdp-steer/$R_ID:$IF_X.lock"
+	# A directory R made (pin-dir --create, as for xdp-loader), at the
+	# same inode as X's, and no program using either: only the cookie
+	# tells the living one from the dead one.
+	check "pin-dir --create in R makes R's own directory" \
+		run_rc 0 xr pin-dir --create "$IF_X"
 	check "detach --stale from the initial namespace succeeds" run_rc 0 "$XDP_STEER" detach --stale
 	check "  naming X's pins as removed" out_has "$X_DIR/$IF_X: removed (its interface or namespace is gone)"
 	check "X's pin directory is gone" test ! -e "$X_DIR"
 	check "X's lock file is gone" test ! -e "$X_LOCK"
+	check "R's directory at the same inode stays: R lives" test -d "$R_DIR/$IF_X"
 	check "attach in R now succeeds, at generation 1 of its own" \
 		run_rc 0 xr attach "$IF_X" --policy "$T/p1.yaml"
 	check "  in R's own directory" test -e "$R_DIR/$IF_X/steer_ctl"
