@@ -151,7 +151,8 @@ static int parse_u64(const char **p, __u64 *v)
 	unsigned long long x;
 	char *end;
 
-	if (!isdigit((unsigned char)**p) || (**p == '0' && isdigit((unsigned char)(*p)[1])))
+	if (!isdigit((unsigned char)**p) ||
+	    (**p == '0' && isdigit((unsigned char)(*p)[1])))
 		return -EINVAL;
 	errno = 0;
 	x = strtoull(*p, &end, 10);
