@@ -6,6 +6,7 @@
 
 #include "cli/cmd.h"
 #include "cli/log.h"
+#include "kernel/lock.h"
 
 static int stale_handle(int opt, const char *arg, void *ctx)
 {
@@ -35,6 +36,10 @@ static int detach_stale(void)
 			ret = EXIT_FAIL;
 		}
 	}
+	if (res.locks_removed)
+		pr_info("%s: removed %d lock file%s nothing needed any more\n",
+			LOCK_DIR, res.locks_removed,
+			res.locks_removed == 1 ? "" : "s");
 	if (!res.n && !ret)
 		pr_info("no stale pins\n");
 	steer_stale_free(&res);
@@ -46,7 +51,8 @@ int cmd_detach(int argc, char **argv)
 	const char *usage = "xdp-steer detach IFACE | --stale\n"
 		"  Unloads xdp_steer from IFACE and removes its pins (also when IFACE\n"
 		"  is gone). --stale removes the pins of every interface and network\n"
-		"  namespace that is gone, unless a program still uses them.";
+		"  namespace that is gone, unless a program still uses them, and lock\n"
+		"  files nothing needs.";
 	static const struct option longopts[] = {
 		{ "stale", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },

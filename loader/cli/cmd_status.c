@@ -72,7 +72,7 @@ int cmd_status(int argc, char **argv)
 		ret |= status_one(l.ifnames[i], json);
 	if (!json)
 		print_status_gone(&l);
-	if (!l.n && !l.ngone && !json)
+	if (!l.n && !l.ngone && !l.nearlier && !json)
 		printf("xdp-steer is not attached to any interface in this network namespace\n");
 	steer_list_free(&l);
 	return ret ? EXIT_FAIL : 0;

@@ -208,4 +208,7 @@ void print_status_gone(const struct steer_list *l)
 	for (i = 0; i < l->ngone; i++)
 		printf("%s: pins of a network namespace that is gone; 'xdp-steer detach --stale' removes them\n",
 		       l->gone[i]);
+	for (i = 0; i < l->nearlier; i++)
+		printf("%s: pins an earlier xdp-steer named by a namespace's inode alone; the next xdp-steer command in the namespace whose program uses them moves them, 'xdp-steer detach --stale' removes those no program uses\n",
+		       l->earlier[i]);
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -89,37 +90,46 @@ static int wait_seconds(void)
 	return *end || s < 1 || s > 86400 ? LOCK_WAIT_S : (int)s;
 }
 
+/* 1 when 'name' in 'dir' is still the file open as 'fd'. */
+static int still_named(int dir, const char *name, int fd)
+{
+	struct stat a, b;
+
+	if (fstat(fd, &a) || fstatat(dir, name, &b, AT_SYMLINK_NOFOLLOW))
+		return 0;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 int lock_take(const struct steer_netns *ns, const char *ifname, bool exclusive,
 	      void (*waiting)(void *arg), void *arg, char *why, size_t len)
 {
 	int op = exclusive ? LOCK_EX : LOCK_SH, dir, fd, err;
-	char name[64];
+	/* Polled, not blocked in flock(): a wait must end. */
+	struct timespec pause = { 0, 10 * 1000 * 1000 };
+	long waited_ms = 0, limit_ms = 1000L * wait_seconds();
+	char name[NETNS_NAME_MAX], comm[32];
+	bool said = false;
+	int pid;
 
 	err = pins_ifname_check(ifname, why, len);
 	if (err)
 		return err;
+	if (netns_lock_name(ns, ifname, name, sizeof(name))) {
+		snprintf(why, len, "lock file name too long");
+		return -ENAMETOOLONG;
+	}
 	dir = open_lock_dir(why, len);
 	if (dir < 0)
 		return dir;
-	snprintf(name, sizeof(name), "%llu-%s.lock",
-		 (unsigned long long)ns->ino, ifname);
-	fd = openat(dir, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	close(dir);
-	if (fd < 0) {
-		err = -errno;
-		snprintf(why, len, "cannot open %s/%s: %s", LOCK_DIR, name,
-			 strerror(-err));
-		return err;
-	}
-	if (flock(fd, op | LOCK_NB)) {
-		/* Polled, not blocked in flock(): a wait must end. */
-		struct timespec pause = { 0, 10 * 1000 * 1000 };
-		long waited_ms = 0, limit_ms = 1000L * wait_seconds();
-		char comm[32];
-		int pid;
-
-		if (waiting)
-			waiting(arg);
+	for (;;) {
+		fd = openat(dir, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+			    0600);
+		if (fd < 0) {
+			err = -errno;
+			snprintf(why, len, "cannot open %s/%s: %s", LOCK_DIR,
+				 name, strerror(-err));
+			goto out;
+		}
 		while (flock(fd, op | LOCK_NB)) {
 			if (errno == EINTR)
 				continue;
@@ -128,7 +138,7 @@ int lock_take(const struct steer_netns *ns, const char *ifname, bool exclusive,
 				close(fd);
 				snprintf(why, len, "cannot lock %s/%s: %s",
 					 LOCK_DIR, name, strerror(-err));
-				return err;
+				goto out;
 			}
 			if (waited_ms >= limit_ms) {
 				pid = lock_holder(fd, comm, sizeof(comm));
@@ -141,17 +151,109 @@ int lock_take(const struct steer_netns *ns, const char *ifname, bool exclusive,
 					snprintf(why, len, "another process has held %s/%s for %ld s and more ('fuser %s/%s' names it); retry once it is done",
 						 LOCK_DIR, name, limit_ms / 1000,
 						 LOCK_DIR, name);
-				return -ETIMEDOUT;
+				err = -ETIMEDOUT;
+				goto out;
 			}
+			if (waiting && !said)
+				waiting(arg);
+			said = true;
 			nanosleep(&pause, NULL);
 			waited_ms += 10;
 		}
+		/* The holder before us may have removed the file (lock_remove):
+		 * a lock on a file no longer named keeps out nobody who comes
+		 * after, so take the one the name gives now. */
+		if (still_named(dir, name, fd))
+			break;
+		close(fd);
 	}
-	return fd;
+	err = fd;
+out:
+	close(dir);
+	return err;
 }
 
 void lock_release(int fd)
 {
 	if (fd >= 0)
 		close(fd);
+}
+
+/* Removes 'name' if the exclusive lock on 'fd' can be had at once and the
+ * name is still that file's; closes fd. 1 removed, 0 left, or -errno. */
+static int remove_locked(int dir, const char *name, int fd)
+{
+	int err = 0;
+
+	/* Another holder (or a reader with its shared lock) keeps it. An
+	 * exclusive lock held already is kept: flock() converts in place. */
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		close(fd);
+		return 0;
+	}
+	if (still_named(dir, name, fd))
+		err = unlinkat(dir, name, 0) ? -errno : 1;
+	/* Unlinked before the unlock: a waiter that gets the lock now sees
+	 * the name gone and takes a new file, never this one with a third. */
+	close(fd);
+	return err == -ENOENT ? 0 : err;
+}
+
+int lock_remove(int fd, const struct steer_netns *ns, const char *ifname)
+{
+	char name[NETNS_NAME_MAX], why[256];
+	int dir, err;
+
+	if (fd < 0)
+		return 0;
+	if (netns_lock_name(ns, ifname, name, sizeof(name))) {
+		close(fd);
+		return -ENAMETOOLONG;
+	}
+	dir = open_lock_dir(why, sizeof(why));
+	if (dir < 0) {
+		close(fd);
+		return dir;
+	}
+	err = remove_locked(dir, name, fd);
+	close(dir);
+	return err;
+}
+
+int lock_remove_idle(const struct steer_netns *ns, const char *ifname)
+{
+	char name[NETNS_NAME_MAX], why[256];
+	int dir, fd, err;
+
+	if (netns_lock_name(ns, ifname, name, sizeof(name)))
+		return -ENAMETOOLONG;
+	dir = open_lock_dir(why, sizeof(why));
+	if (dir < 0)
+		return dir;
+	fd = openat(dir, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		err = errno == ENOENT ? 0 : -errno;
+	else
+		err = remove_locked(dir, name, fd);
+	close(dir);
+	return err;
+}
+
+int lock_list(int (*fn)(const struct steer_netns *ns, const char *ifname,
+			void *arg), void *arg)
+{
+	char ifname[IF_NAMESIZE_MAX + 1];
+	struct steer_netns ns;
+	struct dirent *de;
+	int err = 0;
+	DIR *d;
+
+	d = opendir(LOCK_DIR);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while (!err && (de = readdir(d)))
+		if (netns_lock_parse(de->d_name, &ns, ifname, sizeof(ifname)))
+			err = fn(&ns, ifname, arg);
+	closedir(d);
+	return err;
 }

@@ -5,9 +5,14 @@
  * (attach, apply, detach), shared by those that read (status), so a reader
  * never sees half a change and two changes never interleave.
  *
- * Lock files live in LOCK_DIR (root's, 0700, checked like the pins) and are
- * never removed: removing a lock file while another process waits on it
- * would let a third take a new one at the same time.
+ * Lock files live in LOCK_DIR (root's, 0700, checked like the pins), one
+ * per interface and namespace, named by netns_lock_name(): the namespace's
+ * inode and cookie, so a namespace made after another was deleted, which
+ * gets its inode, never shares its locks. A lock file is removed only by
+ * a holder of its exclusive lock, before it unlocks; whoever then gets the
+ * lock of the unlinked file sees that the name no longer gives that file
+ * and opens it again (lock_take()), so a waiter behind a removal and a
+ * newcomer that made a new file never both hold "the" lock.
  */
 #ifndef XDP_STEER_LOCK_H
 #define XDP_STEER_LOCK_H
@@ -33,5 +38,21 @@
 int lock_take(const struct steer_netns *ns, const char *ifname, bool exclusive,
 	      void (*waiting)(void *arg), void *arg, char *why, size_t len);
 void lock_release(int fd);
+
+/* Releases the lock 'fd' of 'ifname' in 'ns' and removes its file, if
+ * its exclusive lock can be had at once (a shared holder converts, which
+ * may let another in first: then the file stays). 1 removed, 0 left, or
+ * a negative errno; fd is closed either way. */
+int lock_remove(int fd, const struct steer_netns *ns, const char *ifname);
+
+/* Removes the lock file of 'ifname' in 'ns' if nobody holds it: 1
+ * removed, 0 held or absent, or a negative errno. */
+int lock_remove_idle(const struct steer_netns *ns, const char *ifname);
+
+/* Calls fn for each lock file in LOCK_DIR, with its namespace (cookie 0
+ * for an earlier xdp-steer's name, by inode alone) and interface; stops
+ * at fn's first non-zero return. */
+int lock_list(int (*fn)(const struct steer_netns *ns, const char *ifname,
+			void *arg), void *arg);
 
 #endif /* XDP_STEER_LOCK_H */

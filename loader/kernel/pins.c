@@ -18,52 +18,6 @@
 #include "xdp_steer.h"
 #include "kernel/pins.h"
 
-/* The fixed inode of the initial network namespace since Linux 6.x
- * (PROC_NET_INIT_INO); earlier kernels number it like any other. */
-#define NET_INIT_INO	0xEFFFFFF9ull
-#define NETNS_PREFIX	"netns-"
-
-static int ns_ino(const char *path, __u64 *ino)
-{
-	struct stat st;
-
-	if (stat(path, &st))
-		return -errno;
-	*ino = st.st_ino;
-	return 0;
-}
-
-/* 1 when /proc/2 is kthreadd, which lives in the initial namespaces. */
-static int pid2_is_kthreadd(void)
-{
-	char comm[32] = "";
-	FILE *f = fopen("/proc/2/comm", "r");
-
-	if (!f)
-		return 0;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = 0;
-	fclose(f);
-	return !strcmp(comm, "kthreadd\n");
-}
-
-int pins_netns_self(struct steer_netns *ns)
-{
-	__u64 init;
-	int err;
-
-	err = ns_ino("/proc/self/ns/net", &ns->ino);
-	if (err)
-		return err;
-	if (pid2_is_kthreadd() && !ns_ino("/proc/2/ns/net", &init))
-		ns->initial = ns->ino == init;
-	else if (!ns_ino("/proc/1/ns/net", &init))
-		ns->initial = ns->ino == init;
-	else
-		ns->initial = ns->ino == NET_INIT_INO;
-	return 0;
-}
-
 int pins_ifname_check(const char *ifname, char *why, size_t len)
 {
 	size_t n = ifname ? strnlen(ifname, IF_NAMESIZE_MAX + 1) : 0;
@@ -109,21 +63,17 @@ static void decode_ifname(const char *name, char *out, size_t len)
 	out[i] = 0;
 }
 
-static void netns_name(const struct steer_netns *ns, char *buf, size_t len)
-{
-	snprintf(buf, len, NETNS_PREFIX "%llu", (unsigned long long)ns->ino);
-}
-
 int pins_dir(const struct steer_netns *ns, const char *ifname, char *buf,
 	     size_t len)
 {
-	char enc[IF_NAMESIZE_MAX + 1], nsname[32];
+	char enc[IF_NAMESIZE_MAX + 1], nsname[NETNS_NAME_MAX];
 	int n;
 
 	if (strlen(ifname) > IF_NAMESIZE_MAX)
 		return -EINVAL;
 	encode_ifname(ifname, enc);
-	netns_name(ns, nsname, sizeof(nsname));
+	if (netns_dir_name(ns, nsname, sizeof(nsname)))
+		return -ENAMETOOLONG;
 	if (ns->initial)
 		n = snprintf(buf, len, "%s/%s", STEER_PIN_ROOT, enc);
 	else
@@ -235,7 +185,7 @@ static int open_bpffs(char *why, size_t len)
 struct chain {
 	int bpffs, root, ns, dir;
 	char enc[IF_NAMESIZE_MAX + 1];
-	char nsname[32];
+	char nsname[NETNS_NAME_MAX];
 };
 
 static void chain_close(struct chain *c)
@@ -267,7 +217,10 @@ static int chain_open(const struct steer_netns *ns, const char *ifname,
 	if (fd)
 		return fd;
 	encode_ifname(ifname, c->enc);
-	netns_name(ns, c->nsname, sizeof(c->nsname));
+	if (netns_dir_name(ns, c->nsname, sizeof(c->nsname))) {
+		snprintf(why, len, "%s: pin path too long", ifname);
+		return -ENAMETOOLONG;
+	}
 	fd = open_bpffs(why, len);
 	if (fd < 0)
 		goto fail;
@@ -410,12 +363,13 @@ out:
 int pins_list(const struct steer_netns *ns,
 	      int (*fn)(const char *ifname, void *arg), void *arg)
 {
-	char dir[PATH_MAX], nsname[32], ifname[IF_NAMESIZE_MAX + 1];
+	char dir[PATH_MAX], nsname[NETNS_NAME_MAX], ifname[IF_NAMESIZE_MAX + 1];
 	struct dirent *de;
 	int err = 0;
 	DIR *d;
 
-	netns_name(ns, nsname, sizeof(nsname));
+	if (netns_dir_name(ns, nsname, sizeof(nsname)))
+		return -ENAMETOOLONG;
 	if (ns->initial)
 		snprintf(dir, sizeof(dir), "%s", STEER_PIN_ROOT);
 	else
@@ -424,8 +378,10 @@ int pins_list(const struct steer_netns *ns,
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
 	while (!err && (de = readdir(d))) {
+		struct steer_netns other;
+
 		if (de->d_name[0] == '.' || de->d_type != DT_DIR ||
-		    !strncmp(de->d_name, NETNS_PREFIX, strlen(NETNS_PREFIX)))
+		    netns_dir_parse(de->d_name, &other))
 			continue;
 		decode_ifname(de->d_name, ifname, sizeof(ifname));
 		err = fn(ifname, arg);
@@ -434,61 +390,91 @@ int pins_list(const struct steer_netns *ns,
 	return err;
 }
 
-/* 1 when a process or a /run/netns entry holds namespace 'ino'. */
-static int netns_exists(__u64 ino)
-{
-	const char *dirs[] = { "/proc", "/run/netns" };
-	char path[PATH_MAX];
-	struct dirent *de;
-	size_t i;
-	__u64 have = 0;
-	DIR *d;
-
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		d = opendir(dirs[i]);
-		if (!d)
-			continue;
-		while ((de = readdir(d))) {
-			if (i == 0 && !isdigit((unsigned char)de->d_name[0]))
-				continue;
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), i == 0 ? "%s/%s/ns/net" : "%s/%s",
-				 dirs[i], de->d_name);
-			if (!ns_ino(path, &have) && have == ino) {
-				closedir(d);
-				return 1;
-			}
-		}
-		closedir(d);
-	}
-	return 0;
-}
-
 int pins_list_netns(const struct steer_netns *self,
 		    int (*fn)(const struct steer_netns *ns, bool exists,
 			      void *arg), void *arg)
 {
-	struct steer_netns ns = { 0 };
-	unsigned long long ino;
+	struct netns_probe *v = NULL, *nv;
+	struct steer_netns ns;
 	struct dirent *de;
-	char *end;
+	size_t n = 0, i;
 	int err = 0;
 	DIR *d;
 
 	d = opendir(STEER_PIN_ROOT);
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
-	while (!err && (de = readdir(d))) {
-		if (strncmp(de->d_name, NETNS_PREFIX, strlen(NETNS_PREFIX)))
+	while ((de = readdir(d))) {
+		if (!netns_dir_parse(de->d_name, &ns) ||
+		    (ns.ino == self->ino && ns.cookie == self->cookie))
 			continue;
-		errno = 0;
-		ino = strtoull(de->d_name + strlen(NETNS_PREFIX), &end, 10);
-		if (errno || *end || ino == self->ino)
-			continue;
-		ns.ino = ino;
-		err = fn(&ns, netns_exists(ino), arg);
+		nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv) {
+			err = -ENOMEM;
+			break;
+		}
+		v = nv;
+		v[n].ino = ns.ino;
+		v[n].cookie = ns.cookie;
+		n++;
 	}
 	closedir(d);
+	/* Asked all at once: one pass over /proc, however many there are. */
+	if (!err)
+		err = netns_probe(v, n);
+	for (i = 0; !err && i < n; i++) {
+		ns.ino = v[i].ino;
+		ns.cookie = v[i].cookie;
+		ns.initial = false;
+		err = fn(&ns, v[i].alive, arg);
+	}
+	free(v);
+	return err;
+}
+
+int pins_adopt(const struct steer_netns *self, const char *ifname, char *why,
+	       size_t len)
+{
+	struct steer_netns old = { .ino = self->ino };
+	char from[PATH_MAX], to[PATH_MAX], name[NETNS_NAME_MAX],
+	     shown[PATH_MAX];
+	struct chain c;
+	int fd, err;
+
+	if (self->initial || !self->cookie)
+		return -EINVAL;
+	err = chain_open(&old, ifname, false, &c, why, len);
+	if (err)
+		return err;
+	pins_dir(&old, ifname, from, sizeof(from));
+	pins_dir(self, ifname, to, sizeof(to));
+	netns_dir_name(self, name, sizeof(name));
+	snprintf(shown, sizeof(shown), "%s/%s", STEER_PIN_ROOT, name);
+	fd = open_safe_dir(c.root, name, shown, true, why, len);
+	if (fd < 0) {
+		err = fd;
+		goto out;
+	}
+	/* One rename moves every pin, links included, and never replaces
+	 * pins this namespace made since. */
+	if (renameat2(c.ns, c.enc, fd, c.enc, RENAME_NOREPLACE)) {
+		err = -errno;
+		if (err == -EEXIST || err == -ENOTEMPTY)
+			snprintf(why, len, "cannot move %s to %s: it exists already; 'xdp-steer detach --stale' removes the old pins once no program uses them",
+				 from, to);
+		else
+			snprintf(why, len, "cannot move %s to %s: %s", from, to,
+				 strerror(-err));
+	}
+	close(fd);
+	/* The inode's directory goes with its last interface. */
+	if (!err && unlinkat(c.root, c.nsname, AT_REMOVEDIR) &&
+	    errno != ENOTEMPTY && errno != ENOENT) {
+		err = -errno;
+		snprintf(why, len, "cannot remove %s/%s: %s", STEER_PIN_ROOT,
+			 c.nsname, strerror(-err));
+	}
+out:
+	chain_close(&c);
 	return err;
 }

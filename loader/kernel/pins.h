@@ -6,12 +6,15 @@
  * Layout (bpffs names may not contain '.', so a '.' of an interface name,
  * as in the VLAN device "eth0.100", is written ':', which no interface
  * name can contain):
- *   STEER_PIN_ROOT/<ifname>/                initial network namespace
- *   STEER_PIN_ROOT/netns-<inode>/<ifname>/  any other namespace, by the
- *                                           inode of /proc/PID/ns/net
- * "netns-" and an inode (ten digits, the kernel numbers namespaces from
- * 0xEFFFFFF9 on) make 16 characters, one more than an interface name may
- * have, so the two kinds of entry never meet.
+ *   STEER_PIN_ROOT/<ifname>/                         initial namespace
+ *   STEER_PIN_ROOT/netns-<inode>-<cookie>/<ifname>/  any other, by its
+ *                                                    cookie (netns.h)
+ * "netns-", an inode (ten digits, the kernel numbers namespaces from
+ * 0xEFFFFFF9 on), '-' and a cookie make 18 characters and more, longer
+ * than an interface name may be, so the two kinds of entry never meet.
+ * An earlier xdp-steer named a namespace's directory by its inode alone,
+ * "netns-<inode>", which the next namespace inherits: pins_adopt() moves
+ * such a directory's interface when it is provably this namespace's.
  *
  * Every directory on the way is opened with O_NOFOLLOW and must be a
  * directory owned by root that nobody else can write; bpffs' own root
@@ -26,27 +29,17 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "kernel/netns.h"
+
 #define PINS_BPFFS	"/sys/fs/bpf"
-/* Longest interface name (IFNAMSIZ - 1). */
-#define IF_NAMESIZE_MAX	15
-
-/* The network namespace state is kept per. */
-struct steer_netns {
-	__u64 ino;		/* inode of its nsfs file */
-	bool initial;		/* the initial namespace */
-};
-
-/* The namespace this process runs in. The initial one is that of PID 2
- * (kthreadd) or, where that cannot be read, PID 1, or on kernels that fix
- * its inode (6.x), that inode. */
-int pins_netns_self(struct steer_netns *ns);
 
 /* 0 when 'ifname' can name an interface (1-15 bytes; no '/', ':' or
  * white space; not "." or ".."), else -EINVAL with the reason. Checked
  * before an interface name becomes part of a path. */
 int pins_ifname_check(const char *ifname, char *why, size_t len);
 
-/* The pin directory of 'ifname' in 'ns' (not checked, not created). */
+/* The pin directory of 'ifname' in 'ns' (not checked, not created); for
+ * cookie 0, the inode layout's. */
 int pins_dir(const struct steer_netns *ns, const char *ifname, char *buf,
 	     size_t len);
 
@@ -74,10 +67,20 @@ int pins_used_by(const char *dir, __u32 *prog_id);
 int pins_list(const struct steer_netns *ns,
 	      int (*fn)(const char *ifname, void *arg), void *arg);
 
-/* Calls fn for each other namespace with pins, with whether any process
- * or /run/netns entry still holds that namespace. */
+/* Calls fn for each other namespace with a pin directory, with whether
+ * it lives (netns_probe()); cookie 0 for a directory of the inode layout,
+ * and 'exists' then says only that some namespace has that inode. */
 int pins_list_netns(const struct steer_netns *self,
 		    int (*fn)(const struct steer_netns *ns, bool exists,
 			      void *arg), void *arg);
+
+/* Moves the pins of 'ifname' from the inode layout's directory of
+ * self's inode (STEER_PIN_ROOT/netns-<inode>/) into self's, in one
+ * rename, and removes the inode's directory once empty. The caller has
+ * proved them self's (the program on the interface uses them): the inode
+ * alone does not. -ENOENT when there are none, -EEXIST when self has pins
+ * of that name already (both stay). */
+int pins_adopt(const struct steer_netns *self, const char *ifname, char *why,
+	       size_t len);
 
 #endif /* XDP_STEER_PINS_H */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include <net/if.h>
+#include <sys/stat.h>
 
 #include "kernel/lock.h"
 #include "kernel/maps.h"
@@ -67,6 +68,64 @@ static void say_waiting(void *arg)
 		 w->ifname);
 }
 
+int lib_adopt(struct steer_ctx *ctx, const struct steer_netns *ns,
+	      const char *ifname)
+{
+	struct steer_netns old = { .ino = ns->ino };
+	char dir[PATH_MAX], why[512];
+	struct attached at;
+	struct stat st;
+	int ifindex, lock, err;
+
+	if (ns->initial || pins_dir(&old, ifname, dir, sizeof(dir)) ||
+	    stat(dir, &st))
+		return 0;
+	ifindex = if_nametoindex(ifname);
+	if (!ifindex)
+		return 0;
+	lock = lock_take(ns, ifname, true, NULL, NULL, why, sizeof(why));
+	if (lock < 0)
+		return lib_fail(ctx, lock, "%s: %s%s", ifname, why,
+				lib_priv_hint(lock));
+	/* The program attached here holds the maps pinned there (map ids
+	 * are unique while the maps live): they are this namespace's. */
+	err = prog_find(dir, ifindex, &at);
+	if (!err && at.prog_id && at.uses_pins) {
+		err = pins_adopt(ns, ifname, why, sizeof(why));
+		if (!err) {
+			pins_dir(ns, ifname, why, sizeof(why));
+			lib_note(ctx, STEER_WARN, "%s: moved its pins from %s, where an earlier xdp-steer put them by the namespace's inode alone, to %s",
+				 ifname, dir, why);
+		} else {
+			lib_note(ctx, STEER_WARN, "%s: %s", ifname, why);
+		}
+	}
+	lock_release(lock);
+	return 0;
+}
+
+struct adopt_arg {
+	struct steer_ctx *ctx;
+	const struct steer_netns *ns;
+};
+
+static int adopt_one(const char *ifname, void *arg)
+{
+	struct adopt_arg *a = arg;
+
+	return lib_adopt(a->ctx, a->ns, ifname);
+}
+
+int lib_adopt_all(struct steer_ctx *ctx, const struct steer_netns *ns)
+{
+	struct steer_netns old = { .ino = ns->ino };
+	struct adopt_arg a = { ctx, ns };
+
+	if (ns->initial)
+		return 0;
+	return pins_list(&old, adopt_one, &a);
+}
+
 int lib_iface_begin(struct steer_ctx *ctx, const char *ifname, bool exclusive,
 		    struct lib_iface *it)
 {
@@ -81,13 +140,15 @@ int lib_iface_begin(struct steer_ctx *ctx, const char *ifname, bool exclusive,
 	err = pins_ifname_check(ifname, why, sizeof(why));
 	if (err)
 		return lib_fail(ctx, err, "%s", why);
-	err = pins_netns_self(&it->ns);
+	err = netns_self(&it->ns, why, sizeof(why));
 	if (err)
-		return lib_fail(ctx, err, "cannot tell which network namespace this is (/proc/self/ns/net: %s)",
-				strerror(-err));
+		return lib_fail(ctx, err, "%s", why);
 	err = pins_dir(&it->ns, ifname, it->dir, sizeof(it->dir));
 	if (err)
 		return lib_fail(ctx, err, "%s: pin path too long", ifname);
+	err = lib_adopt(ctx, &it->ns, ifname);
+	if (err)
+		return err;
 	it->lock = lock_take(&it->ns, ifname, exclusive, say_waiting, &w, why,
 			     sizeof(why));
 	if (it->lock < 0) {
@@ -103,7 +164,14 @@ int lib_iface_begin(struct steer_ctx *ctx, const char *ifname, bool exclusive,
 
 void lib_iface_end(struct lib_iface *it)
 {
-	lock_release(it->lock);
+	struct stat st;
+
+	/* An interface without pins has nothing for its lock to guard; its
+	 * file goes, safely for any waiter (lock.h). */
+	if (it->lock >= 0 && stat(it->dir, &st) && errno == ENOENT)
+		lock_remove(it->lock, &it->ns, it->ifname);
+	else
+		lock_release(it->lock);
 	it->lock = -1;
 }
 

@@ -34,9 +34,24 @@ struct lib_iface {
 	int lock;
 };
 
+/* Takes the lock of 'ifname' in this namespace, first moving its pins
+ * from an earlier xdp-steer's directory (lib_adopt()). */
 int lib_iface_begin(struct steer_ctx *ctx, const char *ifname, bool exclusive,
 		    struct lib_iface *it);
+/* Releases the lock, and removes its file when 'ifname' has no pins. */
 void lib_iface_end(struct lib_iface *it);
+
+/* Moves the pins of 'ifname' from the directory an earlier xdp-steer
+ * named by this namespace's inode alone (pins.h) into this namespace's,
+ * when the program attached to 'ifname' here uses them: proof they are
+ * this namespace's, which the inode is not (a namespace deleted without
+ * detach leaves its inode to the next one made). Others stay, for detach
+ * --stale. 0 unless the lock cannot be had; a move that fails is warned
+ * of, and the pins stay where they are. */
+int lib_adopt(struct steer_ctx *ctx, const struct steer_netns *ns,
+	      const char *ifname);
+/* lib_adopt() of every interface in that earlier directory. */
+int lib_adopt_all(struct steer_ctx *ctx, const struct steer_netns *ns);
 
 /* A compiled build into the maps of 'it' (lock held): the one apply path,
  * for a policy (lib_apply_locked) and for the balancer's moves (the slot

@@ -111,32 +111,47 @@ static int add_ifname(const char *ifname, void *arg)
 	return 0;
 }
 
+static int add_dir(char (**v)[PATH_MAX], int *n, const struct steer_netns *ns)
+{
+	char (*nv)[PATH_MAX] = realloc(*v, (*n + 1) * sizeof(**v));
+	char name[NETNS_NAME_MAX];
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	netns_dir_name(ns, name, sizeof(name));
+	snprintf(nv[(*n)++], sizeof(nv[0]), "%s/%s", STEER_PIN_ROOT, name);
+	return 0;
+}
+
 static int add_gone(const struct steer_netns *ns, bool exists, void *arg)
 {
 	struct steer_list *l = arg;
-	char (*v)[PATH_MAX];
 
-	if (exists)
-		return 0;
-	v = realloc(l->gone, (l->ngone + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	l->gone = v;
-	snprintf(v[l->ngone++], sizeof(v[0]), "%s/netns-%llu", STEER_PIN_ROOT,
-		 (unsigned long long)ns->ino);
+	if (!exists)
+		return add_dir(&l->gone, &l->ngone, ns);
+	/* The inode layout's, at an inode some namespace has now: whose
+	 * they are, only a program using them tells. */
+	if (!ns->cookie)
+		return add_dir(&l->earlier, &l->nearlier, ns);
 	return 0;
 }
 
 int steer_list(struct steer_ctx *ctx, struct steer_list *l)
 {
 	struct steer_netns self;
+	char why[512];
 	int err;
 
 	memset(l, 0, sizeof(*l));
 	ctx->err[0] = 0;
-	err = pins_netns_self(&self);
-	if (!err)
-		err = pins_list(&self, add_ifname, l);
+	err = netns_self(&self, why, sizeof(why));
+	if (err)
+		return lib_fail(ctx, err, "%s", why);
+	err = lib_adopt_all(ctx, &self);
+	if (err)
+		return err;
+	err = pins_list(&self, add_ifname, l);
 	if (!err)
 		err = pins_list_netns(&self, add_gone, l);
 	if (err) {
@@ -152,9 +167,9 @@ void steer_list_free(struct steer_list *l)
 {
 	free(l->ifnames);
 	free(l->gone);
+	free(l->earlier);
 	memset(l, 0, sizeof(*l));
 }
-
 int steer_pin_dir(struct steer_ctx *ctx, const char *ifname, bool create,
 		  char *buf, size_t len)
 {

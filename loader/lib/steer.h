@@ -94,10 +94,15 @@ struct steer_stale {
 struct steer_stale_result {
 	struct steer_stale *v;
 	int n;
+	int locks_removed;	/* lock files nothing needed any more */
 };
 
 /* Removes the pins of interfaces of this namespace that are gone, and of
- * namespaces that are gone, unless a program still uses them. */
+ * namespaces that are gone, unless a program still uses them; pins an
+ * earlier xdp-steer left by a namespace's inode alone that no program
+ * uses; and the lock files nobody holds of gone namespaces (by
+ * inode alone, for an earlier xdp-steer's names) and of this
+ * namespace's interfaces without pins. */
 int steer_detach_stale(struct steer_ctx *ctx, struct steer_stale_result *res);
 void steer_stale_free(struct steer_stale_result *res);
 
@@ -128,8 +133,14 @@ int steer_status(struct steer_ctx *ctx, const char *ifname,
 struct steer_list {
 	char (*ifnames)[IF_NAMESIZE_MAX + 1];
 	int n;
-	char (*gone)[PATH_MAX];	/* STEER_PIN_ROOT/netns-<inode> */
+	char (*gone)[PATH_MAX];	/* STEER_PIN_ROOT/netns-<inode>-<cookie> */
 	int ngone;
+	/* Directories an earlier xdp-steer named by inode alone (netns-
+	 * <inode>) whose inode a living namespace has now: its pins if its
+	 * program uses them (its next xdp-steer command moves them), else
+	 * stale. */
+	char (*earlier)[PATH_MAX];
+	int nearlier;
 };
 
 int steer_list(struct steer_ctx *ctx, struct steer_list *l);

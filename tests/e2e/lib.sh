@@ -12,9 +12,11 @@
 #   check "the policy is in force" test "$(...)" = ...
 #
 # $PIN_B is where xdp-steer pins $IF_B's maps: a namespace other than the
-# initial one gets STEER_PIN_ROOT/netns-<inode>/<ifname> (include/xdp_steer.h,
-# loader/kernel/pins.h), worked out here from the namespace itself so the
-# tests do not take the loader's word for it. $LOCK_B is its lock file.
+# initial one gets STEER_PIN_ROOT/netns-<inode>-<cookie>/<ifname>
+# (include/xdp_steer.h, loader/kernel/pins.h, netns.h), worked out here
+# from the namespace itself (e2e_netns_id) so the tests do not take the
+# loader's word for it. $LOCK_B is its lock file,
+# /run/xdp-steer/<inode>-<cookie>:<ifname>.lock.
 #
 # in_a/in_b run a command in a namespace with nsenter, which keeps the
 # host's /sys/fs/bpf (ip netns exec would remount /sys and hide it).
@@ -99,12 +101,24 @@ e2e_cleanup() {
 	return 0
 }
 
+# e2e_netns_id NS: prints "<inode>-<cookie>" of namespace NS: the inode of
+# its nsfs file, and its cookie (SO_NETNS_COOKIE, 71) from a socket made
+# inside it.
+e2e_netns_id() {
+	local ino cookie
+	ino=$(stat -L -c %i /run/netns/"$1") || return 1
+	cookie=$(nsenter --net=/run/netns/"$1" python3 -c 'import socket
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+print(int.from_bytes(s.getsockopt(socket.SOL_SOCKET, 71, 8), "little"))') || return 1
+	echo "$ino-$cookie"
+}
+
 # PIN_B and LOCK_B for $NS_B (see the top).
 e2e_pin_paths() {
-	local ino
-	ino=$(stat -L -c %i /run/netns/"$NS_B") || return 1
-	PIN_B=/sys/fs/bpf/xdp-steer/netns-$ino/$IF_B
-	LOCK_B=/run/xdp-steer/$ino-$IF_B.lock
+	local id
+	id=$(e2e_netns_id "$NS_B") || return 1
+	PIN_B=/sys/fs/bpf/xdp-steer/netns-$id/$IF_B
+	LOCK_B=/run/xdp-steer/$id:$IF_B.lock
 }
 
 # The link between A and B: a veth pair, or with E2E_NICS="DEV_A DEV_B"

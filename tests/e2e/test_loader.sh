@@ -387,7 +387,7 @@ check "apply to a detached interface fails with exit 1 and says how to attach" \
 
 # ---- the xdp-loader path ----------------------------------------------------------------
 
-check "pin-dir names the pin directory of this namespace, netns-<inode>/IFACE" \
+check "pin-dir names the pin directory of this namespace, netns-<inode>-<cookie>/IFACE" \
 	expect_eq "$(xs pin-dir "$IF_B")" "$PIN"
 check "pin-dir --create makes it, root's and mode 0700" \
 	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER pin-dir --create $IF_B >/dev/null &&

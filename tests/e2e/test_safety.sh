@@ -30,7 +30,7 @@ make_c() {
 	ip netns add "$NS_C" && ip netns add "$NS_D" &&
 	ip link add "$IF_B" netns "$NS_C" type veth peer name "$IF_D" netns "$NS_D" &&
 	ip -n "$NS_C" link set "$IF_B" up && ip -n "$NS_D" link set "$IF_D" up &&
-	PIN_C=/sys/fs/bpf/xdp-steer/netns-$(stat -L -c %i /run/netns/"$NS_C")/$IF_B
+	PIN_C=/sys/fs/bpf/xdp-steer/netns-$(e2e_netns_id "$NS_C")/$IF_B
 }
 make_c || { fail "making a second namespace with an interface named $IF_B"; exit 1; }
 
@@ -66,7 +66,7 @@ printf 'version: 1\ncpus: [1]\nhash: {seed: 2}\nrules:\n  - {match: {src: 10.9.0
 check "attach in namespace B succeeds" run_rc 0 xs attach "$IF_B" --policy "$T/p1.yaml"
 check "attach to an interface of the same name in namespace C succeeds" \
 	run_rc 0 xc attach "$IF_B" --policy "$T/p1.yaml"
-check "each namespace has its own pin directory, netns-<inode>/$IF_B" \
+check "each namespace has its own pin directory, netns-<inode>-<cookie>/$IF_B" \
 	test -e "$PIN_B/steer_ctl" -a -e "$PIN_C/steer_ctl" -a "$PIN_B" != "$PIN_C"
 check "nothing is pinned under the initial namespace's path for $IF_B" \
 	test ! -e /sys/fs/bpf/xdp-steer/"$IF_B"

@@ -245,8 +245,8 @@ gone_balancer xdp-loader unload -a "$G"
 check "a balancer whose program another tool took off exits 3" test "$GONE_RC" -eq 3
 check "  saying so" grep -q "$G: xdp_steer is no longer attached to it" "$T/gone.err"
 in_b "$XDP_STEER" -q detach "$G"
+check "detach removed the gone interface's lock file too" test ! -e "${LOCK_B%:*}:$G.lock"
 in_b ip link del "$G" 2>/dev/null
-rm -f "/run/xdp-steer/$(stat -L -c %i /run/netns/"$NS_B")-$G.lock"
 
 # ---- stop -------------------------------------------------------------------
 
