@@ -173,7 +173,8 @@ BALANCE_SIM_OBJS  := tests/lib/balance_sim.o $(BALANCE_OBJ) $(TABLE_OBJ)
 test_balance_OBJS := $(BALANCE_SIM_OBJS) $(TEST_OBJ)
 test_balance_LIBS := -lm
 # test_prom: stats --prometheus and the worker account it prints.
-test_prom_OBJS    := loader/cli/print_prom.o loader/lib/stats_view.o $(TEST_OBJ)
+test_prom_OBJS    := loader/cli/print_prom.o loader/lib/stats_view.o \
+		     loader/model/cpuset.o $(TEST_OBJ)
 
 .SECONDEXPANSION:
 $(UNIT_BINS): tests/unit/%: tests/unit/%.o $$($$*_OBJS)
