@@ -37,8 +37,10 @@ INSTALL_LIST = \
 	0644:$(DIST)/xdp-steer.yaml.5:$(MANDIR)/man5/xdp-steer.yaml.5 \
 	0644:$(DIST)/xdp-steer.bash:$(BASHCOMPDIR)/xdp-steer \
 	0644:README.md:$(DOCDIR)/README.md \
+	0644:LICENSES/GPL-2.0:$(DOCDIR)/LICENSES/GPL-2.0 \
+	0644:LICENSES/BSD-2-Clause:$(DOCDIR)/LICENSES/BSD-2-Clause \
 	$(foreach f,$(EXAMPLES),0644:$(f):$(DOCDIR)/examples/$(notdir $(f)))
-INSTALL_OWN_DIRS = $(DOCDIR)/examples $(DOCDIR)
+INSTALL_OWN_DIRS = $(DOCDIR)/examples $(DOCDIR)/LICENSES $(DOCDIR)
 INSTALL_SRCS = $(foreach row,$(INSTALL_LIST),$(word 2,$(subst :, ,$(row))))
 
 # A ':' or a space in a directory would split the rows above.

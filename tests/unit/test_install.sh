@@ -38,7 +38,9 @@ expected() {
 		"644 $p/share/man/man8/xdp-steer.8" \
 		"644 $p/share/man/man5/xdp-steer.yaml.5" \
 		"644 $p/share/bash-completion/completions/xdp-steer" \
-		"644 $p/share/doc/xdp-steer/README.md"
+		"644 $p/share/doc/xdp-steer/README.md" \
+		"644 $p/share/doc/xdp-steer/LICENSES/GPL-2.0" \
+		"644 $p/share/doc/xdp-steer/LICENSES/BSD-2-Clause"
 	for f in "$ROOT"/configs/*.yaml; do
 		echo "644 $p/share/doc/xdp-steer/examples/${f##*/}"
 	done
@@ -60,7 +62,7 @@ no_files_left() {
 D=$T/stage
 check "make install DESTDIR=... PREFIX=/usr succeeds" \
 	mk install DESTDIR="$D" PREFIX=/usr
-check "it installs exactly the loader, the object, the units, both pages, the completion, the README and the examples, with their modes" \
+check "it installs exactly the loader, the object, the units, both pages, the completion, the README, the licenses and the examples, with their modes" \
 	same_files "$D" /usr
 check "the installed loader runs" "$D/usr/sbin/xdp-steer" --version
 
