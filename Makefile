@@ -173,8 +173,17 @@ BALANCE_SIM_OBJS  := tests/lib/balance_sim.o $(BALANCE_OBJ) $(TABLE_OBJ)
 test_balance_OBJS := $(BALANCE_SIM_OBJS) $(TEST_OBJ)
 test_balance_LIBS := -lm
 # test_prom: stats --prometheus and the worker account it prints.
-test_prom_OBJS    := loader/cli/print_prom.o loader/lib/stats_view.o \
-		     loader/model/cpuset.o $(TEST_OBJ)
+PROM_OBJS         := loader/cli/print_prom.o loader/lib/stats_view.o \
+		     loader/model/cpuset.o
+test_prom_OBJS    := $(PROM_OBJS) $(TEST_OBJ)
+
+# What stats --prometheus prints, every family of it, for
+# tests/unit/test_dashboard.py (the dashboard's queries name only those).
+ALL += tests/unit/prom_sample
+all: tests/unit/prom_sample
+tests/unit/prom_sample: tests/unit/prom_sample.o $(PROM_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@
 
 .SECONDEXPANSION:
 $(UNIT_BINS): tests/unit/%: tests/unit/%.o $$($$*_OBJS)

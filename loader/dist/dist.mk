@@ -50,7 +50,8 @@ check-install-dirs = $(foreach v,$(INSTALL_DIR_VARS),$(if $(or $(findstring \
 	:,$($(v))),$(filter-out 1,$(words $($(v))))),$(error install directories \
 	must each be set, without ':' or spaces: $(v)='$($(v))')))
 
-# The textfile collector's service and timer: their rows.
+# The textfile collector's service and timer, the Grafana dashboard: their
+# rows.
 include $(DIST)/monitoring.mk
 
 ALL += $(MAN_PAGES) $(UNIT) $(BALANCE_UNIT)

@@ -5,8 +5,8 @@
 # their modes; the unit verified by systemd-analyze inside that root (its
 # commands and man pages found there); the textfile collector's service
 # and timer verified too, and the service's command run as systemd runs it
-# (an atomic write, the file removed when stats fails); both pages read
-# by man without a
+# (an atomic write, the file removed when stats fails); the Grafana
+# dashboard valid JSON; both pages read by man without a
 # warning and found by name; the completion script, sourced in bash,
 # completing commands, options, interface names and policy files, and
 # knowing every command and option the loader has; `make uninstall`
@@ -44,6 +44,7 @@ expected() {
 		"644 $p/share/doc/xdp-steer/README.md" \
 		"644 $p/lib/systemd/system/xdp-steer-textfile@.service" \
 		"644 $p/lib/systemd/system/xdp-steer-textfile@.timer" \
+		"644 $p/share/xdp-steer/grafana/xdp-steer.json" \
 		"644 $p/share/doc/xdp-steer/LICENSES/GPL-2.0" \
 		"644 $p/share/doc/xdp-steer/LICENSES/BSD-2-Clause"
 	for f in "$ROOT"/configs/*.yaml; do
@@ -67,7 +68,7 @@ no_files_left() {
 D=$T/stage
 check "make install DESTDIR=... PREFIX=/usr succeeds" \
 	mk install DESTDIR="$D" PREFIX=/usr
-check "it installs exactly the loader, the object, the units, the textfile timer, both pages, the completion, the README, the licenses and the examples, with their modes" \
+check "it installs exactly the loader, the object, the units, the textfile timer, the dashboard, both pages, the completion, the README, the licenses and the examples, with their modes" \
 	same_files "$D" /usr
 check "the installed loader runs" "$D/usr/sbin/xdp-steer" --version
 
@@ -187,6 +188,8 @@ textfile_no_code() {
 }
 check "an interface name reaches the shell as an argument, not as code" \
 	textfile_no_code
+check "the installed Grafana dashboard is valid JSON" \
+	python3 -m json.tool "$D/usr/share/xdp-steer/grafana/xdp-steer.json"
 
 no_warning() {
 	local err
@@ -280,7 +283,7 @@ check "make uninstall DESTDIR=... PREFIX=/usr succeeds" \
 	mk uninstall DESTDIR="$D" PREFIX=/usr
 check "make uninstall leaves no file" no_files_left "$D"
 check "make uninstall removes xdp-steer's own directories" \
-	test ! -e "$D/usr/share/doc/xdp-steer"
+	test ! -e "$D/usr/share/doc/xdp-steer" -a ! -e "$D/usr/share/xdp-steer"
 
 # ---- the default prefix ----------------------------------------------------
 
