@@ -234,7 +234,7 @@ if command -v promtool >/dev/null; then
 	check "stats --prometheus passes promtool check metrics" \
 		promtool check metrics <"$E2E_TMP/b.prom"
 else
-	skip "stats --prometheus passes promtool check metrics" "promtool missing (Debian package prometheus; make deps installs it)"
+	skip "stats --prometheus passes promtool check metrics" "promtool missing (Debian package prometheus; make test installs it)"
 fi
 check "stats --prometheus has worker $W's ring-full drops as in stats --json" \
 	grep -qx "xdp_steer_worker_ring_full_drops_total{interface=\"$IF_B\",worker=\"$W\"} $(ring_total "$E2E_TMP/bank1.b.json")" "$E2E_TMP/b.prom"
