@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # xdp-steer: `make` builds, `make test` runs every test tier, `make bench`
-# prints the benchmark tables, `make deps` installs what is missing,
+# prints the benchmark tables, `make deps` installs what building and the
+# demo need and is missing (`make deps-test`: and what the tests need),
 # `make install` (PREFIX, DESTDIR: loader/dist/dist.mk) installs.
 # `make V=1` shows full commands.
 
@@ -92,7 +93,7 @@ ALL := $(BPF_OBJ) $(BENCH_BPF) $(OMIT_BPF) $(LOADER) $(UNIT_BINS) $(PROG_BINS) \
        $(BENCH_BINS)
 
 .PHONY: all test test-unit test-san test-fuzz test-prog bench demo deps \
-	clean
+	deps-test clean
 all: $(ALL)
 
 # BPF objects: -MMD gives real header dependencies here too.
@@ -176,7 +177,17 @@ BALANCE_SIM_OBJS  := tests/lib/balance_sim.o $(BALANCE_OBJ) $(TABLE_OBJ)
 test_balance_OBJS := $(BALANCE_SIM_OBJS) $(TEST_OBJ)
 test_balance_LIBS := -lm
 # test_prom: stats --prometheus and the worker account it prints.
-test_prom_OBJS    := loader/cli/print_prom.o loader/lib/stats_view.o $(TEST_OBJ)
+PROM_OBJS         := loader/cli/print_prom.o loader/lib/stats_view.o \
+		     loader/model/cpuset.o
+test_prom_OBJS    := $(PROM_OBJS) $(TEST_OBJ)
+
+# What stats --prometheus prints, every family of it, for
+# tests/unit/test_dashboard.py (the dashboard's queries name only those).
+ALL += tests/unit/prom_sample
+all: tests/unit/prom_sample
+tests/unit/prom_sample: tests/unit/prom_sample.o $(PROM_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@
 
 .SECONDEXPANSION:
 $(UNIT_BINS): tests/unit/%: tests/unit/%.o $$($$*_OBJS)
@@ -328,9 +339,11 @@ clean-e2e-traffic:
 	$(Q)rm -f $(E2E_BINS) $(E2E_SKELS) $(E2E_BPF)
 .PHONY: clean-e2e-traffic
 
-# `make test` and `make bench` first install what is missing (as root on
-# Debian/Ubuntu), then build in a fresh make so the tools found are used.
-test: deps
+# `make test`, `make demo` and `make bench` first install what is missing
+# (as root on Debian/Ubuntu), then build in a fresh make so the tools found
+# are used: `make deps` what building and the demo need, `make deps-test`
+# that and what only the tests need (tests/lib/deps.sh --test).
+test: deps-test
 	$(Q)$(MAKE) --no-print-directory all $(SAN_BINS) $(FUZZ)
 	$(Q)tests/run
 
@@ -357,6 +370,9 @@ bench: deps
 
 deps:
 	$(Q)tests/lib/deps.sh
+
+deps-test:
+	$(Q)tests/lib/deps.sh --test
 
 # make install, make uninstall, and the man pages and unit they install.
 include loader/dist/dist.mk

@@ -3,9 +3,12 @@
  * print_prom.c - the counters in the Prometheus text format. Every
  * counter is a counter named xdp_steer_<field>_total, so rate() works on
  * it; a family's samples follow its HELP and TYPE lines, as the format
- * requires. Receiving CPUs are listed once they have received a frame and
- * workers once a frame was sent to them, so a series, once there, stays
- * until the detach (counters never go back).
+ * requires. Every series that may count is there from the first scrape,
+ * at 0, as Prometheus asks, so rate() and absent() work from the start:
+ * each online CPU's as a receiving CPU (any may receive), each worker the
+ * policy in force sends to, and any other CPU once it has counted. A
+ * series, once there, stays until the detach (counters never go back)
+ * unless its CPU goes offline, or leaves the policy, before it counted.
  */
 #include <stddef.h>
 
@@ -104,7 +107,7 @@ void print_prom(FILE *out, const char *ifname, const struct steer_sample *s)
 			 rx_metrics[i].help);
 		family(out, name, "counter", help);
 		for (c = 0; c < s->ncpus; c++)
-			if (s->rx[c].rx_packets)
+			if (s->rx[c].rx_packets || cpuset_has(&s->online, c))
 				sample(out, name, ifname, "cpu", c,
 				       at(&s->rx[c], rx_metrics[i].off));
 	}
@@ -118,7 +121,8 @@ void print_prom(FILE *out, const char *ifname, const struct steer_sample *s)
 			 worker_metrics[i].help);
 		family(out, name, "counter", help);
 		for (c = 0; c < STEER_MAX_CPUS; c++)
-			if (steer_worker_view(s, c, &v))
+			if (steer_worker_view(s, c, &v) ||
+			    cpuset_has(&s->workers, c))
 				sample(out, name, ifname, "worker", c,
 				       at(&v, worker_metrics[i].off));
 	}

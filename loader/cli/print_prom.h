@@ -10,7 +10,9 @@
 #include "lib/steer.h"
 
 /* Every counter of 's' as xdp_steer_* metrics labelled interface="ifname"
- * and cpu="N" (receiving CPUs) or worker="N" (worker CPUs). */
+ * and cpu="N" (receiving CPUs: the online ones and any that counted) or
+ * worker="N" (worker CPUs: those s->workers names and any that counted),
+ * at 0 until they count. */
 void print_prom(FILE *out, const char *ifname, const struct steer_sample *s);
 
 #endif /* XDP_STEER_PRINT_PROM_H */

@@ -37,16 +37,22 @@ INSTALL_LIST = \
 	0644:$(DIST)/xdp-steer.yaml.5:$(MANDIR)/man5/xdp-steer.yaml.5 \
 	0644:$(DIST)/xdp-steer.bash:$(BASHCOMPDIR)/xdp-steer \
 	0644:README.md:$(DOCDIR)/README.md \
+	0644:LICENSES/GPL-2.0:$(DOCDIR)/LICENSES/GPL-2.0 \
+	0644:LICENSES/BSD-2-Clause:$(DOCDIR)/LICENSES/BSD-2-Clause \
 	$(foreach f,$(EXAMPLES),0644:$(f):$(DOCDIR)/examples/$(notdir $(f)))
-INSTALL_OWN_DIRS = $(DOCDIR)/examples $(DOCDIR)
+INSTALL_OWN_DIRS = $(DOCDIR)/examples $(DOCDIR)/LICENSES $(DOCDIR)
 INSTALL_SRCS = $(foreach row,$(INSTALL_LIST),$(word 2,$(subst :, ,$(row))))
 
-# A ':' or a space in a directory would split the rows above.
-INSTALL_DIRS = $(SBINDIR) $(BPFDIR) $(UNITDIR) $(MANDIR) $(BASHCOMPDIR) \
-	       $(DOCDIR) $(SYSCONFDIR)
-check-install-dirs = $(if $(or $(findstring :,$(INSTALL_DIRS)),$(filter-out \
-	8,$(words $(INSTALL_DIRS) x))),$(error install directories must each be \
-	set, without ':' or spaces: $(INSTALL_DIRS)))
+# A ':' or a space in a directory would split the rows above: each of
+# these variables must be one word.
+INSTALL_DIR_VARS := SBINDIR BPFDIR UNITDIR MANDIR BASHCOMPDIR DOCDIR SYSCONFDIR
+check-install-dirs = $(foreach v,$(INSTALL_DIR_VARS),$(if $(or $(findstring \
+	:,$($(v))),$(filter-out 1,$(words $($(v))))),$(error install directories \
+	must each be set, without ':' or spaces: $(v)='$($(v))')))
+
+# The textfile collector's service and timer, the Grafana dashboard: their
+# rows.
+include $(DIST)/monitoring.mk
 
 ALL += $(MAN_PAGES) $(UNIT) $(BALANCE_UNIT)
 all: $(MAN_PAGES) $(UNIT) $(BALANCE_UNIT)

@@ -7,6 +7,7 @@
 #include <net/if.h>
 #include <bpf/libbpf.h>
 
+#include "kernel/cpumap.h"
 #include "kernel/maps.h"
 #include "kernel/trace.h"
 #include "lib/lib_int.h"
@@ -17,6 +18,7 @@ struct steer_stats_src {
 	bool traced;
 	char ifname[IF_NAMESIZE];
 	char dir[PATH_MAX];
+	__u32 table[STEER_TABLE_MAX];	/* the active slot's, read for its CPUs */
 };
 
 int steer_sample_alloc(struct steer_sample *s)
@@ -124,6 +126,27 @@ static bool steering(const struct steer_stats_src *src)
 	return lib_steering(src->dir, if_nametoindex(src->ifname)) == 1;
 }
 
+/* The CPUs the policy in force sends to, in either cpumap bank; none
+ * without a policy. */
+static int read_workers(struct steer_stats_src *src, struct cpu_set *w)
+{
+	unsigned char need[STEER_TARGETS];
+	struct steer_slot slot;
+	struct steer_ctl ctl;
+	int err, t;
+
+	cpuset_zero(w);
+	err = slots_read_active(&src->m, &ctl, &slot, src->table);
+	if (err == -ENOENT)
+		return 0;
+	if (!err)
+		err = cpumap_slot_needs(&src->m, ctl.active, &slot, need);
+	for (t = 0; !err && t < STEER_TARGETS; t++)
+		if (need[t])
+			cpuset_set(w, t % STEER_MAX_CPUS);
+	return err;
+}
+
 int steer_stats_read(struct steer_stats_src *src, struct steer_sample *s)
 {
 	struct steer_kthread_stats ksum;
@@ -148,6 +171,12 @@ int steer_stats_read(struct steer_stats_src *src, struct steer_sample *s)
 	if (!err)
 		err = maps_percpu_sum(src->m.steer_stats, 0, sizeof(s->total),
 				      &s->total, s->rx);
+	/* Which series to show at 0: a CPU list that cannot be read leaves
+	 * only the CPUs that count already, as before. */
+	if (cpuset_read_online(&s->online, NULL))
+		cpuset_zero(&s->online);
+	if (!err)
+		err = read_workers(src, &s->workers);
 	return err;
 }
 

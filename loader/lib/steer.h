@@ -171,6 +171,12 @@ struct steer_sample {
 	bool traced;
 	struct steer_ring_stats *ring;	/* [STEER_MAX_CPUS]: per worker */
 	struct steer_kthread_stats *kthread; /* [ncpus]: per worker CPU */
+	/* The CPUs whose counters a monitor should see from the first read,
+	 * at 0 until they count: any online CPU may receive, and the
+	 * policy in force sends to 'workers' (its table, rules and non-IP
+	 * CPU; empty without a policy). */
+	struct cpu_set online;
+	struct cpu_set workers;
 };
 
 /* What became of the frames sent to one worker CPU, since the first apply

@@ -14,7 +14,10 @@
 # nothing, has its own tracepoint programs attached all along: they must
 # count none of the first one's frames. A queue_size change moves the
 # workers to the second cpumap bank, whose frames must count too. The
-# JSON is valid, `stats --prometheus` passes `promtool check metrics`.
+# JSON is valid, `stats --prometheus` passes `promtool check metrics`;
+# its first scrape of a freshly attached interface, sent nothing, already
+# has every counter of every online CPU and of the policy's worker, at 0,
+# and the series traffic brings later are those same ones.
 # Without the tracepoint programs (as an older xdp-steer leaves an
 # interface) every form says the ring counters are unknown, and the next
 # apply starts them. Detach and `detach --stale` take them away.
@@ -136,6 +139,41 @@ done
 LINKS_B=$(link_ids "$PIN_B/tp_cpumap_enqueue" "$PIN_B/tp_cpumap_kthread")
 LINKS_D=$(link_ids "$PIN_D/tp_cpumap_enqueue" "$PIN_D/tp_cpumap_kthread")
 
+# prom_first FILE: in a scrape of an interface sent nothing, every counter
+# family has a series at 0 for each online CPU (label cpu) or for the
+# policy's worker $W alone (label worker), the ring ones included.
+prom_first() {
+	python3 - "$1" "${CPU_IDS[*]}" "$W" <<'EOF'
+import re, sys
+text = open(sys.argv[1]).read()
+online, worker = set(sys.argv[2].split()), {sys.argv[3]}
+fams = re.findall(r"^# TYPE (\S+) counter$", text, re.M)
+bad = []
+for f in fams:
+    rows = re.findall(r"^%s\{interface=\"[^\"]*\",(cpu|worker)=\"(\d+)\"\} (\d+)$" % f, text, re.M)
+    key = "worker" if f.startswith("xdp_steer_worker_") else "cpu"
+    want = worker if key == "worker" else online
+    got = {c for k, c, v in rows if k == key}
+    if got != want or any(v != "0" for k, c, v in rows) or len(rows) != len(want):
+        bad.append("%s: %s=%s, values %s (want %s)" % (f, key, sorted(got), sorted({v for *_, v in rows}), sorted(want)))
+if len(fams) < 30 or "xdp_steer_worker_ring_full_drops_total" not in fams:
+    bad.append("only %d counter families" % len(fams))
+print("\n".join(bad))
+sys.exit(bool(bad))
+EOF
+}
+# prom_series FILE: the series of a scrape, without their values.
+prom_series() { grep -v '^#' "$1" | sed 's/ [0-9]*$//' | sort; }
+
+xs stats "$IF_D" --prometheus >"$E2E_TMP/first.d.prom"
+xs stats "$IF_B" --prometheus >"$E2E_TMP/first.b.prom"
+check "the first scrape of $IF_D, attached and sent nothing, has every counter of online CPUs ${CPU_IDS[*]} and of worker $W at 0" \
+	prom_first "$E2E_TMP/first.d.prom"
+if command -v promtool >/dev/null; then
+	check "that first scrape passes promtool check metrics" \
+		promtool check metrics <"$E2E_TMP/first.d.prom"
+fi
+
 # flood NAME: 300000 frames of 100 flows as fast as the generator goes,
 # counted by the observer; stats --json of both interfaces afterwards in
 # $E2E_TMP/NAME.b.json and NAME.d.json.
@@ -175,6 +213,9 @@ ring_total() {
 }
 
 flood bank0 && audit bank0
+xs stats "$IF_B" --prometheus >"$E2E_TMP/bank0.b.prom"
+check "after the flood, $IF_B's scrape has the same series as its first one, labels and all (none new, none gone)" \
+	diff <(prom_series "$E2E_TMP/first.b.prom") <(prom_series "$E2E_TMP/bank0.b.prom")
 
 # The same through the second bank.
 RING_BEFORE=$(ring_total "$E2E_TMP/bank0.b.json")
@@ -193,7 +234,7 @@ if command -v promtool >/dev/null; then
 	check "stats --prometheus passes promtool check metrics" \
 		promtool check metrics <"$E2E_TMP/b.prom"
 else
-	skip "stats --prometheus passes promtool check metrics" "promtool missing (Debian package prometheus; make deps installs it)"
+	skip "stats --prometheus passes promtool check metrics" "promtool missing (Debian package prometheus; make test installs it)"
 fi
 check "stats --prometheus has worker $W's ring-full drops as in stats --json" \
 	grep -qx "xdp_steer_worker_ring_full_drops_total{interface=\"$IF_B\",worker=\"$W\"} $(ring_total "$E2E_TMP/bank1.b.json")" "$E2E_TMP/b.prom"

@@ -1,16 +1,33 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Installs what xdp-steer needs to build, test and run its demo. On
-# Debian/Ubuntu as root it runs apt-get; elsewhere it names what is missing
-# and stops. Each line: a file or command that proves the need is met, and
-# the Debian package that provides it.
+# Installs what xdp-steer needs, in two groups:
+#   tests/lib/deps.sh          to build, install and run it and its demo
+#                              (`make deps`, `make demo`, `make bench`)
+#   tests/lib/deps.sh --test   that and what only the tests need
+#                              (`make test`)
+#   tests/lib/deps.sh --list [--test]   the group's packages, one a line,
+#                              installed or not; nothing is installed
+# On Debian/Ubuntu as root it runs apt-get; elsewhere it names what is
+# missing and stops. Each line: a file or command that proves the need is
+# met, and the Debian package that provides it.
 set -euo pipefail
 
+usage() {
+	echo "usage: tests/lib/deps.sh [--test] [--list]" >&2
+	exit 2
+}
+test_group=0 list=0
+for arg in "$@"; do
+	case $arg in
+	--test)	test_group=1 ;;
+	--list)	list=1 ;;
+	*)	usage ;;
+	esac
+done
+
+# Building, `make install`'s pages, running it, and the demo.
 NEEDS=(
 	"cmd:clang clang"
-	# libFuzzer and clang's sanitizer runtimes, for tests/fuzz
-	"file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a libclang-rt-14-dev"
-	"cmd:llvm-objdump llvm"
 	"cmd:gcc gcc"
 	"cmd:make make"
 	"cmd:pkg-config pkg-config"
@@ -21,20 +38,40 @@ NEEDS=(
 	"file:/usr/include/gelf.h libelf-dev"
 	"file:/usr/include/zlib.h zlib1g-dev"
 	"file:/usr/include/yaml.h libyaml-dev"
+	# the man pages are made from README.md (loader/dist/readme2man.py)
+	"cmd:python3 python3"
+	# the demo's namespaces, veth pair and observer (tests/e2e/demo.sh)
 	"cmd:ip iproute2"
 	"cmd:ethtool ethtool"
 	"cmd:nsenter util-linux"
+)
+
+# Only the tests.
+NEEDS_TEST=(
+	# libFuzzer and clang's sanitizer runtimes, for tests/fuzz
+	"file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a libclang-rt-14-dev"
+	# llvm-objdump: the BPF stack depth check (tests/unit/test_bpf_stack.py)
+	"cmd:llvm-objdump llvm"
+	# TCP through xdp-steer (tests/e2e/test_tcp.sh)
 	"cmd:iperf3 iperf3"
-	# the man pages are made from README.md (loader/dist/readme2man.py)
-	"cmd:python3 python3"
-	# tests of make install: the pages, the unit
+	# tests of make install: the pages, the units
 	"cmd:man man-db"
 	"cmd:groff groff-base"
 	"cmd:systemd-analyze systemd"
-	# promtool checks `stats --prometheus` (tests/e2e/test_ring_stats.sh);
-	# Debian ships it only with the server (which starts under systemd)
+	# promtool checks `stats --prometheus` (tests/e2e/test_ring_stats.sh)
+	# and the dashboard's queries (tests/unit/test_dashboard.py); Debian
+	# ships it only with the server (which starts under systemd)
 	"cmd:promtool prometheus"
 )
+[ $test_group -eq 1 ] && NEEDS+=("${NEEDS_TEST[@]}")
+
+if [ $list -eq 1 ]; then
+	for need in "${NEEDS[@]}"; do
+		echo "${need##* }"
+	done
+	echo linux-libc-dev
+	exit 0
+fi
 
 missing=()
 for need in "${NEEDS[@]}"; do
@@ -56,7 +93,11 @@ mapfile -t missing < <(printf '%s\n' "${missing[@]}" | awk '!seen[$0]++')
 
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
 	echo "xdp-steer: missing packages: ${missing[*]}" >&2
-	echo "xdp-steer: install them (Debian/Ubuntu names), or run 'make deps' as root on Debian/Ubuntu" >&2
+	if [ $test_group -eq 1 ]; then
+		echo "xdp-steer: install them (Debian/Ubuntu names), or run 'make test' as root on Debian/Ubuntu" >&2
+	else
+		echo "xdp-steer: install them (Debian/Ubuntu names), or run 'make deps' as root on Debian/Ubuntu" >&2
+	fi
 	exit 1
 fi
 

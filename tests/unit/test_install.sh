@@ -3,7 +3,10 @@
 # Unit tier (no root): `make install` into a staging root as a package
 # build does it (DESTDIR, PREFIX=/usr): exactly the expected files, with
 # their modes; the unit verified by systemd-analyze inside that root (its
-# commands and man pages found there); both pages read by man without a
+# commands and man pages found there); the textfile collector's service
+# and timer verified too, and the service's command run as systemd runs it
+# (an atomic write, the file removed when stats fails); the Grafana
+# dashboard valid JSON; both pages read by man without a
 # warning and found by name; the completion script, sourced in bash,
 # completing commands, options, interface names and policy files, and
 # knowing every command and option the loader has; `make uninstall`
@@ -38,7 +41,12 @@ expected() {
 		"644 $p/share/man/man8/xdp-steer.8" \
 		"644 $p/share/man/man5/xdp-steer.yaml.5" \
 		"644 $p/share/bash-completion/completions/xdp-steer" \
-		"644 $p/share/doc/xdp-steer/README.md"
+		"644 $p/share/doc/xdp-steer/README.md" \
+		"644 $p/lib/systemd/system/xdp-steer-textfile@.service" \
+		"644 $p/lib/systemd/system/xdp-steer-textfile@.timer" \
+		"644 $p/share/xdp-steer/grafana/xdp-steer.json" \
+		"644 $p/share/doc/xdp-steer/LICENSES/GPL-2.0" \
+		"644 $p/share/doc/xdp-steer/LICENSES/BSD-2-Clause"
 	for f in "$ROOT"/configs/*.yaml; do
 		echo "644 $p/share/doc/xdp-steer/examples/${f##*/}"
 	done
@@ -60,7 +68,7 @@ no_files_left() {
 D=$T/stage
 check "make install DESTDIR=... PREFIX=/usr succeeds" \
 	mk install DESTDIR="$D" PREFIX=/usr
-check "it installs exactly the loader, the object, the units, both pages, the completion, the README and the examples, with their modes" \
+check "it installs exactly the loader, the object, the units, the textfile timer, the dashboard, both pages, the completion, the README, the licenses and the examples, with their modes" \
 	same_files "$D" /usr
 check "the installed loader runs" "$D/usr/sbin/xdp-steer" --version
 
@@ -99,8 +107,89 @@ if command -v systemd-analyze >/dev/null; then
 		bash -c "! MANPATH=$D/usr/share/man systemd-analyze --root=$D verify xdp-steer@xsb1.service >/dev/null 2>&1"
 	mv "$T/xdp-steer.away" "$D/usr/sbin/xdp-steer"
 else
-	skip "systemd-analyze verify" "no systemd-analyze: tests/lib/deps.sh installs systemd"
+	skip "systemd-analyze verify" "no systemd-analyze: tests/lib/deps.sh --test installs systemd"
 fi
+
+# The textfile collector's service and timer. They run /bin/sh, which the
+# staging root lacks, and pull in sysinit.target and timers.target: so
+# they are verified from a directory of their own against this machine's
+# units and /bin/sh, instances named as `systemctl enable` would.
+TF_UNIT=$D/usr/lib/systemd/system/xdp-steer-textfile@.service
+TF_TIMER=$D/usr/lib/systemd/system/xdp-steer-textfile@.timer
+mkdir -p "$T/tf"
+cp "$TF_UNIT" "$T/tf/xdp-steer-textfile@xsb$$.service"
+cp "$TF_TIMER" "$T/tf/xdp-steer-textfile@xsb$$.timer"
+not() { ! "$@" >/dev/null 2>&1; }
+verify_host() {
+	local out
+	out=$(MANPATH=$D/usr/share/man systemd-analyze verify "$@" 2>&1) &&
+		[ -z "$out" ] || { echo "$out"; return 1; }
+}
+if command -v systemd-analyze >/dev/null && [ -e /lib/systemd/system/sysinit.target ]; then
+	check "systemd-analyze verify accepts the textfile service and timer, xdp-steer-textfile@xsb$$" \
+		verify_host "$T/tf/xdp-steer-textfile@xsb$$.service" "$T/tf/xdp-steer-textfile@xsb$$.timer"
+	sed 's/^OnUnitActiveSec=/OnUnitActivSec=/' "$TF_TIMER" >"$T/tf/xdp-steer-textfile@bad.timer"
+	check "  (and refuses a timer with a misspelt key)" \
+		not verify_host "$T/tf/xdp-steer-textfile@bad.timer"
+else
+	skip "systemd-analyze verify of the textfile service and timer" "no systemd-analyze or no systemd units here: tests/lib/deps.sh --test installs systemd"
+fi
+check "the textfile timer runs its service at once and every 15 s, and is enabled under timers.target" \
+	bash -c "grep -qx 'OnActiveSec=0' $TF_TIMER && grep -qx 'OnUnitActiveSec=15s' $TF_TIMER &&
+		 grep -qx 'WantedBy=timers.target' $TF_TIMER"
+
+# The service's command as systemd runs it: $$ is a $, ${VAR} the unit's
+# Environment=, %I the interface (a word of its own when it stands alone,
+# else raw text inside its word, as in a script); the loader swapped for a
+# stand-in that prints a sample, or fails for the interface 'gone'.
+mkdir -p "$T/textfile" "$T/fake"
+cat >"$T/fake/xdp-steer" <<'EOF'
+#!/bin/sh
+[ "$2" = gone ] && { echo "xdp-steer: $2: not attached" >&2; exit 1; }
+echo "# TYPE xdp_steer_steering gauge"
+echo "xdp_steer_steering{interface=\"$2\"} 1"
+EOF
+chmod +x "$T/fake/xdp-steer"
+textfile_run() {	# textfile_run IFACE: the unit's ExecStart, run
+	local cmd dir
+	cmd=$(sed -n 's/^ExecStart=//p' "$TF_UNIT")
+	dir=$(sed -n 's/^Environment=XDP_STEER_TEXTFILE_DIR=//p' "$TF_UNIT")
+	[ "$dir" = /var/lib/prometheus/node-exporter ] ||
+		{ echo "textfile directory $dir, not node_exporter's"; return 1; }
+	cmd=${cmd//\$\$/\$}
+	cmd=${cmd//\$\{XDP_STEER_TEXTFILE_DIR\}/$T/textfile}
+	[ "${cmd% %I}" != "$cmd" ] && cmd="${cmd% %I} $(printf %q "$1")"
+	cmd=${cmd//%I/$1}
+	cmd=${cmd//\/usr\/sbin\/xdp-steer/$T/fake/xdp-steer}
+	env -i /bin/sh -c "$cmd"
+}
+textfile_writes() {
+	textfile_run xsb1 &&
+	grep -qx 'xdp_steer_steering{interface="xsb1"} 1' "$T/textfile/xdp-steer-xsb1.prom" &&
+	[ -z "$(ls "$T/textfile" | grep -v '^xdp-steer-xsb1.prom$')" ] ||
+		{ ls -l "$T/textfile"; return 1; }
+}
+check "the textfile service writes xdp-steer-IFACE.prom for node_exporter, leaving no temporary file" \
+	textfile_writes
+check "the textfile service writes the file through a temporary one renamed into place" \
+	bash -c "sed -n 's/^ExecStart=//p' $TF_UNIT | grep -q '>\"\$\$f.tmp\"; then mv -f \"\$\$f.tmp\" \"\$\$f\"'"
+textfile_removes() {
+	cp "$T/textfile/xdp-steer-xsb1.prom" "$T/textfile/xdp-steer-gone.prom"
+	! textfile_run gone 2>/dev/null &&
+	[ ! -e "$T/textfile/xdp-steer-gone.prom" ] &&
+	[ ! -e "$T/textfile/xdp-steer-gone.prom.tmp" ]
+}
+check "when stats fails it removes the file (no stale counters served) and fails" \
+	textfile_removes
+textfile_no_code() {
+	mkdir -p "$T/cwd"
+	(cd "$T/cwd" && textfile_run 'x;touch owned') &&
+	[ ! -e "$T/cwd/owned" ] && [ -e "$T/textfile/xdp-steer-x;touch owned.prom" ]
+}
+check "an interface name reaches the shell as an argument, not as code" \
+	textfile_no_code
+check "the installed Grafana dashboard is valid JSON" \
+	python3 -m json.tool "$D/usr/share/xdp-steer/grafana/xdp-steer.json"
 
 no_warning() {
 	local err
@@ -194,7 +283,7 @@ check "make uninstall DESTDIR=... PREFIX=/usr succeeds" \
 	mk uninstall DESTDIR="$D" PREFIX=/usr
 check "make uninstall leaves no file" no_files_left "$D"
 check "make uninstall removes xdp-steer's own directories" \
-	test ! -e "$D/usr/share/doc/xdp-steer"
+	test ! -e "$D/usr/share/doc/xdp-steer" -a ! -e "$D/usr/share/xdp-steer"
 
 # ---- the default prefix ----------------------------------------------------
 

@@ -2,7 +2,8 @@
 /*
  * Unit tier: `xdp-steer stats --prometheus` (loader/cli/print_prom.c) and
  * the worker account it and the other printers share
- * (loader/lib/stats_view.c), on samples made by hand: which series appear,
+ * (loader/lib/stats_view.c), on samples made by hand: which series appear
+ * (all of them from the first scrape, at 0, with the labels they keep),
  * their values and labels, and the format's rules (a family's HELP and TYPE
  * once, before its samples; counters end in _total; label values escaped).
  * `promtool check metrics` on real output is tests/e2e/test_ring_stats.sh's.
@@ -15,7 +16,8 @@
 
 #define NCPUS 4
 
-/* A sample of NCPUS possible CPUs, every counter zero. */
+/* A sample of NCPUS possible CPUs, every counter zero, none online, no
+ * policy (as when those could not be read). */
 struct fixture {
 	struct steer_sample s;
 	struct steer_stats rx[NCPUS];
@@ -109,7 +111,7 @@ static void test_rx_series(void)
 	EXPECT_LINE(out, "xdp_steer_rx_bytes_total{interface=\"eth1\",cpu=\"0\"} 0",
 		    "every steer_stats field is there, rx_bytes included");
 	EXPECT_NO(out, "cpu=\"1\"",
-		  "a receiving CPU that never received a frame has no series");
+		  "a receiving CPU neither online nor ever receiving has no series");
 	free(out);
 }
 
@@ -129,7 +131,7 @@ static void test_worker_series(void)
 		    "worker 2's delivered bytes are there");
 	EXPECT_LINE(out, "xdp_steer_worker_sent_total{interface=\"eth1\",worker=\"0\"} 0",
 		    "CPU 0 sent only local passes: a worker series with nothing sent through a ring");
-	EXPECT_NO(out, "worker=\"1\"", "a CPU nothing was sent to has no worker series");
+	EXPECT_NO(out, "worker=\"1\"", "a CPU the policy does not name and nothing was sent to has no worker series");
 	EXPECT_LINE(out, "xdp_steer_cpumap_trace{interface=\"eth1\"} 1",
 		    "the cpumap_trace gauge says the ring counters are counted");
 	free(out);
@@ -226,6 +228,140 @@ static void test_format(void)
 	free(out);
 }
 
+/* The sample lines of the printer's output with their values cut off:
+ * the series, one per line, in order. Frees 'out'. */
+static char *series_of(char *out)
+{
+	char *p, *q, *line, *save = NULL, *res;
+	size_t len = out ? strlen(out) + 1 : 1;
+
+	res = calloc(1, len);
+	if (!res || !out) {
+		free(out);
+		return res;
+	}
+	q = res;
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '#' || !(p = strrchr(line, ' ')))
+			continue;
+		memcpy(q, line, p - line);
+		q += p - line;
+		*q++ = '\n';
+	}
+	free(out);
+	return res;
+}
+
+/* Lines of 'out' that start with 'prefix'. */
+static int count_lines(const char *out, const char *prefix)
+{
+	const char *p = out;
+	int n = 0;
+
+	if (!out)
+		return -1;
+	while (*p) {
+		if (!strncmp(p, prefix, strlen(prefix)))
+			n++;
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	return n;
+}
+
+/* Online CPUs 0-3, the policy's workers 0 and 2 (0 the receiving CPU, a
+ * worker too, as busy() has it), nothing counted yet. */
+static struct steer_sample *fresh(bool traced)
+{
+	struct steer_sample *s = fixture(traced);
+	int c;
+
+	for (c = 0; c < NCPUS; c++)
+		cpuset_set(&s->online, c);
+	cpuset_set(&s->workers, 0);
+	cpuset_set(&s->workers, 2);
+	return s;
+}
+
+static void test_first_scrape(void)
+{
+	char *out = render("eth1", fresh(true));
+	int families = count_lines(out, "# TYPE ");
+
+	EXPECT_LINE(out, "xdp_steer_rx_packets_total{interface=\"eth1\",cpu=\"3\"} 0",
+		    "an online CPU that has received nothing has its rx_packets series, at 0");
+	EXPECT_LINE(out, "xdp_steer_passed_parse_error_total{interface=\"eth1\",cpu=\"1\"} 0",
+		    "... and every other steer_stats counter, parse errors included");
+	EXPECT_LINE(out, "xdp_steer_worker_sent_total{interface=\"eth1\",worker=\"2\"} 0",
+		    "a worker the policy names, sent nothing yet, has its sent series at 0");
+	EXPECT_LINE(out, "xdp_steer_worker_ring_full_drops_total{interface=\"eth1\",worker=\"2\"} 0",
+		    "... and its ring-full drops at 0, the tracepoint programs counting");
+	EXPECT_LINE(out, "xdp_steer_worker_kthread_sched_total{interface=\"eth1\",worker=\"0\"} 0",
+		    "... and its kthread counters, worker 0 too");
+	EXPECT_NO(out, "worker=\"1\"", "an online CPU the policy does not name has no worker series");
+	EXPECT_NO(out, "worker=\"3\"", "nor has CPU 3");
+	/* Every family, each with its 4 receiving CPUs or its 2 workers, and
+	 * the 2 gauges. */
+	EXPECT_EQ(count_lines(out, "xdp_steer_") - count_lines(out, "xdp_steer_worker_"),
+		  2 + 4 * (families - 2 - count_lines(out, "# TYPE xdp_steer_worker_")),
+		  "each receiving-CPU family has a series for each of the 4 online CPUs");
+	EXPECT_EQ(count_lines(out, "xdp_steer_worker_"),
+		  2 * count_lines(out, "# TYPE xdp_steer_worker_"),
+		  "each worker family has a series for each of the 2 workers");
+	EXPECT(count_lines(out, "# TYPE xdp_steer_worker_") > 5,
+	       "the worker families are all there, ring and kthread ones included");
+	free(out);
+}
+
+/* Rates and absence alerts need a series to keep its labels: the first
+ * scrape must already have every series traffic will bring. */
+static void test_same_series_later(void)
+{
+	struct steer_sample *s;
+	char *before, *after;
+	int c;
+
+	before = series_of(render("eth1", fresh(true)));
+	s = busy(true);
+	for (c = 0; c < NCPUS; c++)
+		cpuset_set(&s->online, c);
+	cpuset_set(&s->workers, 0);
+	cpuset_set(&s->workers, 2);
+	after = series_of(render("eth1", s));
+	EXPECT(before && after && !strcmp(before, after),
+	       "after 1000 frames the series are those of the first scrape, labels and order the same");
+	free(before);
+	free(after);
+	before = series_of(render("eth1", fresh(false)));
+	s = busy(false);
+	for (c = 0; c < NCPUS; c++)
+		cpuset_set(&s->online, c);
+	cpuset_set(&s->workers, 0);
+	cpuset_set(&s->workers, 2);
+	after = series_of(render("eth1", s));
+	EXPECT(before && after && !strcmp(before, after),
+	       "and so without the tracepoint programs");
+	EXPECT_NO(before, "ring_full", "(whose ring series are absent from the first scrape on)");
+	free(before);
+	free(after);
+}
+
+/* A CPU taken offline, or out of the policy, after it counted keeps its
+ * series: a counter does not vanish while it stands. */
+static void test_counted_stays(void)
+{
+	char *out = render("eth1", busy(true));
+
+	EXPECT_LINE(out, "xdp_steer_rx_packets_total{interface=\"eth1\",cpu=\"0\"} 1000",
+		    "receiving CPU 0, not online in this sample, keeps the series it counted");
+	EXPECT_LINE(out, "xdp_steer_worker_delivered_total{interface=\"eth1\",worker=\"2\"} 450",
+		    "worker 2, no longer named by the policy, keeps its series");
+	free(out);
+}
+
 static void test_view(void)
 {
 	struct steer_worker_view v;
@@ -256,7 +392,10 @@ static void test_view(void)
 }
 
 static const struct test_case tests[] = {
-	TEST_ENTRY(test_rx_series, "receiving CPUs' counters are labelled cpu, once they received"),
+	TEST_ENTRY(test_rx_series, "receiving CPUs' counters are labelled cpu"),
+	TEST_ENTRY(test_first_scrape, "the first scrape, before any frame, has every counter of every online CPU and every worker the policy names, at 0"),
+	TEST_ENTRY(test_same_series_later, "the first scrape's series are those traffic brings later, labels the same"),
+	TEST_ENTRY(test_counted_stays, "a CPU that counted keeps its series when it goes offline or leaves the policy"),
 	TEST_ENTRY(test_worker_series, "workers' accounts are labelled worker, ring and kthread counters included"),
 	TEST_ENTRY(test_steering_gauge, "a gauge says whether anything steers, so standing counters are not read as an idle link"),
 	TEST_ENTRY(test_untraced, "without the tracepoint programs, ring counters are absent and the gauge says 0"),
