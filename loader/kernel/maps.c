@@ -13,10 +13,10 @@
 static const struct {
 	const char *name;
 	size_t off;
-	__u32 key_size, value_size, max_entries;
+	__u32 type, key_size, value_size, max_entries;
 } map_list[] = {
 #define MAPS_ENTRY_(name, type, key, value, max, flags)			\
-	{ #name, offsetof(struct steer_maps, name), sizeof(key),	\
+	{ #name, offsetof(struct steer_maps, name), type, sizeof(key),	\
 	  sizeof(value), max },
 	STEER_MAPS(MAPS_ENTRY_)
 #undef MAPS_ENTRY_
@@ -28,6 +28,20 @@ static int *fd_of(struct steer_maps *m, size_t i)
 	return (int *)((char *)m + map_list[i].off);
 }
 
+/* The map's size is this version's: the object's, or for a cpumap the
+ * kernel's possible CPUs as the loader sized it (prog.c), the same for
+ * both banks. */
+static bool entries_ok(struct steer_maps *m, size_t i, __u32 entries)
+{
+	if (map_list[i].type != BPF_MAP_TYPE_CPUMAP)
+		return entries == map_list[i].max_entries;
+	if (!entries || entries > map_list[i].max_entries ||
+	    (m->cpumap_entries && entries != m->cpumap_entries))
+		return false;
+	m->cpumap_entries = entries;
+	return true;
+}
+
 int maps_open(const char *dir, struct steer_maps *m, const char **missing)
 {
 	char path[PATH_MAX + 64];
@@ -36,6 +50,7 @@ int maps_open(const char *dir, struct steer_maps *m, const char **missing)
 
 	for (i = 0; i < NMAPS; i++)
 		*fd_of(m, i) = -1;
+	m->cpumap_entries = 0;
 	if (snprintf(m->dir, sizeof(m->dir), "%s", dir) >= (int)sizeof(m->dir))
 		return -ENAMETOOLONG;
 	for (i = 0; i < NMAPS; i++) {
@@ -50,7 +65,7 @@ int maps_open(const char *dir, struct steer_maps *m, const char **missing)
 		       * read (a counter added moves the fields after it). */
 		      info.key_size != map_list[i].key_size ||
 		      info.value_size != map_list[i].value_size ||
-		      info.max_entries != map_list[i].max_entries ? -EPROTO : 0;
+		      !entries_ok(m, i, info.max_entries) ? -EPROTO : 0;
 		if (err) {
 			if (missing)
 				*missing = map_list[i].name;

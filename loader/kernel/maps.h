@@ -17,12 +17,16 @@ struct steer_maps {
 #define MAPS_FD_(name, ...) int name;
 	STEER_MAPS(MAPS_FD_)
 #undef MAPS_FD_
+	/* Entries of cpu_map (and cpu_map_b): the kernel's possible CPUs
+	 * when the loader made them, at most STEER_MAX_CPUS (prog.c). */
+	__u32 cpumap_entries;
 };
 
 /* Opens every map pinned in 'dir'; -ENOENT when one is missing (nothing
  * attached there), -EPROTO when one's key, value or size is not this
  * version's (pinned by another xdp-steer), with its name in 'missing'
- * when not NULL. */
+ * when not NULL. The two cpumaps may have any size up to STEER_MAX_CPUS,
+ * the same. */
 int maps_open(const char *dir, struct steer_maps *m, const char **missing);
 void maps_close(struct steer_maps *m);
 

@@ -28,10 +28,56 @@ const char *prog_mode_name(enum xdp_attach_mode mode)
 	}
 }
 
+int prog_cpumap_entries(const char *pin_dir)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	char path[PATH_MAX];
+	int fd, n;
+
+	/* Pinned already (by an earlier attach, or xdp-loader -p from the
+	 * object's own size): libbpf reuses only a map of the same size. */
+	if (pin_dir &&
+	    snprintf(path, sizeof(path), "%s/cpu_map", pin_dir) < (int)sizeof(path)) {
+		fd = bpf_obj_get(path);
+		if (fd >= 0) {
+			n = bpf_obj_get_info_by_fd(fd, &info, &len) ? -errno :
+			    (int)info.max_entries;
+			close(fd);
+			return n;
+		}
+	}
+	n = libbpf_num_possible_cpus();
+	if (n < 0)
+		return n;
+	return n < STEER_MAX_CPUS ? n : STEER_MAX_CPUS;
+}
+
+/* The object, its maps to be reused from 'pin_dir', its cpumaps sized to
+ * the kernel's possible CPUs (prog_cpumap_entries()): a cpumap larger than
+ * the kernel's NR_CPUS is refused with E2BIG, as small router kernels
+ * (NR_CPUS 8, 64) showed. */
 static struct xdp_steer_bpf *open_skel(const char *pin_dir)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = pin_dir);
-	return xdp_steer_bpf__open_opts(&opts);
+	struct xdp_steer_bpf *skel = xdp_steer_bpf__open_opts(&opts);
+	int n = prog_cpumap_entries(pin_dir), err;
+
+	if (!skel)
+		return NULL;
+	if (n <= 0) {
+		err = n ? n : -ENODEV;
+		goto fail;
+	}
+	err = bpf_map__set_max_entries(skel->maps.cpu_map, (__u32)n);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.cpu_map_b, (__u32)n);
+	if (!err)
+		return skel;
+fail:
+	xdp_steer_bpf__destroy(skel);
+	errno = -err;
+	return NULL;
 }
 
 /*

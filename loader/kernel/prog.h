@@ -38,6 +38,12 @@ int prog_attach(const char *pin_dir, int ifindex, enum xdp_attach_mode mode,
  * whether the program uses the maps pinned in 'pin_dir'. */
 int prog_find(const char *pin_dir, int ifindex, struct attached *out);
 
+/* Entries of the interface's cpumaps: those of the one pinned in 'pin_dir'
+ * (NULL: none looked for), else the kernel's possible CPUs, at most
+ * STEER_MAX_CPUS; or a negative errno. A CPU at or past it can have no
+ * worker. */
+int prog_cpumap_entries(const char *pin_dir);
+
 /* Takes xdp_steer off 'ifindex'; -ENOENT when it is not there. */
 int prog_detach(int ifindex);
 
