@@ -16,8 +16,6 @@ static int no_handle(int opt, const char *arg, void *ctx)
 }
 
 static const struct option help_only[] = {
-	{ "help", no_argument, NULL, 'h' },
-	{ "verbose", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -100,8 +98,6 @@ int cmd_attach(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "mode", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct attach_opts o = { .mode = XDP_MODE_NATIVE };

@@ -122,8 +122,6 @@ int cmd_stats(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "prometheus", no_argument, NULL, 'p' },
 		{ "totals", no_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct stats_opts o = { .interval = 1 };

@@ -48,8 +48,6 @@ int cmd_status(int argc, char **argv)
 		"  Short option: -j.";
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct steer_list l;
@@ -86,8 +84,6 @@ int cmd_pin_dir(int argc, char **argv)
 		"  (root's, 0700) when it is missing.";
 	static const struct option longopts[] = {
 		{ "create", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct steer_ctx ctx;

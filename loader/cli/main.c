@@ -51,7 +51,7 @@ static void usage(FILE *out)
 		fprintf(out, "  %s\n", commands[i].summary);
 	fprintf(out, "\noptions (before the command):\n"
 		"  -v, --verbose  libbpf/libxdp warnings (-vv: their debug output)\n"
-		"  -q             only warnings and errors\n"
+		"  -q, --quiet    only warnings and errors\n"
 		"  -h, --help     this help ('xdp-steer help COMMAND' for a command's options)\n"
 		"  -V, --version  the version of xdp-steer and of libbpf\n");
 }
@@ -70,7 +70,7 @@ static int find_command(const char *name)
 	for (i = 0; i < ARRAY_LEN(commands); i++)
 		if (!strcmp(name, commands[i].name))
 			return i;
-	fprintf(stderr, "xdp-steer: unknown command '%s'\n", name);
+	pr_err("unknown command '%s'\n", name);
 	usage(stderr);
 	return -1;
 }
@@ -104,17 +104,60 @@ static int help(int argc, char **argv)
 	return commands[i].fn(2, cmd_argv);
 }
 
+/* The options every command takes, after its own. */
+static const struct option common_longopts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+};
+
+/* Says what getopt refused, with our one prefix: getopt's own messages
+ * (opterr, cleared in main) would start with argv[0], the command's name
+ * or the binary's path. 'opt' is getopt's return, ':' for a missing value
+ * (the option strings start with ':'), '?' otherwise; 'before' is optind
+ * before the call. A long option is read whole, so optind moved past it;
+ * a short one may leave optind on its group ("-jx"), and then optopt
+ * alone says which it is. */
+static void opt_error(int opt, char **argv, int before)
+{
+	const char *word = optind > before && optind >= 1 ? argv[optind - 1] : "";
+	int len = (int)strcspn(word, "=");
+
+	if (strncmp(word, "--", 2) || !word[2])
+		pr_err(opt == ':' ? "option '-%c' needs a value\n" :
+		       "unknown option '-%c'\n", optopt);
+	else if (opt == ':')
+		pr_err("option '%.*s' needs a value\n", len, word);
+	else if (optopt)
+		pr_err("option '%.*s' takes no value\n", len, word);
+	else
+		pr_err("unknown option '%.*s'\n", len, word);
+}
+
 int cmd_getopt(int argc, char **argv, const char *shortopts,
 	       const struct option *longopts, const char *usage_text,
 	       int (*handle)(int opt, const char *arg, void *ctx), void *ctx)
 {
+	struct option opts_all[24];
+	size_t n = 0, i;
 	char opts[64];
-	int opt;
+	int opt, before;
 
-	snprintf(opts, sizeof(opts), "hvq%s", shortopts);
+	while (longopts[n].name && n < ARRAY_LEN(opts_all) - ARRAY_LEN(common_longopts) - 1) {
+		opts_all[n] = longopts[n];
+		n++;
+	}
+	for (i = 0; i < ARRAY_LEN(common_longopts); i++)
+		opts_all[n++] = common_longopts[i];
+	memset(&opts_all[n], 0, sizeof(opts_all[n]));
+	snprintf(opts, sizeof(opts), ":hvq%s", shortopts);
 	/* 0, not 1: glibc then forgets the "+" of the global parse. */
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, opts, longopts, NULL)) != -1) {
+	for (;;) {
+		before = optind;
+		opt = getopt_long(argc, argv, opts, opts_all, NULL);
+		if (opt == -1)
+			break;
 		switch (opt) {
 		case 'h':
 			printf("usage: %s\n", usage_text);
@@ -127,6 +170,8 @@ int cmd_getopt(int argc, char **argv, const char *shortopts,
 			log_threshold = LOG_WARN;
 			break;
 		case '?':
+		case ':':
+			opt_error(opt, argv, before);
 			return cmd_usage_error(usage_text);
 		default:
 			if (handle(opt, optarg, ctx))
@@ -244,13 +289,20 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt, i;
+	int opt, i, before;
 
+	/* Every message about an option is ours (opt_error()). */
+	opterr = 0;
 	/* Global options before the command; "+" stops at the command, whose
 	 * own options cmd_getopt() parses. */
-	while ((opt = getopt_long(argc, argv, "+vqhV", longopts, NULL)) != -1) {
+	for (;;) {
+		before = optind;
+		opt = getopt_long(argc, argv, "+:vqhV", longopts, NULL);
+		if (opt == -1)
+			break;
 		if (opt == 'v' && log_threshold < LOG_TRACE)
 			log_threshold++;
 		else if (opt == 'q')
@@ -261,11 +313,13 @@ int main(int argc, char **argv)
 		} else if (opt == 'V') {
 			return version();
 		} else if (opt != 'v') {
+			opt_error(opt, argv, before);
 			usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
+		pr_err("a command is missing\n");
 		usage(stderr);
 		return EXIT_USAGE;
 	}

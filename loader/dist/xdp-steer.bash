@@ -10,7 +10,7 @@
 # and each `xdp-steer COMMAND --help` by tests/unit/test_install.sh.
 
 _xdp_steer_commands="check attach apply detach status stats which balance pin-dir help"
-_xdp_steer_global_opts="-v --verbose -q -h --help -V --version"
+_xdp_steer_global_opts="-v --verbose -q --quiet -h --help -V --version"
 
 # _xdp_steer_opts COMMAND: the options COMMAND takes.
 _xdp_steer_opts() {
@@ -24,7 +24,7 @@ _xdp_steer_opts() {
 	pin-dir)	echo "--create" ;;
 	help)		echo "--help"; return ;;
 	esac
-	echo "--help --verbose"
+	echo "--help --verbose --quiet"
 }
 
 # _xdp_steer_takes_arg COMMAND OPTION: true when OPTION consumes the next

@@ -72,26 +72,66 @@ check "'help' of an unknown command is a usage error (exit 2)" \
 check "'help' with two commands is a usage error (exit 2)" \
 	rc_out 2 xs help attach apply
 
+# One prefix for every message: "xdp-steer: ", never the binary's path
+# (getopt's own messages start with argv[0]), the command's name alone
+# or "error:"; the usage follows.
+one_prefix() {
+	local first
+	first=$(head -1 "$T/err")
+	case $first in
+	"xdp-steer: "*) ;;
+	*) echo "first line: '$first'"; return 1 ;;
+	esac
+	if grep -n -e 'error:' -e "$XDP_STEER" -e '^[a-z-]*: [a-z]*recognized' "$T/err"; then
+		return 1
+	fi
+	grep -q '^usage: xdp-steer' "$T/err" || { echo "no usage line"; return 1; }
+}
+while IFS='|' read -r what want args; do
+	eval "set -- $args"
+	check "'xdp-steer $args' is a usage error (exit 2)" rc_out 2 xs "$@"
+	check "  saying $what after 'xdp-steer: ', then the usage" one_prefix
+	check "  (exactly: $want)" has "^xdp-steer: $want\$" err
+done <<'CASES'
+an unknown global option|unknown option '--frobnicate'|--frobnicate
+an unknown global letter|unknown option '-x'|-x
+a missing command|a command is missing|-v
+an unknown command|unknown command 'frobnicate'|frobnicate
+a command's unknown long option|unknown option '--frobnicate'|status --frobnicate
+a command's unknown letter|unknown option '-x'|stats lo -x
+an unknown letter in a group|unknown option '-x'|stats lo -jx
+an unknown letter after a long option|unknown option '-x'|stats lo --json -xj
+a long option's missing value|option '--interval' needs a value|stats lo --interval
+a letter's missing value|option '-i' needs a value|stats lo -i
+a value given to a flag|option '--json' takes no value|status lo --json=yes
+a prefix of a long option's missing value|option '--pol' needs a value|attach lo --pol
+CASES
+
+# -q has its long form, before the command and after it.
+check "--quiet is taken before the command" rc_out 0 xs --quiet help
+check "--quiet is taken after the command, with its options" rc_out 2 xs stats '' --quiet
+check "  (only the interface name is refused)" has '^xdp-steer: an empty interface name$' err
+
 # A wrong number of arguments says which is missing (by its usage's
 # name) or the first one too many, before the usage. No root needed:
 # nothing gets as far as the interface.
 check "a missing argument is a usage error (exit 2)" rc_out 2 xs which lo tcp
-check "  naming the one missing as the usage does" has "error: SRC\[:PORT\] is missing" err
+check "  naming the one missing as the usage does" has "^xdp-steer: SRC\[:PORT\] is missing" err
 check "  before the usage" has '^usage: xdp-steer which IFACE' err
 check "an option's value is not taken for an argument" rc_out 2 xs attach --policy p.yaml
-check "  attach without IFACE says IFACE" has "error: IFACE is missing" err
+check "  attach without IFACE says IFACE" has "^xdp-steer: IFACE is missing" err
 check "attach without --policy says so" rc_out 2 xs attach lo
-check "  naming the option" has "error: --policy FILE is missing" err
+check "  naming the option" has "^xdp-steer: --policy FILE is missing" err
 check "an extra argument is a usage error (exit 2)" rc_out 2 xs status lo extra
-check "  naming it" has "error: unexpected argument 'extra'" err
+check "  naming it" has "^xdp-steer: unexpected argument 'extra'" err
 check "detach --stale takes no interface" rc_out 2 xs detach --stale lo
-check "  and says which argument is too many" has "error: unexpected argument 'lo'" err
+check "  and says which argument is too many" has "^xdp-steer: unexpected argument 'lo'" err
 
 # An interface argument that cannot name an interface is a usage error
 # like any other unreadable argument, in every command that takes one,
 # before anything looks for the interface (so no root needed).
 iface_refused() {
-	rc_out 2 "$@" && has '^xdp-steer: error: ' err && has '^usage: xdp-steer ' err
+	rc_out 2 "$@" && has '^xdp-steer: ' err && has '^usage: xdp-steer ' err
 }
 for args in "which '' udp 10.0.0.1 10.0.0.2" "stats ''" "stats '' --totals" \
 	    "status ''" "apply '' p.yaml" "attach '' --policy p.yaml" \
@@ -99,7 +139,7 @@ for args in "which '' udp 10.0.0.1 10.0.0.2" "stats ''" "stats '' --totals" \
 	eval "set -- $args"
 	check "'xdp-steer $args': an empty interface name is a usage error (exit 2)" \
 		iface_refused xs "$@"
-	check "  saying the name is empty" has 'error: an empty interface name$' err
+	check "  saying the name is empty" has '^xdp-steer: an empty interface name$' err
 done
 check "an interface name with a slash is a usage error (exit 2)" \
 	iface_refused xs detach ../../xdp
@@ -117,21 +157,21 @@ for v in 0x10 0x1p3 1e1 inf nan ' 2' +2 -1 0 0.09 3600.5 '' . 1,5; do
 	check "stats --interval '$v' is a usage error (exit 2)" \
 		rc_out 2 xs stats --interval "$v"
 	check "  naming the option and the value" \
-		has "^xdp-steer: error: --interval takes seconds from 0.1 to 3600 in decimal (like 2 or 0.5), not '$v'$" err
+		has "^xdp-steer: --interval takes seconds from 0.1 to 3600 in decimal (like 2 or 0.5), not '$v'$" err
 done
 for v in 2 0.5 .5 5. 0.1 3600 0010; do
 	check "stats --interval '$v' is taken" rc_out 2 xs stats -i "$v"
-	check "  (only IFACE is missing)" has '^xdp-steer: error: IFACE is missing$' err
+	check "  (only IFACE is missing)" has '^xdp-steer: IFACE is missing$' err
 done
 for v in 0x10 1e3 1.0 ' 5' +5 -3 0 99999999999999999999 ''; do
 	check "stats --count '$v' is a usage error (exit 2)" \
 		rc_out 2 xs stats --count "$v"
 	check "  naming the option and the value" \
-		has "^xdp-steer: error: --count takes a whole number from 1 in decimal (like 10), not '$v'$" err
+		has "^xdp-steer: --count takes a whole number from 1 in decimal (like 10), not '$v'$" err
 done
 for v in 1 10 010 9223372036854775807; do
 	check "stats --count '$v' is taken" rc_out 2 xs stats -c "$v"
-	check "  (only IFACE is missing)" has '^xdp-steer: error: IFACE is missing$' err
+	check "  (only IFACE is missing)" has '^xdp-steer: IFACE is missing$' err
 done
 
 # Run unprivileged, a command says what it needs: uid 0 with CAP_SYS_ADMIN
