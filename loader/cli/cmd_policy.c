@@ -1,23 +1,46 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* check, attach, apply: the commands that read a policy. */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cmd.h"
 #include "cli/log.h"
 
-static int no_handle(int opt, const char *arg, void *ctx)
+/* --policy FILE (-p FILE), the same in every command that reads one. */
+#define POLICY_LONGOPT	{ "policy", required_argument, NULL, 'p' }
+
+static int policy_handle(int opt, const char *arg, void *ctx)
 {
-	(void)opt;
-	(void)arg;
-	(void)ctx;
-	return -1;
+	if (opt != 'p')
+		return -1;
+	*(const char **)ctx = arg;
+	return 0;
 }
 
-static const struct option help_only[] = {
-	{ NULL, 0, NULL, 0 },
-};
+/* The policy file: the value of --policy; else, the old spelling, the
+ * argument after the 'nargs' ones the command takes first, with a note
+ * that it is deprecated and how to write it ('spelled'). Checks the number
+ * of arguments either way. NULL after saying what is wrong, with the
+ * usage line. */
+static const char *policy_file(int argc, char **argv, int nargs,
+			       const char *policy, const char *spelled,
+			       const char *usage)
+{
+	if (cmd_args(argc, argv, nargs, policy ? nargs : nargs + 1, usage))
+		return NULL;
+	if (policy)
+		return policy;
+	if (argc - optind == nargs) {
+		pr_err("--policy FILE is missing\n");
+		cmd_usage_error(usage);
+		return NULL;
+	}
+	pr_note("a policy file given without --policy is deprecated: write '%s'\n",
+		spelled);
+	return argv[optind + nargs];
+}
 
 /* The one line an apply prints. */
 static void say_applied(const char *ifname, const struct steer_policy *p,
@@ -43,20 +66,34 @@ static void say_applied(const char *ifname, const struct steer_policy *p,
 
 int cmd_check(int argc, char **argv)
 {
-	const char *usage = "xdp-steer check POLICY\n"
+	const char *usage = "xdp-steer check --policy POLICY\n"
 		"  Validates POLICY against this machine's online CPUs and prints it\n"
-		"  normalized, every default filled in. Exit 1 if it has errors.";
+		"  normalized, every default filled in. Exit 1 if it has errors; with\n"
+		"  -q (--quiet) it prints only those. Short option: -p POLICY.\n"
+		"  'xdp-steer check POLICY', the old spelling, still works (deprecated).";
+	static const struct option longopts[] = {
+		POLICY_LONGOPT,
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *policy = NULL;
+	bool quiet;
 	struct steer_policy p;
 	int ret;
 
-	ret = cmd_getopt(argc, argv, "", help_only, usage, no_handle, NULL);
+	ret = cmd_getopt(argc, argv, "p:", longopts, usage, policy_handle,
+			 &policy);
 	if (ret >= 0)
 		return ret;
-	if (cmd_args(argc, argv, 1, 1, usage))
+	/* -q before the command or after it */
+	quiet = log_threshold < LOG_NOTE;
+	policy = policy_file(argc, argv, 0, policy,
+			     "xdp-steer check --policy POLICY", usage);
+	if (!policy)
 		return EXIT_USAGE;
-	if (cli_load_policy(argv[optind], &p))
+	if (cli_load_policy(policy, quiet, &p))
 		return EXIT_FAIL;
-	policy_print(stdout, &p);
+	if (!quiet)
+		policy_print(stdout, &p);
 	policy_free(&p);
 	return 0;
 }
@@ -96,7 +133,7 @@ int cmd_attach(int argc, char **argv)
 		"  and applies POLICY. Mode defaults to native. All or nothing.\n"
 		"  Short options: -p POLICY, -m MODE.";
 	static const struct option longopts[] = {
-		{ "policy", required_argument, NULL, 'p' },
+		POLICY_LONGOPT,
 		{ "mode", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -119,7 +156,7 @@ int cmd_attach(int argc, char **argv)
 	}
 	ifname = argv[optind];
 	/* A bad policy must not leave a program behind. */
-	if (cli_load_policy(o.policy, &p))
+	if (cli_load_policy(o.policy, false, &p))
 		return EXIT_FAIL;
 	cli_ctx_init(&ctx);
 	if (steer_attach(&ctx, ifname, &p, o.mode, &res)) {
@@ -140,22 +177,31 @@ int cmd_attach(int argc, char **argv)
 
 int cmd_apply(int argc, char **argv)
 {
-	const char *usage = "xdp-steer apply IFACE POLICY\n"
+	const char *usage = "xdp-steer apply IFACE --policy POLICY\n"
 		"  Applies POLICY to IFACE, attached by 'xdp-steer attach' or by\n"
 		"  'xdp-loader load -p $(xdp-steer pin-dir IFACE --create)'. Atomic: a\n"
-		"  policy that fails leaves the previous one in force.";
+		"  policy that fails leaves the previous one in force.\n"
+		"  Short option: -p POLICY. 'xdp-steer apply IFACE POLICY', the old\n"
+		"  spelling, still works (deprecated).";
+	static const struct option longopts[] = {
+		POLICY_LONGOPT,
+		{ NULL, 0, NULL, 0 },
+	};
 	struct steer_apply_result res;
+	const char *policy = NULL;
 	struct steer_policy p;
 	struct steer_ctx ctx;
 	int ret;
 
-	ret = cmd_getopt(argc, argv, "", help_only, usage, no_handle, NULL);
+	ret = cmd_getopt(argc, argv, "p:", longopts, usage, policy_handle,
+			 &policy);
 	if (ret >= 0)
 		return ret;
-	if (cmd_args(argc, argv, 2, 2, usage) ||
-	    cmd_ifname(argv[optind], usage))
+	policy = policy_file(argc, argv, 1, policy,
+			     "xdp-steer apply IFACE --policy POLICY", usage);
+	if (!policy || cmd_ifname(argv[optind], usage))
 		return EXIT_USAGE;
-	if (cli_load_policy(argv[optind + 1], &p))
+	if (cli_load_policy(policy, false, &p))
 		return EXIT_FAIL;
 	cli_ctx_init(&ctx);
 	if (steer_apply(&ctx, argv[optind], &p, &res)) {

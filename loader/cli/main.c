@@ -28,9 +28,9 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *summary;
 } commands[] = {
-	{ "check", cmd_check, "check POLICY: validate a policy, print it normalized" },
+	{ "check", cmd_check, "check --policy POLICY: validate a policy, print it normalized" },
 	{ "attach", cmd_attach, "attach IFACE --policy POLICY [--mode native|skb]: load, pin, apply" },
-	{ "apply", cmd_apply, "apply IFACE POLICY: swap in a policy atomically" },
+	{ "apply", cmd_apply, "apply IFACE --policy POLICY: swap in a policy atomically" },
 	{ "detach", cmd_detach, "detach IFACE | --stale: unload and remove the pins" },
 	{ "status", cmd_status, "status [IFACE] [--json]: what runs where, with health warnings" },
 	{ "stats", cmd_stats, "stats IFACE [[--interval S] [--count N] | --totals | --json | --prometheus]: counters and rates" },
@@ -51,7 +51,7 @@ static void usage(FILE *out)
 		fprintf(out, "  %s\n", commands[i].summary);
 	fprintf(out, "\noptions (before the command):\n"
 		"  -v, --verbose  libbpf/libxdp warnings (-vv: their debug output)\n"
-		"  -q, --quiet    only warnings and errors\n"
+		"  -q, --quiet    only warnings and errors ('check': only its errors)\n"
 		"  -h, --help     this help ('xdp-steer help COMMAND' for a command's options)\n"
 		"  -V, --version  the version of xdp-steer and of libbpf\n");
 }
@@ -268,13 +268,25 @@ int cli_fail(const struct steer_ctx *ctx)
 	return EXIT_FAIL;
 }
 
-int cli_load_policy(const char *path, struct steer_policy *p)
+int cli_load_policy(const char *path, bool errors_only,
+		    struct steer_policy *p)
 {
+	char buf[1024];
 	struct diags d;
-	int err;
+	int err, i;
 
 	err = policy_parse_file(path, NULL, p, &d);
-	diags_print(stderr, &d);
+	if (!errors_only) {
+		diags_print(stderr, &d);
+	} else {
+		for (i = 0; i < d.n; i++)
+			if (d.v[i].level == DIAG_ERROR)
+				fprintf(stderr, "%s\n",
+					diag_format(&d, i, buf, sizeof(buf)));
+		if (d.ndropped && d.nerrors)
+			fprintf(stderr, "%s: %d error%s in all\n", d.name,
+				d.nerrors, d.nerrors == 1 ? "" : "s");
+	}
 	diags_free(&d);
 	if (err) {
 		policy_free(p);

@@ -127,6 +127,51 @@ check "  naming it" has "^xdp-steer: unexpected argument 'extra'" err
 check "detach --stale takes no interface" rc_out 2 xs detach --stale lo
 check "  and says which argument is too many" has "^xdp-steer: unexpected argument 'lo'" err
 
+# The policy is --policy FILE (-p FILE) in check, attach and apply; the
+# file as the last argument, the old spelling, still works with a note.
+POL=$E2E_ROOT/configs/default.yaml
+printf 'version: 1\ncpus: [0]\nrules:\n  - {match: {proto: tcp}, cpu: 0}\n  - {match: {proto: tcp}, cpu: 0}\n' >"$T/doubt.yaml"
+printf 'version: 1\nqueue_size: 0\nrules:\n  - {match: {proto: tcp}, cpu: 0}\n  - {match: {proto: tcp}, cpu: 0}\n' >"$T/bad.yaml"
+quiet_ok() {
+	rc_out 0 "$@" && [ ! -s "$T/out" ] && [ ! -s "$T/err" ] && return 0
+	echo "stdout:"; cat "$T/out"; echo "stderr:"; cat "$T/err"
+	return 1
+}
+check "check --policy FILE exits 0" rc_out 0 xs check --policy "$POL"
+check "  and prints the policy normalized" has '^version: 1$' out
+check "  and nothing on stderr" test ! -s "$T/err"
+check "check -p FILE is the same" rc_out 0 xs check -p "$POL"
+check "  (the policy printed)" has '^queue_size: 2048$' out
+check "check FILE (the old spelling) still works" rc_out 0 xs check "$POL"
+check "  printing the policy" has '^version: 1$' out
+check "  with a note that the spelling is deprecated" \
+	has "^xdp-steer: note: a policy file given without --policy is deprecated: write 'xdp-steer check --policy POLICY'$" err
+check "check -q of a valid policy prints nothing and exits 0" quiet_ok xs check -q -p "$POL"
+check "check --quiet after the command prints nothing either" quiet_ok xs check -p "$POL" --quiet
+check "-q before check prints nothing either" quiet_ok xs -q check -p "$POL"
+check "check -q of a valid policy with doubts prints nothing" quiet_ok xs check -q -p "$T/doubt.yaml"
+check "  (without -q the doubt is said)" rc_out 0 xs check -p "$T/doubt.yaml"
+check "  (as a warning)" has 'doubt.yaml:5:5: warning: rule 2 duplicates rule 1' err
+check "check -q FILE (the old spelling) prints no note" quiet_ok xs check -q "$POL"
+check "check -q of a broken policy exits 1" rc_out 1 xs check -q -p "$T/bad.yaml"
+check "  printing its mistake" has 'bad.yaml:2:13: queue_size 0 is out of range' err
+check "  and nothing else: no doubt, no policy" \
+	bash -c "[ \$(wc -l <'$T/err') -eq 1 ] && [ ! -s '$T/out' ]"
+check "check without a policy is a usage error (exit 2)" rc_out 2 xs check
+check "  saying --policy is missing" has '^xdp-steer: --policy FILE is missing$' err
+check "check with --policy and a file argument is a usage error (exit 2)" \
+	rc_out 2 xs check -p "$POL" "$POL"
+check "  naming the argument too many" has "^xdp-steer: unexpected argument '$POL'$" err
+check "apply without a policy is a usage error (exit 2)" rc_out 2 xs apply lo
+check "  saying --policy is missing" has '^xdp-steer: --policy FILE is missing$' err
+check "apply with --policy and a file argument is a usage error (exit 2)" \
+	rc_out 2 xs apply lo -p a.yaml b.yaml
+check "  naming the argument too many" has "^xdp-steer: unexpected argument 'b.yaml'$" err
+check "apply IFACE FILE (the old spelling) is taken, with the note" \
+	rc_out 1 xs apply lo "$T/missing.yaml"
+check "  (the note)" has '^xdp-steer: note: a policy file given without --policy is deprecated' err
+check "  (then the file is read)" has 'missing.yaml: cannot open' err
+
 # An interface argument that cannot name an interface is a usage error
 # like any other unreadable argument, in every command that takes one,
 # before anything looks for the interface (so no root needed).

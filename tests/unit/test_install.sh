@@ -67,7 +67,7 @@ check "the installed loader runs" "$D/usr/sbin/xdp-steer" --version
 UNIT=$D/usr/lib/systemd/system/xdp-steer@.service
 unit_paths() {
 	grep -qx 'ExecStart=/usr/sbin/xdp-steer attach %I --policy /etc/xdp-steer/%I.yaml' "$UNIT" &&
-	grep -qx 'ExecReload=/usr/sbin/xdp-steer apply %I /etc/xdp-steer/%I.yaml' "$UNIT" &&
+	grep -qx 'ExecReload=/usr/sbin/xdp-steer apply %I --policy /etc/xdp-steer/%I.yaml' "$UNIT" &&
 	grep -qx 'ExecStop=/usr/sbin/xdp-steer detach %I' "$UNIT" ||
 		{ grep ^Exec "$UNIT"; return 1; }
 }
@@ -171,9 +171,13 @@ check "completion of --policy offers *.yaml, *.yml and directories" \
 	offers "a.yaml b.yml sub" xdp-steer attach lo --policy ""
 check "completion of --policy=FILE does too" \
 	offers "a.yaml b.yml sub" xdp-steer attach lo --policy = ""
-check "completion of apply's POLICY offers policy files" \
+check "completion of apply's --policy offers policy files" \
+	offers "a.yaml b.yml sub" xdp-steer apply lo --policy ""
+check "completion of check's -p offers policy files (-p is --policy there too)" \
+	offers "a.yaml" xdp-steer check -p a
+check "completion of apply's POLICY argument (the old spelling) offers policy files" \
 	offers "a.yaml b.yml sub" xdp-steer apply lo ""
-check "completion of check's POLICY offers policy files" \
+check "completion of check's POLICY argument (the old spelling) offers policy files" \
 	offers "a.yaml" xdp-steer check a
 check "completion of which's PROTO offers the protocol names" \
 	offers "udp udplite" xdp-steer which lo ud
