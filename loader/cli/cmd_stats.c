@@ -89,7 +89,7 @@ static int stats_handle(int opt, const char *arg, void *ctx)
 		return 0;
 	case 'j':
 		return set_form(o, FORM_JSON, "--json");
-	case 'p':
+	case 'P':
 		return set_form(o, FORM_PROMETHEUS, "--prometheus");
 	case 't':
 		return set_form(o, FORM_TOTALS, "--totals");
@@ -115,12 +115,13 @@ int cmd_stats(int argc, char **argv)
 		"  Per-CPU rates every S seconds (default 1) until Ctrl-C or N reports;\n"
 		"  or the counters since the attach once: --totals as tables, --json as one\n"
 		"  JSON document, --prometheus in the Prometheus text format.\n"
-		"  Short options: -i S, -c N, -t, -j, -p.";
+		"  Short options: -i S, -c N, -t, -j.";
 	static const struct option longopts[] = {
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
-		{ "prometheus", no_argument, NULL, 'p' },
+		/* No letter: -p is --policy wherever it is taken. */
+		{ "prometheus", no_argument, NULL, 'P' },
 		{ "totals", no_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -131,7 +132,7 @@ int cmd_stats(int argc, char **argv)
 	const char *ifname;
 	int ret;
 
-	ret = cmd_getopt(argc, argv, "i:c:jpt", longopts, usage, stats_handle, &o);
+	ret = cmd_getopt(argc, argv, "i:c:jt", longopts, usage, stats_handle, &o);
 	if (ret >= 0)
 		return ret;
 	if (cmd_args(argc, argv, 1, 1, usage) ||

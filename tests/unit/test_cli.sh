@@ -107,6 +107,14 @@ a value given to a flag|option '--json' takes no value|status lo --json=yes
 a prefix of a long option's missing value|option '--pol' needs a value|attach lo --pol
 CASES
 
+# A letter means one thing wherever it is taken: -p is --policy, so
+# stats' --prometheus has none.
+check "stats -p is an unknown option (exit 2)" rc_out 2 xs stats lo -p
+check "  said so" has "^xdp-steer: unknown option '-p'$" err
+for c in check apply attach; do
+	check "$c's usage names -p POLICY" bash -c "'$XDP_STEER' $c --help | grep -q -- '-p POLICY'"
+done
+
 # -q has its long form, before the command and after it.
 check "--quiet is taken before the command" rc_out 0 xs --quiet help
 check "--quiet is taken after the command, with its options" rc_out 2 xs stats '' --quiet

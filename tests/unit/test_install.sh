@@ -187,8 +187,8 @@ check "completion offers nothing after the last argument" \
 	offers "" xdp-steer apply lo a.yaml ""
 check "completion of attach's -p offers policy files (-p is --policy there)" \
 	offers "a.yaml b.yml sub" xdp-steer attach lo -p ""
-check "completion after stats' -p offers interfaces (-p is --prometheus there, no value)" \
-	offers "$ifaces" xdp-steer stats -p ""
+check "completion after stats' --prometheus offers interfaces (no value)" \
+	offers "$ifaces" xdp-steer stats --prometheus ""
 check "completion after stats' -c N offers interfaces (-c takes the count)" \
 	offers "$ifaces" xdp-steer stats -c 3 ""
 
