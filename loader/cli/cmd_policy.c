@@ -64,33 +64,66 @@ static void say_applied(const char *ifname, const struct steer_policy *p,
 			ifname);
 }
 
+struct check_opts {
+	const char *policy;
+	struct cpu_set cpus;
+	char cpus_name[CPUSET_STR_MAX + 16];	/* "--cpus 0-63"; "" without */
+};
+
+static int check_handle(int opt, const char *arg, void *ctx)
+{
+	struct check_opts *o = ctx;
+	char list[CPUSET_STR_MAX];
+
+	if (opt != 'C')
+		return policy_handle(opt, arg, &o->policy);
+	/* The kernel's list syntax, strictly: no spaces, signs or hex. */
+	if (!*arg || arg[strspn(arg, "0123456789-,")] ||
+	    cpuset_parse(&o->cpus, arg)) {
+		pr_err("--cpus takes a CPU list like 0-63 or 0-15,32-47, not '%s'\n",
+		       arg);
+		return -1;
+	}
+	if (!cpuset_count(&o->cpus)) {
+		pr_err("--cpus %s names no CPU below %d, the most a policy can use\n",
+		       arg, STEER_MAX_CPUS);
+		return -1;
+	}
+	snprintf(o->cpus_name, sizeof(o->cpus_name), "--cpus %s",
+		 cpuset_format(&o->cpus, list, sizeof(list)));
+	return 0;
+}
+
 int cmd_check(int argc, char **argv)
 {
-	const char *usage = "xdp-steer check --policy POLICY\n"
-		"  Validates POLICY against this machine's online CPUs and prints it\n"
+	const char *usage = "xdp-steer check --policy POLICY [--cpus LIST]\n"
+		"  Validates POLICY against this machine's online CPUs, or the CPUs of\n"
+		"  LIST (another machine's, like 0-63 or 0-15,32-47), and prints it\n"
 		"  normalized, every default filled in. Exit 1 if it has errors; with\n"
 		"  -q (--quiet) it prints only those. Short option: -p POLICY.\n"
 		"  'xdp-steer check POLICY', the old spelling, still works (deprecated).";
 	static const struct option longopts[] = {
 		POLICY_LONGOPT,
+		/* No letter: -c is stats' --count. */
+		{ "cpus", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *policy = NULL;
-	bool quiet;
+	struct check_opts o = {};
 	struct steer_policy p;
+	bool quiet;
 	int ret;
 
-	ret = cmd_getopt(argc, argv, "p:", longopts, usage, policy_handle,
-			 &policy);
+	ret = cmd_getopt(argc, argv, "p:", longopts, usage, check_handle, &o);
 	if (ret >= 0)
 		return ret;
 	/* -q before the command or after it */
 	quiet = log_threshold < LOG_NOTE;
-	policy = policy_file(argc, argv, 0, policy,
-			     "xdp-steer check --policy POLICY", usage);
-	if (!policy)
+	o.policy = policy_file(argc, argv, 0, o.policy,
+			       "xdp-steer check --policy POLICY", usage);
+	if (!o.policy)
 		return EXIT_USAGE;
-	if (cli_load_policy(policy, quiet, &p))
+	if (cli_load_policy(o.policy, o.cpus_name[0] ? &o.cpus : NULL,
+			    o.cpus_name, quiet, &p))
 		return EXIT_FAIL;
 	if (!quiet)
 		policy_print(stdout, &p);
@@ -156,7 +189,7 @@ int cmd_attach(int argc, char **argv)
 	}
 	ifname = argv[optind];
 	/* A bad policy must not leave a program behind. */
-	if (cli_load_policy(o.policy, false, &p))
+	if (cli_load_policy(o.policy, NULL, NULL, false, &p))
 		return EXIT_FAIL;
 	cli_ctx_init(&ctx);
 	if (steer_attach(&ctx, ifname, &p, o.mode, &res)) {
@@ -201,7 +234,7 @@ int cmd_apply(int argc, char **argv)
 			     "xdp-steer apply IFACE --policy POLICY", usage);
 	if (!policy || cmd_ifname(argv[optind], usage))
 		return EXIT_USAGE;
-	if (cli_load_policy(policy, false, &p))
+	if (cli_load_policy(policy, NULL, NULL, false, &p))
 		return EXIT_FAIL;
 	cli_ctx_init(&ctx);
 	if (steer_apply(&ctx, argv[optind], &p, &res)) {

@@ -28,7 +28,7 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *summary;
 } commands[] = {
-	{ "check", cmd_check, "check --policy POLICY: validate a policy, print it normalized" },
+	{ "check", cmd_check, "check --policy POLICY [--cpus LIST]: validate a policy, print it normalized" },
 	{ "attach", cmd_attach, "attach IFACE --policy POLICY [--mode native|skb]: load, pin, apply" },
 	{ "apply", cmd_apply, "apply IFACE --policy POLICY: swap in a policy atomically" },
 	{ "detach", cmd_detach, "detach IFACE | --stale: unload and remove the pins" },
@@ -268,14 +268,15 @@ int cli_fail(const struct steer_ctx *ctx)
 	return EXIT_FAIL;
 }
 
-int cli_load_policy(const char *path, bool errors_only,
+int cli_load_policy(const char *path, const struct cpu_set *cpus,
+		    const char *cpus_name, bool errors_only,
 		    struct steer_policy *p)
 {
 	char buf[1024];
 	struct diags d;
 	int err, i;
 
-	err = policy_parse_file(path, NULL, p, &d);
+	err = policy_parse_file_on(path, cpus, cpus_name, p, &d);
 	if (!errors_only) {
 		diags_print(stderr, &d);
 	} else {

@@ -180,6 +180,33 @@ check "apply IFACE FILE (the old spelling) is taken, with the note" \
 check "  (the note)" has '^xdp-steer: note: a policy file given without --policy is deprecated' err
 check "  (then the file is read)" has 'missing.yaml: cannot open' err
 
+# check --cpus LIST: a policy for another machine, checked against its
+# CPUs; every example policy of configs/ passes for a 64-CPU machine.
+for f in "$E2E_ROOT"/configs/*.yaml; do
+	check "check --cpus 0-63 passes configs/${f##*/}, silently with -q" \
+		quiet_ok xs check -q --cpus 0-63 --policy "$f"
+done
+printf 'version: 1\ncpus: [0-15, 99]\nrules:\n  - {match: {proto: tcp}, cpus: [32-47, 64]}\n' >"$T/big.yaml"
+check "check --cpus 0-127 takes CPUs this machine lacks" quiet_ok xs check -q --cpus 0-127 -p "$T/big.yaml"
+check "check --cpus 0-63 refuses a CPU beyond the list (exit 1)" \
+	rc_out 1 xs check --cpus 0-63 -p "$T/big.yaml"
+check "  saying where, and which CPU is not in --cpus" \
+	has "^$T/big.yaml:2:14: cpu 99 is not in --cpus 0-63$" err
+check "  for every CPU list of the policy" \
+	has "^$T/big.yaml:4:41: cpu 64 is not in --cpus 0-63$" err
+check "check --cpus 0-15,32-47 takes the CPUs of both ranges, no others" \
+	rc_out 1 xs check --cpus 0-15,32-47 -p "$T/big.yaml"
+check "  (the policy's 99 and 64 are refused, not 32-47)" \
+	bash -c "[ \$(grep -c 'is not in --cpus 0-15,32-47\$' '$T/err') -eq 2 ]"
+for v in '' x 0-x '0 -3' 3-1 -1 0x10 ' 0-3'; do
+	check "check --cpus '$v' is a usage error (exit 2)" rc_out 2 xs check --cpus "$v" -p "$T/big.yaml"
+	check "  naming the option and the value" \
+		has "^xdp-steer: --cpus takes a CPU list like 0-63 or 0-15,32-47, not '$v'$" err
+done
+check "check --cpus of CPUs no policy can use is a usage error (exit 2)" \
+	rc_out 2 xs check --cpus 256-300 -p "$T/big.yaml"
+check "  saying so" has "^xdp-steer: --cpus 256-300 names no CPU below 256" err
+
 # An interface argument that cannot name an interface is a usage error
 # like any other unreadable argument, in every command that takes one,
 # before anything looks for the interface (so no root needed).
