@@ -11,7 +11,9 @@ enum log_level log_threshold = LOG_INFO;
 static void log_vmsg(enum log_level level, const char *prefix,
 		     const char *fmt, va_list ap)
 {
-	FILE *out = level <= LOG_NOTE ? stderr : stdout;
+	/* Only progress goes with the output; diagnostics, libbpf's and
+	 * libxdp's too (-v), never mix with it (stats --json). */
+	FILE *out = level == LOG_INFO ? stdout : stderr;
 
 	if (level > log_threshold)
 		return;

@@ -14,8 +14,8 @@ enum log_level {
 			 * about how the command was given (a deprecated
 			 * spelling), never its output */
 	LOG_INFO,	/* shown unless -q, on stdout */
-	LOG_DEBUG,	/* -v */
-	LOG_TRACE,	/* -vv */
+	LOG_DEBUG,	/* -v, on stderr */
+	LOG_TRACE,	/* -vv, on stderr */
 };
 
 /* Messages up to this level are printed. */

@@ -33,7 +33,7 @@ static const struct {
 	{ "apply", cmd_apply, "apply IFACE --policy POLICY: swap in a policy atomically" },
 	{ "detach", cmd_detach, "detach IFACE | --stale: unload and remove the pins" },
 	{ "status", cmd_status, "status [IFACE] [--json]: what runs where, with health warnings" },
-	{ "stats", cmd_stats, "stats IFACE [[--interval S] [--count N] | --totals | --json | --prometheus]: counters and rates" },
+	{ "stats", cmd_stats, "stats IFACE [[--interval S] [--count N] [--json] | --totals | --prometheus]: counters and rates" },
 	{ "which", cmd_which, "which IFACE PROTO SRC[:PORT] DST[:PORT] [--json]: the CPU a flow goes to now, and why" },
 	{ "balance", cmd_balance, "balance IFACE [--once] [--dry-run] [--json]: move buckets so load follows the weights" },
 	{ "pin-dir", cmd_pin_dir, "pin-dir IFACE [--create]: where IFACE's maps are pinned here (for xdp-loader -p)" },

@@ -238,6 +238,44 @@ check "the workers dequeued what was queued to them" \
 		    sum(w['queued_packets'] for w in d['workers']) == t['redirected'] + t['passed_local']"
 check "steer_stats dumps with its field names (BTF), as bpftool shows it" \
 	bash -c "bpftool map dump pinned $PIN/steer_stats | grep -q '\"passed_no_target\": 0'"
+
+# JSON: one document on one line, or a stream of them, one a line (JSON
+# Lines), for --interval or --count.
+# json_lines FILE N PYTHON-EXPR: FILE is N lines, each a JSON document,
+# and the expression holds over them (ds, the list; d, the first).
+json_lines() {
+	python3 -c 'import json, sys
+lines = open(sys.argv[1]).read().split("\n")
+if lines[-1] != "" or len(lines) - 1 != int(sys.argv[2]):
+    sys.exit("%d lines, expected %s:\n%s" % (len(lines) - 1, sys.argv[2], "\n".join(lines)[:1500]))
+ds = [json.loads(l) for l in lines[:-1]]
+d = ds[0]
+ok = eval("(" + sys.argv[3] + ")")
+if not ok:
+    print("\n".join(lines)[:1500])
+sys.exit(0 if ok else 1)' "$@"
+}
+check "stats --json is one document on one line" \
+	json_lines "$T/stats.json" 1 "d['ifname'] == '$IF_B' and d['time'] > 1.7e9"
+xs stats "$IF_B" --json --interval 0.2 --count 3 >"$T/stream.json" 2>"$T/stream.err"
+check "stats --json --interval 0.2 --count 3 is 3 lines, each a document of the counters" \
+	json_lines "$T/stream.json" 3 "all(x['ifname'] == '$IF_B' and x['totals']['rx_packets'] >= 202 for x in ds)"
+check "  0.2 s apart, the first at once" \
+	json_lines "$T/stream.json" 3 "all(0.15 < b['time'] - a['time'] < 1.5 for a, b in zip(ds, ds[1:]))"
+check "  and nothing on stderr" test ! -s "$T/stream.err"
+xs stats "$IF_B" -j -c 2 -i 0.1 >"$T/stream.json"
+check "stats -j -c 2 -i 0.1 (the letters) is 2 lines" \
+	json_lines "$T/stream.json" 2 "ds[1]['time'] > ds[0]['time']"
+xs status --json >"$T/all.json"
+xs status "$IF_B" --json >"$T/one.json"
+check "status --json without IFACE is one document on one line, every interface in it" \
+	json_lines "$T/all.json" 1 "[i['ifname'] for i in d['interfaces']] == ['$IF_B'] and isinstance(d['gone_netns_pins'], list)"
+check "  each as status IFACE --json has it" \
+	json_lines "$T/all.json" 1 "{k: v for k, v in d['interfaces'][0].items() if k != 'policy'} ==
+		{k: v for k, v in json.load(open('$T/one.json')).items() if k != 'policy'}"
+check "status IFACE --json is one document on one line" \
+	json_lines "$T/one.json" 1 "d['ifname'] == '$IF_B'"
+
 # Every redirect calls the cpumap's own redirect: a call site that sees
 # two maps (clang merging the two banks' calls) makes the verifier fall
 # back to the generic helper, an indirect call (25-30 ns a frame more
