@@ -3,11 +3,13 @@
  * xdp-steer: software receive steering in XDP. The table of subcommands,
  * and the option handling and error printing they share.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include <bpf/libbpf.h>
 
@@ -53,13 +55,56 @@ static void usage(FILE *out)
 		"  -v, --verbose  libbpf/libxdp warnings (-vv: their debug output)\n"
 		"  -q, --quiet    only warnings and errors ('check': only its errors)\n"
 		"  -h, --help     this help ('xdp-steer help COMMAND' for a command's options)\n"
-		"  -V, --version  the version of xdp-steer and of libbpf\n");
+		"  -V, --version  the versions of xdp-steer, libbpf and libxdp, and what the kernel offers\n");
 }
 
+#ifndef LIBBPF_BUILD_VERSION
+#define LIBBPF_BUILD_VERSION ""
+#endif
+#ifndef LIBXDP_BUILD_VERSION
+#define LIBXDP_BUILD_VERSION ""
+#endif
+
+/* "yes", "no", or why it is not known. */
+static const char *feature_word(int r)
+{
+	if (r > 0)
+		return "yes";
+	if (!r)
+		return "no";
+	return r == -EPERM ? "unknown (needs root)" : "unknown";
+}
+
+/* The version, the libraries it runs with and what the kernel offers:
+ * the kernel's answers decide how attach goes (dispatcher or alone). */
 static int version(void)
 {
-	printf("xdp-steer %s\nusing libbpf %s\n", XDP_STEER_VERSION,
-	       libbpf_version_string());
+	struct steer_features f;
+	struct steer_ctx ctx;
+	struct utsname u;
+
+	printf("xdp-steer %s\n", XDP_STEER_VERSION);
+	printf("using libbpf %s%s%s%s\n", libbpf_version_string(),
+	       *LIBBPF_BUILD_VERSION ? " (built against " : "",
+	       LIBBPF_BUILD_VERSION, *LIBBPF_BUILD_VERSION ? ")" : "");
+	cli_ctx_init(&ctx);
+	steer_features(&ctx, &f);
+	/* libxdp tells no version: the file it runs from (its name has the
+	 * ABI version) and the release built against. */
+	printf("using libxdp %s", *f.libxdp_file ? f.libxdp_file : "");
+	if (*LIBXDP_BUILD_VERSION)
+		printf("%s(built against %s)", *f.libxdp_file ? " " : "",
+		       LIBXDP_BUILD_VERSION);
+	printf("\n");
+	printf("kernel %s\n", uname(&u) ? "unknown" : u.release);
+	printf("  libxdp's dispatcher (xdp-steer beside other XDP programs): %s%s%s\n",
+	       feature_word(f.dispatcher),
+	       f.dispatcher_why[0] && f.dispatcher != -EPERM ? ": " : "",
+	       f.dispatcher != -EPERM ? f.dispatcher_why : "");
+	printf("  XDP frags (multi-buffer programs): %s\n",
+	       feature_word(f.xdp_frags));
+	printf("  network namespace cookie (SO_NETNS_COOKIE): %s\n",
+	       feature_word(f.netns_cookie));
 	return 0;
 }
 
@@ -324,6 +369,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else if (opt == 'V') {
+			log_setup_libs();
 			return version();
 		} else if (opt != 'v') {
 			opt_error(opt, argv, before);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Unit tier (no root): the loader's top level, which needs no BPF: the
-# version, the overview (--help, -h, help) and help for one command, and
+# Unit tier (no root): the loader's top level, which needs no BPF but
+# for --version's probes (as root): the version and what the kernel
+# offers, the overview (--help, -h, help) and help for one command, and
 # the usage errors (exit 2) found before anything looks for an interface:
 # arguments missing or too many, interface names no interface can have,
 # stats' numbers that are not plain decimals; and what a command run
@@ -35,6 +36,32 @@ check "--version exits 0" rc_out 0 xs --version
 check "--version prints 'xdp-steer VERSION'" \
 	has '^xdp-steer [0-9][0-9.]*[0-9a-z.+-]*$' out
 check "--version names the libbpf it runs with" has '^using libbpf v[0-9]' out
+check "--version names the libxdp it runs with" has '^using libxdp ' out
+check "--version names the kernel" has "^kernel $(uname -r)\$" out
+for f in "libxdp's dispatcher (xdp-steer beside other XDP programs)" \
+	 "XDP frags (multi-buffer programs)" \
+	 "network namespace cookie (SO_NETNS_COOKIE)"; do
+	check "--version says yes, no or unknown for: $f" \
+		has "^  $f: \\(yes\\|no\\|unknown\\)" out
+done
+if [ "$(id -u)" -eq 0 ]; then
+	check "  as root, the dispatcher and frags are known" \
+		bash -c "! grep -q 'unknown' '$T/out'"
+	probe_progs() { bpftool prog show 2>/dev/null | grep -c 'steer_dispatcher_probe\|steer_frags\|xdp_dispatcher'; }
+	before=$(probe_progs)
+	xs --version >/dev/null
+	check "  and the probes leave no BPF program behind" test "$(probe_progs)" = "$before"
+	check "--version with LIBXDP_SKIP_DISPATCHER set says no dispatcher, and why" \
+		bash -c "LIBXDP_SKIP_DISPATCHER=1 '$XDP_STEER' --version | grep -q \"^  libxdp's dispatcher .*: no: LIBXDP_SKIP_DISPATCHER is set\""
+fi
+if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
+	check "--version run unprivileged exits 0" \
+		rc_out 0 setpriv --reuid=65534 --regid=65534 --clear-groups "$XDP_STEER" --version
+	check "  the dispatcher unknown (needs root)" \
+		has "^  libxdp's dispatcher .*: unknown (needs root)\$" out
+	check "  frags unknown (needs root)" has '^  XDP frags .*: unknown (needs root)$' out
+	check "  the netns cookie known (no privilege needed)" has '^  network namespace cookie .*: \(yes\|no\)$' out
+fi
 check "-V is --version" rc_out 0 xs -V
 
 overview_ok() {
