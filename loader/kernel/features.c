@@ -17,6 +17,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
+#include <xdp/prog_dispatcher.h>
 
 #include "dispatcher_probe.skel.h"
 #include "kernel/features.h"
@@ -109,10 +110,18 @@ out:
 
 int features_dispatcher(char *why, size_t why_len)
 {
+	struct xdp_dispatcher_config conf = {
+		.magic = XDP_DISPATCHER_MAGIC,
+		.dispatcher_version = XDP_DISPATCHER_VERSION,
+		.num_progs_enabled = 1,
+		.chain_call_actions[0] = 1U << XDP_PASS |
+					 1U << XDP_DISPATCHER_RETVAL,
+	};
 	struct xdp_program *disp;
 	struct bpf_program *main_prog;
 	struct bpf_object *obj;
 	struct leak_guard g;
+	struct bpf_map *map;
 	int err;
 
 	if (getenv("LIBXDP_SKIP_DISPATCHER")) {
@@ -135,6 +144,17 @@ int features_dispatcher(char *why, size_t why_len)
 		goto out;
 	}
 	obj = xdp_program__bpf_obj(disp);
+	/* Configured as libxdp configures it for one program: with no slot
+	 * in use the verifier drops the slots as dead code (6.12 does), and
+	 * there is nothing to link into. */
+	map = bpf_object__next_map(obj, NULL);
+	err = map ? bpf_map__set_initial_value(map, &conf, sizeof(conf)) :
+		    -ENOENT;
+	if (err) {
+		snprintf(why, why_len, "libxdp's dispatcher object is not the one its header describes: %s",
+			 strerror(-err));
+		goto out_close;
+	}
 	err = bpf_object__load(obj);
 	main_prog = err ? NULL :
 		    bpf_object__find_program_by_name(obj, "xdp_dispatcher");
