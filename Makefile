@@ -77,9 +77,9 @@ POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
 	       policy_rules.o policy_decap.o policy_print.o compile.o flow_arg.o) $(MODEL_OBJS)
 KERNEL_OBJS := $(addprefix loader/kernel/,netns.o pins.o lock.o maps.o \
 	       prog.o slots.o cpumap.o netdev.o failpoint.o clock.o window.o \
-	       trace.o leak.o kthreads.o)
+	       trace.o leak.o kthreads.o features.o)
 STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o detach.o \
-		 status.o stats.o stats_view.o which.o balance.o)
+		 status.o stats.o stats_view.o which.o balance.o features.o)
 CLI_OBJS   := $(addprefix loader/cli/,main.o log.o json.o cmd_policy.o \
 	      cmd_detach.o cmd_status.o cmd_stats.o print_status.o \
 	      print_stats.o print_prom.o cmd_which.o print_which.o \
@@ -149,6 +149,21 @@ $(TRACE_SKEL): $(TRACE_BPF)
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name cpumap_trace_bpf > $@ 2>/dev/null
 loader/kernel/trace.o: $(TRACE_SKEL)
+
+# The extension program --version loads to probe libxdp's dispatcher
+# (loader/kernel/features.h).
+PROBE_BPF  := bpf/dispatcher_probe.bpf.o
+PROBE_SKEL := bpf/dispatcher_probe.skel.h
+$(PROBE_SKEL): $(PROBE_BPF)
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name dispatcher_probe_bpf > $@ 2>/dev/null
+loader/kernel/features.o: $(PROBE_SKEL)
+
+# The versions of libbpf and libxdp the loader is built against, for
+# --version (neither library tells its full version at run time).
+LIB_VERSIONS := -DLIBBPF_BUILD_VERSION='"$(shell pkg-config --modversion libbpf 2>/dev/null)"' \
+		-DLIBXDP_BUILD_VERSION='"$(shell pkg-config --modversion libxdp 2>/dev/null)"'
+loader/cli/main.o: CFLAGS += $(LIB_VERSIONS)
 
 $(LOADER): $(LOADER_OBJS)
 	$(call msg,LINK,$@)
@@ -379,7 +394,7 @@ include loader/dist/dist.mk
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -f $(ALL) $(SKEL) $(CLOCK_SKEL) $(TRACE_SKEL) $(VERSION_STAMP) \
+	$(Q)rm -f $(ALL) $(SKEL) $(CLOCK_SKEL) $(TRACE_SKEL) $(PROBE_SKEL) $(VERSION_STAMP) \
 		*/*.o */*.d */*/*.o */*/*.d
 	$(Q)rm -rf tests/bench/omit
 	$(Q)rm -rf $(SAN_DIR) $(FUZZ_DIR) $(FUZZ)

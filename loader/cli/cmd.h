@@ -54,8 +54,12 @@ void cli_ctx_init(struct steer_ctx *ctx);
 /* Prints the library's reason for a failure; returns EXIT_FAIL. */
 int cli_fail(const struct steer_ctx *ctx);
 
-/* Parses and validates a policy file, printing every diagnostic. 0 or
- * EXIT_FAIL (then *p is freed). */
-int cli_load_policy(const char *path, struct steer_policy *p);
+/* Parses and validates a policy file against this machine's online CPUs,
+ * or 'cpus' (named 'cpus_name' in messages) when not NULL, printing every
+ * diagnostic, or with 'errors_only' its mistakes alone. 0 or EXIT_FAIL
+ * (then *p is freed). */
+int cli_load_policy(const char *path, const struct cpu_set *cpus,
+		    const char *cpus_name, bool errors_only,
+		    struct steer_policy *p);
 
 #endif /* XDP_STEER_CMD_H */

@@ -103,8 +103,6 @@ int cmd_balance(int argc, char **argv)
 		{ "once", no_argument, NULL, '1' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct balance_cli c = { .last_state = -1 };

@@ -55,8 +55,6 @@ int cmd_detach(int argc, char **argv)
 		"  files nothing needs.";
 	static const struct option longopts[] = {
 		{ "stale", no_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct steer_detach_result res;

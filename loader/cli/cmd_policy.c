@@ -1,25 +1,46 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* check, attach, apply: the commands that read a policy. */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cmd.h"
 #include "cli/log.h"
 
-static int no_handle(int opt, const char *arg, void *ctx)
+/* --policy FILE (-p FILE), the same in every command that reads one. */
+#define POLICY_LONGOPT	{ "policy", required_argument, NULL, 'p' }
+
+static int policy_handle(int opt, const char *arg, void *ctx)
 {
-	(void)opt;
-	(void)arg;
-	(void)ctx;
-	return -1;
+	if (opt != 'p')
+		return -1;
+	*(const char **)ctx = arg;
+	return 0;
 }
 
-static const struct option help_only[] = {
-	{ "help", no_argument, NULL, 'h' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ NULL, 0, NULL, 0 },
-};
+/* The policy file: the value of --policy; else, the old spelling, the
+ * argument after the 'nargs' ones the command takes first, with a note
+ * that it is deprecated and how to write it ('spelled'). Checks the number
+ * of arguments either way. NULL after saying what is wrong, with the
+ * usage line. */
+static const char *policy_file(int argc, char **argv, int nargs,
+			       const char *policy, const char *spelled,
+			       const char *usage)
+{
+	if (cmd_args(argc, argv, nargs, policy ? nargs : nargs + 1, usage))
+		return NULL;
+	if (policy)
+		return policy;
+	if (argc - optind == nargs) {
+		pr_err("--policy FILE is missing\n");
+		cmd_usage_error(usage);
+		return NULL;
+	}
+	pr_note("a policy file given without --policy is deprecated: write '%s'\n",
+		spelled);
+	return argv[optind + nargs];
+}
 
 /* The one line an apply prints. */
 static void say_applied(const char *ifname, const struct steer_policy *p,
@@ -43,22 +64,69 @@ static void say_applied(const char *ifname, const struct steer_policy *p,
 			ifname);
 }
 
+struct check_opts {
+	const char *policy;
+	struct cpu_set cpus;
+	char cpus_name[CPUSET_STR_MAX + 16];	/* "--cpus 0-63"; "" without */
+};
+
+static int check_handle(int opt, const char *arg, void *ctx)
+{
+	struct check_opts *o = ctx;
+	char list[CPUSET_STR_MAX];
+
+	if (opt != 'C')
+		return policy_handle(opt, arg, &o->policy);
+	/* The kernel's list syntax, strictly: no spaces, signs or hex. */
+	if (!*arg || arg[strspn(arg, "0123456789-,")] ||
+	    cpuset_parse(&o->cpus, arg)) {
+		pr_err("--cpus takes a CPU list like 0-63 or 0-15,32-47, not '%s'\n",
+		       arg);
+		return -1;
+	}
+	if (!cpuset_count(&o->cpus)) {
+		pr_err("--cpus %s names no CPU below %d, the most a policy can use\n",
+		       arg, STEER_MAX_CPUS);
+		return -1;
+	}
+	snprintf(o->cpus_name, sizeof(o->cpus_name), "--cpus %s",
+		 cpuset_format(&o->cpus, list, sizeof(list)));
+	return 0;
+}
+
 int cmd_check(int argc, char **argv)
 {
-	const char *usage = "xdp-steer check POLICY\n"
-		"  Validates POLICY against this machine's online CPUs and prints it\n"
-		"  normalized, every default filled in. Exit 1 if it has errors.";
+	const char *usage = "xdp-steer check --policy POLICY [--cpus LIST]\n"
+		"  Validates POLICY against this machine's online CPUs, or the CPUs of\n"
+		"  LIST (another machine's, like 0-63 or 0-15,32-47), and prints it\n"
+		"  normalized, every default filled in. Exit 1 if it has errors; with\n"
+		"  -q (--quiet) it prints only those. Short option: -p POLICY.\n"
+		"  'xdp-steer check POLICY', the old spelling, still works (deprecated).";
+	static const struct option longopts[] = {
+		POLICY_LONGOPT,
+		/* No letter: -c is stats' --count. */
+		{ "cpus", required_argument, NULL, 'C' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct check_opts o = {};
 	struct steer_policy p;
+	bool quiet;
 	int ret;
 
-	ret = cmd_getopt(argc, argv, "", help_only, usage, no_handle, NULL);
+	ret = cmd_getopt(argc, argv, "p:", longopts, usage, check_handle, &o);
 	if (ret >= 0)
 		return ret;
-	if (cmd_args(argc, argv, 1, 1, usage))
+	/* -q before the command or after it */
+	quiet = log_threshold < LOG_NOTE;
+	o.policy = policy_file(argc, argv, 0, o.policy,
+			       "xdp-steer check --policy POLICY", usage);
+	if (!o.policy)
 		return EXIT_USAGE;
-	if (cli_load_policy(argv[optind], &p))
+	if (cli_load_policy(o.policy, o.cpus_name[0] ? &o.cpus : NULL,
+			    o.cpus_name, quiet, &p))
 		return EXIT_FAIL;
-	policy_print(stdout, &p);
+	if (!quiet)
+		policy_print(stdout, &p);
 	policy_free(&p);
 	return 0;
 }
@@ -98,10 +166,8 @@ int cmd_attach(int argc, char **argv)
 		"  and applies POLICY. Mode defaults to native. All or nothing.\n"
 		"  Short options: -p POLICY, -m MODE.";
 	static const struct option longopts[] = {
-		{ "policy", required_argument, NULL, 'p' },
+		POLICY_LONGOPT,
 		{ "mode", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct attach_opts o = { .mode = XDP_MODE_NATIVE };
@@ -123,7 +189,7 @@ int cmd_attach(int argc, char **argv)
 	}
 	ifname = argv[optind];
 	/* A bad policy must not leave a program behind. */
-	if (cli_load_policy(o.policy, &p))
+	if (cli_load_policy(o.policy, NULL, NULL, false, &p))
 		return EXIT_FAIL;
 	cli_ctx_init(&ctx);
 	if (steer_attach(&ctx, ifname, &p, o.mode, &res)) {
@@ -144,22 +210,31 @@ int cmd_attach(int argc, char **argv)
 
 int cmd_apply(int argc, char **argv)
 {
-	const char *usage = "xdp-steer apply IFACE POLICY\n"
+	const char *usage = "xdp-steer apply IFACE --policy POLICY\n"
 		"  Applies POLICY to IFACE, attached by 'xdp-steer attach' or by\n"
 		"  'xdp-loader load -p $(xdp-steer pin-dir IFACE --create)'. Atomic: a\n"
-		"  policy that fails leaves the previous one in force.";
+		"  policy that fails leaves the previous one in force.\n"
+		"  Short option: -p POLICY. 'xdp-steer apply IFACE POLICY', the old\n"
+		"  spelling, still works (deprecated).";
+	static const struct option longopts[] = {
+		POLICY_LONGOPT,
+		{ NULL, 0, NULL, 0 },
+	};
 	struct steer_apply_result res;
+	const char *policy = NULL;
 	struct steer_policy p;
 	struct steer_ctx ctx;
 	int ret;
 
-	ret = cmd_getopt(argc, argv, "", help_only, usage, no_handle, NULL);
+	ret = cmd_getopt(argc, argv, "p:", longopts, usage, policy_handle,
+			 &policy);
 	if (ret >= 0)
 		return ret;
-	if (cmd_args(argc, argv, 2, 2, usage) ||
-	    cmd_ifname(argv[optind], usage))
+	policy = policy_file(argc, argv, 1, policy,
+			     "xdp-steer apply IFACE --policy POLICY", usage);
+	if (!policy || cmd_ifname(argv[optind], usage))
 		return EXIT_USAGE;
-	if (cli_load_policy(argv[optind + 1], &p))
+	if (cli_load_policy(policy, NULL, NULL, false, &p))
 		return EXIT_FAIL;
 	cli_ctx_init(&ctx);
 	if (steer_apply(&ctx, argv[optind], &p, &res)) {

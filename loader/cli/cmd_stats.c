@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* stats: counters of the receiving CPUs and of the workers, as rates every
  * --interval seconds (like xdp-bench), or once: as tables of the counts
- * since the attach, as JSON, or in the Prometheus text format. */
+ * since the attach, as JSON, or in the Prometheus text format; or as JSON
+ * every --interval seconds, one document a line. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -89,7 +90,7 @@ static int stats_handle(int opt, const char *arg, void *ctx)
 		return 0;
 	case 'j':
 		return set_form(o, FORM_JSON, "--json");
-	case 'p':
+	case 'P':
 		return set_form(o, FORM_PROMETHEUS, "--prometheus");
 	case 't':
 		return set_form(o, FORM_TOTALS, "--totals");
@@ -111,19 +112,20 @@ static void pause_for(double seconds)
 
 int cmd_stats(int argc, char **argv)
 {
-	const char *usage = "xdp-steer stats IFACE [[--interval S] [--count N] | --totals | --json | --prometheus]\n"
+	const char *usage = "xdp-steer stats IFACE [[--interval S] [--count N] [--json] | --totals | --prometheus]\n"
 		"  Per-CPU rates every S seconds (default 1) until Ctrl-C or N reports;\n"
 		"  or the counters since the attach once: --totals as tables, --json as one\n"
-		"  JSON document, --prometheus in the Prometheus text format.\n"
-		"  Short options: -i S, -c N, -t, -j, -p.";
+		"  JSON document, --prometheus in the Prometheus text format. --json with\n"
+		"  --interval or --count: a document of the counters every S seconds, the\n"
+		"  first at once, one a line (JSON Lines).\n"
+		"  Short options: -i S, -c N, -t, -j.";
 	static const struct option longopts[] = {
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
-		{ "prometheus", no_argument, NULL, 'p' },
+		/* No letter: -p is --policy wherever it is taken. */
+		{ "prometheus", no_argument, NULL, 'P' },
 		{ "totals", no_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct stats_opts o = { .interval = 1 };
@@ -133,14 +135,14 @@ int cmd_stats(int argc, char **argv)
 	const char *ifname;
 	int ret;
 
-	ret = cmd_getopt(argc, argv, "i:c:jpt", longopts, usage, stats_handle, &o);
+	ret = cmd_getopt(argc, argv, "i:c:jt", longopts, usage, stats_handle, &o);
 	if (ret >= 0)
 		return ret;
 	if (cmd_args(argc, argv, 1, 1, usage) ||
 	    cmd_ifname(argv[optind], usage))
 		return EXIT_USAGE;
-	if (o.rate_opt && o.form != FORM_RATES) {
-		pr_err("%s goes with the rates, not with %s (which prints once)\n",
+	if (o.rate_opt && o.form != FORM_RATES && o.form != FORM_JSON) {
+		pr_err("%s goes with the rates or --json, not with %s (which prints once)\n",
 		       o.rate_opt, o.form_opt);
 		return cmd_usage_error(usage);
 	}
@@ -157,9 +159,26 @@ int cmd_stats(int argc, char **argv)
 		pr_err("%s: reading the counters failed\n", ifname);
 		goto out;
 	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	switch (o.form) {
 	case FORM_JSON:
-		print_stats_json(ifname, &a);
+		/* One document, or with --interval or --count a stream of
+		 * them, one a line (JSON Lines), the first at once. */
+		for (;;) {
+			print_stats_json(ifname, &a);
+			fflush(stdout);
+			if (!o.rate_opt || (o.count && !--o.count))
+				break;
+			pause_for(o.interval);
+			if (stop)
+				break;
+			if (steer_stats_read(src, &a)) {
+				pr_err("%s: reading the counters failed\n",
+				       ifname);
+				goto out;
+			}
+		}
 		ret = 0;
 		goto out;
 	case FORM_PROMETHEUS:
@@ -173,8 +192,6 @@ int cmd_stats(int argc, char **argv)
 	case FORM_RATES:
 		break;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 	while (!stop) {
 		pause_for(o.interval);
 		if (stop || steer_stats_read(src, &b))

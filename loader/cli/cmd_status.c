@@ -6,10 +6,14 @@
 #include <stdlib.h>
 
 #include "cli/cmd.h"
+#include "cli/json.h"
 #include "cli/log.h"
 #include "cli/print_status.h"
 
-static int status_one(const char *ifname, int json)
+/* Prints IFACE's status; in a JSON list of several, 'sep' goes before
+ * it. Returns 0, or EXIT_FAIL after saying why (then nothing is printed,
+ * and the list stays valid JSON). */
+static int status_one(const char *ifname, int json, const char *sep)
 {
 	struct steer_status *st = calloc(1, sizeof(*st));
 	struct steer_ctx ctx;
@@ -20,12 +24,14 @@ static int status_one(const char *ifname, int json)
 		return EXIT_FAIL;
 	}
 	cli_ctx_init(&ctx);
-	if (steer_status(&ctx, ifname, st))
+	if (steer_status(&ctx, ifname, st)) {
 		ret = cli_fail(&ctx);
-	else if (json)
+	} else if (json) {
+		fputs(sep, stdout);
 		print_status_json(st);
-	else
+	} else {
 		print_status_text(st);
+	}
 	free(st);
 	return ret;
 }
@@ -44,38 +50,62 @@ int cmd_status(int argc, char **argv)
 	const char *usage = "xdp-steer status [IFACE] [--json]\n"
 		"  What is attached, in which mode, the policy in force and health\n"
 		"  warnings; every interface with pins in this network namespace when\n"
-		"  IFACE is not given, and pins of namespaces that are gone.\n"
-		"  Short option: -j.";
+		"  IFACE is not given, and pins of namespaces that are gone. --json:\n"
+		"  one JSON document, IFACE's, or {\"interfaces\": [...],\n"
+		"  \"gone_netns_pins\": [...]} without IFACE. Short option: -j.";
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct steer_list l;
 	struct steer_ctx ctx;
-	int json = 0, ret, i;
+	int json = 0, ret, i, printed;
 
 	ret = cmd_getopt(argc, argv, "j", longopts, usage, flag_handle, &json);
 	if (ret >= 0)
 		return ret;
 	if (cmd_args(argc, argv, 0, 1, usage))
 		return EXIT_USAGE;
-	if (argc - optind == 1)
-		return cmd_ifname(argv[optind], usage) ? EXIT_USAGE :
-		       status_one(argv[optind], json);
+	if (argc - optind == 1) {
+		if (cmd_ifname(argv[optind], usage))
+			return EXIT_USAGE;
+		ret = status_one(argv[optind], json, "");
+		if (json && !ret)
+			printf("\n");
+		return ret;
+	}
 	cli_ctx_init(&ctx);
 	if (steer_list(&ctx, &l))
 		return cli_fail(&ctx);
 	ret = 0;
-	for (i = 0; i < l.n; i++)
-		ret |= status_one(l.ifnames[i], json);
-	if (!json)
+	/* Every interface in one document, as one line. */
+	if (json)
+		printf("{\"interfaces\": [");
+	for (i = 0, printed = 0; i < l.n; i++) {
+		if (status_one(l.ifnames[i], json, printed ? ", " : ""))
+			ret = EXIT_FAIL;
+		else
+			printed++;
+	}
+	if (json) {
+		printf("], \"gone_netns_pins\": [");
+		for (i = 0; i < l.ngone; i++) {
+			printf("%s", i ? ", " : "");
+			json_str(stdout, l.gone[i]);
+		}
+		printf("], \"earlier_layout_pins\": [");
+		for (i = 0; i < l.nearlier; i++) {
+			printf("%s", i ? ", " : "");
+			json_str(stdout, l.earlier[i]);
+		}
+		printf("]}\n");
+	} else {
 		print_status_gone(&l);
+	}
 	if (!l.n && !l.ngone && !l.nearlier && !json)
 		printf("xdp-steer is not attached to any interface in this network namespace\n");
 	steer_list_free(&l);
-	return ret ? EXIT_FAIL : 0;
+	return ret;
 }
 
 int cmd_pin_dir(int argc, char **argv)
@@ -86,8 +116,6 @@ int cmd_pin_dir(int argc, char **argv)
 		"  (root's, 0700) when it is missing.";
 	static const struct option longopts[] = {
 		{ "create", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct steer_ctx ctx;

@@ -26,8 +26,6 @@ int cmd_which(int argc, char **argv)
 		"  Short option: -j.";
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct steer_flow f;

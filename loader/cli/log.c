@@ -11,14 +11,19 @@ enum log_level log_threshold = LOG_INFO;
 static void log_vmsg(enum log_level level, const char *prefix,
 		     const char *fmt, va_list ap)
 {
-	FILE *out = level <= LOG_WARN ? stderr : stdout;
+	/* Only progress goes with the output; diagnostics, libbpf's and
+	 * libxdp's too (-v), never mix with it (stats --json). */
+	FILE *out = level == LOG_INFO ? stdout : stderr;
 
 	if (level > log_threshold)
 		return;
+	/* One prefix for every message of ours, whatever the command. */
 	if (level == LOG_ERROR)
-		fputs("xdp-steer: error: ", out);
+		fputs("xdp-steer: ", out);
 	else if (level == LOG_WARN)
 		fputs("xdp-steer: warning: ", out);
+	else if (level == LOG_NOTE)
+		fputs("xdp-steer: note: ", out);
 	if (prefix)
 		fputs(prefix, out);
 	vfprintf(out, fmt, ap);

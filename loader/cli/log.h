@@ -8,11 +8,14 @@
 #define XDP_STEER_LOG_H
 
 enum log_level {
-	LOG_ERROR,	/* always shown, "xdp-steer: error: ..." */
-	LOG_WARN,	/* always shown, "xdp-steer: warning: ..." */
-	LOG_INFO,	/* shown unless -q */
-	LOG_DEBUG,	/* -v */
-	LOG_TRACE,	/* -vv */
+	LOG_ERROR,	/* always shown, "xdp-steer: ..." on stderr */
+	LOG_WARN,	/* always shown, "xdp-steer: warning: ..." on stderr */
+	LOG_NOTE,	/* shown unless -q, "xdp-steer: note: ..." on stderr:
+			 * about how the command was given (a deprecated
+			 * spelling), never its output */
+	LOG_INFO,	/* shown unless -q, on stdout */
+	LOG_DEBUG,	/* -v, on stderr */
+	LOG_TRACE,	/* -vv, on stderr */
 };
 
 /* Messages up to this level are printed. */
@@ -26,6 +29,7 @@ void log_setup_libs(void);
 
 #define pr_err(...)	log_msg(LOG_ERROR, __VA_ARGS__)
 #define pr_warn(...)	log_msg(LOG_WARN, __VA_ARGS__)
+#define pr_note(...)	log_msg(LOG_NOTE, __VA_ARGS__)
 #define pr_info(...)	log_msg(LOG_INFO, __VA_ARGS__)
 #define pr_debug(...)	log_msg(LOG_DEBUG, __VA_ARGS__)
 

@@ -3,11 +3,13 @@
  * xdp-steer: software receive steering in XDP. The table of subcommands,
  * and the option handling and error printing they share.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include <bpf/libbpf.h>
 
@@ -28,12 +30,12 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *summary;
 } commands[] = {
-	{ "check", cmd_check, "check POLICY: validate a policy, print it normalized" },
+	{ "check", cmd_check, "check --policy POLICY [--cpus LIST]: validate a policy, print it normalized" },
 	{ "attach", cmd_attach, "attach IFACE --policy POLICY [--mode native|skb]: load, pin, apply" },
-	{ "apply", cmd_apply, "apply IFACE POLICY: swap in a policy atomically" },
+	{ "apply", cmd_apply, "apply IFACE --policy POLICY: swap in a policy atomically" },
 	{ "detach", cmd_detach, "detach IFACE | --stale: unload and remove the pins" },
 	{ "status", cmd_status, "status [IFACE] [--json]: what runs where, with health warnings" },
-	{ "stats", cmd_stats, "stats IFACE [[--interval S] [--count N] | --totals | --json | --prometheus]: counters and rates" },
+	{ "stats", cmd_stats, "stats IFACE [[--interval S] [--count N] [--json] | --totals | --prometheus]: counters and rates" },
 	{ "which", cmd_which, "which IFACE PROTO SRC[:PORT] DST[:PORT] [--json]: the CPU a flow goes to now, and why" },
 	{ "balance", cmd_balance, "balance IFACE [--once] [--dry-run] [--json]: move buckets so load follows the weights" },
 	{ "pin-dir", cmd_pin_dir, "pin-dir IFACE [--create]: where IFACE's maps are pinned here (for xdp-loader -p)" },
@@ -51,15 +53,58 @@ static void usage(FILE *out)
 		fprintf(out, "  %s\n", commands[i].summary);
 	fprintf(out, "\noptions (before the command):\n"
 		"  -v, --verbose  libbpf/libxdp warnings (-vv: their debug output)\n"
-		"  -q             only warnings and errors\n"
+		"  -q, --quiet    only warnings and errors ('check': only its errors)\n"
 		"  -h, --help     this help ('xdp-steer help COMMAND' for a command's options)\n"
-		"  -V, --version  the version of xdp-steer and of libbpf\n");
+		"  -V, --version  the versions of xdp-steer, libbpf and libxdp, and what the kernel offers\n");
 }
 
+#ifndef LIBBPF_BUILD_VERSION
+#define LIBBPF_BUILD_VERSION ""
+#endif
+#ifndef LIBXDP_BUILD_VERSION
+#define LIBXDP_BUILD_VERSION ""
+#endif
+
+/* "yes", "no", or why it is not known. */
+static const char *feature_word(int r)
+{
+	if (r > 0)
+		return "yes";
+	if (!r)
+		return "no";
+	return r == -EPERM ? "unknown (needs root)" : "unknown";
+}
+
+/* The version, the libraries it runs with and what the kernel offers:
+ * the kernel's answers decide how attach goes (dispatcher or alone). */
 static int version(void)
 {
-	printf("xdp-steer %s\nusing libbpf %s\n", XDP_STEER_VERSION,
-	       libbpf_version_string());
+	struct steer_features f;
+	struct steer_ctx ctx;
+	struct utsname u;
+
+	printf("xdp-steer %s\n", XDP_STEER_VERSION);
+	printf("using libbpf %s%s%s%s\n", libbpf_version_string(),
+	       *LIBBPF_BUILD_VERSION ? " (built against " : "",
+	       LIBBPF_BUILD_VERSION, *LIBBPF_BUILD_VERSION ? ")" : "");
+	cli_ctx_init(&ctx);
+	steer_features(&ctx, &f);
+	/* libxdp tells no version: the file it runs from (its name has the
+	 * ABI version) and the release built against. */
+	printf("using libxdp %s", *f.libxdp_file ? f.libxdp_file : "");
+	if (*LIBXDP_BUILD_VERSION)
+		printf("%s(built against %s)", *f.libxdp_file ? " " : "",
+		       LIBXDP_BUILD_VERSION);
+	printf("\n");
+	printf("kernel %s\n", uname(&u) ? "unknown" : u.release);
+	printf("  libxdp's dispatcher (xdp-steer beside other XDP programs): %s%s%s\n",
+	       feature_word(f.dispatcher),
+	       f.dispatcher_why[0] && f.dispatcher != -EPERM ? ": " : "",
+	       f.dispatcher != -EPERM ? f.dispatcher_why : "");
+	printf("  XDP frags (multi-buffer programs): %s\n",
+	       feature_word(f.xdp_frags));
+	printf("  network namespace cookie (SO_NETNS_COOKIE): %s\n",
+	       feature_word(f.netns_cookie));
 	return 0;
 }
 
@@ -70,7 +115,7 @@ static int find_command(const char *name)
 	for (i = 0; i < ARRAY_LEN(commands); i++)
 		if (!strcmp(name, commands[i].name))
 			return i;
-	fprintf(stderr, "xdp-steer: unknown command '%s'\n", name);
+	pr_err("unknown command '%s'\n", name);
 	usage(stderr);
 	return -1;
 }
@@ -104,17 +149,60 @@ static int help(int argc, char **argv)
 	return commands[i].fn(2, cmd_argv);
 }
 
+/* The options every command takes, after its own. */
+static const struct option common_longopts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+};
+
+/* Says what getopt refused, with our one prefix: getopt's own messages
+ * (opterr, cleared in main) would start with argv[0], the command's name
+ * or the binary's path. 'opt' is getopt's return, ':' for a missing value
+ * (the option strings start with ':'), '?' otherwise; 'before' is optind
+ * before the call. A long option is read whole, so optind moved past it;
+ * a short one may leave optind on its group ("-jx"), and then optopt
+ * alone says which it is. */
+static void opt_error(int opt, char **argv, int before)
+{
+	const char *word = optind > before && optind >= 1 ? argv[optind - 1] : "";
+	int len = (int)strcspn(word, "=");
+
+	if (strncmp(word, "--", 2) || !word[2])
+		pr_err(opt == ':' ? "option '-%c' needs a value\n" :
+		       "unknown option '-%c'\n", optopt);
+	else if (opt == ':')
+		pr_err("option '%.*s' needs a value\n", len, word);
+	else if (optopt)
+		pr_err("option '%.*s' takes no value\n", len, word);
+	else
+		pr_err("unknown option '%.*s'\n", len, word);
+}
+
 int cmd_getopt(int argc, char **argv, const char *shortopts,
 	       const struct option *longopts, const char *usage_text,
 	       int (*handle)(int opt, const char *arg, void *ctx), void *ctx)
 {
+	struct option opts_all[24];
+	size_t n = 0, i;
 	char opts[64];
-	int opt;
+	int opt, before;
 
-	snprintf(opts, sizeof(opts), "hvq%s", shortopts);
+	while (longopts[n].name && n < ARRAY_LEN(opts_all) - ARRAY_LEN(common_longopts) - 1) {
+		opts_all[n] = longopts[n];
+		n++;
+	}
+	for (i = 0; i < ARRAY_LEN(common_longopts); i++)
+		opts_all[n++] = common_longopts[i];
+	memset(&opts_all[n], 0, sizeof(opts_all[n]));
+	snprintf(opts, sizeof(opts), ":hvq%s", shortopts);
 	/* 0, not 1: glibc then forgets the "+" of the global parse. */
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, opts, longopts, NULL)) != -1) {
+	for (;;) {
+		before = optind;
+		opt = getopt_long(argc, argv, opts, opts_all, NULL);
+		if (opt == -1)
+			break;
 		switch (opt) {
 		case 'h':
 			printf("usage: %s\n", usage_text);
@@ -127,6 +215,8 @@ int cmd_getopt(int argc, char **argv, const char *shortopts,
 			log_threshold = LOG_WARN;
 			break;
 		case '?':
+		case ':':
+			opt_error(opt, argv, before);
 			return cmd_usage_error(usage_text);
 		default:
 			if (handle(opt, optarg, ctx))
@@ -223,13 +313,26 @@ int cli_fail(const struct steer_ctx *ctx)
 	return EXIT_FAIL;
 }
 
-int cli_load_policy(const char *path, struct steer_policy *p)
+int cli_load_policy(const char *path, const struct cpu_set *cpus,
+		    const char *cpus_name, bool errors_only,
+		    struct steer_policy *p)
 {
+	char buf[1024];
 	struct diags d;
-	int err;
+	int err, i;
 
-	err = policy_parse_file(path, NULL, p, &d);
-	diags_print(stderr, &d);
+	err = policy_parse_file_on(path, cpus, cpus_name, p, &d);
+	if (!errors_only) {
+		diags_print(stderr, &d);
+	} else {
+		for (i = 0; i < d.n; i++)
+			if (d.v[i].level == DIAG_ERROR)
+				fprintf(stderr, "%s\n",
+					diag_format(&d, i, buf, sizeof(buf)));
+		if (d.ndropped && d.nerrors)
+			fprintf(stderr, "%s: %d error%s in all\n", d.name,
+				d.nerrors, d.nerrors == 1 ? "" : "s");
+	}
 	diags_free(&d);
 	if (err) {
 		policy_free(p);
@@ -244,13 +347,20 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt, i;
+	int opt, i, before;
 
+	/* Every message about an option is ours (opt_error()). */
+	opterr = 0;
 	/* Global options before the command; "+" stops at the command, whose
 	 * own options cmd_getopt() parses. */
-	while ((opt = getopt_long(argc, argv, "+vqhV", longopts, NULL)) != -1) {
+	for (;;) {
+		before = optind;
+		opt = getopt_long(argc, argv, "+:vqhV", longopts, NULL);
+		if (opt == -1)
+			break;
 		if (opt == 'v' && log_threshold < LOG_TRACE)
 			log_threshold++;
 		else if (opt == 'q')
@@ -259,13 +369,16 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else if (opt == 'V') {
+			log_setup_libs();
 			return version();
 		} else if (opt != 'v') {
+			opt_error(opt, argv, before);
 			usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
+		pr_err("a command is missing\n");
 		usage(stderr);
 		return EXIT_USAGE;
 	}

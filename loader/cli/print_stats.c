@@ -2,6 +2,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/json.h"
 #include "cli/print_stats.h"
@@ -64,12 +65,15 @@ static double total_load(const struct steer_sample *s)
 void print_stats_json(const char *ifname, const struct steer_sample *s)
 {
 	struct steer_worker_view v;
+	struct timespec now;
 	size_t i;
 	int c, first;
 
+	clock_gettime(CLOCK_REALTIME, &now);
 	printf("{\"ifname\": ");
 	json_str(stdout, ifname);
-	printf(", \"totals\": {");
+	printf(", \"time\": %.3f, \"totals\": {",
+	       now.tv_sec + now.tv_nsec / 1e9);
 	for (i = 0; i < NFIELDS; i++)
 		printf("%s\"%s\": %llu", i ? ", " : "", fields[i].name,
 		       (unsigned long long)field(&s->total, i));

@@ -7,6 +7,7 @@
 
 #include "lib/steer.h"
 
+/* One line: a JSON document with the time it was printed (Unix seconds). */
 void print_stats_json(const char *ifname, const struct steer_sample *s);
 void print_stats_rates(const char *ifname, const struct steer_sample *a,
 		       const struct steer_sample *b);

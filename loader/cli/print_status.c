@@ -198,7 +198,7 @@ void print_status_json(const struct steer_status *st)
 		printf("%s", i ? ", " : "");
 		json_str(stdout, st->health.msg[i]);
 	}
-	printf("]}\n");
+	printf("]}");
 }
 
 void print_status_gone(const struct steer_list *l)

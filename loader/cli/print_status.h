@@ -6,6 +6,8 @@
 #include "lib/steer.h"
 
 void print_status_text(const struct steer_status *st);
+/* One JSON object, without a newline: the caller ends the document (or
+ * puts it in a list). */
 void print_status_json(const struct steer_status *st);
 /* Pin directories of namespaces that are gone (status without IFACE). */
 void print_status_gone(const struct steer_list *l);

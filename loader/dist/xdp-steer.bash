@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # bash completion for xdp-steer: commands, each command's options,
 # interface names (from /sys/class/net) where an IFACE goes, policy files
-# (*.yaml, *.yml, and directories to reach them) for --policy and apply's
-# POLICY, the values of --mode. Installed as
+# (*.yaml, *.yml, and directories to reach them) for --policy (and for
+# the policy argument of the old spelling of check and apply), the values
+# of --mode. Installed as
 # share/bash-completion/completions/xdp-steer; needs nothing from the
 # bash-completion package, which only loads it.
 #
@@ -10,12 +11,14 @@
 # and each `xdp-steer COMMAND --help` by tests/unit/test_install.sh.
 
 _xdp_steer_commands="check attach apply detach status stats which balance pin-dir help"
-_xdp_steer_global_opts="-v --verbose -q -h --help -V --version"
+_xdp_steer_global_opts="-v --verbose -q --quiet -h --help -V --version"
 
 # _xdp_steer_opts COMMAND: the options COMMAND takes.
 _xdp_steer_opts() {
 	case $1 in
+	check)		echo "--policy --cpus" ;;
 	attach)		echo "--policy --mode" ;;
+	apply)		echo "--policy" ;;
 	detach)		echo "--stale" ;;
 	status)		echo "--json" ;;
 	stats)		echo "--interval --count --totals --json --prometheus" ;;
@@ -24,16 +27,15 @@ _xdp_steer_opts() {
 	pin-dir)	echo "--create" ;;
 	help)		echo "--help"; return ;;
 	esac
-	echo "--help --verbose"
+	echo "--help --verbose --quiet"
 }
 
 # _xdp_steer_takes_arg COMMAND OPTION: true when OPTION consumes the next
-# word. Short letters mean different things to different commands: -p is
-# attach's --policy but stats' --prometheus.
+# word. A letter means one thing in every command that takes it.
 _xdp_steer_takes_arg() {
 	case $1:$2 in
-	*:--policy|*:--mode|*:--interval|*:--count) return 0 ;;
-	attach:-p|attach:-m|stats:-i|stats:-c) return 0 ;;
+	*:--policy|*:--mode|*:--interval|*:--count|*:--cpus) return 0 ;;
+	check:-p|attach:-p|apply:-p|attach:-m|stats:-i|stats:-c) return 0 ;;
 	esac
 	return 1
 }

@@ -101,7 +101,7 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 			err = -EEXIST;
 			goto out;
 		}
-		err = lib_fail(ctx, -EEXIST, "%s: xdp-steer is already attached (program %u); change its policy with 'xdp-steer apply %s POLICY'",
+		err = lib_fail(ctx, -EEXIST, "%s: xdp-steer is already attached (program %u); change its policy with 'xdp-steer apply %s --policy POLICY'",
 			       ifname, res->at.prog_id, ifname);
 		goto out;
 	}

@@ -303,4 +303,22 @@ int steer_balance(struct steer_ctx *ctx, const char *ifname,
 				   const struct steer_balance_round *r),
 		  void *arg, const volatile sig_atomic_t *stop);
 
+/* ---- features --------------------------------------------------------------- */
+
+/* What this machine offers xdp-steer (kernel/features.h). Each probe's
+ * result: 1 yes, 0 no, a negative errno when it could not tell (-EPERM:
+ * it needs root). */
+struct steer_features {
+	int dispatcher;		/* libxdp's dispatcher takes xdp_steer */
+	char dispatcher_why[256]; /* why not, or why unknown */
+	int xdp_frags;		/* BPF_F_XDP_HAS_FRAGS */
+	int netns_cookie;	/* SO_NETNS_COOKIE */
+	__u64 cookie;		/* this network namespace's */
+	char libxdp_file[PATH_MAX]; /* "" when unknown */
+};
+
+/* Runs the probes: fast, attaches nothing to any interface, leaves
+ * nothing behind, takes no lock. Returns 0. */
+int steer_features(struct steer_ctx *ctx, struct steer_features *f);
+
 #endif /* XDP_STEER_LIB_H */

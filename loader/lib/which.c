@@ -149,7 +149,7 @@ int steer_which_flow(struct steer_ctx *ctx, const char *ifname,
 	table = calloc(STEER_TABLE_MAX, sizeof(*table));
 	err = table ? slots_read_active(&m, &ctl, &s, table) : -ENOMEM;
 	if (err == -ENOENT)
-		lib_fail(ctx, err, "%s: no policy applied; 'xdp-steer apply %s FILE' first",
+		lib_fail(ctx, err, "%s: no policy applied; 'xdp-steer apply %s --policy POLICY' first",
 			 ifname, ifname);
 	else if (err)
 		lib_fail(ctx, err, "%s: reading the policy in force failed: %s",

@@ -57,7 +57,7 @@ int health_check(const struct health_input *in, struct health *h)
 	else if (!in->uses_pins)
 		health_add(h, "the attached xdp_steer program does not use the pinned maps: policy changes have no effect; detach and attach again");
 	if (!in->table_size)
-		health_add(h, "no policy applied: every frame passes on the receiving CPU; 'xdp-steer apply %s POLICY'",
+		health_add(h, "no policy applied: every frame passes on the receiving CPU; 'xdp-steer apply %s --policy POLICY'",
 			   ifname);
 	if (in->online) {
 		workers_vs(in->buckets, in->online, false, &cpus);

@@ -73,6 +73,12 @@ static int check_cpus(struct pctx *c, const yaml_node_t *n, long long lo,
 	if (!cpuset_count(&off))
 		return 0;
 	cpuset_format(&off, miss, sizeof(miss));
+	if (c->online_name) {
+		ERR(c, n, "%s %s %s not in %s",
+		    cpuset_count(&off) > 1 ? "cpus" : "cpu", miss,
+		    cpuset_count(&off) > 1 ? "are" : "is", c->online_name);
+		return -EINVAL;
+	}
 	cpuset_format(c->online, have, sizeof(have));
 	ERR(c, n, "%s %s %s not online (online: %s)",
 	    cpuset_count(&off) > 1 ? "cpus" : "cpu", miss,
@@ -472,7 +478,8 @@ static int get_policy(struct pctx *c, const yaml_node_t *root)
 		if (e)
 			err = e;
 	} else if (!cpuset_count(c->online)) {
-		diag_add(c->d, DIAG_ERROR, 0, 0, "no online CPUs to default 'cpus' to");
+		diag_add(c->d, DIAG_ERROR, 0, 0, "no %s CPUs to default 'cpus' to",
+			 c->online_name ? c->online_name : "online");
 		err = -EINVAL;
 	} else {
 		e = cpus_from_set(c->online, &p->cpus);
@@ -603,6 +610,14 @@ int policy_parse_string(const char *text, size_t len, const char *name,
 			const struct cpu_set *online, struct steer_policy *p,
 			struct diags *d)
 {
+	return policy_parse_string_on(text, len, name, online, NULL, p, d);
+}
+
+int policy_parse_string_on(const char *text, size_t len, const char *name,
+			   const struct cpu_set *online,
+			   const char *online_name, struct steer_policy *p,
+			   struct diags *d)
+{
 	struct cpu_set sys_online;
 	yaml_document_t doc, extra;
 	yaml_node_t *root, *next;
@@ -642,7 +657,9 @@ int policy_parse_string(const char *text, size_t len, const char *name,
 		err = -EINVAL;
 		goto out_doc;
 	}
-	c = (struct pctx){ .doc = &doc, .d = d, .online = online, .p = p };
+	c = (struct pctx){ .doc = &doc, .d = d, .online = online,
+			   .online_name = online ? online_name : NULL,
+			   .p = p };
 	err = get_policy(&c, root);
 
 	if (!yaml_parser_load(&yp, &extra)) {
@@ -690,6 +707,13 @@ static int file_error(const char *path, struct steer_policy *p,
 
 int policy_parse_file(const char *path, const struct cpu_set *online,
 		      struct steer_policy *p, struct diags *d)
+{
+	return policy_parse_file_on(path, online, NULL, p, d);
+}
+
+int policy_parse_file_on(const char *path, const struct cpu_set *online,
+			 const char *online_name, struct steer_policy *p,
+			 struct diags *d)
 {
 	struct stat st;
 	char *text;
@@ -754,7 +778,8 @@ int policy_parse_file(const char *path, const struct cpu_set *online,
 				  "is more than %d bytes (1 MiB), the most a policy may be",
 				  POLICY_FILE_MAX);
 	}
-	err = policy_parse_string(text, len, path, online, p, d);
+	err = policy_parse_string_on(text, len, path, online, online_name, p,
+				     d);
 	free(text);
 	return err;
 }

@@ -202,6 +202,16 @@ int policy_parse_string(const char *text, size_t len, const char *name,
 			struct diags *d);
 int policy_parse_file(const char *path, const struct cpu_set *online,
 		      struct steer_policy *p, struct diags *d);
+/* The same against another machine's CPUs ('check --cpus'): 'online' is
+ * that set and 'online_name' what messages call it, "cpu 99 is not in
+ * ONLINE_NAME" where they would say "is not online (online: 0-1)". */
+int policy_parse_string_on(const char *text, size_t len, const char *name,
+			   const struct cpu_set *online,
+			   const char *online_name, struct steer_policy *p,
+			   struct diags *d);
+int policy_parse_file_on(const char *path, const struct cpu_set *online,
+			 const char *online_name, struct steer_policy *p,
+			 struct diags *d);
 void policy_free(struct steer_policy *p);
 
 /* Prints the policy as canonical YAML with every default written out, CPU

@@ -16,6 +16,8 @@ struct pctx {
 	yaml_document_t *doc;
 	struct diags *d;
 	const struct cpu_set *online;
+	const char *online_name;	/* what messages call them: NULL for
+					 * "online", else "--cpus 0-63" */
 	struct steer_policy *p;
 	long long rule_cpus;	/* rule_cpus entries used by CPU-set rules;
 				 * up to 16384 rules x 256 CPUs x weight 1000,

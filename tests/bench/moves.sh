@@ -73,7 +73,7 @@ for rate in $RATES; do
 		watch=$!
 		until grep -q ready "$E2E_TMP/watch" 2>/dev/null; do sleep 0.01; done
 		t0=$(date +%s%N)
-		in_b "$XDP_STEER" -q apply "$IF_B" "$pol" || echo "apply failed" >&2
+		in_b "$XDP_STEER" -q apply "$IF_B" --policy "$pol" || echo "apply failed" >&2
 		t1=$(date +%s%N)
 		wait "$watch"
 		line=$(tail -n 1 "$E2E_TMP/watch")

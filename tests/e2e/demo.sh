@@ -34,8 +34,8 @@ echo "sender:   $NS_A, $IF_A ($IP_A, $IP6_A)"
 echo "receiver: $NS_B, $IF_B ($IP_B, $IP6_B), steered by xdp-steer"
 echo "online CPUs: $(cat /sys/devices/system/cpu/online)"
 
-say "The policy: xdp-steer check $(basename "$POLICY")"
-"$XDP_STEER" check "$POLICY" || die "the policy does not check"
+say "The policy: xdp-steer check --policy $(basename "$POLICY")"
+"$XDP_STEER" check --policy "$POLICY" || die "the policy does not check"
 
 say "xdp-steer attach $IF_B --policy $(basename "$POLICY")"
 in_b "$XDP_STEER" attach "$IF_B" --policy "$POLICY" ||

@@ -228,13 +228,13 @@ PY
 }
 before=$(table_dump)
 check "an apply of the same policy changes nothing" \
-	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER apply $IF_B $T/p.yaml | grep -q 'policy unchanged'"
+	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER apply $IF_B --policy $T/p.yaml | grep -q 'policy unchanged'"
 policy "$T/edited.yaml" "balance: {interval: $INTERVAL, tolerance: 12, max_moves: 16}"
 check "an edited policy with the same workers and weights applies" \
-	xs apply "$IF_B" "$T/edited.yaml"
+	xs apply "$IF_B" --policy "$T/edited.yaml"
 check "and keeps the balanced table bucket for bucket" test "$(table_dump)" = "$before"
 policy "$T/off.yaml" "balance: off"
-check "balance: off applies" xs apply "$IF_B" "$T/off.yaml"
+check "balance: off applies" xs apply "$IF_B" --policy "$T/off.yaml"
 check "and puts each CPU back to its bucket count" \
 	json_holds "$(xs status "$IF_B" --json)" "max(w['buckets'] for w in d['policy']['workers']) - min(w['buckets'] for w in d['policy']['workers']) <= 1"
 OFF_T=$(now)

@@ -242,7 +242,7 @@ APPLIES_FAILED=0
 apply() {
 	local t0
 	t0=$(now_us)
-	if ! xs -q apply "$IF_B" "$T/$1.yaml" >"$T/apply.out" 2>&1; then
+	if ! xs -q apply "$IF_B" --policy "$T/$1.yaml" >"$T/apply.out" 2>&1; then
 		APPLIES_FAILED=$((APPLIES_FAILED + 1))
 		[ "$APPLIES_FAILED" -le 3 ] && sed 's/^/  apply: /' "$T/apply.out"
 	fi

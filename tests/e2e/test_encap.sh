@@ -134,7 +134,7 @@ check "stats: the text output has the tunnels line" \
 	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER stats $IF_B --totals | grep -q '^ *tunnels .*gre'"
 
 # Not looked through: every GRE flow is the one outer flow.
-if in_b "$XDP_STEER" -q apply "$IF_B" "$E2E_TMP/nodecap.yaml" && observer_start --drop; then
+if in_b "$XDP_STEER" -q apply "$IF_B" --policy "$E2E_TMP/nodecap.yaml" && observer_start --drop; then
 	gen_run --rate "$RATE" --count $((FLOWS * 5)) --group "udp4:$FLOWS,encap=gre" ||
 		fail "decap none: the generator sends its frames"
 	observer_stop
@@ -145,7 +145,7 @@ if in_b "$XDP_STEER" -q apply "$IF_B" "$E2E_TMP/nodecap.yaml" && observer_start 
 else
 	fail "decap: none: apply and observer"
 fi
-in_b "$XDP_STEER" -q apply "$IF_B" "$E2E_TMP/weighted.yaml" ||
+in_b "$XDP_STEER" -q apply "$IF_B" --policy "$E2E_TMP/weighted.yaml" ||
 	fail "xdp-steer apply back to the weighted policy"
 
 # ---- 2. the kernel's own tunnel devices --------------------------------------

@@ -231,7 +231,7 @@ gen_start "${FLOWS[@]}" --rate "$RATE" --duration 0
 declare -A EXPECT CPUMAP
 # record POLICY: applies it normally; EXPECT and CPUMAP say what it left.
 record() {
-	timeout 30 nsenter --net=/run/netns/"$NS_B" "$XDP_STEER" -q apply "$IF_B" "$T/$1.yaml" ||
+	timeout 30 nsenter --net=/run/netns/"$NS_B" "$XDP_STEER" -q apply "$IF_B" --policy "$T/$1.yaml" ||
 		{ echo "apply of $1 failed"; return 1; }
 	read_state || { echo "reading the maps failed: $S"; return 1; }
 	EXPECT[$1]=$SLOT
@@ -268,7 +268,7 @@ durations=()
 for i in $(seq 9); do
 	p=${POLICIES[$((i % 3))]}
 	t0=$(now_us)
-	nsenter --net=/run/netns/"$NS_B" "$XDP_STEER" -q apply "$IF_B" "$T/$p.yaml" &
+	nsenter --net=/run/netns/"$NS_B" "$XDP_STEER" -q apply "$IF_B" --policy "$T/$p.yaml" &
 	APPLY_PID=$!
 	wait "$APPLY_PID" || fail "timed apply of policy $p"
 	APPLY_PID=
@@ -312,7 +312,7 @@ note() {
 kill_one() {
 	local rc pend band=$((delay_us * 5 / D_US))
 	[ "$band" -gt 5 ] && band=5
-	nsenter --net=/run/netns/"$NS_B" "$XDP_STEER" apply "$IF_B" "$T/$target.yaml" \
+	nsenter --net=/run/netns/"$NS_B" "$XDP_STEER" apply "$IF_B" --policy "$T/$target.yaml" \
 		>"$T/apply.out" 2>&1 &
 	APPLY_PID=$!
 	[ "$delay_us" -gt 0 ] &&
@@ -376,7 +376,7 @@ complete_one() {
 		same_policy=$((same_policy + 1))
 	fi
 	completed=$((completed + 1))
-	if ! timeout 30 nsenter --net=/run/netns/"$NS_B" "$XDP_STEER" apply "$IF_B" \
+	if ! timeout 30 nsenter --net=/run/netns/"$NS_B" "$XDP_STEER" apply "$IF_B" --policy \
 		"$T/$target.yaml" >"$T/apply.out" 2>&1; then
 		completed_failed=$((completed_failed + 1))
 		note complete "the apply after the kills failed: $(head -3 "$T/apply.out")"
@@ -476,7 +476,7 @@ check "no frame was sent to a CPU without its cpumap entry (passed_no_target +0)
 
 # ---- still working ---------------------------------------------------------------
 
-if xs -q apply "$IF_B" "$T/A.yaml" && observer_start --drop; then
+if xs -q apply "$IF_B" --policy "$T/A.yaml" && observer_start --drop; then
 	gen_run "${FLOWS[@]}" --rate "$RATE" --count $((NFLOWS * 20)) ||
 		fail "last run: the generator sends its frames"
 	observer_stop || fail "last run: the observer reports"

@@ -144,7 +144,7 @@ check "the refused attach left the program and policy A alone" \
 
 # ---- apply, re-apply ----------------------------------------------------------
 
-check "applying policy B succeeds" run_rc 0 xs apply "$IF_B" "$T/p_b.yaml"
+check "applying policy B succeeds" run_rc 0 xs apply "$IF_B" --policy "$T/p_b.yaml"
 check "apply says generation 2" out_has "policy applied \(generation 2,"
 S_B=$(state)
 check "the generation went up by one and the other slot became active" \
@@ -159,7 +159,7 @@ check "status --json agrees with the maps about policy B" \
 	status_json "d['policy']['generation'] == 2 and d['policy']['exact_rules'] == 1 and
 		     d['policy']['prefix_rules'] == 1 and d['policy']['queue_size'] == 512 and
 		     d['policy']['workers'] == [{'cpu': 0, 'buckets': 48}, {'cpu': 1, 'buckets': 16}]"
-check "re-applying the same policy succeeds" run_rc 0 xs apply "$IF_B" "$T/p_b.yaml"
+check "re-applying the same policy succeeds" run_rc 0 xs apply "$IF_B" --policy "$T/p_b.yaml"
 check "re-applying says the policy is unchanged" out_has "policy unchanged \(generation 2\)"
 check "re-applying changes nothing in the maps (slot, generation, table, rules, cpumap)" \
 	expect_eq "$(state)" "$S_B"
@@ -167,15 +167,15 @@ check "re-applying changes nothing in the maps (slot, generation, table, rules, 
 # ---- broken policies -------------------------------------------------------------
 
 check "a policy with a YAML syntax error is refused with exit 1" \
-	run_rc 1 xs apply "$IF_B" "$T/broken_syntax.yaml"
+	run_rc 1 xs apply "$IF_B" --policy "$T/broken_syntax.yaml"
 check "the syntax error is reported as file:line:col" \
 	out_has "broken_syntax\.yaml:3:[0-9]+: invalid YAML"
 check "a policy naming an offline CPU (99) is refused with exit 1" \
-	run_rc 1 xs apply "$IF_B" "$T/broken_cpu.yaml"
+	run_rc 1 xs apply "$IF_B" --policy "$T/broken_cpu.yaml"
 check "the offline CPU is reported at its place" \
 	out_has "broken_cpu\.yaml:2:11: cpu 99 is not online"
 check "a missing policy file is refused with exit 1" \
-	run_rc 1 xs apply "$IF_B" "$T/no-such-policy.yaml"
+	run_rc 1 xs apply "$IF_B" --policy "$T/no-such-policy.yaml"
 check "after the broken policies policy B is still in force, bucket for bucket (maps)" \
 	expect_eq "$(state)" "$S_B"
 
@@ -222,7 +222,7 @@ check "stats --json names every counter of steer_stats" \
 			       'drain_held', 'moves_done', 'moves_idle', 'moves_timeout', 'unstamped',
 			       'rxq_moves', 'encap_pppoe', 'encap_mpls', 'encap_gre', 'encap_ipip',
 			       'encap_vxlan', 'encap_geneve', 'encap_gtpu', 'encap_esp',
-			       'encap_malformed', 'passed_local_bytes'] + outcomes)"
+			       'encap_malformed', 'passed_local_bytes', 'parsed_partial', 'key_id_fallback'] + outcomes)"
 check "stats --json counted exactly the 201 datagrams sent, ARP aside" \
 	stats_json "t['rx_packets'] - t['passed_nonip'] == 201"
 check "every frame was counted in exactly one outcome" \
@@ -238,6 +238,44 @@ check "the workers dequeued what was queued to them" \
 		    sum(w['queued_packets'] for w in d['workers']) == t['redirected'] + t['passed_local']"
 check "steer_stats dumps with its field names (BTF), as bpftool shows it" \
 	bash -c "bpftool map dump pinned $PIN/steer_stats | grep -q '\"passed_no_target\": 0'"
+
+# JSON: one document on one line, or a stream of them, one a line (JSON
+# Lines), for --interval or --count.
+# json_lines FILE N PYTHON-EXPR: FILE is N lines, each a JSON document,
+# and the expression holds over them (ds, the list; d, the first).
+json_lines() {
+	python3 -c 'import json, sys
+lines = open(sys.argv[1]).read().split("\n")
+if lines[-1] != "" or len(lines) - 1 != int(sys.argv[2]):
+    sys.exit("%d lines, expected %s:\n%s" % (len(lines) - 1, sys.argv[2], "\n".join(lines)[:1500]))
+ds = [json.loads(l) for l in lines[:-1]]
+d = ds[0]
+ok = eval("(" + sys.argv[3] + ")")
+if not ok:
+    print("\n".join(lines)[:1500])
+sys.exit(0 if ok else 1)' "$@"
+}
+check "stats --json is one document on one line" \
+	json_lines "$T/stats.json" 1 "d['ifname'] == '$IF_B' and d['time'] > 1.7e9"
+xs stats "$IF_B" --json --interval 0.2 --count 3 >"$T/stream.json" 2>"$T/stream.err"
+check "stats --json --interval 0.2 --count 3 is 3 lines, each a document of the counters" \
+	json_lines "$T/stream.json" 3 "all(x['ifname'] == '$IF_B' and x['totals']['rx_packets'] >= 202 for x in ds)"
+check "  0.2 s apart, the first at once" \
+	json_lines "$T/stream.json" 3 "all(0.15 < b['time'] - a['time'] < 1.5 for a, b in zip(ds, ds[1:]))"
+check "  and nothing on stderr" test ! -s "$T/stream.err"
+xs stats "$IF_B" -j -c 2 -i 0.1 >"$T/stream.json"
+check "stats -j -c 2 -i 0.1 (the letters) is 2 lines" \
+	json_lines "$T/stream.json" 2 "ds[1]['time'] > ds[0]['time']"
+xs status --json >"$T/all.json"
+xs status "$IF_B" --json >"$T/one.json"
+check "status --json without IFACE is one document on one line, every interface in it" \
+	json_lines "$T/all.json" 1 "[i['ifname'] for i in d['interfaces']] == ['$IF_B'] and isinstance(d['gone_netns_pins'], list)"
+check "  each as status IFACE --json has it" \
+	json_lines "$T/all.json" 1 "{k: v for k, v in d['interfaces'][0].items() if k != 'policy'} ==
+		{k: v for k, v in json.load(open('$T/one.json')).items() if k != 'policy'}"
+check "status IFACE --json is one document on one line" \
+	json_lines "$T/one.json" 1 "d['ifname'] == '$IF_B'"
+
 # Every redirect calls the cpumap's own redirect: a call site that sees
 # two maps (clang merging the two banks' calls) makes the verifier fall
 # back to the generic helper, an indirect call (25-30 ns a frame more
@@ -257,7 +295,7 @@ check "the stats table has per-CPU, total and worker rows" \
 
 # ---- CPUs that leave, the lock, concurrent applies ---------------------------------
 
-check "applying policy C (CPU 1 only) succeeds" run_rc 0 xs apply "$IF_B" "$T/p_c.yaml"
+check "applying policy C (CPU 1 only) succeeds" run_rc 0 xs apply "$IF_B" --policy "$T/p_c.yaml"
 # Policy B's queue size put it in cpumap bank 1; C's default size goes
 # back to bank 0: CPU 1 added there, both of B's entries retired.
 check "apply reports CPU 1 added in the other bank and B's two entries removed" \
@@ -274,7 +312,7 @@ locker=$!
 sleep 0.3
 start=$(date +%s%N)
 check "apply waits for the interface lock held by another process" \
-	run_rc 0 xs apply "$IF_B" "$T/p_a.yaml"
+	run_rc 0 xs apply "$IF_B" --policy "$T/p_a.yaml"
 waited=$((($(date +%s%N) - start) / 1000000))
 wait $locker
 check "apply said it was waiting for another xdp-steer" out_has "waiting for another xdp-steer"
@@ -297,9 +335,9 @@ S_A2=$(state)
 concurrent_round() {
 	local gen0 g s t c
 	gen0=$(field gen)
-	xs apply "$IF_B" "$T/p_a.yaml" >"$T/c1" 2>&1 &
+	xs apply "$IF_B" --policy "$T/p_a.yaml" >"$T/c1" 2>&1 &
 	local p1=$!
-	xs apply "$IF_B" "$T/p_c.yaml" >"$T/c2" 2>&1 &
+	xs apply "$IF_B" --policy "$T/p_c.yaml" >"$T/c2" 2>&1 &
 	local p2=$!
 	wait $p1 || { echo "apply of policy A failed:"; cat "$T/c1"; return 1; }
 	wait $p2 || { echo "apply of policy C failed:"; cat "$T/c2"; return 1; }
@@ -358,7 +396,7 @@ case $(field table "$S_NOW") in
 esac
 check "status --json gives no warning under the policy in force" status_json "d['warnings'] == []"
 check "applying a policy with queue_size 16 succeeds" \
-	run_rc 0 xs apply "$IF_B" "$T/p_small_queue.yaml"
+	run_rc 0 xs apply "$IF_B" --policy "$T/p_small_queue.yaml"
 check "status --json carries the small-queue warning, and only it" \
 	status_json "d['policy']['queue_size'] == 16 and len(d['warnings']) == 1 and
 		     'queue_size 16 is small' in d['warnings'][0] and '2048 is the default' in d['warnings'][0]"
@@ -368,7 +406,7 @@ check "each cpumap entry runs its own bank's cpumap program (bank $(status_json_
 	bank_programs_match
 check "status prints the small-queue warning" run_rc 0 xs status "$IF_B"
 check "the text warning names the queue size" out_has "^  warning: queue_size 16 is small"
-check "re-applying the policy in force before succeeds" run_rc 0 xs apply "$IF_B" "$T/$P_NOW.yaml"
+check "re-applying the policy in force before succeeds" run_rc 0 xs apply "$IF_B" --policy "$T/$P_NOW.yaml"
 check "status --json has no warning left once the queue is back to 2048" \
 	status_json "d['policy']['queue_size'] == 2048 and d['warnings'] == []"
 check "back in the other bank, each entry runs that bank's cpumap program (bank $(status_json_bank))" \
@@ -383,7 +421,7 @@ check "detach removed the pin directory" test ! -e "$PIN"
 check "no XDP program is left on the interface" test "$(xdp_prog_id)" = 0
 check "status of a detached interface fails with exit 1" run_rc 1 xs status "$IF_B"
 check "apply to a detached interface fails with exit 1 and says how to attach" \
-	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER apply $IF_B $T/p_a.yaml >$T/out 2>&1; test \$? -eq 1 && grep -q 'xdp-steer attach' $T/out"
+	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER apply $IF_B --policy $T/p_a.yaml >$T/out 2>&1; test \$? -eq 1 && grep -q 'xdp-steer attach' $T/out"
 
 # ---- the xdp-loader path ----------------------------------------------------------------
 
@@ -400,7 +438,7 @@ check "status before any apply warns that no policy is applied" \
 	status_json "d['attached'] and d['prog_id'] == $PROG and d['uses_pins'] and not d['policy']['applied'] and
 		     any('no policy applied' in w for w in d['warnings'])"
 check "xdp-steer apply works on the program xdp-loader loaded" \
-	run_rc 0 xs apply "$IF_B" "$T/p_b.yaml"
+	run_rc 0 xs apply "$IF_B" --policy "$T/p_b.yaml"
 check "apply on xdp-loader's maps starts at generation 1" out_has "policy applied \(generation 1,"
 check "status shows xdp-loader's program running policy B, without warnings" \
 	status_json "d['prog_id'] == $PROG and d['mode'] == 'native' and d['policy']['generation'] == 1 and

@@ -219,7 +219,7 @@ check "after the flood, $IF_B's scrape has the same series as its first one, lab
 
 # The same through the second bank.
 RING_BEFORE=$(ring_total "$E2E_TMP/bank0.b.json")
-if xs -q apply "$IF_B" "$E2E_TMP/small-b.yaml" &&
+if xs -q apply "$IF_B" --policy "$E2E_TMP/small-b.yaml" &&
    xs status "$IF_B" --json | python3 -c 'import json, sys; sys.exit(json.load(sys.stdin)["policy"]["bank"] != 1)'; then
 	flood bank1 && audit bank1
 	check "bank1: the second bank's ring dropped frames too" \
@@ -278,7 +278,7 @@ if command -v promtool >/dev/null; then
 fi
 check "without them, stats --totals says the ring counters are unknown" \
 	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER stats $IF_B --totals | grep -q 'ring counters unknown'"
-xs -q apply "$IF_B" "$E2E_TMP/small.yaml" || fail "xdp-steer apply $IF_B again"
+xs -q apply "$IF_B" --policy "$E2E_TMP/small.yaml" || fail "xdp-steer apply $IF_B again"
 check "the next apply pinned the tracepoint links again" \
 	link_is "$PIN_B/tp_cpumap_enqueue" xdp_cpumap_enqueue
 xs stats "$IF_B" --json >"$E2E_TMP/retraced.json"
@@ -342,7 +342,7 @@ if n < 50 or last.get("local", 0) == 0 or len(last) < 3:
     bad = 1
 sys.exit(bad)' "$1"
 }
-if xs -q apply "$IF_B" "$E2E_TMP/both.yaml"; then
+if xs -q apply "$IF_B" --policy "$E2E_TMP/both.yaml"; then
 	gen_start --group udp4:1000 --rate 100000 --duration 0
 	sleep 0.5
 	sent_series 60 >"$E2E_TMP/sent.series"

@@ -70,7 +70,7 @@ check "each namespace has its own pin directory, netns-<inode>-<cookie>/$IF_B" \
 	test -e "$PIN_B/steer_ctl" -a -e "$PIN_C/steer_ctl" -a "$PIN_B" != "$PIN_C"
 check "nothing is pinned under the initial namespace's path for $IF_B" \
 	test ! -e /sys/fs/bpf/xdp-steer/"$IF_B"
-check "applying in B changes B's maps" run_rc 0 xs apply "$IF_B" "$T/p2.yaml"
+check "applying in B changes B's maps" run_rc 0 xs apply "$IF_B" --policy "$T/p2.yaml"
 check "B is at generation 2 and C still at 1" \
 	test "$(field gen "$(state "$PIN_B")") $(field gen "$(state "$PIN_C")")" = "2 1"
 S_B=$(state "$PIN_B")
@@ -258,14 +258,14 @@ check "nothing is left on the interface" test "$(prog_on "$NS_B" "$IF_B")" = 0
 xs -q attach "$IF_B" --policy "$T/p0.yaml" || fail "attach"
 S0=$(state "$PIN_B")
 for step in write add-cpumap flip; do
-	check "apply failing at '$step' exits 1" run_rc 1 fp "$step" apply "$IF_B" "$T/p2.yaml"
+	check "apply failing at '$step' exits 1" run_rc 1 fp "$step" apply "$IF_B" --policy "$T/p2.yaml"
 	check "apply failing at '$step' says the previous policy is in force" \
 		out_has "the previous policy is still in force"
 	check "after a failure at '$step' the maps hold the previous policy, cpumap included" \
 		test "$(state "$PIN_B")" = "$S0"
 done
 check "apply with a failed wait for readers succeeds: the policy is in force" \
-	run_rc 0 fp wait apply "$IF_B" "$T/p2.yaml"
+	run_rc 0 fp wait apply "$IF_B" --policy "$T/p2.yaml"
 check "and warns that retiring waits for the next apply" \
 	out_has "CPUs that left keep their cpumap entries until the next apply"
 S2=$(state "$PIN_B")
@@ -274,15 +274,15 @@ check "policy 2 is active, and CPU 0 still has its cpumap entry" \
 check "status --json shows retire_pending" \
 	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER status $IF_B --json | grep -q '\"retire_pending\": true'"
 check "the next apply refuses while waiting still fails, and changes nothing" \
-	bash -c "XDP_STEER_FAILPOINT=wait nsenter --net=/run/netns/$NS_B $XDP_STEER apply $IF_B $T/p0.yaml 2>&1 |
+	bash -c "XDP_STEER_FAILPOINT=wait nsenter --net=/run/netns/$NS_B $XDP_STEER apply $IF_B --policy $T/p0.yaml 2>&1 |
 		 grep -q 'waiting for its readers failed' && test \"\$(python3 $E2E_ROOT/tests/e2e/maps_state.py $PIN_B)\" = '$S2'"
-check "the next apply finishes what the earlier one left" run_rc 0 xs apply "$IF_B" "$T/p2.yaml"
+check "the next apply finishes what the earlier one left" run_rc 0 xs apply "$IF_B" --policy "$T/p2.yaml"
 check "it says so" out_has "finished what an earlier, interrupted apply left"
 check "CPU 0's cpumap entry is retired and retire_pending cleared" \
 	bash -c "test \"\$(python3 $E2E_ROOT/tests/e2e/maps_state.py $PIN_B | tr ' ' '\n' | sed -n 's/^cpumap=//p')\" = 1:2048:prog &&
 		 nsenter --net=/run/netns/$NS_B $XDP_STEER status $IF_B --json | grep -q '\"retire_pending\": false'"
 check "apply killed right after its flip (before the wait) exits like a kill" \
-	run_rc 137 fp wait:exit apply "$IF_B" "$T/p0.yaml"
+	run_rc 137 fp wait:exit apply "$IF_B" --policy "$T/p0.yaml"
 S=$(state "$PIN_B")
 check "the killed apply's policy is in force, complete; CPU 1's entry not yet retired" \
 	test "$(field table "$S") $(field cpumap "$S")" = "0x512 0:2048:prog,1:2048:prog"
@@ -292,7 +292,7 @@ check "in the drain line, and as a warning with the cure" \
 	bash -c "grep -qF 'which no bucket drains from, left until the next apply: cpu 1 (bank 0)' $T/out &&
 		 grep -qF '1 cpumap entry that the policy in force does not need and no bucket drains from' $T/out &&
 		 grep -qF 'apply the policy again to remove them' $T/out"
-check "a repeated apply of it finishes the kill's leftovers" run_rc 0 xs apply "$IF_B" "$T/p0.yaml"
+check "a repeated apply of it finishes the kill's leftovers" run_rc 0 xs apply "$IF_B" --policy "$T/p0.yaml"
 check "saying so, with the policy unchanged" \
 	bash -c "grep -q 'policy unchanged' $T/out && grep -q 'finished what an earlier' $T/out"
 check "only CPU 0 is left in the cpumap" test "$(field cpumap "$(state "$PIN_B")")" = "0:2048:prog"
@@ -322,22 +322,22 @@ rules_policy "$T/full2.yaml" 8192 8192 2
 rules_policy "$T/over.yaml" 8193 0 3
 S=$(state "$PIN_B")
 check "check refuses a symmetric policy one exact-field rule over the limit" \
-	run_rc 1 xs check "$T/over.yaml"
+	run_rc 1 xs check --policy "$T/over.yaml"
 check "naming the rule's line and column, the limit and why" \
 	out_has "over.yaml:8197:4: rule 8193 is one exact-field rule too many: at most 8192 fit under hash.symmetric"
-check "apply refuses it too" run_rc 1 xs apply "$IF_B" "$T/over.yaml"
+check "apply refuses it too" run_rc 1 xs apply "$IF_B" --policy "$T/over.yaml"
 check "and changes nothing" test "$(state "$PIN_B")" = "$S"
 check "a symmetric policy filling both rule maps' share of a slot applies" \
-	run_rc 0 xs apply "$IF_B" "$T/full1.yaml"
+	run_rc 0 xs apply "$IF_B" --policy "$T/full1.yaml"
 check "another such policy applies over it (both slots full at once)" \
-	run_rc 0 xs apply "$IF_B" "$T/full2.yaml"
+	run_rc 0 xs apply "$IF_B" --policy "$T/full2.yaml"
 check "which of a reply flow names the rule its mirror matched" \
 	run_rc 0 xs which "$IF_B" tcp 192.0.2.1:3 10.0.0.1:999
 check "(the mirror's fields, and that they may be the mirror's)" \
 	out_has "by exact-field rule 1 (proto, dst, src_port; the rule's fields or, under hash.symmetric, its mirror's)"
 check "status counts 16384 entries of each kind" \
 	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER status $IF_B | grep -q 'rules: 16384 exact-field, 16384 prefix'"
-check "a small policy replaces it, the full slot emptied" run_rc 0 xs apply "$IF_B" "$T/p0.yaml"
+check "a small policy replaces it, the full slot emptied" run_rc 0 xs apply "$IF_B" --policy "$T/p0.yaml"
 
 # ---- a program attached whose pins are gone ---------------------------------
 # Each command once sent to the next: status "not attached", attach

@@ -118,7 +118,9 @@ queue_size: 512
 hash: {seed: 1}
 EOF
 run_unit ExecReload
-check "reload (ExecReload: apply IFACE /etc/xdp-steer/IFACE.yaml) with an edited policy exits 0" rc_is 0
+check "reload (ExecReload: apply IFACE --policy /etc/xdp-steer/IFACE.yaml) with an edited policy exits 0" rc_is 0
+check "  and says nothing on stderr (the unit spells --policy, so no note of a deprecated spelling)" \
+	test ! -s "$T/err"
 check "reload put the edited policy in force: generation 2, buckets 128/384, queue 512" \
 	status_json "d['policy']['generation'] == 2 and $buckets == {0: 128, 1: 384} and d['policy']['queue_size'] == 512"
 

@@ -102,7 +102,7 @@ failed_applies=0
 start=$(date +%s%N)
 for i in $(seq "$SWAPS"); do
 	p=$(((i % 3) + 1))
-	if ! xs apply "$IF_B" "$T/p$p.yaml" >"$T/apply.out" 2>&1; then
+	if ! xs apply "$IF_B" --policy "$T/p$p.yaml" >"$T/apply.out" 2>&1; then
 		failed_applies=$((failed_applies + 1))
 		cat "$T/apply.out"
 	fi

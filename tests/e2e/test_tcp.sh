@@ -328,7 +328,7 @@ swaps() {
 		3) pol=weighted3 ;;
 		*) pol=even ;;
 		esac
-		in_b "$XDP_STEER" -q apply "$IF_B" "$E2E_TMP/$pol.yaml" && ok=$((ok + 1))
+		in_b "$XDP_STEER" -q apply "$IF_B" --policy "$E2E_TMP/$pol.yaml" && ok=$((ok + 1))
 	done
 	echo "$ok $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')" \
 		>"$E2E_TMP/swaps"
@@ -348,7 +348,7 @@ for v in 4 6; do
 	wait "$SWAP_PID"
 	SWAP_PID=
 	read -r swaps_ok swaps_s <"$E2E_TMP/swaps"
-	in_b "$XDP_STEER" -q apply "$IF_B" "$E2E_TMP/even.yaml" ||
+	in_b "$XDP_STEER" -q apply "$IF_B" --policy "$E2E_TMP/even.yaml" ||
 		fail "xdp-steer apply back to cpus [$CPU_LIST]"
 	moved=$(( $(drain_delta moves_done) + $(drain_delta moves_idle) ))
 	echo "  $LABEL: the applies took ${swaps_s:-?} s from 0.5 s into the transfer"

@@ -156,7 +156,7 @@ fi
 
 # Weights 1:3: on 2 CPUs a quarter of the flows go to the first (250 of
 # 1000 expected, 5 sigma = 68); an even split would be 18 sigma off.
-if in_b "$XDP_STEER" -q apply "$IF_B" "$E2E_TMP/weighted.yaml"; then
+if in_b "$XDP_STEER" -q apply "$IF_B" --policy "$E2E_TMP/weighted.yaml"; then
 	run_paced "weights $WEIGHTED" --group udp4:1000 --count 100000
 	check "weights $WEIGHTED: every one of 1000 flows reached the stack on exactly one CPU" \
 		traffic_flows_one_cpu "$OBS_REPORT" 0 999
@@ -174,7 +174,7 @@ fi
 
 # Rules: each group is 300 flows that hashing alone would spread over both
 # CPUs; the last group matches no rule and must still spread.
-if in_b "$XDP_STEER" -q apply "$IF_B" "$E2E_TMP/rules.yaml"; then
+if in_b "$XDP_STEER" -q apply "$IF_B" --policy "$E2E_TMP/rules.yaml"; then
 	run_paced "rules" --count 120000 \
 		--group udp4:300,dport=7777 \
 		--group udp4:300,src=10.77.0.1 \
@@ -201,7 +201,7 @@ fi
 # show up in the account.
 flood() {
 	local name=$1 policy=$2
-	if ! in_b "$XDP_STEER" -q apply "$IF_B" "$policy"; then
+	if ! in_b "$XDP_STEER" -q apply "$IF_B" --policy "$policy"; then
 		fail "$name: xdp-steer apply"
 		return
 	fi
@@ -231,7 +231,7 @@ flood "flood" "$E2E_TMP/even.yaml"
 flood "flood, 16-frame cpumap queue" "$E2E_TMP/small-queue.yaml"
 check "flood, 16-frame cpumap queue: the cpumap dropped frames, and they were counted" \
 	test "$(report_get "$OBS_REPORT" drops_cpumap_enqueue)" -gt 0
-in_b "$XDP_STEER" -q apply "$IF_B" "$E2E_TMP/even.yaml" ||
+in_b "$XDP_STEER" -q apply "$IF_B" --policy "$E2E_TMP/even.yaml" ||
 	fail "xdp-steer apply back to cpus [$CPU_LIST]"
 
 # ---- xdp-loader load -p, then xdp-steer apply ---------------------------------
@@ -241,7 +241,7 @@ if ! command -v xdp-loader >/dev/null; then
 	skip "xdp-loader path" "xdp-loader missing (xdp-tools)"
 elif in_b "$XDP_STEER" -q pin-dir --create "$IF_B" >/dev/null &&
      in_b xdp-loader load -m native -p "$STEER_PIN_DIR" "$IF_B" "$BPF_OBJ" >/dev/null 2>&1 &&
-     in_b "$XDP_STEER" -q apply "$IF_B" "$E2E_TMP/even.yaml"; then
+     in_b "$XDP_STEER" -q apply "$IF_B" --policy "$E2E_TMP/even.yaml"; then
 	check "xdp-loader: the receiving CPU is pinned to CPU $TRAFFIC_RX_CPU (threaded NAPI)" \
 		traffic_rx_pin
 	run_paced "xdp-loader, cpus [$CPU_LIST]" "${MIX[@]}" \

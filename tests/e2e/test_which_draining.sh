@@ -110,7 +110,7 @@ moved_in_time() {
 start_hog
 
 check "a policy sending every bucket to cpu $R applies" \
-	xs apply "$IF_B" "$T/to_r.yaml"
+	xs apply "$IF_B" --policy "$T/to_r.yaml"
 sleep 0.2
 txt=$(in_b "$XDP_STEER" which "$IF_B" "${FLOW[@]}")
 echo "  $txt"
@@ -133,7 +133,7 @@ check "once cpu $X runs again, which says not draining" \
 moved_in_time
 
 # ---- 2. X leaves the policy while it holds the bucket's frames -----------
-check "back to every bucket on cpu $X" xs apply "$IF_B" "$T/to_x.yaml"
+check "back to every bucket on cpu $X" xs apply "$IF_B" --policy "$T/to_x.yaml"
 sleep 0.5
 start_hog
 # The flip, read from the pinned map: status waits for apply's lock.
@@ -143,7 +143,7 @@ import json, sys
 print(max(e["formatted"]["value"]["generation"] for e in json.load(sys.stdin)))'
 }
 g0=$(flip_gen)
-xs apply "$IF_B" "$T/only_r.yaml" >"$T/apply.out" 2>&1 &
+xs apply "$IF_B" --policy "$T/only_r.yaml" >"$T/apply.out" 2>&1 &
 APPLY_PID=$!
 for i in $(seq 200); do
 	[ "$(flip_gen)" -gt "$g0" ] && break

@@ -86,7 +86,7 @@ ctypes.CDLL(None).prctl(15, sys.argv[1].encode(), 0, 0, 0)
 time.sleep(600)' "cpumap/${CPUS[0]}/map:$(map_id cpu_map)" &
 DECOY=$!
 sleep 0.2
-in_b "$XDP_STEER" -q apply "$IF_B" "$P" || fail "apply again"
+in_b "$XDP_STEER" -q apply "$IF_B" --policy "$P" || fail "apply again"
 check "attach: every worker's kthread is SCHED_FIFO 7" all_are cpu_map "SCHED_FIFO 7"
 check "a process named like a cpumap kthread is left alone" \
 	test "$(sched_of "$DECOY")" = "SCHED_OTHER 0"
@@ -95,7 +95,7 @@ check "a process named like a cpumap kthread is left alone" \
 # kthread (of the bank that queue size lives in) then has WANT.
 step() {
 	policy "$P" "$2" "$3"
-	in_b "$XDP_STEER" -q apply "$IF_B" "$P" || fail "apply: $1"
+	in_b "$XDP_STEER" -q apply "$IF_B" --policy "$P" || fail "apply: $1"
 	check "$1" all_are cpu_map_b "$4"
 }
 step "a queue_size change: the other bank's new kthreads are SCHED_FIFO 7" \
@@ -105,7 +105,7 @@ step "worker_sched left out: the kthreads stay as they are" 1024 "" "SCHED_RR 1"
 step "other: SCHED_OTHER" 1024 "worker_sched: other" "SCHED_OTHER 0"
 
 policy "$P" 1024 "worker_sched: {policy: fifo, priority: 100}"
-out=$(in_b "$XDP_STEER" apply "$IF_B" "$P" 2>&1)
+out=$(in_b "$XDP_STEER" apply "$IF_B" --policy "$P" 2>&1)
 rc=$?
 check "priority 100 is refused where it stands ($out)" \
 	bash -c "[ $rc -ne 0 ] && grep -q 'p.yaml:4:40: worker_sched priority 100 is out of range 1-99' <<<'$out'"

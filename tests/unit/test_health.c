@@ -54,7 +54,7 @@ static const struct health_case cases[] = {
 	  .want = { "queue_size 16 is small" } },
 	{ .desc = "without a policy only the missing policy is reported, not its queue",
 	  .no_policy = true, .queue_size = 16, .workers = "",
-	  .want = { "no policy applied: every frame passes on the receiving CPU; 'xdp-steer apply eth2 POLICY'" } },
+	  .want = { "no policy applied: every frame passes on the receiving CPU; 'xdp-steer apply eth2 --policy POLICY'" } },
 	/* ---- cpumap entries left over ---- */
 	{ .desc = "a cpumap entry nothing needs or drains from warns, with the cure",
 	  .idle_entries = 1,

@@ -75,7 +75,7 @@ check "the installed loader runs" "$D/usr/sbin/xdp-steer" --version
 UNIT=$D/usr/lib/systemd/system/xdp-steer@.service
 unit_paths() {
 	grep -qx 'ExecStart=/usr/sbin/xdp-steer attach %I --policy /etc/xdp-steer/%I.yaml' "$UNIT" &&
-	grep -qx 'ExecReload=/usr/sbin/xdp-steer apply %I /etc/xdp-steer/%I.yaml' "$UNIT" &&
+	grep -qx 'ExecReload=/usr/sbin/xdp-steer apply %I --policy /etc/xdp-steer/%I.yaml' "$UNIT" &&
 	grep -qx 'ExecStop=/usr/sbin/xdp-steer detach %I' "$UNIT" ||
 		{ grep ^Exec "$UNIT"; return 1; }
 }
@@ -260,9 +260,13 @@ check "completion of --policy offers *.yaml, *.yml and directories" \
 	offers "a.yaml b.yml sub" xdp-steer attach lo --policy ""
 check "completion of --policy=FILE does too" \
 	offers "a.yaml b.yml sub" xdp-steer attach lo --policy = ""
-check "completion of apply's POLICY offers policy files" \
+check "completion of apply's --policy offers policy files" \
+	offers "a.yaml b.yml sub" xdp-steer apply lo --policy ""
+check "completion of check's -p offers policy files (-p is --policy there too)" \
+	offers "a.yaml" xdp-steer check -p a
+check "completion of apply's POLICY argument (the old spelling) offers policy files" \
 	offers "a.yaml b.yml sub" xdp-steer apply lo ""
-check "completion of check's POLICY offers policy files" \
+check "completion of check's POLICY argument (the old spelling) offers policy files" \
 	offers "a.yaml" xdp-steer check a
 check "completion of which's PROTO offers the protocol names" \
 	offers "udp udplite" xdp-steer which lo ud
@@ -272,8 +276,8 @@ check "completion offers nothing after the last argument" \
 	offers "" xdp-steer apply lo a.yaml ""
 check "completion of attach's -p offers policy files (-p is --policy there)" \
 	offers "a.yaml b.yml sub" xdp-steer attach lo -p ""
-check "completion after stats' -p offers interfaces (-p is --prometheus there, no value)" \
-	offers "$ifaces" xdp-steer stats -p ""
+check "completion after stats' --prometheus offers interfaces (no value)" \
+	offers "$ifaces" xdp-steer stats --prometheus ""
 check "completion after stats' -c N offers interfaces (-c takes the count)" \
 	offers "$ifaces" xdp-steer stats -c 3 ""
 

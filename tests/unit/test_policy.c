@@ -1041,6 +1041,42 @@ static void test_cpuset(void)
 	EXPECT(cpuset_has(&s, 0), "CPU 0 is online");
 }
 
+/* check --cpus: the CPUs of another machine, named in messages as given. */
+static void test_named_cpus(void)
+{
+	const char *text = V1 "cpus: [0-15, 99]\nnon_ip: {cpu: 64}\n"
+		"rules:\n  - {match: {proto: tcp}, cpus: [70-72]}\n";
+	struct steer_policy p;
+	struct diags d;
+	struct cpu_set on;
+	char buf[256];
+
+	cpuset_parse(&on, "0-63");
+	EXPECT_EQ(policy_parse_string_on(text, strlen(text), NAME, &on,
+					 "--cpus 0-63", &p, &d), -EINVAL,
+		  "CPUs beyond the named set are refused");
+	if (EXPECT_EQ(d.n, 3, "one message for each")) {
+		EXPECT_STR(diag_format(&d, 0, buf, sizeof(buf)),
+			   NAME ":2:14: cpu 99 is not in --cpus 0-63",
+			   "a CPU of 'cpus' is said not to be in the set");
+		EXPECT_STR(diag_format(&d, 1, buf, sizeof(buf)),
+			   NAME ":3:15: cpu 64 is not in --cpus 0-63",
+			   "non_ip's CPU too");
+		EXPECT_STR(diag_format(&d, 2, buf, sizeof(buf)),
+			   NAME ":5:34: cpus 70-72 are not in --cpus 0-63",
+			   "a rule's CPU range too, in the plural");
+	}
+	policy_free(&p);
+	diags_free(&d);
+
+	EXPECT_EQ(policy_parse_string_on(V1, strlen(V1), NAME, &on,
+					 "--cpus 0-63", &p, &d), 0,
+		  "a bare policy parses against the named set");
+	EXPECT_EQ(p.cpus.n, 64, "and defaults its CPUs to the set");
+	policy_free(&p);
+	diags_free(&d);
+}
+
 static void test_suggestions(void)
 {
 	static const char *const keys[] = { "cpus", "queue_size", "rules" };
@@ -1066,6 +1102,7 @@ static const struct test_case tests[] = {
 	TEST_ENTRY(test_several_errors_are_collected, "several mistakes are reported together"),
 	TEST_ENTRY(test_parse_file, "policy files are read and named in messages"),
 	TEST_ENTRY(test_cpuset, "CPU sets parse and print in list syntax"),
+	TEST_ENTRY(test_named_cpus, "against another machine's CPUs (check --cpus), messages name the set"),
 	TEST_ENTRY(test_suggestions, "misspelt keys find their nearest valid key"),
 };
 

@@ -108,7 +108,7 @@ balancer_beside_other() {
 	balance: {interval: 1500, tolerance: 10, max_moves: 8}
 	EOF
 	check "a policy with balance: applies beside $OTHER_NAME" \
-		steer apply "$IF_B" "$E2E_TMP/p3.yaml"
+		steer apply "$IF_B" --policy "$E2E_TMP/p3.yaml"
 	gen=$(jget "$(steer status "$IF_B" --json)" 'd["policy"]["generation"]')
 	for p in $(seq 20000 20999); do
 		j=$(steer which "$IF_B" udp "$IP_A:$p" "$IP_B:9000" --json) || break
@@ -161,7 +161,7 @@ dispatcher_beside_other() {
 	check "status says it runs under libxdp's dispatcher" \
 		status_says "under libxdp's dispatcher"
 	check "status --json says \"dispatcher\": true" status_has '"dispatcher": true'
-	check "another policy applies" steer apply "$IF_B" "$E2E_TMP/p2.yaml"
+	check "another policy applies" steer apply "$IF_B" --policy "$E2E_TMP/p2.yaml"
 	check "the new policy is in force (generation 2, symmetric)" \
 		json_holds "$(steer status "$IF_B" --json)" \
 		"d['policy']['generation'] == 2 and d['policy']['hash'] == 'l4' and d['policy']['symmetric']"
@@ -209,7 +209,7 @@ alone_not_beside_other() {
 		grep -q "refuses xdp_steer as an extension of libxdp's dispatcher.*bpf_xdp_adjust_meta.*attached as the one XDP program" "$E2E_TMP/attach.out"
 	check "status says it runs as a single program" \
 		status_says "single program (no dispatcher)"
-	check "another policy applies" steer apply "$IF_B" "$E2E_TMP/p2.yaml"
+	check "another policy applies" steer apply "$IF_B" --policy "$E2E_TMP/p2.yaml"
 	check "xdp-loader cannot add $OTHER_NAME beside it" \
 		not in_b xdp-loader load -m native "$IF_B" "$OTHER_OBJ"
 	check "xdp-steer still runs its policy after that (generation 2)" \
@@ -236,7 +236,7 @@ alone_not_beside_other() {
 	check "LIBXDP_SKIP_DISPATCHER=1 xdp-loader load -p loads it alone" \
 		in_b env LIBXDP_SKIP_DISPATCHER=1 xdp-loader load -m native \
 		-p "$(steer pin-dir "$IF_B" --create)" "$IF_B" "$BPF_OBJ"
-	check "xdp-steer applies a policy to it" steer apply "$IF_B" "$E2E_TMP/p1.yaml"
+	check "xdp-steer applies a policy to it" steer apply "$IF_B" --policy "$E2E_TMP/p1.yaml"
 	steered_over_workers
 	detached_checks "$(prog_id)"
 }

@@ -261,7 +261,7 @@ health() {
 	check "every RX interrupt moved to CPU 0 (effective_affinity_list)" irqs_moved
 	check "after moving every RX interrupt to CPU 0, status warns of CPU 0 alone" \
 		status_warns "worker CPUs 0 also take $IF_B's RX interrupts"
-	steer -q apply "$IF_B" "$(policy workers 1-3)" || fail "apply cpus [1-3]"
+	steer -q apply "$IF_B" --policy "$(policy workers 1-3)" || fail "apply cpus [1-3]"
 	check "with workers 1-3 off the interrupt CPU, status has no interrupt warning" \
 		status_quiet_on_irqs
 	check "status has no MTU warning at MTU 1500" not status_says "MTU"
@@ -270,7 +270,7 @@ health() {
 		test "$(awk '$1 == "flow" && $4 ~ /(^|,)0(,|$)/' "$OBS_REPORT" | wc -l)" -eq 0
 }
 health
-steer -q apply "$IF_B" "$P_ALL" || fail "apply cpus [0-3]"
+steer -q apply "$IF_B" --policy "$P_ALL" || fail "apply cpus [0-3]"
 
 # ---- queues and interrupts moved under traffic, drain on ----------------------------
 

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * features.c - probes of what this kernel and this libxdp offer (see
+ * features.h).
+ */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
+#include <xdp/prog_dispatcher.h>
+
+#include "dispatcher_probe.skel.h"
+#include "kernel/features.h"
+#include "kernel/leak.h"
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE	71
+#endif
+
+/* The slot of libxdp's dispatcher the probe takes, as xdp_steer would. */
+#define PROBE_SLOT	"prog0"
+
+/* The verifier's reason reaches us only in the log libbpf prints while
+ * loading: it passes through here on its way to the printer set before,
+ * as in prog.c's attach. */
+static libbpf_print_fn_t print_before;
+static bool pkt_data_refused;
+
+static int spot_pkt_data(enum libbpf_print_level level, const char *fmt,
+			 va_list ap)
+{
+	static char text[8192];
+	va_list copy;
+
+	va_copy(copy, ap);
+	vsnprintf(text, sizeof(text), fmt, copy);
+	va_end(copy);
+	if (strstr(text, "changes packet data"))
+		pkt_data_refused = true;
+	return print_before ? print_before(level, fmt, ap) : 0;
+}
+
+/* Loads the extension program into slot PROBE_SLOT of the loaded
+ * dispatcher 'disp_fd' and links it there. */
+static int probe_extension(int disp_fd, char *why, size_t why_len)
+{
+	struct dispatcher_probe_bpf *skel;
+	struct bpf_program *prog;
+	struct bpf_link *link;
+	int err;
+
+	skel = dispatcher_probe_bpf__open();
+	if (!skel) {
+		err = -errno;
+		snprintf(why, why_len, "opening the probe program failed: %s",
+			 strerror(-err));
+		return err;
+	}
+	prog = skel->progs.steer_dispatcher_probe;
+	err = bpf_program__set_attach_target(prog, disp_fd, PROBE_SLOT);
+	if (err) {
+		snprintf(why, why_len, "libxdp's dispatcher has no slot '%s': %s",
+			 PROBE_SLOT, strerror(-err));
+		err = 0;
+		goto out;
+	}
+	pkt_data_refused = false;
+	print_before = libbpf_set_print(spot_pkt_data);
+	err = dispatcher_probe_bpf__load(skel);
+	libbpf_set_print(print_before);
+	if (err) {
+		if (pkt_data_refused) {
+			snprintf(why, why_len, "the kernel refuses xdp_steer, which changes packet data, in the dispatcher of this libxdp, whose slots do not (libxdp before 1.5.5)");
+			err = 0;
+		} else if (err == -EPERM || err == -EINVAL ||
+			   err == -EOPNOTSUPP || err == -524 /* ENOTSUPP */) {
+			snprintf(why, why_len, "the kernel refuses extension (freplace) programs: %s",
+				 strerror(err == -524 ? EOPNOTSUPP : -err));
+			err = 0;
+		} else {
+			snprintf(why, why_len, "loading the probe program failed: %s",
+				 strerror(-err));
+		}
+		goto out;
+	}
+	link = bpf_program__attach_freplace(prog, disp_fd, PROBE_SLOT);
+	if (!link) {
+		snprintf(why, why_len, "the kernel refuses to link an extension program into the dispatcher: %s",
+			 strerror(errno));
+		err = 0;
+		goto out;
+	}
+	bpf_link__destroy(link);
+	why[0] = '\0';
+	err = 1;
+out:
+	dispatcher_probe_bpf__destroy(skel);
+	return err;
+}
+
+int features_dispatcher(char *why, size_t why_len)
+{
+	struct xdp_dispatcher_config conf = {
+		.magic = XDP_DISPATCHER_MAGIC,
+		.dispatcher_version = XDP_DISPATCHER_VERSION,
+		.num_progs_enabled = 1,
+		.chain_call_actions[0] = 1U << XDP_PASS |
+					 1U << XDP_DISPATCHER_RETVAL,
+	};
+	struct xdp_program *disp;
+	struct bpf_program *main_prog;
+	struct bpf_object *obj;
+	struct leak_guard g;
+	struct bpf_map *map;
+	int err;
+
+	if (getenv("LIBXDP_SKIP_DISPATCHER")) {
+		snprintf(why, why_len, "LIBXDP_SKIP_DISPATCHER is set, so libxdp loads every program alone");
+		return 0;
+	}
+	if (geteuid()) {
+		snprintf(why, why_len, "needs root");
+		return -EPERM;
+	}
+	leak_guard_begin(&g);
+	/* libxdp's own object, found where libxdp finds it
+	 * (LIBXDP_OBJECT_PATH, else its BPF directory). */
+	disp = xdp_program__find_file("xdp-dispatcher.o", "xdp", NULL);
+	err = libxdp_get_error(disp);
+	if (err) {
+		snprintf(why, why_len, "libxdp's dispatcher (xdp-dispatcher.o) is not found: %s",
+			 strerror(-err));
+		err = 0;
+		goto out;
+	}
+	obj = xdp_program__bpf_obj(disp);
+	/* Configured as libxdp configures it for one program: with no slot
+	 * in use the verifier drops the slots as dead code (6.12 does), and
+	 * there is nothing to link into. */
+	map = bpf_object__next_map(obj, NULL);
+	err = map ? bpf_map__set_initial_value(map, &conf, sizeof(conf)) :
+		    -ENOENT;
+	if (err) {
+		snprintf(why, why_len, "libxdp's dispatcher object is not the one its header describes: %s",
+			 strerror(-err));
+		goto out_close;
+	}
+	err = bpf_object__load(obj);
+	main_prog = err ? NULL :
+		    bpf_object__find_program_by_name(obj, "xdp_dispatcher");
+	if (err || !main_prog) {
+		snprintf(why, why_len, "the kernel refuses libxdp's dispatcher: %s",
+			 strerror(err ? -err : ENOENT));
+		err = err == -EPERM || err == -EINVAL || !main_prog ? 0 : err;
+		goto out_close;
+	}
+	err = probe_extension(bpf_program__fd(main_prog), why, why_len);
+out_close:
+	xdp_program__close(disp);
+out:
+	leak_guard_end(&g);
+	return err;
+}
+
+int features_xdp_frags(void)
+{
+	/* r0 = XDP_PASS; exit */
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+		  .imm = XDP_PASS },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .prog_flags = BPF_F_XDP_HAS_FRAGS);
+	int fd;
+
+	if (geteuid())
+		return -EPERM;
+	fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "steer_frags", "GPL", insns,
+			   sizeof(insns) / sizeof(insns[0]), &opts);
+	if (fd >= 0) {
+		close(fd);
+		return 1;
+	}
+	/* A kernel without frags refuses the flag it does not know. */
+	return errno == EINVAL ? 0 : -errno;
+}
+
+int features_netns_cookie(__u64 *cookie)
+{
+	socklen_t len = sizeof(*cookie);
+	int fd, ret;
+
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (!getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, cookie, &len))
+		ret = 1;
+	else
+		ret = errno == ENOPROTOOPT ? 0 : -errno;
+	close(fd);
+	return ret;
+}
+
+int features_libxdp_file(char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	Dl_info info;
+
+	if (!dladdr((void *)libxdp_get_error, &info) || !info.dli_fname)
+		return -ENOENT;
+	if (!realpath(info.dli_fname, path))
+		return -errno;
+	snprintf(buf, len, "%s", path);
+	return 0;
+}
