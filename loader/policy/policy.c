@@ -66,6 +66,16 @@ static int check_cpus(struct pctx *c, const yaml_node_t *n, long long lo,
 		    lo >= STEER_MAX_CPUS ? lo : hi, STEER_MAX_CPUS);
 		return -EINVAL;
 	}
+	/* Past the possible CPUs, a CPU is no entry of the cpumap (sized to
+	 * them, kernel/prog.c), online or not ever. */
+	for (cpu = lo; c->possible && cpu <= hi; cpu++) {
+		if (cpuset_has(c->possible, cpu))
+			continue;
+		cpuset_format(c->possible, have, sizeof(have));
+		ERR(c, n, "cpu %lld is past this kernel's possible CPUs (%s): the cpumap has an entry for each of them only",
+		    cpu, have);
+		return -EINVAL;
+	}
 	cpuset_zero(&off);
 	for (cpu = lo; cpu <= hi; cpu++)
 		if (!cpuset_has(c->online, cpu))
@@ -618,7 +628,8 @@ int policy_parse_string_on(const char *text, size_t len, const char *name,
 			   const char *online_name, struct steer_policy *p,
 			   struct diags *d)
 {
-	struct cpu_set sys_online;
+	struct cpu_set sys_online, sys_possible;
+	const struct cpu_set *possible = NULL;
 	yaml_document_t doc, extra;
 	yaml_node_t *root, *next;
 	yaml_parser_t yp;
@@ -638,6 +649,9 @@ int policy_parse_string_on(const char *text, size_t len, const char *name,
 			return err;
 		}
 		online = &sys_online;
+		if (!cpuset_read_online(&sys_possible,
+					"/sys/devices/system/cpu/possible"))
+			possible = &sys_possible;
 	}
 	err = ycheck_stream(d, text, len, POLICY_DEPTH_MAX);
 	if (err)
@@ -659,7 +673,7 @@ int policy_parse_string_on(const char *text, size_t len, const char *name,
 	}
 	c = (struct pctx){ .doc = &doc, .d = d, .online = online,
 			   .online_name = online ? online_name : NULL,
-			   .p = p };
+			   .possible = possible, .p = p };
 	err = get_policy(&c, root);
 
 	if (!yaml_parser_load(&yp, &extra)) {

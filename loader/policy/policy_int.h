@@ -18,6 +18,9 @@ struct pctx {
 	const struct cpu_set *online;
 	const char *online_name;	/* what messages call them: NULL for
 					 * "online", else "--cpus 0-63" */
+	/* The kernel's possible CPUs, when the policy is checked for this
+	 * machine (NULL otherwise): the cpumap has an entry for each. */
+	const struct cpu_set *possible;
 	struct steer_policy *p;
 	long long rule_cpus;	/* rule_cpus entries used by CPU-set rules;
 				 * up to 16384 rules x 256 CPUs x weight 1000,
