@@ -177,6 +177,7 @@ int netdev_info(const char *ifname, struct netdev_info *info)
 	if (!ioctl(fd, SIOCETHTOOL, &ifr)) {
 		info->lro = flags.data & ETH_FLAG_LRO;
 		info->ntuple = flags.data & ETH_FLAG_NTUPLE;
+		info->rxvlan = flags.data & ETH_FLAG_RXVLAN;
 		info->features_known = true;
 	}
 out:

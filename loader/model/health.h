@@ -20,6 +20,8 @@ struct netdev_info {
 	int mtu;
 	bool lro;
 	bool ntuple;		/* ntuple filters on (on ixgbe: ATR off) */
+	bool rxvlan;		/* rx-vlan-offload on: the NIC strips the
+				 * outer VLAN tag before XDP sees the frame */
 	bool features_known;	/* lro and ntuple could be read */
 };
 
