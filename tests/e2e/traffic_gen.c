@@ -87,8 +87,16 @@ enum gen_bad {
 	BAD_GRE_ROUTING,	/* GRE with RFC 1701's routing bit */
 	BAD_GRE_V1,		/* GRE of version 1 (PPTP's) */
 	BAD_PPPOE_V2,		/* PPPoE of version 2 */
+	BAD_GTP_EXT_LONG,	/* GTP-U whose extension header (E, then
+				 * the inner IP header's first byte read as
+				 * its length) runs past the datagram */
+	BAD_INNER_LONG,		/* an inner IP header claiming 200 bytes
+				 * more than the outer datagram holds */
 	BAD_COUNT,
 };
+
+/* Any encapsulation with an outer IP header (bad_kinds[].encap). */
+#define BAD_ANY_IP_TUNNEL	(-1)
 
 /* Each kind's name and the encapsulation it needs (0: none). */
 static const struct {
@@ -103,6 +111,8 @@ static const struct {
 	[BAD_GRE_ROUTING] = { "gre-routing", STEER_ENCAP_GRE },
 	[BAD_GRE_V1] = { "gre-v1", STEER_ENCAP_GRE },
 	[BAD_PPPOE_V2] = { "pppoe-v2", STEER_ENCAP_PPPOE },
+	[BAD_GTP_EXT_LONG] = { "gtp-ext-long", STEER_ENCAP_GTPU },
+	[BAD_INNER_LONG] = { "inner-long", BAD_ANY_IP_TUNNEL },
 };
 
 struct group {
@@ -159,8 +169,9 @@ static void usage(FILE *out)
 "                   (default: about 4096 over all flows, the same per flow);\n"
 "                   frames xdp-steer cannot parse whole (bad=): l4-short,\n"
 "                   ext-chain (udp6, tcp6) for udp and tcp without encap;\n"
-"                   vxlan-no-i, geneve-v1, gtp-v2, gre-routing, gre-v1,\n"
-"                   pppoe-v2 with their encap\n"
+"                   vxlan-no-i, geneve-v1, gtp-v2, gtp-ext-long,\n"
+"                   gre-routing, gre-v1, pppoe-v2 with their encap;\n"
+"                   inner-long with gre ipip vxlan geneve gtpu\n"
 "  --rate PPS       frames per second; 0 sends as fast as it can (default)\n"
 "  --count N        stop after N frames\n"
 "  --duration S     stop after S seconds (default 1 without --count; 0 with\n"
@@ -310,15 +321,20 @@ static int parse_group(struct opts *o, char *spec)
 			goto bad;
 		}
 	}
-	if (g->bad && (bad_kinds[g->bad].encap != g->encap ||
+	if (g->bad && ((bad_kinds[g->bad].encap == BAD_ANY_IP_TUNNEL ?
+			!g->encap || g->encap == STEER_ENCAP_PPPOE ||
+			g->encap == STEER_ENCAP_MPLS :
+			bad_kinds[g->bad].encap != g->encap) ||
 		       g->shape == TRAFFIC_ARP || g->shape == TRAFFIC_ESP4 ||
 		       g->shape == TRAFFIC_ESP6 ||
 		       (g->bad == BAD_EXT_CHAIN && g->family != AF_INET6))) {
 		fprintf(stderr, "traffic_gen: bad=%s is for udp and tcp groups%s%s%s\n",
 			bad_kinds[g->bad].name,
-			bad_kinds[g->bad].encap ? " with encap=" : " without encap",
-			bad_kinds[g->bad].encap ?
-			steer_encap_name(bad_kinds[g->bad].encap) : "",
+			bad_kinds[g->bad].encap > 0 ? " with encap=" :
+			bad_kinds[g->bad].encap ? " in a tunnel over IP" :
+			" without encap",
+			bad_kinds[g->bad].encap > 0 ?
+			steer_encap_name((__u32)bad_kinds[g->bad].encap) : "",
 			g->bad == BAD_EXT_CHAIN ? ", IPv6" : "");
 		return -EINVAL;
 	}
@@ -370,11 +386,16 @@ static __u16 fold16(__u32 s)
 	return (__u16)s;
 }
 
-/* A bad= kind's change to the tunnel's header, after the frame is
- * finished: the outer headers are the same in every frame of the group
- * (the template's), and no checksum covers them. */
-static void make_bad(struct frame *fr, const struct group *g)
+/* A bad= kind's change to a finished frame, its flow's sums taken: to the
+ * tunnel's header, the same in every frame of the group (the template's)
+ * and under no checksum; or to the inner IP header's length, and then
+ * its checksum. */
+static void make_bad(struct frame *fr, const struct group *g,
+		     struct gen_flow *gf)
 {
+	__u8 *l3 = fr->buf + fr->l3_off;
+	unsigned int len;
+
 	/* GRE's header, or the UDP header of a UDP tunnel. */
 	__u8 *t = fr->buf + fr->first_l3_off + (g->outer == AF_INET6 ? 40 : 20);
 
@@ -396,6 +417,23 @@ static void make_bad(struct frame *fr, const struct group *g)
 		break;
 	case BAD_PPPOE_V2:
 		fr->buf[ETH_HLEN] = 0x21;
+		break;
+	case BAD_GTP_EXT_LONG:
+		/* frame_tunnel()'s GTP-U has S: the next extension type is
+		 * in its optional word, already there. */
+		t[8] |= 0x04;
+		t[8 + 11] = 0x85;	/* PDU session container */
+		break;
+	case BAD_INNER_LONG:
+		len = (unsigned int)(g->family == AF_INET6 ? l3[4] << 8 | l3[5] :
+				     l3[2] << 8 | l3[3]) + 200;
+		l3[g->family == AF_INET6 ? 4 : 2] = (__u8)(len >> 8);
+		l3[g->family == AF_INET6 ? 5 : 3] = (__u8)len;
+		if (g->family == AF_INET6)
+			break;
+		l3[10] = l3[11] = 0;
+		gf->ip_csum = (__u16)~fold16(sum_words(l3, 20, 0));
+		memcpy(l3 + 10, &gf->ip_csum, 2);
 		break;
 	default:
 		break;
@@ -477,7 +515,6 @@ static int build_flow(const struct opts *o, const struct group *g, __u32 i,
 		return err;
 	memcpy(fr->buf, o->dst_mac, 6);
 	memcpy(fr->buf + 6, o->src_mac, 6);
-	make_bad(fr, g);
 
 	memset(gf, 0, sizeof(*gf));
 	if (!g->family) {
@@ -517,6 +554,7 @@ static int build_flow(const struct opts *o, const struct group *g, __u32 i,
 	memcpy(&gf->sport, l4, 2);
 	memcpy(&gf->dport, l4 + 2, 2);
 	gf->l4_sum = fold16(sum_words(l4, seg_len, gf->l4_sum));
+	make_bad(fr, g, gf);
 	return 0;
 }
 
