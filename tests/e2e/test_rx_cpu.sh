@@ -18,8 +18,10 @@
 # - well-formed GRE and VXLAN (steered by the inner flow);
 # - tunnels xdp-steer counts malformed (traffic_gen's bad=): VXLAN without
 #   its I flag over IPv4 and IPv6, Geneve of version 1, GTP of version 2
-#   over IPv4 and IPv6, GRE with the routing bit, GRE of version 1 (PPTP's)
-#   over IPv6; and frames it cannot parse: UDP and TCP over IPv4 and IPv6
+#   over IPv4 and IPv6, GTP-U with an extension header past the datagram,
+#   GRE with the routing bit, GRE of version 1 (PPTP's) over IPv6, an
+#   inner IP header longer than the outer datagram (IPv6 in IPv4, IPv4 in
+#   VXLAN); and frames it cannot parse: UDP and TCP over IPv4 and IPv6
 #   whose IP length leaves 2 bytes of the transport header (l4-short: the
 #   rest, mark included, in the frame past the datagram, where the
 #   observer still reads it), and IPv6 UDP and TCP behind one hop-by-hop
@@ -85,8 +87,11 @@ KINDS=(
 	"geneve4-v1 udp4,encap=geneve,bad=geneve-v1 one"
 	"gtp4-v2 udp4,encap=gtpu,bad=gtp-v2 one"
 	"gtp6-v2 udp6,encap=gtpu,outer=6,bad=gtp-v2 one"
+	"gtp4-ext-long udp4,encap=gtpu,bad=gtp-ext-long one"
 	"gre4-routing tcp4,encap=gre,bad=gre-routing one"
 	"gre6-v1 udp6,encap=gre,outer=6,bad=gre-v1 one"
+	"ipip-inner-long udp6,encap=ipip,bad=inner-long one"
+	"vxlan4-inner-long tcp4,encap=vxlan,bad=inner-long one"
 	"udp4-l4-short udp4,bad=l4-short one"
 	"tcp4-l4-short tcp4,bad=l4-short one"
 	"udp6-l4-short udp6,bad=l4-short one"
@@ -243,6 +248,10 @@ if ! in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/policy.yaml"; then
 	fail "xdp-steer attach $IF_B"
 	e2e_done
 fi
+
+check "the default decap looks through UDP ports 2152, 4789 and 6081, those the datagrams to the tunnels' ports go to" \
+	json_holds "$(in_b "$XDP_STEER" status "$IF_B" --json)" \
+	"sorted(p for e in d['policy']['decap'] for p in e.get('udp_ports', [])) == [2152, 4789, 6081]"
 
 # ---- 1. the sender moves ----------------------------------------------------------
 
