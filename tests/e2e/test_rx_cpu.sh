@@ -10,12 +10,13 @@
 # flow), all from traffic_gen, counted by the observer (tests/e2e/
 # observer.bpf.c, which parses the frames itself and trusts nothing of
 # xdp-steer):
-# - plain UDP, TCP and ESP over IPv4 and IPv6;
+# - plain UDP and TCP over IPv4 and IPv6, ESP over IPv4;
 # - UDP over IPv4 and IPv6 to each port the default decap (all) looks
 #   through, 4789 (VXLAN), 6081 (Geneve) and 2152 (GTP-U), carrying the
 #   generator's mark, which is no tunnel header; and to 8472 and 4500,
 #   tunnels' ports the default does not look through;
-# - well-formed GRE and VXLAN (steered by the inner flow);
+# - well-formed GRE over IPv4 and VXLAN over IPv6 (steered by the inner
+#   flow);
 # - tunnels xdp-steer counts malformed (traffic_gen's bad=): VXLAN without
 #   its I flag over IPv4 and IPv6, Geneve of version 1, GTP of version 2
 #   over IPv4 and IPv6, GTP-U with an extension header past the datagram,
@@ -43,9 +44,11 @@
 # frames seen + counted drops == frames sent.
 #
 # TRAFFIC_RATE (default 40000 frames/s) paces both runs: slow enough that
-# the CPU without the receiving NAPI keeps up on a loaded 2-CPU machine,
-# fast enough for a run of about 1 s, each flow's frames spread over it
-# (so over about 100 moves).
+# the sender and the receive NAPI on different CPUs (part 2) keep up on a
+# loaded 2-CPU machine, fast enough for a run of about 1 s. Flows take
+# turns, so a flow's 20 frames come about 50 ms apart, some 10 moves: a
+# flow passed on whichever CPU received it reaches both CPUs but with
+# odds of 2^-19.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/traffic_lib.sh"
 
