@@ -17,6 +17,7 @@
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
 #include <linux/in.h>
+#include <linux/in6.h>
 #include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
@@ -52,13 +53,22 @@ struct {
 	__uint(max_entries, 1);
 } obs_drops SEC(".maps");
 
+/* IPv6 extension headers walked to the transport header: more than
+ * xdp-steer's bound (STEER_IPV6_EXT_MAX, 8), so that a chain built to run
+ * past that bound is still counted here. */
+#define OBS_IPV6_EXT_MAX	16
+
 /* The IP header at 'off' (version 'v', 4 or 6): where its payload starts
- * (no IPv6 extension headers: the senders use none) and its protocol, or
- * -1. */
+ * and its protocol, or -1. Past IPv6 extension headers of the kinds whose
+ * length counts 8-byte units (hop-by-hop, routing, destination options).
+ * By the IPv4 header's own length, not its total length: a datagram whose
+ * length field cuts it short of its transport header still carries the
+ * mark in the frame. */
 static __always_inline int ip_payload(struct __sk_buff *skb, int off,
 				      __u8 *proto)
 {
-	__u8 vi;
+	__u8 vi, opt[2];
+	int i;
 
 	if (bpf_skb_load_bytes(skb, off, &vi, 1))
 		return -1;
@@ -67,12 +77,19 @@ static __always_inline int ip_payload(struct __sk_buff *skb, int off,
 			return -1;
 		return off + (vi & 0xf) * 4;
 	}
-	if (vi >> 4 == 6) {
-		if (bpf_skb_load_bytes(skb, off + 6, proto, 1))
+	if (vi >> 4 != 6 || bpf_skb_load_bytes(skb, off + 6, proto, 1))
+		return -1;
+	off += 40;
+	for (i = 0; i < OBS_IPV6_EXT_MAX; i++) {
+		if (*proto != IPPROTO_HOPOPTS && *proto != IPPROTO_ROUTING &&
+		    *proto != IPPROTO_DSTOPTS)
+			break;
+		if (bpf_skb_load_bytes(skb, off, opt, 2))
 			return -1;
-		return off + 40;
+		*proto = opt[0];
+		off += (opt[1] + 1) * 8;
 	}
-	return -1;
+	return off;
 }
 
 /*
@@ -117,6 +134,15 @@ static __always_inline int tunnel_inner(struct __sk_buff *skb, int l4,
 	return 0;
 }
 
+/* Whether the frame carries a mark's magic at 'off'. */
+static __always_inline int marked_at(struct __sk_buff *skb, int off)
+{
+	__u32 magic;
+
+	return !bpf_skb_load_bytes(skb, off, &magic, 4) &&
+	       magic == TRAFFIC_MAGIC;
+}
+
 /* Offset of the mark in a frame of ours, or -1: after the transport header
  * (ESP: after its SPI and sequence number) of the IP header, or of the
  * inner one behind PPPoE, MPLS or one of tunnel_inner()'s tunnels; no
@@ -155,6 +181,10 @@ static __always_inline int mark_offset(struct __sk_buff *skb, int *arp)
 	l4 = ip_payload(skb, off, &proto);
 	if (l4 < 0)
 		return -1;
+	/* A datagram to a tunnel's port that is no tunnel (the mark right
+	 * after its UDP header) is a flow of its own, not a tunnel's. */
+	if (proto == IPPROTO_UDP && marked_at(skb, l4 + 8))
+		return l4 + 8;
 	in = tunnel_inner(skb, l4, proto);
 	if (in < 0)
 		return -1;

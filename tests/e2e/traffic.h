@@ -19,15 +19,18 @@
 
 /* Flow ids are dense, 0 .. TRAFFIC_MAX_FLOWS - 1 (an array index). */
 #define TRAFFIC_MAX_FLOWS	65536
-/* Groups of flows of one shape each (--group on the generator). */
-#define TRAFFIC_MAX_GROUPS	16
+/* Groups of flows of one shape each (--group on the generator); a power
+ * of two (the program masks the group's index with it). */
+#define TRAFFIC_MAX_GROUPS	32
 /* CPUs the observer tells apart: 4 words of bits, as many as the cpumap. */
 #define TRAFFIC_MAX_CPUS	256
 
-/* Frame shapes, fixed layouts (no VLAN, no IP options or extension
- * headers), so the generator writes fields at constant offsets from the
- * IP header, which an encapsulation (the group's; traffic_gen --group
- * ...,encap=) moves by a constant of its own. */
+/* Frame shapes, fixed layouts (no VLAN, no IP options), so the generator
+ * writes fields at constant offsets from the IP header, which an
+ * encapsulation (the group's; traffic_gen --group ...,encap=) moves by a
+ * constant of its own, and the transport header at a constant offset
+ * from it (the group's l4: more than the IP header's length behind IPv6
+ * extension headers, traffic_gen --group ...,bad=ext-chain). */
 enum traffic_shape {
 	TRAFFIC_UDP4,
 	TRAFFIC_TCP4,
@@ -81,10 +84,13 @@ struct gen_group {
 				 * it) */
 	__u8 pad[3];
 	__u32 l3;		/* offset of the (inner) IP header */
-	__u32 pad2;
+	__u32 l4;		/* of the transport header, from the IP
+				 * header */
 };
 /* The most header bytes before the (inner) IP header. */
 #define TRAFFIC_L3_MAX		127
+/* The most bytes from the IP header to the transport header, a mask. */
+#define TRAFFIC_L4_MAX		255
 
 /* Observer: one flow, obs_flows[flow]. Updated with atomics, so it stays
  * right when a flow reaches the stack on two CPUs at once. */

@@ -118,17 +118,24 @@ static __always_inline void write_esp(void *l4, const struct gen_flow *f,
 /* One IP shape at offset 'l3' (the group's, after its encapsulation);
  * 'v6' and 'tcp' (1 TCP, 0 UDP, -1 ESP) are constants at each call, so
  * every offset from the IP header is too and one bounds check covers all
- * writes. */
+ * writes to it; one more covers the transport header's, at the group's
+ * offset from it (past IPv6 extension headers). */
 static __always_inline int write_ip(void *data, void *end, __u32 l3, int v6,
 				    int tcp, const struct gen_group *g,
 				    struct gen_flow *f, __u32 flow)
 {
 	int l4 = v6 ? L4_6 : L4_4;
-	void *ip;
+	void *ip, *th;
 	__u64 seq;
 
 	ip = data + (l3 & TRAFFIC_L3_MAX);
-	if (ip + l4 + (tcp > 0 ? 20 : 8) + MARK_LEN > end)
+	if (ip + l4 > end)
+		return -1;
+	th = ip + (g->l4 & TRAFFIC_L4_MAX);
+	/* The check on th itself: added to the offset first, the constant
+	 * would leave th without a range the verifier knows. */
+	barrier_var(th);
+	if (th + (tcp > 0 ? 20 : 8) + MARK_LEN > end)
 		return -1;
 	seq = ++f->seq;
 	if (data + sizeof(g->eth) > end)
@@ -145,9 +152,9 @@ static __always_inline int write_ip(void *data, void *end, __u32 l3, int v6,
 		put16(ip + 10, f->ip_csum);
 	}
 	if (tcp < 0)
-		write_esp(ip + l4, f, flow, seq);
+		write_esp(th, f, flow, seq);
 	else
-		write_l4(ip + l4, tcp, f, flow, seq);
+		write_l4(th, tcp, f, flow, seq);
 	return 0;
 }
 

@@ -28,6 +28,8 @@
  * be sent inside an encapsulation (encap=): every frame of it between one
  * outer pair of endpoints (namespace A's and B's addresses on the veth),
  * its flows told apart by the inner headers only.
+ * A group may also be made of frames xdp-steer's parser refuses (bad=):
+ * see bad_kinds below.
  * Frames go round-robin over the flows of a group, and groups take turns,
  * so every flow gets a frame before any gets a second; a group with
  * frames=N takes N frames each turn instead, which makes its flows heavier
@@ -68,6 +70,51 @@
 /* Frames per group visit when several groups take turns, at least. */
 #define GROUP_QUANTUM	4096
 
+/* Frames the steering program cannot parse whole (a parse error, or a
+ * tunnel it counts malformed), each made from a group's well-formed frame:
+ * for tests of what they are steered by. Every one still carries its mark
+ * where the observer looks for it. */
+enum gen_bad {
+	BAD_NONE,
+	BAD_L4_SHORT,		/* the IP length leaves 2 bytes of the
+				 * transport header (the rest in the frame,
+				 * past the datagram) */
+	BAD_EXT_CHAIN,		/* IPv6: one hop-by-hop header more than
+				 * the parser walks (STEER_IPV6_EXT_MAX) */
+	BAD_VXLAN_NO_I,		/* VXLAN without its I flag */
+	BAD_GENEVE_V1,		/* Geneve of version 1 */
+	BAD_GTP_V2,		/* GTP of version 2 on GTP-U's port */
+	BAD_GRE_ROUTING,	/* GRE with RFC 1701's routing bit */
+	BAD_GRE_V1,		/* GRE of version 1 (PPTP's) */
+	BAD_PPPOE_V2,		/* PPPoE of version 2 */
+	BAD_GTP_EXT_LONG,	/* GTP-U whose extension header (E, then
+				 * the inner IP header's first byte read as
+				 * its length) runs past the datagram */
+	BAD_INNER_LONG,		/* an inner IP header claiming 200 bytes
+				 * more than the outer datagram holds */
+	BAD_COUNT,
+};
+
+/* Any encapsulation with an outer IP header (bad_kinds[].encap). */
+#define BAD_ANY_IP_TUNNEL	(-1)
+
+/* Each kind's name and the encapsulation it needs (0: none). */
+static const struct {
+	const char *name;
+	int encap;
+} bad_kinds[BAD_COUNT] = {
+	[BAD_L4_SHORT] = { "l4-short", 0 },
+	[BAD_EXT_CHAIN] = { "ext-chain", 0 },
+	[BAD_VXLAN_NO_I] = { "vxlan-no-i", STEER_ENCAP_VXLAN },
+	[BAD_GENEVE_V1] = { "geneve-v1", STEER_ENCAP_GENEVE },
+	[BAD_GTP_V2] = { "gtp-v2", STEER_ENCAP_GTPU },
+	[BAD_GRE_ROUTING] = { "gre-routing", STEER_ENCAP_GRE },
+	[BAD_GRE_V1] = { "gre-v1", STEER_ENCAP_GRE },
+	[BAD_PPPOE_V2] = { "pppoe-v2", STEER_ENCAP_PPPOE },
+	[BAD_GTP_EXT_LONG] = { "gtp-ext-long", STEER_ENCAP_GTPU },
+	[BAD_INNER_LONG] = { "inner-long", BAD_ANY_IP_TUNNEL },
+};
+
 struct group {
 	enum traffic_shape shape;
 	__u32 first, nflows;
@@ -77,6 +124,7 @@ struct group {
 	__u32 per_addr;
 	int encap;			/* STEER_ENCAP_*, or 0: none */
 	int outer;			/* the encapsulation's outer family */
+	enum gen_bad bad;		/* BAD_NONE: well-formed */
 	struct frame tmpl;		/* frame of the group's first flow */
 	__u64 quantum;			/* frames per visit */
 	__u64 visit;			/* frames=N: the quantum asked for */
@@ -112,13 +160,18 @@ static void usage(FILE *out)
 "usage: traffic_gen --ifname IF --dst-mac MAC [options]\n"
 "Sends marked test frames out of veth IF (run it in IF's namespace).\n"
 "  --group KIND:N[,src=A][,dst=A][,sport=P][,dport=P][,per-addr=K][,frames=F]\n"
-"        [,encap=E][,outer=4|6]\n"
+"        [,encap=E][,outer=4|6][,bad=B]\n"
 "                   N flows of KIND (udp4 tcp4 udp6 tcp6 esp4 esp6 arp);\n"
 "                   repeatable, flow ids follow the order (default:\n"
 "                   udp4:1000); inside encapsulation E (pppoe mpls gre\n"
 "                   ipip vxlan geneve gtpu), over IPv4 or IPv6 (outer=);\n"
 "                   with several groups, each takes F frames a turn\n"
-"                   (default: about 4096 over all flows, the same per flow)\n"
+"                   (default: about 4096 over all flows, the same per flow);\n"
+"                   frames xdp-steer cannot parse whole (bad=): l4-short,\n"
+"                   ext-chain (udp6, tcp6) for udp and tcp without encap;\n"
+"                   vxlan-no-i, geneve-v1, gtp-v2, gtp-ext-long,\n"
+"                   gre-routing, gre-v1, pppoe-v2 with their encap;\n"
+"                   inner-long with gre ipip vxlan geneve gtpu\n"
 "  --rate PPS       frames per second; 0 sends as fast as it can (default)\n"
 "  --count N        stop after N frames\n"
 "  --duration S     stop after S seconds (default 1 without --count; 0 with\n"
@@ -253,6 +306,13 @@ static int parse_group(struct opts *o, char *spec)
 			if (strcmp(val, "4") && strcmp(val, "6"))
 				goto bad;
 			g->outer = val[0] == '6' ? AF_INET6 : AF_INET;
+		} else if (!strcmp(kv, "bad")) {
+			for (i = 1; i < BAD_COUNT; i++)
+				if (!strcmp(val, bad_kinds[i].name))
+					break;
+			if (i == BAD_COUNT)
+				goto bad;
+			g->bad = i;
 		} else if (!strcmp(kv, "frames")) {
 			if (parse_u64(val, 1u << 30, &v) || !v)
 				goto bad;
@@ -260,6 +320,23 @@ static int parse_group(struct opts *o, char *spec)
 		} else {
 			goto bad;
 		}
+	}
+	if (g->bad && ((bad_kinds[g->bad].encap == BAD_ANY_IP_TUNNEL ?
+			!g->encap || g->encap == STEER_ENCAP_PPPOE ||
+			g->encap == STEER_ENCAP_MPLS :
+			bad_kinds[g->bad].encap != g->encap) ||
+		       g->shape == TRAFFIC_ARP || g->shape == TRAFFIC_ESP4 ||
+		       g->shape == TRAFFIC_ESP6 ||
+		       (g->bad == BAD_EXT_CHAIN && g->family != AF_INET6))) {
+		fprintf(stderr, "traffic_gen: bad=%s is for udp and tcp groups%s%s%s\n",
+			bad_kinds[g->bad].name,
+			bad_kinds[g->bad].encap > 0 ? " with encap=" :
+			bad_kinds[g->bad].encap ? " in a tunnel over IP" :
+			" without encap",
+			bad_kinds[g->bad].encap > 0 ?
+			steer_encap_name((__u32)bad_kinds[g->bad].encap) : "",
+			g->bad == BAD_EXT_CHAIN ? ", IPv6" : "");
+		return -EINVAL;
 	}
 	if (g->family && (__u32)g->sport + g->per_addr - 1 > 65535) {
 		fprintf(stderr, "traffic_gen: sport + per-addr passes 65535\n");
@@ -276,9 +353,9 @@ static int parse_group(struct opts *o, char *spec)
 	return 0;
 bad:
 	fprintf(stderr, "traffic_gen: bad --group (KIND:N[,src=A][,dst=A]"
-		"[,sport=P][,dport=P][,per-addr=K][,frames=F][,encap=E][,outer=4|6], KIND "
-		"udp4 tcp4 udp6 tcp6 esp4 esp6 arp, E pppoe mpls gre ipip vxlan "
-		"geneve gtpu for udp and tcp)\n");
+		"[,sport=P][,dport=P][,per-addr=K][,frames=F][,encap=E][,outer=4|6][,bad=B], "
+		"KIND udp4 tcp4 udp6 tcp6 esp4 esp6 arp, E pppoe mpls gre ipip vxlan "
+		"geneve gtpu for udp and tcp, B as --help says)\n");
 	return -EINVAL;
 }
 
@@ -309,6 +386,60 @@ static __u16 fold16(__u32 s)
 	return (__u16)s;
 }
 
+/* A bad= kind's change to a finished frame, its flow's sums taken: to the
+ * tunnel's header, the same in every frame of the group (the template's)
+ * and under no checksum; or to the inner IP header's length, and then
+ * its checksum. */
+static void make_bad(struct frame *fr, const struct group *g,
+		     struct gen_flow *gf)
+{
+	__u8 *l3 = fr->buf + fr->l3_off;
+	unsigned int len;
+
+	/* GRE's header, or the UDP header of a UDP tunnel. */
+	__u8 *t = fr->buf + fr->first_l3_off + (g->outer == AF_INET6 ? 40 : 20);
+
+	switch (g->bad) {
+	case BAD_VXLAN_NO_I:
+		t[8] &= (__u8)~0x08;
+		break;
+	case BAD_GENEVE_V1:
+		t[8] = (__u8)((t[8] & 0x3f) | 0x40);
+		break;
+	case BAD_GTP_V2:
+		t[8] = (__u8)((t[8] & 0x0f) | 0x40);
+		break;
+	case BAD_GRE_ROUTING:
+		t[0] |= 0x40;
+		break;
+	case BAD_GRE_V1:
+		t[1] = (__u8)((t[1] & 0xf8) | 0x01);
+		break;
+	case BAD_PPPOE_V2:
+		fr->buf[ETH_HLEN] = 0x21;
+		break;
+	case BAD_GTP_EXT_LONG:
+		/* frame_tunnel()'s GTP-U has S: the next extension type is
+		 * in its optional word, already there. */
+		t[8] |= 0x04;
+		t[8 + 11] = 0x85;	/* PDU session container */
+		break;
+	case BAD_INNER_LONG:
+		len = (unsigned int)(g->family == AF_INET6 ? l3[4] << 8 | l3[5] :
+				     l3[2] << 8 | l3[3]) + 200;
+		l3[g->family == AF_INET6 ? 4 : 2] = (__u8)(len >> 8);
+		l3[g->family == AF_INET6 ? 5 : 3] = (__u8)len;
+		if (g->family == AF_INET6)
+			break;
+		l3[10] = l3[11] = 0;
+		gf->ip_csum = (__u16)~fold16(sum_words(l3, 20, 0));
+		memcpy(l3 + 10, &gf->ip_csum, 2);
+		break;
+	default:
+		break;
+	}
+}
+
 /* Flow i of group g as a frame (sequence 0, checksum fields 0), and what
  * the program writes for it. */
 static int build_flow(const struct opts *o, const struct group *g, __u32 i,
@@ -322,10 +453,12 @@ static int build_flow(const struct opts *o, const struct group *g, __u32 i,
 	bool esp = g->shape == TRAFFIC_ESP4 || g->shape == TRAFFIC_ESP6;
 	__u16 sport = (__u16)(g->sport + i % g->per_addr);
 	int af = g->family == AF_INET6 ? AF_INET6 : AF_INET;
+	__u8 next = esp ? IPPROTO_ESP : tcp ? IPPROTO_TCP : IPPROTO_UDP;
+	bool short_l4 = g->bad == BAD_L4_SHORT;
 	__u8 pseudo[40];
 	size_t seg_len;
 	__u8 *l3, *l4;
-	int err;
+	int err, n;
 
 	*last = htonl(ntohl(*last) + i / g->per_addr);
 	inet_ntop(af, &a, src, sizeof(src));
@@ -346,15 +479,18 @@ static int build_flow(const struct opts *o, const struct group *g, __u32 i,
 	case TRAFFIC_TCP4:
 	case TRAFFIC_ESP4:
 		frame_ipv4(fr, &(struct frame_ip4){ .src = src, .dst = dst,
-			   .proto = esp ? IPPROTO_ESP : tcp ? IPPROTO_TCP :
-			   IPPROTO_UDP });
+			   .proto = next, .tot_len = 20 + 2,
+			   .tot_len_set = short_l4 });
 		break;
 	case TRAFFIC_UDP6:
 	case TRAFFIC_TCP6:
 	case TRAFFIC_ESP6:
 		frame_ipv6(fr, &(struct frame_ip6){ .src = src, .dst = dst,
-			   .nexthdr = esp ? IPPROTO_ESP : tcp ? IPPROTO_TCP :
-			   IPPROTO_UDP });
+			   .nexthdr = g->bad == BAD_EXT_CHAIN ? IPPROTO_HOPOPTS :
+			   next, .payload_len = 2, .payload_len_set = short_l4 });
+		for (n = 0; g->bad == BAD_EXT_CHAIN && n <= STEER_IPV6_EXT_MAX; n++)
+			frame_ipv6_hbh(fr, n < STEER_IPV6_EXT_MAX ?
+				       IPPROTO_HOPOPTS : next);
 		break;
 	case TRAFFIC_ARP:
 		frame_eth(fr, ETH_P_ARP);
@@ -389,8 +525,10 @@ static int build_flow(const struct opts *o, const struct group *g, __u32 i,
 	l4 = fr->buf + fr->l4_off;
 	if (tcp)
 		l4[13] = 0x10;			/* ACK: a data segment */
+	/* The segment: to the datagram's end from the transport header
+	 * (behind IPv6 extension headers; 2 bytes of it for l4-short). */
 	if (af == AF_INET) {
-		seg_len = (size_t)(l3[2] << 8 | l3[3]) - 20;
+		seg_len = (size_t)(l3[2] << 8 | l3[3]) - (size_t)(l4 - l3);
 		memcpy(&gf->src[0], l3 + 12, 4);
 		memcpy(&gf->dst[0], l3 + 16, 4);
 		memcpy(&gf->ip_csum, l3 + 10, 2);
@@ -401,7 +539,7 @@ static int build_flow(const struct opts *o, const struct group *g, __u32 i,
 		pseudo[11] = (__u8)seg_len;
 		gf->l4_sum = sum_words(pseudo, 12, 0);
 	} else {
-		seg_len = (size_t)(l3[4] << 8 | l3[5]);
+		seg_len = (size_t)(l3[4] << 8 | l3[5]) + 40 - (size_t)(l4 - l3);
 		memcpy(gf->src, l3 + 8, 16);
 		memcpy(gf->dst, l3 + 24, 16);
 		memcpy(pseudo, l3 + 8, 32);
@@ -410,12 +548,13 @@ static int build_flow(const struct opts *o, const struct group *g, __u32 i,
 		pseudo[34] = (__u8)(seg_len >> 8);
 		pseudo[35] = (__u8)seg_len;
 		pseudo[36] = pseudo[37] = pseudo[38] = 0;
-		pseudo[39] = l3[6];
+		pseudo[39] = next;
 		gf->l4_sum = sum_words(pseudo, 40, 0);
 	}
 	memcpy(&gf->sport, l4, 2);
 	memcpy(&gf->dport, l4 + 2, 2);
 	gf->l4_sum = fold16(sum_words(l4, seg_len, gf->l4_sum));
+	make_bad(fr, g, gf);
 	return 0;
 }
 
@@ -616,9 +755,12 @@ static int write_flows(const struct opts *o, int map_fd)
 				err = -errno;
 				break;
 			}
-			fprintf(out, "flow %u group %d %s%s%s sent %llu\n", f, g,
-				shape_names[gr->shape], gr->encap ? "+" : "",
+			fprintf(out, "flow %u group %d %s%s%s%s%s sent %llu\n",
+				f, g, shape_names[gr->shape],
+				gr->encap ? "+" : "",
 				gr->encap ? steer_encap_name(gr->encap) : "",
+				gr->bad ? "/" : "",
+				gr->bad ? bad_kinds[gr->bad].name : "",
 				(unsigned long long)gf.seq);
 		}
 	}
@@ -699,16 +841,20 @@ int main(int argc, char **argv)
 				goto out;
 			}
 		}
-		if (gr->family && gr->tmpl.l3_off > TRAFFIC_L3_MAX) {
-			fprintf(stderr, "traffic_gen: group %d's IP header starts past byte %d\n",
-				g, TRAFFIC_L3_MAX);
+		if (gr->family && (gr->tmpl.l3_off > TRAFFIC_L3_MAX ||
+				   gr->tmpl.l4_off - gr->tmpl.l3_off > TRAFFIC_L4_MAX)) {
+			fprintf(stderr, "traffic_gen: group %d's IP header starts past byte %d,"
+				" or its transport header %d bytes after it\n",
+				g, TRAFFIC_L3_MAX, TRAFFIC_L4_MAX);
 			ret = -E2BIG;
 			goto out;
 		}
 		skel->bss->gen_groups[g] = (struct gen_group){
 			.shape = gr->shape, .first = gr->first,
 			.nflows = gr->nflows,
-			.l3 = gr->family ? (__u32)gr->tmpl.l3_off : 0 };
+			.l3 = gr->family ? (__u32)gr->tmpl.l3_off : 0,
+			.l4 = gr->family ?
+			      (__u32)(gr->tmpl.l4_off - gr->tmpl.l3_off) : 0 };
 		memcpy(skel->bss->gen_groups[g].eth, gr->tmpl.buf,
 		       sizeof(skel->bss->gen_groups[g].eth));
 		if (gr->family)
