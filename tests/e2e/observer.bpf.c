@@ -143,17 +143,62 @@ static __always_inline int marked_at(struct __sk_buff *skb, int off)
 	       magic == TRAFFIC_MAGIC;
 }
 
-/* Offset of the mark in a frame of ours, or -1: after the transport header
- * (ESP: after its SPI and sequence number) of the IP header, or of the
- * inner one behind PPPoE, MPLS or one of tunnel_inner()'s tunnels; no
- * VLAN tags (the senders use none). */
-static __always_inline int mark_offset(struct __sk_buff *skb, int *arp)
+/* The mark's offset in a frame of ours whose (outer) IP header is at
+ * 'off', or -1. A global function: the verifier checks it once, for any
+ * 'off', not once per way of reaching the IP header (VLAN tags, PPPoE,
+ * MPLS labels), which took it past its million instructions. */
+__noinline int mark_from_ip(struct __sk_buff *skb, int off)
 {
-	int off = ETH_HLEN, l4, in, i;
+	int l4, in;
 	__u8 proto, b[4];
 
+	if (!skb || off < 0 || off > 1024)
+		return -1;
+	l4 = ip_payload(skb, off, &proto);
+	if (l4 < 0)
+		return -1;
+	/* A datagram to a tunnel's port that is no tunnel (the mark right
+	 * after its UDP header) is a flow of its own, not a tunnel's. */
+	if (proto == IPPROTO_UDP && marked_at(skb, l4 + 8))
+		return l4 + 8;
+	in = tunnel_inner(skb, l4, proto);
+	if (in < 0)
+		return -1;
+	if (in > 0) {
+		l4 = ip_payload(skb, in, &proto);
+		if (l4 < 0)
+			return -1;
+	}
+	if (proto == IPPROTO_UDP || proto == IPPROTO_ESP)
+		return l4 + 8;
+	if (proto == IPPROTO_TCP) {
+		if (bpf_skb_load_bytes(skb, l4 + 12, &b[0], 1))
+			return -1;
+		return l4 + (b[0] >> 4) * 4;
+	}
+	return -1;
+}
+
+/* Offset of the mark in a frame of ours, or -1: after the transport header
+ * (ESP: after its SPI and sequence number) of the IP header, or of the
+ * inner one behind PPPoE, MPLS or one of tunnel_inner()'s tunnels; behind
+ * the VLAN tags still in the frame (the stack took the outer one into
+ * skb->vlan_tci before tc ingress: a QinQ frame keeps its C-tag here). */
+static __always_inline int mark_offset(struct __sk_buff *skb, int *arp)
+{
+	int off = ETH_HLEN, i;
+	__u16 type = bpf_ntohs(skb->protocol);
+	__u8 b[4];
+	__be16 t;
+
 	*arp = 0;
-	switch (bpf_ntohs(skb->protocol)) {
+	for (i = 0; i < 2 && (type == ETH_P_8021Q || type == ETH_P_8021AD); i++) {
+		if (bpf_skb_load_bytes(skb, off + 2, &t, 2))
+			return -1;
+		type = bpf_ntohs(t);
+		off += 4;
+	}
+	switch (type) {
 	case ETH_P_ARP:
 		*arp = 1;
 		return ETH_HLEN + 28;
@@ -178,29 +223,7 @@ static __always_inline int mark_offset(struct __sk_buff *skb, int *arp)
 	default:
 		return -1;
 	}
-	l4 = ip_payload(skb, off, &proto);
-	if (l4 < 0)
-		return -1;
-	/* A datagram to a tunnel's port that is no tunnel (the mark right
-	 * after its UDP header) is a flow of its own, not a tunnel's. */
-	if (proto == IPPROTO_UDP && marked_at(skb, l4 + 8))
-		return l4 + 8;
-	in = tunnel_inner(skb, l4, proto);
-	if (in < 0)
-		return -1;
-	if (in > 0) {
-		l4 = ip_payload(skb, in, &proto);
-		if (l4 < 0)
-			return -1;
-	}
-	if (proto == IPPROTO_UDP || proto == IPPROTO_ESP)
-		return l4 + 8;
-	if (proto == IPPROTO_TCP) {
-		if (bpf_skb_load_bytes(skb, l4 + 12, &b[0], 1))
-			return -1;
-		return l4 + (b[0] >> 4) * 4;
-	}
-	return -1;
+	return mark_from_ip(skb, off);
 }
 
 SEC("tc")

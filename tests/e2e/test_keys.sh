@@ -6,9 +6,19 @@
 #    refuses: bpftool reads their size from the pins; a policy naming the
 #    first CPU past them is refused by check and by apply with its
 #    file:line:col, the policy in force left as it was.
+# 2. key: vlan, QinQ traffic of 20 subscribers (S-tag 100+g, C-tag
+#    1000+g), 10 UDP flows each, the same 5-tuples for every subscriber:
+#    the independent observer finds each subscriber's flows together on
+#    one CPU, the subscribers spread over both CPUs, none late; under key
+#    l4 the same traffic splits subscribers (the check can fail).
+# 3. key: tunnel, GTP-U between one pair of hosts: 20 TEIDs of 10 inner
+#    flows each, the same: every TEID's flows on one CPU.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/traffic_lib.sh"
 
 e2e_setup
+traffic_init
+traffic_cpus
 
 POSSIBLE=$(python3 -c 'import sys
 n = 0
@@ -30,6 +40,8 @@ if ! in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/all.yaml"; then
 	fail "xdp-steer attach $IF_B"
 	e2e_done
 fi
+
+# ---- 1. the cpumaps' size --------------------------------------------------
 
 # max_entries of a pinned map, as bpftool shows it.
 entries() {
@@ -58,5 +70,96 @@ check "with its location" \
 	out_has "past.yaml:2:[0-9]+: cpu $POSSIBLE is past this kernel's possible CPUs"
 check "and the policy in force stays" \
 	test "$(jget "$(in_b "$XDP_STEER" status "$IF_B" --json)" 'd["policy"]["generation"]')" = "$gen"
+
+# ---- 2, 3. a subscriber's or a tunnel's flows on one CPU ------------------
+
+if [ -z "$C1" ]; then
+	skip "vlan and tunnel keys" "needs at least 2 CPUs to steer between"
+	e2e_done
+fi
+SUBS=20
+PER=10
+
+# group_verdicts REPORT: one line per group of $PER flows, "G CPUS": the
+# CPUs its flows reached the stack on, from the observer's report.
+group_verdicts() {
+	python3 -c 'import sys
+report, subs, per = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+cpus = {}
+for line in open(report):
+    f = line.split()
+    if f and f[0] == "flow":
+        cpus.setdefault(int(f[1]) // per, set()).update(f[3].split(","))
+for g in range(subs):
+    print(g, ",".join(sorted(cpus.get(g, set()))) or "-")' "$1" "$SUBS" "$PER"
+}
+
+# one_cpu_each VERDICTS: every group on exactly one CPU.
+one_cpu_each() {
+	awk '$2 == "-" || $2 ~ /,/ { bad++; print "group " $1 ": cpus " $2 }
+	     END { exit bad > 0 }' "$1"
+}
+
+# both_used VERDICTS: the groups are not all on one CPU.
+both_used() {
+	test "$(awk '{ print $2 }' "$1" | sort -u | wc -l)" -ge 2 ||
+		{ cat "$1"; return 1; }
+}
+
+# some_split VERDICTS: at least one group's flows on several CPUs.
+some_split() {
+	grep -q ',' "$1" || { cat "$1"; return 1; }
+}
+
+# run_groups NAME KEY GROUP-ARGS...: applies hash.key KEY, sends 20 frames
+# of each flow, writes the groups' verdicts to $E2E_TMP/NAME.
+run_groups() {
+	local name=$1 key=$2
+	shift 2
+	printf 'version: 1\ncpus: [%s, %s]\nhash: {key: %s, seed: 7}\n' \
+		"$C0" "$C1" "$key" >"$E2E_TMP/$name.yaml"
+	in_b "$XDP_STEER" -q apply "$IF_B" --policy "$E2E_TMP/$name.yaml" ||
+		{ fail "$name: apply key $key"; return 1; }
+	traffic_rx_pin >/dev/null
+	observer_start --drop || { fail "$name: the observer attaches"; return 1; }
+	gen_run --rate 100000 --count $((SUBS * PER * 20)) "$@" ||
+		fail "$name: the generator sends its frames"
+	observer_stop || fail "$name: the observer reports"
+	group_verdicts "$OBS_REPORT" >"$E2E_TMP/$name"
+}
+
+QINQ=() GTPU=()
+for g in $(seq 0 $((SUBS - 1))); do
+	QINQ+=(--group "udp4:$PER,vlan=$((100 + g)).$((1000 + g))")
+	GTPU+=(--group "udp4:$PER,encap=gtpu,id=$((65536 + g))")
+done
+
+stats0=$(in_b "$XDP_STEER" stats "$IF_B" --json)
+if run_groups vlan vlan "${QINQ[@]}"; then
+	check "key vlan: each of $SUBS QinQ subscribers' $PER flows on one CPU (the observer's verdicts)" \
+		one_cpu_each "$E2E_TMP/vlan"
+	check "key vlan: the subscribers spread over both CPUs" both_used "$E2E_TMP/vlan"
+	check "key vlan: no flow had a frame out of sequence" traffic_in_order "$OBS_REPORT"
+	stats1=$(in_b "$XDP_STEER" stats "$IF_B" --json)
+	# Frames of namespace A's own stack (IPv6 neighbour discovery)
+	# are untagged: they fall back, a few; the subscribers' never.
+	check "key vlan: all but a few frames were hashed on their tags (key_id_fallback)" \
+		test $(($(jget "$stats1" 'd["totals"]["key_id_fallback"]') - \
+			$(jget "$stats0" 'd["totals"]["key_id_fallback"]'))) -lt 5
+fi
+if run_groups vlan_l4 l4 "${QINQ[@]}"; then
+	check "key l4 (the control): the same traffic splits a subscriber's flows" \
+		some_split "$E2E_TMP/vlan_l4"
+fi
+if run_groups tunnel tunnel "${GTPU[@]}"; then
+	check "key tunnel: each of $SUBS GTP-U TEIDs' $PER inner flows on one CPU" \
+		one_cpu_each "$E2E_TMP/tunnel"
+	check "key tunnel: the TEIDs spread over both CPUs" both_used "$E2E_TMP/tunnel"
+	check "key tunnel: no flow had a frame out of sequence" traffic_in_order "$OBS_REPORT"
+fi
+if run_groups tunnel_l4 l4 "${GTPU[@]}"; then
+	check "key l4 (the control): the inner flows of a TEID split" \
+		some_split "$E2E_TMP/tunnel_l4"
+fi
 
 e2e_done

@@ -86,6 +86,13 @@ struct gen_group {
 	__u32 l3;		/* offset of the (inner) IP header */
 	__u32 l4;		/* of the transport header, from the IP
 				 * header */
+	__u8 tags[10];		/* the template's VLAN tags and the
+				 * ethertype after them (bytes 12..): the
+				 * receiver's stack takes a tag out of the
+				 * page in place (skb_vlan_untag), and the
+				 * page comes back to the generator */
+	__u8 ntags;		/* 0, 1 or 2 */
+	__u8 pad2[5];
 };
 /* The most header bytes before the (inner) IP header. */
 #define TRAFFIC_L3_MAX		127

@@ -138,9 +138,14 @@ static __always_inline int write_ip(void *data, void *end, __u32 l3, int v6,
 	if (th + (tcp > 0 ? 20 : 8) + MARK_LEN > end)
 		return -1;
 	seq = ++f->seq;
-	if (data + sizeof(g->eth) > end)
+	if (data + sizeof(g->eth) + sizeof(g->tags) > end)
 		return -1;
 	__builtin_memcpy(data, g->eth, sizeof(g->eth));
+	/* Tags and the ethertype after them, each time: see gen_group. */
+	if (g->ntags == 2)
+		__builtin_memcpy(data + 12, g->tags, 10);
+	else if (g->ntags == 1)
+		__builtin_memcpy(data + 12, g->tags, 6);
 	if (v6) {
 		*(__u8 *)(ip + 7) = g->hops;
 		put_words(ip + 8, f->src, 4);

@@ -125,6 +125,11 @@ struct group {
 	int encap;			/* STEER_ENCAP_*, or 0: none */
 	int outer;			/* the encapsulation's outer family */
 	enum gen_bad bad;		/* BAD_NONE: well-formed */
+	__u16 vlan[2];			/* vlan=S[.C]: an 802.1ad S-tag and
+					 * an 802.1Q C-tag, or one 802.1Q tag
+					 * (vlan[1] 0); 0: untagged */
+	__u32 tunnel_id;		/* id=N: the VNI (vxlan, geneve) or
+					 * TEID (gtpu); 0: the builder's */
 	struct frame tmpl;		/* frame of the group's first flow */
 	__u64 quantum;			/* frames per visit */
 	__u64 visit;			/* frames=N: the quantum asked for */
@@ -160,7 +165,7 @@ static void usage(FILE *out)
 "usage: traffic_gen --ifname IF --dst-mac MAC [options]\n"
 "Sends marked test frames out of veth IF (run it in IF's namespace).\n"
 "  --group KIND:N[,src=A][,dst=A][,sport=P][,dport=P][,per-addr=K][,frames=F]\n"
-"        [,encap=E][,outer=4|6][,bad=B]\n"
+"        [,encap=E][,outer=4|6][,bad=B][,vlan=S[.C]][,id=N]\n"
 "                   N flows of KIND (udp4 tcp4 udp6 tcp6 esp4 esp6 arp);\n"
 "                   repeatable, flow ids follow the order (default:\n"
 "                   udp4:1000); inside encapsulation E (pppoe mpls gre\n"
@@ -171,7 +176,10 @@ static void usage(FILE *out)
 "                   ext-chain (udp6, tcp6) for udp and tcp without encap;\n"
 "                   vxlan-no-i, geneve-v1, gtp-v2, gtp-ext-long,\n"
 "                   gre-routing, gre-v1, pppoe-v2 with their encap;\n"
-"                   inner-long with gre ipip vxlan geneve gtpu\n"
+"                   inner-long with gre ipip vxlan geneve gtpu;\n"
+"                   under a subscriber's 802.1ad S-tag and 802.1Q C-tag\n"
+"                   (vlan=S.C) or one 802.1Q tag (vlan=S), without encap;\n"
+"                   a tunnel's VNI or TEID (id=) with vxlan, geneve, gtpu\n"
 "  --rate PPS       frames per second; 0 sends as fast as it can (default)\n"
 "  --count N        stop after N frames\n"
 "  --duration S     stop after S seconds (default 1 without --count; 0 with\n"
@@ -313,6 +321,21 @@ static int parse_group(struct opts *o, char *spec)
 			if (i == BAD_COUNT)
 				goto bad;
 			g->bad = i;
+		} else if (!strcmp(kv, "vlan")) {
+			char *dot = strchr(val, '.');
+
+			if (dot)
+				*dot++ = 0;
+			if (parse_u64(val, 4094, &v) || !v)
+				goto bad;
+			g->vlan[0] = (__u16)v;
+			if (dot && (parse_u64(dot, 4094, &v) || !v))
+				goto bad;
+			g->vlan[1] = dot ? (__u16)v : 0;
+		} else if (!strcmp(kv, "id")) {
+			if (parse_u64(val, 0xffffffffu, &v) || !v)
+				goto bad;
+			g->tunnel_id = (__u32)v;
 		} else if (!strcmp(kv, "frames")) {
 			if (parse_u64(val, 1u << 30, &v) || !v)
 				goto bad;
@@ -338,6 +361,13 @@ static int parse_group(struct opts *o, char *spec)
 			g->bad == BAD_EXT_CHAIN ? ", IPv6" : "");
 		return -EINVAL;
 	}
+	if ((g->vlan[0] && (g->encap || !g->family)) ||
+	    (g->tunnel_id && g->encap != STEER_ENCAP_VXLAN &&
+	     g->encap != STEER_ENCAP_GENEVE && g->encap != STEER_ENCAP_GTPU) ||
+	    (g->tunnel_id > 0xffffff && g->encap != STEER_ENCAP_GTPU)) {
+		fprintf(stderr, "traffic_gen: vlan= is for udp and tcp groups without encap; id= for encap=vxlan, geneve (24 bits) or gtpu\n");
+		return -EINVAL;
+	}
 	if (g->family && (__u32)g->sport + g->per_addr - 1 > 65535) {
 		fprintf(stderr, "traffic_gen: sport + per-addr passes 65535\n");
 		return -EINVAL;
@@ -353,7 +383,7 @@ static int parse_group(struct opts *o, char *spec)
 	return 0;
 bad:
 	fprintf(stderr, "traffic_gen: bad --group (KIND:N[,src=A][,dst=A]"
-		"[,sport=P][,dport=P][,per-addr=K][,frames=F][,encap=E][,outer=4|6][,bad=B], "
+		"[,sport=P][,dport=P][,per-addr=K][,frames=F][,encap=E][,outer=4|6][,bad=B][,vlan=S[.C]][,id=N], "
 		"KIND udp4 tcp4 udp6 tcp6 esp4 esp6 arp, E pppoe mpls gre ipip vxlan "
 		"geneve gtpu for udp and tcp, B as --help says)\n");
 	return -EINVAL;
@@ -474,6 +504,26 @@ static int build_flow(const struct opts *o, const struct group *g, __u32 i,
 			     g->outer == AF_INET6 ? "fd00:200::2" : "10.200.0.2");
 	else if (g->family)
 		frame_eth(fr, af == AF_INET6 ? ETH_P_IPV6 : ETH_P_IP);
+	/* A subscriber's tags: S-tag outside, C-tag inside. */
+	if (g->vlan[0] && g->vlan[1]) {
+		frame_vlan(fr, ETH_P_8021AD, g->vlan[0]);
+		frame_vlan(fr, ETH_P_8021Q, g->vlan[1]);
+	} else if (g->vlan[0]) {
+		frame_vlan(fr, ETH_P_8021Q, g->vlan[0]);
+	}
+	/* The tunnel's id, bytes 4-7 of its header after the outer UDP
+	 * header (VXLAN's and Geneve's VNI in the first three). */
+	if (g->tunnel_id) {
+		__u8 *id = fr->buf + fr->first_l3_off +
+			   (g->outer == AF_INET6 ? 40 : 20) + 8 + 4;
+		__u32 w = g->encap == STEER_ENCAP_GTPU ? g->tunnel_id :
+			  g->tunnel_id << 8 | id[3];
+
+		id[0] = (__u8)(w >> 24);
+		id[1] = (__u8)(w >> 16);
+		id[2] = (__u8)(w >> 8);
+		id[3] = (__u8)w;
+	}
 	switch (g->shape) {
 	case TRAFFIC_UDP4:
 	case TRAFFIC_TCP4:
@@ -857,6 +907,10 @@ int main(int argc, char **argv)
 			      (__u32)(gr->tmpl.l4_off - gr->tmpl.l3_off) : 0 };
 		memcpy(skel->bss->gen_groups[g].eth, gr->tmpl.buf,
 		       sizeof(skel->bss->gen_groups[g].eth));
+		skel->bss->gen_groups[g].ntags = !gr->vlan[0] ? 0 :
+						 gr->vlan[1] ? 2 : 1;
+		memcpy(skel->bss->gen_groups[g].tags, gr->tmpl.buf + 12,
+		       sizeof(skel->bss->gen_groups[g].tags));
 		if (gr->family)
 			skel->bss->gen_groups[g].hops =
 				gr->tmpl.buf[gr->tmpl.l3_off +
