@@ -143,6 +143,24 @@ out:
 	return err;
 }
 
+/* 1 when every map in 't' has this version's value size: an older
+ * xdp-steer's (ring_stats before off_cpu) is made anew. */
+static int trace_current(const struct trace_maps *t)
+{
+	struct bpf_map_info info;
+	__u32 len;
+
+#define TRACE_SIZE_(name, type, key, value, ...)			\
+	memset(&info, 0, sizeof(info));					\
+	len = sizeof(info);						\
+	if (bpf_obj_get_info_by_fd(t->name, &info, &len) ||		\
+	    info.value_size != sizeof(value))				\
+		return 0;
+	STEER_TRACE_MAPS(TRACE_SIZE_)
+#undef TRACE_SIZE_
+	return 1;
+}
+
 int trace_ensure(const struct steer_maps *m, char *why, size_t len)
 {
 	struct trace_maps t;
@@ -158,6 +176,11 @@ int trace_ensure(const struct steer_maps *m, char *why, size_t len)
 		snprintf(why, len, "cannot open the cpumap tracepoint maps in %s: %s",
 			 m->dir, strerror(-err));
 		return err;
+	}
+	if (!trace_current(&t)) {
+		/* Their counts start again from 0. */
+		trace_close(&t);
+		return trace_create(m, why, len);
 	}
 	err = write_ids(m, t.cpumap_ids, why, len);
 	trace_close(&t);
