@@ -427,8 +427,9 @@ static void repair(struct balancer *bl, struct steer_balance_round *r)
 			 bl->ctx->err);
 		return;
 	}
-	if (!res.slots.unchanged)
-		r->applied = res.slots.generation;
+	if (res.slots.unchanged)
+		return;
+	r->applied = res.slots.generation;
 	lib_note(bl->ctx, STEER_INFO, "%s: the cpumap kthreads of worker CPUs %s could run on other CPUs: the policy in force applied again put new ones on their CPUs (generation %u)",
 		 bl->ifname, cpuset_format(&res.slots.renewed, list, sizeof(list)),
 		 res.slots.generation);

@@ -52,8 +52,8 @@ int lib_repair_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 		      const struct steer_maps *m,
 		      struct steer_apply_result *res);
 
-/* The online workers (CPUs of entries of either bank) whose cpumap kthread
- * may run off its CPU (kernel/kthreads.h). */
+/* The online workers of the policy in force whose cpumap kthread (in the
+ * entries the policy needs) may run off its CPU (kernel/kthreads.h). */
 struct cpu_set;
 int lib_misplaced(const struct steer_maps *m, struct cpu_set *out);
 

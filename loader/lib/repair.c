@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/bpf.h>
+
+#include "kernel/cpumap.h"
 #include "kernel/kthreads.h"
 #include "kernel/maps.h"
 #include "kernel/slots.h"
@@ -19,19 +22,32 @@
 int lib_misplaced(const struct steer_maps *m, struct cpu_set *out)
 {
 	struct kthread_info *kt = calloc(STEER_TARGETS, sizeof(*kt));
+	unsigned char need[STEER_TARGETS];
 	struct cpu_set online;
-	__u32 target, cpu;
+	struct steer_slot s;
+	struct steer_ctl ctl;
+	__u32 target, cpu, zero = 0;
 	int err;
 
 	cpuset_zero(out);
 	if (!kt)
 		return -ENOMEM;
-	err = kthreads_read(m, kt);
+	/* Only the policy's own entries: a retiring one goes once its
+	 * buckets have drained, and applying again would not hasten it. */
+	err = bpf_map_lookup_elem(m->steer_ctl, &zero, &ctl) ? -errno : 0;
+	if (!err && bpf_map_lookup_elem(m->steer_slots, &(__u32){ ctl.active & 1 },
+					&s))
+		err = -errno;
+	if (!err)
+		err = cpumap_slot_needs(m, ctl.active & 1, &s, need);
+	if (!err)
+		err = kthreads_read(m, kt);
 	if (!err)
 		err = cpuset_read_online(&online, NULL);
 	for (target = 0; !err && target < STEER_TARGETS; target++) {
 		cpu = target % STEER_MAX_CPUS;
-		if (cpuset_has(&online, cpu) && kthread_misplaced(&kt[target], cpu))
+		if (need[target] && cpuset_has(&online, cpu) &&
+		    kthread_misplaced(&kt[target], cpu))
 			cpuset_set(out, cpu);
 	}
 	free(kt);

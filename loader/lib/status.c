@@ -35,7 +35,9 @@ static void check_health(struct steer_status *st)
 	for (t = 0; t < STEER_TARGETS; t++) {
 		in.idle_entries += v->in_cpumap[t] && !v->need[t] &&
 				   !v->in_use[t];
-		if (v->in_cpumap[t] &&
+		/* The policy's own entries: one retiring goes once its
+		 * buckets have drained, and no apply could do more. */
+		if (v->in_cpumap[t] && v->need[t] &&
 		    kthread_misplaced(&v->kthreads[t], t % STEER_MAX_CPUS))
 			cpuset_set(&misplaced, t % STEER_MAX_CPUS);
 	}
