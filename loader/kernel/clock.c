@@ -129,6 +129,24 @@ static int hz_measured(int *hz)
 	return 0;
 }
 
+/* The coarse clocks advance once a tick, and the kernel gives their
+ * resolution as the tick's length (TICK_NSEC): exact, no waiting. 0 when
+ * that is not one of the rates Linux offers. */
+static int hz_from_coarse(void)
+{
+	static const int rates[] = { 100, 250, 300, 1000 };
+	struct timespec res;
+	size_t i;
+
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) || res.tv_sec ||
+	    !res.tv_nsec)
+		return 0;
+	for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
+		if (labs(res.tv_nsec - (1000000000L + rates[i] / 2) / rates[i]) <= 1)
+			return rates[i];
+	return 0;
+}
+
 int clock_hz(int *hz)
 {
 	char path[sizeof(((struct utsname *)0)->release) + 16];
@@ -145,6 +163,8 @@ int clock_hz(int *hz)
 		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
 		known = hz_from(path);
 	}
+	if (!known)
+		known = hz_from_coarse();
 	if (!known) {
 		err = hz_measured(&known);
 		if (err)
