@@ -172,15 +172,13 @@ int trace_ensure(const struct steer_maps *m, char *why, size_t len)
 	/* Already counting: the cpumaps' ids only change if someone pinned
 	 * new cpumaps here, but writing them costs nothing. */
 	err = trace_open(m->dir, &t);
+	/* An older version's: their counts start again from 0. */
+	if (err == -ESTALE)
+		return trace_create(m, why, len);
 	if (err) {
 		snprintf(why, len, "cannot open the cpumap tracepoint maps in %s: %s",
 			 m->dir, strerror(-err));
 		return err;
-	}
-	if (!trace_current(&t)) {
-		/* Their counts start again from 0. */
-		trace_close(&t);
-		return trace_create(m, why, len);
 	}
 	err = write_ids(m, t.cpumap_ids, why, len);
 	trace_close(&t);
@@ -206,6 +204,8 @@ int trace_open(const char *dir, struct trace_maps *t)
 	}
 	STEER_TRACE_MAPS(TRACE_FD_)
 #undef TRACE_FD_
+	if (!err && !trace_current(t))
+		err = -ESTALE;
 	if (err)
 		trace_close(t);
 	return err;
