@@ -478,6 +478,7 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	unsigned char cpus[STEER_MAX_CPUS], need[STEER_TARGETS];
 	unsigned char added[STEER_TARGETS] = { 0 }, renew[STEER_TARGETS];
 	struct kthread_info *kt;
+	struct cpu_set stale;
 	struct steer_slot active;
 	struct steer_ctl ctl;
 	__u32 *table, inactive, cpu;
@@ -541,10 +542,22 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 		if (err)
 			goto out;
 	}
-	err = renew_targets(m, &active, b->slot.bank, &res->renewed, renew,
-			    why, why_len);
+	/* The new bank's own entries (left by an interrupted apply, or a
+	 * first policy's) may have misplaced kthreads too: read again, as
+	 * retire may have removed some. */
+	cpuset_zero(&stale);
+	err = 0;
+	if (!active.table_size || b->slot.bank != active.bank)
+		err = find_misplaced(m, b->slot.bank, cpus, kt, &stale, why,
+				     why_len);
+	if (!err)
+		err = renew_targets(m, &active, b->slot.bank, &stale, renew,
+				    why, why_len);
 	if (err)
 		goto out;
+	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+		if (cpuset_has(&stale, cpu))
+			cpuset_set(&res->renewed, cpu);
 	memset(need, 0, sizeof(need));
 	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
 		need[b->slot.bank * STEER_MAX_CPUS + cpu] = cpus[cpu];
