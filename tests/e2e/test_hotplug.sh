@@ -176,6 +176,13 @@ apply_repairs() {
 		grep -q "worker CPUs* $HPFMT could run on other CPUs" <<<"$out"
 }
 run_here "apply of the same policy says it repaired the kthreads of CPUs $HPLIST" traffic_while apply_repairs
+# Not asserted: how the buckets left the old entries. A kthread publishes
+# drain progress only from its own CPU (the worker program checks its CPU
+# against the frame's target): a misplaced one that never ran there
+# would leave its buckets to the drain timeout (moves_timeout). Here it
+# still runs on its CPU now and then, and they moved by evidence.
+echo "  the repair's moves: $(jget "$(in_b "$XDP_STEER" stats "$IF_B" --json)" \
+	"'moves_done %d, moves_idle %d, moves_timeout %d' % (d['totals']['moves_done'], d['totals']['moves_idle'], d['totals']['moves_timeout'])")"
 check "  no flow had a late frame through the repair" traffic_not_late "$OBS_REPORT"
 check "  no frame went missing through it" traffic_accounted "$OBS_REPORT"
 check "  the warning is gone" not_warned
