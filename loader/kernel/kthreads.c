@@ -216,17 +216,37 @@ static int read_allowed(const char *pid, struct cpu_set *allowed)
 	return cpuset_parse(allowed, s);
 }
 
+/* When the task started, in clock ticks after boot (field 22 of
+ * /proc/PID/stat); 0 when unreadable. */
+static unsigned long long started(const char *pid)
+{
+	unsigned long long t;
+	char stat[512], *s;
+	int field;
+
+	if (read_proc(pid, "stat", stat, sizeof(stat)))
+		return 0;
+	s = strrchr(stat, ')');
+	for (field = 2; s && field < 22; field++)
+		s = strchr(s + 1, ' ');
+	return s && sscanf(s + 1, "%llu", &t) == 1 ? t : 0;
+}
+
 static int read_one(pid_t pid, unsigned int target, void *arg)
 {
 	struct kthread_info *k = (struct kthread_info *)arg + target;
 	struct sched_param param;
+	unsigned long long t;
 	char name[16];
 
-	/* A second kthread for one entry cannot be: the first one found
-	 * stays. */
-	if (k->pid)
-		return 0;
+	/* An entry made anew leaves its old kthread running until it has
+	 * emptied the old ring, under the same name: the younger is the
+	 * entry's. */
 	snprintf(name, sizeof(name), "%d", (int)pid);
+	t = started(name);
+	if (k->pid && t <= k->started)
+		return 0;
+	k->started = t;
 	k->pid = pid;
 	k->policy = sched_getscheduler(pid);
 	k->priority = sched_getparam(pid, &param) ? 0 : param.sched_priority;

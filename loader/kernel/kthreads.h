@@ -22,6 +22,7 @@ struct kthread_info {
 	int priority;
 	struct cpu_set allowed;	/* Cpus_allowed_list */
 	bool allowed_known;
+	unsigned long long started;	/* ticks after boot */
 };
 
 /* The kthread of each target in 'need' (STEER_TARGETS flags, as
