@@ -494,19 +494,10 @@ static __always_inline int worker(struct xdp_md *ctx, __u32 bank)
 		ws->packets++;
 		ws->bytes += (void *)(long)ctx->data_end - data;
 	}
-	/* The entry whose kthread runs this: the one the frame's stamp names
-	 * (the receiving CPU put the frame in that entry's ring), also while
-	 * the kthread runs off its CPU, which the scheduler lets it do after
-	 * its CPU went offline and came back (loader/kernel/kthreads.h);
-	 * else, for an unstamped frame, this CPU's in this bank. */
-	if ((void *)(m + 1) <= data && m->target - bank < STEER_MAX_CPUS) {
-		target = m->target;
-	} else {
-		target = bpf_get_smp_processor_id();
-		if (target >= STEER_MAX_CPUS)
-			return XDP_PASS;
-		target += bank;
-	}
+	target = bpf_get_smp_processor_id();
+	if (target >= STEER_MAX_CPUS)
+		return XDP_PASS;
+	target += bank;
 	wt = bpf_map_lookup_elem(&steer_wtot, &target);
 	/* The clock only while a drain may ask (steer_wclock); jiffies
 	 * are one load (the verifier inlines the helper). */
@@ -516,9 +507,7 @@ static __always_inline int worker(struct xdp_md *ctx, __u32 bank)
 		clock->last_ns = bpf_ktime_get_ns();
 	if (!wt)
 		return XDP_PASS;
-	/* Only this target's kthread writes these: no atomics needed. (An
-	 * entry made anew keeps its old kthread until its ring is empty; the
-	 * loader makes one anew only when no bucket sent to it lately.) */
+	/* Only this target's kthread writes these: no atomics needed. */
 	total = *wt + 1;
 	*wt = total;
 	if (!(total % STEER_EPOCH)) {
@@ -528,8 +517,8 @@ static __always_inline int worker(struct xdp_md *ctx, __u32 bank)
 		if (began)
 			*began = (__u32)bpf_jiffies64();
 	}
-	/* Unstamped, or stamped for the other bank (cannot be: each bank
-	 * has its own program). */
+	/* A stamp for another target: the kthread ran off its CPU (the CPU
+	 * went offline); its frames then drain by the timeout. */
 	if ((void *)(m + 1) > data || m->target != target ||
 	    m->rx_cpu >= STEER_MAX_CPUS)
 		return XDP_PASS;
