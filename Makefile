@@ -79,7 +79,8 @@ KERNEL_OBJS := $(addprefix loader/kernel/,netns.o pins.o lock.o maps.o \
 	       prog.o slots.o cpumap.o netdev.o failpoint.o clock.o window.o \
 	       trace.o leak.o kthreads.o features.o)
 STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o detach.o \
-		 status.o stats.o stats_view.o which.o balance.o features.o)
+		 status.o stats.o stats_view.o which.o balance.o features.o \
+		 repair.o)
 CLI_OBJS   := $(addprefix loader/cli/,main.o log.o json.o cmd_policy.o \
 	      cmd_detach.o cmd_status.o cmd_stats.o print_status.o \
 	      print_stats.o print_prom.o cmd_which.o print_which.o \

@@ -73,17 +73,59 @@ int STEER_TP_ENQUEUE(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
+/* The CPU of the cpumap entry whose kthread is running: the kernel names
+ * it "cpumap/<cpu>/map:<id>" when it makes the entry, from the entry's
+ * key (kernel/bpf/cpumap.c), and the <cpu> part is inside the 16 bytes of
+ * the task's comm for any cpu below 10^8. The tracepoint's arguments carry
+ * only the map, not the entry, and no map lookup could tell the entry
+ * from the running task without kernel BTF. -1 when the name is not one
+ * (a kthread of ours has it always). */
+static __always_inline int entry_cpu(void)
+{
+	char comm[16];
+	int cpu = 0, i;
+
+	if (bpf_get_current_comm(comm, sizeof(comm)) ||
+	    comm[0] != 'c' || comm[6] != '/')
+		return -1;
+#pragma unroll
+	for (i = 7; i < 11; i++) {
+		if (comm[i] == '/')
+			return i > 7 ? cpu : -1;
+		if (comm[i] < '0' || comm[i] > '9')
+			return -1;
+		cpu = cpu * 10 + (comm[i] - '0');
+	}
+	return -1;
+}
+
 /* trace_xdp_cpumap_kthread(map_id, processed, drops, sched, xdp_stats),
- * on the worker CPU (the kthread is bound to it) after each batch. */
+ * on the CPU the kthread runs on after each batch: its worker's CPU,
+ * unless that CPU went offline since the entry was made (the scheduler
+ * then widens the kthread's allowed CPUs and never narrows them back:
+ * loader/kernel/kthreads.h), which off_cpu counts, per worker. Once per
+ * batch of up to 8 frames, not per frame in the worker program: the
+ * name is read at this cost whatever the batch. */
 SEC("raw_tp/xdp_cpumap_kthread")
 int STEER_TP_KTHREAD(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct steer_kthread_stats *k;
+	struct steer_ring_stats *r;
 	struct cpumap_stats s;
-	__u32 zero = 0;
+	__u32 zero = 0, own;
+	int cpu;
 
 	if (!ours((__u32)ctx->args[0]))
 		return 0;
+	cpu = entry_cpu();
+	own = (__u32)cpu;
+	if (cpu >= 0 && own != bpf_get_smp_processor_id()) {
+		/* This CPU's slot of the worker's counter: plain, as the
+		 * enqueue side's, since neither nests here. */
+		r = bpf_map_lookup_elem(&ring_stats, &own);
+		if (r)
+			r->off_cpu += (__u32)ctx->args[1];
+	}
 	k = bpf_map_lookup_elem(&kthread_stats, &zero);
 	if (!k)
 		return 0;

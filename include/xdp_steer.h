@@ -623,7 +623,8 @@ enum { STEER_BAL_STATES(STEER_BAL_ENUM_) STEER_BAL_NSTATES };
 	X(cpumap_ids, BPF_MAP_TYPE_ARRAY, __u32,			\
 	  struct steer_cpumap_ids, 1, 0)				\
 	/* [worker cpu], per receiving CPU: its frames' fate at the	\
-	 * worker's ring, both banks together. */			\
+	 * worker's ring, both banks together; off_cpu per CPU the	\
+	 * worker's kthread ran on. */					\
 	X(ring_stats, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
 	  struct steer_ring_stats, STEER_MAX_CPUS, 0)			\
 	/* [0], per worker CPU: what its cpumap kthreads did. */	\
@@ -638,7 +639,8 @@ struct steer_cpumap_ids {
 /* ring_stats: X(name, help), one __u64 each. */
 #define STEER_RING_FIELDS(X)						\
 	X(enqueued, "frames that entered the worker's cpumap ring")	\
-	X(ring_full_drops, "frames the kernel dropped because the worker's cpumap ring was full")
+	X(ring_full_drops, "frames the kernel dropped because the worker's cpumap ring was full") \
+	X(off_cpu, "frames the worker's cpumap kthread took off its ring while running on another CPU (its CPU went offline)")
 
 /* kthread_stats: X(name, help), one __u64 each; the kthread reports a
  * batch of at most 8 frames at a time. */

@@ -20,6 +20,7 @@
 int cmd_check(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
+int cmd_repair(int argc, char **argv);
 int cmd_detach(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_stats(int argc, char **argv);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* check, attach, apply: the commands that read a policy. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -42,23 +43,50 @@ static const char *policy_file(int argc, char **argv, int nargs,
 	return argv[optind + nargs];
 }
 
-/* The one line an apply prints. */
+/* What an apply did, one line each: the policy (in force again, or new),
+ * then what it mended or changed besides. Shared with `repair`. */
 static void say_applied(const char *ifname, const struct steer_policy *p,
-			const struct steer_apply_result *r)
+		 const struct steer_apply_result *r)
 {
 	const struct slots_result *s = &r->slots;
+	char cpus[CPUSET_STR_MAX];
+	int nrenewed = cpuset_count(&s->renewed);
 
-	if (s->unchanged)
+	cpuset_format(&s->renewed, cpus, sizeof(cpus));
+	if (s->unchanged && s->sched_changed)
+		pr_info("%s: worker_sched set on %d cpumap kthread%s; the rest of the policy is unchanged (generation %u)%s\n",
+			ifname, s->sched_changed,
+			s->sched_changed == 1 ? "" : "s", s->generation,
+			s->cpus_added ? ", missing cpumap entries restored" : "");
+	else if (s->unchanged)
 		pr_info("%s: policy unchanged (generation %u)%s\n", ifname,
 			s->generation,
 			s->cpus_added ? ", missing cpumap entries restored" : "");
-	else
+	else if (s->same_policy)
+		pr_info("%s: policy unchanged, cpumap kthreads repaired (generation %u, slot %u): cpumap +%d -%d\n",
+			ifname, s->generation, s->slot, s->cpus_added,
+			s->cpus_removed);
+	else if (p)
 		pr_info("%s: policy applied (generation %u, slot %u): %d worker CPU%s, %u bucket%s (%d moved), %d rule%s; cpumap +%d -%d\n",
 			ifname, s->generation, s->slot, r->ncpus,
 			r->ncpus == 1 ? "" : "s", p->table_size,
 			p->table_size == 1 ? "" : "s",
 			s->moved_buckets, p->nrules, p->nrules == 1 ? "" : "s",
 			s->cpus_added, s->cpus_removed);
+	else
+		pr_info("%s: policy in force applied again (generation %u, slot %u): cpumap +%d -%d\n",
+			ifname, s->generation, s->slot, s->cpus_added,
+			s->cpus_removed);
+	if (nrenewed)
+		pr_info("%s: the cpumap kthread%s of worker CPU%s %s could run on other CPUs (%s CPU went offline and came back): replaced by new entries bound to %s CPU%s; their flows drained from the old ones in order\n",
+			ifname, nrenewed == 1 ? "" : "s",
+			nrenewed == 1 ? "" : "s", cpus,
+			nrenewed == 1 ? "its" : "their",
+			nrenewed == 1 ? "its" : "their",
+			nrenewed == 1 ? "" : "s");
+	if (!s->unchanged && s->sched_changed)
+		pr_info("%s: worker_sched set on %d cpumap kthread%s\n", ifname,
+			s->sched_changed, s->sched_changed == 1 ? "" : "s");
 	if (s->finished_pending)
 		pr_info("%s: finished what an earlier, interrupted apply left: its old slot's readers are gone and unneeded cpumap entries removed\n",
 			ifname);
@@ -245,4 +273,67 @@ int cmd_apply(int argc, char **argv)
 	}
 	policy_free(&p);
 	return ret;
+}
+
+/* One interface; 'quiet_absent': say nothing when it is gone or has no
+ * policy (the sweep over every interface with pins). */
+static int repair_one(const char *ifname, bool quiet_absent)
+{
+	struct steer_apply_result res;
+	struct steer_ctx ctx;
+	int err;
+
+	cli_ctx_init(&ctx);
+	err = steer_repair(&ctx, ifname, &res);
+	if (err && quiet_absent && (err == -ENODEV || err == -ENOENT))
+		return 0;
+	if (err)
+		return cli_fail(&ctx);
+	if (res.slots.unchanged && !res.slots.cpus_added &&
+	    !res.slots.finished_pending)
+		pr_info("%s: nothing to repair: every worker's cpumap kthread runs on its CPU only, every entry is there\n",
+			ifname);
+	else
+		say_applied(ifname, NULL, &res);
+	return 0;
+}
+
+/* repair takes no options of its own. */
+static int repair_handle(int opt, const char *arg, void *ctx)
+{
+	(void)opt;
+	(void)arg;
+	(void)ctx;
+	return -1;
+}
+
+int cmd_repair(int argc, char **argv)
+{
+	const char *usage = "xdp-steer repair [IFACE]\n"
+		"  Applies the policy in force on IFACE again, read from its maps (no\n"
+		"  policy file): cpumap kthreads that may run off their CPU (after the\n"
+		"  CPU went offline and came back) get new entries bound to it, missing\n"
+		"  entries are made again. Without IFACE, every interface with pins in\n"
+		"  this network namespace. Flows keep their CPUs and their order.";
+	static const struct option longopts[] = { { NULL, 0, NULL, 0 } };
+	struct steer_list l;
+	struct steer_ctx ctx;
+	int ret, i;
+
+	ret = cmd_getopt(argc, argv, "", longopts, usage, repair_handle, NULL);
+	if (ret >= 0)
+		return ret;
+	if (cmd_args(argc, argv, 0, 1, usage))
+		return EXIT_USAGE;
+	if (argc - optind == 1)
+		return cmd_ifname(argv[optind], usage) ? EXIT_USAGE :
+		       repair_one(argv[optind], false);
+	cli_ctx_init(&ctx);
+	if (steer_list(&ctx, &l))
+		return cli_fail(&ctx);
+	ret = 0;
+	for (i = 0; i < l.n; i++)
+		ret |= repair_one(l.ifnames[i], true);
+	steer_list_free(&l);
+	return ret ? EXIT_FAIL : 0;
 }

@@ -212,32 +212,37 @@ void print_stats_rates(const char *ifname, const struct steer_sample *a,
 {
 	struct steer_worker_view va, vb;
 	double dt = b->t - a->t, load = total_load(b) - total_load(a);
-	char pad[64], ring[16];
+	char pad[64], ring[16], off[16];
 
 	snprintf(pad, sizeof(pad), "%*s", (int)strlen(ifname), "");
 	rx_table(ifname, pad, a, b);
 	encap_line(pad, a, b);
 	partial_line(pad, a, b);
-	printf("%s  %-10s %12s %12s %13s %12s %7s\n", pad, "worker CPU",
-	       "sent pps", "ring full/s", "delivered pps", "Mbit/s", "load %");
+	printf("%s  %-10s %12s %12s %13s %12s %7s %11s\n", pad, "worker CPU",
+	       "sent pps", "ring full/s", "delivered pps", "Mbit/s", "load %",
+	       "off CPU/s");
 	for (int c = 0; c < STEER_MAX_CPUS; c++) {
 		steer_worker_view(a, c, &va);
 		steer_worker_view(b, c, &vb);
 		if (vb.sent == va.sent && vb.delivered == va.delivered &&
 		    vb.ring.ring_full_drops == va.ring.ring_full_drops &&
-		    vb.load == va.load)
+		    vb.ring.off_cpu == va.ring.off_cpu && vb.load == va.load)
 			continue;
-		if (b->traced)
+		if (b->traced) {
 			snprintf(ring, sizeof(ring), "%.0f",
 				 per(vb.ring.ring_full_drops,
 				     va.ring.ring_full_drops, dt));
-		else
+			snprintf(off, sizeof(off), "%.0f",
+				 per(vb.ring.off_cpu, va.ring.off_cpu, dt));
+		} else {
 			snprintf(ring, sizeof(ring), "-");
-		printf("%s  %-10d %12.0f %12s %13.0f %12.1f %7.1f\n", pad, c,
+			snprintf(off, sizeof(off), "-");
+		}
+		printf("%s  %-10d %12.0f %12s %13.0f %12.1f %7.1f %11s\n", pad, c,
 		       per(vb.sent, va.sent, dt), ring,
 		       per(vb.delivered, va.delivered, dt),
 		       per(vb.delivered_bytes, va.delivered_bytes, dt) * 8 / 1e6,
-		       load > 0 ? 100 * (vb.load - va.load) / load : 0);
+		       load > 0 ? 100 * (vb.load - va.load) / load : 0, off);
 	}
 	printf("\n");
 	fflush(stdout);
@@ -253,27 +258,28 @@ void print_stats_totals(const char *ifname, const struct steer_sample *s)
 	rx_table(ifname, pad, NULL, s);
 	encap_line(pad, NULL, s);
 	partial_line(pad, NULL, s);
-	printf("%s  %-10s %12s %12s %12s %12s %12s %12s\n", pad, "worker CPU",
-	       "sent", "enqueued", "ring full", "kthread", "delivered",
-	       "in flight");
+	printf("%s  %-10s %12s %12s %12s %12s %12s %12s %12s\n", pad,
+	       "worker CPU", "sent", "enqueued", "ring full", "kthread",
+	       "delivered", "in flight", "off CPU");
 	for (c = 0; c < STEER_MAX_CPUS; c++) {
 		if (!steer_worker_view(s, c, &v))
 			continue;
 		if (s->traced)
-			printf("%s  %-10d %12llu %12llu %12llu %12llu %12llu %12lld\n",
+			printf("%s  %-10d %12llu %12llu %12llu %12llu %12llu %12lld %12llu\n",
 			       pad, c, (unsigned long long)v.sent,
 			       (unsigned long long)v.ring.enqueued,
 			       (unsigned long long)v.ring.ring_full_drops,
 			       (unsigned long long)v.kthread.processed,
 			       (unsigned long long)v.delivered,
-			       (long long)v.in_flight);
+			       (long long)v.in_flight,
+			       (unsigned long long)v.ring.off_cpu);
 		else
-			printf("%s  %-10d %12llu %12s %12s %12s %12llu %12s\n",
+			printf("%s  %-10d %12llu %12s %12s %12s %12llu %12s %12s\n",
 			       pad, c, (unsigned long long)v.sent, "-", "-",
-			       "-", (unsigned long long)v.delivered, "-");
+			       "-", (unsigned long long)v.delivered, "-", "-");
 	}
 	if (s->traced)
-		printf("%s  sent = delivered + ring full + in flight; kthread: taken off the ring by the worker's cpumap kthread\n",
+		printf("%s  sent = delivered + ring full + in flight; kthread: taken off the ring by the worker's cpumap kthread; off CPU: of those, by its kthread running on another CPU\n",
 		       pad);
 	else
 		printf("%s  ring counters unknown: the cpumap tracepoint programs are not pinned (an 'xdp-steer apply' pins them)\n",

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <sched.h>
 #include <stdio.h>
 
 #include "cli/json.h"
@@ -92,6 +94,96 @@ static void print_decap_json(const struct steer_slot *s)
 	printf("]");
 }
 
+static const char *tf(int b)
+{
+	return b ? "true" : "false";
+}
+
+static const char *sched_name(int policy)
+{
+	switch (policy) {
+	case SCHED_OTHER: return "other";
+	case SCHED_FIFO: return "fifo";
+	case SCHED_RR: return "rr";
+	case SCHED_BATCH: return "batch";
+	case SCHED_IDLE: return "idle";
+	}
+	return "unknown";
+}
+
+/* The class the kthreads of the entries the policy in force needs share
+ * (the policy's worker_sched is not kept in the maps: this is what the
+ * kthreads have): 1 with one of them in *k, 0 when they differ, -1 when
+ * none was found. */
+static int worker_sched(const struct slot_view *v,
+			const struct kthread_info **k)
+{
+	const struct kthread_info *t;
+	int target;
+
+	*k = NULL;
+	for (target = 0; target < STEER_TARGETS; target++) {
+		t = &v->kthreads[target];
+		if (!v->need[target] || !t->pid)
+			continue;
+		if (*k && (t->policy != (*k)->policy ||
+			   t->priority != (*k)->priority))
+			return 0;
+		*k = t;
+	}
+	return *k ? 1 : -1;
+}
+
+static void print_worker_sched_text(const struct slot_view *v)
+{
+	const struct kthread_info *k;
+	int same = worker_sched(v, &k);
+
+	if (same < 0)
+		return;
+	printf("  worker_sched: ");
+	if (!same)
+		printf("mixed (the workers' kthreads differ)\n");
+	else if (k->policy == SCHED_FIFO || k->policy == SCHED_RR)
+		printf("%s, priority %d\n", sched_name(k->policy), k->priority);
+	else
+		printf("%s\n", sched_name(k->policy));
+}
+
+static void print_worker_sched_json(const struct slot_view *v)
+{
+	const struct kthread_info *k;
+	int same = worker_sched(v, &k);
+
+	printf(", \"worker_sched\": ");
+	if (same < 0)
+		printf("null");
+	else if (!same)
+		printf("\"mixed\"");
+	else
+		printf("{\"policy\": \"%s\", \"priority\": %d}",
+		       sched_name(k->policy), k->priority);
+}
+
+/* An entry's kthread: pid, class, the CPUs it may run on, and whether
+ * that is its own CPU only. */
+static void print_kthread_json(const struct kthread_info *k, __u32 cpu)
+{
+	char list[CPUSET_STR_MAX];
+
+	if (!k->pid) {
+		printf(", \"kthread\": null");
+		return;
+	}
+	printf(", \"kthread\": {\"pid\": %d, \"sched\": \"%s\", \"priority\": %d, \"cpus_allowed\": ",
+	       (int)k->pid, sched_name(k->policy), k->priority);
+	if (k->allowed_known)
+		printf("\"%s\"", cpuset_format(&k->allowed, list, sizeof(list)));
+	else
+		printf("null");
+	printf(", \"on_its_cpu\": %s}", tf(!kthread_misplaced(k, cpu)));
+}
+
 void print_status_text(const struct steer_status *st)
 {
 	const struct slot_view *v = &st->view;
@@ -134,17 +226,13 @@ void print_status_text(const struct steer_status *st)
 			printf("passed on the receiving CPU\n");
 		else
 			printf("cpu %u\n", s->nonip_cpu);
+		print_worker_sched_text(v);
 		print_decap_text(s);
 		print_drain_text(v);
 		print_balance_status_text(st);
 	}
 	for (i = 0; i < st->health.n; i++)
 		printf("  warning: %s\n", st->health.msg[i]);
-}
-
-static const char *tf(int b)
-{
-	return b ? "true" : "false";
 }
 
 void print_status_json(const struct steer_status *st)
@@ -172,6 +260,7 @@ void print_status_json(const struct steer_status *st)
 	       s->drain_ms, v->draining, tf(v->window_open),
 	       v->window_left_ms, s->queue_size, s->bank,
 	       s->table_size, v->nflow, v->nprefix, s->nshapes);
+	print_worker_sched_json(v);
 	printf(", \"decap\": ");
 	print_decap_json(s);
 	printf(", \"workers\": [");
@@ -184,11 +273,14 @@ void print_status_json(const struct steer_status *st)
 	printf("], \"cpumap\": [");
 	for (cpu = 0, first = 1; cpu < STEER_TARGETS; cpu++)
 		if (v->in_cpumap[cpu]) {
-			printf("%s{\"cpu\": %u, \"bank\": %u, \"qsize\": %u, \"prog_id\": %u, \"retiring\": %s, \"drained_from\": %s}",
+			printf("%s{\"cpu\": %u, \"bank\": %u, \"qsize\": %u, \"prog_id\": %u, \"retiring\": %s, \"drained_from\": %s",
 			       first ? "" : ", ", cpu % STEER_MAX_CPUS,
 			       cpu / STEER_MAX_CPUS, v->cpumap[cpu].qsize,
 			       v->cpumap[cpu].bpf_prog.id,
 			       tf(!v->need[cpu]), tf(v->in_use[cpu]));
+			print_kthread_json(&v->kthreads[cpu],
+					   cpu % STEER_MAX_CPUS);
+			printf("}");
 			first = 0;
 		}
 	printf("]");

@@ -12,6 +12,9 @@ UNITDIR     ?= $(PREFIX)/lib/systemd/system
 MANDIR      ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DOCDIR      ?= $(PREFIX)/share/doc/xdp-steer
+# udev reads rules from /usr/lib/udev/rules.d and /etc/udev/rules.d, not
+# from under every prefix: a /usr/local install puts its rule in /etc.
+UDEVRULESDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/udev/rules.d,/etc/udev/rules.d)
 # Policies live in /etc whatever the prefix, as Debian's /usr/local
 # packages keep their configuration in /etc too.
 SYSCONFDIR  ?= /etc
@@ -20,6 +23,8 @@ DIST        := loader/dist
 MAN_PAGES   := $(DIST)/xdp-steer.8 $(DIST)/xdp-steer.yaml.5
 UNIT        := $(DIST)/xdp-steer@.service
 BALANCE_UNIT := $(DIST)/xdp-steer-balance@.service
+REPAIR_UNIT := $(DIST)/xdp-steer-repair@.service
+UDEV_RULE   := $(DIST)/60-xdp-steer-cpu-online.rules
 EXAMPLES    := $(sort $(wildcard configs/*.yaml))
 # The pages' date: when README.md, their source, last changed.
 MAN_DATE    ?= $(if $(wildcard .git),$(shell git log -1 --format=%cs -- README.md 2>/dev/null))
@@ -33,6 +38,8 @@ INSTALL_LIST = \
 	0644:$(BPF_OBJ):$(BPFDIR)/xdp_steer.bpf.o \
 	0644:$(UNIT):$(UNITDIR)/xdp-steer@.service \
 	0644:$(BALANCE_UNIT):$(UNITDIR)/xdp-steer-balance@.service \
+	0644:$(REPAIR_UNIT):$(UNITDIR)/xdp-steer-repair@.service \
+	0644:$(UDEV_RULE):$(UDEVRULESDIR)/60-xdp-steer-cpu-online.rules \
 	0644:$(DIST)/xdp-steer.8:$(MANDIR)/man8/xdp-steer.8 \
 	0644:$(DIST)/xdp-steer.yaml.5:$(MANDIR)/man5/xdp-steer.yaml.5 \
 	0644:$(DIST)/xdp-steer.bash:$(BASHCOMPDIR)/xdp-steer \
@@ -45,7 +52,8 @@ INSTALL_SRCS = $(foreach row,$(INSTALL_LIST),$(word 2,$(subst :, ,$(row))))
 
 # A ':' or a space in a directory would split the rows above: each of
 # these variables must be one word.
-INSTALL_DIR_VARS := SBINDIR BPFDIR UNITDIR MANDIR BASHCOMPDIR DOCDIR SYSCONFDIR
+INSTALL_DIR_VARS := SBINDIR BPFDIR UNITDIR MANDIR BASHCOMPDIR DOCDIR SYSCONFDIR \
+		    UDEVRULESDIR
 check-install-dirs = $(foreach v,$(INSTALL_DIR_VARS),$(if $(or $(findstring \
 	:,$($(v))),$(filter-out 1,$(words $($(v))))),$(error install directories \
 	must each be set, without ':' or spaces: $(v)='$($(v))')))
@@ -54,8 +62,8 @@ check-install-dirs = $(foreach v,$(INSTALL_DIR_VARS),$(if $(or $(findstring \
 # rows.
 include $(DIST)/monitoring.mk
 
-ALL += $(MAN_PAGES) $(UNIT) $(BALANCE_UNIT)
-all: $(MAN_PAGES) $(UNIT) $(BALANCE_UNIT)
+ALL += $(MAN_PAGES) $(UNIT) $(BALANCE_UNIT) $(REPAIR_UNIT)
+all: $(MAN_PAGES) $(UNIT) $(BALANCE_UNIT) $(REPAIR_UNIT)
 
 $(MAN_PAGES): $(DIST)/%: README.md $(DIST)/readme2man.py $(VERSION_STAMP)
 	$(call msg,MAN,$@)
@@ -69,7 +77,7 @@ PATHS_STAMP := $(DIST)/paths.stamp
 $(PATHS_STAMP): FORCE
 	$(Q)echo '$(SBINDIR) $(SYSCONFDIR)' | cmp -s - $@ || \
 		echo '$(SBINDIR) $(SYSCONFDIR)' > $@
-$(UNIT) $(BALANCE_UNIT): %: %.in $(PATHS_STAMP)
+$(UNIT) $(BALANCE_UNIT) $(REPAIR_UNIT): %: %.in $(PATHS_STAMP)
 	$(call check-install-dirs)
 	$(call msg,GEN,$@)
 	$(Q)sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
@@ -98,5 +106,5 @@ uninstall:
 
 clean: clean-dist
 clean-dist:
-	$(Q)rm -f $(MAN_PAGES) $(UNIT) $(BALANCE_UNIT) $(PATHS_STAMP)
+	$(Q)rm -f $(MAN_PAGES) $(UNIT) $(BALANCE_UNIT) $(REPAIR_UNIT) $(PATHS_STAMP)
 .PHONY: install uninstall clean-dist

@@ -10,7 +10,7 @@
 # The commands and options below are checked against `xdp-steer help`
 # and each `xdp-steer COMMAND --help` by tests/unit/test_install.sh.
 
-_xdp_steer_commands="check attach apply detach status stats which balance pin-dir help"
+_xdp_steer_commands="check attach apply repair detach status stats which balance pin-dir help"
 _xdp_steer_global_opts="-v --verbose -q --quiet -h --help -V --version"
 
 # _xdp_steer_opts COMMAND: the options COMMAND takes.
@@ -128,7 +128,7 @@ _xdp_steer() {
 	case $cmd:$npos in
 	check:0|apply:1)
 		mapfile -t COMPREPLY < <(_xdp_steer_policies "$cur") ;;
-	attach:0|apply:0|detach:0|status:0|stats:0|which:0|balance:0|pin-dir:0)
+	attach:0|apply:0|repair:0|detach:0|status:0|stats:0|which:0|balance:0|pin-dir:0)
 		mapfile -t COMPREPLY < <(compgen -W "$(_xdp_steer_ifaces)" -- "$cur") ;;
 	help:0)
 		mapfile -t COMPREPLY < <(compgen -W "$_xdp_steer_commands" -- "$cur") ;;

@@ -70,32 +70,80 @@ static __u64 mono_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
 }
 
-/* Jiffies over about 20 ms, to the nearest rate Linux offers. */
+/* Polls jiffies every 200 us until they change: 0 with the new value in
+ * *j and the time it was seen in *t. */
+static int next_tick(__u32 *j, __u64 *t)
+{
+	struct timespec nap = { 0, 200000 };
+	__u32 from = *j, now;
+	int err, i;
+
+	/* At most 20 ms at HZ=100, plus a scheduler's delays. */
+	for (i = 0; i < 2000; i++) {
+		err = clock_jiffies(&now);
+		if (err)
+			return err;
+		if (now != from) {
+			*j = now;
+			*t = mono_ns();
+			return 0;
+		}
+		nanosleep(&nap, NULL);
+	}
+	return -ETIME;
+}
+
+/*
+ * Five ticks timed from one tick's edge to another's, to the nearest rate
+ * Linux offers. Edges, not a fixed nap: over a 20 ms nap HZ=250 counts 4
+ * to 6 ticks as the nap's ends fall, which reads as 250 or 300 by chance
+ * (an apply of the same policy then saw another drain_units, so another
+ * policy); from edge to edge the error is the poll's 200 us (4 ms at
+ * HZ=250 in 20 ms: 227-278, nearest 250; 300 gives 16.7 ms). At most
+ * about 60 ms, on kernels whose config cannot be read.
+ */
 static int hz_measured(int *hz)
 {
 	static const int rates[] = { 100, 250, 300, 1000 };
-	struct timespec nap = { 0, 20000000 };
-	__u32 j0, j1;
-	__u64 t0, t1;
 	double r, best = 1e9;
-	int err;
+	__u64 t0, t1;
+	__u32 j, j0;
 	size_t i;
+	int err, n;
 
-	err = clock_jiffies(&j0);
-	t0 = mono_ns();
-	nanosleep(&nap, NULL);
+	err = clock_jiffies(&j);
 	if (!err)
-		err = clock_jiffies(&j1);
-	t1 = mono_ns();
+		err = next_tick(&j, &t0);
+	j0 = j;
+	for (n = 0; !err && n < 5; n++)
+		err = next_tick(&j, &t1);
 	if (err)
 		return err;
-	r = (double)(j1 - j0) * 1e9 / (double)(t1 - t0);
+	r = (double)(j - j0) * 1e9 / (double)(t1 - t0);
 	for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
 		if (fabs(rates[i] - r) < best) {
 			best = fabs(rates[i] - r);
 			*hz = rates[i];
 		}
 	}
+	return 0;
+}
+
+/* The coarse clocks advance once a tick, and the kernel gives their
+ * resolution as the tick's length (TICK_NSEC): exact, no waiting. 0 when
+ * that is not one of the rates Linux offers. */
+static int hz_from_coarse(void)
+{
+	static const int rates[] = { 100, 250, 300, 1000 };
+	struct timespec res;
+	size_t i;
+
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) || res.tv_sec ||
+	    !res.tv_nsec)
+		return 0;
+	for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
+		if (labs(res.tv_nsec - (1000000000L + rates[i] / 2) / rates[i]) <= 1)
+			return rates[i];
 	return 0;
 }
 
@@ -115,6 +163,8 @@ int clock_hz(int *hz)
 		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
 		known = hz_from(path);
 	}
+	if (!known)
+		known = hz_from_coarse();
 	if (!known) {
 		err = hz_measured(&known);
 		if (err)

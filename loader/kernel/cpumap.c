@@ -112,8 +112,8 @@ int cpumap_in_use(const struct steer_maps *m, __u32 units,
 }
 
 int cpumap_add(const struct steer_maps *m, const unsigned char *need,
-	       __u32 qsize, const int *worker_fds, unsigned char *added,
-	       char *why, size_t why_len)
+	       const unsigned char *renew, __u32 qsize, const int *worker_fds,
+	       unsigned char *added, char *why, size_t why_len)
 {
 	struct bpf_cpumap_val want = { .qsize = qsize }, cur;
 	__u32 target, cpu;
@@ -126,6 +126,12 @@ int cpumap_add(const struct steer_maps *m, const unsigned char *need,
 		cpu = cpu_of(target);
 		memset(&cur, 0, sizeof(cur));
 		if (!bpf_map_lookup_elem(bank_fd(m, target), &cpu, &cur)) {
+			/* Renewed: its kthread may run off its CPU
+			 * (kthreads.h); a new entry has a new one. */
+			if (cur.qsize == qsize && renew && renew[target]) {
+				added[target] = 1;
+				goto update;
+			}
 			if (cur.qsize == qsize && cur.bpf_prog.id)
 				continue;
 			/* Not one of ours (no program): ours replaces it. */

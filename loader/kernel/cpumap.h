@@ -26,13 +26,14 @@ int cpumap_in_use(const struct steer_maps *m, __u32 units,
 		  unsigned char *in_use, int *draining);
 
 /* Creates the entries of 'need' that lack one (cpumap program
- * worker_fds[bank], ring 'qsize'). An entry with another ring size is never
- * replaced (a second kthread would deliver that CPU's frames): -EBUSY.
- * added[target] = 1 for each created. */
+ * worker_fds[bank], ring 'qsize'), and makes anew those of 'renew' (NULL:
+ * none; the caller makes sure no frame is on its way to them). An entry
+ * with another ring size is never replaced (a second kthread would deliver
+ * that CPU's frames): -EBUSY. added[target] = 1 for each created or made
+ * anew. */
 int cpumap_add(const struct steer_maps *m, const unsigned char *need,
-	       __u32 qsize, const int *worker_fds, unsigned char *added,
-	       char *why,
-	       size_t why_len);
+	       const unsigned char *renew, __u32 qsize, const int *worker_fds,
+	       unsigned char *added, char *why, size_t why_len);
 /* Removes the entries cpumap_add() created. */
 void cpumap_undo(const struct steer_maps *m, const unsigned char *added);
 

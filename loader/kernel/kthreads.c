@@ -109,8 +109,10 @@ static int walk(const struct steer_maps *m,
 struct sched_walk {
 	const unsigned char *need;
 	unsigned char done[STEER_TARGETS];
-	struct sched_param param;
-	int policy;
+	/* One class for all, or one per target (NULL: the former). */
+	int policy, priority;
+	const struct kthread_info *each;
+	int changed;
 	char *why;
 	size_t why_len;
 };
@@ -118,11 +120,20 @@ struct sched_walk {
 static int set_one(pid_t pid, unsigned int target, void *arg)
 {
 	struct sched_walk *w = arg;
-	int err;
+	struct sched_param param;
+	int err, policy, priority;
 
 	if (!w->need[target])
 		return 0;
-	if (sched_setscheduler(pid, w->policy, &w->param)) {
+	policy = w->each ? w->each[target].policy : w->policy;
+	priority = w->each ? w->each[target].priority : w->priority;
+	/* Counted for the caller's message: an apply that changes only
+	 * worker_sched must say it changed something. */
+	if (sched_getscheduler(pid) != policy || sched_getparam(pid, &param) ||
+	    param.sched_priority != priority)
+		w->changed++;
+	param.sched_priority = priority;
+	if (sched_setscheduler(pid, policy, &param)) {
 		err = -errno;
 		snprintf(w->why, w->why_len, "setting the scheduling of CPU %u's cpumap kthread (pid %d) failed: %s",
 			 target % STEER_MAX_CPUS, (int)pid, strerror(-err));
@@ -132,17 +143,18 @@ static int set_one(pid_t pid, unsigned int target, void *arg)
 	return 0;
 }
 
-int kthreads_sched(const struct steer_maps *m, const unsigned char *need,
-		   int policy, int priority, char *why, size_t why_len)
+static int sched_walk(const struct steer_maps *m, struct sched_walk *w,
+		      int *changed)
 {
-	struct sched_walk w = {
-		.need = need, .policy = policy, .why = why, .why_len = why_len,
-		.param = { .sched_priority = priority },
-	};
+	const unsigned char *need = w->need;
+	char *why = w->why;
+	size_t why_len = w->why_len;
 	unsigned int target;
 	int err;
 
-	err = walk(m, set_one, &w);
+	err = walk(m, set_one, w);
+	if (changed)
+		*changed = w->changed;
 	if (err) {
 		if (!why[0])
 			snprintf(why, why_len, "listing the cpumap kthreads failed: %s",
@@ -150,7 +162,7 @@ int kthreads_sched(const struct steer_maps *m, const unsigned char *need,
 		return err;
 	}
 	for (target = 0; target < STEER_TARGETS; target++) {
-		if (need[target] && !w.done[target]) {
+		if (need[target] && !w->done[target]) {
 			snprintf(why, why_len, "CPU %u's cpumap entry (bank %u) has no kthread 'cpumap/%u/map:<id>' in /proc (a kernel before 5.17 cuts its name)",
 				 target % STEER_MAX_CPUS, target / STEER_MAX_CPUS,
 				 target % STEER_MAX_CPUS);
@@ -158,4 +170,103 @@ int kthreads_sched(const struct steer_maps *m, const unsigned char *need,
 		}
 	}
 	return 0;
+}
+
+int kthreads_sched(const struct steer_maps *m, const unsigned char *need,
+		   int policy, int priority, int *changed, char *why,
+		   size_t why_len)
+{
+	struct sched_walk w = {
+		.need = need, .policy = policy, .priority = priority,
+		.why = why, .why_len = why_len,
+	};
+
+	return sched_walk(m, &w, changed);
+}
+
+int kthreads_sched_each(const struct steer_maps *m, const unsigned char *need,
+			const struct kthread_info *want, char *why,
+			size_t why_len)
+{
+	struct sched_walk w = {
+		.need = need, .each = want, .why = why, .why_len = why_len,
+	};
+
+	return sched_walk(m, &w, NULL);
+}
+
+/* Cpus_allowed_list of /proc/PID/status: the CPUs the scheduler may run
+ * the task on. */
+static int read_allowed(const char *pid, struct cpu_set *allowed)
+{
+	static const char key[] = "\nCpus_allowed_list:";
+	char status[4096], *s, *end;
+	int err;
+
+	err = read_proc(pid, "status", status, sizeof(status));
+	if (err)
+		return err;
+	s = strstr(status, key);
+	if (!s)
+		return -ENOENT;
+	s += sizeof(key) - 1;
+	end = strchr(s, '\n');
+	if (end)
+		*end = 0;
+	return cpuset_parse(allowed, s);
+}
+
+/* When the task started, in clock ticks after boot (field 22 of
+ * /proc/PID/stat); 0 when unreadable. */
+static unsigned long long started(const char *pid)
+{
+	unsigned long long t;
+	char stat[512], *s;
+	int field;
+
+	if (read_proc(pid, "stat", stat, sizeof(stat)))
+		return 0;
+	s = strrchr(stat, ')');
+	for (field = 2; s && field < 22; field++)
+		s = strchr(s + 1, ' ');
+	return s && sscanf(s + 1, "%llu", &t) == 1 ? t : 0;
+}
+
+static int read_one(pid_t pid, unsigned int target, void *arg)
+{
+	struct kthread_info *k = (struct kthread_info *)arg + target;
+	struct sched_param param;
+	unsigned long long t;
+	char name[16];
+
+	/* An entry made anew leaves its old kthread running until it has
+	 * emptied the old ring, under the same name: the younger is the
+	 * entry's. */
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	t = started(name);
+	if (k->pid && t <= k->started)
+		return 0;
+	k->started = t;
+	k->pid = pid;
+	k->policy = sched_getscheduler(pid);
+	k->priority = sched_getparam(pid, &param) ? 0 : param.sched_priority;
+	k->allowed_known = !read_allowed(name, &k->allowed);
+	return 0;
+}
+
+int kthreads_read(const struct steer_maps *m, struct kthread_info *k)
+{
+	memset(k, 0, STEER_TARGETS * sizeof(*k));
+	return walk(m, read_one, k);
+}
+
+bool kthread_misplaced(const struct kthread_info *k, unsigned int cpu)
+{
+	struct cpu_set own;
+
+	if (!k->pid || !k->allowed_known)
+		return false;
+	cpuset_zero(&own);
+	cpuset_set(&own, cpu);
+	return !cpuset_equal(&k->allowed, &own);
 }

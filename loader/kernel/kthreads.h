@@ -8,15 +8,53 @@
 #ifndef XDP_STEER_KTHREADS_H
 #define XDP_STEER_KTHREADS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "kernel/maps.h"
+#include "model/cpuset.h"
+
+/* One entry's kthread as /proc shows it. */
+struct kthread_info {
+	pid_t pid;		/* 0: no kthread found for the entry */
+	int policy;		/* SCHED_*, sched_getscheduler()'s */
+	int priority;
+	struct cpu_set allowed;	/* Cpus_allowed_list */
+	bool allowed_known;
+	unsigned long long started;	/* ticks after boot */
+};
 
 /* The kthread of each target in 'need' (STEER_TARGETS flags, as
  * cpumap.h) gets sched_setscheduler()'s 'policy' and 'priority'. Only
  * kernel threads are touched (a process may name itself like one).
- * -ESRCH when an entry's kthread is not found; 'why' says which. */
+ * *changed (when not NULL) gets how many had another class or priority
+ * before. -ESRCH when an entry's kthread is not found; 'why' says which. */
 int kthreads_sched(const struct steer_maps *m, const unsigned char *need,
-		   int policy, int priority, char *why, size_t why_len);
+		   int policy, int priority, int *changed, char *why,
+		   size_t why_len);
+
+/* The same, each target in 'need' getting want[target]'s policy and
+ * priority. */
+int kthreads_sched_each(const struct steer_maps *m, const unsigned char *need,
+			const struct kthread_info *want, char *why,
+			size_t why_len);
+
+/* k[STEER_TARGETS]: every entry's kthread of both banks (pid 0 where none
+ * was found). */
+int kthreads_read(const struct steer_maps *m, struct kthread_info *k);
+
+/*
+ * Whether the kthread may run on CPUs other than 'cpu', its entry's. The
+ * kernel binds it to its CPU when it makes the entry (kthread_bind(), in
+ * kernel/bpf/cpumap.c), which also marks it PF_NO_SETAFFINITY: so
+ * sched_setaffinity() refuses it with EINVAL, for root too (measured on
+ * 6.18). When its CPU goes offline and the kthread is woken (a frame for
+ * it) or was running, the scheduler widens its allowed CPUs to the online
+ * ones (select_fallback_rq(): "no longer affine to cpuN" in the kernel
+ * log), and nothing narrows them back when the CPU returns: only a new
+ * entry, with a new kthread, runs on its CPU again.
+ */
+bool kthread_misplaced(const struct kthread_info *k, unsigned int cpu);
 
 #endif /* XDP_STEER_KTHREADS_H */

@@ -9,6 +9,7 @@
 #include <sys/random.h>
 #include <bpf/bpf.h>
 
+#include <sched.h>
 #include <time.h>
 
 #include "kernel/clock.h"
@@ -372,14 +373,102 @@ static __u32 choose_bank(const struct steer_slot *active,
 
 /* The policy's worker_sched, on the kthreads of every entry the slot
  * needs: new ones start as SCHED_OTHER, and the policy may have changed
- * it for the others. */
+ * it for the others. Without it, a worker's new kthread in the other bank
+ * (a new queue size, a repair) takes the class of the one it replaces
+ * (old[], read before), so "left out, an apply changes nothing" holds. */
 static int set_sched(const struct steer_maps *m, const struct steer_build *b,
-		     const unsigned char *need, char *why, size_t why_len)
+		     const unsigned char *need, const unsigned char *added,
+		     const struct kthread_info *old, int *changed, char *why,
+		     size_t why_len)
 {
-	if (!b->sched_set)
+	unsigned char inherit[STEER_TARGETS] = { 0 };
+	struct kthread_info want[STEER_TARGETS];
+	__u32 target, from;
+	int n = 0;
+
+	if (b->sched_set)
+		return kthreads_sched(m, need, b->sched_policy,
+				      b->sched_priority, changed, why,
+				      why_len);
+	if (!old)
 		return 0;
-	return kthreads_sched(m, need, b->sched_policy, b->sched_priority, why,
-			      why_len);
+	for (target = 0; target < STEER_TARGETS; target++) {
+		from = (target + STEER_MAX_CPUS) % STEER_TARGETS;
+		if (!added[target] || !old[from].pid ||
+		    old[from].policy < 0 ||
+		    (old[from].policy == SCHED_OTHER && !old[from].priority))
+			continue;
+		want[target] = old[from];
+		inherit[target] = 1;
+		n++;
+	}
+	return n ? kthreads_sched_each(m, inherit, want, why, why_len) : 0;
+}
+
+/*
+ * Repair: the workers of the new slot whose kthread, in the bank the slot
+ * would use, may run off its CPU (kthreads.h says how that comes about,
+ * and why only a new entry mends it). Only online CPUs: a new kthread
+ * for an offline one would be widened again by its first frame.
+ */
+static int find_misplaced(const struct steer_maps *m, __u32 bank,
+			  const unsigned char *cpus, struct kthread_info *kt,
+			  struct cpu_set *out, char *why, size_t why_len)
+{
+	struct cpu_set online;
+	__u32 cpu;
+	int err;
+
+	cpuset_zero(out);
+	err = kthreads_read(m, kt);
+	if (!err)
+		err = cpuset_read_online(&online, NULL);
+	if (err) {
+		snprintf(why, why_len, "reading the cpumap kthreads' allowed CPUs failed: %s",
+			 strerror(-err));
+		return err;
+	}
+	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+		if (cpus[cpu] && cpuset_has(&online, cpu) &&
+		    kthread_misplaced(&kt[bank * STEER_MAX_CPUS + cpu], cpu))
+			cpuset_set(out, cpu);
+	return 0;
+}
+
+/* The entries of the new slot's bank to make anew: misplaced ones the
+ * slot in force does not send to (it uses the other bank, or there is
+ * none), unless a bucket still drains from them: making that one anew
+ * could reorder its flows, so -EBUSY. */
+static int renew_targets(const struct steer_maps *m,
+			 const struct steer_slot *active, __u32 bank,
+			 const struct cpu_set *misplaced, unsigned char *renew,
+			 char *why, size_t why_len)
+{
+	unsigned char in_use[STEER_TARGETS];
+	__u32 cpu, target;
+	int err, draining;
+
+	memset(renew, 0, STEER_TARGETS);
+	if (!cpuset_count(misplaced))
+		return 0;
+	err = cpumap_in_use(m, active->drain_units, in_use, &draining);
+	if (err) {
+		snprintf(why, why_len, "reading which cpumap entries buckets use failed: %s",
+			 strerror(-err));
+		return err;
+	}
+	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++) {
+		if (!cpuset_has(misplaced, cpu))
+			continue;
+		target = bank * STEER_MAX_CPUS + cpu;
+		if (active->table_size && in_use[target]) {
+			snprintf(why, why_len, "CPU %u's cpumap kthread (bank %u) may run on other CPUs and buckets still drain from it; retry once they are done",
+				 cpu, bank);
+			return -EBUSY;
+		}
+		renew[target] = 1;
+	}
+	return 0;
 }
 
 int slots_apply(const struct steer_maps *m, struct steer_build *b,
@@ -387,7 +476,9 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 		size_t why_len)
 {
 	unsigned char cpus[STEER_MAX_CPUS], need[STEER_TARGETS];
-	unsigned char added[STEER_TARGETS] = { 0 };
+	unsigned char added[STEER_TARGETS] = { 0 }, renew[STEER_TARGETS];
+	struct kthread_info *kt;
+	struct cpu_set stale;
 	struct steer_slot active;
 	struct steer_ctl ctl;
 	__u32 *table, inactive, cpu;
@@ -396,8 +487,12 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	memset(res, 0, sizeof(*res));
 	why[0] = 0;
 	table = calloc(STEER_TABLE_MAX, sizeof(*table));
-	if (!table)
+	kt = calloc(STEER_TARGETS, sizeof(*kt));
+	if (!table || !kt) {
+		free(table);
+		free(kt);
 		return -ENOMEM;
+	}
 
 	/* Prepare: finish what an earlier apply left (its grace period, the
 	 * entries it could not retire yet), then build. */
@@ -423,6 +518,22 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	if (err)
 		goto out;
 	b->slot.bank = choose_bank(&active, &b->slot);
+	build_needed_cpus(b, table, cpus);
+	b->slot.nrule_cpus = b->nrule_cpus;
+	b->slot.digest = build_digest(b, table);
+	res->same_policy = active.table_size && active.digest == b->slot.digest;
+	err = find_misplaced(m, b->slot.bank, cpus, kt, &res->renewed, why,
+			     why_len);
+	if (err)
+		goto out;
+	/* Misplaced kthreads in the bank in force: the slot moves to new
+	 * entries in the other bank, as for a new queue size, and its
+	 * buckets drain from the old ones without reordering. */
+	if (active.table_size && b->slot.bank == active.bank &&
+	    cpuset_count(&res->renewed)) {
+		b->slot.bank = !active.bank;
+		b->slot.digest = build_digest(b, table);
+	}
 	/* A bank switch needs the other bank free of entries with another
 	 * ring size: an interrupted apply may have left some there, still
 	 * drained from. Wait for those buckets, as retire does. */
@@ -431,12 +542,25 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 		if (err)
 			goto out;
 	}
-	build_needed_cpus(b, table, cpus);
+	/* The new bank's own entries (left by an interrupted apply, or a
+	 * first policy's) may have misplaced kthreads too: read again, as
+	 * retire may have removed some. */
+	cpuset_zero(&stale);
+	err = 0;
+	if (!active.table_size || b->slot.bank != active.bank)
+		err = find_misplaced(m, b->slot.bank, cpus, kt, &stale, why,
+				     why_len);
+	if (!err)
+		err = renew_targets(m, &active, b->slot.bank, &stale, renew,
+				    why, why_len);
+	if (err)
+		goto out;
+	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+		if (cpuset_has(&stale, cpu))
+			cpuset_set(&res->renewed, cpu);
 	memset(need, 0, sizeof(need));
 	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
 		need[b->slot.bank * STEER_MAX_CPUS + cpu] = cpus[cpu];
-	b->slot.nrule_cpus = b->nrule_cpus;
-	b->slot.digest = build_digest(b, table);
 	if (active.table_size && active.digest == b->slot.digest) {
 		/* Same policy: nothing to flip. Still repair missing cpumap
 		 * entries. */
@@ -444,10 +568,11 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 		res->slot = ctl.active;
 		res->generation = active.generation;
 		res->moved_buckets = 0;
-		err = cpumap_add(m, need, b->slot.queue_size, worker_fds, added,
-				 why, why_len);
+		err = cpumap_add(m, need, NULL, b->slot.queue_size, worker_fds,
+				 added, why, why_len);
 		if (!err)
-			err = set_sched(m, b, need, why, why_len);
+			err = set_sched(m, b, need, added, NULL,
+					&res->sched_changed, why, why_len);
 		res->cpus_added = count_added(added);
 		goto out;
 	}
@@ -464,14 +589,16 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	/* Add cpumap: entries for the new slot's bank. Invariant: the
 	 * active slot names none of the created entries (they are new), so
 	 * removing them again is harmless. */
-	err = cpumap_add(m, need, b->slot.queue_size, worker_fds, added, why,
-			 why_len);
+	err = cpumap_add(m, need, renew, b->slot.queue_size, worker_fds, added,
+			 why, why_len);
 	if (!err && (err = failpoint("add-cpumap")))
 		snprintf(why, why_len, "failpoint add-cpumap");
 	/* Before the flip: a policy whose workers cannot be scheduled as
 	 * it says is not put in force. */
 	if (!err)
-		err = set_sched(m, b, need, why, why_len);
+		err = set_sched(m, b, need, added,
+				b->slot.bank != active.bank ? kt : NULL,
+				&res->sched_changed, why, why_len);
 	if (err)
 		goto out_undo;
 
@@ -525,6 +652,7 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 out_undo:
 	cpumap_undo(m, added);
 out:
+	free(kt);
 	free(table);
 	return err;
 }
@@ -694,5 +822,9 @@ int slots_read_view(const struct steer_maps *m, struct slot_view *v)
 				    &v->draining);
 	if (!err)
 		err = read_window_view(m, v);
+	/* The kthreads are the system's to read, not the maps': a /proc
+	 * that cannot be read leaves them unknown (pid 0), no failure. */
+	if (!err)
+		kthreads_read(m, v->kthreads);
 	return err;
 }

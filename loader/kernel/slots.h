@@ -42,6 +42,8 @@
 #include <linux/bpf.h>
 
 #include "model/build.h"
+#include "model/cpuset.h"
+#include "kernel/kthreads.h"
 #include "kernel/maps.h"
 
 struct slots_result {
@@ -58,6 +60,12 @@ struct slots_result {
 	int cpus_removed;	/* cpumap entries retired */
 	int cpus_kept;		/* entries not needed, kept while buckets
 				 * still drain from them */
+	bool same_policy;	/* the policy is the one in force (a flip
+				 * only to repair kthreads) */
+	struct cpu_set renewed;	/* workers whose kthread could run off its
+				 * CPU, given new entries (kthreads.h) */
+	int sched_changed;	/* kthreads whose class or priority the
+				 * policy's worker_sched changed */
 };
 
 /* worker_fds[bank]: the cpumap program to run on that bank's workers. 0 or a negative
@@ -79,6 +87,8 @@ struct slot_view {
 	unsigned char in_use[STEER_TARGETS];	/* by recent buckets */
 	unsigned char need[STEER_TARGETS];	/* by the active slot */
 	int draining;			/* buckets still draining */
+	/* Each entry's kthread, by target; pid 0 where none was found. */
+	struct kthread_info kthreads[STEER_TARGETS];
 	int window_open;		/* drain records kept (kernel/window.h) */
 	__u32 window_left_ms;		/* for so long more, at least */
 };

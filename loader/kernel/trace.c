@@ -143,6 +143,24 @@ out:
 	return err;
 }
 
+/* 1 when every map in 't' has this version's value size: an older
+ * xdp-steer's (ring_stats before off_cpu) is made anew. */
+static int trace_current(const struct trace_maps *t)
+{
+	struct bpf_map_info info;
+	__u32 len;
+
+#define TRACE_SIZE_(name, type, key, value, ...)			\
+	memset(&info, 0, sizeof(info));					\
+	len = sizeof(info);						\
+	if (bpf_obj_get_info_by_fd(t->name, &info, &len) ||		\
+	    info.value_size != sizeof(value))				\
+		return 0;
+	STEER_TRACE_MAPS(TRACE_SIZE_)
+#undef TRACE_SIZE_
+	return 1;
+}
+
 int trace_ensure(const struct steer_maps *m, char *why, size_t len)
 {
 	struct trace_maps t;
@@ -154,6 +172,9 @@ int trace_ensure(const struct steer_maps *m, char *why, size_t len)
 	/* Already counting: the cpumaps' ids only change if someone pinned
 	 * new cpumaps here, but writing them costs nothing. */
 	err = trace_open(m->dir, &t);
+	/* An older version's: their counts start again from 0. */
+	if (err == -ESTALE)
+		return trace_create(m, why, len);
 	if (err) {
 		snprintf(why, len, "cannot open the cpumap tracepoint maps in %s: %s",
 			 m->dir, strerror(-err));
@@ -183,6 +204,8 @@ int trace_open(const char *dir, struct trace_maps *t)
 	}
 	STEER_TRACE_MAPS(TRACE_FD_)
 #undef TRACE_FD_
+	if (!err && !trace_current(t))
+		err = -ESTALE;
 	if (err)
 		trace_close(t);
 	return err;

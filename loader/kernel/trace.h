@@ -30,7 +30,9 @@ int trace_ensure(const struct steer_maps *m, char *why, size_t len);
 
 /* Opens the trace maps pinned in 'dir' if both links are pinned there
  * too; -ENOENT when they are not (an interface attached by an older
- * xdp-steer, or loaded by xdp-loader and not applied since). */
+ * xdp-steer, or loaded by xdp-loader and not applied since), -ESTALE when
+ * a map has another value size than this version's (an older xdp-steer
+ * pinned them; the next apply makes them anew). */
 int trace_open(const char *dir, struct trace_maps *t);
 void trace_close(struct trace_maps *t);
 

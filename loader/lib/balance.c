@@ -398,6 +398,43 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 	balance_remember(&bl->mem, &bl->plan);
 }
 
+/*
+ * Every round, moved or not: a worker's cpumap kthread that may run off
+ * its CPU (its CPU went offline and came back: kernel/kthreads.h) is put
+ * back by applying the policy in force again, under the exclusive lock,
+ * as a move would (a move mends it by itself). Reading the kthreads costs
+ * a walk of /proc, a few ms a round.
+ */
+static void repair(struct balancer *bl, struct steer_balance_round *r)
+{
+	struct steer_apply_result res;
+	char list[CPUSET_STR_MAX];
+	struct cpu_set misplaced;
+	struct lib_iface it;
+	int err;
+
+	if (r->applied || r->state == STEER_BAL_FAILED ||
+	    lib_misplaced(&bl->m, &misplaced) ||
+	    !cpuset_count(&misplaced))
+		return;
+	err = lib_iface_begin(bl->ctx, bl->ifname, true, &it);
+	if (!err)
+		err = lib_repair_locked(bl->ctx, &it, &bl->m, &res);
+	lib_iface_end(&it);
+	if (err) {
+		lib_note(bl->ctx, STEER_WARN, "%s: the cpumap kthreads of worker CPUs %s may run on other CPUs, and applying the policy in force again failed: %s",
+			 bl->ifname, cpuset_format(&misplaced, list, sizeof(list)),
+			 bl->ctx->err);
+		return;
+	}
+	if (res.slots.unchanged)
+		return;
+	r->applied = res.slots.generation;
+	lib_note(bl->ctx, STEER_INFO, "%s: the cpumap kthreads of worker CPUs %s could run on other CPUs: the policy in force applied again put new ones on their CPUs (generation %u)",
+		 bl->ifname, cpuset_format(&res.slots.renewed, list, sizeof(list)),
+		 res.slots.generation);
+}
+
 /* The round in steer_balance[0], for status. */
 static void record(struct balancer *bl, const struct steer_balance_round *r)
 {
@@ -480,6 +517,8 @@ int steer_balance(struct steer_ctx *ctx, const char *ifname,
 		} else {
 			round_plan(bl, &r);
 		}
+		if (!o->dry_run)
+			repair(bl, &r);
 		clock_gettime(CLOCK_REALTIME, &ts);
 		r.t = ts.tv_sec + ts.tv_nsec / 1e9;
 		if (!o->dry_run)

@@ -67,6 +67,17 @@ int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 		     const struct steer_policy *p,
 		     struct steer_apply_result *res);
 
+/* The policy in force applied again (steer_repair), under the caller's
+ * exclusive lock. */
+int lib_repair_locked(struct steer_ctx *ctx, const struct lib_iface *it,
+		      const struct steer_maps *m,
+		      struct steer_apply_result *res);
+
+/* The online workers of the policy in force whose cpumap kthread (in the
+ * entries the policy needs) may run off its CPU (kernel/kthreads.h). */
+struct cpu_set;
+int lib_misplaced(const struct steer_maps *m, struct cpu_set *out);
+
 /* An xdp_steer program is attached to 'it' but its maps are not all
  * pinned in its directory ('missing' names one, NULL: they are there but
  * not the program's): pins removed by hand or left by another version, or

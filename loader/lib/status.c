@@ -15,7 +15,7 @@
  * what cannot be read is left out of the decision (model/health.h). */
 static void check_health(struct steer_status *st)
 {
-	struct cpu_set online, irq;
+	struct cpu_set online, irq, misplaced;
 	struct netdev_info ni, *nip = NULL;
 	const struct slot_view *v = &st->view;
 	struct health_input in = {
@@ -31,9 +31,17 @@ static void check_health(struct steer_status *st)
 	};
 	int t;
 
-	for (t = 0; t < STEER_TARGETS; t++)
+	cpuset_zero(&misplaced);
+	for (t = 0; t < STEER_TARGETS; t++) {
 		in.idle_entries += v->in_cpumap[t] && !v->need[t] &&
 				   !v->in_use[t];
+		/* The policy's own entries: one retiring goes once its
+		 * buckets have drained, and no apply could do more. */
+		if (v->in_cpumap[t] && v->need[t] &&
+		    kthread_misplaced(&v->kthreads[t], t % STEER_MAX_CPUS))
+			cpuset_set(&misplaced, t % STEER_MAX_CPUS);
+	}
+	in.misplaced = &misplaced;
 
 	if (!cpuset_read_online(&online, NULL))
 		in.online = &online;

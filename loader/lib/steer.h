@@ -72,6 +72,13 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 int steer_apply(struct steer_ctx *ctx, const char *ifname,
 		const struct steer_policy *p, struct steer_apply_result *res);
 
+/* Applies the policy in force on 'ifname' again, read back from its maps
+ * (no policy file): every worker's cpumap kthread that may run off its CPU
+ * gets a new entry on its CPU (res->slots.renewed), missing entries are
+ * made again. res->slots.unchanged when there was nothing to mend. */
+int steer_repair(struct steer_ctx *ctx, const char *ifname,
+		 struct steer_apply_result *res);
+
 struct steer_detach_result {
 	bool was_attached;	/* a program was taken off */
 	bool iface_gone;	/* the interface no longer exists */

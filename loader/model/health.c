@@ -43,6 +43,7 @@ int health_check(const struct health_input *in, struct health *h)
 	const char *ifname = in->ifname;
 	char list[CPUSET_STR_MAX];
 	struct cpu_set cpus;
+	__u32 cpu;
 
 	h->n = 0;
 	h->dropped = 0;
@@ -59,11 +60,26 @@ int health_check(const struct health_input *in, struct health *h)
 	if (!in->table_size)
 		health_add(h, "no policy applied: every frame passes on the receiving CPU; 'xdp-steer apply %s --policy POLICY'",
 			   ifname);
+	/* An offline CPU's kthread is not stopped: the scheduler moves it
+	 * (widening its allowed CPUs) to an online CPU when a frame wakes
+	 * it, and its frames reach the stack there (kernel/kthreads.h). */
 	if (in->online) {
 		workers_vs(in->buckets, in->online, false, &cpus);
 		if (cpuset_count(&cpus))
-			health_add(h, "worker CPUs %s are offline: their frames wait in the cpumap; bring them online or apply a policy without them",
-				   cpuset_format(&cpus, list, sizeof(list)));
+			health_add(h, "worker CPUs %s are offline: the kernel runs their cpumap kthreads on other CPUs, where their flows now reach the stack, and leaves them there when the CPUs come back; bring them online and run 'xdp-steer repair %s', or apply a policy without them",
+				   cpuset_format(&cpus, list, sizeof(list)),
+				   ifname);
+	}
+	if (in->misplaced) {
+		cpuset_zero(&cpus);
+		for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+			if (cpuset_has(in->misplaced, cpu) &&
+			    (!in->online || cpuset_has(in->online, cpu)))
+				cpuset_set(&cpus, cpu);
+		if (cpuset_count(&cpus))
+			health_add(h, "the cpumap kthreads of worker CPUs %s may run on other CPUs too (their CPUs went offline and came back): their flows can reach the stack on two CPUs, out of order; 'xdp-steer repair %s' (or any apply) puts new ones on their CPUs",
+				   cpuset_format(&cpus, list, sizeof(list)),
+				   ifname);
 	}
 	if (in->table_size && (in->loader_flags & STEER_LF_CPUS_FALLBACK))
 		health_add(h, "'cpus' is not set and every online CPU takes %s's RX interrupts, so every CPU works: set 'cpus' to CPUs that do not collect, or move the interrupts",

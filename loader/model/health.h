@@ -55,13 +55,16 @@ struct health_input {
 	int possible_cpus;		/* 0: unknown */
 	int idle_entries;	/* cpumap entries the policy in force does
 				 * not need and no bucket drains from */
+	/* Workers whose cpumap kthread (of either bank) may run on other
+	 * CPUs than its own (kernel/kthreads.h). */
+	const struct cpu_set *misplaced;
 };
 
 /* Room for every warning health_check() can give at once, with spare. */
 #define HEALTH_MAX_WARN	16
 
 struct health {
-	char msg[HEALTH_MAX_WARN][256];	/* one sentence each, no newline */
+	char msg[HEALTH_MAX_WARN][512];	/* one sentence each, no newline */
 	int n;
 	int dropped;			/* warnings that did not fit */
 };

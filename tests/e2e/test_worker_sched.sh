@@ -11,7 +11,11 @@
 #  2. a queue_size change (new entries in the other cpumap bank, new
 #     kthreads): those are SCHED_FIFO 7 too;
 #  3. rr: SCHED_RR 1; the key left out: they stay so; other: SCHED_OTHER;
-#  4. a priority out of range is refused with its place in the file, and
+#  4. an apply that changes only worker_sched says how many kthreads it
+#     changed, not "policy unchanged"; status --json shows it; worker_sched
+#     left out with a new queue size: the new bank's kthreads keep the
+#     class of those they replace;
+#  5. a priority out of range is refused with its place in the file, and
 #     nothing changes.
 . "$(dirname "$0")/lib.sh"
 
@@ -103,6 +107,26 @@ step "a queue_size change: the other bank's new kthreads are SCHED_FIFO 7" \
 step "rr: SCHED_RR 1" 1024 "worker_sched: rr" "SCHED_RR 1"
 step "worker_sched left out: the kthreads stay as they are" 1024 "" "SCHED_RR 1"
 step "other: SCHED_OTHER" 1024 "worker_sched: other" "SCHED_OTHER 0"
+
+# An apply that changes only worker_sched says what it changed.
+policy "$P" 1024 "worker_sched: {policy: fifo, priority: 3}"
+out=$(in_b "$XDP_STEER" apply "$IF_B" "$P" 2>&1)
+check "an apply changing only worker_sched says so, not 'policy unchanged' ($out)" \
+	bash -c "grep -q 'worker_sched set on ${#CPUS[@]} cpumap kthread' <<<'$out' && ! grep -q 'policy unchanged' <<<'$out'"
+check "status --json has worker_sched fifo 3" \
+	json_holds "$(in_b "$XDP_STEER" status "$IF_B" --json)" \
+	"d['policy']['worker_sched'] == {'policy': 'fifo', 'priority': 3}"
+out=$(in_b "$XDP_STEER" apply "$IF_B" "$P" 2>&1)
+check "the same again is 'policy unchanged' ($out)" \
+	bash -c "grep -q 'policy unchanged' <<<'$out'"
+# worker_sched left out, and a new queue size: new kthreads in the other
+# bank take the class of those they replace.
+policy "$P" 2048 ""
+in_b "$XDP_STEER" -q apply "$IF_B" "$P" || fail "apply: worker_sched left out, queue_size 2048"
+check "worker_sched left out, a queue_size change: the other bank's new kthreads keep SCHED_FIFO 3" \
+	all_are cpu_map "SCHED_FIFO 3"
+policy "$P" 1024 "worker_sched: other"
+in_b "$XDP_STEER" -q apply "$IF_B" "$P" || fail "apply: back to other"
 
 policy "$P" 1024 "worker_sched: {policy: fifo, priority: 100}"
 out=$(in_b "$XDP_STEER" apply "$IF_B" --policy "$P" 2>&1)

@@ -40,7 +40,9 @@ struct health_case {
 	int possible;		/* possible CPUs; 0: 8 */
 	bool fallback;		/* default workers fell back to every CPU */
 	int idle_entries;	/* cpumap entries nothing needs */
-	const char *want[8];	/* a substring of each warning, in order */
+	const char *misplaced;	/* workers whose kthread may run elsewhere;
+				 * NULL: none */
+	const char *want[9];	/* a substring of each warning, in order */
 };
 
 static const struct health_case cases[] = {
@@ -88,8 +90,28 @@ static const struct health_case cases[] = {
 	  .want = { "129 CPUs are possible: ixgbe refuses native XDP with more than 128; boot with nr_cpus=128" } },
 	{ .desc = "another driver with 4096 possible CPUs gives no warning", .driver = "mlx5_core", .possible = 4096 },
 	/* ---- offline workers ---- */
-	{ .desc = "offline worker CPUs are named", .online = "0-3",
-	  .want = { "worker CPUs 4-5 are offline: their frames wait in the cpumap; bring them online or apply a policy without them" } },
+	{ .desc = "offline worker CPUs are named, with where their frames really go and the cure",
+	  .online = "0-3",
+	  .want = { "worker CPUs 4-5 are offline: the kernel runs their cpumap kthreads on other CPUs, where their flows now reach the stack, and leaves them there when the CPUs come back; bring them online and run 'xdp-steer repair eth2', or apply a policy without them" } },
+	{ .desc = "offline workers never say their frames wait (the kthread runs elsewhere)",
+	  .online = "0-3", .misplaced = "4",
+	  .want = { "the kernel runs their cpumap kthreads on other CPUs" } },
+	/* ---- kthreads off their CPU ---- */
+	{ .desc = "a worker whose kthread may run on other CPUs is named, with what to run",
+	  .misplaced = "3",
+	  .want = { "the cpumap kthreads of worker CPUs 3 may run on other CPUs too (their CPUs went offline and came back): their flows can reach the stack on two CPUs, out of order; 'xdp-steer repair eth2' (or any apply) puts new ones on their CPUs" } },
+	{ .desc = "several such workers are named in list form", .misplaced = "2-3,5",
+	  .want = { "worker CPUs 2-3,5 may run on other CPUs too" } },
+	{ .desc = "an offline worker's kthread is left to the offline warning",
+	  .online = "0-4", .misplaced = "5",
+	  .want = { "worker CPUs 5 are offline" } },
+	{ .desc = "an offline and an online misplaced worker give one warning each",
+	  .online = "0-4", .misplaced = "3,5",
+	  .want = { "worker CPUs 5 are offline", "the cpumap kthreads of worker CPUs 3 may run" } },
+	{ .desc = "a misplaced kthread is named also when the online CPUs are unknown",
+	  .online = UNREADABLE, .misplaced = "4",
+	  .want = { "the cpumap kthreads of worker CPUs 4 may run" } },
+	{ .desc = "unknown kthreads give no kthread warning", .misplaced = UNREADABLE },
 	{ .desc = "a single offline worker in the middle is named", .online = "0-2,4-7",
 	  .want = { "worker CPUs 3 are offline" } },
 	{ .desc = "CPU 255, the cpumap's last, offline is named", .workers = "250-255", .online = "0-254",
@@ -123,7 +145,9 @@ static const struct health_case cases[] = {
 	{ .desc = "everything wrong at once gives every warning, in a fixed order",
 	  .foreign_maps = true, .queue_size = 64, .workers = "0-9", .online = "0-7",
 	  .irq = "0-1", .mtu = 9000, .lro = true, .ntuple_off = true, .possible = 256,
+	  .misplaced = "7",
 	  .want = { "does not use the pinned maps", "worker CPUs 8-9 are offline",
+		    "worker CPUs 7 may run on other CPUs",
 		    "worker CPUs 0-1 also take eth2's RX", "queue_size 64 is small",
 		    "MTU 9000", "LRO is on", "ntuple is off", "256 CPUs are possible" } },
 };
@@ -132,7 +156,7 @@ static const struct health_case cases[] = {
 struct row_input {
 	struct health_input in;
 	__u32 buckets[STEER_MAX_CPUS];
-	struct cpu_set online, irq;
+	struct cpu_set online, irq, misplaced;
 	struct netdev_info ni;
 };
 
@@ -168,6 +192,11 @@ static int row_input(const struct health_case *c, struct row_input *r)
 		if (parse_or_default(&r->online, c->online, "0-7"))
 			return -EINVAL;
 		r->in.online = &r->online;
+	}
+	if (c->misplaced && strcmp(c->misplaced, UNREADABLE)) {
+		if (cpuset_parse(&r->misplaced, c->misplaced))
+			return -EINVAL;
+		r->in.misplaced = &r->misplaced;
 	}
 	if (!c->irq || strcmp(c->irq, UNREADABLE)) {
 		if (parse_or_default(&r->irq, c->irq, "0-1"))

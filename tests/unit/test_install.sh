@@ -31,6 +31,12 @@ mk() {
 		{ tail -20 "$T/make.log"; return 1; }
 }
 
+# Where udev rules go, relative to DESTDIR, for PREFIX $1: udev reads
+# /usr/lib/udev/rules.d and /etc/udev/rules.d, not /usr/local.
+udev_dir() {
+	if [ "$1" = /usr ]; then echo usr/lib/udev/rules.d; else echo etc/udev/rules.d; fi
+}
+
 # What install puts where, relative to DESTDIR, with PREFIX $1; "MODE PATH".
 expected() {
 	local p=${1#/} f
@@ -38,6 +44,8 @@ expected() {
 		"644 $p/lib/bpf/xdp_steer.bpf.o" \
 		"644 $p/lib/systemd/system/xdp-steer@.service" \
 		"644 $p/lib/systemd/system/xdp-steer-balance@.service" \
+		"644 $p/lib/systemd/system/xdp-steer-repair@.service" \
+		"644 $(udev_dir "$1")/60-xdp-steer-cpu-online.rules" \
 		"644 $p/share/man/man8/xdp-steer.8" \
 		"644 $p/share/man/man5/xdp-steer.yaml.5" \
 		"644 $p/share/bash-completion/completions/xdp-steer" \
@@ -68,7 +76,7 @@ no_files_left() {
 D=$T/stage
 check "make install DESTDIR=... PREFIX=/usr succeeds" \
 	mk install DESTDIR="$D" PREFIX=/usr
-check "it installs exactly the loader, the object, the units, the textfile timer, the dashboard, both pages, the completion, the README, the licenses and the examples, with their modes" \
+check "it installs exactly the loader, the object, the units, the udev rule, the textfile timer, the dashboard, both pages, the completion, the README, the licenses and the examples, with their modes" \
 	same_files "$D" /usr
 check "the installed loader runs" "$D/usr/sbin/xdp-steer" --version
 
@@ -86,6 +94,27 @@ check "the balancer's unit runs /usr/sbin/xdp-steer balance IFACE, bound to xdp-
 		 grep -qx 'BindsTo=xdp-steer@%i.service' $BUNIT &&
 		 grep -qx 'WantedBy=xdp-steer@%i.service' $BUNIT"
 
+RUNIT=$D/usr/lib/systemd/system/xdp-steer-repair@.service
+RULE=$D/usr/lib/udev/rules.d/60-xdp-steer-cpu-online.rules
+check "the repair unit is a oneshot that runs /usr/sbin/xdp-steer repair, for every interface" \
+	bash -c "grep -qx 'Type=oneshot' $RUNIT &&
+		 grep -qx 'ExecStart=/usr/sbin/xdp-steer repair' $RUNIT"
+# The rule's one line, field by field: a CPU's online event, and a start
+# of the repair unit's instance for that CPU that does not wait for it.
+rule_fields() {
+	local line
+	line=$(grep -v '^#' "$RULE" | grep .)
+	[ "$(wc -l <<<"$line")" -eq 1 ] &&
+	grep -q 'SUBSYSTEM=="cpu"' <<<"$line" &&
+	grep -q 'ACTION=="online"' <<<"$line" &&
+	grep -q 'RUN+="/bin/systemctl --no-block start xdp-steer-repair@%k.service"' <<<"$line" ||
+		{ echo "$line"; return 1; }
+}
+check "the udev rule starts xdp-steer-repair@cpuN, without waiting, when a CPU comes online" rule_fields
+# What the rule starts must be what make installs.
+check "  and that unit is the one installed" \
+	bash -c "grep -o 'xdp-steer-repair@' $RULE | head -1 | grep -q . && test -e $RUNIT"
+
 # systemd-analyze verify, inside the staging root: the unit's syntax and
 # dependencies, its commands present and executable, its man: links
 # found (MANPATH: the staged pages). Any message is a failure, as some
@@ -101,6 +130,8 @@ if command -v systemd-analyze >/dev/null; then
 	check "systemd-analyze verify accepts the template" verify "$UNIT"
 	check "systemd-analyze verify accepts the balancer's, xdp-steer-balance@xsb$$.service" \
 		verify "xdp-steer-balance@xsb$$.service"
+	check "systemd-analyze verify accepts the repair unit's, xdp-steer-repair@cpu1.service" \
+		verify "xdp-steer-repair@cpu1.service"
 	# The same check, shown to fail: a unit whose command is not there.
 	mv "$D/usr/sbin/xdp-steer" "$T/xdp-steer.away"
 	check "  (and refuses it when the loader is missing)" \

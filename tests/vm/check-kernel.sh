@@ -2,11 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # What to check on a kernel other than the host's, run inside the VM:
 #
-#   tests/vm/run --cpus 4 -- tests/vm/check-kernel.sh            # both parts
+#   tests/vm/run --cpus 4 -- tests/vm/check-kernel.sh            # every part
 #   tests/vm/run --cpus 4 -- tests/vm/check-kernel.sh dispatcher # one part
 #
 #   prog        the program tier (tests/run prog): the real object verifies
 #               and steers ~100 crafted frames and random ones
+#   hotplug     tests/e2e/test_hotplug.sh with CPUs 2 and 3 taken offline
+#               and back under traffic (workers 1-3, CPU 0 receiving): the
+#               warning, the repair by apply, a balancer round and the
+#               repair unit's command, every flow on one CPU afterwards
 #   dispatcher  the loader under libxdp's multi-program dispatcher, beside
 #               another XDP program (xdp-filter's allow-all), on a veth
 #               pair between two namespaces, with UDP traffic across it;
@@ -301,7 +305,7 @@ fail() { echo "FAIL $SUITE: $1"; E2E_FAILED=1; failed=$((failed + 1)); }
 skip() { echo "SKIP $SUITE: $1 ($2)"; skipped=$((skipped + 1)); }
 
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && parts=(prog dispatcher)
+[ ${#parts[@]} -eq 0 ] && parts=(prog dispatcher hotplug)
 echo "kernel $(uname -r), $(nproc --all) CPUs"
 for part in "${parts[@]}"; do
 	case $part in
@@ -321,7 +325,19 @@ for part in "${parts[@]}"; do
 		echo "== dispatcher"
 		check_dispatcher
 		;;
-	*)	echo "check-kernel.sh: unknown part '$part' (prog, dispatcher)" >&2
+	hotplug)
+		echo "== hotplug"
+		# Its own lines, counted; a slower rate for TCG.
+		log=$(mktemp)
+		HOTPLUG_CPUS="2 3" HOTPLUG_RATE=${HOTPLUG_RATE:-10000} \
+			E2E_ID=vmhp SUITE=$SUITE/hotplug bash tests/e2e/test_hotplug.sh |
+			tee "$log"
+		passed=$((passed + $(grep -c '^PASS' "$log")))
+		failed=$((failed + $(grep -c '^FAIL' "$log")))
+		skipped=$((skipped + $(grep -c '^SKIP' "$log")))
+		rm -f "$log"
+		;;
+	*)	echo "check-kernel.sh: unknown part '$part' (prog, dispatcher, hotplug)" >&2
 		exit 2 ;;
 	esac
 done
