@@ -31,6 +31,10 @@ static void default_workers(struct steer_ctx *ctx, const char *ifname,
 		lib_note(ctx, STEER_WARN,
 			 "%s: 'cpus' is not set and every online CPU takes this interface's RX interrupts, so every CPU works (and collects); set 'cpus', or move the interrupts",
 			 ifname);
+	if (p->hash_key == POLICY_HASH_VLAN && nip && ni.features_known &&
+	    ni.rxvlan)
+		lib_note(ctx, STEER_WARN, "%s: " HEALTH_RXVLAN_MSG, ifname,
+			 ifname);
 }
 
 int lib_apply_build(struct steer_ctx *ctx, const struct lib_iface *it,

@@ -26,6 +26,7 @@ static void check_health(struct steer_status *st)
 		.table_size = st->view.slot.table_size,
 		.queue_size = st->view.slot.queue_size,
 		.loader_flags = st->view.slot.loader_flags,
+		.slot_flags = st->view.slot.flags,
 		.buckets = st->view.buckets,
 		.possible_cpus = libbpf_num_possible_cpus(),
 	};

@@ -100,6 +100,9 @@ int health_check(const struct health_input *in, struct health *h)
 	if (in->table_size && in->queue_size < 256)
 		health_add(h, "queue_size %u is small: a worker that is briefly descheduled drops frames; 2048 is the default",
 			   in->queue_size);
+	if (in->table_size && (in->slot_flags & STEER_F_KEY_VLAN) && ni &&
+	    ni->features_known && ni->rxvlan)
+		health_add(h, HEALTH_RXVLAN_MSG, ifname);
 	if (ni && !strcmp(ni->driver, "igb") && ni->mtu > IGB_XDP_MAX_MTU)
 		health_add(h, "MTU %d: igb refuses native XDP above %d",
 			   ni->mtu, IGB_XDP_MAX_MTU);

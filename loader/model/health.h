@@ -58,7 +58,13 @@ struct health_input {
 	/* Workers whose cpumap kthread (of either bank) may run on other
 	 * CPUs than its own (kernel/kthreads.h). */
 	const struct cpu_set *misplaced;
+	__u32 slot_flags;	/* active slot's STEER_F_*: its hash.key */
 };
+
+/* hash.key vlan on a NIC that takes the outer tag off before XDP: said by
+ * status and by attach and apply (the interface's name in the command). */
+#define HEALTH_RXVLAN_MSG \
+	"hash.key is vlan, but rx-vlan-offload is on: the NIC takes the outer VLAN tag off before XDP sees the frame, so frames hash on the tags left in them, or as l4 without one; 'ethtool -K %s rxvlan off'"
 
 /* Room for every warning health_check() can give at once, with spare. */
 #define HEALTH_MAX_WARN	16

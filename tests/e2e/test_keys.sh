@@ -13,6 +13,8 @@
 #    l4 the same traffic splits subscribers (the check can fail).
 # 3. key: tunnel, GTP-U between one pair of hosts: 20 TEIDs of 10 inner
 #    flows each, the same: every TEID's flows on one CPU.
+# 4. key: vlan with the veth's rx-vlan-offload on: attach-time apply and
+#    status warn, naming 'ethtool -K IF rxvlan off'; with it off, neither.
 # KEYS_PAST_CPU: the CPU part 1 names (default: the first past the
 # possible ones); KEYS_SIZE_ONLY=1: part 1 alone (tests/vm/check-nrcpus.sh,
 # a VM booted with nr_cpus=2).
@@ -75,9 +77,29 @@ check "with its location" \
 check "and the policy in force stays" \
 	test "$(jget "$(in_b "$XDP_STEER" status "$IF_B" --json)" 'd["policy"]["generation"]')" = "$gen"
 
-# ---- 2, 3. a subscriber's or a tunnel's flows on one CPU ------------------
-
 [ -n "${KEYS_SIZE_ONLY:-}" ] && e2e_done
+
+# ---- 4. the vlan key and the NIC's VLAN offload ----------------------------
+
+printf 'version: 1\ncpus: [0]\nhash: {key: vlan}\n' >"$E2E_TMP/vlan0.yaml"
+WARN="hash.key is vlan, but rx-vlan-offload is on"
+FIX="ethtool -K $IF_B rxvlan off"
+if in_b ethtool -K "$IF_B" rxvlan on 2>/dev/null; then
+	in_b "$XDP_STEER" apply "$IF_B" --policy "$E2E_TMP/vlan0.yaml" >"$E2E_TMP/out" 2>&1
+	check "rxvlan on: apply of key vlan warns, naming '$FIX'" \
+		out_has "$WARN.*'$FIX'"
+	in_b "$XDP_STEER" status "$IF_B" >"$E2E_TMP/out" 2>&1
+	check "rxvlan on: status warns too" out_has "$WARN.*'$FIX'"
+	in_b ethtool -K "$IF_B" rxvlan off
+	in_b "$XDP_STEER" apply "$IF_B" --policy "$E2E_TMP/vlan0.yaml" >"$E2E_TMP/out" 2>&1
+	check "rxvlan off: apply does not warn" sh -c "! grep -q 'rx-vlan-offload' '$E2E_TMP/out'"
+	in_b "$XDP_STEER" status "$IF_B" >"$E2E_TMP/out" 2>&1
+	check "rxvlan off: status does not warn" sh -c "! grep -q 'rx-vlan-offload' '$E2E_TMP/out'"
+else
+	skip "the rxvlan warning" "this veth cannot turn rx-vlan-offload on"
+fi
+
+# ---- 2, 3. a subscriber's or a tunnel's flows on one CPU ------------------
 
 if [ -z "$C1" ]; then
 	skip "vlan and tunnel keys" "needs at least 2 CPUs to steer between"

@@ -42,12 +42,22 @@ struct health_case {
 	int idle_entries;	/* cpumap entries nothing needs */
 	const char *misplaced;	/* workers whose kthread may run elsewhere;
 				 * NULL: none */
+	bool rxvlan;		/* rx-vlan-offload on */
+	__u32 key;		/* STEER_F_KEY_* of the policy's hash.key */
 	const char *want[9];	/* a substring of each warning, in order */
 };
 
 static const struct health_case cases[] = {
 	{ .desc = "a healthy ixgbe setup gives no warning" },
 	{ .desc = "a healthy veth setup gives no warning", .driver = "veth", .irq = "" },
+	/* ---- hash.key vlan and the NIC's VLAN offload ---- */
+	{ .desc = "key vlan with rx-vlan-offload on warns, naming the ethtool command",
+	  .key = STEER_F_KEY_VLAN, .rxvlan = true, .driver = "veth", .irq = "",
+	  .want = { "hash.key is vlan, but rx-vlan-offload is on: the NIC takes the outer VLAN tag off before XDP sees the frame, so frames hash on the tags left in them, or as l4 without one; 'ethtool -K eth2 rxvlan off'" } },
+	{ .desc = "key vlan with rx-vlan-offload off gives no warning",
+	  .key = STEER_F_KEY_VLAN, .driver = "veth", .irq = "" },
+	{ .desc = "rx-vlan-offload on under another key gives no warning",
+	  .key = STEER_F_KEY_TUNNEL, .rxvlan = true, .driver = "veth", .irq = "" },
 	/* ---- queue_size ---- */
 	{ .desc = "queue_size 256 gives no warning", .queue_size = 256 },
 	{ .desc = "queue_size 255 warns that it is small", .queue_size = 255,
@@ -187,6 +197,7 @@ static int row_input(const struct health_case *c, struct row_input *r)
 		.buckets = r->buckets,
 		.possible_cpus = c->possible ?: 8,
 		.idle_entries = c->idle_entries,
+		.slot_flags = STEER_F_HASH_L4 | c->key,
 	};
 	if (!c->online || strcmp(c->online, UNREADABLE)) {
 		if (parse_or_default(&r->online, c->online, "0-7"))
@@ -209,6 +220,7 @@ static int row_input(const struct health_case *c, struct row_input *r)
 		r->ni.mtu = c->mtu ?: 1500;
 		r->ni.lro = c->lro;
 		r->ni.ntuple = !c->ntuple_off;
+		r->ni.rxvlan = c->rxvlan;
 		r->ni.features_known = true;
 		r->in.netdev = &r->ni;
 	}
