@@ -128,9 +128,9 @@ static const struct cfg cfgs[] = {
 	/* The id keys a plain frame carries (vlan and tunnel: bench_encap):
 	 * each at most what the L4 key costs on the same frame. */
 	{ "xdp-steer, src_port key", CFG_STEER,
-	  .flags = STEER_F_HASH_L4 | STEER_F_KEY_SPORT },
+	  .flags = STEER_F_HASH_L4 | STEER_F_KEY_SPORT, .quick = 1 },
 	{ "xdp-steer, dst_port key", CFG_STEER,
-	  .flags = STEER_F_HASH_L4 | STEER_F_KEY_DPORT },
+	  .flags = STEER_F_HASH_L4 | STEER_F_KEY_DPORT, .quick = 1 },
 	{ "xdp-steer, L4 key, symmetric", CFG_STEER,
 	  .flags = STEER_F_HASH_L4 | STEER_F_SYMMETRIC },
 	{ "xdp-steer, L4 key, 1 rule", CFG_STEER, .flags = STEER_F_HASH_L4,

@@ -62,6 +62,21 @@ same_less_all() {
 }
 check "the copy without parsing and hashing counts alike for IPv4 and IPv6" same_less_all
 
+# The port keys hash one port where l4 hashes the flow: no more
+# instructions on the same frame (issue 33's budget).
+ports_no_more() {
+	local k key l4 n
+	for k in 0 1; do
+		l4=$(count "xdp-steer, L4 key" $k)
+		for key in src_port dst_port; do
+			n=$(count "xdp-steer, $key key" $k)
+			[ -n "$n" ] && [ -n "$l4" ] && [ "$n" -le "$l4" ] ||
+				{ echo "frame $k: $key key '$n', l4 '$l4'"; return 1; }
+		done
+	done
+}
+check "hash.key src_port and dst_port count no more instructions than l4 on the same frame" ports_no_more
+
 # bench_encap --insns: the model follows the parser through every
 # encapsulation to the kernel's verdict, and looking through one runs more
 # instructions than the plain inner frame (its outer headers read first).
@@ -71,11 +86,19 @@ encap_counts() {
 }
 check "the model reaches the kernel's verdict on every encapsulation's frames" encap_counts
 encap_more() {
-	awk '/^(PPPoE|MPLS|GRE|IP-in-IP|VXLAN|Geneve|GTP-U)/ {
+	awk '/^(PPPoE|MPLS|GRE|IP-in-IP|VXLAN|Geneve|GTP-U)/ && !/ key: / {
 		n++; if ($(NF - 4) + 0 <= 0 || $(NF - 1) + 0 <= 0) { print; bad = 1 } }
 	     END { if (!n) print "no encapsulation rows"; exit bad || !n }' "$encap"
 }
 check "each encapsulation looked through counts more than its plain inner frame" encap_more
+# The id keys' rows are over the same frame under the L4 key (the row
+# above each): instructions, so the same on every machine with a kernel.
+key_no_more() {
+	awk '/ key: over the row above/ {
+		n++; if ($(NF - 4) + 0 > 0 || $(NF - 1) + 0 > 0) { print; bad = 1 } }
+	     END { if (n < 4) print "fewer than 4 id key rows"; exit bad || n < 4 }' "$encap"
+}
+check "hash.key vlan and tunnel count no more instructions than l4 on the same frame (QinQ, VXLAN, GTP-U, ESP)" key_no_more
 
 # A program with a helper the model does not know (bpf_get_prandom_u32):
 # it must say so and fail.
