@@ -170,7 +170,7 @@ check "stats counted frames handled off their CPU ($OFF0 -> $OFF1)" test "$OFF1"
 # ---- 2. apply of the same policy repairs, under traffic, in order ---------
 apply_repairs() {
 	local out
-	out=$(in_b "$XDP_STEER" apply "$IF_B" "$P" 2>&1)
+	out=$(in_b "$XDP_STEER" apply "$IF_B" --policy "$P" 2>&1)
 	echo "$out"
 	grep -q "policy unchanged, cpumap kthreads repaired" <<<"$out" &&
 		grep -q "worker CPUs* $HPFMT could run on other CPUs" <<<"$out"

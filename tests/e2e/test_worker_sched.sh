@@ -110,23 +110,23 @@ step "other: SCHED_OTHER" 1024 "worker_sched: other" "SCHED_OTHER 0"
 
 # An apply that changes only worker_sched says what it changed.
 policy "$P" 1024 "worker_sched: {policy: fifo, priority: 3}"
-out=$(in_b "$XDP_STEER" apply "$IF_B" "$P" 2>&1)
+out=$(in_b "$XDP_STEER" apply "$IF_B" --policy "$P" 2>&1)
 check "an apply changing only worker_sched says so, not 'policy unchanged' ($out)" \
 	bash -c "grep -q 'worker_sched set on ${#CPUS[@]} cpumap kthread' <<<'$out' && ! grep -q 'policy unchanged' <<<'$out'"
 check "status --json has worker_sched fifo 3" \
 	json_holds "$(in_b "$XDP_STEER" status "$IF_B" --json)" \
 	"d['policy']['worker_sched'] == {'policy': 'fifo', 'priority': 3}"
-out=$(in_b "$XDP_STEER" apply "$IF_B" "$P" 2>&1)
+out=$(in_b "$XDP_STEER" apply "$IF_B" --policy "$P" 2>&1)
 check "the same again is 'policy unchanged' ($out)" \
 	bash -c "grep -q 'policy unchanged' <<<'$out'"
 # worker_sched left out, and a new queue size: new kthreads in the other
 # bank take the class of those they replace.
 policy "$P" 2048 ""
-in_b "$XDP_STEER" -q apply "$IF_B" "$P" || fail "apply: worker_sched left out, queue_size 2048"
+in_b "$XDP_STEER" -q apply "$IF_B" --policy "$P" || fail "apply: worker_sched left out, queue_size 2048"
 check "worker_sched left out, a queue_size change: the other bank's new kthreads keep SCHED_FIFO 3" \
 	all_are cpu_map "SCHED_FIFO 3"
 policy "$P" 1024 "worker_sched: other"
-in_b "$XDP_STEER" -q apply "$IF_B" "$P" || fail "apply: back to other"
+in_b "$XDP_STEER" -q apply "$IF_B" --policy "$P" || fail "apply: back to other"
 
 policy "$P" 1024 "worker_sched: {policy: fifo, priority: 100}"
 out=$(in_b "$XDP_STEER" apply "$IF_B" --policy "$P" 2>&1)
