@@ -125,12 +125,6 @@ static const struct cfg cfgs[] = {
 	{ "xdp-steer, L3 key", CFG_STEER, .flags = 0 },
 	{ "xdp-steer, L4 key", CFG_STEER, .flags = STEER_F_HASH_L4,
 	  .quick = 1 },
-	/* The id keys a plain frame carries (vlan and tunnel: bench_encap):
-	 * each at most what the L4 key costs on the same frame. */
-	{ "xdp-steer, src_port key", CFG_STEER,
-	  .flags = STEER_F_HASH_L4 | STEER_F_KEY_SPORT, .quick = 1 },
-	{ "xdp-steer, dst_port key", CFG_STEER,
-	  .flags = STEER_F_HASH_L4 | STEER_F_KEY_DPORT, .quick = 1 },
 	{ "xdp-steer, L4 key, symmetric", CFG_STEER,
 	  .flags = STEER_F_HASH_L4 | STEER_F_SYMMETRIC },
 	{ "xdp-steer, L4 key, 1 rule", CFG_STEER, .flags = STEER_F_HASH_L4,
@@ -184,6 +178,13 @@ static const struct cfg cfgs[] = {
 	  .flags = STEER_F_HASH_L4 | STEER_F_DRAIN,
 	  .drain_units = DRAIN_DEFAULT, .omit = 1 + STEER_OMIT_NPARTS,
 	  .quick = 1 },
+	/* The id keys a plain frame carries (vlan and tunnel: bench_encap):
+	 * each at most what the L4 key costs on the same frame. After the
+	 * rows the summary names by their place (ROW_*). */
+	{ "xdp-steer, src_port key", CFG_STEER,
+	  .flags = STEER_F_HASH_L4 | STEER_F_KEY_SPORT, .quick = 1 },
+	{ "xdp-steer, dst_port key", CFG_STEER,
+	  .flags = STEER_F_HASH_L4 | STEER_F_KEY_DPORT, .quick = 1 },
 	{ "XDP_PASS attached nowhere (check)", CFG_PASS_NOWHERE,
 	  .quick = 1, .direct_only = 1 },
 };
