@@ -182,32 +182,15 @@ static int key_policy(__u32 flags, struct steer_slot *s)
 static int run_on(const struct frame *f, int me, __u64 *hashed,
 		  __u64 *fallback)
 {
-	static struct steer_cpu_stats cs[STEER_MAX_CPUS];
-	struct steer_stats st;
-	int verdict, err;
-	__u32 c;
+	struct steer_stats st = {};
+	int cpu = run_on_cpu(f, me, &st);
 
-	if (steer_pin_cpu(me) != me)
-		return -2;
-	err = steer_prog_reset_frame_counters(&prog);
-	if (!err)
-		err = steer_prog_run(&prog, f->buf, f->len, &verdict);
-	if (!err)
-		err = steer_prog_read_stats(&prog, &st);
-	if (!err)
-		err = steer_prog_read_all_cpu_stats(&prog, cs);
-	if (err)
-		return -2;
 	/* Hashed on the id: placed by the table without falling back. */
 	*fallback = st.key_id_fallback;
-	*hashed = (st.redirected || st.passed_local) && !st.key_id_fallback &&
-		  !st.rule_flow_hits && !st.rule_prefix_hits;
-	if (st.passed_local)
-		return me;
-	for (c = 0; c < STEER_MAX_CPUS; c++)
-		if (cs[c].packets)
-			return (int)c;
-	return -1;
+	*hashed = cpu > -2 && (st.redirected || st.passed_local) &&
+		  !st.key_id_fallback && !st.rule_flow_hits &&
+		  !st.rule_prefix_hits;
+	return cpu;
 }
 
 static int predicted(const struct steer_slot *s, __u32 id)

@@ -232,6 +232,31 @@ out:
 	return ok;
 }
 
+int run_on_cpu(const struct frame *f, int me, struct steer_stats *st)
+{
+	static struct steer_cpu_stats cs[STEER_MAX_CPUS];
+	int verdict = -1, err;
+	__u32 c;
+
+	if (steer_pin_cpu(me) != me)
+		return -2;
+	err = steer_prog_reset_frame_counters(&prog);
+	if (!err)
+		err = steer_prog_run(&prog, f->buf, f->len, &verdict);
+	if (!err)
+		err = steer_prog_read_stats(&prog, st);
+	if (!err)
+		err = steer_prog_read_all_cpu_stats(&prog, cs);
+	if (err)
+		return -2;
+	if (st->passed_local)
+		return me;
+	for (c = 0; c < STEER_MAX_CPUS; c++)
+		if (cs[c].packets)
+			return (int)c;
+	return -1;
+}
+
 /* ---- slots ------------------------------------------------------------------ */
 
 void base_slot(struct steer_slot *s, __u32 flags)

@@ -99,6 +99,13 @@ __u64 counter(const struct steer_stats *st, size_t off);
 bool expect_run(const struct frame *f, const struct expect *e,
 		const char *label);
 
+/* Runs 'f' once on CPU 'me' (the process pinned there, and left there)
+ * on zeroed frame counters: the CPU that takes it (the one it was queued
+ * to, 'me' for one the policy passes there), -1 for one passed where it
+ * arrived for lack of a place, -2 when it could not run; '*st' gets the
+ * counters it moved. */
+int run_on_cpu(const struct frame *f, int me, struct steer_stats *st);
+
 /* A row of a case table: a frame, the policy written for it, and what
  * it must do. */
 struct prog_case {

@@ -670,33 +670,15 @@ static void cut_fixed(struct frame *f)
  * may follow the receiving CPU. *outcome: its outcome counter. */
 static int taken_by(const struct frame *f, int me, size_t *outcome)
 {
-	static struct steer_cpu_stats cs[STEER_MAX_CPUS];
-	struct steer_stats st;
-	int verdict = -1, err;
+	struct steer_stats st = {};
+	int cpu = run_on_cpu(f, me, &st);
 	size_t i;
-	__u32 c;
 
 	*outcome = 0;
-	if (steer_pin_cpu(me) != me)
-		return -2;
-	err = steer_prog_reset_frame_counters(&prog);
-	if (!err)
-		err = steer_prog_run(&prog, f->buf, f->len, &verdict);
-	if (!err)
-		err = steer_prog_read_stats(&prog, &st);
-	if (!err)
-		err = steer_prog_read_all_cpu_stats(&prog, cs);
-	if (err)
-		return -2;
-	for (i = 0; i < n_outcomes; i++)
+	for (i = 0; cpu > -2 && i < n_outcomes; i++)
 		if (counter(&st, outcomes[i].off))
 			*outcome = outcomes[i].off;
-	if (st.passed_local)
-		return me;
-	for (c = 0; c < STEER_MAX_CPUS; c++)
-		if (cs[c].packets)
-			return (int)c;
-	return -1;
+	return cpu;
 }
 
 /*
