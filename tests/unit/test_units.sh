@@ -5,7 +5,11 @@
 # security --offline=true` rates its exposure 5.0 or less (read from its
 # "Overall exposure level" line; the same unit without its hardening is
 # rated over 5.0, so the reading is shown to work), and every capability
-# it keeps is said why in a comment.
+# it keeps is said why in a comment. xdp-steer@IFACE comes back with its
+# interface: `systemctl enable` adds it to the device's wants (the
+# interface's device unit starts it again after a driver reload) as well
+# as multi-user.target's, it is still bound to the device, and `systemctl
+# disable` takes both away.
 set -u
 SUITE=units
 . "$(dirname "$0")/../e2e/lib.sh"
@@ -83,5 +87,42 @@ for s in $SERVICES; do
 	check "${s%@*}@.service bounds its capabilities, each said why in a comment" \
 		caps_said "$UNITS/${s%@*}@.service"
 done
+
+# ---- the device's want -----------------------------------------------------
+
+UNIT=$UNITS/xdp-steer@.service
+check "xdp-steer@ is still bound to its interface's device (stopped when it goes)" \
+	grep -qx 'BindsTo=sys-subsystem-net-devices-%i.device' "$UNIT"
+check "xdp-steer@ is wanted by multi-user.target and by its interface's device" \
+	grep -qx 'WantedBy=multi-user.target sys-subsystem-net-devices-%i.device' "$UNIT"
+
+WANTS=$D/etc/systemd/system
+enabled() {	# enabled INSTANCE: both wants are links to the installed template
+	local l
+	for l in "$WANTS/multi-user.target.wants/xdp-steer@$1.service" \
+		 "$WANTS/sys-subsystem-net-devices-$1.device.wants/xdp-steer@$1.service"; do
+		[ "$(readlink "$l")" = /usr/lib/systemd/system/xdp-steer@.service ] ||
+			{ echo "$l: not a link to the template"; ls -lR "$WANTS"; return 1; }
+	done
+}
+disabled() {
+	[ -z "$(find "$WANTS" -name "xdp-steer@$1.service")" ] ||
+		{ find "$WANTS" -name "xdp-steer@$1.service"; return 1; }
+}
+if command -v systemctl >/dev/null; then
+	check "systemctl enable xdp-steer@xsb$$ succeeds" \
+		systemctl --root="$D" --quiet enable "xdp-steer@xsb$$.service"
+	check "  and adds it to the wants of sys-subsystem-net-devices-xsb$$.device (started again when the interface comes back) and of multi-user.target" \
+		enabled "xsb$$"
+	esc=$(systemd-escape "br-x$$")
+	check "systemctl enable of an escaped name, xdp-steer@$esc, wants the device of that name" \
+		bash -c "systemctl --root='$D' --quiet enable 'xdp-steer@$esc.service' &&
+			 test -L '$WANTS/sys-subsystem-net-devices-$esc.device.wants/xdp-steer@$esc.service'"
+	check "systemctl disable xdp-steer@xsb$$ takes both wants away" \
+		bash -c "systemctl --root='$D' --quiet disable 'xdp-steer@xsb$$.service'"
+	check "  (no link left)" disabled "xsb$$"
+else
+	skip "systemctl enable of xdp-steer@" "no systemctl: tests/lib/deps.sh --test installs systemd"
+fi
 
 e2e_done
