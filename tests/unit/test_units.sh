@@ -5,11 +5,12 @@
 # security --offline=true` rates its exposure 5.0 or less (read from its
 # "Overall exposure level" line; the same unit without its hardening is
 # rated over 5.0, so the reading is shown to work), and every capability
-# it keeps is said why in a comment. xdp-steer@IFACE comes back with its
-# interface: `systemctl enable` adds it to the device's wants (the
-# interface's device unit starts it again after a driver reload) as well
-# as multi-user.target's, it is still bound to the device, and `systemctl
-# disable` takes both away.
+# it keeps is said why in a comment; the units that pin maps can write
+# /sys/fs/bpf (not ProtectKernelTunables=). xdp-steer@IFACE comes back
+# with its interface: `systemctl enable` adds it to the device's wants
+# (the interface's device unit starts it again after a driver reload) as
+# well as multi-user.target's, it is still bound to the device, and
+# `systemctl disable` takes both away.
 set -u
 SUITE=units
 . "$(dirname "$0")/../e2e/lib.sh"
@@ -86,6 +87,21 @@ caps_said() {
 for s in $SERVICES; do
 	check "${s%@*}@.service bounds its capabilities, each said why in a comment" \
 		caps_said "$UNITS/${s%@*}@.service"
+done
+
+# ProtectKernelTunables= makes /sys/fs/bpf read-only whatever
+# ReadWritePaths= says (systemd 252): the units that pin keep it off and
+# make the tunables read-only by ReadOnlyPaths=, below the pins' path.
+bpffs_writable() {
+	local unit=$1
+	! grep -q '^ProtectKernelTunables=yes' "$unit" &&
+	grep -qx 'ReadWritePaths=/sys/fs/bpf' "$unit" &&
+	grep -qx 'ReadOnlyPaths=/sys /proc/sys -/proc/sysrq-trigger -/proc/irq' "$unit" ||
+		{ grep -E '^(Protect|ReadWrite|ReadOnly)' "$unit"; return 1; }
+}
+for s in xdp-steer xdp-steer-balance xdp-steer-repair; do
+	check "$s@.service can write its pins in /sys/fs/bpf, the kernel's tunables read-only" \
+		bpffs_writable "$UNITS/$s@.service"
 done
 
 # ---- the device's want -----------------------------------------------------
