@@ -22,6 +22,7 @@
 #include "dispatcher_probe.skel.h"
 #include "kernel/features.h"
 #include "kernel/leak.h"
+#include "kernel/prog.h"
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE	71
@@ -30,24 +31,11 @@
 /* The slot of libxdp's dispatcher the probe takes, as xdp_steer would. */
 #define PROBE_SLOT	"prog0"
 
-/* The verifier's reason reaches us only in the log libbpf prints while
- * loading: it passes through here on its way to the printer set before,
- * as in prog.c's attach. */
-static libbpf_print_fn_t print_before;
-static bool pkt_data_refused;
-
-static int spot_pkt_data(enum libbpf_print_level level, const char *fmt,
-			 va_list ap)
+/* The probe's load, for prog_spotting_refusal(): the verifier's reason
+ * reaches us only in the log libbpf prints while loading, as in attach. */
+static int load_probe(void *skel)
 {
-	static char text[8192];
-	va_list copy;
-
-	va_copy(copy, ap);
-	vsnprintf(text, sizeof(text), fmt, copy);
-	va_end(copy);
-	if (strstr(text, "changes packet data"))
-		pkt_data_refused = true;
-	return print_before ? print_before(level, fmt, ap) : 0;
+	return dispatcher_probe_bpf__load(skel);
 }
 
 /* Loads the extension program into slot PROBE_SLOT of the loaded
@@ -57,6 +45,7 @@ static int probe_extension(int disp_fd, char *why, size_t why_len)
 	struct dispatcher_probe_bpf *skel;
 	struct bpf_program *prog;
 	struct bpf_link *link;
+	bool pkt_data_refused;
 	int err;
 
 	skel = dispatcher_probe_bpf__open();
@@ -74,10 +63,7 @@ static int probe_extension(int disp_fd, char *why, size_t why_len)
 		err = 0;
 		goto out;
 	}
-	pkt_data_refused = false;
-	print_before = libbpf_set_print(spot_pkt_data);
-	err = dispatcher_probe_bpf__load(skel);
-	libbpf_set_print(print_before);
+	err = prog_spotting_refusal(load_probe, skel, &pkt_data_refused);
 	if (err) {
 		if (pkt_data_refused) {
 			snprintf(why, why_len, "the kernel refuses xdp_steer, which changes packet data, in the dispatcher of this libxdp, whose slots do not (libxdp before 1.5.5)");

@@ -110,6 +110,18 @@ static int spot_refusal(enum libbpf_print_level level, const char *fmt,
 	return print_before ? print_before(level, fmt, ap) : 0;
 }
 
+int prog_spotting_refusal(int (*fn)(void *arg), void *arg, bool *refused)
+{
+	int err;
+
+	ext_refused = false;
+	print_before = libbpf_set_print(spot_refusal);
+	err = fn(arg);
+	libbpf_set_print(print_before);
+	*refused = ext_refused;
+	return err;
+}
+
 /* One try: a fresh object (a failed load cannot be retried on the same
  * one), attached through libxdp; 'alone': without the dispatcher, with
  * libxdp's own switch for it, LIBXDP_SKIP_DISPATCHER. */
@@ -152,19 +164,31 @@ out:
 	return err;
 }
 
+/* attach_obj() with the dispatcher, for prog_spotting_refusal(). */
+struct attach_args {
+	const char *pin_dir;
+	int ifindex;
+	enum xdp_attach_mode mode;
+};
+
+static int attach_with_dispatcher(void *arg)
+{
+	const struct attach_args *a = arg;
+
+	return attach_obj(a->pin_dir, a->ifindex, a->mode, false);
+}
+
 int prog_attach(const char *pin_dir, int ifindex, enum xdp_attach_mode mode,
 		struct attached *out)
 {
+	struct attach_args a = { pin_dir, ifindex, mode };
 	struct leak_guard g;
 	bool refused;
 	int err;
 
 	leak_guard_begin(&g);
-	ext_refused = false;
-	print_before = libbpf_set_print(spot_refusal);
-	err = attach_obj(pin_dir, ifindex, mode, false);
-	libbpf_set_print(print_before);
-	refused = err == -EINVAL && ext_refused;
+	err = prog_spotting_refusal(attach_with_dispatcher, &a, &refused);
+	refused = err == -EINVAL && refused;
 	/* libxdp's own fallback when a kernel has no dispatcher at all; it
 	 * never replaces a program already there (-EEXIST then). */
 	if (refused)

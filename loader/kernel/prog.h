@@ -11,6 +11,8 @@
 #include <linux/types.h>
 #include <xdp/libxdp.h>
 
+#include "xdp_steer.h"
+
 struct xdp_steer_bpf;
 
 /* What runs on an interface. */
@@ -55,5 +57,12 @@ void prog_worker_fds(const struct xdp_steer_bpf *skel, int fds[STEER_BANKS]);
 void prog_worker_close(struct xdp_steer_bpf *skel);
 
 const char *prog_mode_name(enum xdp_attach_mode mode);
+
+/* Runs fn(arg) with libbpf's output passing on its way to the printer set
+ * before through a check for the kernel's refusal of an extension that
+ * changes packet data in place of a function that does not (the reason
+ * reaches us only in the verifier log); *refused says whether it was
+ * seen. fn's result. */
+int prog_spotting_refusal(int (*fn)(void *arg), void *arg, bool *refused);
 
 #endif /* XDP_STEER_PROG_H */
