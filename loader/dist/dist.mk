@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Installing xdp-steer, included by the Makefile: the files the build makes
-# for it (the man pages, from README.md; the systemd unit, with this
+# for it (the man pages, from README.md and loader/README.md; the systemd unit, with this
 # install's paths), and `make install` and `make uninstall`, which both read
 # one list. PREFIX (default /usr/local; /usr gives Debian's paths) and
 # DESTDIR (a staging root) as usual; each directory below can be set alone.
@@ -26,8 +26,8 @@ BALANCE_UNIT := $(DIST)/xdp-steer-balance@.service
 REPAIR_UNIT := $(DIST)/xdp-steer-repair@.service
 UDEV_RULE   := $(DIST)/60-xdp-steer-cpu-online.rules
 EXAMPLES    := $(sort $(wildcard configs/*.yaml))
-# The pages' date: when README.md, their source, last changed.
-MAN_DATE    ?= $(if $(wildcard .git),$(shell git log -1 --format=%cs -- README.md 2>/dev/null))
+# The pages' date: when their sources, the READMEs, last changed.
+MAN_DATE    ?= $(if $(wildcard .git),$(shell git log -1 --format=%cs -- README.md loader/README.md 2>/dev/null))
 
 # Every file `make install` puts in place, as MODE:SOURCE:DESTINATION
 # (DESTDIR goes before the destination); `make uninstall` removes the same
@@ -44,10 +44,13 @@ INSTALL_LIST = \
 	0644:$(DIST)/xdp-steer.yaml.5:$(MANDIR)/man5/xdp-steer.yaml.5 \
 	0644:$(DIST)/xdp-steer.bash:$(BASHCOMPDIR)/xdp-steer \
 	0644:README.md:$(DOCDIR)/README.md \
+	0644:loader/README.md:$(DOCDIR)/loader/README.md \
+	0644:bpf/README.md:$(DOCDIR)/bpf/README.md \
 	0644:LICENSES/GPL-2.0:$(DOCDIR)/LICENSES/GPL-2.0 \
 	0644:LICENSES/BSD-2-Clause:$(DOCDIR)/LICENSES/BSD-2-Clause \
 	$(foreach f,$(EXAMPLES),0644:$(f):$(DOCDIR)/examples/$(notdir $(f)))
-INSTALL_OWN_DIRS = $(DOCDIR)/examples $(DOCDIR)/LICENSES $(DOCDIR)
+INSTALL_OWN_DIRS = $(DOCDIR)/examples $(DOCDIR)/LICENSES $(DOCDIR)/loader \
+		   $(DOCDIR)/bpf $(DOCDIR)
 INSTALL_SRCS = $(foreach row,$(INSTALL_LIST),$(word 2,$(subst :, ,$(row))))
 
 # A ':' or a space in a directory would split the rows above: each of
@@ -65,9 +68,11 @@ include $(DIST)/monitoring.mk
 ALL += $(MAN_PAGES) $(UNIT) $(BALANCE_UNIT) $(REPAIR_UNIT)
 all: $(MAN_PAGES) $(UNIT) $(BALANCE_UNIT) $(REPAIR_UNIT)
 
-$(MAN_PAGES): $(DIST)/%: README.md $(DIST)/readme2man.py $(VERSION_STAMP)
+$(MAN_PAGES): $(DIST)/%: README.md loader/README.md $(DIST)/readme2man.py \
+		$(VERSION_STAMP)
 	$(call msg,MAN,$@)
-	$(Q)$(PYTHON) $(DIST)/readme2man.py README.md $* --version '$(VERSION)' \
+	$(Q)$(PYTHON) $(DIST)/readme2man.py README.md loader/README.md $* \
+		--version '$(VERSION)' \
 		--date '$(MAN_DATE)' > $@
 
 # The unit names the installed loader and the policy directory: made again

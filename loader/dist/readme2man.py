@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Writes a man page from README.md, so the page cannot drift from it.
+"""Writes a man page from the READMEs, so the page cannot drift from them.
 
-    readme2man.py README.md PAGE --version V [--date YYYY-MM-DD] > PAGE
+    readme2man.py README.md loader/README.md PAGE --version V [--date YYYY-MM-DD] > PAGE
+
+Each Markdown file given is read in turn; a section's regions are joined
+in that order (README.md holds the description, loader/README.md the
+operator's reference).
 
 PAGE is xdp-steer.8 or xdp-steer.yaml.5. The README marks what goes into
 each page with HTML comments, which a Markdown viewer does not show:
@@ -64,9 +68,10 @@ class DocError(Exception):
 
 # ---- reading the regions ---------------------------------------------------
 
-def regions(lines, page):
-    """{section: [lines]} of PAGE, in README order within a section."""
-    out = {}
+def regions(lines, page, out=None, fname="README.md"):
+    """{section: [lines]} of PAGE, in README order within a section; adds
+    to 'out' when given (the regions of an earlier file)."""
+    out = {} if out is None else out
     cur = None
     fence = False
     for no, line in enumerate(lines, 1):
@@ -82,22 +87,22 @@ def regions(lines, page):
             cur = None
             continue
         if len(words) != 2 or words[0] not in PAGES:
-            raise DocError(f"README.md:{no}: bad marker (want "
+            raise DocError(f"{fname}:{no}: bad marker (want "
                            f"'<!-- man: PAGE \"SECTION\" -->' with PAGE one "
                            f"of {', '.join(PAGES)}, or '<!-- man: end -->')")
         if words[0] != page:
             cur = None
             continue
         if words[1] not in PAGES[page]["sections"]:
-            raise DocError(f"README.md:{no}: {page} has no section "
+            raise DocError(f"{fname}:{no}: {page} has no section "
                            f"'{words[1]}' (readme2man.py, PAGES)")
         cur = out.setdefault(words[1], [])
         if cur:
             cur.append("")
     if fence:
-        raise DocError("README.md: a code fence is not closed")
+        raise DocError(f"{fname}: a code fence is not closed")
     if cur is not None:
-        raise DocError(f"README.md: the last {page} region has no "
+        raise DocError(f"{fname}: the last {page} region has no "
                        "'<!-- man: end -->'")
     return out
 
@@ -289,16 +294,18 @@ def render(lines):
 
 # ---- the page --------------------------------------------------------------
 
-def page(readme, name, version, date):
+def page(readmes, name, version, date):
     meta = PAGES[name]
-    with open(readme, encoding="utf-8") as f:
-        got = regions(f.read().split("\n"), name)
+    got = {}
+    for readme in readmes:
+        with open(readme, encoding="utf-8") as f:
+            regions(f.read().split("\n"), name, got, readme)
     missing = [s for s in meta["sections"] if s not in got]
     if missing:
-        raise DocError(f"README.md has no '<!-- man: {name} ... -->' region "
+        raise DocError(f"the READMEs have no '<!-- man: {name} ... -->' region "
                        f"for {', '.join(missing)}")
-    out = [f'.\\" {name}: made from README.md by loader/dist/readme2man.py;'
-           " edit the README, not this file.",
+    out = [f'.\\" {name}: made from the READMEs by loader/dist/readme2man.py;'
+           " edit them, not this file.",
            f'.TH {meta["title"]} {meta["section"]} "{date}" '
            f'"xdp-steer {version}" "{meta["manual"]}"',
            # Left-aligned, unhyphenated: options and paths stay whole.
@@ -312,24 +319,25 @@ def page(readme, name, version, date):
     for k, (ref, sec) in enumerate(refs):
         out.append(f".BR {esc_code(ref)} ({sec})" +
                    ("," if k + 1 < len(refs) else ""))
-    out += [".PP", "This page is made from xdp-steer's README.md, installed "
-            "in its documentation directory (/usr/share/doc/xdp-steer/ from "
-            "a package); the sections named in quotes are there."]
+    out += [".PP", "This page is made from xdp-steer's README.md and "
+            "loader/README.md, installed with bpf/README.md in its "
+            "documentation directory (/usr/share/doc/xdp-steer/ from a "
+            "package); the sections named in quotes are in them."]
     return "\n".join(out) + "\n"
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("readme")
+    ap.add_argument("readmes", nargs="+")
     ap.add_argument("page", choices=sorted(PAGES))
     ap.add_argument("--version", required=True)
     ap.add_argument("--date", default="",
                     help="YYYY-MM-DD (default: the README's modification)")
     args = ap.parse_args()
     date = args.date or datetime.date.fromtimestamp(
-        os.stat(args.readme).st_mtime).isoformat()
+        max(os.stat(r).st_mtime for r in args.readmes)).isoformat()
     try:
-        sys.stdout.write(page(args.readme, args.page, args.version, date))
+        sys.stdout.write(page(args.readmes, args.page, args.version, date))
     except DocError as e:
         print(f"readme2man.py: {e}", file=sys.stderr)
         return 1

@@ -90,7 +90,8 @@ def entries(lines):
 def make_page(name, tmp):
     path = os.path.join(tmp, name)
     rc, out, err = run(sys.executable, os.path.join(ROOT, "loader/dist/readme2man.py"),
-                       os.path.join(ROOT, "README.md"), name, "--version", "test")
+                       os.path.join(ROOT, "README.md"),
+                       os.path.join(ROOT, "loader/README.md"), name, "--version", "test")
     if rc:
         return None, err
     with open(path, "w") as f:

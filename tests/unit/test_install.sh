@@ -50,6 +50,8 @@ expected() {
 		"644 $p/share/man/man5/xdp-steer.yaml.5" \
 		"644 $p/share/bash-completion/completions/xdp-steer" \
 		"644 $p/share/doc/xdp-steer/README.md" \
+		"644 $p/share/doc/xdp-steer/loader/README.md" \
+		"644 $p/share/doc/xdp-steer/bpf/README.md" \
 		"644 $p/lib/systemd/system/xdp-steer-textfile@.service" \
 		"644 $p/lib/systemd/system/xdp-steer-textfile@.timer" \
 		"644 $p/share/xdp-steer/grafana/xdp-steer.json" \
@@ -76,7 +78,7 @@ no_files_left() {
 D=$T/stage
 check "make install DESTDIR=... PREFIX=/usr succeeds" \
 	mk install DESTDIR="$D" PREFIX=/usr
-check "it installs exactly the loader, the object, the units, the udev rule, the textfile timer, the dashboard, both pages, the completion, the README, the licenses and the examples, with their modes" \
+check "it installs exactly the loader, the object, the units, the udev rule, the textfile timer, the dashboard, both pages, the completion, the READMEs, the licenses and the examples, with their modes" \
 	same_files "$D" /usr
 check "the installed loader runs" "$D/usr/sbin/xdp-steer" --version
 
