@@ -51,7 +51,8 @@ BENCH_BPF  := tests/bench/baseline.bpf.o
 OMIT_PARTS := PARSE HASH COUNTERS CPU_STATS ALL
 OMIT_BPF   := $(patsubst %,tests/bench/omit/%.bpf.o,$(OMIT_PARTS))
 UNIT_NAMES := test_hash test_table test_policy test_health test_compile \
-	      test_configs test_input test_prom test_balance test_netns
+	      test_configs test_input test_prom test_balance test_balance_cpu \
+	      test_netns
 UNIT_BINS  := $(addprefix tests/unit/,$(UNIT_NAMES))
 PROG_BINS  := tests/prog/test_prog
 PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
@@ -77,7 +78,7 @@ POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
 	       policy_rules.o policy_decap.o policy_print.o compile.o flow_arg.o) $(MODEL_OBJS)
 KERNEL_OBJS := $(addprefix loader/kernel/,netns.o pins.o lock.o maps.o \
 	       prog.o slots.o cpumap.o netdev.o failpoint.o clock.o window.o \
-	       trace.o leak.o kthreads.o features.o)
+	       trace.o leak.o kthreads.o features.o cputime.o)
 STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o detach.o \
 		 status.o stats.o stats_view.o which.o balance.o features.o \
 		 repair.o)
@@ -192,6 +193,9 @@ test_input_LIBS   := -lyaml
 BALANCE_SIM_OBJS  := tests/lib/balance_sim.o $(BALANCE_OBJ) $(TABLE_OBJ)
 test_balance_OBJS := $(BALANCE_SIM_OBJS) $(TEST_OBJ)
 test_balance_LIBS := -lm
+# test_balance_cpu: the balancer by CPU time against a box on paper.
+test_balance_cpu_OBJS := tests/lib/balance_box.o $(BALANCE_SIM_OBJS) $(TEST_OBJ)
+test_balance_cpu_LIBS := -lm
 # test_prom: stats --prometheus and the worker account it prints.
 PROM_OBJS         := loader/cli/print_prom.o loader/lib/stats_view.o \
 		     loader/model/cpuset.o

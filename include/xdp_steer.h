@@ -222,6 +222,9 @@ struct steer_ctl {
 #define STEER_F_LOCAL_FASTPATH	(1u << 2) /* chosen CPU == this CPU: pass */
 #define STEER_F_DRAIN		(1u << 3) /* rebalance: drain */
 #define STEER_F_BALANCE		(1u << 4) /* balance: count steer_load */
+/* balance: {by: frames}: the balancer weighs buckets by their frames and
+ * bytes, not by their CPUs' time; userspace only. */
+#define STEER_F_BALANCE_FRAMES	(1u << 9)
 /* hash.key other than l3 and l4: one id of the frame is hashed, not its
  * flow (steer_key_id()); at most one of these is set. */
 #define STEER_F_KEY_VLAN	(1u << 5) /* the outermost one or two VLAN IDs */
@@ -581,7 +584,7 @@ struct steer_balance {
 /* What a balancer round found (steer_balance.state). */
 #define STEER_BAL_STATES(X)						\
 	X(STARTING, "starting", "its first round has not ended yet")	\
-	X(OFF, "off", "the policy in force has no balance: key")	\
+	X(OFF, "off", "the policy in force says balance: off")	\
 	X(IDLE, "idle", "no traffic was counted")			\
 	X(BALANCED, "balanced", "the busiest worker is within tolerance") \
 	X(MOVED, "moved", "it moved buckets toward the weights")	\

@@ -27,6 +27,28 @@ static void moves_text(const struct balance_plan *p)
 		printf(")");
 }
 
+/* By CPU time: how busy each worker was, and what its ring dropped on top
+ * ("cpu time 0 100%, 1 93%+12%"). */
+static void busy_text(const struct balance_plan *p,
+		      const struct balance_cpu *cpu)
+{
+	const struct balance_cpu *c;
+	double over;
+	int i;
+
+	if (!cpu)
+		return;
+	printf("; cpu time");
+	for (i = 0; i < p->nworkers; i++) {
+		c = &cpu[p->workers[i].cpu];
+		over = balance_demand(c) - c->busy;
+		printf("%s %u %.0f%%", i ? "," : "", p->workers[i].cpu,
+		       100 * c->busy);
+		if (over > 0.005)
+			printf("+%.0f%%", 100 * over);
+	}
+}
+
 void print_balance_text(const char *ifname, const struct steer_balance_round *r)
 {
 	const struct balance_plan *p = r->plan;
@@ -49,6 +71,7 @@ void print_balance_text(const char *ifname, const struct steer_balance_round *r)
 		if (p->nmoves)
 			printf(", %.2f after", p->after);
 		printf(" (tolerance %u %%)", s->balance_tolerance);
+		busy_text(p, r->cpu);
 		if (r->state == STEER_BAL_BEST && p->bound > 1 + s->balance_tolerance / 100.0)
 			printf("; bucket %u alone is %.2f of a share",
 			       p->bound_bucket, p->bound);
@@ -77,20 +100,28 @@ void print_balance_json(const char *ifname, const struct steer_balance_round *r)
 	printf(", \"round\": %u, \"time\": %.3f, \"seconds\": %.3f, \"state\": \"%s\", \"dry_run\": %s, \"generation\": %u, \"applied\": %u",
 	       r->round, r->t, r->seconds, balance_state_word(r->state),
 	       r->dry_run ? "true" : "false", r->generation, r->applied);
-	printf(", \"interval_ms\": %u, \"tolerance\": %u, \"max_moves\": %u, \"frames_per_s\": %.0f",
+	printf(", \"by\": \"%s\", \"interval_ms\": %u, \"tolerance\": %u, \"max_moves\": %u, \"frames_per_s\": %.0f",
+	       s->flags & STEER_F_BALANCE_FRAMES ? "frames" : "cpu",
 	       s->balance_ms, s->balance_tolerance, s->balance_max_moves,
 	       r->frames);
 	if (p) {
 		printf(", \"busiest\": %u, \"ratio\": %.4f, \"after\": %.4f, \"bound\": %.4f, \"bound_bucket\": %u, \"workers\": [",
 		       p->busiest, p->ratio, p->after, p->bound,
 		       p->bound_bucket);
-		for (i = 0; i < p->nworkers; i++)
-			printf("%s{\"cpu\": %u, \"weight_share\": %.4f, \"share\": %.4f, \"after\": %.4f, \"buckets\": %u}",
+		for (i = 0; i < p->nworkers; i++) {
+			printf("%s{\"cpu\": %u, \"weight_share\": %.4f, \"share\": %.4f, \"after\": %.4f, \"buckets\": %u",
 			       i ? ", " : "", p->workers[i].cpu,
 			       p->workers[i].share,
 			       share(p, p->workers[i].load),
 			       share(p, p->workers[i].after),
 			       p->workers[i].buckets);
+			if (r->cpu)
+				printf(", \"busy\": %.4f, \"demand\": %.4f, \"ring_dropped\": %.0f",
+				       r->cpu[p->workers[i].cpu].busy,
+				       balance_demand(&r->cpu[p->workers[i].cpu]),
+				       r->cpu[p->workers[i].cpu].dropped);
+			printf("}");
+		}
 		printf("], \"moves\": [");
 		for (i = 0; i < p->nmoves; i++)
 			printf("%s{\"bucket\": %u, \"from\": %u, \"to\": %u, \"share\": %.4f}",
@@ -127,7 +158,8 @@ void print_balance_status_text(const struct steer_status *st)
 	if (!(s->flags & STEER_F_BALANCE))
 		printf("off");
 	else
-		printf("every %u ms, tolerance %u %%, at most %u moves a round",
+		printf("by %s, every %u ms, tolerance %u %%, at most %u moves a round",
+		       s->flags & STEER_F_BALANCE_FRAMES ? "frames" : "cpu time",
 		       s->balance_ms, s->balance_tolerance,
 		       s->balance_max_moves);
 	if (!b->pid) {
@@ -151,8 +183,10 @@ void print_balance_status_json(const struct steer_status *st)
 	const struct steer_slot *s = &st->view.slot;
 	const struct steer_balance *b = &st->balance.rec;
 
-	printf(", \"balance\": {\"enabled\": %s, \"interval_ms\": %u, \"tolerance\": %u, \"max_moves\": %u, \"running\": %s, \"pid\": %u, \"rounds\": %u, \"moves\": %u, \"last_moves\": %u, \"state\": \"%s\", \"busiest\": %u, \"ratio\": %.3f, \"after\": %.3f, \"seen_generation\": %u, \"age_s\": %.1f}",
-	       s->flags & STEER_F_BALANCE ? "true" : "false", s->balance_ms,
+	printf(", \"balance\": {\"enabled\": %s, \"by\": \"%s\", \"interval_ms\": %u, \"tolerance\": %u, \"max_moves\": %u, \"running\": %s, \"pid\": %u, \"rounds\": %u, \"moves\": %u, \"last_moves\": %u, \"state\": \"%s\", \"busiest\": %u, \"ratio\": %.3f, \"after\": %.3f, \"seen_generation\": %u, \"age_s\": %.1f}",
+	       s->flags & STEER_F_BALANCE ? "true" : "false",
+	       s->flags & STEER_F_BALANCE_FRAMES ? "frames" : "cpu",
+	       s->balance_ms,
 	       s->balance_tolerance, s->balance_max_moves,
 	       st->balance.running ? "true" : "false", b->pid, b->rounds,
 	       b->moves, b->last_moves, balance_state_word(b->state),

@@ -20,7 +20,9 @@
 #include <bpf/bpf.h>
 
 #include "kernel/cpumap.h"
+#include "kernel/cputime.h"
 #include "kernel/maps.h"
+#include "kernel/trace.h"
 #include "lib/lib_int.h"
 
 /* How often a balancer whose policy has no balance: looks again. */
@@ -37,6 +39,10 @@ struct sample {
 	struct steer_load load[STEER_TABLE_MAX];	/* by drain bucket */
 	struct steer_cpu_stats cpu[STEER_MAX_CPUS];	/* sent toward: queued
 							 * and passed there */
+	struct cputime busy;				/* each CPU's ticks */
+	bool traced;					/* ring was read */
+	struct steer_ring_stats ring[STEER_MAX_CPUS];	/* by worker, when
+							 * traced */
 };
 
 struct balancer {
@@ -44,6 +50,8 @@ struct balancer {
 	const char *ifname;
 	const struct steer_balance_opts *o;
 	struct steer_maps m;
+	struct trace_maps t;			/* the ring counters */
+	bool traced;				/* t is open */
 	struct sample a, b;
 	struct steer_stats *rx;			/* [ncpus]: steer_stats */
 	int ncpus;
@@ -52,6 +60,7 @@ struct balancer {
 	__u32 table[STEER_TABLE_MAX];		/* the plan's */
 	double load[STEER_TABLE_MAX], frames[STEER_TABLE_MAX];
 	double fixed[STEER_MAX_CPUS];
+	struct balance_cpu cpu[STEER_MAX_CPUS];	/* by CPU time */
 	struct steer_balance rec;
 };
 
@@ -178,6 +187,14 @@ static int read_policy(struct balancer *bl, struct sample *s, bool *renewed)
 			goto out;
 		*renewed = true;
 	}
+	/* The tracepoints' links are pinned at the first apply, perhaps
+	 * after the balancer started; without them ring drops go unseen. */
+	if (*renewed && bl->traced) {
+		trace_close(&bl->t);
+		bl->traced = false;
+	}
+	if (!bl->traced)
+		bl->traced = !trace_open(it.dir, &bl->t);
 	memset(&s->slot, 0, sizeof(s->slot));
 	err = slots_read_active(&bl->m, &s->ctl, &s->slot, s->table);
 	if (err == -ENOENT) {
@@ -230,6 +247,12 @@ static int take(struct balancer *bl, struct sample *s, bool *renewed)
 			   sizeof(struct steer_load), s->load);
 	if (!err)
 		err = read_toward(bl, s);
+	s->traced = bl->traced;
+	if (!err && bl->traced)
+		err = lib_sum_keys(bl->t.ring_stats, STEER_MAX_CPUS,
+				   sizeof(*s->ring), s->ring);
+	if (!err && cputime_read(NULL, &s->busy))
+		memset(&s->busy, 0, sizeof(s->busy));
 	if (err)
 		lib_fail(bl->ctx, err, "%s: reading the load counters failed: %s",
 			 bl->ifname, strerror(-err));
@@ -286,7 +309,18 @@ static double loads(struct balancer *bl)
 		/* Frames of a bucket still draining from its old CPU count
 		 * there; never below none. */
 		bl->fixed[c] = sent > 0 ? sent : 0;
+		bl->cpu[c] = (struct balance_cpu){
+			.busy = cputime_busy(&a->busy, &b->busy, c),
+			.sent = b->cpu[c].packets - a->cpu[c].packets,
+			.dropped = a->traced && b->traced ?
+				   b->ring[c].ring_full_drops -
+				   a->ring[c].ring_full_drops : 0,
+		};
 	}
+	if (!(b->slot.flags & STEER_F_BALANCE_FRAMES))
+		balance_cpu_loads(b->slot.table_size, a->table, b->weight,
+				  bl->cpu, bl->load, bl->fixed, bl->load,
+				  bl->fixed);
 	return frames;
 }
 
@@ -339,6 +373,10 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 		.size = b->slot.table_size, .table = a->table,
 		.weight = b->weight, .load = bl->load, .frames = bl->frames,
 		.fixed = bl->fixed, .frozen = bl->mem.left,
+		.floor = b->slot.flags & STEER_F_BALANCE_FRAMES ? 0 :
+			 BALANCE_BUSY_FLOOR,
+		.ticks = b->slot.flags & STEER_F_BALANCE_FRAMES ? 0 :
+			 cputime_ticks(&a->busy, &b->busy),
 		.tolerance = b->slot.balance_tolerance / 100.0,
 		.max_moves = b->slot.balance_max_moves, .going = bl->mem.going,
 	};
@@ -370,6 +408,7 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 		return;
 	}
 	r->frames = loads(bl) / (r->seconds > 0 ? r->seconds : 1);
+	r->cpu = b->slot.flags & STEER_F_BALANCE_FRAMES ? NULL : bl->cpu;
 	if (balance_plan(&in, bl->table, &bl->plan)) {
 		r->state = STEER_BAL_FAILED;
 		snprintf(r->note, sizeof(r->note), "the table in force cannot be read as one");
@@ -534,6 +573,8 @@ int steer_balance(struct steer_ctx *ctx, const char *ifname,
 			bl->a = bl->b;
 	}
 out_maps:
+	if (bl->traced)
+		trace_close(&bl->t);
 	maps_close(&bl->m);
 out_free:
 	free(bl->rx);

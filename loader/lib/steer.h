@@ -290,6 +290,8 @@ struct steer_balance_round {
 	struct steer_slot slot;	/* that policy's settings (balance_*) */
 	double frames;		/* frames the table placed, per second */
 	const struct balance_plan *plan; /* NULL when it did not plan */
+	const struct balance_cpu *cpu;	/* [STEER_MAX_CPUS]: by CPU time,
+					 * what each CPU did; else NULL */
 	char note[1024];	/* why it waited, dropped or failed */
 };
 

@@ -114,12 +114,15 @@ static double proven(const struct round *r, __u32 b)
 	return low > 0 ? r->in->load[b] * low : 0;
 }
 
-/* The ratio over which worker w's load is proven over its share. */
+/* The ratio over which worker w's load is proven over its share: the
+ * counts' noise, and by CPU time a tick either way of its busy share. */
 static double over(const struct round *r, int w)
 {
-	double t = 1 + r->in->tolerance;
+	double n = r->in->frames ? noise(r->frames[w]) : 0, tick = 0;
 
-	return r->in->frames ? t + BALANCE_SIGMAS * noise(r->frames[w]) : t;
+	if (r->in->ticks > 0 && r->load[w] > 0)
+		tick = 1 / (r->load[w] * r->in->ticks);
+	return 1 + r->in->tolerance + BALANCE_SIGMAS * sqrt(n * n + tick * tick);
 }
 
 static bool movable(const struct round *r, __u32 b)
@@ -346,7 +349,11 @@ int balance_plan(const struct balance_input *in, __u32 *table_out,
 	plan->nworkers = r->nworkers;
 	plan->total = total;
 	plan->state = STEER_BAL_IDLE;
-	if (total <= 0 || !r->nworkers)
+	/* No frame went by the table: busy CPUs (by CPU time) are not
+	 * its doing, and nothing could move. */
+	for (b = 0; b < in->size && in->load[b] <= 0; b++)
+		;
+	if (total <= 0 || !r->nworkers || b == in->size)
 		goto out;
 
 	for (w = 0; w < r->nworkers; w++) {
@@ -359,7 +366,8 @@ int balance_plan(const struct balance_input *in, __u32 *table_out,
 	plan->busiest = r->cpu[w];
 	plan->ratio = ratio(r, w);
 	plan->state = STEER_BAL_BALANCED;
-	if (plan->ratio > (in->going ? 1 + in->tolerance / 2 : over(r, w))) {
+	if (r->load[w] >= in->floor &&
+	    plan->ratio > (in->going ? 1 + in->tolerance / 2 : over(r, w))) {
 		even_out(r, plan);
 		plan->state = plan->nmoves ? STEER_BAL_MOVED : STEER_BAL_BEST;
 	}
@@ -370,6 +378,41 @@ out:
 	free(r->frozen);
 	free(r);
 	return 0;
+}
+
+double balance_demand(const struct balance_cpu *c)
+{
+	double kept = c->sent - c->dropped;
+
+	if (c->dropped <= 0 || c->sent <= 0)
+		return c->busy;
+	if (kept <= c->sent / BALANCE_DEMAND_MAX)
+		return c->busy * BALANCE_DEMAND_MAX;
+	return c->busy * c->sent / kept;
+}
+
+void balance_cpu_loads(__u32 size, const __u32 *table, const __u32 *weight,
+		       const struct balance_cpu *cpu, const double *cost,
+		       const double *other, double *load, double *fixed)
+{
+	double carried[STEER_MAX_CPUS], scale[STEER_MAX_CPUS], demand;
+	__u32 b, c;
+
+	for (c = 0; c < STEER_MAX_CPUS; c++)
+		carried[c] = weight[c] && other ? other[c] : 0;
+	for (b = 0; b < size; b++)
+		if (table[b] < STEER_MAX_CPUS && weight[table[b]])
+			carried[table[b]] += cost[b];
+	for (c = 0; c < STEER_MAX_CPUS; c++) {
+		demand = weight[c] ? balance_demand(&cpu[c]) : 0;
+		scale[c] = carried[c] > 0 ? demand / carried[c] : 0;
+		fixed[c] = !weight[c] ? 0 :
+			   carried[c] > 0 ? (other ? other[c] : 0) * scale[c] :
+			   demand;
+	}
+	for (b = 0; b < size; b++)
+		load[b] = table[b] < STEER_MAX_CPUS ?
+			  cost[b] * scale[table[b]] : 0;
 }
 
 void balance_remember(struct balance_memory *m, const struct balance_plan *p)

@@ -55,6 +55,46 @@ static inline double balance_cost(__u64 packets, __u64 bytes)
 	return (double)packets * BALANCE_FRAME_COST + (double)bytes;
 }
 
+/*
+ * Load by CPU time (balance: {by: cpu}, the default), as RSS++ (CoNEXT
+ * 2019) does for NIC queues: what each worker CPU did in a round, from
+ * the kernel's own accounting, so the receiving CPU's collecting, the
+ * cpumap kthreads and the applications there all count.
+ */
+struct balance_cpu {
+	double busy;		/* share of the round it was busy, 0-1 */
+	double sent;		/* frames sent toward it: queued to its ring
+				 * and passed on the spot there */
+	double dropped;		/* of those, what its full ring dropped */
+};
+
+/* A worker's demand: its busy share, and, since saturation hides load (a
+ * CPU is never more than wholly busy), what its full ring threw away on
+ * top: busy * sent / (sent - dropped), capped at BALANCE_DEMAND_MAX. */
+#define BALANCE_DEMAND_MAX	4.0
+double balance_demand(const struct balance_cpu *c);
+
+/*
+ * Splits each worker's demand over what it carried, by cost (balance_cost
+ * of the frames and bytes counted): cost[b] of each table bucket b on it
+ * becomes its load[b] (load may be cost itself), and other[cpu] (what it
+ * carried besides its buckets: rules, non-IP frames, buckets still
+ * draining there) becomes its fixed[cpu], with all of the demand when it
+ * carried nothing (an application alone). A CPU that collects for others
+ * is busy for frames none of its buckets accounts for, so its buckets
+ * weigh more there and it keeps fewer: the estimate is off by what a
+ * bucket costs elsewhere, and the next round, counted after the moves,
+ * corrects it.
+ */
+void balance_cpu_loads(__u32 size, const __u32 *table, const __u32 *weight,
+		       const struct balance_cpu *cpu, const double *cost,
+		       const double *other, double *load, double *fixed);
+
+/* By CPU time, a busiest worker less busy than this (half a CPU) is left
+ * as it is: it has room, a move would gain nothing, and at low load the
+ * ticks of /proc/stat are too coarse to tell CPUs apart. */
+#define BALANCE_BUSY_FLOOR	0.5
+
 struct balance_input {
 	__u32 size;			/* table buckets, a power of two */
 	const __u32 *table;		/* [size]: each bucket's CPU */
@@ -70,6 +110,11 @@ struct balance_input {
 					 * move (moved a moment ago) */
 	bool going;			/* an earlier round ran out of moves
 					 * before its aim: aim, not trigger */
+	double ticks;			/* by CPU time: the ticks each busy
+					 * share was counted in (USER_HZ *
+					 * seconds), for its noise; else 0 */
+	double floor;			/* a busiest worker's load under
+					 * this moves nothing (0: none) */
 	double tolerance;		/* 0.10 for 10 % */
 	int max_moves;			/* buckets a round moves, at most */
 };

@@ -390,34 +390,45 @@ static int get_worker_sched(struct pctx *c, const yaml_node_t *n)
 	return 0;
 }
 
-/* balance: {interval: MS, tolerance: PERCENT, max_moves: N}, any of them
- * left out taking its default, or off. */
+/* balance: on, off, or {by: cpu|frames, interval: MS, tolerance: PERCENT,
+ * max_moves: N}, any of them left out taking its default. */
 static int get_balance(struct pctx *c, const yaml_node_t *n)
 {
 	static const char *const balance_keys[] = {
-		"interval", "tolerance", "max_moves",
+		"by", "interval", "tolerance", "max_moves",
 	};
-	static const char *const balance_off[] = { "off" };
+	static const char *const balance_by[] = { "cpu", "frames", NULL };
 	struct steer_policy *p = c->p;
-	yaml_node_t *v[3];
+	yaml_node_t *v[4];
 	long long x;
-	int err;
+	int err, e;
 
-	if (yis_word(n, balance_off[0])) {
-		p->balance = false;
+	if (yis_word(n, "off") || yis_word(n, "on")) {
+		p->balance = yis_word(n, "on");
 		return 0;
 	}
 	if (n->type != YAML_MAPPING_NODE) {
 		if (yscalar(n) && !yis_null(n))
-			ERR(c, n, "balance must be off or {interval: MS, tolerance: PERCENT, max_moves: N}, got '%s'",
+			ERR(c, n, "balance must be on, off or {by: cpu|frames, interval: MS, tolerance: PERCENT, max_moves: N}, got '%s'",
 			    yscalar(n));
 		else
-			ERR(c, n, "balance must be off or {interval: MS, tolerance: PERCENT, max_moves: N}, got %s",
+			ERR(c, n, "balance must be on, off or {by: cpu|frames, interval: MS, tolerance: PERCENT, max_moves: N}, got %s",
 			    ynode_kind(n));
 		return -EINVAL;
 	}
 	err = ymap_walk(c->d, c->doc, n, "a mapping for balance", balance_keys,
-			3, v, NULL);
+			4, v, NULL);
+	p->balance = true;
+	if (v[0]) {
+		e = get_choice(c, v[0], "balance by", balance_by);
+		if (e < 0)
+			err = -EINVAL;
+		else
+			p->balance_frames = e == 1;
+	}
+	v[0] = v[1];
+	v[1] = v[2];
+	v[2] = v[3];
 	p->balance = true;
 	if (v[0]) {
 		if (pol_get_ranged(c, v[0], "balance interval (ms)",
@@ -544,7 +555,9 @@ static int get_policy(struct pctx *c, const yaml_node_t *root)
 	if (v[K_SCHED] && get_worker_sched(c, v[K_SCHED]))
 		err = -EINVAL;
 	/* The balancer moves flows only through drain, never reordering
-	 * them. */
+	 * them: on by default only with it, refused with immediate. */
+	if (!v[K_BALANCE] && p->rebalance == POLICY_REBALANCE_IMMEDIATE)
+		p->balance = false;
 	if (v[K_BALANCE] && p->balance &&
 	    p->rebalance == POLICY_REBALANCE_IMMEDIATE) {
 		ERR(c, v[K_BALANCE], "balance needs rebalance: drain (the balancer moves flows only without reordering them); remove 'rebalance: immediate' or set balance: off");
@@ -572,6 +585,7 @@ static void policy_defaults(struct steer_policy *p)
 	p->local_fastpath = true;
 	p->rebalance = POLICY_REBALANCE_DRAIN;
 	p->drain_timeout_ms = POLICY_DRAIN_TIMEOUT_DEFAULT;
+	p->balance = true;
 	p->balance_interval_ms = POLICY_BALANCE_INTERVAL_DEFAULT;
 	p->balance_tolerance = POLICY_BALANCE_TOLERANCE_DEFAULT;
 	p->balance_max_moves = POLICY_BALANCE_MOVES_DEFAULT;

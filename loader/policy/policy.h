@@ -155,8 +155,9 @@ struct steer_policy {
 	__u32 drain_timeout_ms;		/* see POLICY_DRAIN_TIMEOUT_DEFAULT */
 	__u32 nonip_cpu;		/* a CPU, or STEER_CPU_LOCAL */
 	struct policy_decap decap;	/* encapsulations looked through */
-	bool balance;			/* balance: set (else the others are
+	bool balance;			/* balance on (else the others are
 					 * their defaults, unused) */
+	bool balance_frames;		/* by: frames (else by: cpu) */
 	__u32 balance_interval_ms;
 	__u32 balance_tolerance;	/* percent over a worker's share */
 	__u32 balance_max_moves;	/* buckets per round */

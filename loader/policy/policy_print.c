@@ -154,7 +154,8 @@ int policy_print(FILE *f, const struct steer_policy *p)
 		fprintf(f, "non_ip: {cpu: %u}\n", p->nonip_cpu);
 	print_decap(f, &p->decap);
 	if (p->balance)
-		fprintf(f, "balance: {interval: %u, tolerance: %u, max_moves: %u}\n",
+		fprintf(f, "balance: {by: %s, interval: %u, tolerance: %u, max_moves: %u}\n",
+			p->balance_frames ? "frames" : "cpu",
 			p->balance_interval_ms, p->balance_tolerance,
 			p->balance_max_moves);
 	else
@@ -197,7 +198,8 @@ bool policy_equal(const struct steer_policy *a, const struct steer_policy *b)
 	    !policy_decap_equal(&a->decap, &b->decap) ||
 	    a->balance != b->balance ||
 	    (a->balance &&
-	     (a->balance_interval_ms != b->balance_interval_ms ||
+	     (a->balance_frames != b->balance_frames ||
+	      a->balance_interval_ms != b->balance_interval_ms ||
 	      a->balance_tolerance != b->balance_tolerance ||
 	      a->balance_max_moves != b->balance_max_moves)) ||
 	    a->worker_sched != b->worker_sched ||
@@ -234,5 +236,7 @@ __u32 policy_slot_flags(const struct steer_policy *p)
 		flags |= STEER_F_DRAIN;
 	if (p->balance)
 		flags |= STEER_F_BALANCE;
+	if (p->balance && p->balance_frames)
+		flags |= STEER_F_BALANCE_FRAMES;
 	return flags;
 }

@@ -75,7 +75,7 @@ X=${CPUS[1]}
 policy() {	# policy FILE [balance line]
 	local bal=${2:-}
 
-	[ -n "$bal" ] || bal="balance: {interval: $INTERVAL, tolerance: 10, max_moves: 16}"
+	[ -n "$bal" ] || bal="balance: {by: frames, interval: $INTERVAL, tolerance: 10, max_moves: 16}"
 	cat >"$1" <<EOF
 version: 1
 cpus: [$(IFS=,; echo "${CPUS[*]}")]
@@ -229,7 +229,7 @@ PY
 before=$(table_dump)
 check "an apply of the same policy changes nothing" \
 	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER apply $IF_B --policy $T/p.yaml | grep -q 'policy unchanged'"
-policy "$T/edited.yaml" "balance: {interval: $INTERVAL, tolerance: 12, max_moves: 16}"
+policy "$T/edited.yaml" "balance: {by: frames, interval: $INTERVAL, tolerance: 12, max_moves: 16}"
 check "an edited policy with the same workers and weights applies" \
 	xs apply "$IF_B" --policy "$T/edited.yaml"
 check "and keeps the balanced table bucket for bucket" test "$(table_dump)" = "$before"

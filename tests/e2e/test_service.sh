@@ -12,7 +12,7 @@
 # with file:line:col on stderr (the journal) and the old policy stays;
 # stop detaches and removes the pins. The balancer's unit,
 # xdp-steer-balance@IFACE, runs its ExecStart the same way beside it: it
-# waits while the policy has no balance: key, starts its rounds when a
+# waits while the policy says balance: off, starts its rounds when a
 # reload brings one, shows in status, and SIGTERM stops it with exit 0.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -116,6 +116,7 @@ version: 1
 cpus: [0, {cpu: 1, weight: 3}]
 queue_size: 512
 hash: {seed: 1}
+balance: off
 EOF
 run_unit ExecReload
 check "reload (ExecReload: apply IFACE --policy /etc/xdp-steer/IFACE.yaml) with an edited policy exits 0" rc_is 0
@@ -160,8 +161,8 @@ start_balancer_unit() {
 check "the balancer's unit is staged at $BUNIT" test -f "$BUNIT"
 start_balancer_unit
 sleep 1.5
-check "its ExecStart (balance IFACE) runs, and says the policy has no balance: key" \
-	grep -q "round 1: off: the policy in force has no balance: key" "$T/bal.out"
+check "its ExecStart (balance IFACE) runs, and says the policy has balance: off" \
+	grep -q "round 1: off: the policy in force says balance: off" "$T/bal.out"
 cat >"$POLICY" <<'EOF'
 version: 1
 cpus: [0, {cpu: 1, weight: 3}]
@@ -170,7 +171,7 @@ hash: {seed: 1}
 balance: {interval: 200}
 EOF
 run_unit ExecReload
-check "reload with balance: added exits 0" rc_is 0
+check "reload with balance: on again exits 0" rc_is 0
 sleep 1
 check "  and the balancer starts its rounds (idle: no traffic)" \
 	grep -q "round [0-9]*: idle" "$T/bal.out"

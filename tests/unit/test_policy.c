@@ -376,9 +376,17 @@ static const struct policy_case cases[] = {
 	{ "balance may set each of its keys", "0-1",
 	  V1 "balance: {interval: 250, tolerance: 5, max_moves: 4}\n", 1, NULL },
 	{ "balance may be off", "0-1", V1 "balance: off\n", 1, NULL },
-	{ "balance as a word other than off is refused", "0-1",
-	  V1 "balance: on\n", 0,
-	  NAME ":2:10: balance must be off or {interval: MS, tolerance: PERCENT, max_moves: N}, got 'on'" },
+	{ "balance may be on, its defaults", "0-1", V1 "balance: on\n", 1, NULL },
+	{ "balance may weigh by frames", "0-1", V1 "balance: {by: frames}\n", 1,
+	  NULL },
+	{ "balance by something else is refused", "0-1",
+	  V1 "balance: {by: bytes}\n", 0,
+	  NAME ":2:15: balance by must be cpu or frames, got 'bytes'" },
+	{ "balance as a word other than on or off is refused", "0-1",
+	  V1 "balance: yes\n", 0,
+	  NAME ":2:10: balance must be on, off or {by: cpu|frames, interval: MS, tolerance: PERCENT, max_moves: N}, got 'yes'" },
+	{ "rebalance: immediate alone turns the default balance off", "0-1",
+	  V1 "rebalance: immediate\n", 1, NULL },
 	{ "a balance interval below 100 ms is refused", "0-1",
 	  V1 "balance: {interval: 10}\n", 0,
 	  NAME ":2:21: balance interval (ms) 10 is out of range 100-3600000" },
@@ -636,7 +644,8 @@ static void test_design_example(void)
 	}
 	EXPECT_EQ(policy_slot_flags(&p),
 		  STEER_F_HASH_L4 | STEER_F_SYMMETRIC | STEER_F_LOCAL_FASTPATH |
-		  STEER_F_DRAIN, "the slot flags follow the policy");
+		  STEER_F_DRAIN | STEER_F_BALANCE,
+		  "the slot flags follow the policy (balance on by default)");
 
 	text = print_str(&p);
 	EXPECT_STR(text,
@@ -650,7 +659,7 @@ static void test_design_example(void)
 		   "drain_timeout: 50\n"
 		   "non_ip: local\n"
 		   "decap: all\n"
-		   "balance: off\n"
+		   "balance: {by: cpu, interval: 1000, tolerance: 10, max_moves: 16}\n"
 		   "rules:\n"
 		   "  - {match: {proto: tcp, dst_port: 443}, cpu: 3}\n"
 		   "  - {match: {src: 10.1.0.0/16}, cpus: [4-5]}\n",
@@ -740,7 +749,7 @@ static void test_minimal_defaults(void)
 		   "drain_timeout: 50\n"
 		   "non_ip: local\n"
 		   "decap: all\n"
-		   "balance: off\n"
+		   "balance: {by: cpu, interval: 1000, tolerance: 10, max_moves: 16}\n"
 		   "# rules: none; the table places every flow\n",
 		   "every default is written out");
 	free(text);
@@ -797,7 +806,7 @@ static void test_normalized_cpu_lists(void)
 		   "drain_timeout: 50\n"
 		   "non_ip: {cpu: 9}\n"
 		   "decap: all\n"
-		   "balance: off\n"
+		   "balance: {by: cpu, interval: 1000, tolerance: 10, max_moves: 16}\n"
 		   "rules:\n"
 		   "  - {match: {proto: icmpv6, src: \"2001:db8::1\", dst: \"2001:db8::2\"}, cpu: 2}\n"
 		   "  - {match: {dst: \"2001:db8:ff00::/40\"}, cpus: [{cpu: 1, weight: 2}, 2-3]}\n",

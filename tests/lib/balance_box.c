@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* A box on paper for the balancer by CPU time (balance_box.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "balance_box.h"
+
+/* /proc/stat's USER_HZ. */
+#define TICKS_PER_S	100
+
+static double uniform(struct sim *s)
+{
+	s->rng ^= s->rng >> 12;
+	s->rng ^= s->rng << 25;
+	s->rng ^= s->rng >> 27;
+	return ((s->rng * 0x2545f4914f6cdd1dull) >> 11) *
+	       (1.0 / 9007199254740992.0);
+}
+
+void box_observe(struct box *b, bool noise, struct box_state *st)
+{
+	const struct sim *s = b->s;
+	double share[STEER_MAX_CPUS] = { 0 }, in[STEER_MAX_CPUS] = { 0 };
+	double taken = 0, per, need, left, done, ticks, frames;
+	__u32 c, k, bk;
+
+	memset(st, 0, sizeof(*st));
+	for (bk = 0; bk < s->size; bk++)
+		share[s->table[bk]] += s->load[bk];
+	/* Collectors first: NAPI runs before any task, after the
+	 * application's share (a softirq would take it; a busy application
+	 * is what the worst case looks like). */
+	per = b->rate / b->collectors;
+	for (k = 0; k < (__u32)b->collectors; k++) {
+		need = per * (b->collect + share[k] * b->local);
+		left = 1 - b->app[k];
+		done = need > left ? per * left / need : per;
+		st->demand[k] = b->app[k] + need;
+		st->seen[k].busy = b->app[k] + (need > left ? left : need);
+		st->seen[k].sent += done * share[k];
+		st->forwarded += done * share[k];
+		taken += done;
+		for (c = 0; c < STEER_MAX_CPUS; c++)
+			if (c != k)
+				in[c] += done * share[c];
+	}
+	/* Then each CPU's ring, with what is left of it. */
+	for (c = 0; c < STEER_MAX_CPUS; c++) {
+		if (in[c] <= 0)
+			continue;
+		need = in[c] * b->work[c];
+		left = 1 - st->seen[c].busy - (c < (__u32)b->collectors ? 0 :
+					       b->app[c]);
+		if (c >= (__u32)b->collectors) {
+			st->demand[c] = b->app[c];
+			st->seen[c].busy = b->app[c];
+		}
+		done = need > left ? in[c] * left / need : in[c];
+		st->demand[c] += need;
+		st->seen[c].busy += need > left ? left : need;
+		st->seen[c].sent += in[c];
+		st->seen[c].dropped = in[c] - done;
+		st->ring_dropped += in[c] - done;
+		st->forwarded += done;
+	}
+	for (c = 0; c < STEER_MAX_CPUS; c++) {
+		if (c >= (__u32)b->collectors && !in[c])
+			st->demand[c] = st->seen[c].busy = b->app[c];
+		st->seen[c].sent *= 1e6 * b->seconds;
+		st->seen[c].dropped *= 1e6 * b->seconds;
+		if (noise) {
+			/* Whole ticks, each CPU's tick at its own phase. */
+			ticks = st->seen[c].busy * TICKS_PER_S * b->seconds;
+			ticks = floor(ticks + uniform(b->s));
+			st->seen[c].busy = ticks / (TICKS_PER_S * b->seconds);
+		}
+	}
+	frames = taken * 1e6 * b->seconds;
+	sim_measure(b->s, noise ? frames : 0, st->counts);
+	if (!noise)
+		for (bk = 0; bk < s->size; bk++)
+			st->counts[bk] *= frames;
+}
+
+double box_unevenness(const struct box *b, const struct box_state *st)
+{
+	double sum = 0, most = 0;
+	int c, n = 0;
+
+	for (c = 0; c < STEER_MAX_CPUS; c++) {
+		if (!b->s->weight[c])
+			continue;
+		sum += st->demand[c];
+		if (st->demand[c] > most)
+			most = st->demand[c];
+		n++;
+	}
+	return sum > 0 ? most / (sum / n) : 1;
+}
+
+int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
+		int max_moves, int max_rounds, bool all, struct sim_run *run,
+		int *back)
+{
+	struct sim *s = b->s;
+	struct balance_plan *plan = malloc(sizeof(*plan));
+	struct box_state *st = malloc(sizeof(*st));
+	double load[STEER_TABLE_MAX], fixed[STEER_MAX_CPUS];
+	struct balance_input in = {
+		.size = s->size, .table = s->table, .weight = s->weight,
+		.load = load, .fixed = fixed, .frozen = mem->left,
+		.floor = BALANCE_BUSY_FLOOR, .tolerance = tolerance,
+		.ticks = TICKS_PER_S * b->seconds,
+		.max_moves = max_moves,
+	};
+	unsigned short *left = calloc(STEER_TABLE_MAX, sizeof(*left));
+	int quiet = 0, err = 0, i;
+	__u32 b_;
+
+	memset(run, 0, sizeof(*run));
+	if (back)
+		*back = 0;
+	if (!plan || !st || !left) {
+		err = -ENOMEM;
+		goto out;
+	}
+	while (all || quiet <= BALANCE_COOLDOWN) {
+		if (run->rounds == max_rounds) {
+			err = all ? 0 : -ETIMEDOUT;
+			break;
+		}
+		box_observe(b, true, st);
+		in.frames = st->counts;
+		balance_cpu_loads(s->size, s->table, s->weight, st->seen,
+				  st->counts, NULL, load, fixed);
+		in.going = mem->going;
+		err = balance_plan(&in, s->table, plan);
+		if (err)
+			break;
+		balance_remember(mem, plan);
+		if (getenv("BOX_DEBUG")) {
+			int w;
+			fprintf(stderr, "round %d: state %d ratio %.3f moves %d:", run->rounds, plan->state, plan->ratio, plan->nmoves);
+			for (w = 0; w < plan->nworkers; w++)
+				fprintf(stderr, " %u:%.3f/%.3f(%u)", plan->workers[w].cpu, st->seen[plan->workers[w].cpu].busy, st->demand[plan->workers[w].cpu], plan->workers[w].buckets);
+			fprintf(stderr, "\n");
+		}
+		for (i = 0; back && i < plan->nmoves; i++) {
+			b_ = plan->moves[i].bucket;
+			if (left[b_] == plan->moves[i].to + 1)
+				(*back)++;
+			left[b_] = plan->moves[i].from + 1;
+		}
+		run->rounds++;
+		run->moves += plan->nmoves;
+		if (plan->nmoves > run->most)
+			run->most = plan->nmoves;
+		run->state = plan->state;
+		run->bound = plan->bound;
+		quiet = plan->nmoves ? 0 : quiet + 1;
+	}
+out:
+	free(left);
+	free(plan);
+	free(st);
+	return err;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * balance_box.h - a box on paper for the balancer by CPU time (loader/
+ * model/balance.h, balance_cpu_loads()): collecting CPUs that take the
+ * frames off the NIC and also work, worker CPUs of different per-frame
+ * costs, applications that take a share of a CPU, and saturation: a CPU
+ * never more than wholly busy, a worker's full ring dropping what it
+ * cannot take, a collector over its capacity taking fewer frames (the
+ * NIC drops them unseen). Per round the balancer sees what the loader
+ * sees: each CPU's busy share in whole ticks of /proc/stat, what was sent
+ * toward each CPU and what its ring dropped, and each bucket's count.
+ */
+#ifndef XDP_STEER_BALANCE_BOX_H
+#define XDP_STEER_BALANCE_BOX_H
+
+#include "balance_sim.h"
+
+struct box {
+	struct sim *s;			/* the traffic's bucket shares, the
+					 * table and the workers' weights */
+	double rate;			/* offered, M frames/s */
+	int collectors;			/* CPUs 0..collectors-1 receive,
+					 * evenly (the NIC's RSS) */
+	double collect;			/* us a frame costs its receiving
+					 * CPU to take and steer */
+	double local;			/* us a frame of the receiving CPU's
+					 * own buckets costs it besides */
+	double work[STEER_MAX_CPUS];	/* us a frame costs a CPU that takes
+					 * it off its ring */
+	double app[STEER_MAX_CPUS];	/* CPU share an application takes,
+					 * first */
+	double seconds;			/* a round */
+};
+
+/* What a round did, true and as seen. */
+struct box_state {
+	double demand[STEER_MAX_CPUS];	/* true: what each CPU would be
+					 * busy with, over 1 when saturated */
+	double forwarded;		/* M frames/s */
+	double ring_dropped;		/* M frames/s, all rings */
+	struct balance_cpu seen[STEER_MAX_CPUS];
+	double counts[STEER_TABLE_MAX];	/* frames counted per bucket */
+};
+
+/* The box under b->s->table; noise: ticks and counts as measured (else
+ * exact). */
+void box_observe(struct box *b, bool noise, struct box_state *st);
+
+/* The highest true demand of a worker over the mean of the workers'
+ * (even CPU time: 1). */
+double box_unevenness(const struct box *b, const struct box_state *st);
+
+/* Rounds of the balancer by CPU time on the box (observe, split the
+ * demands, plan, move at once, cool down), as sim_balance() runs them;
+ * '*back' (when not NULL) counts the moves that took a bucket back to
+ * the CPU its previous move took it from: ping-pong. */
+int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
+		int max_moves, int max_rounds, bool all, struct sim_run *run,
+		int *back);
+
+#endif /* XDP_STEER_BALANCE_BOX_H */

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Unit tier: the balancer by CPU time (balance_cpu_loads() and the rounds
+ * of loader/model/balance.h) against a box on paper (tests/lib/
+ * balance_box.h): a collecting CPU that also works, workers of different
+ * per-frame costs and applications, saturation with ring drops. The
+ * rounds bring the workers' true CPU time within the tolerance of even
+ * (the collector's share falls by itself, with no weight set by hand),
+ * with no round over max_moves and no bucket moved back and forth; once
+ * settled, noisy rounds move nothing; after a shift they settle again; a
+ * worker whose ring overflows sheds load until it drops nothing, and the
+ * box forwards more than it did before.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "balance_box.h"
+#include "test.h"
+
+#define TOL		0.10
+#define MOVES		16
+#define MAX_ROUNDS	60
+/* True CPU time within the tolerance, and what its measure (ticks, and
+ * a collector's share the plan can only estimate) adds. */
+#define EVEN		(1 + TOL + 0.05)
+
+struct scenario {
+	const char *name;
+	int cpus, collectors;
+	__u32 size;
+	double rate, collect, local;
+	double work[8];		/* by CPU, cycled over all of them */
+	double app[8];
+	struct sim_traffic t;
+};
+
+/* Costs in us a frame, as tests/bench/README.md measured them on a VM:
+ * collecting 0.2-0.3, a frame's stack 0.8-1.1 on the collector or a
+ * worker. */
+static const struct scenario boxes[] = {
+	{ "2 CPUs, the collector works too", 2, 1, 512, 1.2, 0.30, 0.80,
+	  { 1.0 }, { 0 }, { 10000, 1.0, 0, 0 } },
+	{ "4 CPUs, workers of 0.8, 1.0 and 1.6 us a frame", 4, 1, 512, 2.4,
+	  0.25, 0.80, { 0, 0.8, 1.0, 1.6 }, { 0 }, { 20000, 1.0, 2, 0.05 } },
+	{ "4 CPUs, an application takes 40 % of CPU 3", 4, 1, 1024, 2.0,
+	  0.25, 0.80, { 1.0 }, { 0, 0, 0, 0.4 }, { 20000, 1.0, 0, 0 } },
+	{ "16 CPUs, 4 collectors, mixed workers", 16, 4, 4096, 10.0, 0.25,
+	  0.80, { 1.0, 1.0, 0.9, 1.2 }, { 0 }, { 100000, 0.9, 8, 0.01 } },
+};
+
+#define SEEDS	3
+
+static const struct scenario *cur;
+
+/* The box of 'sc' with every CPU a worker of weight 1, the table as the
+ * loader builds it: the shipped default. */
+static int box_new(struct box *b, const struct scenario *sc, __u64 seed)
+{
+	int c;
+
+	memset(b, 0, sizeof(*b));
+	b->s = malloc(sizeof(*b->s));
+	if (!EXPECT(b->s != NULL, "memory for the simulator") ||
+	    !EXPECT_EQ(sim_init(b->s, sc->size, sc->cpus, NULL, &sc->t, seed),
+		       0, "the simulator starts"))
+		return -1;
+	b->rate = sc->rate;
+	b->collectors = sc->collectors;
+	b->collect = sc->collect;
+	b->local = sc->local;
+	b->seconds = 1;
+	for (c = 0; c < sc->cpus; c++) {
+		b->work[c] = sc->work[c % 8] ? sc->work[c % 8] : sc->work[0];
+		if (!b->work[c])
+			b->work[c] = 1.0;
+		b->app[c] = sc->app[c % 8];
+	}
+	return 0;
+}
+
+static int collector_buckets(const struct box *b)
+{
+	__u32 i;
+	int n = 0;
+
+	for (i = 0; i < b->s->size; i++)
+		n += (int)b->s->table[i] < b->collectors;
+	return n;
+}
+
+static void test_even_cpu_time(void)
+{
+	struct box_state *st = malloc(sizeof(*st));
+	struct balance_memory mem;
+	double before, after, fwd0;
+	struct sim_run run;
+	int n0, back;
+	struct box b;
+	__u64 seed;
+
+	for (seed = 1; st && seed <= SEEDS; seed++) {
+		if (box_new(&b, cur, seed))
+			goto next;
+		memset(&mem, 0, sizeof(mem));
+		box_observe(&b, false, st);
+		before = box_unevenness(&b, st);
+		fwd0 = st->forwarded;
+		n0 = collector_buckets(&b);
+		if (!EXPECT_EQ(box_balance(&b, &mem, TOL, MOVES, MAX_ROUNDS,
+					   false, &run, &back), 0,
+			       "the rounds settle"))
+			goto next;
+		box_observe(&b, false, st);
+		after = box_unevenness(&b, st);
+		printf("  seed %llu: busiest %.3f -> %.3f of the mean CPU time, collectors' buckets %d -> %d, forwarded %.2f -> %.2f Mfps, %d moves in %d rounds (at most %d a round), %d back\n",
+		       (unsigned long long)seed, before, after, n0,
+		       collector_buckets(&b), fwd0, st->forwarded, run.moves,
+		       run.rounds, run.most, back);
+		EXPECT(before > EVEN, "the shipped default starts uneven");
+		EXPECT(after <= EVEN,
+		       "the workers' CPU time ends within the tolerance of even");
+		EXPECT(collector_buckets(&b) < n0,
+		       "the collectors keep fewer buckets: collecting counts");
+		EXPECT(st->forwarded >= fwd0 * 0.999,
+		       "the box forwards no less than before");
+		EXPECT(run.most <= MOVES, "no round moves more than max_moves");
+		EXPECT(back <= run.moves / 50,
+		       "buckets go back where they came from in at most 2 % of the moves: no ping-pong");
+		EXPECT(st->ring_dropped < 0.001 * st->forwarded,
+		       "no ring drops once settled");
+		/* Settled: twenty rounds of noisy ticks and counts. */
+		if (EXPECT_EQ(box_balance(&b, &mem, TOL, MOVES, 20, true, &run,
+					  NULL), 0, "twenty more rounds run"))
+			EXPECT_EQ(run.moves, 0,
+				  "twenty noisy rounds after settling move nothing");
+next:
+		free(b.s);
+	}
+	free(st);
+}
+
+static void test_shift(void)
+{
+	struct box_state *st = malloc(sizeof(*st));
+	struct balance_memory mem;
+	struct sim_run run;
+	struct box b;
+
+	if (!st || box_new(&b, cur, 11))
+		goto out;
+	memset(&mem, 0, sizeof(mem));
+	if (!EXPECT_EQ(box_balance(&b, &mem, TOL, MOVES, MAX_ROUNDS, false,
+				   &run, NULL), 0, "the rounds settle"))
+		goto out;
+	sim_shift(b.s);
+	/* The application moves, or the costs change: the box is another. */
+	b.work[b.s->nworkers - 1] *= 1.5;
+	if (EXPECT_EQ(box_balance(&b, &mem, TOL, MOVES, MAX_ROUNDS, false,
+				  &run, NULL), 0, "the rounds settle again")) {
+		box_observe(&b, false, st);
+		printf("  after the shift: busiest %.3f of the mean CPU time, %d moves in %d rounds\n",
+		       box_unevenness(&b, st), run.moves, run.rounds);
+		EXPECT(box_unevenness(&b, st) <= EVEN,
+		       "even again within the tolerance");
+		EXPECT(run.most <= MOVES, "no round moves more than max_moves");
+	}
+out:
+	if (st)
+		free(b.s);
+	free(st);
+}
+
+/* Offered more than the worker takes: its ring overflows, which its busy
+ * share (100 %) alone hides; it sheds load until it drops nothing. */
+static void test_ring_overflow_sheds(void)
+{
+	static const struct scenario sat = {
+		"", 2, 1, 512, 1.6, 0.25, 0.80, { 1.0 }, { 0, 0.3 },
+		{ 10000, 1.0, 0, 0 } };
+	struct box_state *st = malloc(sizeof(*st));
+	struct balance_memory mem;
+	double drop0, fwd0;
+	struct sim_run run;
+	struct box b;
+
+	if (!st || box_new(&b, &sat, 5))
+		goto out;
+	memset(&mem, 0, sizeof(mem));
+	box_observe(&b, false, st);
+	drop0 = st->ring_dropped;
+	fwd0 = st->forwarded;
+	if (!EXPECT(drop0 > 0.1 * fwd0, "the worker's ring overflows at first") ||
+	    !EXPECT_EQ(box_balance(&b, &mem, TOL, MOVES, MAX_ROUNDS, false,
+				   &run, NULL), 0, "the rounds settle"))
+		goto out;
+	box_observe(&b, false, st);
+	printf("  ring drops %.3f -> %.3f Mfps, forwarded %.3f -> %.3f Mfps, %d moves\n",
+	       drop0, st->ring_dropped, fwd0, st->forwarded, run.moves);
+	EXPECT(st->ring_dropped < 0.01 * st->forwarded,
+	       "the ring drops (almost) nothing after");
+	EXPECT(st->forwarded > fwd0 * 1.05, "the box forwards more");
+out:
+	if (st)
+		free(b.s);
+	free(st);
+}
+
+/* Below BALANCE_BUSY_FLOOR nothing moves, however uneven. */
+static void test_idle_box_stays(void)
+{
+	static const struct scenario idle = {
+		"", 2, 1, 512, 0.3, 0.30, 0.80, { 1.0 }, { 0 },
+		{ 10000, 1.0, 0, 0 } };
+	struct balance_memory mem;
+	struct sim_run run;
+	struct box b;
+
+	if (box_new(&b, &idle, 3))
+		goto out;
+	memset(&mem, 0, sizeof(mem));
+	if (EXPECT_EQ(box_balance(&b, &mem, TOL, MOVES, 20, true, &run, NULL),
+		      0, "twenty rounds run"))
+		EXPECT_EQ(run.moves, 0,
+			  "a box under half busy moves nothing");
+out:
+	free(b.s);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct test_case one[] = {
+		TEST_ENTRY(test_ring_overflow_sheds,
+			   "balance by cpu: a worker whose ring overflows sheds load until it drops nothing"),
+		TEST_ENTRY(test_idle_box_stays,
+			   "balance by cpu: a box under half busy moves nothing"),
+	};
+	char name[2][160];
+	int failed = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(boxes); i++) {
+		struct test_case t[2] = {
+			TEST_ENTRY(test_even_cpu_time, name[0]),
+			TEST_ENTRY(test_shift, name[1]),
+		};
+
+		cur = &boxes[i];
+		snprintf(name[0], sizeof(name[0]),
+			 "balance by cpu: %s: even CPU time, bounded moves, no ping-pong",
+			 cur->name);
+		snprintf(name[1], sizeof(name[1]),
+			 "balance by cpu: %s: settles again after a shift",
+			 cur->name);
+		failed |= test_run_all("balance_cpu", t, 2, argc, argv);
+	}
+	failed |= test_run_all("balance_cpu", one, ARRAY_SIZE(one), argc, argv);
+	return failed;
+}
