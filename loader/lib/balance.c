@@ -375,6 +375,7 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 		.fixed = bl->fixed, .frozen = bl->mem.left,
 		.floor = b->slot.flags & STEER_F_BALANCE_FRAMES ? 0 :
 			 BALANCE_BUSY_FLOOR,
+		.halfway = !(b->slot.flags & STEER_F_BALANCE_FRAMES),
 		.ticks = b->slot.flags & STEER_F_BALANCE_FRAMES ? 0 :
 			 cputime_ticks(&a->busy, &b->busy),
 		.tolerance = b->slot.balance_tolerance / 100.0,

@@ -276,6 +276,11 @@ static void even_out(struct round *r, struct balance_plan *plan)
 	struct move m;
 	int s;
 
+	/* Halfway: a load that answers the moves (see balance_input) is
+	 * approached, not jumped at. */
+	if (in->halfway && 1 + (plan->ratio - 1) / 2 > aim)
+		aim = 1 + (plan->ratio - 1) / 2;
+
 	for (;;) {
 		s = busiest(r);
 		if (ratio(r, s) <= aim)

@@ -115,6 +115,12 @@ struct balance_input {
 					 * seconds), for its noise; else 0 */
 	double floor;			/* a busiest worker's load under
 					 * this moves nothing (0: none) */
+	/* Each round takes the busiest worker only halfway to its aim:
+	 * by CPU time the load answers the moves (a collector that sheds
+	 * work collects more; a worker whose ring stops dropping gets all
+	 * that was sent to it), so an estimate made before them overshoots,
+	 * and undoing it would ping-pong. */
+	bool halfway;
 	double tolerance;		/* 0.10 for 10 % */
 	int max_moves;			/* buckets a round moves, at most */
 };

@@ -426,6 +426,11 @@ static int get_balance(struct pctx *c, const yaml_node_t *n)
 		else
 			p->balance_frames = e == 1;
 	}
+	/* Each measure has its own default tolerance. */
+	if (!v[2])
+		p->balance_tolerance = p->balance_frames ?
+				       POLICY_BALANCE_TOLERANCE_DEFAULT :
+				       POLICY_BALANCE_TOLERANCE_CPU;
 	v[0] = v[1];
 	v[1] = v[2];
 	v[2] = v[3];
@@ -587,7 +592,7 @@ static void policy_defaults(struct steer_policy *p)
 	p->drain_timeout_ms = POLICY_DRAIN_TIMEOUT_DEFAULT;
 	p->balance = true;
 	p->balance_interval_ms = POLICY_BALANCE_INTERVAL_DEFAULT;
-	p->balance_tolerance = POLICY_BALANCE_TOLERANCE_DEFAULT;
+	p->balance_tolerance = POLICY_BALANCE_TOLERANCE_CPU;
 	p->balance_max_moves = POLICY_BALANCE_MOVES_DEFAULT;
 	p->nonip_cpu = STEER_CPU_LOCAL;
 	policy_decap_default(&p->decap);

@@ -33,6 +33,9 @@ void box_observe(struct box *b, bool noise, struct box_state *st)
 	/* Collectors first: NAPI runs before any task, after the
 	 * application's share (a softirq would take it; a busy application
 	 * is what the worst case looks like). */
+	if (b->gen > 0)
+		b->rate = (1 - b->app[0]) /
+			  (b->gen + b->collect + share[0] * b->local);
 	per = b->rate / b->collectors;
 	for (k = 0; k < (__u32)b->collectors; k++) {
 		need = per * (b->collect + share[k] * b->local);
@@ -40,6 +43,11 @@ void box_observe(struct box *b, bool noise, struct box_state *st)
 		done = need > left ? per * left / need : per;
 		st->demand[k] = b->app[k] + need;
 		st->seen[k].busy = b->app[k] + (need > left ? left : need);
+		/* The generator takes the rest. */
+		if (b->gen > 0) {
+			st->demand[k] = 1;
+			st->seen[k].busy = 1;
+		}
 		st->seen[k].sent += done * share[k];
 		st->forwarded += done * share[k];
 		taken += done;
@@ -114,6 +122,7 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 		.load = load, .fixed = fixed, .frozen = mem->left,
 		.floor = BALANCE_BUSY_FLOOR, .tolerance = tolerance,
 		.ticks = TICKS_PER_S * b->seconds,
+		.halfway = true,
 		.max_moves = max_moves,
 	};
 	unsigned short *left = calloc(STEER_TABLE_MAX, sizeof(*left));

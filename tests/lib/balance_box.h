@@ -30,6 +30,11 @@ struct box {
 	double app[STEER_MAX_CPUS];	/* CPU share an application takes,
 					 * first */
 	double seconds;			/* a round */
+	double gen;			/* > 0: a generator shares the one
+					 * collector, sending as fast as the
+					 * time it leaves allows, at this many
+					 * us a frame (the benchmarks' setup):
+					 * 'rate' then follows the placement */
 };
 
 /* What a round did, true and as seen. */

@@ -16,9 +16,12 @@
 #include <string.h>
 
 #include "balance_box.h"
+#include "policy/policy.h"
 #include "test.h"
 
 #define TOL		0.10
+/* The policy's default tolerance by CPU time. */
+#define TOL_CPU		(POLICY_BALANCE_TOLERANCE_CPU / 100.0)
 #define MOVES		16
 #define MAX_ROUNDS	60
 /* True CPU time within the tolerance, and what its measure (ticks, and
@@ -206,6 +209,57 @@ out:
 	free(st);
 }
 
+/* The benchmarks' box: the generator shares the collector and sends as
+ * fast as the time the collector leaves it allows, so the load answers
+ * every move; measured costs of tests/bench/README.md. The best
+ * placement, found by trying every share of the collector's buckets, is
+ * where the worker is just saturated; the rounds end near it, without
+ * going back and forth. */
+static void test_generator_on_the_collector(void)
+{
+	static const struct scenario gen = {
+		"", 2, 1, 512, 0, 0.211, 0.837, { 1.065 }, { 0 },
+		{ 10000, 1.0, 0, 0 } };
+	struct box_state *st = malloc(sizeof(*st));
+	double fwd0, best = 0, fwd, f;
+	struct balance_memory mem;
+	struct sim_run run;
+	int back, i;
+	struct box b;
+
+	if (!st || box_new(&b, &gen, 9))
+		goto out;
+	b.gen = 0.25;
+	box_observe(&b, false, st);
+	fwd0 = st->forwarded;
+	/* The best any share f of the collector can do, on paper. */
+	for (i = 0; i <= 100; i++) {
+		f = i / 100.0;
+		b.rate = 1 / (b.gen + b.collect + f * b.local);
+		fwd = b.rate * f + (b.rate * (1 - f) * b.work[1] > 1 ?
+				    1 / b.work[1] : b.rate * (1 - f));
+		best = fwd > best ? fwd : best;
+	}
+	memset(&mem, 0, sizeof(mem));
+	if (!EXPECT_EQ(box_balance(&b, &mem, TOL_CPU, MOVES, MAX_ROUNDS, false,
+				   &run, &back), 0, "the rounds settle"))
+		goto out;
+	box_observe(&b, false, st);
+	printf("  forwarded %.3f -> %.3f Mfps (best %.3f), collector's buckets %d, %d moves in %d rounds, %d back\n",
+	       fwd0, st->forwarded, best, collector_buckets(&b), run.moves,
+	       run.rounds, back);
+	EXPECT(st->forwarded >= 0.95 * best,
+	       "the box ends within 5 % of the best placement");
+	EXPECT(back <= run.moves / 50, "no ping-pong");
+	if (EXPECT_EQ(box_balance(&b, &mem, TOL_CPU, MOVES, 20, true, &run, NULL),
+		      0, "twenty more rounds run"))
+		EXPECT(run.moves <= 4, "twenty noisy rounds after settling move (almost) nothing");
+out:
+	if (st)
+		free(b.s);
+	free(st);
+}
+
 /* Below BALANCE_BUSY_FLOOR nothing moves, however uneven. */
 static void test_idle_box_stays(void)
 {
@@ -232,6 +286,8 @@ int main(int argc, char **argv)
 	static const struct test_case one[] = {
 		TEST_ENTRY(test_ring_overflow_sheds,
 			   "balance by cpu: a worker whose ring overflows sheds load until it drops nothing"),
+		TEST_ENTRY(test_generator_on_the_collector,
+			   "balance by cpu: a generator on the collector (the benchmarks' box): near the best placement, no ping-pong"),
 		TEST_ENTRY(test_idle_box_stays,
 			   "balance by cpu: a box under half busy moves nothing"),
 	};

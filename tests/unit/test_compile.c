@@ -33,7 +33,7 @@ struct compile_case {
 
 /* What every policy without its own settings gets. */
 #define SLOT_DEFAULT \
-	"slot: flags l4,fastpath,drain,balance; table 512; queue 2048; drain 50 ms; non_ip local; loader seed_random; balance 1000 ms, 10 %, 16 moves\n"
+	"slot: flags l4,fastpath,drain,balance; table 512; queue 2048; drain 50 ms; non_ip local; loader seed_random; balance 1000 ms, 5 %, 16 moves\n"
 
 static const struct compile_case cases[] = {
 	{ "a bare version takes every online CPU and the defaults", "0-3",
@@ -280,7 +280,7 @@ static const struct compile_case cases[] = {
 	  V1 "cpus: [0-3]\nhash: {symmetric: true}\nrules:\n"
 	  "  - {match: {proto: udp, src: 10.0.0.1, src_port: 53}, cpu: 1}\n"
 	  "  - {match: {src: 10.9.0.0/16}, cpus: [2-3]}\n",
-	  "slot: flags l4,symmetric,fastpath,drain,balance; table 512; queue 2048; drain 50 ms; non_ip local; loader seed_random; balance 1000 ms, 10 %, 16 moves\n"
+	  "slot: flags l4,symmetric,fastpath,drain,balance; table 512; queue 2048; drain 50 ms; non_ip local; loader seed_random; balance 1000 ms, 5 %, 16 moves\n"
 	  "shapes: proto+src+sport proto+dst+dport | src/ dst/\n"
 	  "flow proto+src+sport: proto 17 v4 10.0.0.1 > 0.0.0.0 sport 53 -> cpu 1 (rule 0)\n"
 	  "flow proto+dst+dport: proto 17 v4 0.0.0.0 > 10.0.0.1 dport 53 -> cpu 1 (rule 0)\n"
@@ -298,7 +298,7 @@ static const struct compile_case cases[] = {
 	  V1 "cpus: [0-3]\nhash: {symmetric: true}\nrules:\n"
 	  "  - {match: {src: 10.1.0.0/16}, cpu: 1}\n"
 	  "  - {match: {src: 10.2.0.0/16}, cpu: 2}\n",
-	  "slot: flags l4,symmetric,fastpath,drain,balance; table 512; queue 2048; drain 50 ms; non_ip local; loader seed_random; balance 1000 ms, 10 %, 16 moves\n"
+	  "slot: flags l4,symmetric,fastpath,drain,balance; table 512; queue 2048; drain 50 ms; non_ip local; loader seed_random; balance 1000 ms, 5 %, 16 moves\n"
 	  "shapes: | src/ dst/\n"
 	  "prefix src/: v4 10.1.0.0/16 -> cpu 1 (rule 0)\n"
 	  "prefix dst/: v4 10.1.0.0/16 -> cpu 1 (rule 0)\n"

@@ -659,7 +659,7 @@ static void test_design_example(void)
 		   "drain_timeout: 50\n"
 		   "non_ip: local\n"
 		   "decap: all\n"
-		   "balance: {by: cpu, interval: 1000, tolerance: 10, max_moves: 16}\n"
+		   "balance: {by: cpu, interval: 1000, tolerance: 5, max_moves: 16}\n"
 		   "rules:\n"
 		   "  - {match: {proto: tcp, dst_port: 443}, cpu: 3}\n"
 		   "  - {match: {src: 10.1.0.0/16}, cpus: [4-5]}\n",
@@ -749,7 +749,7 @@ static void test_minimal_defaults(void)
 		   "drain_timeout: 50\n"
 		   "non_ip: local\n"
 		   "decap: all\n"
-		   "balance: {by: cpu, interval: 1000, tolerance: 10, max_moves: 16}\n"
+		   "balance: {by: cpu, interval: 1000, tolerance: 5, max_moves: 16}\n"
 		   "# rules: none; the table places every flow\n",
 		   "every default is written out");
 	free(text);
@@ -806,7 +806,7 @@ static void test_normalized_cpu_lists(void)
 		   "drain_timeout: 50\n"
 		   "non_ip: {cpu: 9}\n"
 		   "decap: all\n"
-		   "balance: {by: cpu, interval: 1000, tolerance: 10, max_moves: 16}\n"
+		   "balance: {by: cpu, interval: 1000, tolerance: 5, max_moves: 16}\n"
 		   "rules:\n"
 		   "  - {match: {proto: icmpv6, src: \"2001:db8::1\", dst: \"2001:db8::2\"}, cpu: 2}\n"
 		   "  - {match: {dst: \"2001:db8:ff00::/40\"}, cpus: [{cpu: 1, weight: 2}, 2-3]}\n",
