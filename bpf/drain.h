@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * drain.h - moving a bucket to another CPU without reordering its flows.
- * Included by xdp_steer.bpf.c after the maps; the README's "Moving flows"
- * section says what is guaranteed.
+ * Included by xdp_steer.bpf.c after the maps; bpf/README.md, "Moving
+ * flows", says what is guaranteed.
  *
  * Every frame the receiving CPU queues carries, in XDP metadata, its
  * sender, target and sequence number in that sender's stream to that

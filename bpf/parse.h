@@ -19,7 +19,8 @@
  * IPv4 or IPv6 TCP/UDP, no options, extension headers or fragments) is read
  * first by parse_common(), without the cursor, the walk taking every other
  * (with the drain's inline steady states, 4-8 ns a frame less on the
- * development VM: README, per-frame cost).
+ * development VM: tests/bench/README.md, "What the per-frame numbers
+ * decided").
  */
 #ifndef XDP_STEER_PARSE_H
 #define XDP_STEER_PARSE_H
@@ -148,7 +149,8 @@ static __always_inline void parsed_tunnel_id(struct parsed *p, __u32 id)
  * the hash reads each pair as one word (steer_flow_hash()), and one store
  * is an instruction fewer. (A CPU cannot forward two stores to one load;
  * on the development VM a variant that made the hash's load wait on two
- * stores timed no slower, README "third round".) */
+ * stores timed no slower: tests/bench/README.md, "What the per-frame
+ * numbers decided".) */
 static __always_inline void flow_set_proto(struct steer_flow *f, __u8 proto,
 					   __u8 family)
 {

@@ -703,8 +703,8 @@ struct steer_deq {
  * sender of a stamped frame to the target keeps it so for the drain
  * timeout and two ticks, as long as a drain may look at that frame.
  * Outside drains the worker pays nothing for it (a bpf_ktime_get_ns() a
- * frame cost 40-50 ns on a retpoline VM: README, "Where the worker's time
- * goes"). 'until' is written by senders at most once a tick each (never
+ * frame cost 40-50 ns on a retpoline VM: tests/bench/README.md, "Where
+ * the worker's time goes"). 'until' is written by senders at most once a tick each (never
  * 0, which is never on: jiffies start 5 minutes before their 32-bit wrap,
  * where 0 would look ahead), last_ns by the target's kthread. */
 struct steer_wclock {

@@ -25,6 +25,15 @@ tagged paragraph, its nested items indented under it), as is a table row:
 its first cell the term, the middle cells "(header: cell)" after it, the
 last cell the text. In a term, upper-case words of code are placeholders
 (italic), the rest literal (bold).
+
+A page holds its text, not pointers into the READMEs: a quoted name of a
+README section the pages hold ("Balancing load", or "Moving flows" in
+`bpf/README.md`) becomes that section's name on the page ("BALANCING", and
+"BALANCING in xdp-steer(8)" from the other page: XREFS); a section of an
+installed README the pages do not hold is named at its installed path
+(DOCDIR); any other pointer, to a README that is not installed or a
+section of the pages' own READMEs that they do not hold, is an error.
+Paths under `configs/` become the examples' installed paths.
 """
 import argparse
 import datetime
@@ -40,10 +49,10 @@ PAGES = {
         "manual": "System Administration",
         "name": "xdp-steer \\- software receive steering (software RSS) in XDP",
         "sections": ["SYNOPSIS", "DESCRIPTION", "COMMANDS", "OPTIONS",
-                     "EXIT STATUS", "ENVIRONMENT", "HEALTH WARNINGS",
-                     "PINNED MAPS",
-                     "LOCKING", "BALANCING", "RUNNING AT BOOT", "MONITORING",
-                     "FILES",
+                     "EXIT STATUS", "ENVIRONMENT", "COUNTERS",
+                     "HEALTH WARNINGS", "PINNED MAPS",
+                     "LOCKING", "BALANCING", "CPU HOTPLUG", "RUNNING AT BOOT",
+                     "MONITORING", "FILES",
                      "EXAMPLES"],
         "see_also": ["xdp-steer.yaml(5)", "xdp-loader(8)", "bpftool(8)",
                      "systemctl(1)", "journalctl(1)"],
@@ -60,6 +69,22 @@ PAGES = {
 }
 
 MARKER = re.compile(r"^<!-- man: (.*?) -->\s*$")
+
+# README sections (headings, or a paragraph's bold lead) the pages hold,
+# by the name the READMEs point at them with: (page, section).
+XREFS = {
+    "A worker CPU offline and back": ("xdp-steer.8", "CPU HOTPLUG"),
+    "Balancing load": ("xdp-steer.8", "BALANCING"),
+    "Every frame accounted for": ("xdp-steer.8", "COUNTERS"),
+    "Prometheus": ("xdp-steer.8", "MONITORING"),
+    "Where the maps are pinned": ("xdp-steer.8", "PINNED MAPS"),
+    "Tunnels": ("xdp-steer.yaml.5", "TUNNELS"),
+}
+
+# Where `make install` with PREFIX=/usr (as FILES says) puts the READMEs
+# and the example policies (loader/dist/dist.mk, INSTALL_LIST).
+DOCDIR = "/usr/share/doc/xdp-steer"
+INSTALLED_DOCS = ("README.md", "loader/README.md", "bpf/README.md")
 
 
 class DocError(Exception):
@@ -104,6 +129,70 @@ def regions(lines, page, out=None, fname="README.md"):
     if cur is not None:
         raise DocError(f"{fname}: the last {page} region has no "
                        "'<!-- man: end -->'")
+    return out
+
+
+# ---- pointers --------------------------------------------------------------
+
+_SP = r"(?:[ \t]+|[ \t]*\n[ \t]*)"  # a space, or a line's end
+POINTER = re.compile(r'"([^"`]{1,80})"(?:' + _SP + r"in" + _SP +
+                     r"`([\w./-]*README\.md)`)?")
+CONFIGS = re.compile(r"`configs/([\w.-]*)`")
+
+
+def names(text):
+    """The section names of a README: its headings and bold leads."""
+    heads = re.findall(r"^#+ (.*?)\s*$", text, re.M)
+    leads = re.findall(r"^(?:- )?\*\*([^*]+?)\.?\*\*", text, re.M)
+    return {" ".join(n.split()) for n in heads + leads}
+
+
+def section_ref(page, name):
+    where, section = XREFS[name]
+    if where == page:
+        return section
+    ref = re.match(r"(.*)\.(\d)$", where).groups()
+    return f"{section} in {ref[0]}({ref[1]})"
+
+
+def rewrite(lines, page, own):
+    """A region's lines with its pointers rewritten (module docstring);
+    'own' are the section names of the READMEs the pages are made from."""
+    def one(m):
+        name = " ".join(m.group(1).split())
+        doc = m.group(2)
+        if name in XREFS:
+            return section_ref(page, name)
+        if doc in INSTALLED_DOCS:
+            return f'"{name}" in `{DOCDIR}/{doc}`'
+        if doc:
+            raise DocError(f'a pointer to "{name}" in {doc}, which is not '
+                           "installed: say it here, or point elsewhere")
+        if name in own:
+            raise DocError(f'a pointer to "{name}", which the pages do not '
+                           "hold: add it to XREFS, or say it here")
+        return m.group(0)
+
+    out, chunk = [], []
+
+    def flush():
+        if chunk:
+            text = CONFIGS.sub(lambda m: f"`{DOCDIR}/examples/{m.group(1)}`",
+                               POINTER.sub(one, "\n".join(chunk)))
+            out.extend(text.split("\n"))
+            chunk.clear()
+
+    fence = False
+    for line in lines:
+        if line.startswith("```"):
+            flush()
+            fence = not fence
+            out.append(line)
+        elif fence:
+            out.append(line)
+        else:
+            chunk.append(line)
+    flush()
     return out
 
 
@@ -297,9 +386,12 @@ def render(lines):
 def page(readmes, name, version, date):
     meta = PAGES[name]
     got = {}
+    own = set()
     for readme in readmes:
         with open(readme, encoding="utf-8") as f:
-            regions(f.read().split("\n"), name, got, readme)
+            text = f.read()
+        regions(text.split("\n"), name, got, readme)
+        own |= names(text)
     missing = [s for s in meta["sections"] if s not in got]
     if missing:
         raise DocError(f"the READMEs have no '<!-- man: {name} ... -->' region "
@@ -313,16 +405,15 @@ def page(readmes, name, version, date):
            ".SH NAME", meta["name"]]
     for section in meta["sections"]:
         out.append(f'.SH "{section}"')
-        out += render(got[section])
+        try:
+            out += render(rewrite(got[section], name, own))
+        except DocError as e:
+            raise DocError(f"{name}, {section}: {e}") from None
     out.append('.SH "SEE ALSO"')
     refs = [re.match(r"(.*)\((\d)\)$", r).groups() for r in meta["see_also"]]
     for k, (ref, sec) in enumerate(refs):
         out.append(f".BR {esc_code(ref)} ({sec})" +
                    ("," if k + 1 < len(refs) else ""))
-    out += [".PP", "This page is made from xdp-steer's README.md and "
-            "loader/README.md, installed with bpf/README.md in its "
-            "documentation directory (/usr/share/doc/xdp-steer/ from a "
-            "package); the sections named in quotes are in them."]
     return "\n".join(out) + "\n"
 
 

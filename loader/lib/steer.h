@@ -296,8 +296,8 @@ struct steer_balance_round {
 };
 
 /*
- * The adaptive balancer on 'ifname' (model/balance.h, README "Balancing
- * load"): every balance.interval of the policy in force it counts each
+ * The adaptive balancer on 'ifname' (model/balance.h; loader/README.md,
+ * "Balancing load"): every balance.interval of the policy in force it counts each
  * bucket's load, plans a round and applies its moves through the apply
  * path (lib_apply_build: drain, the lock), then calls on_round. Rounds
  * run until *stop is set (a signal) or, with o->once, after one. Without

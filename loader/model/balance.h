@@ -9,8 +9,8 @@
  * units (balance_cost()): each frame a fixed part, then its bytes. The
  * datapath counts frames and bytes per bucket on the receiving CPU, so
  * the load is the offered one (frames a full ring will drop included) and
- * is the same wherever the bucket goes; README, "Balancing load", says
- * why this and not each worker's CPU time.
+ * is the same wherever the bucket goes; loader/README.md, "Balancing
+ * load", says why this and not each worker's CPU time.
  *
  * A worker's target share is its weight's share of all the workers'
  * weights, and its load the sum of its buckets' and of what it carries
@@ -47,7 +47,7 @@
  * 2.7-4.3 us for 64-byte frames and 2.8-3.3 us for 1514-byte ones: the
  * bytes were lost in the noise, and copying to the application costs
  * about 0.1 ns a byte. So a frame counts as 16 KiB: a full-size frame
- * weighs 1.09 small ones (README, "Balancing load"). */
+ * weighs 1.09 small ones (loader/README.md, "Balancing load"). */
 #define BALANCE_FRAME_COST	16384
 
 static inline double balance_cost(__u64 packets, __u64 bytes)

@@ -46,7 +46,7 @@
 #define POLICY_QUEUE_DEFAULT	2048
 #define POLICY_QUEUE_MAX	16384
 /* How long a bucket that moved may wait for its old CPU to deliver what
- * was queued there (see the README, "Moving flows"): longer than a worker
+ * was queued there (see bpf/README.md, "Moving flows"): longer than a worker
  * kthread is kept off its CPU by a busy application (a few scheduler
  * slices, 3-12 ms) and than GRO holds a frame (one tick, up to 4 ms), short
  * enough that a stalled worker holds a bucket only briefly. */
@@ -61,7 +61,7 @@
  * drain_timeout) are long done by the next; short enough to follow a
  * shift in a few seconds. 10 %: a worker may carry 1.1 times its share
  * before buckets move; much less and counting noise alone would move
- * them. 16 buckets a round (8 pairs, see the README): enough to undo a
+ * them. 16 buckets a round (8 pairs, see loader/README.md): enough to undo a
  * handful of elephants at once, few enough that a round stays one
  * small change. */
 #define POLICY_BALANCE_INTERVAL_DEFAULT	1000

@@ -16,7 +16,8 @@
  * by tests/bench/insn_count.py (insns.h) after the kernel ran the frame
  * once; the model's verdict must be the kernel's. The counts are the
  * same on every machine with this kernel: the budget's price per
- * instruction is the machine's (README, "Instructions per frame").
+ * instruction is the machine's (tests/bench/README.md, "Instructions per
+ * frame").
  */
 #include <errno.h>
 #include <stdio.h>

@@ -34,9 +34,9 @@
 # and the drain timeout is 200 ms: on a shared 2-vCPU VM (another
 # session's QEMU beside it) a worker's kthread was kept off its CPU long
 # enough to fill a 2048-frame ring and to outlast 50 ms, which drops
-# frames and lets a bucket move by the timeout (reordering, as README
-# "Moving flows" says of a stalled worker); test_drain.sh failed alike
-# at that moment.
+# frames and lets a bucket move by the timeout (reordering, as
+# bpf/README.md, "Moving flows", says of a stalled worker); test_drain.sh
+# failed alike at that moment.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/traffic_lib.sh"

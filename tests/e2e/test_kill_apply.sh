@@ -35,7 +35,7 @@
 # or a CPU without its cpumap entry (passed_no_target), a last paced run
 # steers every flow in order on one CPU, and detach leaves no pins.
 # Late frames are printed, not asserted: the policies change rules, and a
-# flow a rule moves goes at once (only table buckets drain; README
+# flow a rule moves goes at once (only table buckets drain; bpf/README.md,
 # "Moving flows"). Drops are not asserted either: while bpftool and
 # Python read the maps, the cpumap worker on C1 can fall behind and B's
 # 512-frame queue overflow (0.05 to 2 % of the frames in our runs); the

@@ -38,7 +38,8 @@ NEEDS=(
 	"file:/usr/include/gelf.h libelf-dev"
 	"file:/usr/include/zlib.h zlib1g-dev"
 	"file:/usr/include/yaml.h libyaml-dev"
-	# the man pages are made from README.md (loader/dist/readme2man.py)
+	# the man pages are made from README.md and loader/README.md
+	# (loader/dist/readme2man.py)
 	"cmd:python3 python3"
 	# the demo's namespaces, veth pair and observer (tests/e2e/demo.sh)
 	"cmd:ip iproute2"

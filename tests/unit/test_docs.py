@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Unit tier (no root): the man pages, made from README.md as the build
-makes them (loader/dist/readme2man.py), against what the loader knows.
+"""Unit tier (no root): the man pages, made from README.md and
+loader/README.md as the build makes them (loader/dist/readme2man.py),
+against what the loader knows; and the pointers into the READMEs.
 
 - Both pages format without a warning (`man --warnings`, and groff with
   every warning on) and fit 80 columns.
+- Both pages are whole: no pointer into a README but at an installed
+  one's path (/usr/share/doc/xdp-steer/...), no quoted name of a README
+  section, no path or file of the source tree.
 - xdp-steer(8): every command of `xdp-steer help` has an entry under
   COMMANDS, every option its usage names is in that entry, and every option
   the entry names is one the command takes; the global options of the
@@ -15,6 +19,19 @@ makes them (loader/dist/readme2man.py), against what the loader knows.
   parser accepts, every word a key may take (hash kinds, rebalance modes,
   protocol names) is in the page, and each default the page states is what
   `xdp-steer check` fills in for a bare `version: 1`.
+- xdp-steer(8) names every counter of the X-macros in include/xdp_steer.h
+  (STEER_STATS_FIELDS with an encap_<name> per STEER_ENCAPS,
+  STEER_RING_FIELDS, STEER_KTHREAD_FIELDS as kthread_<name>) and every
+  metric `stats --prometheus` prints (tests/unit/prom_sample, the printer
+  on a sample with every family).
+- Every pointer into a README, in the source (C, shell, Python, YAML,
+  make, units) and in the READMEs themselves, names a README that exists
+  and a heading it has: a README path or the word README (the README.md
+  nearest above the file), then a heading in quotes (or, unquoted, up to a
+  closing parenthesis); in the READMEs, a quoted name followed by "in" and
+  a README path, which may also name a paragraph's bold lead; and every
+  relative Markdown link names a file that exists and, after '#', one of
+  its headings.
 """
 import os
 import re
@@ -24,6 +41,8 @@ import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 XDP_STEER = os.environ.get("XDP_STEER", os.path.join(ROOT, "loader", "xdp-steer"))
+PROM_SAMPLE = os.path.join(ROOT, "tests", "unit", "prom_sample")
+DOCDIR = "/usr/share/doc/xdp-steer/"  # the pages' FILES: PREFIX=/usr
 failed = False
 
 
@@ -85,6 +104,13 @@ def entries(lines):
             out[-1][2] += plain(line) + "\n"
         i += 1
     return out
+
+
+def shown(roff):
+    """What a reader of the page sees, a line per roff line: comments
+    left out, requests' arguments kept."""
+    lines = [l for l in roff.split("\n") if not l.startswith('.\\"')]
+    return plain("\n".join(re.sub(r"^\.[A-Z]+ ?", "", l) for l in lines))
 
 
 def make_page(name, tmp):
@@ -163,7 +189,196 @@ def check_defaults():
     return got
 
 
+def counters():
+    """The counters' names, as stats --json and the map dumps give them,
+    from the X-macros of include/xdp_steer.h."""
+    src = open(os.path.join(ROOT, "include", "xdp_steer.h")).read()
+
+    def body(macro):
+        m = re.search(r"^#define %s\(.*?\)((?:.*\\\n)*.*)$" % macro, src, re.M)
+        return m.group(1) if m else ""
+
+    names = re.findall(r"\bX\((\w+),", body("STEER_STATS_FIELDS"))
+    names += ["encap_" + n for n in
+              re.findall(r"\bX\(A, \w+, (\w+),", body("STEER_ENCAPS"))]
+    names += re.findall(r"\bX\((\w+),", body("STEER_RING_FIELDS"))
+    names += ["kthread_" + n for n in
+              re.findall(r"\bX\((\w+),", body("STEER_KTHREAD_FIELDS"))]
+    return names
+
+
+def metrics():
+    """The families `stats --prometheus` prints, on a sample with all."""
+    rc, out, err = run(PROM_SAMPLE)
+    if rc:
+        raise RuntimeError(err)
+    return re.findall(r"^# TYPE (\S+) ", out, re.M)
+
+
+# ---- the READMEs and the pointers into them ----------------------------------
+
+def readmes():
+    """Every README.md of the tree, relative to ROOT."""
+    out = []
+    for d, dirs, files in os.walk(ROOT):
+        dirs[:] = [x for x in dirs if not x.startswith(".")]
+        if "README.md" in files:
+            out.append(os.path.relpath(os.path.join(d, "README.md"), ROOT))
+    return sorted(out)
+
+
+def headings(rel, leads=False):
+    """The headings of a README (outside code), and with 'leads' the bold
+    leads of its paragraphs and list items too ("**Tunnels.**")."""
+    text = re.sub(r"^```.*?^```", "", open(os.path.join(ROOT, rel)).read(),
+                  flags=re.S | re.M)
+    out = {" ".join(h.split()) for h in re.findall(r"^#+ (.*)$", text, re.M)}
+    if leads:
+        out |= {" ".join(b.split()) for b in
+                re.findall(r"^\s*(?:- )?\*\*([^*]+?)\.?\*\*", text, re.M)}
+    return out
+
+
+def slug(heading):
+    """The anchor a Markdown viewer (GitHub's) gives a heading."""
+    s = re.sub(r"[^\w\- ]", "", heading.lower().replace("`", ""))
+    return s.replace(" ", "-")
+
+
+def sources():
+    """The files whose comments may point into a README: the tree's C,
+    shell, Python, YAML, make and unit files, and scripts by their #!."""
+    exts = (".c", ".h", ".sh", ".py", ".yaml", ".yml", ".mk", ".in",
+            ".rules", ".service", ".timer")
+    skip = ("tests/fuzz/corpus", "tests/fuzz/artifacts")
+    for d, dirs, files in os.walk(ROOT):
+        dirs[:] = [x for x in dirs if x == ".ci" or not x.startswith(".")]
+        rel = os.path.relpath(d, ROOT)
+        if rel.startswith(skip):
+            continue
+        for f in files:
+            path = os.path.join(d, f)
+            if f.endswith(".skel.h"):
+                continue
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    text = fh.read()
+            except (UnicodeDecodeError, OSError):
+                continue
+            if f.endswith(exts) or f == "Makefile" or text.startswith("#!"):
+                yield os.path.relpath(path, ROOT), text
+
+
+def joined(text):
+    """Comment text as one line: each line's comment leader (/*, *, #, //)
+    dropped, so a pointer broken over lines reads whole."""
+    lines = (re.sub(r"^\s*(?:/\*+|\*+/?|#+|//+)?\s*", "", l)
+             for l in text.split("\n"))
+    return " ".join(l for l in lines if l)
+
+
+# README.md, tests/README.md or README, maybe "'s", then "Heading" (or,
+# unquoted, the rest up to a closing parenthesis).
+SRC_POINTER = re.compile(
+    r"((?:[\w.-]+/)*README(?:\.md)?)(?:'s)?,?\s+(?:section\s+)?"
+    r"(?:\"([^\"]+)\"|([A-Z][^\"()]*?)\))")
+MD_POINTER = re.compile(r'"([^"`]+)"\s+in\s+`((?:[\w.-]+/)*README\.md)`')
+MD_LINK = re.compile(r"\]\(([^)\s:]+\.md)(?:#([^)\s]+))?\)")
+
+
+def nearest_readme(rel):
+    d = os.path.dirname(rel)
+    while True:
+        cand = os.path.join(d, "README.md")
+        if os.path.exists(os.path.join(ROOT, cand)):
+            return os.path.normpath(cand)
+        if not d:
+            return None
+        d = os.path.dirname(d)
+
+
+def check_pointers():
+    bad, seen = [], 0
+    for rel, text in sources():
+        for m in SRC_POINTER.finditer(joined(text)):
+            name, heading = m.group(1), (m.group(2) or m.group(3)).strip()
+            heading = " ".join(heading.split())
+            doc = nearest_readme(rel) if name == "README" else name
+            if doc is None or not os.path.exists(os.path.join(ROOT, doc)):
+                bad.append(f"{rel}: {m.group(0)!r}: no file {doc or name}")
+            elif heading not in headings(doc):
+                bad.append(f"{rel}: {m.group(0)!r}: {doc} has no heading "
+                           f"'{heading}'")
+            seen += 1
+    result(seen >= 15 and not bad,
+           f"every pointer into a README in the source ({seen}) names a file "
+           "and one of its headings", "\n".join(bad))
+
+    bad, seen = [], 0
+    for rel in readmes():
+        text = open(os.path.join(ROOT, rel)).read()
+        text = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+        for m in MD_POINTER.finditer(text):
+            name, doc = " ".join(m.group(1).split()), m.group(2)
+            seen += 1
+            if not os.path.exists(os.path.join(ROOT, doc)):
+                bad.append(f"{rel}: {m.group(0)!r}: no file {doc}")
+            elif name not in headings(doc, leads=True):
+                bad.append(f"{rel}: {m.group(0)!r}: {doc} has no heading "
+                           f"or bold lead '{name}'")
+        for m in MD_LINK.finditer(text):
+            doc = os.path.normpath(os.path.join(os.path.dirname(rel), m.group(1)))
+            seen += 1
+            if not os.path.exists(os.path.join(ROOT, doc)):
+                bad.append(f"{rel}: link to {m.group(1)}: no such file")
+            elif m.group(2) and m.group(2) not in {slug(h) for h in headings(doc)}:
+                bad.append(f"{rel}: link to {m.group(1)}#{m.group(2)}: no "
+                           "such heading")
+    result(seen >= 5 and not bad,
+           f"every pointer and link between the READMEs ({seen}) names a "
+           "file and one of its headings", "\n".join(bad))
+
+
 # ---- the checks ------------------------------------------------------------
+
+def check_whole(roff, name):
+    """No pointer into a README but an installed path, no source path."""
+    text = shown(roff)
+    outside = re.sub(re.escape(DOCDIR) + r"\S*", "", text)
+    lines = [l for l in outside.split("\n") if "README" in l]
+    result(not lines, f"{name}: names no README but at its installed path",
+           "\n".join(lines))
+    sections = set()
+    for rel in readmes():
+        sections |= headings(rel, leads=True)
+    quoted = {" ".join(q.split()) for q in re.findall(r'"([^"]+)"(?! in /)', text)}
+    named = sorted(quoted & sections)
+    result(not named, f"{name}: names no README section in quotes", named)
+    paths = re.findall(r"(?<![\w/.~-])(?:bpf|loader|tests|configs|include"
+                       r"|LICENSES|\.ci)/[\w./-]*"
+                       r"|(?<![\w/.-])[\w-]+\.(?:c|h|sh|py|mk)\b", text)
+    result(not paths, f"{name}: names no path or file of the source tree",
+           sorted(set(paths)))
+
+
+def check_counters(roff):
+    text = shown(roff)
+    try:
+        fams = metrics()
+    except (RuntimeError, OSError) as e:
+        result(False, "the Prometheus sample printer runs (make builds "
+               "tests/unit/prom_sample)", e)
+        return
+    names = counters()
+    result(len(names) >= 30, "the counters' X-macros are found", names)
+    missing = [n for n in names if not re.search(r"\b%s\b" % n, text)]
+    result(not missing, "xdp-steer.8: every counter of include/xdp_steer.h "
+           "is named", f"missing: {missing}")
+    result(len(fams) >= 30, "stats --prometheus prints its families", fams)
+    missing = [f for f in fams if not re.search(r"\b%s\b" % f, text)]
+    result(not missing, "xdp-steer.8: every metric of stats --prometheus is "
+           "named", f"missing: {missing}")
+
 
 def check_format(path, name):
     env = dict(os.environ, MANWIDTH="80")
@@ -269,11 +484,16 @@ def main():
         for name, check in (("xdp-steer.8", check_page8),
                             ("xdp-steer.yaml.5", check_page5)):
             path, roff = make_page(name, tmp)
-            result(path is not None, f"{name}: made from README.md", roff)
+            result(path is not None,
+                   f"{name}: made from README.md and loader/README.md", roff)
             if path is None:
                 continue
             check_format(path, name)
+            check_whole(roff, name)
             check(roff)
+            if name == "xdp-steer.8":
+                check_counters(roff)
+    check_pointers()
     return 1 if failed else 0
 
 

@@ -232,7 +232,8 @@ alone_not_beside_other() {
 	check "the failed attach left no pins" test ! -e "$PIN_B"
 	check "xdp-loader unloads $OTHER_NAME" in_b xdp-loader unload -a "$IF_B"
 
-	# What the README tells users of xdp-loader on such a kernel.
+	# What loader/README.md, "Using it", tells users of xdp-loader on such
+	# a kernel.
 	check "plain xdp-loader load -p of the object fails here (EINVAL)" \
 		err_has "Invalid argument" in_b xdp-loader load -m native \
 		-p "$(steer pin-dir "$IF_B" --create)" "$IF_B" "$BPF_OBJ"
