@@ -28,7 +28,8 @@
 # an XDP program drops them and the veth counts them: C's receive costs
 # one XDP_DROP, paid by the CPU that forwarded the frame (veth runs the
 # peer's NAPI in the sender's softirq), as a NIC's transmit and its
-# completion would be. As in throughput.sh, $IF_B's NAPI is threaded and
+# completion would be (tests/bench/lib.sh, fwd_setup). As in
+# throughput.sh, $IF_B's NAPI is threaded and
 # pinned to the collector (CPU 0) at real-time priority and the generator
 # shares that CPU, so the offered load follows what the collector can
 # take; every other online CPU is a worker. No application runs: the
@@ -109,7 +110,6 @@ declare -A LABEL=([noxdp]="no XDP" [rps]="RPS" [steer]="xdp-steer"
 for c in "${CONFIGS[@]}"; do
 	[ -n "${LABEL[$c]:-}" ] || { echo "forward: unknown configuration '$c' (${!LABEL[*]})" >&2; exit 2; }
 done
-FWD_OBJ=$E2E_ROOT/tests/bench/fwd.bpf.o
 BASELINE_OBJ=$E2E_ROOT/tests/bench/baseline.bpf.o
 CPUMAP_SET=$E2E_ROOT/tests/bench/cpumap_set
 STAGES=$E2E_ROOT/tests/bench/stages
@@ -126,12 +126,6 @@ PROFILE_PERIOD_NS=500000
 PERF_PID=
 PROJECT=$E2E_ROOT/tests/bench/project
 
-NS_C=xst-$E2E_ID-c
-IF_BO=xso$E2E_ID
-IF_C=xsc$E2E_ID
-IP_BO=10.202.0.1
-IP_C=10.202.0.2
-
 for b in "$FWD_OBJ" "$BASELINE_OBJ" "$CPUMAP_SET" "$XDP_STEER" "$TRAFFIC_GEN"; do
 	[ -e "$b" ] || { echo "forward: $b is missing; run make first" >&2; exit 1; }
 done
@@ -146,41 +140,15 @@ fi
 
 e2e_setup
 traffic_init
-# $IF_BO and $IF_C, a veth pair, go with the namespaces.
 fwd_cleanup() {
 	[ -n "$PERF_PID" ] && kill -INT "$PERF_PID" 2>/dev/null && wait "$PERF_PID" 2>/dev/null
 	sink_kill
 	net_time_stop
 	traffic_cleanup
-	ip netns del "$NS_C" 2>/dev/null
-	return 0
+	fwd_cleanup_c
 }
 trap fwd_cleanup EXIT
 
-in_c() { nsenter --net=/run/netns/"$NS_C" "$@"; }
-
-# B -> C: a second veth pair, B a router, C an XDP sink. IPv6 off on the
-# pair, so nothing but the generator's frames crosses it.
-fwd_setup() {
-	local mac_c
-	ip netns add "$NS_C" &&
-	ip link add "$IF_BO" netns "$NS_B" type veth peer name "$IF_C" netns "$NS_C" &&
-	in_b sysctl -qw "net.ipv6.conf.$IF_BO.disable_ipv6=1" &&
-	in_c sysctl -qw "net.ipv6.conf.$IF_C.disable_ipv6=1" &&
-	ip -n "$NS_B" addr add "$IP_BO/24" dev "$IF_BO" &&
-	ip -n "$NS_C" addr add "$IP_C/24" dev "$IF_C" &&
-	ip -n "$NS_C" link set lo up &&
-	ip -n "$NS_B" link set "$IF_BO" up && ip -n "$NS_C" link set "$IF_C" up &&
-	# The generator's sources (10.201.0.x) have no route back: no
-	# reverse-path filter.
-	in_b sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 \
-		"net.ipv4.conf.$IF_B.rp_filter=0" &&
-	mac_c=$(ip -n "$NS_C" link show "$IF_C" | awk '/link\/ether/ { print $2 }') &&
-	ip -n "$NS_B" neigh replace "$IP_C" lladdr "$mac_c" dev "$IF_BO" nud permanent &&
-	# B is a sender now: a checksum left to offload would be unfinished.
-	in_b ethtool -K "$IF_BO" tx off >/dev/null &&
-	in_c xdp-loader load -m native -n bench_drop "$IF_C" "$FWD_OBJ"
-}
 fwd_setup || { echo "forward: cannot set up B -> C" >&2; exit 1; }
 net_time_start || exit 1
 
@@ -207,18 +175,11 @@ worker_prog() {
 }
 
 # kthreads_fifo: the kthreads of $IF_B's cpumaps on the workers
-# SCHED_FIFO 1. A kthread's comm is its whole name,
-# "cpumap/<cpu>/map:<map id>".
+# SCHED_FIFO 1.
 kthreads_fifo() {
-	local m id cpu p found=
-	for m in cpu_map cpu_map_b; do
-		id=$(bpftool map show pinned "$PIN_B/$m" | sed -n '1s/^\([0-9]*\):.*/\1/p')
-		for cpu in ${WORKERS//,/ }; do
-			for p in /proc/[0-9]*; do
-				[ "$(cat "$p/comm" 2>/dev/null)" = "cpumap/$cpu/map:$id" ] || continue
-				chrt -f -p 1 "${p#/proc/}" && found=1
-			done
-		done
+	local p found=
+	for p in $(cpumap_kthreads "$WORKERS"); do
+		chrt -f -p 1 "$p" && found=1
 	done
 	[ -n "$found" ]
 }
@@ -259,11 +220,6 @@ configure() {
 	*) net_time_maps ;;
 	esac
 	traffic_rx_pin >/dev/null || { echo "forward: cannot pin $IF_B's NAPI" >&2; exit 1; }
-}
-
-# Frames C's XDP program took (and dropped).
-c_frames() {
-	_ethtool_sum "$NS_C" "$IF_C" '^rx_queue_[0-9]+_xdp_drops:'
 }
 
 # Frames lost after the stack took them: $IF_BO could not hand them to C
@@ -535,8 +491,6 @@ summary() {
 	done
 }
 
-has() { [[ " ${CONFIGS[*]} " == *" $1 "* ]]; }
-
 for rate in $RATES; do
 	g=$(regime "$rate")
 	echo
@@ -546,11 +500,11 @@ for rate in $RATES; do
 		echo "== $((rate / 1000)) kframes/s offered; ${SECONDS_PER_RUN} s runs, median of $ROUNDS"
 	fi
 	table "$g"
-	if has noxdp && has rps && has steer; then
+	if bench_has noxdp && bench_has rps && bench_has steer; then
 		echo "-- xdp-steer against no XDP and RPS (medians)"
 		summary "$g"
 	fi
-	if has steer && [ "${#CONFIGS[@]}" -gt 1 ]; then
+	if bench_has steer && [ "${#CONFIGS[@]}" -gt 1 ]; then
 		echo "-- time per frame against xdp-steer's in the same round"
 		pieces "$g"
 	fi
@@ -570,7 +524,7 @@ if [ "$SEARCH" = 1 ]; then
 	echo "== Loss-free: the highest rate with at most $LOSS % lost (bisection, 1 s runs)"
 	table lossfree
 fi
-if [ "$DELIVER" = forward ] && has rps && has steer && [[ " $RATES " == *" 0 "* ]]; then
+if [ "$DELIVER" = forward ] && bench_has rps && bench_has steer && [[ " $RATES " == *" 0 "* ]]; then
 	for size in $SIZES; do
 		echo
 		echo "== Projection from the saturation costs above, $((size + 4))-byte frames (tests/bench/project; README, Benchmarks)"

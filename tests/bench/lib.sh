@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Shared by the end-to-end benchmarks (throughput.sh, forward.sh): where a
-# table was measured, and the counters they read around a run. Source after
-# tests/e2e/lib.sh and traffic_lib.sh; set WORKERS (comma-separated CPU
-# ids) before calling workers_ns.
+# table was measured, the counters they read around a run, and
+# forwarding's B -> C leg. Source after tests/e2e/lib.sh and
+# traffic_lib.sh; set WORKERS (comma-separated CPU ids) before calling
+# workers_ns.
 
 # bench_machine: the lines that say where a table was measured. Per-frame
 # costs differ between machines of one kind by the mitigations in force
@@ -226,4 +227,77 @@ sink_ns() {
 		read -r v _ <"$t" 2>/dev/null && s=$((s + v))
 	done
 	echo "$s"
+}
+
+# bench_has CONFIG: CONFIG is one of the run's configurations ($CONFIGS).
+bench_has() { [[ " ${CONFIGS[*]} " == *" $1 "* ]]; }
+
+# cpumap_kthreads CPUS: pids of the kthreads of $IF_B's cpumaps on the
+# CPUs of the comma-separated list. A kthread's comm is its whole name,
+# "cpumap/<cpu>/map:<map id>".
+cpumap_kthreads() {
+	local m id cpu p comm
+	for m in cpu_map cpu_map_b; do
+		id=$(bpftool map show pinned "$PIN_B/$m" 2>/dev/null |
+			sed -n '1s/^\([0-9]*\):.*/\1/p')
+		[ -n "$id" ] || continue
+		for cpu in ${1//,/ }; do
+			for p in /proc/[0-9]*; do
+				read -r comm 2>/dev/null <"$p/comm" || continue
+				[ "$comm" = "cpumap/$cpu/map:$id" ] && echo "${p#/proc/}"
+			done
+		done
+	done
+}
+
+# ---- forwarding: B -> C ----------------------------------------------------
+# Namespace C behind a second veth pair: B ($IF_BO, 10.202.0.1) routes
+# the generator's frames (to 10.202.0.2) out to C's $IF_C, where an XDP
+# program (tests/bench/fwd.bpf.c) drops them and the veth counts them
+# (c_frames). C's receive costs one XDP_DROP, paid by the CPU that
+# forwarded the frame (veth runs the peer's NAPI in the sender's
+# softirq), as a NIC's transmit and its completion would be. The program
+# reads nothing of a frame: C cannot tell a reordered frame (the UDP sink
+# of throughput.sh, or forward.sh's BENCH_DELIVER=local, counts those).
+# fwd_setup after e2e_setup; fwd_cleanup_c in the cleanup ($IF_BO and
+# $IF_C go with the namespaces).
+NS_C=xst-$E2E_ID-c
+IF_BO=xso$E2E_ID
+IF_C=xsc$E2E_ID
+IP_BO=10.202.0.1
+IP_C=10.202.0.2
+FWD_OBJ=$E2E_ROOT/tests/bench/fwd.bpf.o
+
+in_c() { nsenter --net=/run/netns/"$NS_C" "$@"; }
+
+# IPv6 off on the pair, so nothing but the generator's frames crosses it.
+fwd_setup() {
+	local mac_c
+	ip netns add "$NS_C" &&
+	ip link add "$IF_BO" netns "$NS_B" type veth peer name "$IF_C" netns "$NS_C" &&
+	in_b sysctl -qw "net.ipv6.conf.$IF_BO.disable_ipv6=1" &&
+	in_c sysctl -qw "net.ipv6.conf.$IF_C.disable_ipv6=1" &&
+	ip -n "$NS_B" addr add "$IP_BO/24" dev "$IF_BO" &&
+	ip -n "$NS_C" addr add "$IP_C/24" dev "$IF_C" &&
+	ip -n "$NS_C" link set lo up &&
+	ip -n "$NS_B" link set "$IF_BO" up && ip -n "$NS_C" link set "$IF_C" up &&
+	# The generator's sources (10.201.0.x) have no route back: no
+	# reverse-path filter.
+	in_b sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 \
+		"net.ipv4.conf.$IF_B.rp_filter=0" &&
+	mac_c=$(ip -n "$NS_C" link show "$IF_C" | awk '/link\/ether/ { print $2 }') &&
+	ip -n "$NS_B" neigh replace "$IP_C" lladdr "$mac_c" dev "$IF_BO" nud permanent &&
+	# B is a sender now: a checksum left to offload would be unfinished.
+	in_b ethtool -K "$IF_BO" tx off >/dev/null &&
+	in_c xdp-loader load -m native -n bench_drop "$IF_C" "$FWD_OBJ"
+}
+
+fwd_cleanup_c() {
+	ip netns del "$NS_C" 2>/dev/null
+	return 0
+}
+
+# Frames C's XDP program took (and dropped).
+c_frames() {
+	_ethtool_sum "$NS_C" "$IF_C" '^rx_queue_[0-9]+_xdp_drops:'
 }
