@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Shared by the end-to-end benchmarks (throughput.sh, forward.sh): where a
-# table was measured, the counters they read around a run, forwarding's
-# B -> C leg, the shipped policy with its balancer (the configuration
-# "default": start, settle phase, stop) and the lines that set it against
-# the other configurations. Source after tests/e2e/lib.sh and
-# traffic_lib.sh; set WORKERS (comma-separated CPU ids) before calling
+# Shared by the end-to-end benchmarks (throughput.sh, forward.sh,
+# settle.sh): where a table was measured, the counters they read around a
+# run, forwarding's B -> C leg, the shipped policy with its balancer (the
+# configuration "default": start, settle phase, stop) and the lines that
+# set it against the other configurations. Source after tests/e2e/lib.sh
+# and traffic_lib.sh; set WORKERS (comma-separated CPU ids) before calling
 # workers_ns.
 
 # bench_machine: the lines that say where a table was measured. Per-frame
@@ -337,12 +337,19 @@ BAL_SETTLED=0
 # says what it runs (the policy's balance key as `xdp-steer check` reads
 # it) and how long it settles.
 default_header() {
-	local bal
 	bench_has default || return 0
-	bal=$("$XDP_STEER" check --policy "$DEFAULT_POLICY" 2>/dev/null | sed -n 's/^balance: //p')
-	echo "default: xdp-steer with ${DEFAULT_POLICY#"$E2E_ROOT"/} (balance: ${bal:-?}), \`xdp-steer balance\` beside it;" \
+	echo "default: xdp-steer with $(policy_said), \`xdp-steer balance\` beside it;" \
 		"after each attach $SETTLE s of saturation traffic to settle, then the measured run"
 }
+
+# policy_balance: $DEFAULT_POLICY's balance key as `xdp-steer check`
+# reads it; policy_said: its path (from the top of the tree) with it.
+policy_balance() {
+	local bal
+	bal=$("$XDP_STEER" check --policy "$DEFAULT_POLICY" 2>/dev/null | sed -n 's/^balance: //p')
+	echo "${bal:-?}"
+}
+policy_said() { echo "${DEFAULT_POLICY#"$E2E_ROOT"/} (balance: $(policy_balance))"; }
 
 # default_attach: $IF_B steered by $DEFAULT_POLICY, the balancer started.
 default_attach() {
