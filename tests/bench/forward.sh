@@ -4,7 +4,7 @@
 # veths, and what B forwards with no steering, with RPS and with xdp-steer
 # on its ingress veth. Prints tables; asserts nothing.
 #
-#   tests/bench/forward.sh           (as root, after make; about 5 minutes)
+#   tests/bench/forward.sh           (as root, after make; about 11 minutes)
 #   BENCH_SIZES="60 1514" BENCH_FLOWS="1 1000"   frame sizes without FCS,
 #                                    flow counts
 #   BENCH_SECONDS=2 BENCH_ROUNDS=3   seconds per run, rounds
@@ -12,7 +12,13 @@
 #                                    a table: 0 is saturation
 #   BENCH_SEARCH=1 BENCH_LOSS=0.1    loss-free rate search on/off, loss
 #                                    allowed (%)
-#   BENCH_CONFIGS="noxdp rps steer"  configurations (below), in this order
+#   BENCH_CONFIGS="noxdp rps rps-all steer default"   configurations
+#                                    (below), in this order
+#   BENCH_SETTLE=10                  seconds of saturation traffic after
+#                                    each attach of "default", before its
+#                                    measured run (0: none)
+#   BENCH_DEFAULT_POLICY=FILE        the policy of "default" (the shipped
+#                                    configs/default.yaml)
 #   BENCH_RAW=FILE                   also write every run's numbers there
 #                                    (tests/bench/project reads them)
 #   BENCH_PROFILE=1                  profile every run (perf cpu-clock) and
@@ -28,7 +34,10 @@
 # an XDP program drops them and the veth counts them: C's receive costs
 # one XDP_DROP, paid by the CPU that forwarded the frame (veth runs the
 # peer's NAPI in the sender's softirq), as a NIC's transmit and its
-# completion would be. As in throughput.sh, $IF_B's NAPI is threaded and
+# completion would be (tests/bench/lib.sh, fwd_setup). C's program reads
+# nothing of a frame, so this path cannot count reordered (late) frames;
+# with BENCH_DELIVER=local the UDP sink counts them, as in throughput.sh.
+# As in throughput.sh, $IF_B's NAPI is threaded and
 # pinned to the collector (CPU 0) at real-time priority and the generator
 # shares that CPU, so the offered load follows what the collector can
 # take; every other online CPU is a worker. No application runs: the
@@ -36,12 +45,30 @@
 #
 # Configurations of $IF_B, each with GRO on:
 #   noxdp       the collector forwards every frame itself
-#   rps         rps_cpus = the workers: the collector builds the skb (and
-#               runs GRO, which checks the UDP checksum) and queues it to
-#               a worker's backlog; the worker routes and transmits
+#   rps         "RPS, workers": rps_cpus = the workers: the collector
+#               builds the skb (and runs GRO, which checks the UDP
+#               checksum) and queues it to a worker's backlog; the worker
+#               routes and transmits
+#   rps-all     "RPS, every CPU": rps_cpus = every online CPU, the
+#               collector's included, which forwards the flows it queues
+#               to its own backlog itself (in its NAPI thread: in its time)
 #   steer       xdp-steer, cpus = the workers: the collector runs XDP and
 #               queues the frame to a worker's cpumap, where the skb is
 #               built (GRO runs there) and forwarded
+#   default     xdp-steer with configs/default.yaml as shipped, and the
+#               adaptive balancer beside it as its systemd unit runs it
+#               (`xdp-steer balance $IF_B` in B, started right after the
+#               attach, stopped with SIGTERM before the next
+#               configuration; its log in $E2E_TMP/balance.log). No cpus
+#               key: a veth takes no RX interrupts, so every online CPU
+#               works, the collector's included (its flows pass on the
+#               fast path, in its NAPI thread). The balancer starts cold:
+#               each attach is followed by BENCH_SETTLE seconds of
+#               saturation traffic of the table's frame size and flow
+#               count, then the measured run (rounds interleave the
+#               configurations and each attaches anew, so every round
+#               settles; so does the loss-free search, once). With the
+#               policy's "balance: off" the balancer waits, moving nothing
 # and, for the worker-cost study (tests/bench/run worker), with one piece
 # taken out or changed each:
 #   rps-nogro   RPS with GRO off (an XDP_PASS program keeps the veth's NAPI)
@@ -67,11 +94,14 @@
 #   workers ns    CPU time of receive processing on the worker CPUs per
 #                 frame forwarded, exact (tests/bench/net_time): with
 #                 xdp-steer the time of $IF_B's cpumap kthreads (C's
-#                 receive runs in them too), without it the NET_RX
-#                 softirqs' (RPS's backlog and C's receive; other
-#                 tenants' softirqs on those CPUs count too); under no XDP
-#                 the workers have nothing to do and the collector's time
-#                 is the whole cost
+#                 receive runs in them too; under "default" the
+#                 collector's CPU's kthread too, which is not its NAPI
+#                 thread), without it the NET_RX softirqs' (RPS's backlog
+#                 and C's receive; other tenants' softirqs on those CPUs
+#                 count too; under "rps-all" the collector's own backlog
+#                 runs in its NAPI thread, in the collector's time); under
+#                 no XDP the workers have nothing to do and the
+#                 collector's time is the whole cost
 #   sink ns       with BENCH_DELIVER=local: CPU time of the sink's threads
 #                 (schedstat) per datagram it read, less the softirqs that
 #                 interrupted it (counted among the workers'); "forwarded"
@@ -82,6 +112,17 @@
 #                 most went: ring (A's veth into B's ring), backlog (RPS's
 #                 queue), egress ($IF_BO into C), or cpumap (the rest:
 #                 xdp-steer's full rings)
+#   late          with BENCH_DELIVER=local: datagrams the sink read after
+#                 a later one of their flow (reordered)
+# After each table, where "default" ran, per frame size and flow count
+# (tests/bench/lib.sh, default_summary): "default over the best other:
+# 1.23x (best other: RPS, workers)", the best other being the highest
+# median forwarded rate of noxdp, rps and rps-all; "total CPU per frame
+# forwarded" of default and of each RPS configuration: the collector's ns
+# per frame it took plus the workers' ns per frame forwarded (the
+# collector's time on frames dropped after it counts for no frame); and
+# what the balancer moved while settling and while measured, with the
+# late frames (with BENCH_DELIVER=local; not seen when forwarding).
 # tests/bench/project projects these costs to N collectors and M workers
 # (README, Benchmarks).
 . "$(dirname "$0")/../e2e/lib.sh"
@@ -100,16 +141,17 @@ LOSS=${BENCH_LOSS:-0.1}
 # resolve 16k frames/s.
 SEARCH_HI=${BENCH_SEARCH_HI:-2000000}
 SEARCH_STEPS=${BENCH_SEARCH_STEPS:-7}
-read -r -a CONFIGS <<<"${BENCH_CONFIGS:-noxdp rps steer}"
-declare -A LABEL=([noxdp]="no XDP" [rps]="RPS" [steer]="xdp-steer"
+read -r -a CONFIGS <<<"${BENCH_CONFIGS:-noxdp rps rps-all steer default}"
+declare -A LABEL=([noxdp]="no XDP" [rps]="RPS, workers" [rps-all]="RPS, every CPU"
+	[steer]="xdp-steer" [default]="xdp-steer, default"
 	[rps-nogro]="RPS, GRO off" [steer-nogro]="steer, GRO off"
 	[steer-pass]="steer, XDP_PASS worker" [steer-clock]="steer, XDP_PASS+clock"
 	[steer-noprog]="steer, no worker prog" [steer-q256]="steer, queue 256"
 	[steer-notrace]="steer, no tracepoints" [steer-fifo]="steer, kthread FIFO")
+FLOWS_WIDTH=6	# the tables' flows column, for default_summary
 for c in "${CONFIGS[@]}"; do
 	[ -n "${LABEL[$c]:-}" ] || { echo "forward: unknown configuration '$c' (${!LABEL[*]})" >&2; exit 2; }
 done
-FWD_OBJ=$E2E_ROOT/tests/bench/fwd.bpf.o
 BASELINE_OBJ=$E2E_ROOT/tests/bench/baseline.bpf.o
 CPUMAP_SET=$E2E_ROOT/tests/bench/cpumap_set
 STAGES=$E2E_ROOT/tests/bench/stages
@@ -119,6 +161,10 @@ case $DELIVER in
 forward | local) ;;
 *) echo "forward: BENCH_DELIVER is forward or local, not '$DELIVER'" >&2; exit 2 ;;
 esac
+# What reaches the end, and the run field of late frames: C's program
+# cannot tell them ("-"), the sink can.
+GOT=forwarded LATE_FIELD=-
+[ "$DELIVER" = local ] && GOT=delivered LATE_FIELD=13
 # A 2 kHz clock: 4000 samples a CPU in a 2-second run, and some 10 % of
 # the time per frame added (perf in a VM); the stages are shares of each
 # run, scaled to its own time per frame.
@@ -126,13 +172,8 @@ PROFILE_PERIOD_NS=500000
 PERF_PID=
 PROJECT=$E2E_ROOT/tests/bench/project
 
-NS_C=xst-$E2E_ID-c
-IF_BO=xso$E2E_ID
-IF_C=xsc$E2E_ID
-IP_BO=10.202.0.1
-IP_C=10.202.0.2
-
-for b in "$FWD_OBJ" "$BASELINE_OBJ" "$CPUMAP_SET" "$XDP_STEER" "$TRAFFIC_GEN"; do
+for b in "$FWD_OBJ" "$BASELINE_OBJ" "$CPUMAP_SET" "$XDP_STEER" "$TRAFFIC_GEN" \
+	"$DEFAULT_POLICY"; do
 	[ -e "$b" ] || { echo "forward: $b is missing; run make first" >&2; exit 1; }
 done
 if [ "$PROFILE" = 1 ] && ! perf record -q -e cpu-clock -o /dev/null true 2>/dev/null; then
@@ -146,47 +187,24 @@ fi
 
 e2e_setup
 traffic_init
-# $IF_BO and $IF_C, a veth pair, go with the namespaces.
 fwd_cleanup() {
 	[ -n "$PERF_PID" ] && kill -INT "$PERF_PID" 2>/dev/null && wait "$PERF_PID" 2>/dev/null
 	sink_kill
+	balancer_kill
 	net_time_stop
 	traffic_cleanup
-	ip netns del "$NS_C" 2>/dev/null
-	return 0
+	fwd_cleanup_c
 }
 trap fwd_cleanup EXIT
 
-in_c() { nsenter --net=/run/netns/"$NS_C" "$@"; }
-
-# B -> C: a second veth pair, B a router, C an XDP sink. IPv6 off on the
-# pair, so nothing but the generator's frames crosses it.
-fwd_setup() {
-	local mac_c
-	ip netns add "$NS_C" &&
-	ip link add "$IF_BO" netns "$NS_B" type veth peer name "$IF_C" netns "$NS_C" &&
-	in_b sysctl -qw "net.ipv6.conf.$IF_BO.disable_ipv6=1" &&
-	in_c sysctl -qw "net.ipv6.conf.$IF_C.disable_ipv6=1" &&
-	ip -n "$NS_B" addr add "$IP_BO/24" dev "$IF_BO" &&
-	ip -n "$NS_C" addr add "$IP_C/24" dev "$IF_C" &&
-	ip -n "$NS_C" link set lo up &&
-	ip -n "$NS_B" link set "$IF_BO" up && ip -n "$NS_C" link set "$IF_C" up &&
-	# The generator's sources (10.201.0.x) have no route back: no
-	# reverse-path filter.
-	in_b sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 \
-		"net.ipv4.conf.$IF_B.rp_filter=0" &&
-	mac_c=$(ip -n "$NS_C" link show "$IF_C" | awk '/link\/ether/ { print $2 }') &&
-	ip -n "$NS_B" neigh replace "$IP_C" lladdr "$mac_c" dev "$IF_BO" nud permanent &&
-	# B is a sender now: a checksum left to offload would be unfinished.
-	in_b ethtool -K "$IF_BO" tx off >/dev/null &&
-	in_c xdp-loader load -m native -n bench_drop "$IF_C" "$FWD_OBJ"
-}
 fwd_setup || { echo "forward: cannot set up B -> C" >&2; exit 1; }
 net_time_start || exit 1
 
+ALL_CPUS=$(traffic_online_cpus | paste -sd, -)
 WORKERS=$(traffic_online_cpus | awk -v rx="$TRAFFIC_RX_CPU" '$1 != rx' |
 	  paste -sd, -)
 RPS_MASK=$(rps_mask "$WORKERS")
+RPS_ALL_MASK=$(rps_mask "$ALL_CPUS")
 cat >"$E2E_TMP/steer.yaml" <<EOF
 version: 1
 cpus: [$WORKERS]
@@ -207,30 +225,35 @@ worker_prog() {
 }
 
 # kthreads_fifo: the kthreads of $IF_B's cpumaps on the workers
-# SCHED_FIFO 1. A kthread's comm is its whole name,
-# "cpumap/<cpu>/map:<map id>".
+# SCHED_FIFO 1.
 kthreads_fifo() {
-	local m id cpu p found=
-	for m in cpu_map cpu_map_b; do
-		id=$(bpftool map show pinned "$PIN_B/$m" | sed -n '1s/^\([0-9]*\):.*/\1/p')
-		for cpu in ${WORKERS//,/ }; do
-			for p in /proc/[0-9]*; do
-				[ "$(cat "$p/comm" 2>/dev/null)" = "cpumap/$cpu/map:$id" ] || continue
-				chrt -f -p 1 "${p#/proc/}" && found=1
-			done
-		done
+	local p found=
+	for p in $(cpumap_kthreads "$WORKERS"); do
+		chrt -f -p 1 "$p" && found=1
 	done
 	[ -n "$found" ]
 }
 
-# Leaves $IF_B in configuration $1, NAPI pinned.
+# steered CONFIG: xdp-steer is on $IF_B in CONFIG.
+steered() { case $1 in steer* | default) return 0 ;; esac; return 1; }
+
+# worker_cpus CONFIG: the CPUs whose receive processing is the workers'
+# (net_time): under "default" the collector's too, whose cpumap kthread
+# (frames queued to its own CPU while their bucket moves) is not its NAPI
+# thread.
+worker_cpus() { if [ "$1" = default ]; then echo "$ALL_CPUS"; else echo "$WORKERS"; fi; }
+
+# Leaves $IF_B in configuration $1, NAPI pinned; stops the balancer of
+# the configuration before.
 configure() {
+	balancer_stop || { echo "forward: the balancer of '${LABEL[default]}' failed" >&2; exit 1; }
 	in_b "$XDP_STEER" -q detach "$IF_B" >/dev/null 2>&1
 	in_b xdp-loader unload -a "$IF_B" >/dev/null 2>&1
 	set_rps 0
 	in_b ethtool -K "$IF_B" gro on >/dev/null
 	case $1 in
 	rps) set_rps "$RPS_MASK" ;;
+	rps-all) set_rps "$RPS_ALL_MASK" ;;
 	rps-nogro)
 		in_b xdp-loader load -m native -n bench_pass "$IF_B" "$BASELINE_OBJ" &&
 			set_rps "$RPS_MASK" ;;
@@ -244,6 +267,7 @@ configure() {
 			kthreads_fifo ;;
 	steer-q256)
 		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/steer-q256.yaml" ;;
+	default) default_attach ;;
 	steer-pass | steer-clock | steer-noprog)
 		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/steer.yaml" &&
 			worker_prog "$(case $1 in
@@ -254,16 +278,8 @@ configure() {
 	case $1 in
 	*-nogro) in_b ethtool -K "$IF_B" gro off >/dev/null ;;
 	esac
-	case $1 in
-	steer*) net_time_maps "$PIN_B" ;;
-	*) net_time_maps ;;
-	esac
+	if steered "$1"; then net_time_maps "$PIN_B"; else net_time_maps; fi
 	traffic_rx_pin >/dev/null || { echo "forward: cannot pin $IF_B's NAPI" >&2; exit 1; }
-}
-
-# Frames C's XDP program took (and dropped).
-c_frames() {
-	_ethtool_sum "$NS_C" "$IF_C" '^rx_queue_[0-9]+_xdp_drops:'
 }
 
 # Frames lost after the stack took them: $IF_BO could not hand them to C
@@ -280,12 +296,12 @@ out_drops() {
 # configuration (RATE 0: as fast as the collector lets the generator);
 # prints "SIZE FLOWS CONFIG collector_ns forwarded_fps drops_pct
 # workers_ns where offered_fps frames_per_batch woken_per_100_batches
-# sink_ns".
+# sink_ns late" (late: 0 when forwarding, where nothing counts it).
 # Not in a subshell: net_time's coprocess belongs to this shell. With
 # BENCH_PROFILE=1 also leaves the run's stages in $E2E_TMP/stages.run.
 run() {
 	local size=$1 flows=$2 config=$3 rate=$4 secs=$5
-	local ns0 ns1 rd0 rd1 nt0 nt1 bl0 bl1 od0 od1 c0 c1 sn0=0 sn1=0 taken wk fwd
+	local ns0 ns1 rd0 rd1 nt0 nt1 bl0 bl1 od0 od1 c0 c1 sn0=0 sn1=0 taken wk fwd late=0
 	if [ "$DELIVER" = local ]; then
 		sink_start || exit 1
 		net_time_app "$SINK_PID"
@@ -306,21 +322,21 @@ run() {
 	if [ "$DELIVER" = local ]; then
 		sn1=$(sink_ns)
 		sink_stop
-		fwd=$SINK_RECEIVED
+		fwd=$SINK_RECEIVED late=$SINK_LATE
 	fi
 	taken=$((GEN_SENT - (rd1 - rd0)))
-	wk=$(net_time_delta "$nt0" "$nt1" "$WORKERS")
+	wk=$(net_time_delta "$nt0" "$nt1" "$(worker_cpus "$config")")
 	# The softirqs that interrupted the sink are in its schedstat time,
 	# not the sink's work.
 	sn1=$((sn1 - $(awk '{ print $6 }' <<<"$wk")))
 	# "WORK_NS BATCHES FRAMES WOKEN KTHREAD_PIDS": with xdp-steer the
 	# kthreads' time alone (what softirqs run beside them is not ours).
-	wk=$(awk -v c="$config" '{ print (c ~ /^steer/ ? $1 : $1 + $2), $3, $4, $5, $7 }' \
+	wk=$(awk -v k="$(steered "$config" && echo 1)" '{ print (k ? $1 : $1 + $2), $3, $4, $5, $7 }' \
 		<<<"$wk")
 	[ "$PROFILE" = 1 ] && profile_stages "$config" "$((ns1 - ns0))" "$taken" "$wk" \
 		"$fwd" "$((sn1 - sn0))"
 	awk -v ns=$((ns1 - ns0)) -v wk="$wk" -v taken="$taken" -v sink=$((sn1 - sn0)) \
-	    -v fwd="$fwd" -v sent="$GEN_SENT" -v s="$GEN_SECONDS" \
+	    -v fwd="$fwd" -v sent="$GEN_SENT" -v s="$GEN_SECONDS" -v late="$late" \
 	    -v ring=$((rd1 - rd0)) -v backlog=$((bl1 - bl0)) -v out=$((od1 - od0)) \
 	    -v outname="$([ "$DELIVER" = local ] && echo socket || echo egress)" \
 	    -v pre="$size $flows $config" 'BEGIN {
@@ -331,11 +347,11 @@ run() {
 		if (out > most) { most = out; where = outname }
 		if (rest > most) { most = rest; where = "cpumap" }
 		split(wk, w, " ")
-		printf "%s %.1f %.0f %.3f %.1f %s %.0f %.2f %.1f %.1f\n", pre,
+		printf "%s %.1f %.0f %.3f %.1f %s %.0f %.2f %.1f %.1f %d\n", pre,
 			taken ? ns / taken : 0, fwd / s, sent ? 100 * lost / sent : 0,
 			fwd ? w[1] / fwd : 0, where, sent / s,
 			w[2] ? w[3] / w[2] : 0, w[2] ? 100 * w[4] / w[2] : 0,
-			fwd ? sink / fwd : 0 }'
+			fwd ? sink / fwd : 0, late }'
 }
 
 # The collector's and the workers' CPUs, sampled during a run.
@@ -368,8 +384,8 @@ profile_stages() {
 			sed "s/^/collector $1 /"
 		# xdp-steer's worker: its kthreads; else the NET_RX softirqs.
 		[ "$1" = noxdp ] ||
-			"$STAGES" split "$E2E_TMP/perf.data" --cpus "$WORKERS" \
-				$(case $1 in steer*) echo --tids "$pids" ;; *) echo --worker ;; esac) \
+			"$STAGES" split "$E2E_TMP/perf.data" --cpus "$(worker_cpus "$1")" \
+				$(if steered "$1"; then echo --tids "$pids"; else echo --worker; fi) \
 				--ns "$(awk -v a="$w" -v b="$5" 'BEGIN { print b ? a / b : 0 }')" |
 				sed "s/^/worker $1 /"
 	} >"$E2E_TMP/stages.run"
@@ -379,7 +395,7 @@ profile_stages() {
 # lost, by bisection; prints it with that run's fields.
 search() {
 	local PROFILE=0	# the probes are not profiled
-	bench_search "$1" "$2" "$3" '$6 <= l' "$1 $2 $3 0 0 100 0 - 0 0 0 0"
+	bench_search "$1" "$2" "$3" '$6 <= l' "$1 $2 $3 0 0 100 0 - 0 0 0 0 0"
 }
 
 if [ "$DELIVER" = local ]; then
@@ -390,6 +406,7 @@ else
 	echo "Forwarding on veth, A -> B -> C, UDP/IPv4: B's collector CPU $TRAFFIC_RX_CPU (threaded NAPI, with the generator), workers $WORKERS"
 fi
 bench_machine
+default_header
 
 # Every run, a line: "REGIME ROUND " and run's fields; REGIME is
 # saturation, rate<N> or lossfree.
@@ -404,6 +421,7 @@ for size in $SIZES; do
 			for r in $(seq "$ROUNDS"); do
 				for c in "${CONFIGS[@]}"; do
 					configure "$c"
+					bench_settle "$(regime "$rate")" "$size" "$flows" "$c" || exit 1
 					run "$size" "$flows" "$c" "$rate" "$SECONDS_PER_RUN" \
 						>"$E2E_TMP/line"
 					echo "$(regime "$rate") $r $(cat "$E2E_TMP/line")" >>"$RUNS"
@@ -416,6 +434,7 @@ for size in $SIZES; do
 		if [ "$SEARCH" = 1 ]; then
 			for c in "${CONFIGS[@]}"; do
 				configure "$c"
+				bench_settle lossfree "$size" "$flows" "$c" || exit 1
 				# Not $(search): run must stay in this shell.
 				search "$size" "$flows" "$c" >"$E2E_TMP/line"
 				echo "lossfree 1 $(cat "$E2E_TMP/line")" >>"$RUNS"
@@ -424,17 +443,19 @@ for size in $SIZES; do
 		echo "  measured $((size + 4))-byte frames, $flows flows" >&2
 	done
 done
+balancer_stop || { echo "forward: the balancer of '${LABEL[default]}' failed" >&2; exit 1; }
 # project reads "REGIME SIZE FLOWS CONFIG ...": the round dropped.
 [ -n "${BENCH_RAW:-}" ] && cut -d' ' -f1,3- "$RUNS" >"$BENCH_RAW"
 
-# value REGIME SIZE FLOWS CONFIG FIELD: the median of a run field over the
-# rounds (4: collector ns, 5: forwarded fps, 6: drops %, 7: workers ns,
-# 8: where, 9: offered fps, 10: frames per batch, 11: woken per 100,
-# 12: sink ns).
-value() {
+# rows REGIME SIZE FLOWS CONFIG FIELD: a run field in each round (4:
+# collector ns, 5: forwarded fps, 6: drops %, 7: workers ns, 8: where, 9:
+# offered fps, 10: frames per batch, 11: woken per 100, 12: sink ns, 13:
+# late); value: its median over the rounds.
+rows() {
 	awk -v g="$1" -v s="$2" -v f="$3" -v c="$4" -v k="$(($5 + 2))" \
-		'$1 == g && $3 == s && $4 == f && $5 == c { print $k }' "$RUNS" | median
+		'$1 == g && $3 == s && $4 == f && $5 == c { print $k }' "$RUNS"
 }
+value() { rows "$@" | median; }
 # where REGIME SIZE FLOWS CONFIG: the drop point most rounds name.
 where() {
 	awk -v g="$1" -v s="$2" -v f="$3" -v c="$4" \
@@ -454,11 +475,11 @@ versus() {
 }
 
 table() {
-	local g=$1 size flows c got=forwarded sk=
+	local g=$1 size flows c sk=
 	# With local delivery, the sink's column after the workers'.
-	[ "$DELIVER" = local ] && got=delivered sk=1
+	[ "$DELIVER" = local ] && sk=1
 	printf '%-6s %6s  %-22s %9s %9s %9s %9s%s %9s %-8s %11s\n' frame flows config \
-		offered "$got" collector workers "${sk:+$(printf ' %9s' sink)}" drops "" batch
+		offered "$GOT" collector workers "${sk:+$(printf ' %9s' sink)}" drops "" batch
 	printf '%-6s %6s  %-22s %9s %9s %9s %9s%s %9s %-8s %11s\n' "" "" "" \
 		kfps kfps "ns/frame" "ns/frame" "${sk:+$(printf ' %9s' ns/frame)}" "%" "at" \
 		"frames woke"
@@ -474,10 +495,10 @@ table() {
 					"${sk:+$(printf ' %9.1f' "$(value "$g" "$size" "$flows" "$c" 12)")}" \
 					"$(value "$g" "$size" "$flows" "$c" 6)" \
 					"$(where "$g" "$size" "$flows" "$c")" \
-					"$(case $c in steer*) printf '%.1f %4.0f%%' \
+					"$(if steered "$c"; then printf '%.1f %4.0f%%' \
 						"$(value "$g" "$size" "$flows" "$c" 10)" \
-						"$(value "$g" "$size" "$flows" "$c" 11)" ;;
-					   *) echo - ;; esac)"
+						"$(value "$g" "$size" "$flows" "$c" 11)"
+					   else echo -; fi)"
 			done
 		done
 	done
@@ -535,8 +556,6 @@ summary() {
 	done
 }
 
-has() { [[ " ${CONFIGS[*]} " == *" $1 "* ]]; }
-
 for rate in $RATES; do
 	g=$(regime "$rate")
 	echo
@@ -546,11 +565,12 @@ for rate in $RATES; do
 		echo "== $((rate / 1000)) kframes/s offered; ${SECONDS_PER_RUN} s runs, median of $ROUNDS"
 	fi
 	table "$g"
-	if has noxdp && has rps && has steer; then
+	default_summary "$g" "$GOT" 5 4 7 "$LATE_FIELD"
+	if bench_has noxdp && bench_has rps && bench_has steer; then
 		echo "-- xdp-steer against no XDP and RPS (medians)"
 		summary "$g"
 	fi
-	if has steer && [ "${#CONFIGS[@]}" -gt 1 ]; then
+	if bench_has steer && [ "${#CONFIGS[@]}" -gt 1 ]; then
 		echo "-- time per frame against xdp-steer's in the same round"
 		pieces "$g"
 	fi
@@ -569,8 +589,9 @@ if [ "$SEARCH" = 1 ]; then
 	echo
 	echo "== Loss-free: the highest rate with at most $LOSS % lost (bisection, 1 s runs)"
 	table lossfree
+	default_summary lossfree "$GOT" 5 4 7 "$LATE_FIELD"
 fi
-if [ "$DELIVER" = forward ] && has rps && has steer && [[ " $RATES " == *" 0 "* ]]; then
+if [ "$DELIVER" = forward ] && bench_has rps && bench_has steer && [[ " $RATES " == *" 0 "* ]]; then
 	for size in $SIZES; do
 		echo
 		echo "== Projection from the saturation costs above, $((size + 4))-byte frames (tests/bench/project; README, Benchmarks)"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * fwd.bpf.c - programs of the forwarding benchmark (tests/bench/forward.sh)
- * and of the worker-cost study (tests/bench/run worker).
+ * fwd.bpf.c - programs of the forwarding benchmarks (tests/bench/forward.sh,
+ * settle.sh) and of the worker-cost study (tests/bench/run worker).
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>

@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Shared by the end-to-end benchmarks (throughput.sh, forward.sh): where a
-# table was measured, and the counters they read around a run. Source after
-# tests/e2e/lib.sh and traffic_lib.sh; set WORKERS (comma-separated CPU
-# ids) before calling workers_ns.
+# Shared by the end-to-end benchmarks (throughput.sh, forward.sh,
+# settle.sh): where a table was measured, the counters they read around a
+# run, forwarding's B -> C leg, the shipped policy with its balancer (the
+# configuration "default": start, settle phase, stop) and the lines that
+# set it against the other configurations. Source after tests/e2e/lib.sh
+# and traffic_lib.sh; set WORKERS (comma-separated CPU ids) before calling
+# workers_ns.
 
 # bench_machine: the lines that say where a table was measured. Per-frame
 # costs differ between machines of one kind by the mitigations in force
@@ -226,4 +229,276 @@ sink_ns() {
 		read -r v _ <"$t" 2>/dev/null && s=$((s + v))
 	done
 	echo "$s"
+}
+
+# bench_has CONFIG: CONFIG is one of the run's configurations ($CONFIGS).
+bench_has() { [[ " ${CONFIGS[*]} " == *" $1 "* ]]; }
+
+# cpumap_kthreads CPUS: pids of the kthreads of $IF_B's cpumaps on the
+# CPUs of the comma-separated list. A kthread's comm is its whole name,
+# "cpumap/<cpu>/map:<map id>".
+cpumap_kthreads() {
+	local m id cpu p comm
+	for m in cpu_map cpu_map_b; do
+		id=$(bpftool map show pinned "$PIN_B/$m" 2>/dev/null |
+			sed -n '1s/^\([0-9]*\):.*/\1/p')
+		[ -n "$id" ] || continue
+		for cpu in ${1//,/ }; do
+			for p in /proc/[0-9]*; do
+				read -r comm 2>/dev/null <"$p/comm" || continue
+				[ "$comm" = "cpumap/$cpu/map:$id" ] && echo "${p#/proc/}"
+			done
+		done
+	done
+}
+
+# pids_ns PID...: nanoseconds these threads have run (schedstat).
+pids_ns() {
+	local p s=0 t
+	for p in "$@"; do
+		read -r t _ 2>/dev/null <"/proc/$p/schedstat" && s=$((s + t))
+	done
+	echo "$s"
+}
+
+# ---- forwarding: B -> C ----------------------------------------------------
+# Namespace C behind a second veth pair: B ($IF_BO, 10.202.0.1) routes
+# the generator's frames (to 10.202.0.2) out to C's $IF_C, where an XDP
+# program (tests/bench/fwd.bpf.c) drops them and the veth counts them
+# (c_frames). C's receive costs one XDP_DROP, paid by the CPU that
+# forwarded the frame (veth runs the peer's NAPI in the sender's
+# softirq), as a NIC's transmit and its completion would be. The program
+# reads nothing of a frame: C cannot tell a reordered frame (the UDP sink
+# of throughput.sh, or forward.sh's BENCH_DELIVER=local, counts those).
+# fwd_setup after e2e_setup; fwd_cleanup_c in the cleanup ($IF_BO and
+# $IF_C go with the namespaces).
+NS_C=xst-$E2E_ID-c
+IF_BO=xso$E2E_ID
+IF_C=xsc$E2E_ID
+IP_BO=10.202.0.1
+IP_C=10.202.0.2
+FWD_OBJ=$E2E_ROOT/tests/bench/fwd.bpf.o
+
+in_c() { nsenter --net=/run/netns/"$NS_C" "$@"; }
+
+# IPv6 off on the pair, so nothing but the generator's frames crosses it.
+fwd_setup() {
+	local mac_c
+	ip netns add "$NS_C" &&
+	ip link add "$IF_BO" netns "$NS_B" type veth peer name "$IF_C" netns "$NS_C" &&
+	in_b sysctl -qw "net.ipv6.conf.$IF_BO.disable_ipv6=1" &&
+	in_c sysctl -qw "net.ipv6.conf.$IF_C.disable_ipv6=1" &&
+	ip -n "$NS_B" addr add "$IP_BO/24" dev "$IF_BO" &&
+	ip -n "$NS_C" addr add "$IP_C/24" dev "$IF_C" &&
+	ip -n "$NS_C" link set lo up &&
+	ip -n "$NS_B" link set "$IF_BO" up && ip -n "$NS_C" link set "$IF_C" up &&
+	# The generator's sources (10.201.0.x) have no route back: no
+	# reverse-path filter.
+	in_b sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 \
+		"net.ipv4.conf.$IF_B.rp_filter=0" &&
+	mac_c=$(ip -n "$NS_C" link show "$IF_C" | awk '/link\/ether/ { print $2 }') &&
+	ip -n "$NS_B" neigh replace "$IP_C" lladdr "$mac_c" dev "$IF_BO" nud permanent &&
+	# B is a sender now: a checksum left to offload would be unfinished.
+	in_b ethtool -K "$IF_BO" tx off >/dev/null &&
+	in_c xdp-loader load -m native -n bench_drop "$IF_C" "$FWD_OBJ"
+}
+
+fwd_cleanup_c() {
+	ip netns del "$NS_C" 2>/dev/null
+	return 0
+}
+
+# Frames C's XDP program took (and dropped).
+c_frames() {
+	_ethtool_sum "$NS_C" "$IF_C" '^rx_queue_[0-9]+_xdp_drops:'
+}
+
+# ---- the configuration "default": the shipped policy, and its balancer ----
+# configs/default.yaml as shipped (BENCH_DEFAULT_POLICY=FILE: another
+# policy). It has no cpus key: every online CPU that takes none of the
+# interface's RX interrupts works, and a veth takes none, so every online
+# CPU works, the collector's included. Beside it the adaptive balancer as
+# its unit (xdp-steer-balance@IFACE) runs it, `xdp-steer balance $IF_B`
+# in B's namespace, from right after the attach until the next
+# configuration (balancer_stop), or the cleanup (balancer_kill); its
+# output is in $E2E_TMP/balance.log, whose last lines are shown when it
+# fails. It follows the policy's balance key: with "off" it waits and
+# moves nothing. It starts cold (the table as the attach built it), so
+# the scripts give it BENCH_SETTLE seconds of traffic after each attach
+# (bench_settle) before measuring.
+DEFAULT_POLICY=${BENCH_DEFAULT_POLICY:-$E2E_ROOT/configs/default.yaml}
+SETTLE=${BENCH_SETTLE:-10}
+BAL_LOG=
+BAL_PID=
+BAL_TABLE=
+BAL_SETTLED=0
+
+# default_header: with "default" among the configurations, the line that
+# says what it runs (the policy's balance key as `xdp-steer check` reads
+# it) and how long it settles.
+default_header() {
+	bench_has default || return 0
+	echo "default: xdp-steer with $(policy_said), \`xdp-steer balance\` beside it;" \
+		"after each attach $SETTLE s of saturation traffic to settle, then the measured run"
+}
+
+# policy_balance: $DEFAULT_POLICY's balance key as `xdp-steer check`
+# reads it; policy_said: its path (from the top of the tree) with it.
+policy_balance() {
+	local bal
+	bal=$("$XDP_STEER" check --policy "$DEFAULT_POLICY" 2>/dev/null | sed -n 's/^balance: //p')
+	echo "${bal:-?}"
+}
+policy_said() { echo "${DEFAULT_POLICY#"$E2E_ROOT"/} (balance: $(policy_balance))"; }
+
+# default_attach: $IF_B steered by $DEFAULT_POLICY, the balancer started.
+default_attach() {
+	in_b "$XDP_STEER" -q attach "$IF_B" --policy "$DEFAULT_POLICY" && balancer_start
+}
+
+# Not in a subshell: balancer_stop and the cleanup need $BAL_PID.
+balancer_start() {
+	BAL_LOG=$E2E_TMP/balance.log
+	echo "== $(date +%T.%N): attached $DEFAULT_POLICY" >>"$BAL_LOG"
+	# nsenter execs xdp-steer, so $! is the balancer's pid.
+	nsenter --net=/run/netns/"$NS_B" "$XDP_STEER" balance "$IF_B" >>"$BAL_LOG" 2>&1 &
+	BAL_PID=$!
+	BAL_TABLE='' BAL_SETTLED=0
+	sleep 0.1
+	balancer_alive
+}
+
+# balancer_alive: the balancer still runs; else says how it ended.
+balancer_alive() {
+	local rc
+	kill -0 "$BAL_PID" 2>/dev/null && return 0
+	wait "$BAL_PID"
+	rc=$?
+	BAL_PID=
+	balancer_said "ended before it was stopped (status $rc)"
+	return 1
+}
+
+balancer_said() {
+	echo "the balancer (xdp-steer balance $IF_B) $1; the last lines of its log:" >&2
+	tail -n 5 "$BAL_LOG" | sed 's/^/  /' >&2
+}
+
+# balancer_moves: the buckets the balancer has moved since it started
+# (xdp-steer status --json: balance.moves); nothing when status fails.
+balancer_moves() {
+	in_b "$XDP_STEER" status "$IF_B" --json 2>/dev/null |
+		sed -n 's/.*"balance": {[^}]*"moves": \([0-9]*\).*/\1/p'
+}
+
+# balancer_stop: SIGTERM, and waits for it to end. First adds its moves to
+# $E2E_TMP/balance.moves, "TABLE SIZE FLOWS SETTLING MEASURING", where it
+# settled for a table (bench_settle). Fails if it had ended before or ends
+# with an error.
+balancer_stop() {
+	local m rc
+	[ -n "$BAL_PID" ] || return 0
+	balancer_alive || return 1
+	if [ -n "$BAL_TABLE" ]; then
+		m=$(balancer_moves)
+		echo "$BAL_TABLE $BAL_SETTLED $(( ${m:-$BAL_SETTLED} - BAL_SETTLED ))" \
+			>>"$E2E_TMP/balance.moves"
+	fi
+	kill -TERM "$BAL_PID"
+	wait "$BAL_PID"
+	rc=$?
+	BAL_PID=
+	[ "$rc" = 0 ] && return 0
+	balancer_said "ended with status $rc on SIGTERM"
+	return 1
+}
+
+# balancer_kill: for a cleanup.
+balancer_kill() {
+	[ -n "$BAL_PID" ] && kill -TERM "$BAL_PID" 2>/dev/null && wait "$BAL_PID" 2>/dev/null
+	BAL_PID=
+	return 0
+}
+
+# bench_settle TABLE SIZE FLOWS CONFIG: for "default", right after its
+# attach and before its measured runs: $SETTLE seconds of saturation
+# traffic of that frame size and flow count (the script's run, its line
+# dropped), so that what is measured is the balancer's table, not the
+# attach's. Moves from here to balancer_stop count as the measured runs'.
+# Not in a subshell: run may need this shell.
+bench_settle() {
+	# shellcheck disable=SC2034 # run reads it: the settle phase is not profiled
+	local PROFILE=0
+	[ "$4" = default ] || return 0
+	BAL_TABLE="$1 $2 $3"
+	[ "$SETTLE" = 0 ] || run "$2" "$3" "$4" 0 "$SETTLE" >/dev/null
+	balancer_alive || return 1
+	BAL_SETTLED=$(balancer_moves)
+	BAL_SETTLED=${BAL_SETTLED:-0}
+}
+
+# default_summary TABLE WHAT RATE COLLECTOR WORKERS LATE: after a table, a
+# line per frame size and flow count: "default" against the best of the
+# others that do not steer (no XDP and the RPS configurations that ran: the
+# highest median rate; WHAT is "forwarded" or "delivered"), and the total
+# CPU time per frame of "default" and of each RPS configuration; then what
+# its balancer moved and, with LATE a field (not "-"), its late
+# (reordered) frames summed over the rounds. TABLE and the field numbers
+# are the script's own, for its functions value and rows (TABLE SIZE FLOWS
+# CONFIG FIELD: the field's median over the rounds; its value in each),
+# and so is FLOWS_WIDTH, the width of its tables' flows column.
+#
+# Total CPU per frame: the collector's ns per frame it took off the ring
+# plus the workers' ns per frame forwarded (delivered), medians: what a
+# frame that gets through costs on its way. The collector's time spent on
+# frames dropped after it (a full backlog or cpumap ring) is charged to
+# no frame, so at saturation the sum is less than the CPU time spent per
+# frame that got through.
+default_summary() {
+	local t=$1 what=$2 fr=$3 fc=$4 fw=$5 fl=$6 size flows c late in
+	bench_has default || return 0
+	echo "-- default (xdp-steer, $(basename "$DEFAULT_POLICY"), its balancer) against the best of no XDP and RPS (medians)"
+	for size in $SIZES; do
+		for flows in $FLOWS; do
+			in=
+			for c in noxdp rps rps-all default; do
+				bench_has "$c" || continue
+				in+="$c|${LABEL[$c]}|$(value "$t" "$size" "$flows" "$c" "$fr")"
+				in+="|$(value "$t" "$size" "$flows" "$c" "$fc")"
+				in+="|$(value "$t" "$size" "$flows" "$c" "$fw")"$'\n'
+			done
+			late="not counted on this path (C reads no frame)"
+			[ "$fl" = - ] ||
+				late=$(rows "$t" "$size" "$flows" default "$fl" |
+					awk '{ n += $1 } END { print n + 0 }')
+			awk -F'|' -v fr="$((size + 4))B" -v fl="$flows" -v what="$what" -v fw="$FLOWS_WIDTH" '
+				NF == 5 { cfg[$1] = 1; lab[$1] = $2; r[$1] = $3; c[$1] = $4; w[$1] = $5 }
+				END {
+					for (k in cfg)
+						if (k != "default" && r[k] != "" && (best == "" || r[k] > r[best]))
+							best = k
+					if (best != "" && r["default"] != "" && r[best] > 0)
+						printf "%-6s %" fw "s  default over the best other: %.2fx (best other: %s)\n",
+							fr, fl, r["default"] / r[best], lab[best]
+					n = split("default rps rps-all", order, " ")
+					for (i = 1; i <= n; i++) {
+						k = order[i]
+						# No frame got through (a search that found no rate).
+						if (!(k in cfg) || c[k] == "" || w[k] == "" || r[k] + 0 == 0) continue
+						cpu = cpu sprintf("%s%s %.0f ns", cpu == "" ? "" : " / ",
+							k == "default" ? "default" : lab[k], c[k] + w[k])
+					}
+					if (cpu != "")
+						printf "%-6s %" fw "s  total CPU per frame %s: %s\n", fr, fl, what, cpu
+				}' <<<"$in"
+			touch "$E2E_TMP/balance.moves"
+			awk -v t="$t" -v s="$size" -v f="$flows" -v secs="$SETTLE" -v late="$late" \
+			    -v fw="$FLOWS_WIDTH" '
+				$1 == t && $2 == s && $3 == f { n++; settled += $4; measured += $5 }
+				END {
+					printf "%-6s %" fw "s  default: %d attach%s, each followed by %s s of traffic to settle; its balancer moved %d buckets while settling, %d while measured; late frames: %s\n",
+						s + 4 "B", f, n, n == 1 ? "" : "es", secs, settled, measured, late
+				}' "$E2E_TMP/balance.moves"
+		done
+	done
 }

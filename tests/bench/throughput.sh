@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Throughput benchmark: what steering costs the collecting CPU, and what it
-# delivers to an application, against three baselines in the same run on
+# delivers to an application, against four baselines in the same run on
 # the same veth pair and the same traffic. Prints tables; asserts nothing.
 #
-#   tests/bench/throughput.sh        (as root, after make; about 9 minutes)
+#   tests/bench/throughput.sh        (as root, after make; about 20 minutes)
 #   BENCH_SIZES="60 1514" BENCH_FLOWS="1 16 1000 1000+tun"   frame sizes
 #                                    without FCS, flow counts ("N+tun": N
 #                                    flows inside one tunnel)
@@ -14,6 +14,13 @@
 #   BENCH_SECONDS=2 BENCH_ROUNDS=3   saturation: seconds per run, rounds
 #   BENCH_SEARCH=1 BENCH_LOSS=0.1    loss-free rate search on/off, loss
 #                                    allowed (%)
+#   BENCH_CONFIGS="noxdp pass rps rps-all steer default"   configurations
+#                                    (below), in this order
+#   BENCH_SETTLE=10                  seconds of saturation traffic after
+#                                    each attach of "default", before its
+#                                    measured run (0: none)
+#   BENCH_DEFAULT_POLICY=FILE        the policy of "default" (the shipped
+#                                    configs/default.yaml)
 #
 # Setup. Namespace A's traffic_gen sends UDP/IPv4 frames of N flows (live
 # test-run frames, tests/e2e/traffic_gen.c) into the veth; $IF_B in
@@ -22,7 +29,9 @@
 # would be pinned, and the generator runs on that CPU too: it only gets
 # the CPU when the collector is idle, so the offered load follows what the
 # collector can take. Every other online CPU is a worker; udp_sink reads
-# the datagrams there, one thread and socket per worker CPU.
+# the datagrams there, one thread and socket per worker CPU, in every
+# configuration (also where the collector's CPU runs the stack for some
+# flows: the application stays where it is).
 #
 # "N+tun" rows send the N flows inside one tunnel between A's and B's veth
 # addresses (GRE, or VXLAN where the kernel has no GRE device): every frame
@@ -30,12 +39,27 @@
 # them apart. B's own tunnel device decapsulates them for the sink.
 #
 # Configurations, each with GRO on (a veth has no NAPI without it or XDP):
-#   no XDP      the collector runs the whole stack, up to the socket
-#   XDP_PASS    the same behind the cheapest XDP program
-#   RPS         rps_cpus = the workers: the collector builds the skb and
-#               queues it to a worker's backlog
-#   xdp-steer   cpus = the workers: the collector runs XDP and queues the
-#               frame to a worker's cpumap, where the skb is built
+#   noxdp       the collector runs the whole stack, up to the socket
+#   pass        XDP_PASS: the same behind the cheapest XDP program
+#   rps         "RPS, workers": rps_cpus = the workers: the collector
+#               builds the skb and queues it to a worker's backlog
+#   rps-all     "RPS, every CPU": rps_cpus = every online CPU, the
+#               collector's included, which runs the stack itself for the
+#               flows it queues to its own backlog (in its NAPI thread)
+#   steer       xdp-steer, cpus = the workers: the collector runs XDP and
+#               queues the frame to a worker's cpumap, where the skb is
+#               built
+#   default     xdp-steer with configs/default.yaml as shipped (no cpus
+#               key: a veth takes no RX interrupts, so every online CPU
+#               works, the collector's included) and its adaptive balancer
+#               as the systemd unit runs it (`xdp-steer balance $IF_B`,
+#               from right after the attach until the next configuration;
+#               tests/bench/lib.sh). Each attach is followed by
+#               BENCH_SETTLE seconds of saturation traffic of the table's
+#               frame size and flow count (the sink reading), then the
+#               measured run: the rounds interleave the configurations and
+#               each attaches anew, so every round settles, and the
+#               loss-free search once
 #
 # Two regimes:
 #   saturation  the generator sends as fast as the collector lets it;
@@ -51,13 +75,27 @@
 #                 took off the veth ring: all the receive work the
 #                 collector CPU does
 #   workers ns    busy time of the worker CPUs (/proc/stat) per frame the
-#                 sink read: skb, stack and the sink itself
+#                 sink read: skb, stack and the sink itself; under
+#                 "default" also the time of the collector's CPU's cpumap
+#                 kthread (schedstat: frames queued to that CPU itself,
+#                 while their bucket moves), which is not the collector's
 #   delivered     datagrams the sink read per second of sending
 #   drops         frames sent and never read, in % of sent, and where most
 #                 of them went: ring (the veth's, before the collector),
 #                 backlog (RPS's queue), socket (the sink's buffer), or
 #                 cpumap (the rest: with xdp-steer, its full rings)
 #   late          datagrams the sink read after a later one of their flow
+#
+# After each table, where "default" ran, per frame size and flow count
+# (tests/bench/lib.sh, default_summary): "default over the best other:
+# 1.23x (best other: RPS, workers)", the best other being the highest
+# median delivered rate of noxdp, rps and rps-all; "total CPU per frame
+# delivered" of default and of each RPS configuration: the collector's ns
+# per frame it took plus the workers' ns per frame delivered (the
+# collector's time on frames dropped after it counts for no frame); what
+# the balancer moved while settling and while measured; and the late
+# frames of "default", summed over the table's rounds. Then xdp-steer
+# (steer) against each baseline.
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/../e2e/traffic_lib.sh"
 . "$(dirname "$0")/lib.sh"
@@ -74,11 +112,16 @@ LOSS=${BENCH_LOSS:-0.1}
 # delivers here; 7 halvings resolve 16k frames/s.
 SEARCH_HI=${BENCH_SEARCH_HI:-2000000}
 SEARCH_STEPS=${BENCH_SEARCH_STEPS:-7}
-CONFIGS=(noxdp pass rps steer)
-declare -A LABEL=([noxdp]="no XDP" [pass]="XDP_PASS" [rps]="RPS" [steer]="xdp-steer")
+read -r -a CONFIGS <<<"${BENCH_CONFIGS:-noxdp pass rps rps-all steer default}"
+declare -A LABEL=([noxdp]="no XDP" [pass]="XDP_PASS" [rps]="RPS, workers"
+	[rps-all]="RPS, every CPU" [steer]="xdp-steer" [default]="xdp-steer, default")
+FLOWS_WIDTH=8	# the tables' flows column, for default_summary
+for c in "${CONFIGS[@]}"; do
+	[ -n "${LABEL[$c]:-}" ] || { echo "throughput: unknown configuration '$c' (${!LABEL[*]})" >&2; exit 2; }
+done
 BASELINE_OBJ=$E2E_ROOT/tests/bench/baseline.bpf.o
 
-for b in "$UDP_SINK" "$BASELINE_OBJ" "$XDP_STEER" "$TRAFFIC_GEN"; do
+for b in "$UDP_SINK" "$BASELINE_OBJ" "$XDP_STEER" "$TRAFFIC_GEN" "$DEFAULT_POLICY"; do
 	[ -e "$b" ] || { echo "throughput: $b is missing; run make first" >&2; exit 1; }
 done
 if [ "$(nproc)" -lt 2 ]; then
@@ -90,6 +133,7 @@ e2e_setup
 traffic_init
 bench_cleanup() {
 	sink_kill
+	balancer_kill
 	traffic_cleanup
 }
 trap bench_cleanup EXIT
@@ -97,6 +141,10 @@ trap bench_cleanup EXIT
 WORKERS=$(traffic_online_cpus | awk -v rx="$TRAFFIC_RX_CPU" '$1 != rx' |
 	  paste -sd, -)
 RPS_MASK=$(rps_mask "$WORKERS")
+RPS_ALL_MASK=$(rps_mask "$(traffic_online_cpus | paste -sd, -)")
+# Under "default": the collector's CPU's cpumap kthreads, whose time is
+# the workers' (configure).
+COLLECTOR_KTHREADS=()
 cat >"$E2E_TMP/steer.yaml" <<EOF
 version: 1
 cpus: [$WORKERS]
@@ -122,8 +170,11 @@ tunnel_setup() {
 }
 case " $FLOWS " in *+tun*) tunnel_setup ;; esac
 
-# Leaves $IF_B as a fresh veth in configuration $1, NAPI pinned.
+# Leaves $IF_B as a fresh veth in configuration $1, NAPI pinned; stops
+# the balancer of the configuration before.
 configure() {
+	balancer_stop || { echo "throughput: the balancer of '${LABEL[default]}' failed" >&2; exit 1; }
+	COLLECTOR_KTHREADS=()
 	in_b "$XDP_STEER" -q detach "$IF_B" >/dev/null 2>&1
 	in_b xdp-loader unload -a "$IF_B" >/dev/null 2>&1
 	set_rps 0
@@ -133,10 +184,21 @@ configure() {
 		in_b xdp-loader load -m native -n bench_pass "$IF_B" "$BASELINE_OBJ" ;;
 	rps)
 		set_rps "$RPS_MASK" ;;
+	rps-all)
+		set_rps "$RPS_ALL_MASK" ;;
 	steer)
 		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/steer.yaml" ;;
+	default)
+		default_attach &&
+			mapfile -t COLLECTOR_KTHREADS < <(cpumap_kthreads "$TRAFFIC_RX_CPU") ;;
 	esac || { echo "throughput: cannot set up '${LABEL[$1]}' on $IF_B" >&2; exit 1; }
 	traffic_rx_pin >/dev/null || { echo "throughput: cannot pin $IF_B's NAPI" >&2; exit 1; }
+}
+
+# The workers' busy time (workers_ns), and under "default" the
+# collector's CPU's cpumap kthreads'.
+run_workers_ns() {
+	echo $(( $(workers_ns) + $(pids_ns "${COLLECTOR_KTHREADS[@]}") ))
 }
 
 # run SIZE FLOWS CONFIG RATE SECONDS: one measured run in the current
@@ -149,14 +211,14 @@ run() {
 	local ns0 ns1 rd0 rd1 wk0 wk1 bl0 bl1 sk0 sk1 taken received late
 	sink_start || exit 1
 	rd0=$(ring_drops) bl0=$(backlog_drops) sk0=$(socket_drops)
-	ns0=$(napi_ns) wk0=$(workers_ns)
+	ns0=$(napi_ns) wk0=$(run_workers_ns)
 	local group="udp4:${flows%+tun}"
 	# Inside the tunnel: to B's address on it, from a subnet of its own.
 	[ "${flows%+tun}" != "$flows" ] &&
 		group+=",encap=$TUNNEL,src=10.77.1.1,dst=10.77.0.2"
 	gen_run --group "$group" --size "$size" --rate "$rate" --duration "$secs" ||
 		{ echo "throughput: the generator failed" >&2; exit 1; }
-	ns1=$(napi_ns) wk1=$(workers_ns)
+	ns1=$(napi_ns) wk1=$(run_workers_ns)
 	sleep 0.2	# let queued frames reach the sink
 	sink_stop
 	rd1=$(ring_drops) bl1=$(backlog_drops) sk1=$(socket_drops)
@@ -185,6 +247,7 @@ search() {
 
 echo "Throughput on veth, UDP/IPv4: collector CPU $TRAFFIC_RX_CPU (threaded NAPI, with the generator), workers $WORKERS"
 bench_machine
+default_header
 case " $FLOWS " in *+tun*) echo "N+tun: N flows inside one $TUNNEL tunnel (one outer pair), decapsulated by B's $TUNNEL device" ;; esac
 
 SAT=$E2E_TMP/saturation
@@ -196,12 +259,14 @@ for size in $SIZES; do
 		for r in $(seq "$ROUNDS"); do
 			for c in "${CONFIGS[@]}"; do
 				configure "$c"
+				bench_settle "$SAT" "$size" "$flows" "$c" || exit 1
 				run "$size" "$flows" "$c" 0 "$SECONDS_PER_RUN" >>"$SAT"
 			done
 		done
 		if [ "$SEARCH" = 1 ]; then
 			for c in "${CONFIGS[@]}"; do
 				configure "$c"
+				bench_settle "$FREE" "$size" "$flows" "$c" || exit 1
 				# Not $(search): run must stay in this shell.
 				search "$size" "$flows" "$c" >"$E2E_TMP/found"
 				cat "$E2E_TMP/found" >>"$FREE"
@@ -210,14 +275,16 @@ for size in $SIZES; do
 		echo "  measured $((size + 4))-byte frames, $flows flows" >&2
 	done
 done
+balancer_stop || { echo "throughput: the balancer of '${LABEL[default]}' failed" >&2; exit 1; }
 
-# value FILE SIZE FLOWS CONFIG FIELD: the median of a field over the
-# rounds (4: collector ns, 5: delivered fps, 6: drops %, 7: late,
-# 8: workers ns, 9: where, 10: offered fps).
-value() {
+# rows FILE SIZE FLOWS CONFIG FIELD: a field in each round (4: collector
+# ns, 5: delivered fps, 6: drops %, 7: late, 8: workers ns, 9: where, 10:
+# offered fps); value: its median over the rounds.
+rows() {
 	awk -v s="$2" -v f="$3" -v c="$4" -v k="$5" \
-		'$1 == s && $2 == f && $3 == c { print $k }' "$1" | median
+		'$1 == s && $2 == f && $3 == c { print $k }' "$1"
 }
+value() { rows "$@" | median; }
 # where FILE SIZE FLOWS CONFIG: the drop point most rounds name.
 where() {
 	awk -v s="$2" -v f="$3" -v c="$4" '$1 == s && $2 == f && $3 == c { print $9 }' "$1" |
@@ -226,14 +293,14 @@ where() {
 
 table() {
 	local file=$1 size flows c
-	printf '%-6s %8s  %-10s %9s %9s %9s %9s %9s %-8s %6s\n' frame flows config \
+	printf '%-6s %8s  %-18s %9s %9s %9s %9s %9s %-8s %6s\n' frame flows config \
 		"offered" "delivered" "collector" "workers" drops "" late
-	printf '%-6s %8s  %-10s %9s %9s %9s %9s %9s %-8s %6s\n' "" "" "" \
+	printf '%-6s %8s  %-18s %9s %9s %9s %9s %9s %-8s %6s\n' "" "" "" \
 		kfps kfps "ns/frame" "ns/frame" "%" "at" ""
 	for size in $SIZES; do
 		for flows in $FLOWS; do
 			for c in "${CONFIGS[@]}"; do
-				printf '%-6s %8s  %-10s %9.0f %9.0f %9.1f %9.1f %9.3f %-8s %6d\n' \
+				printf '%-6s %8s  %-18s %9.0f %9.0f %9.1f %9.1f %9.3f %-8s %6d\n' \
 					"$((size + 4))B" "$flows" "${LABEL[$c]}" \
 					"$(value "$file" "$size" "$flows" "$c" 10 | awk '{print $1 / 1000}')" \
 					"$(value "$file" "$size" "$flows" "$c" 5 | awk '{print $1 / 1000}')" \
@@ -250,12 +317,13 @@ table() {
 # summary BASELINE: xdp-steer against one baseline, a line per frame size
 # and flow count, as a patch's cover letter would put it.
 summary() {
-	local b=$1 size flows
+	local b=$1 size flows name
+	name=${LABEL[$b]%%,*}	# "RPS, workers": "RPS" in the narrow columns
 	echo "-- xdp-steer against ${LABEL[$b]}: change in %; drops in % of sent; late = reordered"
 	printf '%-6s %8s | %-24s | %-31s | %-22s | %s\n' "" "" \
 		"collector ns/frame" "saturation kfps (drops %)" "loss-free kfps" "late"
 	printf '%-6s %8s | %8s %9s %5s | %11s %11s %7s | %7s %8s %5s | %s\n' frame flows \
-		"${LABEL[$b]}" xdp-steer "" "${LABEL[$b]}" xdp-steer "" "${LABEL[$b]}" xdp-steer "" "base/steer"
+		"$name" xdp-steer "" "$name" xdp-steer "" "$name" xdp-steer "" "base/steer"
 	for size in $SIZES; do
 		for flows in $FLOWS; do
 			awk -v fr="$((size + 4))B" -v fl="$flows" \
@@ -287,12 +355,15 @@ summary() {
 echo
 echo "== Saturation: as fast as the collector lets the generator send; ${SECONDS_PER_RUN} s runs, median of $ROUNDS"
 table "$SAT"
+default_summary "$SAT" delivered 5 4 8 7
 if [ "$SEARCH" = 1 ]; then
 	echo
 	echo "== Loss-free: the highest rate with at most $LOSS % lost and nothing reordered (bisection, 1 s runs)"
 	table "$FREE"
+	default_summary "$FREE" delivered 5 4 8 7
 fi
 for c in rps noxdp pass; do
+	if ! bench_has steer || ! bench_has "$c"; then continue; fi
 	echo
 	summary "$c"
 done
