@@ -322,7 +322,8 @@ c_frames() {
 # in B's namespace, from right after the attach until the next
 # configuration (balancer_stop), or the cleanup (balancer_kill); its
 # output is in $E2E_TMP/balance.log, whose last lines are shown when it
-# fails. It follows the policy's balance key: with "off" it waits and
+# fails, and, with BENCH_BALANCE_LOG=FILE, appended to FILE when it stops.
+# It follows the policy's balance key: with "off" it waits and
 # moves nothing. It starts cold (the table as the attach built it), so
 # the scripts give it BENCH_SETTLE seconds of traffic after each attach
 # (bench_settle) before measuring.
@@ -408,6 +409,7 @@ balancer_stop() {
 	wait "$BAL_PID"
 	rc=$?
 	BAL_PID=
+	[ -n "${BENCH_BALANCE_LOG:-}" ] && cat "$BAL_LOG" >>"$BENCH_BALANCE_LOG"
 	[ "$rc" = 0 ] && return 0
 	balancer_said "ended with status $rc on SIGTERM"
 	return 1
