@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The balancer by CPU time at saturation, with the shipped policy as it
-# is (about 25 s). configs/default.yaml: every online CPU works, weight 1,
+# is (about 28 s). configs/default.yaml: every online CPU works, weight 1,
 # balancing by CPU time on. The receiving CPU ($TRAFFIC_RX_CPU, threaded
 # NAPI pinned there) collects for every worker and works too, and the
 # generator beside it sends as fast as that CPU lets it (1000 UDP flows,
@@ -35,9 +35,9 @@
 # user time while the balancer ran (the frames' own work, softirq, NAPI,
 # cpumap kthreads and the generator's test runs, is kernel time) rightly
 # sheds buckets, so the checks of step 3 on the direction are skipped,
-# saying why; and so is the rate's, when asserted, if a CPU ran that much
-# in the windows before or after. Prints the rounds, the rates and shares, and
-# each CPU's user time.
+# saying why; and so is the rate's, when asserted, if a CPU ran that
+# much in the windows before or after. Prints the rounds, the rates and
+# shares, and each CPU's user time.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/traffic_lib.sh"
@@ -62,13 +62,7 @@ fi
 e2e_setup
 traffic_init
 T=$E2E_TMP
-BAL_PID=
 xs() { in_b "$XDP_STEER" "$@"; }
-stop_balancer() {
-	[ -n "$BAL_PID" ] && kill -TERM "$BAL_PID" 2>/dev/null && wait "$BAL_PID" 2>/dev/null
-	BAL_PID=
-}
-trap 'stop_balancer; traffic_cleanup' EXIT
 now() { date +%s.%N; }
 rx_buckets() {
 	jget "$(xs status "$IF_B" --json)" \
@@ -97,14 +91,9 @@ cp /proc/stat "$T/stat.0"
 sleep "$BEFORE"
 cp /proc/stat "$T/stat.1"
 BAL_T0=$(now)
-nsenter --net=/run/netns/"$NS_B" "$XDP_STEER" balance "$IF_B" --json \
-	>"$T/rounds.json" 2>"$T/balance.err" &
-BAL_PID=$!
+balancer_start --json
 sleep "$RUN"
-kill -TERM "$BAL_PID"
-wait "$BAL_PID"
-bal_rc=$?
-BAL_PID=
+balancer_stop
 RX_END=$(rx_buckets)
 sleep 1		# the last round's moves drained
 cp /proc/stat "$T/stat.2"
@@ -117,9 +106,9 @@ observer_stop
 # ---- the account -------------------------------------------------------------
 
 python3 - "$T" "$OBS_T0" "$BAL_T0" "$BAL_T1" "$BEFORE" "$AFTER" "$TRAFFIC_RX_CPU" \
-	>"$T/verdict" <<'PY'
+	"$BAL_OUT" >"$T/verdict" <<'PY'
 import json, statistics, sys
-tmp, obs_t0, bal_t0, bal_t1, before_s, after_s, rx = sys.argv[1:]
+tmp, obs_t0, bal_t0, bal_t1, before_s, after_s, rx, rounds = sys.argv[1:]
 start = float(bal_t0) - float(obs_t0)      # observer seconds
 end = float(bal_t1) - float(obs_t0)
 before_s, after_s, rx = int(before_s), int(after_s), int(rx)
@@ -157,7 +146,7 @@ for name, a, b, cpus in (("before", 0, 1, None), ("balancing", 1, 2, "others"), 
     print("%s_user %s" % (name, ", ".join("cpu %d %.0f %%" % (c, u[c]) for c in sorted(u))))
     print("%s_user_max %.0f" % (name, max([u[c] for c in u if cpus is None or c != rx] or [0])))
 
-rs = [json.loads(l) for l in open(tmp + "/rounds.json")]
+rs = [json.loads(l) for l in open(rounds)]
 planned = [r for r in rs if r["workers"]]
 moved = [r for r in rs if r["applied"] and r["moves"]]
 print("by_cpu %d" % (bool(rs) and all(r["by"] == "cpu" for r in rs)))
@@ -179,9 +168,9 @@ done
 echo "  user time while balancing: $(v balancing_user)"
 
 check "the balancer's rounds weigh CPU time (by: cpu, each worker's busy share)" \
-	bash -c "[ $(v by_cpu) = 1 ] && [ $(v busy_given) = 1 ] || { cat $T/balance.err; false; }"
+	bash -c "[ $(v by_cpu) = 1 ] && [ $(v busy_given) = 1 ] || { cat $BAL_OUT.err; false; }"
 check "the balancer moved buckets ($(v moves))" test "$(v moves)" -ge 1
-check "SIGTERM stops the balancer with exit 0" test "$bal_rc" -eq 0
+check "SIGTERM stops the balancer with exit 0" test "$BAL_RC" = 0
 if [ "$(v balancing_user_max)" -gt "$OTHER" ]; then
 	skip "collecting counts: the receiving cpu sheds buckets" \
 		"a worker ran $(v balancing_user_max) % of other work while the balancer ran: it sheds buckets itself"
