@@ -43,9 +43,11 @@ TRAFFIC_CPU=${TRAFFIC_CPU:-$TRAFFIC_RX_CPU}
 
 OBS_PID=
 GEN_PID=
+BAL_PID=
 TRAFFIC_RUN=0
 
 traffic_cleanup() {
+	[ -n "$BAL_PID" ] && kill -TERM "$BAL_PID" 2>/dev/null && wait "$BAL_PID" 2>/dev/null
 	[ -n "$GEN_PID" ] && kill -INT "$GEN_PID" 2>/dev/null && wait "$GEN_PID" 2>/dev/null
 	[ -n "$OBS_PID" ] && kill -INT "$OBS_PID" 2>/dev/null && wait "$OBS_PID" 2>/dev/null
 	GEN_PID= OBS_PID=
@@ -222,6 +224,26 @@ gen_stop() {
 	GEN_PID=
 	_gen_read || return 1
 	return $rc
+}
+
+# balancer_start [xdp-steer balance options]: `xdp-steer balance $IF_B` in
+# $NS_B, in the background until balancer_stop (or traffic_cleanup); its
+# rounds in $BAL_OUT, its messages in $BAL_OUT.err.
+balancer_start() {
+	BAL_OUT=$E2E_TMP/balance.$TRAFFIC_RUN
+	nsenter --net=/run/netns/"$NS_B" "$XDP_STEER" balance "$IF_B" "$@" \
+		>"$BAL_OUT" 2>"$BAL_OUT.err" &
+	BAL_PID=$!
+}
+
+# balancer_stop: SIGTERM to the balancer; its exit status in BAL_RC.
+balancer_stop() {
+	BAL_RC=
+	[ -z "$BAL_PID" ] && return 1
+	kill -TERM "$BAL_PID"
+	wait "$BAL_PID"
+	BAL_RC=$?
+	BAL_PID=
 }
 
 # Sum of the ethtool counters of a veth whose names match a regex.
