@@ -115,14 +115,16 @@ static double proven(const struct round *r, __u32 b)
 }
 
 /* The ratio over which worker w's load is proven over its share: the
- * counts' noise, and by CPU time a tick either way of its busy share. */
+ * counts' noise (BALANCE_SIGMAS deviations), and by CPU time the tick a
+ * busy share may be off by (a bound, not a deviation: each reading of
+ * /proc/stat cuts at a whole tick). */
 static double over(const struct round *r, int w)
 {
 	double n = r->in->frames ? noise(r->frames[w]) : 0, tick = 0;
 
 	if (r->in->ticks > 0 && r->load[w] > 0)
 		tick = 1 / (r->load[w] * r->in->ticks);
-	return 1 + r->in->tolerance + BALANCE_SIGMAS * sqrt(n * n + tick * tick);
+	return 1 + r->in->tolerance + BALANCE_SIGMAS * n + tick;
 }
 
 static bool movable(const struct round *r, __u32 b)
@@ -273,13 +275,17 @@ static void even_out(struct round *r, struct balance_plan *plan)
 {
 	const struct balance_input *in = r->in;
 	double aim = 1 + in->tolerance / 2, gain = in->tolerance / 100;
+	bool halfway = false;
 	struct move m;
 	int s;
 
 	/* Halfway: a load that answers the moves (see balance_input) is
-	 * approached, not jumped at. */
-	if (in->halfway && 1 + (plan->ratio - 1) / 2 > aim)
+	 * approached, not jumped at; the next round goes on (going), now
+	 * measured after these moves. */
+	if (in->halfway && 1 + (plan->ratio - 1) / 2 > aim) {
 		aim = 1 + (plan->ratio - 1) / 2;
+		halfway = true;
+	}
 
 	for (;;) {
 		s = busiest(r);
@@ -294,6 +300,8 @@ static void even_out(struct round *r, struct balance_plan *plan)
 		else if (!make_room(r, plan, s, gain))
 			break;
 	}
+	if (halfway && plan->nmoves)
+		plan->short_of_aim = true;
 }
 
 static int is_pow2(__u32 n)
@@ -372,7 +380,7 @@ int balance_plan(const struct balance_input *in, __u32 *table_out,
 	plan->ratio = ratio(r, w);
 	plan->state = STEER_BAL_BALANCED;
 	if (r->load[w] >= in->floor &&
-	    plan->ratio > (in->going ? 1 + in->tolerance / 2 : over(r, w))) {
+	    plan->ratio > over(r, w) - (in->going ? in->tolerance / 2 : 0)) {
 		even_out(r, plan);
 		plan->state = plan->nmoves ? STEER_BAL_MOVED : STEER_BAL_BEST;
 	}

@@ -157,7 +157,8 @@ struct balance_plan {
 	int nworkers;
 	struct balance_move moves[STEER_TABLE_MAX];
 	int nmoves;
-	bool short_of_aim;		/* stopped at max_moves above aim */
+	bool short_of_aim;		/* stopped above its aim: at max_moves,
+					 * or halfway */
 };
 
 /*

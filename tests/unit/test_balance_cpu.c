@@ -219,7 +219,7 @@ static void test_generator_on_the_collector(void)
 {
 	static const struct scenario gen = {
 		"", 2, 1, 512, 0, 0.211, 0.837, { 1.065 }, { 0 },
-		{ 10000, 1.0, 0, 0 } };
+		{ 1000, 0, 0, 0 } };
 	struct box_state *st = malloc(sizeof(*st));
 	double fwd0, best = 0, fwd, f;
 	struct balance_memory mem;
@@ -248,8 +248,8 @@ static void test_generator_on_the_collector(void)
 	printf("  forwarded %.3f -> %.3f Mfps (best %.3f), collector's buckets %d, %d moves in %d rounds, %d back\n",
 	       fwd0, st->forwarded, best, collector_buckets(&b), run.moves,
 	       run.rounds, back);
-	EXPECT(st->forwarded >= 0.95 * best,
-	       "the box ends within 5 % of the best placement");
+	EXPECT(st->forwarded >= 0.97 * best,
+	       "the box ends within 3 % of the best placement");
 	EXPECT(back <= run.moves / 50, "no ping-pong");
 	if (EXPECT_EQ(box_balance(&b, &mem, TOL_CPU, MOVES, 20, true, &run, NULL),
 		      0, "twenty more rounds run"))
