@@ -449,7 +449,7 @@ static int get_balance(struct pctx *c, const yaml_node_t *n)
 		else
 			p->balance_tolerance = x;
 	}
-	/* Moves come in pairs (a bucket out, one back): at least one pair. */
+	/* At least 2: make_room() hands a bucket on before it takes one. */
 	if (v[2]) {
 		if (pol_get_ranged(c, v[2], "balance max_moves", 2,
 				   STEER_TABLE_MAX, &x))

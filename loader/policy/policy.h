@@ -61,7 +61,7 @@
  * drain_timeout) are long done by the next; short enough to follow a
  * shift in a few seconds. 10 %: a worker may carry 1.1 times its share
  * before buckets move; much less and counting noise alone would move
- * them. 16 buckets a round (8 pairs, see loader/README.md): enough to undo a
+ * them. 16 buckets a round: enough to undo a
  * handful of elephants at once, few enough that a round stays one
  * small change. */
 #define POLICY_BALANCE_INTERVAL_DEFAULT	1000

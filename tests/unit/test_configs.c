@@ -238,7 +238,7 @@ static void test_balanced(void)
 		  "it moves flows through drain");
 	EXPECT_EQ(p.balance_interval_ms, POLICY_BALANCE_INTERVAL_DEFAULT,
 		  "its interval is the default");
-	EXPECT_EQ(p.balance_tolerance, POLICY_BALANCE_TOLERANCE_DEFAULT,
+	EXPECT_EQ(p.balance_tolerance, POLICY_BALANCE_TOLERANCE_CPU,
 		  "its tolerance is the default");
 	EXPECT_EQ(p.balance_max_moves, POLICY_BALANCE_MOVES_DEFAULT,
 		  "its max_moves is the default");
