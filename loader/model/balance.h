@@ -5,12 +5,12 @@
  * share. Pure (no maps, no clock): the loader feeds it what it counted,
  * the unit tests and the benchmark a simulator.
  *
- * Load is what the steered frames cost their worker, in bytes-equivalent
- * units (balance_cost()): each frame a fixed part, then its bytes. The
- * datapath counts frames and bytes per bucket on the receiving CPU, so
- * the load is the offered one (frames a full ring will drop included) and
- * is the same wherever the bucket goes; loader/README.md, "Balancing
- * load", says why this and not each worker's CPU time.
+ * Load is a worker's CPU time by default (balance_cpu_loads(): its busy
+ * share from the kernel's accounting, what its full ring dropped on top,
+ * split over its buckets by their cost), or, with balance: {by: frames},
+ * what its frames cost in bytes-equivalent units (balance_cost(): each
+ * frame a fixed part, then its bytes), counted per bucket on the
+ * receiving CPU. loader/README.md, "Balancing load", says why CPU time.
  *
  * A worker's target share is its weight's share of all the workers'
  * weights, and its load the sum of its buckets' and of what it carries

@@ -58,7 +58,8 @@ double box_unevenness(const struct box *b, const struct box_state *st);
 /* Rounds of the balancer by CPU time on the box (observe, split the
  * demands, plan, move at once, cool down), as sim_balance() runs them;
  * '*back' (when not NULL) counts the moves that took a bucket back to
- * the CPU its previous move took it from: ping-pong. */
+ * the CPU its previous move took it from: ping-pong. BOX_DEBUG=1 in the
+ * environment prints each round on stderr. */
 int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 		int max_moves, int max_rounds, bool all, struct sim_run *run,
 		int *back);
