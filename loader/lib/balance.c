@@ -56,6 +56,7 @@ struct balancer {
 	struct steer_stats *rx;			/* [ncpus]: steer_stats */
 	int ncpus;
 	struct balance_memory mem;
+	struct balance_probe probe;		/* by CPU time */
 	struct balance_plan plan;
 	__u32 table[STEER_TABLE_MAX];		/* the plan's */
 	double load[STEER_TABLE_MAX], frames[STEER_TABLE_MAX];
@@ -365,6 +366,48 @@ out:
 	return err;
 }
 
+/* By CPU time, after the plan (model/balance.h, balance_probe_round()):
+ * a trial judged, or begun, on what the workers took in this round. A
+ * dry run says what it would try and forgets it. */
+static void probe(struct balancer *bl, const struct balance_input *in,
+		  struct steer_balance_round *r)
+{
+	struct balance_probe *p = &bl->probe;
+	double taken = 0;
+	__u32 c;
+
+	if (bl->plan.nmoves) {
+		balance_probe_cancel(p);
+		return;
+	}
+	for (c = 0; c < STEER_MAX_CPUS; c++)
+		if (in->weight[c] && bl->cpu[c].sent > bl->cpu[c].dropped)
+			taken += bl->cpu[c].sent - bl->cpu[c].dropped;
+	taken /= r->seconds > 0 ? r->seconds : 1;
+	if (balance_probe_round(p, in, bl->cpu, taken, bl->table, &bl->plan))
+		r->state = bl->plan.state;
+	switch (p->verdict) {
+	case 1:
+		snprintf(r->note, sizeof(r->note),
+			 "probe: cpu %u's ring dropped %.0f %% of its frames and no estimate helps: bucket %u tried on cpu %u",
+			 p->from, 100 * bl->cpu[p->from].dropped /
+				  bl->cpu[p->from].sent, p->bucket, p->to);
+		break;
+	case 2:
+		snprintf(r->note, sizeof(r->note),
+			 "probe: bucket %u stays on cpu %u: the workers took in %.0f frames/s, %.0f before",
+			 p->bucket, p->to, p->after, p->before);
+		break;
+	case 3:
+		snprintf(r->note, sizeof(r->note),
+			 "probe: bucket %u back to cpu %u: the workers took in %.0f frames/s, %.0f before",
+			 p->bucket, p->from, p->after, p->before);
+		break;
+	}
+	if (bl->o->dry_run)
+		balance_probe_cancel(p);
+}
+
 /* Plans round r on samples a (start) and b (end), and moves. */
 static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 {
@@ -389,6 +432,7 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 	if (!b->slot.table_size || !(b->slot.flags & STEER_F_BALANCE)) {
 		r->state = STEER_BAL_OFF;
 		memset(&bl->mem, 0, sizeof(bl->mem));
+		memset(&bl->probe, 0, sizeof(bl->probe));
 		return;
 	}
 	if (a->slot.generation != b->slot.generation ||
@@ -398,6 +442,7 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 			 "the policy changed during the round (generation %u to %u): counting again",
 			 a->slot.generation, b->slot.generation);
 		memset(&bl->mem, 0, sizeof(bl->mem));
+		memset(&bl->probe, 0, sizeof(bl->probe));
 		return;
 	}
 	/* Until they are done, their frames count on their old CPUs. */
@@ -417,6 +462,8 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 	}
 	r->plan = &bl->plan;
 	r->state = bl->plan.state;
+	if (r->cpu)
+		probe(bl, &in, r);
 	if (bl->o->dry_run)
 		return;
 	if (bl->plan.nmoves) {
@@ -426,6 +473,7 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 			snprintf(r->note, sizeof(r->note),
 				 "an apply came between the plan and its moves: planned again next round");
 			memset(&bl->mem, 0, sizeof(bl->mem));
+			memset(&bl->probe, 0, sizeof(bl->probe));
 			return;
 		}
 		if (err) {
@@ -436,6 +484,7 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 		r->applied = res.slots.generation;
 	}
 	balance_remember(&bl->mem, &bl->plan);
+	balance_probe_rest(&bl->probe, &bl->mem);
 }
 
 /*
@@ -554,6 +603,7 @@ int steer_balance(struct steer_ctx *ctx, const char *ifname,
 			snprintf(r.note, sizeof(r.note),
 				 "the interface was attached anew: counting again");
 			memset(&bl->mem, 0, sizeof(bl->mem));
+			memset(&bl->probe, 0, sizeof(bl->probe));
 		} else {
 			round_plan(bl, &r);
 		}

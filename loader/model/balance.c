@@ -439,3 +439,97 @@ void balance_remember(struct balance_memory *m, const struct balance_plan *p)
 		m->left[p->moves[i].bucket] = BALANCE_COOLDOWN;
 	m->going = p->short_of_aim;
 }
+
+static void probe_move(struct balance_plan *plan, __u32 *table, __u32 b,
+		       __u32 from, __u32 to)
+{
+	plan->moves[0] = (struct balance_move){ b, from, to, 0 };
+	plan->nmoves = 1;
+	plan->state = STEER_BAL_MOVED;
+	table[b] = to;
+}
+
+/* The worker that drops the most of what it was sent, over
+ * BALANCE_PROBE_DROPS, and its heaviest movable bucket; false if none. */
+static bool probe_pick(const struct balance_input *in,
+		       const struct balance_cpu *cpu, __u32 *bucket,
+		       __u32 *from)
+{
+	double worst = BALANCE_PROBE_DROPS, d;
+	__u32 c, b, best = in->size;
+
+	for (c = 0; c < STEER_MAX_CPUS; c++) {
+		if (!in->weight[c] || cpu[c].sent <= 0)
+			continue;
+		d = cpu[c].dropped / cpu[c].sent;
+		if (d > worst) {
+			worst = d;
+			*from = c;
+		}
+	}
+	if (worst == BALANCE_PROBE_DROPS)
+		return false;
+	for (b = 0; b < in->size; b++)
+		if (in->table[b] == *from && in->load[b] > 0 &&
+		    !(in->frozen && in->frozen[b]) &&
+		    (best == in->size || in->load[b] > in->load[best]))
+			best = b;
+	*bucket = best;
+	return best < in->size;
+}
+
+int balance_probe_round(struct balance_probe *p, const struct balance_input *in,
+			const struct balance_cpu *cpu, double taken,
+			__u32 *table_out, struct balance_plan *plan)
+{
+	double least = -1, x;
+	__u32 b, from = 0, to = 0;
+	int w;
+
+	p->verdict = 0;
+	if (plan->nmoves)
+		return 0;
+	/* A trial is judged whatever the round found; one begins only
+	 * where no move can help: a bucket alone over a share. */
+	if (p->on) {
+		p->on = false;
+		p->after = taken;
+		if (taken >= p->before * (1 + BALANCE_PROBE_GAIN) ||
+		    table_out[p->bucket] != p->to) {
+			p->verdict = 2;
+			return 0;
+		}
+		p->verdict = 3;
+		probe_move(plan, table_out, p->bucket, p->to, p->from);
+		return 1;
+	}
+	if (plan->state != STEER_BAL_BEST || !probe_pick(in, cpu, &b, &from))
+		return 0;
+	for (w = 0; w < plan->nworkers; w++) {
+		if (plan->workers[w].cpu == from || plan->workers[w].share <= 0)
+			continue;
+		x = plan->workers[w].after / plan->workers[w].share;
+		if (least < 0 || x < least) {
+			least = x;
+			to = plan->workers[w].cpu;
+		}
+	}
+	if (least < 0)
+		return 0;
+	*p = (struct balance_probe){ true, b, from, to, taken, 1, 0 };
+	probe_move(plan, table_out, b, from, to);
+	return 1;
+}
+
+void balance_probe_cancel(struct balance_probe *p)
+{
+	p->on = false;
+	p->verdict = 0;
+}
+
+void balance_probe_rest(const struct balance_probe *p,
+			struct balance_memory *m)
+{
+	if (p->verdict >= 2)
+		m->left[p->bucket] = BALANCE_PROBE_REST;
+}

@@ -188,6 +188,50 @@ struct balance_memory {
  * on. */
 void balance_remember(struct balance_memory *m, const struct balance_plan *p);
 
+/*
+ * A probe, by CPU time: a worker throws frames away in its full ring,
+ * and no move the estimates justify helps, as a bucket alone exceeds a
+ * share (best-possible: one elephant is its worker's whole load, and the
+ * other CPUs may read busy only because some work there fills any idle
+ * time, which a CPU's busy share cannot tell from need). The
+ * estimate then says nothing; the box's answer does. The dropping
+ * worker's heaviest bucket goes, through drain like any move, to the
+ * least loaded worker, on trial: the next round that plans keeps it if
+ * the workers took in (frames sent to them less ring drops) at least
+ * BALANCE_PROBE_GAIN more a second, else moves it back. Either way the
+ * bucket then stays put for BALANCE_PROBE_REST rounds, so a probe that
+ * failed is not tried again at once.
+ */
+#define BALANCE_PROBE_DROPS	0.05	/* of what a worker was sent */
+#define BALANCE_PROBE_GAIN	0.02
+#define BALANCE_PROBE_REST	60
+
+struct balance_probe {
+	bool on;			/* a bucket is on trial */
+	__u32 bucket, from, to;
+	double before;			/* frames/s the workers took in then */
+	int verdict;			/* of the last round: 0 none, 1 a
+					 * trial began, 2 kept, 3 moved back */
+	double after;			/* what they took in, judged */
+};
+
+/*
+ * After a round that planned no move (plan->nmoves == 0) by CPU time:
+ * judges the probe on trial by 'taken' (frames/s the workers took in
+ * this round), or starts one. 1 when plan (and table_out, the table
+ * after) now holds the one move to make, else 0; p->verdict says what it
+ * did. A round that planned moves cancels a trial: the bucket stays
+ * where it is (balance_probe_cancel()).
+ */
+int balance_probe_round(struct balance_probe *p, const struct balance_input *in,
+			const struct balance_cpu *cpu, double taken,
+			__u32 *table_out, struct balance_plan *plan);
+void balance_probe_cancel(struct balance_probe *p);
+
+/* After balance_remember(): a bucket whose trial ended rests. */
+void balance_probe_rest(const struct balance_probe *p,
+			struct balance_memory *m);
+
 /* The state's word and sentence (STEER_BAL_STATES). */
 const char *balance_state_word(int state);
 const char *balance_state_text(int state);

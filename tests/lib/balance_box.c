@@ -127,7 +127,8 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 	};
 	unsigned short *left = calloc(STEER_TABLE_MAX, sizeof(*left));
 	int quiet = 0, err = 0, i;
-	__u32 b_;
+	double taken;
+	__u32 b_, c;
 
 	memset(run, 0, sizeof(*run));
 	if (back)
@@ -149,7 +150,19 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 		err = balance_plan(&in, s->table, plan);
 		if (err)
 			break;
+		/* The probe, as the loader runs it (lib/balance.c). */
+		if (plan->nmoves) {
+			balance_probe_cancel(&b->probe);
+		} else {
+			for (taken = 0, c = 0; c < STEER_MAX_CPUS; c++)
+				if (s->weight[c])
+					taken += st->seen[c].sent -
+						 st->seen[c].dropped;
+			balance_probe_round(&b->probe, &in, st->seen,
+					    taken / b->seconds, s->table, plan);
+		}
 		balance_remember(mem, plan);
+		balance_probe_rest(&b->probe, mem);
 		if (getenv("BOX_DEBUG")) {
 			int w;
 			fprintf(stderr, "round %d: state %d ratio %.3f moves %d:", run->rounds, plan->state, plan->ratio, plan->nmoves);

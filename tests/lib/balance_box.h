@@ -30,6 +30,7 @@ struct box {
 	double app[STEER_MAX_CPUS];	/* CPU share an application takes,
 					 * first */
 	double seconds;			/* a round */
+	struct balance_probe probe;	/* the balancer's trial, if any */
 	double gen;			/* > 0: a generator shares the one
 					 * collector, sending as fast as the
 					 * time it leaves allows, at this many

@@ -260,6 +260,71 @@ out:
 	free(st);
 }
 
+/* One flow on the worker, the generator on the collector: the worker's
+ * ring throws most frames away, and by the estimate the collector (100 %
+ * busy, the generator filling its idle time) could not take the bucket.
+ * The probe tries it there and keeps it if the workers take in more;
+ * moves it back if not, and tries again only after it rested. */
+static void one_flow(double work, bool local_wins)
+{
+	static const struct scenario one = {
+		"", 2, 1, 512, 0, 0.20, 0.80, { 1.0 }, { 0 },
+		{ 1, 0, 0, 0 } };
+	struct box_state *st = malloc(sizeof(*st));
+	struct balance_memory mem;
+	double fwd0, fwd_local;
+	struct sim_run run;
+	__u32 b, flow = 0;
+	struct box b_;
+
+	if (!st || box_new(&b_, &one, 4))
+		goto out;
+	b_.gen = 0.15;
+	b_.work[1] = work;
+	for (b = 0; b < b_.s->size; b++)
+		if (b_.s->load[b] > 0)
+			flow = b;
+	b_.s->table[flow] = 1;
+	box_observe(&b_, false, st);
+	fwd0 = st->forwarded;
+	b_.s->table[flow] = 0;
+	box_observe(&b_, false, st);
+	fwd_local = st->forwarded;
+	b_.s->table[flow] = 1;
+	memset(&mem, 0, sizeof(mem));
+	if (!EXPECT_EQ(box_balance(&b_, &mem, TOL_CPU, MOVES, BALANCE_PROBE_REST,
+				   true, &run, NULL), 0, "the rounds run"))
+		goto out;
+	box_observe(&b_, false, st);
+	printf("  one flow: forwarded %.3f Mfps on the worker, %.3f on the collector; %.3f after %d rounds, on cpu %u, %d moves\n",
+	       fwd0, fwd_local, st->forwarded, run.rounds, b_.s->table[flow],
+	       run.moves);
+	if (local_wins) {
+		EXPECT_EQ(b_.s->table[flow], 0,
+			  "the flow ends on the collector, where it forwards more");
+		EXPECT_EQ(run.moves, 1, "one move: the trial, kept");
+	} else {
+		EXPECT_EQ(b_.s->table[flow], 1,
+			  "the flow ends back on the worker, where it forwards more");
+		EXPECT_EQ(run.moves, 2,
+			  "two moves in a probe's rest: the trial and the way back");
+	}
+out:
+	if (st)
+		free(b_.s);
+	free(st);
+}
+
+static void test_one_flow_probe_kept(void)
+{
+	one_flow(1.6, true);
+}
+
+static void test_one_flow_probe_undone(void)
+{
+	one_flow(0.9, false);
+}
+
 /* Below BALANCE_BUSY_FLOOR nothing moves, however uneven. */
 static void test_idle_box_stays(void)
 {
@@ -288,6 +353,10 @@ int main(int argc, char **argv)
 			   "balance by cpu: a worker whose ring overflows sheds load until it drops nothing"),
 		TEST_ENTRY(test_generator_on_the_collector,
 			   "balance by cpu: a generator on the collector (the benchmarks' box): near the best placement, no ping-pong"),
+		TEST_ENTRY(test_one_flow_probe_kept,
+			   "balance by cpu: one flow dropping on the worker is tried on the collector, and kept there when the box forwards more"),
+		TEST_ENTRY(test_one_flow_probe_undone,
+			   "balance by cpu: a trial that forwards less is undone, and not tried again before the bucket rested"),
 		TEST_ENTRY(test_idle_box_stays,
 			   "balance by cpu: a box under half busy moves nothing"),
 	};
