@@ -138,6 +138,7 @@ _SP = r"(?:[ \t]+|[ \t]*\n[ \t]*)"  # a space, or a line's end
 POINTER = re.compile(r'"([^"`]{1,80})"(?:' + _SP + r"in" + _SP +
                      r"`([\w./-]*README\.md)`)?")
 CONFIGS = re.compile(r"`configs/([\w.-]*)`")
+ASIDE = re.compile(r",?\s*\((?:see\s+)?\0\)")
 
 
 def names(text):
@@ -164,7 +165,7 @@ def rewrite(lines, page, own):
         if name in XREFS:
             return section_ref(page, name)
         if doc in INSTALLED_DOCS:
-            return f'"{name}" in `{DOCDIR}/{doc}`'
+            return "\0"
         if doc:
             raise DocError(f'a pointer to "{name}" in {doc}, which is not '
                            "installed: say it here, or point elsewhere")
@@ -179,6 +180,12 @@ def rewrite(lines, page, own):
         if chunk:
             text = CONFIGS.sub(lambda m: f"`{DOCDIR}/examples/{m.group(1)}`",
                                POINTER.sub(one, "\n".join(chunk)))
+            # A page holds its text: an aside that only points into an
+            # installed README (the datapath's depth) is left out.
+            text = ASIDE.sub("", text)
+            if "\0" in text:
+                raise DocError("a pointer into an installed README outside "
+                               "an aside of its own: say it here")
             out.extend(text.split("\n"))
             chunk.clear()
 
