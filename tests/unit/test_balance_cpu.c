@@ -9,7 +9,10 @@
  * with no round over max_moves and no bucket moved back and forth; once
  * settled, noisy rounds move nothing; after a shift they settle again; a
  * worker whose ring overflows sheds load until it drops nothing, and the
- * box forwards more than it did before.
+ * box forwards more than it did before; with a generator on the
+ * collector (the benchmarks' box) it ends near the best placement; one
+ * flow that no estimate can place is probed, kept where the box forwards
+ * more and moved back where it forwards less.
  */
 #include <stdio.h>
 #include <stdlib.h>
