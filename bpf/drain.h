@@ -103,6 +103,29 @@ static __always_inline struct steer_window *window_of(__u32 now)
 	return NULL;
 }
 
+/*
+ * Whether the drain window is shut for a frame at jiffies 'j' (all 64
+ * bits, as bpf_jiffies64() gives them), as window_of() says, asked of the
+ * window once a tick per CPU: a shut window found at tick j is taken as
+ * shut for the rest of that tick (st->window_shut). A window opened
+ * meanwhile is seen from the next tick on. That changes no record's tick:
+ * the frames it leaves unrecorded are of the tick in which the loader's
+ * store became visible or earlier, as those that read the window just
+ * before it are, and the loader's wait (the drain timeout and two ticks,
+ * struct steer_window) is counted in ticks. Only the loader opens a shut
+ * window (window_hold() extends an open one); an open one is asked every
+ * frame.
+ */
+static __always_inline int window_shut(struct steer_stats *st, __u64 j)
+{
+	if (st->window_shut == j)
+		return 1;
+	if (window_of((__u32)j))
+		return 0;
+	st->window_shut = j;
+	return 1;
+}
+
 /* A bucket is held back at 'now': keep the window open until it would be
  * cold (its drain timeout, and a tick for the reading of jiffies). Written
  * at most once a tick per CPU; a racing CPU may store a tick less, which

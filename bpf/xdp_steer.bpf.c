@@ -204,7 +204,7 @@ static __always_inline int deliver(struct xdp_md *ctx, struct steer_stats *st,
 {
 	__u32 me = bpf_get_smp_processor_id(), seq;
 	int stamp = (slot->flags & STEER_F_DRAIN) &&
-		    window_of((__u32)bpf_jiffies64());
+		    !window_shut(st, bpf_jiffies64());
 
 	return send(ctx, slot, st, stamp, me, target_of(slot, cpu, me), bytes,
 		    &seq);
@@ -386,15 +386,16 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 					  const struct steer_slot *slot,
 					  __u32 bucket, __u32 cpu, __u64 bytes)
 {
-	__u32 me = bpf_get_smp_processor_id(), want, now, seq;
+	__u32 me = bpf_get_smp_processor_id(), want, seq;
+	__u64 now;
 
 	want = target_of(slot, cpu, me);
 	if (!(slot->flags & STEER_F_DRAIN))
 		return send(ctx, slot, st, 0, me, want, bytes, &seq);
-	now = (__u32)bpf_jiffies64();
+	now = bpf_jiffies64();
 	if (want & STEER_TARGET_LOCAL ?
-	    fastpath_steady(ctx, st, slot, bucket, want, now) :
-	    !window_of(now) && rxq_held_queued(ctx, st))
+	    fastpath_steady(ctx, st, slot, bucket, want, (__u32)now) :
+	    window_shut(st, now) && rxq_held_queued(ctx, st))
 		return send(ctx, slot, st, 0, me, want, bytes, &seq);
 	return deliver_drain(ctx, st, slot, bucket, cpu);
 }

@@ -534,6 +534,12 @@ struct steer_stats {
 	 * bench_prog --insns). Summed with the rest by readers and never
 	 * shown. */
 	__u64 rxq_mine;
+	/* Not a counter either: jiffies (all 64 bits, never 0) when this
+	 * CPU last found the drain window shut (drain.h, window_shut()):
+	 * for the rest of that tick its queued frames need not look again
+	 * (18 instructions a frame, bench_prog --insns). Summed with the
+	 * rest by readers and never shown. */
+	__u64 window_shut;
 	/* Per target CPU, in the value the frame has in hand: a map of
 	 * their own (cpu_stats, before) cost a queued frame a lookup, 13
 	 * instructions and 1-5 ns (bench_prog --against). Every __u64 of
@@ -762,7 +768,10 @@ struct steer_rxmove {
  * record not written since it opened is then older than the timeout, and
  * the bucket is cold (its frames long delivered) and moves at once; every
  * other record tells its last frame exactly. When the window closes no
- * bucket is held (held_until), so none is waiting for its old CPU.
+ * bucket is held (held_until), so none is waiting for its old CPU. Each
+ * CPU reads a shut window once a tick (steer_stats.window_shut, drain.h):
+ * a window opened is seen from the next tick on, which leaves every
+ * record's tick as it was.
  *
  * A receiving CPU's own moves (a receive queue or a flow arriving here
  * from another CPU, drain.h) need no records from the others: it sends a
