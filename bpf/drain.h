@@ -158,6 +158,28 @@ static __always_inline void clock_hold(const struct steer_slot *slot,
 		clock->until = end;
 }
 
+/* Queues the frame to CPU 'cpu' of cpumap bank 'bank' (0 or 1). Returns
+ * the XDP verdict: XDP_REDIRECT, or the cpumap's XDP_PASS fallback when
+ * the CPU has no entry there. */
+static __always_inline int redirect_to(int bank, __u32 cpu)
+{
+	int ret;
+
+	/* One call site per map: the verifier then calls the cpumap's own
+	 * redirect directly. clang would merge the two calls into one with
+	 * the map in a register (their code after the call is the same),
+	 * and the verifier, seeing two maps at one call, would fall back to
+	 * the generic helper's indirect call: 25-30 ns more a frame under
+	 * retpolines. The empty asm in one branch keeps them apart. */
+	if (bank) {
+		ret = bpf_redirect_map(&cpu_map_b, cpu, XDP_PASS);
+		barrier_var(ret);
+	} else {
+		ret = bpf_redirect_map(&cpu_map, cpu, XDP_PASS);
+	}
+	return ret;
+}
+
 /* Queues the frame to 'target' and stamps it. Returns the XDP verdict:
  * XDP_REDIRECT, or the cpumap's XDP_PASS fallback when the target has no
  * entry. *seq gets the frame's place in this CPU's stream to the target. */
@@ -171,19 +193,7 @@ static __always_inline int queue_frame(struct xdp_md *ctx,
 	void *data;
 	int ret;
 
-	/* One call site per map: the verifier then calls the cpumap's own
-	 * redirect directly. clang would merge the two calls into one with
-	 * the map in a register (their code after the call is the same),
-	 * and the verifier, seeing two maps at one call, would fall back to
-	 * the generic helper's indirect call: 25-30 ns more a frame under
-	 * retpolines. The empty asm in one branch keeps them apart. */
-	if (target >= STEER_MAX_CPUS) {
-		ret = bpf_redirect_map(&cpu_map_b, target_cpu_of(target),
-				       XDP_PASS);
-		barrier_var(ret);
-	} else {
-		ret = bpf_redirect_map(&cpu_map, target, XDP_PASS);
-	}
+	ret = redirect_to(target >= STEER_MAX_CPUS, target_cpu_of(target));
 	if (ret != XDP_REDIRECT || !stamp)
 		return ret;
 	s = bpf_map_lookup_elem(&steer_seq, &idx);

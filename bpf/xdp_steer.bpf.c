@@ -125,17 +125,34 @@ static __always_inline __u32 target_cpu(const struct steer_target *t,
 	return cpu ? *cpu : NO_RULE;
 }
 
+/* cpu's entry in the slot's cpumap bank (0 or 1): where its frames are
+ * queued. */
+static __always_inline __u32 queue_target(const struct steer_slot *slot,
+					  __u32 cpu)
+{
+	return cpu + (slot->bank & 1) * STEER_MAX_CPUS;
+}
+
+/* Whether frames for 'cpu' are passed here, on the fast path. This CPU's
+ * id is read only under it: a queued frame without drain records needs
+ * it nowhere (3 instructions, bench_prog --insns). */
+static __always_inline int fastpath_here(const struct steer_slot *slot,
+					 __u32 cpu)
+{
+	return (slot->flags & STEER_F_LOCAL_FASTPATH) &&
+	       cpu == bpf_get_smp_processor_id();
+}
+
 /* Where frames for 'cpu' go under the slot, before any draining: passed
  * on this CPU (the fast path), or queued to cpu's entry in the slot's
  * cpumap bank. */
 static __always_inline __u32 target_of(const struct steer_slot *slot,
-				       __u32 cpu, __u32 me)
+				       __u32 cpu)
 {
-	__u32 target = cpu + (slot->bank ? STEER_MAX_CPUS : 0);
+	__u32 target = queue_target(slot, cpu);
 
-	if ((slot->flags & STEER_F_LOCAL_FASTPATH) && cpu == me)
-		return STEER_TARGET_LOCAL | target;
-	return target;
+	return fastpath_here(slot, cpu) ? STEER_TARGET_LOCAL | target :
+					  target;
 }
 
 /* Passed here and passed here (whatever the bank) is one place. */
@@ -144,25 +161,21 @@ static __always_inline int same_place(__u32 a, __u32 b)
 	return a == b || (a & b & STEER_TARGET_LOCAL);
 }
 
-/* Sends the frame to 'target' and counts it; a target without a cpumap
- * entry falls back to XDP_PASS. 'stamp': drain records are kept; *seq
- * then gets its stamp when queued. */
-static __always_inline int send(struct xdp_md *ctx,
-				const struct steer_slot *slot,
-				struct steer_stats *st, int stamp, __u32 me,
-				__u32 target, __u64 bytes, __u32 *seq)
+/* A frame passed here, counted. */
+static __always_inline int pass_here(struct steer_stats *st, __u64 bytes)
 {
-	__u32 cpu = target_cpu_of(target);
-	struct steer_cpu_stats *cs;
-	int ret;
+	st->passed_local++;
+	if (!omitted(CPU_STATS))
+		st->passed_local_bytes += bytes;
+	return XDP_PASS;
+}
 
-	if (target & STEER_TARGET_LOCAL) {
-		st->passed_local++;
-		if (!omitted(CPU_STATS))
-			st->passed_local_bytes += bytes;
-		return XDP_PASS;
-	}
-	ret = queue_frame(ctx, slot, st, me, target, stamp, seq);
+/* Counts the verdict of a frame queued to 'cpu' (< STEER_MAX_CPUS). */
+static __always_inline int count_queued(struct steer_stats *st, int ret,
+					__u32 cpu, __u64 bytes)
+{
+	struct steer_cpu_stats *cs;
+
 	if (ret != XDP_REDIRECT) {
 		st->passed_no_target++;
 		return ret;
@@ -175,6 +188,44 @@ static __always_inline int send(struct xdp_md *ctx,
 	cs->packets++;
 	cs->bytes += bytes;
 	return ret;
+}
+
+/* Queues the frame to queue target 'target' (not STEER_TARGET_LOCAL) and
+ * counts it; a target without a cpumap entry falls back to XDP_PASS.
+ * 'stamp': drain records are kept; *seq then gets its stamp when queued,
+ * and 'me' (this CPU) is its sender: read only then. */
+static __always_inline int send_queued(struct xdp_md *ctx,
+				       const struct steer_slot *slot,
+				       struct steer_stats *st, int stamp,
+				       __u32 me, __u32 target, __u64 bytes,
+				       __u32 *seq)
+{
+	return count_queued(st, queue_frame(ctx, slot, st, me, target, stamp,
+					    seq),
+			    target_cpu_of(target), bytes);
+}
+
+/* The steady state's send_queued(): unstamped, to the table's CPU in the
+ * slot's bank, by the two without the target they make (4 instructions,
+ * bench_prog --insns). A CPU id past the cpumap's (never the loader's)
+ * finds no entry. */
+static __always_inline int send_plain(struct steer_stats *st,
+				      const struct steer_slot *slot,
+				      __u32 cpu, __u64 bytes)
+{
+	return count_queued(st, redirect_to(slot->bank & 1, cpu),
+			    cpu & (STEER_MAX_CPUS - 1), bytes);
+}
+
+/* Sends the frame to 'target', passed here or queued (send_queued()). */
+static __always_inline int send(struct xdp_md *ctx,
+				const struct steer_slot *slot,
+				struct steer_stats *st, int stamp, __u32 me,
+				__u32 target, __u64 bytes, __u32 *seq)
+{
+	if (target & STEER_TARGET_LOCAL)
+		return pass_here(st, bytes);
+	return send_queued(ctx, slot, st, stamp, me, target, bytes, seq);
 }
 
 /* Under an id key (hash.key vlan, tunnel, src_port, dst_port): the hash
@@ -206,7 +257,7 @@ static __always_inline int deliver(struct xdp_md *ctx, struct steer_stats *st,
 	int stamp = (slot->flags & STEER_F_DRAIN) &&
 		    !window_shut(st, bpf_jiffies64());
 
-	return send(ctx, slot, st, stamp, me, target_of(slot, cpu, me), bytes,
+	return send(ctx, slot, st, stamp, me, target_of(slot, cpu), bytes,
 		    &seq);
 }
 
@@ -266,7 +317,7 @@ static __noinline int deliver_drain(struct xdp_md *ctx, struct steer_stats *st,
 	struct steer_bucket *b;
 	int ret, cold, fresh, drain, hold = 0;
 
-	want = target_of(slot, cpu, me);
+	want = target_of(slot, cpu);
 	now = (__u32)bpf_jiffies64();
 	/* Only a frame bound for the fast path could overtake the frames of
 	 * its receive queue's old CPU; the first such frame after a move
@@ -386,17 +437,22 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 					  const struct steer_slot *slot,
 					  __u32 bucket, __u32 cpu, __u64 bytes)
 {
-	__u32 me = bpf_get_smp_processor_id(), want, seq;
-	__u64 now;
+	__u32 flags = slot->flags;
 
-	want = target_of(slot, cpu, me);
-	if (!(slot->flags & STEER_F_DRAIN))
-		return send(ctx, slot, st, 0, me, want, bytes, &seq);
-	now = bpf_jiffies64();
-	if (want & STEER_TARGET_LOCAL ?
-	    fastpath_steady(ctx, st, slot, bucket, want, (__u32)now) :
-	    window_shut(st, now) && rxq_held_queued(ctx, st))
-		return send(ctx, slot, st, 0, me, want, bytes, &seq);
+	/* Which of the two steady states, by control flow: a bit of the
+	 * target tested instead cost 3 instructions (bench_prog --insns). */
+	if (fastpath_here(slot, cpu)) {
+		if (!(flags & STEER_F_DRAIN) ||
+		    fastpath_steady(ctx, st, slot, bucket,
+				    STEER_TARGET_LOCAL |
+				    queue_target(slot, cpu),
+				    (__u32)bpf_jiffies64()))
+			return pass_here(st, bytes);
+	} else if (!(flags & STEER_F_DRAIN) ||
+		   (window_shut(st, bpf_jiffies64()) &&
+		    rxq_held_queued(ctx, st))) {
+		return send_plain(st, slot, cpu, bytes);
+	}
 	return deliver_drain(ctx, st, slot, bucket, cpu);
 }
 
