@@ -228,24 +228,50 @@ static __always_inline int send(struct xdp_md *ctx,
 	return send_queued(ctx, slot, st, stamp, me, target, bytes, seq);
 }
 
-/* Under an id key (hash.key vlan, tunnel, src_port, dst_port): the hash
- * of the frame's id, or of its flow where the key does not apply
- * (steer_key_id()), counted in key_id_fallback. A function of its own,
- * out of the L3 and L4 keys' way (inline it cost their rows 6 more
- * instructions, bench_prog --insns). */
-static __noinline __u32 key_id_hash(struct steer_stats *st,
-				    const struct steer_slot *slot,
-				    const struct parsed *p)
+/* The hash of the frame's flow under any key (steer_flow_hash()): for
+ * what frame_hash() leaves out, in a function of its own. */
+static __noinline __u32 flow_hash(const struct steer_slot *slot,
+				  const struct parsed *p)
 {
-	__u32 ports, id;
-
-	__builtin_memcpy(&ports, &p->flow.sport, sizeof(ports));
-	if (steer_key_id(slot->flags, p->ids, p->tunnel_id, ports,
-			 p->is_frag, &id))
-		return steer_id_hash(id, slot->hash_key);
-	st->key_id_fallback++;
 	return steer_flow_hash(&p->flow, slot->hash_key, slot->flags,
 			       p->is_frag);
+}
+
+/* A frame an id key does not apply to: hashed on its flow, counted. */
+static __noinline __u32 key_id_fallback(struct steer_stats *st,
+					const struct steer_slot *slot,
+					const struct parsed *p)
+{
+	st->key_id_fallback++;
+	return flow_hash(slot, p);
+}
+
+/*
+ * The frame's hash. Inline only the commonest cases, each in few
+ * instructions: the L4 key on a datagram that is no fragment
+ * (steer_flow_hash_l4()), and an id key (hash.key vlan, tunnel, src_port,
+ * dst_port: steer_key_id()) where it applies. Every other (the L3 key,
+ * symmetric, fragments, an id key's fallback) calls a function of its
+ * own: inline, each case cost the others' rows 4-10 instructions
+ * (bench_prog --insns).
+ */
+static __always_inline __u32 frame_hash(struct steer_stats *st,
+					const struct steer_slot *slot,
+					const struct parsed *p)
+{
+	__u32 flags = slot->flags, ports, id;
+
+	if (__builtin_expect(flags & STEER_F_KEY_ID, 0)) {
+		__builtin_memcpy(&ports, &p->flow.sport, sizeof(ports));
+		if (steer_key_id(flags, p->ids, p->tunnel_id, ports,
+				 p->is_frag, &id))
+			return steer_id_hash(id, slot->hash_key);
+		return key_id_fallback(st, slot, p);
+	}
+	if ((flags & (STEER_F_SYMMETRIC | STEER_F_HASH_L4)) ==
+	    STEER_F_HASH_L4 && !p->is_frag)
+		return steer_flow_hash_l4(&p->flow, slot->hash_key);
+	return flow_hash(slot, p);
 }
 
 /* A frame placed by a rule or the non-IP setting: no bucket, no drain. */
@@ -525,9 +551,7 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 		st->fragments++;
 
 	hash = omitted(HASH) ? p.flow.src[0] + p.flow.sport :
-		__builtin_expect(slot->flags & STEER_F_KEY_ID, 0) ?
-		key_id_hash(st, slot, &p) :
-		steer_flow_hash(&p.flow, slot->hash_key, slot->flags, p.is_frag);
+		frame_hash(st, slot, &p);
 
 	if (slot->nshapes) {
 		rule = match_rules(slot, slot_id, &p.flow, &prefix_hit);
