@@ -849,10 +849,12 @@ static inline int steer_flow_reversed(const struct steer_flow *f)
  * L4 key the fragments meet each other (as NIC RSS hashes them too).
  */
 /* The keyed sum over a flow's words, its two ends in the order given
- * (symmetric mode may swap them). */
-static inline __u64 steer_flow_sum(const __u64 key[STEER_HASH_KEY_WORDS],
-				   __u32 ports, __u32 pf, const __u32 *s,
-				   const __u32 *d, int v6)
+ * (symmetric mode may swap them). Inline always, as the mix below: it
+ * takes more arguments than a BPF function may, and the datapath sums
+ * words where they lie, in the frame or in its parsed flow. */
+static inline __attribute__((always_inline))
+__u64 steer_flow_sum(const __u64 key[STEER_HASH_KEY_WORDS], __u32 ports,
+		     __u32 pf, const __u32 *s, const __u32 *d, int v6)
 {
 	__u64 h = key[0] + key[1] * ports + key[2] * pf +
 		  key[3] * s[0] + key[4] * d[0];
@@ -864,7 +866,7 @@ static inline __u64 steer_flow_sum(const __u64 key[STEER_HASH_KEY_WORDS],
 }
 
 /* The fixed mix of a keyed sum, its top 32 bits. */
-static inline __u32 steer_hash_mix(__u64 h)
+static inline __attribute__((always_inline)) __u32 steer_hash_mix(__u64 h)
 {
 	h >>= 32;
 	h ^= h >> 16;
@@ -874,9 +876,10 @@ static inline __u32 steer_hash_mix(__u64 h)
 }
 
 /* steer_flow_hash() under the L4 key, not symmetric, of a datagram that
- * is no fragment: the commonest case, which the datapath computes inline,
- * every other in a function of its own (bpf/xdp_steer.bpf.c,
- * frame_hash()); steer_flow_hash() takes it for that case too.
+ * is no fragment: the commonest case, which the datapath computes inline
+ * (bpf/xdp_steer.bpf.c, frame_hash(); for the commonest frame, from its
+ * words where they lie: bpf/parse.h, common_hash()), every other in a
+ * function of its own; steer_flow_hash() takes it for that case too.
  *
  * The two ports and the protocol with the family are words of the flow
  * as they lie in it (on little-endian CPUs the source port and the
