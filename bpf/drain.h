@@ -103,6 +103,29 @@ static __always_inline struct steer_window *window_of(__u32 now)
 	return NULL;
 }
 
+/*
+ * Whether the drain window is shut for a frame at jiffies 'j' (all 64
+ * bits, as bpf_jiffies64() gives them), as window_of() says, asked of the
+ * window once a tick per CPU: a shut window found at tick j is taken as
+ * shut for the rest of that tick (st->window_shut). A window opened
+ * meanwhile is seen from the next tick on. That changes no record's tick:
+ * the frames it leaves unrecorded are of the tick in which the loader's
+ * store became visible or earlier, as those that read the window just
+ * before it are, and the loader's wait (the drain timeout and two ticks,
+ * struct steer_window) is counted in ticks. Only the loader opens a shut
+ * window (window_hold() extends an open one); an open one is asked every
+ * frame.
+ */
+static __always_inline int window_shut(struct steer_stats *st, __u64 j)
+{
+	if (st->window_shut == j)
+		return 1;
+	if (window_of((__u32)j))
+		return 0;
+	st->window_shut = j;
+	return 1;
+}
+
 /* A bucket is held back at 'now': keep the window open until it would be
  * cold (its drain timeout, and a tick for the reading of jiffies). Written
  * at most once a tick per CPU; a racing CPU may store a tick less, which
@@ -135,6 +158,28 @@ static __always_inline void clock_hold(const struct steer_slot *slot,
 		clock->until = end;
 }
 
+/* Queues the frame to CPU 'cpu' of cpumap bank 'bank' (0 or 1). Returns
+ * the XDP verdict: XDP_REDIRECT, or the cpumap's XDP_PASS fallback when
+ * the CPU has no entry there. */
+static __always_inline int redirect_to(int bank, __u32 cpu)
+{
+	int ret;
+
+	/* One call site per map: the verifier then calls the cpumap's own
+	 * redirect directly. clang would merge the two calls into one with
+	 * the map in a register (their code after the call is the same),
+	 * and the verifier, seeing two maps at one call, would fall back to
+	 * the generic helper's indirect call: 25-30 ns more a frame under
+	 * retpolines. The empty asm in one branch keeps them apart. */
+	if (bank) {
+		ret = bpf_redirect_map(&cpu_map_b, cpu, XDP_PASS);
+		barrier_var(ret);
+	} else {
+		ret = bpf_redirect_map(&cpu_map, cpu, XDP_PASS);
+	}
+	return ret;
+}
+
 /* Queues the frame to 'target' and stamps it. Returns the XDP verdict:
  * XDP_REDIRECT, or the cpumap's XDP_PASS fallback when the target has no
  * entry. *seq gets the frame's place in this CPU's stream to the target. */
@@ -148,19 +193,7 @@ static __always_inline int queue_frame(struct xdp_md *ctx,
 	void *data;
 	int ret;
 
-	/* One call site per map: the verifier then calls the cpumap's own
-	 * redirect directly. clang would merge the two calls into one with
-	 * the map in a register (their code after the call is the same),
-	 * and the verifier, seeing two maps at one call, would fall back to
-	 * the generic helper's indirect call: 25-30 ns more a frame under
-	 * retpolines. The empty asm in one branch keeps them apart. */
-	if (target >= STEER_MAX_CPUS) {
-		ret = bpf_redirect_map(&cpu_map_b, target_cpu_of(target),
-				       XDP_PASS);
-		barrier_var(ret);
-	} else {
-		ret = bpf_redirect_map(&cpu_map, target, XDP_PASS);
-	}
+	ret = redirect_to(target >= STEER_MAX_CPUS, target_cpu_of(target));
 	if (ret != XDP_REDIRECT || !stamp)
 		return ret;
 	s = bpf_map_lookup_elem(&steer_seq, &idx);

@@ -35,6 +35,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "xdp_steer.h"
+#include "omit.h"
 
 /* The IPv6 fragment header (RFC 8200 4.5); the kernel's is not UAPI. */
 struct ipv6_frag {
@@ -858,6 +859,55 @@ static __always_inline int parse_tunnel(struct cursor *c,
 				 * have, the cursor on what follows it */
 #define COMMON_UDP	3	/* and the UDP header too: to a port whose
 				 * bit says it may be a tunnel's */
+#define COMMON_HASHED	4	/* hashed where its words lie (common_hash()),
+				 * p not written */
+
+/*
+ * The hash of the commonest frame (parse_common()), its IP header
+ * checked, from its protocol and family, ports and addresses where they
+ * lie in the frame: what frame_hash() (xdp_steer.bpf.c) computes from the
+ * flow the parse would write, for a slot under the L4 key or a port key,
+ * not symmetric, without rules (which look at that flow). 1 with *hash
+ * set; 0 for another slot, a frame that is not the commonest (a tunnel's
+ * maybe, or the walk's), or one a port key does not apply to (both ports
+ * 0: the parse goes on, and frame_hash() counts the fallback). Decided
+ * here, in the family's branch, with the slot's words read here: written
+ * out and read back, the flow cost the commonest frame 10 (IPv4) and 14
+ * (IPv6) instructions more, and a slot's test kept from before the parse
+ * 3-7 more (bench_prog --insns).
+ */
+static __always_inline int common_hash(const struct steer_slot *s,
+				       __u8 proto, __u8 family,
+				       const __be16 *ports, const __u32 *src,
+				       const __u32 *dst, __u32 *hash)
+{
+	__u32 w, id;
+
+	if ((s->flags & (STEER_F_KEY_VLAN | STEER_F_KEY_TUNNEL |
+			 STEER_F_SYMMETRIC | STEER_F_HASH_L4)) !=
+	    STEER_F_HASH_L4 || s->nshapes)
+		return 0;
+	if (proto != IPPROTO_TCP &&
+	    (proto != IPPROTO_UDP ||
+	     s->decap_port_bits >> steer_port_bit(ports[1]) & 1))
+		return 0;
+	w = *(const __u32 *)ports;
+	if (omitted(HASH)) {
+		*hash = *src + w;	/* not a constant the compiler folds */
+		return 1;
+	}
+	if (s->flags & (STEER_F_KEY_SPORT | STEER_F_KEY_DPORT)) {
+		if (!steer_key_id(s->flags, 0, 0, w, 0, &id))
+			return 0;
+		*hash = steer_id_hash(id, s->hash_key);
+		return 1;
+	}
+	*hash = steer_hash_mix(steer_flow_sum(s->hash_key, w,
+					      proto | (__u32)family << 8,
+					      src, dst,
+					      family == STEER_AF_INET6));
+	return 1;
+}
 
 /*
  * The frame nearly every frame is: untagged Ethernet, IPv4 without options
@@ -873,11 +923,14 @@ static __always_inline int parse_tunnel(struct cursor *c,
  * datagram, ports past its end: its parse error), on a p it zeroes
  * first. Every other result has written every field of p, the unused
  * address words and ports too, so the commonest frame's p is not zeroed
- * and then written (2 instructions a frame for IPv4, 5 for IPv6).
+ * and then written (2 instructions a frame for IPv4, 5 for IPv6). Under
+ * a slot that hashes it where it lies (common_hash()), the commonest
+ * frame is hashed instead: COMMON_HASHED, *hash set, p not written.
  */
 static __always_inline int parse_common(struct xdp_md *ctx,
 					const struct steer_slot *s,
-					struct parsed *p, struct cursor *c)
+					struct parsed *p, struct cursor *c,
+					__u32 *hash)
 {
 	void *end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = (void *)(long)ctx->data;
@@ -886,7 +939,10 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 	int ret = COMMON_L4;
 	__u32 len;
 
-	if ((void *)(eth + 1) > end)
+	/* Room for the shortest such frame's headers, IPv4's, in one
+	 * check: each header's own cost 6 instructions (bench_prog
+	 * --insns). A shorter frame is the walk's, as it was. */
+	if ((void *)(eth + 1) + sizeof(struct iphdr) + 4 > end)
 		return COMMON_WALK;
 	/* One 16-bit load: struct ethhdr is packed, so eth->h_proto is read
 	 * a byte at a time (4 instructions); x86 and arm64 load unaligned
@@ -897,35 +953,40 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 
 		/* Version 4, header length 5; room for the ports inside
 		 * the datagram, the datagram inside the frame. */
-		if ((void *)(iph + 1) > end || *(__u8 *)iph != 0x45 ||
+		if (*(__u8 *)iph != 0x45 ||
 		    (iph->frag_off & bpf_htons(0x3fff)))
 			return COMMON_WALK;
 		len = ntohs_len(iph->tot_len);
 		if (len < sizeof(*iph) + 4 || (void *)iph + len > end)
 			return COMMON_WALK;
+		ports = (void *)(iph + 1);
+		if (common_hash(s, iph->protocol, STEER_AF_INET, ports,
+				&iph->saddr, &iph->daddr, hash))
+			return COMMON_HASHED;
 		flow_set_proto(&p->flow, iph->protocol, STEER_AF_INET);
 		flow_set_addr4(p->flow.src, iph->saddr);
 		flow_set_addr4(p->flow.dst, iph->daddr);
-		ports = (void *)(iph + 1);
 		lim = (void *)iph + len;
 	} else if (type == bpf_htons(ETH_P_IPV6)) {
 		struct ipv6hdr *ip6h = (void *)(eth + 1);
 
-		if ((void *)(ip6h + 1) > end || ip6h->version != 6)
+		if ((void *)(ip6h + 1) + 4 > end || ip6h->version != 6)
 			return COMMON_WALK;
 		len = ntohs_len(ip6h->payload_len);
 		if (len < 4 || (void *)(ip6h + 1) + len > end)
 			return COMMON_WALK;
+		ports = (void *)(ip6h + 1);
+		if (common_hash(s, ip6h->nexthdr, STEER_AF_INET6, ports,
+				(__u32 *)&ip6h->saddr, (__u32 *)&ip6h->daddr,
+				hash))
+			return COMMON_HASHED;
 		flow_set_proto(&p->flow, ip6h->nexthdr, STEER_AF_INET6);
 		flow_set_addr6(p->flow.src, &ip6h->saddr);
 		flow_set_addr6(p->flow.dst, &ip6h->daddr);
-		ports = (void *)(ip6h + 1);
 		lim = (void *)(ip6h + 1) + len;
 	} else {
 		return COMMON_WALK;
 	}
-	if ((void *)(ports + 2) > end)
-		return COMMON_WALK;
 	parsed_plain(p);
 	if (p->flow.proto == IPPROTO_UDP) {
 		if (s->decap_port_bits >> steer_port_bit(ports[1]) & 1) {
@@ -961,6 +1022,9 @@ tunnel:
 /* PARSE_PARTIAL where an encapsulation the slot looks through broke:
  * counted malformed too (parse_frame()). */
 #define PARSE_ENCAP_PARTIAL	3
+/* The commonest frame hashed where it lies (COMMON_HASHED), p not
+ * written. */
+#define PARSE_HASHED		4
 
 /* An encapsulation the slot looks through that is malformed or cut short
  * before its inner IP header was read: behind an outer IP header the frame
@@ -976,8 +1040,10 @@ static __always_inline int encap_broken(const struct parsed *p)
 }
 
 /*
- * Returns 0 with p filled; PARSE_PARTIAL with p->flow holding what was
- * read of a frame with a readable IP header whose later headers are not
+ * Returns 0 with p filled, or PARSE_HASHED with *hash set instead (the
+ * commonest frame under a slot that hashes it where it lies:
+ * parse_common()); PARSE_PARTIAL with p->flow holding what was read of
+ * a frame with a readable IP header whose later headers are not
  * (see PARSE_PARTIAL; encap_malformed counted where an encapsulation the
  * slot looks through broke); -EPROTONOSUPPORT for a frame that is not IP;
  * or another negative errno for a frame without a readable IP header
@@ -991,7 +1057,7 @@ static __always_inline int encap_broken(const struct parsed *p)
 static __always_inline int parse_headers(struct xdp_md *ctx,
 					 const struct steer_slot *s,
 					 struct steer_stats *st,
-					 struct parsed *p)
+					 struct parsed *p, __u32 *hash)
 {
 	void *data = (void *)(long)ctx->data;
 	struct cursor c = {
@@ -1004,7 +1070,9 @@ static __always_inline int parse_headers(struct xdp_md *ctx,
 	__u16 proto, inner = 0;
 	int err;
 
-	err = parse_common(ctx, s, p, &c);
+	err = parse_common(ctx, s, p, &c, hash);
+	if (err == COMMON_HASHED)
+		return PARSE_HASHED;
 	if (err == COMMON_DONE)
 		return 0;
 	if (err == COMMON_WALK)
@@ -1047,15 +1115,18 @@ static __always_inline int parse_headers(struct xdp_md *ctx,
 }
 
 /* parse_headers(), a frame it left PARSE_PARTIAL counted and returned as
- * 0: steered by what was read, as any flow. -EBADMSG: a malformed
- * encapsulation without an IP header (the caller counts it). */
+ * 0: steered by what was read, as any flow. PARSE_HASHED: the frame's
+ * hash in *hash, p not written. -EBADMSG: a malformed encapsulation
+ * without an IP header (the caller counts it). */
 static __always_inline int parse_frame(struct xdp_md *ctx,
 				       const struct steer_slot *s,
 				       struct steer_stats *st,
-				       struct parsed *p)
+				       struct parsed *p, __u32 *hash)
 {
-	int err = parse_headers(ctx, s, st, p);
+	int err = parse_headers(ctx, s, st, p, hash);
 
+	if (err == PARSE_HASHED)
+		return err;
 	if (err > 0) {
 		if (err == PARSE_ENCAP_PARTIAL)
 			st->encap_malformed++;

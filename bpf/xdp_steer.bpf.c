@@ -125,17 +125,34 @@ static __always_inline __u32 target_cpu(const struct steer_target *t,
 	return cpu ? *cpu : NO_RULE;
 }
 
+/* cpu's entry in the slot's cpumap bank (0 or 1): where its frames are
+ * queued. */
+static __always_inline __u32 queue_target(const struct steer_slot *slot,
+					  __u32 cpu)
+{
+	return cpu + (slot->bank & 1) * STEER_MAX_CPUS;
+}
+
+/* Whether frames for 'cpu' are passed here, on the fast path. This CPU's
+ * id is read only under it: a queued frame without drain records needs
+ * it nowhere (3 instructions, bench_prog --insns). */
+static __always_inline int fastpath_here(const struct steer_slot *slot,
+					 __u32 cpu)
+{
+	return (slot->flags & STEER_F_LOCAL_FASTPATH) &&
+	       cpu == bpf_get_smp_processor_id();
+}
+
 /* Where frames for 'cpu' go under the slot, before any draining: passed
  * on this CPU (the fast path), or queued to cpu's entry in the slot's
  * cpumap bank. */
 static __always_inline __u32 target_of(const struct steer_slot *slot,
-				       __u32 cpu, __u32 me)
+				       __u32 cpu)
 {
-	__u32 target = cpu + (slot->bank ? STEER_MAX_CPUS : 0);
+	__u32 target = queue_target(slot, cpu);
 
-	if ((slot->flags & STEER_F_LOCAL_FASTPATH) && cpu == me)
-		return STEER_TARGET_LOCAL | target;
-	return target;
+	return fastpath_here(slot, cpu) ? STEER_TARGET_LOCAL | target :
+					  target;
 }
 
 /* Passed here and passed here (whatever the bank) is one place. */
@@ -144,25 +161,21 @@ static __always_inline int same_place(__u32 a, __u32 b)
 	return a == b || (a & b & STEER_TARGET_LOCAL);
 }
 
-/* Sends the frame to 'target' and counts it; a target without a cpumap
- * entry falls back to XDP_PASS. 'stamp': drain records are kept; *seq
- * then gets its stamp when queued. */
-static __always_inline int send(struct xdp_md *ctx,
-				const struct steer_slot *slot,
-				struct steer_stats *st, int stamp, __u32 me,
-				__u32 target, __u64 bytes, __u32 *seq)
+/* A frame passed here, counted. */
+static __always_inline int pass_here(struct steer_stats *st, __u64 bytes)
 {
-	__u32 cpu = target_cpu_of(target);
-	struct steer_cpu_stats *cs;
-	int ret;
+	st->passed_local++;
+	if (!omitted(CPU_STATS))
+		st->passed_local_bytes += bytes;
+	return XDP_PASS;
+}
 
-	if (target & STEER_TARGET_LOCAL) {
-		st->passed_local++;
-		if (!omitted(CPU_STATS))
-			st->passed_local_bytes += bytes;
-		return XDP_PASS;
-	}
-	ret = queue_frame(ctx, slot, st, me, target, stamp, seq);
+/* Counts the verdict of a frame queued to 'cpu' (< STEER_MAX_CPUS). */
+static __always_inline int count_queued(struct steer_stats *st, int ret,
+					__u32 cpu, __u64 bytes)
+{
+	struct steer_cpu_stats *cs;
+
 	if (ret != XDP_REDIRECT) {
 		st->passed_no_target++;
 		return ret;
@@ -174,27 +187,95 @@ static __always_inline int send(struct xdp_md *ctx,
 	cs = &st->queued[cpu];
 	cs->packets++;
 	cs->bytes += bytes;
+	/* Kept apart from pass_here()'s counting: clang shares the last
+	 * add of the two through a pointer chosen between them, and a
+	 * queued frame paid 1-5 instructions for it (bench_prog --insns). */
+	barrier();
 	return ret;
 }
 
-/* Under an id key (hash.key vlan, tunnel, src_port, dst_port): the hash
- * of the frame's id, or of its flow where the key does not apply
- * (steer_key_id()), counted in key_id_fallback. A function of its own,
- * out of the L3 and L4 keys' way (inline it cost their rows 6 more
- * instructions, bench_prog --insns). */
-static __noinline __u32 key_id_hash(struct steer_stats *st,
-				    const struct steer_slot *slot,
-				    const struct parsed *p)
+/* Queues the frame to queue target 'target' (not STEER_TARGET_LOCAL) and
+ * counts it; a target without a cpumap entry falls back to XDP_PASS.
+ * 'stamp': drain records are kept; *seq then gets its stamp when queued,
+ * and 'me' (this CPU) is its sender: read only then. */
+static __always_inline int send_queued(struct xdp_md *ctx,
+				       const struct steer_slot *slot,
+				       struct steer_stats *st, int stamp,
+				       __u32 me, __u32 target, __u64 bytes,
+				       __u32 *seq)
 {
-	__u32 ports, id;
+	return count_queued(st, queue_frame(ctx, slot, st, me, target, stamp,
+					    seq),
+			    target_cpu_of(target), bytes);
+}
 
-	__builtin_memcpy(&ports, &p->flow.sport, sizeof(ports));
-	if (steer_key_id(slot->flags, p->ids, p->tunnel_id, ports,
-			 p->is_frag, &id))
-		return steer_id_hash(id, slot->hash_key);
-	st->key_id_fallback++;
+/* The steady state's send_queued(): unstamped, to the table's CPU in the
+ * slot's bank, by the two without the target they make (4 instructions,
+ * bench_prog --insns). A CPU id past the cpumap's (never the loader's)
+ * finds no entry. */
+static __always_inline int send_plain(struct steer_stats *st,
+				      const struct steer_slot *slot,
+				      __u32 cpu, __u64 bytes)
+{
+	return count_queued(st, redirect_to(slot->bank & 1, cpu),
+			    cpu & (STEER_MAX_CPUS - 1), bytes);
+}
+
+/* Sends the frame to 'target', passed here or queued (send_queued()). */
+static __always_inline int send(struct xdp_md *ctx,
+				const struct steer_slot *slot,
+				struct steer_stats *st, int stamp, __u32 me,
+				__u32 target, __u64 bytes, __u32 *seq)
+{
+	if (target & STEER_TARGET_LOCAL)
+		return pass_here(st, bytes);
+	return send_queued(ctx, slot, st, stamp, me, target, bytes, seq);
+}
+
+/* The hash of the frame's flow under any key (steer_flow_hash()): for
+ * what frame_hash() leaves out, in a function of its own. */
+static __noinline __u32 flow_hash(const struct steer_slot *slot,
+				  const struct parsed *p)
+{
 	return steer_flow_hash(&p->flow, slot->hash_key, slot->flags,
 			       p->is_frag);
+}
+
+/* A frame an id key does not apply to: hashed on its flow, counted. */
+static __noinline __u32 key_id_fallback(struct steer_stats *st,
+					const struct steer_slot *slot,
+					const struct parsed *p)
+{
+	st->key_id_fallback++;
+	return flow_hash(slot, p);
+}
+
+/*
+ * The frame's hash. Inline only the commonest cases, each in few
+ * instructions: the L4 key on a datagram that is no fragment
+ * (steer_flow_hash_l4()), and an id key (hash.key vlan, tunnel, src_port,
+ * dst_port: steer_key_id()) where it applies. Every other (the L3 key,
+ * symmetric, fragments, an id key's fallback) calls a function of its
+ * own: inline, each case cost the others' rows 4-10 instructions
+ * (bench_prog --insns).
+ */
+static __always_inline __u32 frame_hash(struct steer_stats *st,
+					const struct steer_slot *slot,
+					const struct parsed *p)
+{
+	__u32 flags = slot->flags, ports, id;
+
+	if (__builtin_expect(flags & STEER_F_KEY_ID, 0)) {
+		__builtin_memcpy(&ports, &p->flow.sport, sizeof(ports));
+		if (steer_key_id(flags, p->ids, p->tunnel_id, ports,
+				 p->is_frag, &id))
+			return steer_id_hash(id, slot->hash_key);
+		return key_id_fallback(st, slot, p);
+	}
+	if ((flags & (STEER_F_SYMMETRIC | STEER_F_HASH_L4)) ==
+	    STEER_F_HASH_L4 && !p->is_frag)
+		return steer_flow_hash_l4(&p->flow, slot->hash_key);
+	return flow_hash(slot, p);
 }
 
 /* A frame placed by a rule or the non-IP setting: no bucket, no drain. */
@@ -204,9 +285,9 @@ static __always_inline int deliver(struct xdp_md *ctx, struct steer_stats *st,
 {
 	__u32 me = bpf_get_smp_processor_id(), seq;
 	int stamp = (slot->flags & STEER_F_DRAIN) &&
-		    window_of((__u32)bpf_jiffies64());
+		    !window_shut(st, bpf_jiffies64());
 
-	return send(ctx, slot, st, stamp, me, target_of(slot, cpu, me), bytes,
+	return send(ctx, slot, st, stamp, me, target_of(slot, cpu), bytes,
 		    &seq);
 }
 
@@ -266,7 +347,7 @@ static __noinline int deliver_drain(struct xdp_md *ctx, struct steer_stats *st,
 	struct steer_bucket *b;
 	int ret, cold, fresh, drain, hold = 0;
 
-	want = target_of(slot, cpu, me);
+	want = target_of(slot, cpu);
 	now = (__u32)bpf_jiffies64();
 	/* Only a frame bound for the fast path could overtake the frames of
 	 * its receive queue's old CPU; the first such frame after a move
@@ -386,16 +467,22 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 					  const struct steer_slot *slot,
 					  __u32 bucket, __u32 cpu, __u64 bytes)
 {
-	__u32 me = bpf_get_smp_processor_id(), want, now, seq;
+	__u32 flags = slot->flags;
 
-	want = target_of(slot, cpu, me);
-	if (!(slot->flags & STEER_F_DRAIN))
-		return send(ctx, slot, st, 0, me, want, bytes, &seq);
-	now = (__u32)bpf_jiffies64();
-	if (want & STEER_TARGET_LOCAL ?
-	    fastpath_steady(ctx, st, slot, bucket, want, now) :
-	    !window_of(now) && rxq_held_queued(ctx, st))
-		return send(ctx, slot, st, 0, me, want, bytes, &seq);
+	/* Which of the two steady states, by control flow: a bit of the
+	 * target tested instead cost 3 instructions (bench_prog --insns). */
+	if (fastpath_here(slot, cpu)) {
+		if (!(flags & STEER_F_DRAIN) ||
+		    fastpath_steady(ctx, st, slot, bucket,
+				    STEER_TARGET_LOCAL |
+				    queue_target(slot, cpu),
+				    (__u32)bpf_jiffies64()))
+			return pass_here(st, bytes);
+	} else if (!(flags & STEER_F_DRAIN) ||
+		   (window_shut(st, bpf_jiffies64()) &&
+		    rxq_held_queued(ctx, st))) {
+		return send_plain(st, slot, cpu, bytes);
+	}
 	return deliver_drain(ctx, st, slot, bucket, cpu);
 }
 
@@ -414,29 +501,32 @@ static __always_inline void count_load(__u32 bucket, __u64 bytes)
 SEC("xdp")
 int STEER_PROG_MAIN(struct xdp_md *ctx)
 {
-	/* Through pointers: a 32-bit read of ctx->data spilled to the stack
-	 * is refused by the verifier. */
-	__u64 bytes = (void *)(long)ctx->data_end - (void *)(long)ctx->data;
 	const struct steer_target *rule;
 	const struct steer_slot *slot;
 	struct steer_ctl *ctl;
 	struct steer_stats *st;
 	struct parsed p;	/* written whole by parse_frame() when it
-				 * returns 0; read only then */
+				 * returns 0; read only then (PARSE_HASHED:
+				 * the hash only) */
 	__u32 zero = 0, slot_id, hash, cpu, bucket, *entry;
 	int err, prefix_hit = 0;
+	__u64 bytes;
 
 	st = bpf_map_lookup_elem(&steer_stats, &zero);
 	ctl = bpf_map_lookup_elem(&steer_ctl, &zero);
 	if (!st || !ctl)
 		return XDP_PASS;
+	slot_id = ctl->active & 1;
+	slot = bpf_map_lookup_elem(&steer_slots, &slot_id);
+	/* The frame's ends read after the lookups, so the parser finds them
+	 * in registers (3 instructions, bench_prog --insns). Through
+	 * pointers: a 32-bit read of ctx->data spilled to the stack is
+	 * refused by the verifier. */
+	bytes = (void *)(long)ctx->data_end - (void *)(long)ctx->data;
 	if (!omitted(COUNTERS)) {
 		st->rx_packets++;
 		st->rx_bytes += bytes;
 	}
-
-	slot_id = ctl->active & 1;
-	slot = bpf_map_lookup_elem(&steer_slots, &slot_id);
 	if (!slot || !slot->table_size || slot->table_size > STEER_TABLE_MAX) {
 		st->passed_no_policy++;
 		return XDP_PASS;
@@ -447,40 +537,42 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 		p.flow.family = STEER_AF_INET;
 		p.flow.proto = IPPROTO_UDP;
 		p.flow.src[0] = bytes;	/* not a constant the hash folds */
+		hash = 0;		/* set below */
 		err = 0;
 	} else {
-		err = parse_frame(ctx, slot, st, &p);
+		err = parse_frame(ctx, slot, st, &p, &hash);
 	}
-	if (err == -EPROTONOSUPPORT) {
-		if (slot->nonip_cpu == STEER_CPU_LOCAL) {
-			st->passed_nonip++;
+	if (err != PARSE_HASHED) {
+		if (err == -EPROTONOSUPPORT) {
+			if (slot->nonip_cpu == STEER_CPU_LOCAL) {
+				st->passed_nonip++;
+				return XDP_PASS;
+			}
+			return deliver(ctx, st, slot, slot->nonip_cpu, bytes);
+		}
+		if (err) {
+			if (err == -EBADMSG)
+				st->encap_malformed++;
+			st->passed_parse_error++;
 			return XDP_PASS;
 		}
-		return deliver(ctx, st, slot, slot->nonip_cpu, bytes);
-	}
-	if (err) {
-		if (err == -EBADMSG)
-			st->encap_malformed++;
-		st->passed_parse_error++;
-		return XDP_PASS;
-	}
-	if (p.is_frag)
-		st->fragments++;
+		if (p.is_frag)
+			st->fragments++;
 
-	hash = omitted(HASH) ? p.flow.src[0] + p.flow.sport :
-		__builtin_expect(slot->flags & STEER_F_KEY_ID, 0) ?
-		key_id_hash(st, slot, &p) :
-		steer_flow_hash(&p.flow, slot->hash_key, slot->flags, p.is_frag);
+		hash = omitted(HASH) ? p.flow.src[0] + p.flow.sport :
+			frame_hash(st, slot, &p);
 
-	if (slot->nshapes) {
-		rule = match_rules(slot, slot_id, &p.flow, &prefix_hit);
-		cpu = rule ? target_cpu(rule, slot_id, hash) : NO_RULE;
-		if (cpu != NO_RULE) {
-			if (prefix_hit)
-				st->rule_prefix_hits++;
-			else
-				st->rule_flow_hits++;
-			return deliver(ctx, st, slot, cpu, bytes);
+		if (slot->nshapes) {
+			rule = match_rules(slot, slot_id, &p.flow,
+					   &prefix_hit);
+			cpu = rule ? target_cpu(rule, slot_id, hash) : NO_RULE;
+			if (cpu != NO_RULE) {
+				if (prefix_hit)
+					st->rule_prefix_hits++;
+				else
+					st->rule_flow_hits++;
+				return deliver(ctx, st, slot, cpu, bytes);
+			}
 		}
 	}
 

@@ -537,6 +537,12 @@ struct steer_stats {
 	 * bench_prog --insns). Summed with the rest by readers and never
 	 * shown. */
 	__u64 rxq_mine;
+	/* Not a counter either: jiffies (all 64 bits, never 0) when this
+	 * CPU last found the drain window shut (drain.h, window_shut()):
+	 * for the rest of that tick its queued frames need not look again
+	 * (18 instructions a frame, bench_prog --insns). Summed with the
+	 * rest by readers and never shown. */
+	__u64 window_shut;
 	/* Per target CPU, in the value the frame has in hand: a map of
 	 * their own (cpu_stats, before) cost a queued frame a lookup, 13
 	 * instructions and 1-5 ns (bench_prog --against). Every __u64 of
@@ -765,7 +771,10 @@ struct steer_rxmove {
  * record not written since it opened is then older than the timeout, and
  * the bucket is cold (its frames long delivered) and moves at once; every
  * other record tells its last frame exactly. When the window closes no
- * bucket is held (held_until), so none is waiting for its old CPU.
+ * bucket is held (held_until), so none is waiting for its old CPU. Each
+ * CPU reads a shut window once a tick (steer_stats.window_shut, drain.h):
+ * a window opened is seen from the next tick on, which leaves every
+ * record's tick as it was.
  *
  * A receiving CPU's own moves (a receive queue or a flow arriving here
  * from another CPU, drain.h) need no records from the others: it sends a
@@ -842,22 +851,68 @@ static inline int steer_flow_reversed(const struct steer_flow *f)
  * and a datagram's fragments meet its unfragmented neighbours; under the
  * L4 key the fragments meet each other (as NIC RSS hashes them too).
  */
+/* The keyed sum over a flow's words, its two ends in the order given
+ * (symmetric mode may swap them). Inline always, as the mix below: it
+ * takes more arguments than a BPF function may, and the datapath sums
+ * words where they lie, in the frame or in its parsed flow. */
+static inline __attribute__((always_inline))
+__u64 steer_flow_sum(const __u64 key[STEER_HASH_KEY_WORDS], __u32 ports,
+		     __u32 pf, const __u32 *s, const __u32 *d, int v6)
+{
+	__u64 h = key[0] + key[1] * ports + key[2] * pf +
+		  key[3] * s[0] + key[4] * d[0];
+
+	if (v6)
+		h += key[5] * s[1] + key[6] * s[2] + key[7] * s[3] +
+		     key[8] * d[1] + key[9] * d[2] + key[10] * d[3];
+	return h;
+}
+
+/* The fixed mix of a keyed sum, its top 32 bits. */
+static inline __attribute__((always_inline)) __u32 steer_hash_mix(__u64 h)
+{
+	h >>= 32;
+	h ^= h >> 16;
+	h = (__u32)(h * 0x45d9f3bu);
+	h ^= h >> 16;
+	return (__u32)h;
+}
+
+/* steer_flow_hash() under the L4 key, not symmetric, of a datagram that
+ * is no fragment: the commonest case, which the datapath computes inline
+ * (bpf/xdp_steer.bpf.c, frame_hash(); for the commonest frame, from its
+ * words where they lie: bpf/parse.h, common_hash()), every other in a
+ * function of its own; steer_flow_hash() takes it for that case too.
+ *
+ * The two ports and the protocol with the family are words of the flow
+ * as they lie in it (on little-endian CPUs the source port and the
+ * protocol in the low halves, as before): one load each, where taking the
+ * fields one by one and joining them cost every frame 7 instructions
+ * (bench_prog --insns). The parser writes each word in one store
+ * (bpf/parse.h). */
+static inline __u32 steer_flow_hash_l4(const struct steer_flow *f,
+				       const __u64 key[STEER_HASH_KEY_WORDS])
+{
+	__u32 ports;
+	__u16 pf;
+
+	__builtin_memcpy(&ports, &f->sport, sizeof(ports));
+	__builtin_memcpy(&pf, &f->proto, sizeof(pf));
+	return steer_hash_mix(steer_flow_sum(key, ports, pf, f->src, f->dst,
+					     f->family == STEER_AF_INET6));
+}
+
 static inline __u32 steer_flow_hash(const struct steer_flow *f,
 				    const __u64 key[STEER_HASH_KEY_WORDS],
 				    __u32 flags, int l3_only)
 {
-	const __u32 *s = f->src, *d = f->dst;
 	__u32 ports = 0, pf;
 	__u16 w;
 	int l4 = !l3_only && (flags & STEER_F_HASH_L4);
-	__u64 h;
+	int v6 = f->family == STEER_AF_INET6;
 
-	/* The two ports and the protocol with the family are words of the
-	 * flow as they lie in it (on little-endian CPUs the source port and
-	 * the protocol in the low halves, as before): one load each, where
-	 * taking the fields one by one and joining them cost every frame 7
-	 * instructions (bench_prog --insns). The parser writes each word in
-	 * one store (bpf/parse.h). */
+	if (l4 && !(flags & STEER_F_SYMMETRIC))
+		return steer_flow_hash_l4(f, key);
 	if (l4) {
 		__builtin_memcpy(&ports, &f->sport, sizeof(ports));
 		__builtin_memcpy(&w, &f->proto, sizeof(w));
@@ -865,21 +920,15 @@ static inline __u32 steer_flow_hash(const struct steer_flow *f,
 	} else {
 		pf = (__u32)f->family << 8;
 	}
-	if ((flags & STEER_F_SYMMETRIC) && steer_flow_reversed(f)) {
-		s = f->dst;
-		d = f->src;
-		ports = ports >> 16 | ports << 16;
-	}
-	h = key[0] + key[1] * ports + key[2] * pf +
-	    key[3] * s[0] + key[4] * d[0];
-	if (f->family == STEER_AF_INET6)
-		h += key[5] * s[1] + key[6] * s[2] + key[7] * s[3] +
-		     key[8] * d[1] + key[9] * d[2] + key[10] * d[3];
-	h >>= 32;
-	h ^= h >> 16;
-	h = (__u32)(h * 0x45d9f3bu);
-	h ^= h >> 16;
-	return (__u32)h;
+	/* The sum written out for each order: the flow's words then load
+	 * from where they lie, where pointers chosen between the two ends
+	 * cost every frame 5 instructions to set up (bench_prog --insns). */
+	if ((flags & STEER_F_SYMMETRIC) && steer_flow_reversed(f))
+		return steer_hash_mix(steer_flow_sum(key, ports >> 16 |
+							  ports << 16, pf,
+						     f->dst, f->src, v6));
+	return steer_hash_mix(steer_flow_sum(key, ports, pf, f->src, f->dst,
+					     v6));
 }
 
 /*
@@ -926,13 +975,7 @@ static inline int steer_key_id(__u32 flags, __u32 ids, __u32 tunnel_id,
 static inline __u32 steer_id_hash(__u32 id,
 				  const __u64 key[STEER_HASH_KEY_WORDS])
 {
-	__u64 h = key[0] + key[1] * id;
-
-	h >>= 32;
-	h ^= h >> 16;
-	h = (__u32)(h * 0x45d9f3bu);
-	h ^= h >> 16;
-	return (__u32)h;
+	return steer_hash_mix(key[0] + key[1] * id);
 }
 
 /* Table bucket of a hash: the low bits, table_size a power of two. */

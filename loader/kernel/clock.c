@@ -23,7 +23,7 @@ struct steer_clock_ctx {
 /* Loaded on first use and kept: a tool run reads the clock a few times. */
 static struct clock_bpf *skel;
 
-int clock_jiffies(__u32 *now)
+int clock_jiffies64(__u64 *now)
 {
 	struct steer_clock_ctx c = {};
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &c,
@@ -39,8 +39,18 @@ int clock_jiffies(__u32 *now)
 				     &opts);
 	if (err)
 		return err;
-	*now = (__u32)c.jiffies;
+	*now = c.jiffies;
 	return 0;
+}
+
+int clock_jiffies(__u32 *now)
+{
+	__u64 j;
+	int err = clock_jiffies64(&j);
+
+	if (!err)
+		*now = (__u32)j;
+	return err;
 }
 
 /* CONFIG_HZ=N in a kernel config read line by line through zlib (which

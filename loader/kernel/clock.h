@@ -15,6 +15,9 @@
 /* The kernel's jiffies, cut to 32 bits as the datapath keeps them. */
 int clock_jiffies(__u32 *now);
 
+/* All 64 bits of them, as bpf_jiffies64() gives them (never 0). */
+int clock_jiffies64(__u64 *now);
+
 /* The kernel's tick rate: CONFIG_HZ from /proc/config.gz or
  * /boot/config-<release>, else measured (jiffies over 20 ms, rounded to
  * the nearest of 100, 250, 300, 1000). */

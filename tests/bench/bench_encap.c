@@ -32,7 +32,6 @@
 #include "frame.h"
 #include "prog_util.h"
 #include "insns.h"
-#include "kernel/clock.h"
 
 #define REPEAT		200000
 #define ROUNDS		25
@@ -280,27 +279,41 @@ static int median_delta(const __u32 *a, const __u32 *b)
 	return d[ROUNDS / 2];
 }
 
+/* The kernel's run of a frame (insns_runs_in_one_tick()). */
+struct frame_run {
+	const struct steer_prog *p;
+	const struct frame *f;
+	int verdict;
+};
+
+static int frame_run(void *arg)
+{
+	struct frame_run *r = arg;
+	__u32 ns;
+
+	return steer_prog_run_repeat(r->p, r->f->buf, r->f->len, 1,
+				     &r->verdict, &ns) ? -errno : 0;
+}
+
 /* --insns: the frame run once by the kernel, then counted by the model on
- * the maps as the kernel left them, at the clock read right after. */
+ * the maps as the kernel left them, at the clock read right after, in the
+ * run's tick. */
 static int count(const struct steer_prog *p, const char *tool,
 		 const struct frame *f, const char *name, const char *show,
 		 __u32 *insns)
 {
-	int verdict, n, err;
-	__u32 ns, now;
+	struct frame_run r = { .p = p, .f = f };
+	__u64 now = 0;
+	int n, err;
 
-	if (steer_prog_run_repeat(p, f->buf, f->len, 1, &verdict, &ns)) {
-		fprintf(stderr, "bench_encap: test run failed: %s\n", strerror(errno));
-		return -1;
-	}
-	err = clock_jiffies(&now);
+	err = insns_runs_in_one_tick(frame_run, &r, &now);
 	if (err) {
-		fprintf(stderr, "bench_encap: cannot read the datapath's clock: %s\n",
+		fprintf(stderr, "bench_encap: test run or the datapath's clock failed: %s\n",
 			strerror(-err));
 		return -1;
 	}
 	if (insns_count_checked("bench_encap", name, tool, p->prog_fd, f->buf,
-				f->len, BENCH_CPU, now, show, verdict,
+				f->len, BENCH_CPU, now, show, r.verdict,
 				XDP_REDIRECT, &n))
 		return -1;
 	*insns = n;

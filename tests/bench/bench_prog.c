@@ -50,7 +50,6 @@
 #include "model/table.h"
 #include "omit.h"
 #include "insns.h"
-#include "kernel/clock.h"
 
 /* Many short rounds, every row once per round: a burst of other work on a
  * shared machine then hits all rows alike, and a row's cost over another
@@ -564,32 +563,46 @@ static int run_row(int c, int fd, const struct frame frames[2],
 	return 0;
 }
 
+/* The kernel's runs of a row's two frames (insns_runs_in_one_tick()). */
+struct row_runs {
+	int fd;
+	const struct frame *frames;
+	int verdict[2];
+};
+
+static int row_runs(void *arg)
+{
+	struct row_runs *r = arg;
+	__u32 ns;
+	int k;
+
+	for (k = 0; k < 2; k++)
+		if (run(r->fd, &r->frames[k], &ns, &r->verdict[k]))
+			return -errno;
+	return 0;
+}
+
 /* --insns: row c's instructions per frame, counted by the model
  * (insns.h) into counts[k][0]. The kernel runs each frame once first
  * (repeat is 1); the model then runs it, as the timed rows' runs but the
  * first do, on the maps as the kernel left them and at the clock read
- * right after the kernel's run (a bucket warm then is warm in the model).
- * It must reach the kernel's verdict, or it took another path and its
- * count means nothing. */
+ * right after the kernel's runs, in their tick (a bucket warm then is
+ * warm in the model). It must reach the kernel's verdict, or it took
+ * another path and its count means nothing. */
 static int count_row(int c, int fd, const struct frame frames[2],
 		     __u32 counts[2][MAX_ROUNDS], const char *tool,
 		     const char *show)
 {
-	int k, n, err, verdict[2];
-	__u32 ns, now[2];
+	struct row_runs r = { .fd = fd, .frames = frames };
+	__u64 now = 0;
 	char row[256];
+	int k, n, err;
 
-	for (k = 0; k < 2; k++) {
-		if (run(fd, &frames[k], &ns, &verdict[k])) {
-			fprintf(stderr, "bench_prog: test run failed: %s\n", strerror(errno));
-			return -1;
-		}
-		err = clock_jiffies(&now[k]);
-		if (err) {
-			fprintf(stderr, "bench_prog: cannot read the datapath's clock: %s\n",
-				strerror(-err));
-			return -1;
-		}
+	err = insns_runs_in_one_tick(row_runs, &r, &now);
+	if (err) {
+		fprintf(stderr, "bench_prog: test run or the datapath's clock failed: %s\n",
+			strerror(-err));
+		return -1;
 	}
 	for (k = 0; k < 2; k++) {
 		if (show)
@@ -599,7 +612,7 @@ static int count_row(int c, int fd, const struct frame frames[2],
 		snprintf(row, sizeof(row), "%s, %s", cfgs[c].name, fname[k]);
 		if (insns_count_checked("bench_prog", row, tool, fd,
 					frames[k].buf, frames[k].len,
-					BENCH_CPU, now[k], show, verdict[k],
+					BENCH_CPU, now, show, r.verdict[k],
 					row_verdict(c), &n))
 			return -1;
 		counts[k][0] = n;

@@ -11,11 +11,12 @@
 #include <bpf/bpf.h>
 
 #include "insns.h"
+#include "kernel/clock.h"
 
 #define FRAME_MAX	2048
 
 int insns_count(const char *tool, int prog_fd, const void *frame, size_t len,
-		__u32 cpu, __u32 now, const char *show, int *insns,
+		__u32 cpu, __u64 now, const char *show, int *insns,
 		int *verdict)
 {
 	struct bpf_prog_info info = {};
@@ -31,8 +32,8 @@ int insns_count(const char *tool, int prog_fd, const void *frame, size_t len,
 	if (bpf_obj_get_info_by_fd(prog_fd, &info, &info_len))
 		return -errno;
 	n = snprintf(cmd, sizeof(cmd),
-		     "python3 %s --prog %u --jiffies %u --cpu %u %s --frame ",
-		     tool, info.id, now, cpu, show ? show : "");
+		     "python3 %s --prog %u --jiffies %llu --cpu %u %s --frame ",
+		     tool, info.id, (unsigned long long)now, cpu, show ? show : "");
 	if (n < 0 || (size_t)n + 2 * len >= sizeof(cmd))
 		return -ENAMETOOLONG;
 	for (i = 0; i < len; i++)
@@ -52,7 +53,7 @@ int insns_count(const char *tool, int prog_fd, const void *frame, size_t len,
 
 int insns_count_checked(const char *who, const char *row, const char *tool,
 			int prog_fd, const void *frame, size_t len, __u32 cpu,
-			__u32 now, const char *show, int kernel_verdict,
+			__u64 now, const char *show, int kernel_verdict,
 			int want, int *insns)
 {
 	int model, err;
@@ -70,6 +71,25 @@ int insns_count_checked(const char *who, const char *row, const char *tool,
 		return -EPROTO;
 	}
 	return 0;
+}
+
+#define ONE_TICK_TRIES	20
+
+int insns_runs_in_one_tick(int (*runs)(void *arg), void *arg, __u64 *now)
+{
+	__u64 before;
+	int err = 0, tries;
+
+	for (tries = 0; !err && tries < ONE_TICK_TRIES; tries++) {
+		err = clock_jiffies64(&before);
+		if (!err)
+			err = runs(arg);
+		if (!err)
+			err = clock_jiffies64(now);
+		if (!err && *now == before)
+			break;
+	}
+	return err;
 }
 
 int insns_tool_path(const char *who, char *buf, size_t size)

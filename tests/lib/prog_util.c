@@ -418,11 +418,13 @@ static int zero_percpu(const struct steer_prog *p, int fd, __u32 n,
 	return zero_array(fd, n, stride * p->ncpus);
 }
 
-/* Every CPU's cache of steer_rxq (steer_stats.rxq_mine) made true to
- * queue 'q' on 'cpu' (-1: to no queue at all): 'cpu' found it its own,
- * the others not. Rewrites the whole per-CPU line: only while no frame
- * runs, as in a test run. */
-static int rxq_mine_set(const struct steer_prog *p, __u32 q, int cpu)
+/* Every CPU's steer_stats line read, passed to 'edit' with its CPU, and
+ * written back whole: only while no frame runs, as in a test run. For the
+ * datapath's own memory in that line (rxq_mine, window_shut). */
+static int stats_lines_edit(const struct steer_prog *p,
+			    void (*edit)(struct steer_stats *v, int cpu,
+					 const void *arg),
+			    const void *arg)
 {
 	__u32 zero = 0;
 	struct steer_stats *v;
@@ -432,18 +434,40 @@ static int rxq_mine_set(const struct steer_prog *p, __u32 q, int cpu)
 	if (!v)
 		return -ENOMEM;
 	err = bpf_map_lookup_elem(p->steer_stats, &zero, v) ? -errno : 0;
-	for (c = 0; !err && c < p->ncpus; c++) {
-		if (cpu < 0)
-			v[c].rxq_mine = 0;
-		else if (c == cpu)
-			v[c].rxq_mine = (__u64)q + 1;
-		else if ((__u32)v[c].rxq_mine == q + 1)
-			v[c].rxq_mine = 0;
-	}
+	for (c = 0; !err && c < p->ncpus; c++)
+		edit(&v[c], c, arg);
 	if (!err)
 		err = update(p->steer_stats, &zero, v);
 	free(v);
 	return err;
+}
+
+/* The queue and the CPU that found it its own (-1: none). */
+struct rxq_on {
+	__u32 q;
+	int cpu;
+};
+
+static void rxq_mine_edit(struct steer_stats *v, int c, const void *arg)
+{
+	const struct rxq_on *on = arg;
+
+	if (on->cpu < 0)
+		v->rxq_mine = 0;
+	else if (c == on->cpu)
+		v->rxq_mine = (__u64)on->q + 1;
+	else if ((__u32)v->rxq_mine == on->q + 1)
+		v->rxq_mine = 0;
+}
+
+/* Every CPU's cache of steer_rxq (steer_stats.rxq_mine) made true to
+ * queue 'q' on 'cpu' (-1: to no queue at all): 'cpu' found it its own,
+ * the others not. */
+static int rxq_mine_set(const struct steer_prog *p, __u32 q, int cpu)
+{
+	struct rxq_on on = { q, cpu };
+
+	return stats_lines_edit(p, rxq_mine_edit, &on);
 }
 
 int steer_prog_reset_drain(const struct steer_prog *p)
@@ -528,6 +552,16 @@ int steer_prog_rxq_on(const struct steer_prog *p, __u32 q, __u32 cpu)
 	return err ? err : rxq_mine_set(p, q, cpu);
 }
 
+/* Every CPU's memory of a shut drain window (steer_stats.window_shut)
+ * forgotten: a window a test opens holds from the next frame on, not from
+ * the next tick (the loader waits out the tick, drain.h). */
+static void window_shut_forget(struct steer_stats *v, int c, const void *arg)
+{
+	(void)c;
+	(void)arg;
+	v->window_shut = 0;
+}
+
 int steer_prog_window(const struct steer_prog *p, __u32 ticks)
 {
 	struct steer_window w;
@@ -541,8 +575,9 @@ int steer_prog_window(const struct steer_prog *p, __u32 ticks)
 	 * minutes after boot, when jiffies are near 2^32). */
 	w.until = now + ticks;
 	w.held_until = w.opened = w.flipped = now;
-	return bpf_map_update_elem(p->steer_window, &zero, &w, BPF_ANY) ?
-	       -errno : 0;
+	if (bpf_map_update_elem(p->steer_window, &zero, &w, BPF_ANY))
+		return -errno;
+	return stats_lines_edit(p, window_shut_forget, NULL);
 }
 
 int steer_prog_read_window(const struct steer_prog *p, struct steer_window *w)

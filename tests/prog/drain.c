@@ -682,6 +682,48 @@ static void test_closed_window_keeps_no_records(void)
 	EXPECT_EQ(bucket_state(&c).target, remote_cpu, "as sent to R");
 }
 
+/* A CPU that found the window shut does not look again for the rest of
+ * that tick (steer_stats.window_shut): a window the loader opens then is
+ * seen from the next tick on, which the two ticks it waits past the drain
+ * timeout before a flip cover (drain.h, window_shut()). The window is
+ * written here as the loader writes it, the CPUs' memory left alone. */
+static void test_window_opened_is_seen_from_the_next_tick(void)
+{
+	struct steer_window w = {};
+	struct drain_case c;
+	__u32 zero = 0, before, after = 0;
+	int tries;
+
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT))
+		return;
+	/* The shut window found and the open one written in one tick. */
+	for (tries = 0; tries < 20; tries++) {
+		if (!EXPECT_EQ(steer_prog_window(&prog, 0), 0,
+			       "the window was closed"))
+			return;
+		before = jiffies();
+		send_frame(&c.f);
+		w.until = before + WINDOW_TICKS;
+		w.held_until = w.opened = w.flipped = before;
+		if (!EXPECT_EQ(bpf_map_update_elem(prog.steer_window, &zero,
+						   &w, BPF_ANY), 0,
+			       "the window was opened behind the CPU's back"))
+			return;
+		send_frame(&c.f);
+		after = jiffies();
+		if (after == before)
+			break;
+	}
+	if (!EXPECT_EQ(after, before, "two frames ran in one tick"))
+		return;
+	EXPECT_EQ(queued_to(remote_cpu), 0, "in the tick the window was found shut, no frame is stamped");
+	EXPECT_EQ(bucket_state(&c).last, 0, "nor recorded");
+	sleep_us(1000000 / tick_rate() + 1000);
+	send_frame(&c.f);
+	EXPECT_EQ(queued_to(remote_cpu), 1, "from the next tick on the frames are stamped");
+	EXPECT(bucket_state(&c).last != 0, "and their bucket recorded");
+}
+
 /* A CPU holding a bucket back keeps the window open past the loader's
  * end, until the bucket would be cold: the CPUs keep stamping while one
  * still waits, so a drain's evidence never stops half way. */
@@ -1353,6 +1395,8 @@ const struct test_case drain_tests[] = {
 		   "drain: an idle bucket moves on its next frame"),
 	TEST_ENTRY(test_closed_window_keeps_no_records,
 		   "drain: outside the window nothing is stamped or recorded"),
+	TEST_ENTRY(test_window_opened_is_seen_from_the_next_tick,
+		   "drain: a window opened in a tick this CPU found it shut in is seen from the next tick on"),
 	TEST_ENTRY(test_held_bucket_keeps_the_window_open,
 		   "drain: a held bucket keeps the window open past the loader's end"),
 	TEST_ENTRY(test_fastpath_outside_the_window_keeps_no_records,
