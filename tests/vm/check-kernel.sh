@@ -103,13 +103,15 @@ detached_checks() {
 # balancer_beside_other: the balancer's moves go through the same apply
 # path as a policy's; under the dispatcher, beside the other program, a
 # round moves the buckets of 4 heavy flows off the CPU they share, and
-# the dispatcher keeps both programs.
+# the dispatcher keeps both programs. By frames: the heavy flows' skew is
+# in their counts, at a rate that leaves every CPU under the floor the
+# balancer by CPU time keeps (half busy).
 balancer_beside_other() {
 	local heavy=() seen=" " p j b x=3 gen round moved=0
 	cat >"$E2E_TMP/p3.yaml" <<-EOF
 	version: 1
 	cpus: [0-3]
-	balance: {interval: 1500, tolerance: 10, max_moves: 8}
+	balance: {by: frames, interval: 1500, tolerance: 10, max_moves: 8}
 	EOF
 	check "a policy with balance: applies beside $OTHER_NAME" \
 		steer apply "$IF_B" --policy "$E2E_TMP/p3.yaml"
