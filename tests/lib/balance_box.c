@@ -11,15 +11,6 @@
 /* /proc/stat's USER_HZ. */
 #define TICKS_PER_S	100
 
-static double uniform(struct sim *s)
-{
-	s->rng ^= s->rng >> 12;
-	s->rng ^= s->rng << 25;
-	s->rng ^= s->rng >> 27;
-	return ((s->rng * 0x2545f4914f6cdd1dull) >> 11) *
-	       (1.0 / 9007199254740992.0);
-}
-
 void box_observe(struct box *b, bool noise, struct box_state *st)
 {
 	const struct sim *s = b->s;
@@ -82,7 +73,7 @@ void box_observe(struct box *b, bool noise, struct box_state *st)
 		if (noise) {
 			/* Whole ticks, each CPU's tick at its own phase. */
 			ticks = st->seen[c].busy * TICKS_PER_S * b->seconds;
-			ticks = floor(ticks + uniform(b->s));
+			ticks = floor(ticks + sim_uniform(b->s));
 			st->seen[c].busy = ticks / (TICKS_PER_S * b->seconds);
 		}
 	}

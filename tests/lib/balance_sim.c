@@ -17,14 +17,14 @@ static __u64 next(struct sim *s)
 	return s->rng * 0x2545f4914f6cdd1dull;
 }
 
-static double uniform(struct sim *s)
+double sim_uniform(struct sim *s)
 {
 	return (next(s) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 static double normal(struct sim *s)
 {
-	double u = uniform(s), v = uniform(s);
+	double u = sim_uniform(s), v = sim_uniform(s);
 
 	return sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * v);
 }

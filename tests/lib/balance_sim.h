@@ -41,6 +41,10 @@ struct sim {
 int sim_init(struct sim *s, __u32 size, int nworkers, const __u32 *weights,
 	     const struct sim_traffic *t, __u64 seed);
 
+/* A number drawn uniformly from [0, 1), from the simulator's generator
+ * (the same on every machine). */
+double sim_uniform(struct sim *s);
+
 /* The elephants move to new random buckets, each alone in its own (their
  * flows ended and others began): the traffic shifts. */
 void sim_shift(struct sim *s);
