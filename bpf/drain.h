@@ -58,6 +58,9 @@
  * (steer_rxq) holds every bucket bound for the fast path the same way,
  * from its first frame here until the marker it sent is out
  * (steer_rxmove), or this CPU's queue stands still for the drain timeout.
+ * Both only while another CPU has queued a frame within the drain timeout
+ * (queued_lately()): else nothing can wait in this CPU's queue, and a
+ * flow that never pauses would stay in it for good.
  * Every frame follows its queue, queued or passed: a CPU that passes none
  * of a queue's frames still takes it, so that the queue coming back is
  * seen. The records this takes are this CPU's own, kept for the buckets
@@ -120,6 +123,9 @@ static __always_inline int window_shut(struct steer_stats *st, __u64 j)
 {
 	if (st->window_shut == j)
 		return 1;
+	/* Asked for a frame bound for a queue: the tick counts as one
+	 * this CPU queued in (queued_lately()), window open or shut. */
+	st->queued_tick = j;
 	if (window_of((__u32)j))
 		return 0;
 	st->window_shut = j;
@@ -191,10 +197,19 @@ static __always_inline int queue_frame(struct xdp_md *ctx,
 	__u32 idx = me * STEER_TARGETS + target, *s, *active;
 	struct steer_meta *m;
 	void *data;
+	__u64 j;
 	int ret;
 
 	ret = redirect_to(target >= STEER_MAX_CPUS, target_cpu_of(target));
-	if (ret != XDP_REDIRECT || !stamp)
+	if (ret != XDP_REDIRECT)
+		return ret;
+	/* Every frame that leaves here under drain goes through this
+	 * function or window_shut(): note the tick (queued_lately()). The
+	 * verifier inlines the helper into one load. */
+	j = bpf_jiffies64();
+	if (st->queued_tick != j)
+		st->queued_tick = j;
+	if (!stamp)
 		return ret;
 	s = bpf_map_lookup_elem(&steer_seq, &idx);
 	if (!s)
@@ -359,6 +374,42 @@ __noinline int drained(__u32 me, __u32 target, __u32 seq, __u32 now,
 	return queue_empty(target) ? DRAIN_DONE : DRAIN_WAIT;
 }
 
+/* Whether a receiving CPU other than 'me' queued a frame within the
+ * drain timeout (steer_stats.queued_tick, 'now' in jiffies): only then
+ * can frames of a bucket cold here still wait in this CPU's own queue,
+ * put there by that CPU before the flow came here (see the top), and
+ * only then does the bucket need the marker. Without it, a flow that
+ * arrives cold at the only receiving CPU's fast path and never pauses
+ * (one flow at saturation) stays in that CPU's own queue for good: its
+ * last frame there is never out while the next keeps coming. A frame
+ * another CPU queued longer ago than the timeout is taken as delivered,
+ * as an idle bucket's are. Each CPU's tick is one aligned store of its
+ * own, made before the frames it covers leave (their ring's lock orders
+ * them); a CPU past the possible ones finds no entry and ends the scan.
+ * A global function, checked once by the verifier (see drained()). */
+__noinline int queued_lately(__u32 me, __u32 now, __u32 timeout)
+{
+	const struct steer_stats *st;
+	__u32 zero = 0, cpu, other;
+	__u64 t;
+
+	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++) {
+		st = bpf_map_lookup_percpu_elem(&steer_stats, &zero, cpu);
+		if (!st)
+			return 0;
+		/* 1 unless cpu is me, by arithmetic: a branch on cpu == me
+		 * would teach the verifier me's value, and it would then
+		 * walk the rest of the loop once for every value. */
+		other = cpu ^ me;
+		barrier_var(other);
+		other = (other | -other) >> 31;
+		t = *(volatile __u64 *)&st->queued_tick;
+		if (other && t && now - (__u32)t <= timeout)
+			return 1;
+	}
+	return 0;
+}
+
 /* A receive queue moved here (see the top): hold the fast path until a
  * marker sent from now on is out. A second move while one is waited out
  * starts over: its old CPU may have queued here after the first marker. */
@@ -504,7 +555,10 @@ __noinline int rxq_moved(__u32 q, __u32 me, __u32 now, __u64 limits)
 			rxmove_from(mv, prev, now);
 			rxq_forget(q, prev - 1);
 		}
-		rxmove_begin(mv, now);
+		/* Only frames another CPU queued can wait in this CPU's
+		 * queue: with none queued lately, nothing to wait for. */
+		if (queued_lately(me, now, (__u32)limits))
+			rxmove_begin(mv, now);
 	} else if (!mv->pending) {
 		*owner = me + 1;	/* waited out, by a frame of another queue */
 		return 0;

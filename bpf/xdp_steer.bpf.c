@@ -443,8 +443,10 @@ static __noinline int deliver_drain(struct xdp_md *ctx, struct steer_stats *st,
 	}
 	/* Cold on the fast path: frames of the bucket that another receiving
 	 * CPU queued here may still wait in this CPU's queue; go through it
-	 * behind them, and take the fast path once out (drain.h). */
-	if (cold && (want & STEER_TARGET_LOCAL))
+	 * behind them, and take the fast path once out (drain.h). Only
+	 * while another CPU queues at all: else nothing can wait there. */
+	if (cold && (want & STEER_TARGET_LOCAL) &&
+	    queued_lately(me, now, slot->drain_units))
 		want &= ~STEER_TARGET_LOCAL;
 	b->target = want;
 	b->since = 0;

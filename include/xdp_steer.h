@@ -543,6 +543,13 @@ struct steer_stats {
 	 * (18 instructions a frame, bench_prog --insns). Summed with the
 	 * rest by readers and never shown. */
 	__u64 window_shut;
+	/* Not a counter either: jiffies (all 64 bits, never 0) of the
+	 * last tick in which this CPU queued a frame under drain, or asked
+	 * the window for one (drain.h, queued_lately()): a bucket arriving
+	 * cold at another CPU's fast path needs a marker only while some
+	 * other receiving CPU may have queued its frames there. Written
+	 * once a tick; summed with the rest by readers and never shown. */
+	__u64 queued_tick;
 	/* Per target CPU, in the value the frame has in hand: a map of
 	 * their own (cpu_stats, before) cost a queued frame a lookup, 13
 	 * instructions and 1-5 ns (bench_prog --against). Every __u64 of

@@ -504,6 +504,8 @@ int steer_prog_reset_drain(const struct steer_prog *p)
 		err = zero_percpu(p, p->steer_rxmove, 1,
 				  sizeof(struct steer_rxmove));
 	if (!err)
+		err = steer_prog_queued_tick(p, -1, 0);
+	if (!err)
 		err = steer_prog_window(p, 0);
 	return err;
 }
@@ -560,6 +562,28 @@ static void window_shut_forget(struct steer_stats *v, int c, const void *arg)
 	(void)c;
 	(void)arg;
 	v->window_shut = 0;
+}
+
+/* One CPU's tick of its last queued frame (steer_stats.queued_tick); 'arg'
+ * points to the CPU and the value. */
+struct queued_tick_set {
+	int cpu;
+	__u64 tick;
+};
+
+static void queued_tick_edit(struct steer_stats *v, int c, const void *arg)
+{
+	const struct queued_tick_set *set = arg;
+
+	if (set->cpu < 0 || set->cpu == c)
+		v->queued_tick = set->tick;
+}
+
+int steer_prog_queued_tick(const struct steer_prog *p, int cpu, __u64 tick)
+{
+	struct queued_tick_set set = { cpu, tick };
+
+	return stats_lines_edit(p, queued_tick_edit, &set);
 }
 
 int steer_prog_window(const struct steer_prog *p, __u32 ticks)
@@ -664,9 +688,23 @@ int steer_prog_read_worker_stats(const struct steer_prog *p,
 	return percpu_sum(p, p->worker_stats, 0, s, sizeof(*s));
 }
 
+/* A stats line zeroed but for the tick of the CPU's last queued frame:
+ * no counter, nor a cache the program refills, but what other CPUs read
+ * (queued_lately()): a frame run on one CPU after another ran there sees
+ * it, as on a live box. */
+static void frame_counters_zero(struct steer_stats *v, int c, const void *arg)
+{
+	__u64 tick = v->queued_tick;
+
+	(void)c;
+	(void)arg;
+	memset(v, 0, sizeof(*v));
+	v->queued_tick = tick;
+}
+
 int steer_prog_reset_frame_counters(const struct steer_prog *p)
 {
-	return zero_percpu(p, p->steer_stats, 1, sizeof(struct steer_stats));
+	return stats_lines_edit(p, frame_counters_zero, NULL);
 }
 
 int steer_prog_reset_stats(const struct steer_prog *p)

@@ -98,13 +98,19 @@ int steer_prog_write_rule_cpus(const struct steer_prog *p, __u32 slot,
 int steer_prog_reset_policy(const struct steer_prog *p);
 
 /* Empties the drain state (drain.h): every bucket's history, the frame
- * counts both ways, the workers' times; the drain window closed. */
+ * counts both ways, the workers' times, every CPU's tick of its last
+ * queued frame; the drain window closed. */
 int steer_prog_reset_drain(const struct steer_prog *p);
 
 /* Opens the drain window (struct steer_window) for 'ticks' jiffies from
  * now, or closes it (0): with drain on and no fast path, the datapath
  * keeps drain records only while it is open. */
 int steer_prog_window(const struct steer_prog *p, __u32 ticks);
+
+/* Says CPU 'cpu' (every CPU: -1) last queued a frame at jiffies 'tick'
+ * (steer_stats.queued_tick; 0: never): whether a bucket cold on another
+ * CPU's fast path needs a marker (drain.h, queued_lately()). */
+int steer_prog_queued_tick(const struct steer_prog *p, int cpu, __u64 tick);
 /* Receiving CPU 'cpu's record of drain bucket 'record' says its last
  * frame went to 'target' (a STEER_TARGET_* word) at jiffies 'last' (0:
  * none yet), no drain under way. */
@@ -142,7 +148,7 @@ int steer_prog_read_worker_stats(const struct steer_prog *p,
 				 struct steer_worker_stats *s);
 int steer_prog_reset_stats(const struct steer_prog *p);
 /* Only steer_stats, what a frame's verdict is checked
- * against: zeroing steer_load's 4096 records takes a millisecond, and a
+ * against (all but each CPU's tick of its last queued frame): zeroing steer_load's 4096 records takes a millisecond, and a
  * test that resets before each of thousands of frames pays it each time. */
 int steer_prog_reset_frame_counters(const struct steer_prog *p);
 /* The balancer's count of drain bucket 'record' (steer_load), summed. */

@@ -238,6 +238,18 @@ static struct steer_wclock wclock(int target)
 	return clock;
 }
 
+/* R queued a frame at the current tick (steer_stats.queued_tick), as the
+ * program notes it: a bucket cold on L's fast path may then have frames
+ * waiting in L's own queue. */
+static bool other_rx_queued_lately(void)
+{
+	__u64 j = 0;
+
+	return EXPECT_EQ(clock_jiffies64(&j), 0, "jiffies were read") &&
+	       EXPECT_EQ(steer_prog_queued_tick(&prog, remote_cpu, j), 0,
+			 "R's tick of its last queued frame was written");
+}
+
 /* The other receiving CPU (R) queued 'sent' frames to 'target', which
  * dequeued 'dequeued' of them. */
 static bool other_rx_queued(int target, __u32 sent, __u32 dequeued)
@@ -246,6 +258,8 @@ static bool other_rx_queued(int target, __u32 sent, __u32 dequeued)
 	struct steer_deq d = { .h = { STEER_MARK(dequeued, dequeued) } };
 	int err;
 
+	if (!other_rx_queued_lately())
+		return false;
 	err = bpf_map_update_elem(prog.steer_rx_cpus, &rx, &one, BPF_ANY);
 	key = rx * STEER_TARGETS + target;
 	if (!err)
@@ -261,15 +275,16 @@ static bool other_rx_queued(int target, __u32 sent, __u32 dequeued)
 /* A worker stamping as we look: busy. */
 #define BUSY_NOW()	(now_ns() + 1000000000ull)
 
-/* The bucket arrives cold at L's fast path: its first frame goes through
- * L's own queue, behind whatever another receiving CPU may have queued
- * there; once L has dequeued it and is idle, the bucket takes the fast
- * path. Leaves it warm there (one move done). */
+/* The bucket arrives cold at L's fast path while R queues frames too: its
+ * first frame goes through L's own queue, behind whatever R may have
+ * queued there; once L has dequeued it and is idle, the bucket takes the
+ * fast path. Leaves it warm there (one move done). */
 static bool warm_on_fastpath(const struct frame *f)
 {
 	__u32 q = queued_to(local_cpu);
 
-	if (!EXPECT_EQ(send_frame(f), XDP_REDIRECT,
+	if (!other_rx_queued_lately() ||
+	    !EXPECT_EQ(send_frame(f), XDP_REDIRECT,
 		       "arriving cold, the bucket's first frame goes through L's own queue") ||
 	    !EXPECT_EQ(queued_to(local_cpu), q + 1, "stamped, to L") ||
 	    !publish(local_cpu, q + 1, q + 1, IDLE_SINCE()))
@@ -871,6 +886,8 @@ static void test_cold_fastpath_lines_up_behind_the_queue(void)
 	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, NO_TIMEOUT))
 		return;
 	/* R received and queued 5 frames to L; L has dequeued 3. */
+	if (!other_rx_queued_lately())
+		return;
 	key = remote_cpu;
 	bpf_map_update_elem(prog.steer_rx_cpus, &key, &one, BPF_ANY);
 	key = remote_cpu * STEER_TARGETS + local_cpu;
@@ -893,15 +910,17 @@ static void test_cold_fastpath_lines_up_behind_the_queue(void)
 	EXPECT_EQ(stats().moves_done, 1, "counted in moves_done");
 }
 
-/* Nobody else queues here, as nobody can know: the cold bucket still goes
- * through L's own queue first, with the window shut, and takes the fast
- * path once its own frame there is out. */
+/* R queues frames (to anywhere: L cannot know where), and nothing says
+ * any of them went to L: the cold bucket still goes through L's own queue
+ * first, with the window shut, and takes the fast path once its own frame
+ * there is out. */
 static void test_cold_fastpath_goes_through_its_own_queue_first(void)
 {
 	struct drain_case c;
 
 	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, NO_TIMEOUT) ||
-	    !EXPECT_EQ(steer_prog_window(&prog, 0), 0, "the window was closed"))
+	    !EXPECT_EQ(steer_prog_window(&prog, 0), 0, "the window was closed") ||
+	    !other_rx_queued_lately())
 		return;
 	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the first frame is queued to L");
 	EXPECT_EQ(queued_to(local_cpu), 1, "stamped, the window shut or not");
@@ -913,6 +932,80 @@ static void test_cold_fastpath_goes_through_its_own_queue_first(void)
 	EXPECT_EQ(stats().moves_done, 1, "counted in moves_done");
 	EXPECT(!window_open(), "this CPU's own move never opened the window");
 	EXPECT_EQ(stats().rxq_moves, 0, "the queue's first frames here count as no move");
+}
+
+static bool queue_was_on(int cpu);
+
+/* No other receiving CPU has queued a frame within the drain timeout (L
+ * is the only one, or the others queued longer ago): nothing of the
+ * bucket can wait in L's own queue, so a cold bucket takes the fast path
+ * at its first frame, window open or shut. Before, it went through L's
+ * own queue, and one flow that never paused stayed there for good. */
+static void test_cold_fastpath_is_direct_when_no_other_cpu_queues(void)
+{
+	struct drain_case c;
+	__u64 j = 0;
+	int i;
+
+	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, short_ticks()))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "the window open, the first frame takes the fast path");
+	for (i = 0; i < 100; i++)
+		EXPECT_EQ(send_frame(&c.f), XDP_PASS, "and so does every next one");
+	EXPECT_EQ(queued_to(local_cpu), 0, "nothing went through L's own queue");
+	EXPECT_EQ(bucket_state(&c).target, STEER_TARGET_LOCAL | local_cpu,
+		  "the bucket is recorded as passed here");
+
+	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, short_ticks()) ||
+	    !EXPECT_EQ(steer_prog_window(&prog, 0), 0, "the window was closed") ||
+	    !EXPECT_EQ(clock_jiffies64(&j), 0, "jiffies were read") ||
+	    !EXPECT_EQ(steer_prog_queued_tick(&prog, remote_cpu,
+					      j - short_ticks() - 1), 0,
+		       "R last queued a frame a drain timeout ago"))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "the window shut, R's queueing older than the timeout: the fast path");
+	EXPECT_EQ(queued_to(local_cpu), 0, "nothing went through L's own queue");
+	EXPECT_EQ(stats().moves_done + stats().moves_idle, 0, "no move counted");
+}
+
+/* The tick a CPU queues in is the program's own note. L queues a frame to
+ * R: L's own queueing makes no marker. Then R queues a frame to L (the
+ * window shut: unstamped, its steady state), and a bucket cold on L's
+ * fast path goes through L's own queue. */
+static void test_cold_fastpath_sees_a_frame_another_cpu_queued(void)
+{
+	struct drain_case c;
+	struct frame o, x;
+	__u64 moves;
+	__u16 sport;
+
+	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, NO_TIMEOUT) ||
+	    !EXPECT_EQ(steer_prog_window(&prog, 0), 0, "the window was closed") ||
+	    !other_frame(&c, &o) ||
+	    !EXPECT_EQ(steer_prog_set_bucket(&prog, 0, bucket_of(&o, &c.s),
+					     remote_cpu), 0,
+		       "o's bucket is on R"))
+		return;
+	/* x: a third bucket, on L. */
+	for (sport = SPORT + 1; sport != SPORT; sport++) {
+		udp_frame(&x, sport);
+		if (bucket_of(&x, &c.s) != c.bucket &&
+		    bucket_of(&x, &c.s) != bucket_of(&o, &c.s))
+			break;
+	}
+	EXPECT_EQ(send_frame(&o), XDP_REDIRECT, "L queues o to R");
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "L's own queueing: the cold bucket takes the fast path");
+
+	if (!EXPECT_EQ(steer_pin_cpu(remote_cpu), remote_cpu, "the test runs on R"))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "on R, a frame of a bucket on L is queued to L");
+	if (!EXPECT_EQ(steer_pin_cpu(local_cpu), local_cpu, "the test runs on L again") ||
+	    !queue_was_on(local_cpu))
+		return;
+	moves = stats().rxq_moves;
+	EXPECT_EQ(send_frame(&x), XDP_REDIRECT, "R queued lately: a cold bucket goes through L's own queue");
+	EXPECT_EQ(queued_to(local_cpu), 1, "stamped, to L");
+	EXPECT_EQ(stats().rxq_moves, moves, "for R's queueing: the receive queue is plainly L's");
 }
 
 /* ---- a receive queue moving between CPUs --------------------------------- */
@@ -1005,17 +1098,18 @@ static void test_queue_moved_here_times_out(void)
 	EXPECT(stats().moves_timeout >= 1, "counted in moves_timeout");
 }
 
-/* A queue's first frame here (after attach: no CPU passed one yet) is the
- * marker; it is out before the traffic pauses for longer than the drain
- * timeout. The next frame finds the wait over by evidence, not by the
- * timeout: a pause is no stall (the peer's own IPv6 frames before a test's
- * traffic did this). */
+/* A queue's first frame here (after attach: no CPU passed one yet), while
+ * another CPU queues frames, is the marker; it is out before the traffic
+ * pauses for longer than the drain timeout. The next frame finds the wait
+ * over by evidence, not by the timeout: a pause is no stall (the peer's
+ * own IPv6 frames before a test's traffic did this). */
 static void test_queue_marker_out_before_a_pause_is_no_timeout(void)
 {
 	struct drain_case c;
 	__u32 t0;
 
-	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, short_ticks()))
+	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, short_ticks()) ||
+	    !other_rx_queued_lately())
 		return;
 	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the queue's first frame here is the marker, in L's queue");
 	if (!publish(local_cpu, 1, 1, IDLE_SINCE()))
@@ -1411,6 +1505,10 @@ const struct test_case drain_tests[] = {
 		   "drain: a cold bucket lines up behind frames queued to this CPU before taking the fast path"),
 	TEST_ENTRY(test_cold_fastpath_goes_through_its_own_queue_first,
 		   "drain: a cold bucket goes through this CPU's own queue before the fast path, the window shut"),
+	TEST_ENTRY(test_cold_fastpath_is_direct_when_no_other_cpu_queues,
+		   "drain: a cold bucket takes the fast path at once while no other receiving CPU queued a frame within the drain timeout"),
+	TEST_ENTRY(test_cold_fastpath_sees_a_frame_another_cpu_queued,
+		   "drain: a frame another receiving CPU queues sends a bucket cold here through this CPU's own queue; this CPU's own do not"),
 	TEST_ENTRY(test_queue_moved_here_waits_for_its_old_cpu,
 		   "drain: a queue moved here keeps its warm buckets off the fast path until its marker, behind its old CPU's frames, is out"),
 	TEST_ENTRY(test_queue_moved_here_resumes_once_its_marker_is_out,

@@ -678,6 +678,12 @@ static int taken_by(const struct frame *f, int me, size_t *outcome)
 	for (i = 0; cpu > -2 && i < n_outcomes; i++)
 		if (counter(&st, outcomes[i].off))
 			*outcome = outcomes[i].off;
+	/* Passed on its CPU's fast path or queued to that CPU is one place:
+	 * which of the two is the drain's business (a bucket cold there goes
+	 * through the CPU's own queue while another CPU queues frames), not
+	 * the frame's; the CPU is compared apart. */
+	if (*outcome == OFF(passed_local))
+		*outcome = OFF(redirected);
 	return cpu;
 }
 
