@@ -72,6 +72,7 @@ int cpumap_slot_needs(const struct steer_maps *m, __u32 id,
 struct in_use_scan {
 	__u32 now, units;
 	unsigned char *in_use;
+	unsigned char *records;		/* NULL: not asked */
 	int draining;
 };
 
@@ -82,7 +83,6 @@ static int in_use_one(__u32 key, const void *values, int ncpus, void *arg)
 	__u32 target;
 	int c;
 
-	(void)key;
 	for (c = 0; c < ncpus; c++) {
 		if (!steer_bucket_warm(&v[c], s->now, s->units))
 			continue;
@@ -90,17 +90,23 @@ static int in_use_one(__u32 key, const void *values, int ncpus, void *arg)
 		if (target < STEER_TARGETS)
 			s->in_use[target] = 1;
 		s->draining += v[c].since != 0;
+		if (v[c].since && s->records && key < STEER_TABLE_MAX)
+			s->records[key] = 1;
 	}
 	return 0;
 }
 
 int cpumap_in_use(const struct steer_maps *m, __u32 units,
-		  unsigned char *in_use, int *draining)
+		  unsigned char *in_use, int *draining,
+		  unsigned char *records)
 {
-	struct in_use_scan s = { .units = units, .in_use = in_use };
+	struct in_use_scan s = { .units = units, .in_use = in_use,
+				 .records = records };
 	int err;
 
 	memset(in_use, 0, STEER_TARGETS);
+	if (records)
+		memset(records, 0, STEER_TABLE_MAX);
 	*draining = 0;
 	err = clock_jiffies(&s.now);
 	if (!err)

@@ -21,9 +21,12 @@ int cpumap_slot_needs(const struct steer_maps *m, __u32 id,
 /* Targets a receiving CPU's bucket sent to, or was passed under, within
  * the last 'units' (jiffies): a draining bucket's old CPU, and a
  * fast-path bucket's own queue, which it may move through. *draining gets
- * the buckets (over all receiving CPUs) still draining. */
+ * the buckets (over all receiving CPUs) still draining; 'records' (NULL,
+ * or STEER_TABLE_MAX entries) a 1 for each drain record still draining
+ * on some receiving CPU. */
 int cpumap_in_use(const struct steer_maps *m, __u32 units,
-		  unsigned char *in_use, int *draining);
+		  unsigned char *in_use, int *draining,
+		  unsigned char *records);
 
 /* Creates the entries of 'need' that lack one (cpumap program
  * worker_fds[bank], ring 'qsize'), and makes anew those of 'renew' (NULL:

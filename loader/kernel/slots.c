@@ -120,7 +120,8 @@ static int retire(const struct steer_maps *m, const struct steer_ctl *ctl,
 		return err;
 	}
 	for (;;) {
-		err = cpumap_in_use(m, active.drain_units, in_use, &draining);
+		err = cpumap_in_use(m, active.drain_units, in_use, &draining,
+				    NULL);
 		if (!err)
 			err = cpumap_retire(m, need, in_use, &removed, &kept,
 					    why, why_len);
@@ -451,7 +452,7 @@ static int renew_targets(const struct steer_maps *m,
 	memset(renew, 0, STEER_TARGETS);
 	if (!cpuset_count(misplaced))
 		return 0;
-	err = cpumap_in_use(m, active->drain_units, in_use, &draining);
+	err = cpumap_in_use(m, active->drain_units, in_use, &draining, NULL);
 	if (err) {
 		snprintf(why, why_len, "reading which cpumap entries buckets use failed: %s",
 			 strerror(-err));
@@ -819,7 +820,7 @@ int slots_read_view(const struct steer_maps *m, struct slot_view *v)
 	err = cpumap_slot_needs(m, v->ctl.active, &v->slot, v->need);
 	if (!err)
 		err = cpumap_in_use(m, v->slot.drain_units, v->in_use,
-				    &v->draining);
+				    &v->draining, NULL);
 	if (!err)
 		err = read_window_view(m, v);
 	/* The kthreads are the system's to read, not the maps': a /proc

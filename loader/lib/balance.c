@@ -28,12 +28,21 @@
 /* How often a balancer whose policy has no balance: looks again. */
 #define IDLE_POLL_MS	1000
 
+/* Rounds a balancer waits for the drains of an earlier change to end
+ * before it plans around them, their buckets left where they are. A
+ * bucket that carries much of a worker that never idles drains only when
+ * its flows pause (bpf/README.md, "Moving flows"); one such
+ * elephant must not stop every other move for as long as it runs. */
+#define DRAIN_WAIT_ROUNDS	5
+
 /* What a round reads: the policy in force, and the counters. */
 struct sample {
 	double t;				/* monotonic seconds */
 	struct steer_ctl ctl;
 	struct steer_slot slot;			/* table_size 0: no policy */
 	int draining;				/* buckets still draining */
+	unsigned char drain_rec[STEER_TABLE_MAX];	/* by drain bucket: 1
+							 * while draining */
 	__u32 table[STEER_TABLE_MAX];
 	__u32 weight[STEER_MAX_CPUS];
 	struct steer_load load[STEER_TABLE_MAX];	/* by drain bucket */
@@ -56,6 +65,9 @@ struct balancer {
 	struct steer_stats *rx;			/* [ncpus]: steer_stats */
 	int ncpus;
 	struct balance_memory mem;
+	int waited;				/* rounds a drain held up */
+	unsigned char frozen[STEER_TABLE_MAX];	/* mem.left, and buckets
+						 * draining */
 	struct balance_probe probe;		/* by CPU time */
 	struct balance_plan plan;
 	__u32 table[STEER_TABLE_MAX];		/* the plan's */
@@ -207,7 +219,7 @@ static int read_policy(struct balancer *bl, struct sample *s, bool *renewed)
 		err = slots_read_weights(&bl->m, s->ctl.active, s->weight);
 	if (!err)
 		err = cpumap_in_use(&bl->m, s->slot.drain_units, in_use,
-				    &s->draining);
+				    &s->draining, s->drain_rec);
 	if (err)
 		lib_fail(bl->ctx, err, "%s: reading the policy in force failed: %s",
 			 bl->ifname, strerror(-err));
@@ -408,6 +420,21 @@ static void probe(struct balancer *bl, const struct balance_input *in,
 		balance_probe_cancel(p);
 }
 
+/* The buckets a round must not move: those cooling down after a move
+ * (bl->mem), and those whose drain records (at every table size a drain
+ * bucket's low bits) still drain on some receiving CPU. */
+static void frozen_buckets(struct balancer *bl, const struct sample *b)
+{
+	__u32 mask = b->slot.table_size - 1, d;
+
+	memcpy(bl->frozen, bl->mem.left, sizeof(bl->frozen));
+	if (!b->draining)
+		return;
+	for (d = 0; d < STEER_TABLE_MAX; d++)
+		if (b->drain_rec[d])
+			bl->frozen[d & mask] = 1;
+}
+
 /* Plans round r on samples a (start) and b (end), and moves. */
 static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 {
@@ -415,7 +442,7 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 	struct balance_input in = {
 		.size = b->slot.table_size, .table = a->table,
 		.weight = b->weight, .load = bl->load, .frames = bl->frames,
-		.fixed = bl->fixed, .frozen = bl->mem.left,
+		.fixed = bl->fixed, .frozen = bl->frozen,
 		.floor = b->slot.flags & STEER_F_BALANCE_FRAMES ? 0 :
 			 BALANCE_BUSY_FLOOR,
 		.halfway = !(b->slot.flags & STEER_F_BALANCE_FRAMES),
@@ -445,14 +472,19 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 		memset(&bl->probe, 0, sizeof(bl->probe));
 		return;
 	}
-	/* Until they are done, their frames count on their old CPUs. */
-	if (b->draining) {
+	/* Until they are done, their frames count on their old CPUs; after
+	 * DRAIN_WAIT_ROUNDS, plan without moving them. */
+	if (!b->draining) {
+		bl->waited = 0;
+	} else if (bl->waited < DRAIN_WAIT_ROUNDS) {
+		bl->waited++;
 		r->state = STEER_BAL_WAITING;
 		snprintf(r->note, sizeof(r->note),
 			 "%d bucket records of an earlier change still drain",
 			 b->draining);
 		return;
 	}
+	frozen_buckets(bl, b);
 	r->frames = loads(bl) / (r->seconds > 0 ? r->seconds : 1);
 	r->cpu = b->slot.flags & STEER_F_BALANCE_FRAMES ? NULL : bl->cpu;
 	if (balance_plan(&in, bl->table, &bl->plan)) {
@@ -462,6 +494,10 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 	}
 	r->plan = &bl->plan;
 	r->state = bl->plan.state;
+	if (b->draining)
+		snprintf(r->note, sizeof(r->note),
+			 "planned around %d bucket records still draining after %d rounds",
+			 b->draining, bl->waited);
 	if (r->cpu)
 		probe(bl, &in, r);
 	if (bl->o->dry_run)

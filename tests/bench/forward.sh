@@ -81,6 +81,10 @@
 #               links unpinned: ring-full drops go uncounted)
 #   steer-fifo  xdp-steer, its cpumap kthreads real-time (SCHED_FIFO 1):
 #               they take the CPU from other tasks as RPS's softirq does
+#   xdp-pass    no steering, an XDP_PASS program on $IF_B: what any XDP
+#               program costs a veth (it turns the peer's skb into an
+#               xdp_buff and back; a NIC's driver runs XDP before it
+#               builds the skb), the floor of a flow on the fast path
 #
 # Measured per run (saturation: as fast as the collector lets the
 # generator; a paced rate: frames offered at that rate; loss-free: the
@@ -147,7 +151,8 @@ declare -A LABEL=([noxdp]="no XDP" [rps]="RPS, workers" [rps-all]="RPS, every CP
 	[rps-nogro]="RPS, GRO off" [steer-nogro]="steer, GRO off"
 	[steer-pass]="steer, XDP_PASS worker" [steer-clock]="steer, XDP_PASS+clock"
 	[steer-noprog]="steer, no worker prog" [steer-q256]="steer, queue 256"
-	[steer-notrace]="steer, no tracepoints" [steer-fifo]="steer, kthread FIFO")
+	[steer-notrace]="steer, no tracepoints" [steer-fifo]="steer, kthread FIFO"
+	[xdp-pass]="XDP_PASS alone")
 FLOWS_WIDTH=6	# the tables' flows column, for default_summary
 for c in "${CONFIGS[@]}"; do
 	[ -n "${LABEL[$c]:-}" ] || { echo "forward: unknown configuration '$c' (${!LABEL[*]})" >&2; exit 2; }
@@ -257,6 +262,8 @@ configure() {
 	rps-nogro)
 		in_b xdp-loader load -m native -n bench_pass "$IF_B" "$BASELINE_OBJ" &&
 			set_rps "$RPS_MASK" ;;
+	xdp-pass)
+		in_b xdp-loader load -m native -n bench_pass "$IF_B" "$BASELINE_OBJ" ;;
 	steer | steer-nogro)
 		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/steer.yaml" ;;
 	steer-notrace)

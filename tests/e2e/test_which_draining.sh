@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # `which` says a flow is draining while its old CPU still holds its frames
-# (about 16 s). One flow at 2000 frames/s goes by table to worker X; a busy
+# (about 16 s). One flow at 1000 frames/s goes by table to worker X; a busy
 # loop at real-time priority on X keeps X's cpumap kthread (made SCHED_FIFO
 # 1 by worker_sched, below the loop) off the CPU, so the frames wait in
 # X's ring. A policy that sends every bucket to the receiving CPU applies
@@ -9,6 +9,7 @@
 #  - `which` (text and JSON) names the table's new CPU, and says the
 #    receiving CPU still sends the flow to X, draining for some ms;
 #  - stats counts frames held back (drain_held) and no move finished;
+#  - the balancer waits for the drain some rounds, then plans around it;
 #  - once the loop ends, X delivers, the bucket moves: `which` says not
 #    draining, moves_done grew, moves_timeout did not;
 #  - the observer saw no frame of the flow after a later one, and every
@@ -69,6 +70,7 @@ cpus: [$2]
 queue_size: 16384
 local_fastpath: false
 drain_timeout: 3000
+balance: {by: frames, interval: 100}
 worker_sched: {policy: fifo, priority: 1}
 rules:
   - {match: {proto: tcp, dst_port: 9}, cpu: $X}
@@ -84,7 +86,7 @@ traffic_rx_pin >/dev/null || { fail "pinning the receiving CPU"; e2e_done; }
 FLOW=(udp 10.201.0.1:4000 10.200.0.2:9000)
 observer_start --drop || { fail "observer starts"; e2e_done; }
 gen_start --group "udp4:1,src=10.201.0.1,sport=4000,dport=9000" \
-	--rate 2000 --duration 0
+	--rate 1000 --duration 0
 sleep 0.5
 check "which names cpu $X for the flow, not draining" \
 	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER which $IF_B ${FLOW[*]} | grep -q 'cpu $X, by bucket .*not draining'"
@@ -116,6 +118,25 @@ txt=$(in_b "$XDP_STEER" which "$IF_B" "${FLOW[@]}")
 echo "  $txt"
 check "which says the table's cpu is $R now" \
 	grep -q "cpu $R, by bucket" <<<"$txt"
+# The balancer (rounds of 100 ms, moving nothing: --dry-run) waits for
+# the drain a few rounds, then plans around it: one bucket that cannot
+# drain must not stop every other move.
+timeout -s TERM 0.9 nsenter --net="/run/netns/$NS_B" "$XDP_STEER" balance \
+	"$IF_B" --dry-run --json >"$T/balance.json" 2>"$T/balance.err"
+check "the balancer waits for the drain, then plans around the draining bucket, its note says" \
+	python3 - "$T/balance.json" <<'PY'
+import json, sys
+rounds = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+states = [r["state"] for r in rounds]
+print("  balancer rounds:", ", ".join(states))
+waited = [i for i, r in enumerate(rounds) if r["state"] == "waiting"]
+planned = [i for i, r in enumerate(rounds)
+           if r["state"] != "waiting" and "still draining" in r["note"]]
+if planned:
+    print("  " + rounds[planned[0]]["note"])
+sys.exit(0 if waited and planned and waited[0] < planned[0] else 1)
+PY
+
 check "and that receiving cpu $R still sends the flow to cpu $X" \
 	grep -q "draining: receiving cpu $R still sends it to cpu $X (for [0-9]* ms so far)" <<<"$txt"
 check "which --json says the same" \
@@ -125,7 +146,6 @@ check "stats counts frames held back for the drain" \
 	test "$(counter drain_held)" -gt 0
 check "and no move finished while cpu $X holds the frames" \
 	test "$(counter moves_done)" = "$done0"
-
 stop_hog
 sleep 0.2
 check "once cpu $X runs again, which says not draining" \
