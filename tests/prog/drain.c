@@ -1231,6 +1231,29 @@ static void test_queue_taken_by_a_queued_frame_still_holds_the_fast_path(void)
 	EXPECT_EQ(stats().rxq_moves, 1, "the move counted once");
 }
 
+/* L held the receive queue only as one whose frames it queued (every
+ * bucket on R), and no other CPU queues: a bucket put on L then takes the
+ * fast path at its first frame, the queue needing no marker (before,
+ * this was the one flow at saturation that stayed in L's own queue). */
+static void test_queue_held_as_queued_gives_the_fast_path_when_no_other_cpu_queues(void)
+{
+	struct drain_case c;
+	struct frame o;
+
+	if (!setup(&c, STEER_F_LOCAL_FASTPATH, remote_cpu, NO_TIMEOUT) ||
+	    !other_frame(&c, &o))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "every bucket on R: the frame is queued to R");
+	if (!EXPECT_EQ(steer_prog_set_bucket(&prog, 0, bucket_of(&o, &c.s),
+					     local_cpu), 0,
+		       "the other bucket was put on L"))
+		return;
+	EXPECT_EQ(send_frame(&o), XDP_PASS, "its first frame takes L's fast path");
+	EXPECT_EQ(queued_to(local_cpu), 0, "nothing went through L's own queue");
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the first bucket's frames still go to R");
+	EXPECT_EQ(stats().rxq_moves, 0, "no receive queue move counted");
+}
+
 /* R's record of the bucket: its last frame went to 'target' at jiffies
  * 'last'. */
 static bool record_on_remote(const struct drain_case *c, __u16 target,
@@ -1507,6 +1530,8 @@ const struct test_case drain_tests[] = {
 		   "drain: a cold bucket goes through this CPU's own queue before the fast path, the window shut"),
 	TEST_ENTRY(test_cold_fastpath_is_direct_when_no_other_cpu_queues,
 		   "drain: a cold bucket takes the fast path at once while no other receiving CPU queued a frame within the drain timeout"),
+	TEST_ENTRY(test_queue_held_as_queued_gives_the_fast_path_when_no_other_cpu_queues,
+		   "drain: a queue this CPU only queued from gives a bucket put here the fast path at once while no other CPU queues"),
 	TEST_ENTRY(test_cold_fastpath_sees_a_frame_another_cpu_queued,
 		   "drain: a frame another receiving CPU queues sends a bucket cold here through this CPU's own queue; this CPU's own do not"),
 	TEST_ENTRY(test_queue_moved_here_waits_for_its_old_cpu,
