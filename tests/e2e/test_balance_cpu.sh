@@ -34,10 +34,22 @@
 # than the receiving CPU that ran more than BALANCE_CPU_OTHER (20) % of
 # user time while the balancer ran (the frames' own work, softirq, NAPI,
 # cpumap kthreads and the generator's test runs, is kernel time) rightly
-# sheds buckets, so the checks of step 3 on the direction are skipped,
-# saying why; and so is the rate's, when asserted, if a CPU ran that
-# much in the windows before or after. Prints the rounds, the rates and
-# shares, and each CPU's user time.
+# sheds buckets; they go to the least loaded worker, which is the
+# receiving CPU (wholly busy) only if every other worker is as busy. So
+# the checks of step 3 on the direction are skipped, saying why, when
+# every worker other than the receiving CPU ran that much (on 2 CPUs:
+# the one other worker did); one worker with room is enough for them,
+# however many CPUs work. The rate's check, when asserted, is skipped if
+# any CPU ran that much in the windows before or after. Prints the
+# rounds, the rates and shares, and each CPU's user time.
+#
+# The CPUs: the receiving CPU is $TRAFFIC_RX_CPU (0) and the generator
+# runs beside it ($TRAFFIC_CPU, the same CPU), whatever the count; every
+# other online CPU is a worker only, with its equal part of the table, so
+# the receiving CPU starts with 1/N of the frames. Nothing here assumes
+# 2 CPUs: tests/vm/check-kernel.sh runs it on 4 vCPUs (Debian's 6.12,
+# under TCG), where it takes about 65 s, hence BALANCE_CPU_LIMIT (60 s,
+# the bound on the test's own run time) set higher there.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/traffic_lib.sh"
@@ -47,6 +59,7 @@ RUN=${BALANCE_CPU_RUN:-12}
 AFTER=${BALANCE_CPU_AFTER:-5}
 MIN=${BALANCE_CPU_MIN:-}
 OTHER=${BALANCE_CPU_OTHER:-20}
+LIMIT=${BALANCE_CPU_LIMIT:-60}
 POLICY=$E2E_ROOT/configs/default.yaml
 
 if ! command -v python3 >/dev/null; then
@@ -144,7 +157,10 @@ for name, a, b, cpus in (("before", 0, 1, None), ("balancing", 1, 2, "others"), 
     u = {c: 100.0 * (s1[c][0] + s1[c][1] - s0[c][0] - s0[c][1]) / max(1, sum(s1[c]) - sum(s0[c]))
          for c in s1 if c in s0}
     print("%s_user %s" % (name, ", ".join("cpu %d %.0f %%" % (c, u[c]) for c in sorted(u))))
-    print("%s_user_max %.0f" % (name, max([u[c] for c in u if cpus is None or c != rx] or [0])))
+    mine = [(u[c], c) for c in sorted(u) if cpus is None or c != rx]
+    print("%s_user_max %.0f" % (name, max(mine or [(0, 0)])[0]))
+    # The least other work of these CPUs, and which CPU ran it.
+    print("%s_user_min %.0f %d" % (name, *min(mine or [(0, 0)])))
 
 rs = [json.loads(l) for l in open(rounds)]
 planned = [r for r in rs if r["workers"]]
@@ -171,9 +187,10 @@ check "the balancer's rounds weigh CPU time (by: cpu, each worker's busy share)"
 	bash -c "[ $(v by_cpu) = 1 ] && [ $(v busy_given) = 1 ] || { cat $BAL_OUT.err; false; }"
 check "the balancer moved buckets ($(v moves))" test "$(v moves)" -ge 1
 check "SIGTERM stops the balancer with exit 0" test "$BAL_RC" = 0
-if [ "$(v balancing_user_max)" -gt "$OTHER" ]; then
+read -r ROOM ROOM_CPU <<<"$(v balancing_user_min)"
+if [ "$ROOM" -gt "$OTHER" ]; then
 	skip "collecting counts: the receiving cpu sheds buckets" \
-		"a worker ran $(v balancing_user_max) % of other work while the balancer ran: it sheds buckets itself"
+		"every worker but the receiving cpu ran over $OTHER % of other work while the balancer ran (the least, cpu $ROOM_CPU, $ROOM %): they shed buckets themselves"
 else
 	check "collecting counts: the receiving cpu $TRAFFIC_RX_CPU holds fewer buckets than it started with ($RX_START -> $RX_END)" \
 		test "$RX_END" -lt "$RX_START"
@@ -194,5 +211,5 @@ check "no frame arrived after a later one of its flow" traffic_not_late "$OBS_RE
 check "every frame sent was received or counted as dropped" traffic_accounted "$OBS_REPORT"
 echo "  $(traffic_summary "$OBS_REPORT")"
 echo "  drops: $(traffic_drops_detail "$OBS_REPORT")"
-check "the test ran in under 60 s ($SECONDS s)" test "$SECONDS" -lt 60
+check "the test ran in under $LIMIT s ($SECONDS s)" test "$SECONDS" -lt "$LIMIT"
 e2e_done
