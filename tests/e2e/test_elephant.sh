@@ -10,8 +10,8 @@
 # receiving CPU meanwhile, and it resumes at saturation. No other CPU can
 # have queued the flow's frames to the receiving CPU's own queue, so the
 # fast path needs no marker there, neither for the cold bucket nor for
-# the receive queue coming back to the fast path (bpf/README.md, "Frames
-# from another receiving CPU, unannounced"). Before that was asked, the
+# the receive queue coming back to the fast path (bpf/README.md, "Moving
+# flows"). Before that was asked, the
 # first frame went through the receiving CPU's own queue as a marker, the
 # bucket behind it, and the flow, never pausing again, stayed there: its
 # last frame there was never out while the next kept coming, and that
