@@ -909,6 +909,19 @@ static __always_inline int common_hash(const struct steer_slot *s,
 	return 1;
 }
 
+/* 1 when a datagram of 'len' bytes, 'at' bytes into a frame of 'size'
+ * bytes, holds at least 'min' bytes and fits in the frame: one compare, a
+ * shorter length wrapping past any frame's size (a test of each, the
+ * second on a pointer made from 'len', cost 2-3 instructions more,
+ * bench_prog --insns). What the headers say, checked; the verifier's
+ * bounds are the checks of the frame's end. No pointer is made from
+ * 'len', so it needs no ntohs_len(). */
+static __always_inline int common_fits(__u32 len, __u32 min, __u64 at,
+				       __u64 size)
+{
+	return (__u64)(__u32)(len - min) + min + at <= size;
+}
+
 /*
  * The frame nearly every frame is: untagged Ethernet, IPv4 without options
  * or IPv6 without extension headers, TCP or UDP, not a fragment, and not
@@ -934,30 +947,41 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 {
 	void *end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = (void *)(long)ctx->data;
+	__u64 size = end - (void *)eth;
 	void *lim;
 	__be16 *ports, type;
 	int ret = COMMON_L4;
-	__u32 len;
 
-	/* Room for the shortest such frame's headers, IPv4's, in one
-	 * check: each header's own cost 6 instructions (bench_prog
-	 * --insns). A shorter frame is the walk's, as it was. */
-	if ((void *)(eth + 1) + sizeof(struct iphdr) + 4 > end)
-		return COMMON_WALK;
+	/* Room for either family's headers in one check, IPv6's, the
+	 * longer (a check of its own cost an IPv6 frame 3 instructions,
+	 * bench_prog --insns). A frame too short for them checks again for
+	 * IPv4's, the shorter; too short for its family's headers, it is
+	 * the walk's, as it was. */
+	if ((void *)(eth + 1) + sizeof(struct ipv6hdr) + 4 > end) {
+		if ((void *)(eth + 1) + sizeof(struct iphdr) + 4 > end)
+			return COMMON_WALK;
+		type = *(__be16 *)((void *)eth +
+				   offsetof(struct ethhdr, h_proto));
+		if (type != bpf_htons(ETH_P_IP))
+			return COMMON_WALK;
+		goto ipv4;
+	}
 	/* One 16-bit load: struct ethhdr is packed, so eth->h_proto is read
 	 * a byte at a time (4 instructions); x86 and arm64 load unaligned
 	 * packet words, and the verifier allows it where they do. */
 	type = *(__be16 *)((void *)eth + offsetof(struct ethhdr, h_proto));
 	if (type == bpf_htons(ETH_P_IP)) {
-		struct iphdr *iph = (void *)(eth + 1);
-
+		struct iphdr *iph;
+ipv4:
+		iph = (void *)(eth + 1);
 		/* Version 4, header length 5; room for the ports inside
-		 * the datagram, the datagram inside the frame. */
+		 * the datagram, the datagram inside the frame (by its
+		 * size: the reads are bounded already). */
 		if (*(__u8 *)iph != 0x45 ||
 		    (iph->frag_off & bpf_htons(0x3fff)))
 			return COMMON_WALK;
-		len = ntohs_len(iph->tot_len);
-		if (len < sizeof(*iph) + 4 || (void *)iph + len > end)
+		if (!common_fits(bpf_ntohs(iph->tot_len), sizeof(*iph) + 4,
+				 sizeof(*eth), size))
 			return COMMON_WALK;
 		ports = (void *)(iph + 1);
 		if (common_hash(s, iph->protocol, STEER_AF_INET, ports,
@@ -966,14 +990,13 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 		flow_set_proto(&p->flow, iph->protocol, STEER_AF_INET);
 		flow_set_addr4(p->flow.src, iph->saddr);
 		flow_set_addr4(p->flow.dst, iph->daddr);
-		lim = (void *)iph + len;
+		lim = (void *)iph + ntohs_len(iph->tot_len);
 	} else if (type == bpf_htons(ETH_P_IPV6)) {
 		struct ipv6hdr *ip6h = (void *)(eth + 1);
 
-		if ((void *)(ip6h + 1) + 4 > end || ip6h->version != 6)
-			return COMMON_WALK;
-		len = ntohs_len(ip6h->payload_len);
-		if (len < 4 || (void *)(ip6h + 1) + len > end)
+		if (ip6h->version != 6 ||
+		    !common_fits(bpf_ntohs(ip6h->payload_len), 4,
+				 sizeof(*eth) + sizeof(*ip6h), size))
 			return COMMON_WALK;
 		ports = (void *)(ip6h + 1);
 		if (common_hash(s, ip6h->nexthdr, STEER_AF_INET6, ports,
@@ -983,7 +1006,7 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 		flow_set_proto(&p->flow, ip6h->nexthdr, STEER_AF_INET6);
 		flow_set_addr6(p->flow.src, &ip6h->saddr);
 		flow_set_addr6(p->flow.dst, &ip6h->daddr);
-		lim = (void *)(ip6h + 1) + len;
+		lim = (void *)(ip6h + 1) + ntohs_len(ip6h->payload_len);
 	} else {
 		return COMMON_WALK;
 	}
