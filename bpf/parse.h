@@ -881,11 +881,20 @@ static __always_inline int common_hash(const struct steer_slot *s,
 				       const __be16 *ports, const __u32 *src,
 				       const __u32 *dst, __u32 *hash)
 {
+	/* The key's bits, masked once: the L4 key is then one compare here
+	 * and one below, where testing the bits of each kind cost it 4 more
+	 * (bench_prog --insns). barrier_var(): else clang tests the slot's
+	 * flags again below, and keeps them in a register through the
+	 * parse, which spilled others. */
+	__u32 key = s->flags & (STEER_F_KEY_ID | STEER_F_SYMMETRIC |
+				STEER_F_HASH_L4);
 	__u32 w, id;
 
-	if ((s->flags & (STEER_F_KEY_VLAN | STEER_F_KEY_TUNNEL |
-			 STEER_F_SYMMETRIC | STEER_F_HASH_L4)) !=
-	    STEER_F_HASH_L4 || s->nshapes)
+	barrier_var(key);
+	if (s->nshapes)
+		return 0;
+	if (key != STEER_F_HASH_L4 &&
+	    (key & ~(STEER_F_KEY_SPORT | STEER_F_KEY_DPORT)) != STEER_F_HASH_L4)
 		return 0;
 	if (proto != IPPROTO_TCP &&
 	    (proto != IPPROTO_UDP ||
@@ -896,8 +905,8 @@ static __always_inline int common_hash(const struct steer_slot *s,
 		*hash = *src + w;	/* not a constant the compiler folds */
 		return 1;
 	}
-	if (s->flags & (STEER_F_KEY_SPORT | STEER_F_KEY_DPORT)) {
-		if (!steer_key_id(s->flags, 0, 0, w, 0, &id))
+	if (key != STEER_F_HASH_L4) {
+		if (!steer_key_id(key, 0, 0, w, 0, &id))
 			return 0;
 		*hash = steer_id_hash(id, s->hash_key);
 		return 1;
