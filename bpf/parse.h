@@ -881,11 +881,20 @@ static __always_inline int common_hash(const struct steer_slot *s,
 				       const __be16 *ports, const __u32 *src,
 				       const __u32 *dst, __u32 *hash)
 {
+	/* The key's bits, masked once: the L4 key is then one compare here
+	 * and one below, where testing the bits of each kind cost it 4 more
+	 * (bench_prog --insns). barrier_var(): else clang tests the slot's
+	 * flags again below, and keeps them in a register through the
+	 * parse, which spilled others. */
+	__u32 key = s->flags & (STEER_F_KEY_ID | STEER_F_SYMMETRIC |
+				STEER_F_HASH_L4);
 	__u32 w, id;
 
-	if ((s->flags & (STEER_F_KEY_VLAN | STEER_F_KEY_TUNNEL |
-			 STEER_F_SYMMETRIC | STEER_F_HASH_L4)) !=
-	    STEER_F_HASH_L4 || s->nshapes)
+	barrier_var(key);
+	if (s->nshapes)
+		return 0;
+	if (key != STEER_F_HASH_L4 &&
+	    (key & ~(STEER_F_KEY_SPORT | STEER_F_KEY_DPORT)) != STEER_F_HASH_L4)
 		return 0;
 	if (proto != IPPROTO_TCP &&
 	    (proto != IPPROTO_UDP ||
@@ -896,8 +905,8 @@ static __always_inline int common_hash(const struct steer_slot *s,
 		*hash = *src + w;	/* not a constant the compiler folds */
 		return 1;
 	}
-	if (s->flags & (STEER_F_KEY_SPORT | STEER_F_KEY_DPORT)) {
-		if (!steer_key_id(s->flags, 0, 0, w, 0, &id))
+	if (key != STEER_F_HASH_L4) {
+		if (!steer_key_id(key, 0, 0, w, 0, &id))
 			return 0;
 		*hash = steer_id_hash(id, s->hash_key);
 		return 1;
@@ -908,6 +917,26 @@ static __always_inline int common_hash(const struct steer_slot *s,
 					      family == STEER_AF_INET6));
 	return 1;
 }
+
+/* How far into the frame a datagram of 'len' bytes, 'at' bytes into it,
+ * ends, or a number past any frame's size when it holds fewer than 'min'
+ * bytes (the length wraps): so one compare with the frame's size tests
+ * both (a test of each, the second on a pointer made from 'len', cost 2-3
+ * instructions more, bench_prog --insns). What the headers say, checked;
+ * the verifier's bounds are the checks of the frame's end. */
+static __always_inline __u64 common_end(__u32 len, __u32 min, __u64 at)
+{
+	return (__u64)(__u32)(len - min) + min + at;
+}
+
+/* Above the end of any datagram that fits (a 16-bit length, at most 54
+ * bytes of headers before it): the pointer to that end, made only for a
+ * tunnel's frame, takes common_end() through this mask, which bounds it
+ * for the verifiers that know nothing of a byte swap's result
+ * (ntohs_len()). Made from the length field again, it cost the frames
+ * their family's branch did not hash 1-5 instructions more (bench_prog
+ * --insns). */
+#define DEND_MASK	0x1ffff
 
 /*
  * The frame nearly every frame is: untagged Ethernet, IPv4 without options
@@ -934,30 +963,42 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 {
 	void *end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = (void *)(long)ctx->data;
+	__u64 size = end - (void *)eth, dend;
 	void *lim;
 	__be16 *ports, type;
 	int ret = COMMON_L4;
-	__u32 len;
 
-	/* Room for the shortest such frame's headers, IPv4's, in one
-	 * check: each header's own cost 6 instructions (bench_prog
-	 * --insns). A shorter frame is the walk's, as it was. */
-	if ((void *)(eth + 1) + sizeof(struct iphdr) + 4 > end)
-		return COMMON_WALK;
+	/* Room for either family's headers in one check, IPv6's, the
+	 * longer (a check of its own cost an IPv6 frame 3 instructions,
+	 * bench_prog --insns). A frame too short for them checks again for
+	 * IPv4's, the shorter; too short for its family's headers, it is
+	 * the walk's, as it was. */
+	if ((void *)(eth + 1) + sizeof(struct ipv6hdr) + 4 > end) {
+		if ((void *)(eth + 1) + sizeof(struct iphdr) + 4 > end)
+			return COMMON_WALK;
+		type = *(__be16 *)((void *)eth +
+				   offsetof(struct ethhdr, h_proto));
+		if (type != bpf_htons(ETH_P_IP))
+			return COMMON_WALK;
+		goto ipv4;
+	}
 	/* One 16-bit load: struct ethhdr is packed, so eth->h_proto is read
 	 * a byte at a time (4 instructions); x86 and arm64 load unaligned
 	 * packet words, and the verifier allows it where they do. */
 	type = *(__be16 *)((void *)eth + offsetof(struct ethhdr, h_proto));
 	if (type == bpf_htons(ETH_P_IP)) {
-		struct iphdr *iph = (void *)(eth + 1);
-
+		struct iphdr *iph;
+ipv4:
+		iph = (void *)(eth + 1);
 		/* Version 4, header length 5; room for the ports inside
-		 * the datagram, the datagram inside the frame. */
+		 * the datagram, the datagram inside the frame (by its
+		 * size: the reads are bounded already). */
 		if (*(__u8 *)iph != 0x45 ||
 		    (iph->frag_off & bpf_htons(0x3fff)))
 			return COMMON_WALK;
-		len = ntohs_len(iph->tot_len);
-		if (len < sizeof(*iph) + 4 || (void *)iph + len > end)
+		dend = common_end(bpf_ntohs(iph->tot_len), sizeof(*iph) + 4,
+				  sizeof(*eth));
+		if (dend > size)
 			return COMMON_WALK;
 		ports = (void *)(iph + 1);
 		if (common_hash(s, iph->protocol, STEER_AF_INET, ports,
@@ -966,14 +1007,15 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 		flow_set_proto(&p->flow, iph->protocol, STEER_AF_INET);
 		flow_set_addr4(p->flow.src, iph->saddr);
 		flow_set_addr4(p->flow.dst, iph->daddr);
-		lim = (void *)iph + len;
+		lim = (void *)eth + (dend & DEND_MASK);
 	} else if (type == bpf_htons(ETH_P_IPV6)) {
 		struct ipv6hdr *ip6h = (void *)(eth + 1);
 
-		if ((void *)(ip6h + 1) + 4 > end || ip6h->version != 6)
+		if (ip6h->version != 6)
 			return COMMON_WALK;
-		len = ntohs_len(ip6h->payload_len);
-		if (len < 4 || (void *)(ip6h + 1) + len > end)
+		dend = common_end(bpf_ntohs(ip6h->payload_len), 4,
+				  sizeof(*eth) + sizeof(*ip6h));
+		if (dend > size)
 			return COMMON_WALK;
 		ports = (void *)(ip6h + 1);
 		if (common_hash(s, ip6h->nexthdr, STEER_AF_INET6, ports,
@@ -983,7 +1025,7 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 		flow_set_proto(&p->flow, ip6h->nexthdr, STEER_AF_INET6);
 		flow_set_addr6(p->flow.src, &ip6h->saddr);
 		flow_set_addr6(p->flow.dst, &ip6h->daddr);
-		lim = (void *)(ip6h + 1) + len;
+		lim = (void *)eth + (dend & DEND_MASK);
 	} else {
 		return COMMON_WALK;
 	}
