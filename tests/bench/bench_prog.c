@@ -86,8 +86,9 @@ struct cfg {
 	__u32 drain_units;	/* with STEER_F_DRAIN: the drain timeout */
 	int here;		/* every bucket to the bench CPU itself */
 	int window;		/* the drain window open: a change under way */
-	int detour;		/* the frames go through the bench CPU's own
-				 * queue (a bucket arriving cold) */
+	int cold;		/* every frame's bucket arrives cold at the
+				 * fast path: no other CPU queues, so it
+				 * needs no marker (drain.h, queued_lately()) */
 	int omit;		/* 1 + the STEER_OMIT_BIT_ of a copy of the
 				 * program with that part left out (omit.h) */
 	int quick;		/* a row of --quick */
@@ -156,7 +157,7 @@ static const struct cfg cfgs[] = {
 	  .flags = STEER_F_HASH_L4, .matching = 1 },
 	{ "fast path, drain, every frame cold", CFG_STEER,
 	  .flags = STEER_F_HASH_L4 | STEER_F_LOCAL_FASTPATH | STEER_F_DRAIN,
-	  .drain_units = 0, .here = 1, .detour = 1 },
+	  .drain_units = 0, .here = 1, .cold = 1 },
 	/* balance: the per-bucket load counters (steer_load) on. */
 	{ "xdp-steer, L4 key, drain, balance", CFG_STEER,
 	  .flags = STEER_F_HASH_L4 | STEER_F_DRAIN | STEER_F_BALANCE,
@@ -340,12 +341,11 @@ static int steer_setup(struct steer_prog *p, const struct cfg *c,
 	if (!err)
 		err = steer_prog_set_active(p, 0);
 	/* The fast path's receive queue (0 in a test run) and buckets warm,
-	 * as once traffic has settled: a bucket's first frames go through
-	 * the queue (the detour row). */
+	 * as once traffic has settled (but in the cold row). */
 	if (!err && c->here)
 		err = steer_prog_rxq_on(p, 0, BENCH_CPU);
 	for (i = 0; !err && i < 2 && c->here && (c->flags & STEER_F_DRAIN) &&
-		    !c->detour; i++) {
+		    !c->cold; i++) {
 		int frag = frame_flow(&frames[i], &f);
 
 		err = steer_prog_warm_bucket(p, BENCH_CPU,
@@ -486,8 +486,8 @@ static void build_frames(struct frame *v4, struct frame *v6)
 }
 
 /* Loads the program at 'path' with maps of its own, and the cpumap
- * entries of the target CPU and of the bench CPU (the detour row's frames
- * go there). */
+ * entries of the target CPU and of the bench CPU (where a fast path's
+ * marker would go). */
 static int open_prog(struct steer_prog *p, const char *path)
 {
 	int err = steer_prog_open(p, path);
@@ -540,7 +540,7 @@ static int row_on(int c, int quick)
 static int row_verdict(int c)
 {
 	return cfgs[c].kind == CFG_PASS || cfgs[c].kind == CFG_PASS_NOWHERE ||
-	       (cfgs[c].here && !cfgs[c].detour) ? XDP_PASS : XDP_REDIRECT;
+	       cfgs[c].here ? XDP_PASS : XDP_REDIRECT;
 }
 
 /* Times row c's program 'fd' on both frames in round r; checks the
@@ -866,7 +866,7 @@ int main(int argc, char **argv)
 		    ROW_MOVING, ROW_L4);
 	print_delta("drain bookkeeping, fast path on, frames queued", ns,
 		    ROW_FAST_QUEUED, ROW_L4);
-	print_delta("a cold bucket's frame on the fast path (through this CPU's queue)",
+	print_delta("a cold bucket's frame on the fast path (no other CPU queues: their ticks scanned, no marker)",
 		    ns, ROW_COLD, ROW_FAST_DRAIN);
 	print_delta("per-bucket load counters (balance:), queued", ns,
 		    ROW_BALANCE, ROW_DRAIN);

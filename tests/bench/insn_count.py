@@ -90,23 +90,28 @@ class Maps:
             self.info[mid] = info
         return self.info[mid]
 
-    def lookup(self, mid, key):
-        """The value at key (bytes) as a bytearray, None when absent."""
-        k = (mid, bytes(key))
+    def lookup(self, mid, key, cpu=None):
+        """The value at key (bytes) as a bytearray, None when absent; of a
+        per-CPU map, CPU cpu's (None: this CPU's), None past the CPUs."""
+        cpu = self.cpu if cpu is None else cpu
+        k = (mid, bytes(key), cpu)
         if k not in self.values:
             v = bpftool('map', 'lookup', 'id', mid, 'key', 'hex',
                         *['%02x' % b for b in key])
             if v is None:
                 self.values[k] = None
+                return None
+            if 'values' in v:       # per-CPU: that CPU's
+                v = [x['value'] for x in v['values'] if x['cpu'] == cpu]
+                if not v:
+                    self.values[k] = None
+                    return None
+                v = v[0]
             else:
-                if 'values' in v:       # per-CPU: this CPU's
-                    v = [x for x in v['values']
-                         if x['cpu'] == self.cpu][0]['value']
-                else:
-                    v = v['value']
-                if not isinstance(v, list):
-                    raise ModelError('map id %d: value without bytes' % mid)
-                self.values[k] = bytearray(int(b, 16) for b in v)
+                v = v['value']
+            if not isinstance(v, list):
+                raise ModelError('map id %d: value without bytes' % mid)
+            self.values[k] = bytearray(int(b, 16) for b in v)
         return self.values[k]
 
     def index(self, mid, idx):
@@ -156,12 +161,12 @@ class Model:
             if v is None:
                 raise ModelError('array map %d has no element %d' % (mid, idx))
             return v, off
-        if r[0] == 'value':     # ('value', id, key): a value found
+        if r[0] == 'value':     # ('value', id, key[, cpu]): a value found
             base = self.elem_base.get((r[1], r[2]), 0)
             if base is None:
                 raise ModelError('a hash map element read before the '
                                  "inlined lookup's offset: %r" % p)
-            return self.maps.lookup(r[1], r[2]), p.off - base
+            return self.maps.lookup(*r[1:]), p.off - base
         raise ModelError('no memory behind %r' % p)
 
     def load(self, p, n):
@@ -241,6 +246,14 @@ class Model:
                 # the inlined lookup adds the value's offset in the elem
                 self.elem_base[(mid, key)] = None
             return Ptr(('value', mid, key), 0)
+        if name == 'percpu_array_map_lookup_percpu_elem':
+            # another CPU's element: ('value', id, key, cpu); none past
+            # the CPUs the map has
+            mid, cpu = r[1].region[1], r[3] & M32
+            key = self.key_at(r[2], mid)
+            if self.maps.lookup(mid, key, cpu) is None:
+                return 0
+            return Ptr(('value', mid, key, cpu), 0)
         raise ModelError('helper %s not modelled' % name)
 
     # ---- the run --------------------------------------------------------
