@@ -48,6 +48,9 @@ TRAFFIC_RUN=0
 
 traffic_cleanup() {
 	[ -n "$BAL_PID" ] && kill -TERM "$BAL_PID" 2>/dev/null && wait "$BAL_PID" 2>/dev/null
+	# CONT first: a test that pauses the generator (SIGSTOP) may die
+	# before it resumes it, and a stopped process never takes the INT.
+	[ -n "$GEN_PID" ] && kill -CONT "$GEN_PID" 2>/dev/null
 	[ -n "$GEN_PID" ] && kill -INT "$GEN_PID" 2>/dev/null && wait "$GEN_PID" 2>/dev/null
 	[ -n "$OBS_PID" ] && kill -INT "$OBS_PID" 2>/dev/null && wait "$OBS_PID" 2>/dev/null
 	GEN_PID= OBS_PID=
