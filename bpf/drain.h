@@ -201,16 +201,15 @@ static __always_inline int queue_frame(struct xdp_md *ctx,
 	int ret;
 
 	ret = redirect_to(target >= STEER_MAX_CPUS, target_cpu_of(target));
-	if (ret != XDP_REDIRECT)
+	if (ret != XDP_REDIRECT || !stamp)
 		return ret;
-	/* Every frame that leaves here under drain goes through this
-	 * function or window_shut(): note the tick (queued_lately()). The
+	/* A frame queued under drain has either asked window_shut(), which
+	 * noted its tick, or is stamped (deliver_drain()'s held and cold
+	 * frames): note the tick here for those (queued_lately()). The
 	 * verifier inlines the helper into one load. */
 	j = bpf_jiffies64();
 	if (st->queued_tick != j)
 		st->queued_tick = j;
-	if (!stamp)
-		return ret;
 	s = bpf_map_lookup_elem(&steer_seq, &idx);
 	if (!s)
 		return ret;

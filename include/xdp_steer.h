@@ -548,7 +548,9 @@ struct steer_stats {
 	 * the window for one (drain.h, queued_lately()): a bucket arriving
 	 * cold at another CPU's fast path needs a marker only while some
 	 * other receiving CPU may have queued its frames there. Written
-	 * once a tick; summed with the rest by readers and never shown. */
+	 * once a tick while the window is shut (a stamped frame's and, in
+	 * an open window, each asking frame's store otherwise); summed
+	 * with the rest by readers and never shown. */
 	__u64 queued_tick;
 	/* Per target CPU, in the value the frame has in hand: a map of
 	 * their own (cpu_stats, before) cost a queued frame a lookup, 13
