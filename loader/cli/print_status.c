@@ -127,7 +127,8 @@ static int worker_sched(const struct slot_view *v,
 		if (!v->need[target] || !t->pid)
 			continue;
 		if (*k && (t->policy != (*k)->policy ||
-			   t->priority != (*k)->priority))
+			   t->priority != (*k)->priority ||
+			   (t->policy == SCHED_OTHER && t->nice != (*k)->nice)))
 			return 0;
 		*k = t;
 	}
@@ -146,6 +147,8 @@ static void print_worker_sched_text(const struct slot_view *v)
 		printf("mixed (the workers' kthreads differ)\n");
 	else if (k->policy == SCHED_FIFO || k->policy == SCHED_RR)
 		printf("%s, priority %d\n", sched_name(k->policy), k->priority);
+	else if (k->policy == SCHED_OTHER)
+		printf("%s, nice %d\n", sched_name(k->policy), k->nice);
 	else
 		printf("%s\n", sched_name(k->policy));
 }
@@ -161,8 +164,9 @@ static void print_worker_sched_json(const struct slot_view *v)
 	else if (!same)
 		printf("\"mixed\"");
 	else
-		printf("{\"policy\": \"%s\", \"priority\": %d}",
-		       sched_name(k->policy), k->priority);
+		printf("{\"policy\": \"%s\", \"priority\": %d, \"nice\": %d}",
+		       sched_name(k->policy), k->priority,
+		       k->policy == SCHED_OTHER ? k->nice : 0);
 }
 
 /* An entry's kthread: pid, class, the CPUs it may run on, and whether
@@ -175,8 +179,8 @@ static void print_kthread_json(const struct kthread_info *k, __u32 cpu)
 		printf(", \"kthread\": null");
 		return;
 	}
-	printf(", \"kthread\": {\"pid\": %d, \"sched\": \"%s\", \"priority\": %d, \"cpus_allowed\": ",
-	       (int)k->pid, sched_name(k->policy), k->priority);
+	printf(", \"kthread\": {\"pid\": %d, \"sched\": \"%s\", \"priority\": %d, \"nice\": %d, \"cpus_allowed\": ",
+	       (int)k->pid, sched_name(k->policy), k->priority, k->nice);
 	if (k->allowed_known)
 		printf("\"%s\"", cpuset_format(&k->allowed, list, sizeof(list)));
 	else

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -110,31 +111,48 @@ struct sched_walk {
 	const unsigned char *need;
 	unsigned char done[STEER_TARGETS];
 	/* One class for all, or one per target (NULL: the former). */
-	int policy, priority;
+	int policy, priority, nice;
 	const struct kthread_info *each;
 	int changed;
 	char *why;
 	size_t why_len;
 };
 
+/* A task's nice (getpriority(), whose -1 may be a nice); 0 when it
+ * cannot be read. */
+static int nice_of(pid_t pid)
+{
+	int nice;
+
+	errno = 0;
+	nice = getpriority(PRIO_PROCESS, pid);
+	return errno ? 0 : nice;
+}
+
 static int set_one(pid_t pid, unsigned int target, void *arg)
 {
 	struct sched_walk *w = arg;
 	struct sched_param param;
-	int err, policy, priority;
+	int err, policy, priority, nice;
 
 	if (!w->need[target])
 		return 0;
 	policy = w->each ? w->each[target].policy : w->policy;
 	priority = w->each ? w->each[target].priority : w->priority;
+	/* A real-time class has no nice: what it had stays, unused. */
+	nice = policy == SCHED_OTHER ? w->each ? w->each[target].nice : w->nice :
+				       nice_of(pid);
 	/* Counted for the caller's message: an apply that changes only
 	 * worker_sched must say it changed something. */
 	if (sched_getscheduler(pid) != policy || sched_getparam(pid, &param) ||
-	    param.sched_priority != priority)
+	    param.sched_priority != priority || nice_of(pid) != nice)
 		w->changed++;
 	param.sched_priority = priority;
-	if (sched_setscheduler(pid, policy, &param)) {
+	err = sched_setscheduler(pid, policy, &param) ? -errno : 0;
+	if (!err && policy == SCHED_OTHER &&
+	    setpriority(PRIO_PROCESS, pid, nice))
 		err = -errno;
+	if (err) {
 		snprintf(w->why, w->why_len, "setting the scheduling of CPU %u's cpumap kthread (pid %d) failed: %s",
 			 target % STEER_MAX_CPUS, (int)pid, strerror(-err));
 		return err;
@@ -173,12 +191,12 @@ static int sched_walk(const struct steer_maps *m, struct sched_walk *w,
 }
 
 int kthreads_sched(const struct steer_maps *m, const unsigned char *need,
-		   int policy, int priority, int *changed, char *why,
-		   size_t why_len)
+		   int policy, int priority, int nice, int *changed,
+		   char *why, size_t why_len)
 {
 	struct sched_walk w = {
 		.need = need, .policy = policy, .priority = priority,
-		.why = why, .why_len = why_len,
+		.nice = nice, .why = why, .why_len = why_len,
 	};
 
 	return sched_walk(m, &w, changed);
@@ -250,6 +268,7 @@ static int read_one(pid_t pid, unsigned int target, void *arg)
 	k->pid = pid;
 	k->policy = sched_getscheduler(pid);
 	k->priority = sched_getparam(pid, &param) ? 0 : param.sched_priority;
+	k->nice = nice_of(pid);
 	k->allowed_known = !read_allowed(name, &k->allowed);
 	return 0;
 }

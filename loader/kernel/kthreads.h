@@ -20,22 +20,24 @@ struct kthread_info {
 	pid_t pid;		/* 0: no kthread found for the entry */
 	int policy;		/* SCHED_*, sched_getscheduler()'s */
 	int priority;
+	int nice;		/* getpriority()'s */
 	struct cpu_set allowed;	/* Cpus_allowed_list */
 	bool allowed_known;
 	unsigned long long started;	/* ticks after boot */
 };
 
 /* The kthread of each target in 'need' (STEER_TARGETS flags, as
- * cpumap.h) gets sched_setscheduler()'s 'policy' and 'priority'. Only
- * kernel threads are touched (a process may name itself like one).
- * *changed (when not NULL) gets how many had another class or priority
- * before. -ESRCH when an entry's kthread is not found; 'why' says which. */
+ * cpumap.h) gets sched_setscheduler()'s 'policy' and 'priority', and
+ * under SCHED_OTHER setpriority()'s 'nice'. Only kernel threads are
+ * touched (a process may name itself like one). *changed (when not NULL)
+ * gets how many had another class, priority or nice before. -ESRCH when
+ * an entry's kthread is not found; 'why' says which. */
 int kthreads_sched(const struct steer_maps *m, const unsigned char *need,
-		   int policy, int priority, int *changed, char *why,
-		   size_t why_len);
+		   int policy, int priority, int nice, int *changed,
+		   char *why, size_t why_len);
 
-/* The same, each target in 'need' getting want[target]'s policy and
- * priority. */
+/* The same, each target in 'need' getting want[target]'s policy,
+ * priority and nice. */
 int kthreads_sched_each(const struct steer_maps *m, const unsigned char *need,
 			const struct kthread_info *want, char *why,
 			size_t why_len);

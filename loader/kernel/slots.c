@@ -373,10 +373,11 @@ static __u32 choose_bank(const struct steer_slot *active,
 }
 
 /* The policy's worker_sched, on the kthreads of every entry the slot
- * needs: new ones start as SCHED_OTHER, and the policy may have changed
- * it for the others. Without it, a worker's new kthread in the other bank
- * (a new queue size, a repair) takes the class of the one it replaces
- * (old[], read before), so "left out, an apply changes nothing" holds. */
+ * needs: new ones start as SCHED_OTHER at nice 0, and the policy may have
+ * changed it for the others. Under "keep", a worker's new kthread in the
+ * other bank (a new queue size, a repair) takes the class of the one it
+ * replaces (old[], read before), so "keep: an apply changes nothing"
+ * holds. */
 static int set_sched(const struct steer_maps *m, const struct steer_build *b,
 		     const unsigned char *need, const unsigned char *added,
 		     const struct kthread_info *old, int *changed, char *why,
@@ -389,15 +390,16 @@ static int set_sched(const struct steer_maps *m, const struct steer_build *b,
 
 	if (b->sched_set)
 		return kthreads_sched(m, need, b->sched_policy,
-				      b->sched_priority, changed, why,
-				      why_len);
+				      b->sched_priority, b->sched_nice, changed,
+				      why, why_len);
 	if (!old)
 		return 0;
 	for (target = 0; target < STEER_TARGETS; target++) {
 		from = (target + STEER_MAX_CPUS) % STEER_TARGETS;
 		if (!added[target] || !old[from].pid ||
 		    old[from].policy < 0 ||
-		    (old[from].policy == SCHED_OTHER && !old[from].priority))
+		    (old[from].policy == SCHED_OTHER && !old[from].priority &&
+		     !old[from].nice))
 			continue;
 		want[target] = old[from];
 		inherit[target] = 1;

@@ -38,12 +38,13 @@ struct steer_build {
 	struct build_prefix_rule *prefix;
 	int nprefix;
 	/* The cpumap kthreads' scheduling (sched_setscheduler()'s policy
-	 * and priority), applied to every entry the build needs; not with
-	 * sched_set false (the policy leaves it, and the slot never holds
-	 * it). */
+	 * and priority, and setpriority()'s nice under SCHED_OTHER),
+	 * applied to every entry the build needs; not with sched_set false
+	 * (the policy leaves it, and the slot never holds it). */
 	bool sched_set;
 	int sched_policy;
 	int sched_priority;
+	int sched_nice;
 };
 
 void build_free(struct steer_build *b);

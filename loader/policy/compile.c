@@ -282,6 +282,7 @@ int policy_compile(const struct steer_policy *p,
 				  p->worker_sched == POLICY_SCHED_RR ? SCHED_RR :
 				  SCHED_OTHER;
 		b->sched_priority = p->worker_priority;
+		b->sched_nice = p->worker_nice;
 	}
 	if (p->balance) {
 		b->slot.balance_ms = p->balance_interval_ms;

@@ -343,22 +343,29 @@ static int get_nonip(struct pctx *c, const yaml_node_t *n)
 	return pol_get_cpu(c, v[0], &c->p->nonip_cpu);
 }
 
-/* worker_sched: other, fifo, rr, or {policy: fifo|rr|other, priority: N};
- * priority (1-99, default 1) only for the real-time two. */
-#define SCHED_USAGE "worker_sched must be other, fifo, rr or {policy: fifo, priority: 1-99}"
+/* worker_sched: other, fifo, rr, keep, or {policy: fifo|rr, priority: N}
+ * or {policy: other, nice: N}; priority (1-99, default 1) only for the
+ * real-time two, nice (0-19, default 0) only for other. */
+#define SCHED_USAGE "worker_sched must be other, fifo, rr, keep, {policy: other, nice: 0-19} or {policy: fifo, priority: 1-99}"
 static int get_worker_sched(struct pctx *c, const yaml_node_t *n)
 {
-	static const char *const keys[] = { "policy", "priority" };
+	static const char *const keys[] = { "policy", "priority", "nice" };
 	static const char *const names[] = { "other", "fifo", "rr" };
 	const yaml_node_t *pol = n;
 	struct steer_policy *p = c->p;
-	yaml_node_t *v[2] = { NULL, NULL };
+	yaml_node_t *v[3] = { NULL, NULL, NULL };
 	long long x;
 	int i;
 
+	p->worker_nice = 0;
+	if (n->type != YAML_MAPPING_NODE && yis_word(n, "keep")) {
+		p->worker_sched = POLICY_SCHED_KEEP;
+		p->worker_priority = 0;
+		return 0;
+	}
 	if (n->type == YAML_MAPPING_NODE) {
 		if (ymap_walk(c->d, c->doc, n, "a mapping for worker_sched",
-			      keys, 2, v, NULL))
+			      keys, 3, v, NULL))
 			return -EINVAL;
 		if (!v[0]) {
 			ERR(c, n, SCHED_USAGE ", got a mapping without policy");
@@ -378,6 +385,15 @@ static int get_worker_sched(struct pctx *c, const yaml_node_t *n)
 	}
 	p->worker_sched = POLICY_SCHED_OTHER + i;
 	p->worker_priority = i ? POLICY_SCHED_PRIO_DEFAULT : 0;
+	if (v[2]) {
+		if (i) {
+			ERR(c, v[2], "worker_sched nice applies to other only; remove it, or choose policy: other");
+			return -EINVAL;
+		}
+		if (pol_get_ranged(c, v[2], "worker_sched nice", 0, 19, &x))
+			return -EINVAL;
+		p->worker_nice = x;
+	}
 	if (!v[1])
 		return 0;
 	if (!i) {
@@ -595,6 +611,8 @@ static void policy_defaults(struct steer_policy *p)
 	p->balance_tolerance = POLICY_BALANCE_TOLERANCE_CPU;
 	p->balance_max_moves = POLICY_BALANCE_MOVES_DEFAULT;
 	p->nonip_cpu = STEER_CPU_LOCAL;
+	p->worker_sched = POLICY_SCHED_OTHER;
+	p->worker_nice = POLICY_SCHED_NICE_DEFAULT;
 	policy_decap_default(&p->decap);
 }
 

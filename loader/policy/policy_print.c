@@ -160,9 +160,14 @@ int policy_print(FILE *f, const struct steer_policy *p)
 			p->balance_max_moves);
 	else
 		fputs("balance: off\n", f);
-	if (p->worker_sched == POLICY_SCHED_OTHER)
+	if (p->worker_sched == POLICY_SCHED_KEEP)
+		fputs("worker_sched: keep\n", f);
+	else if (p->worker_sched == POLICY_SCHED_OTHER && !p->worker_nice)
 		fputs("worker_sched: other\n", f);
-	else if (p->worker_sched != POLICY_SCHED_KEEP)
+	else if (p->worker_sched == POLICY_SCHED_OTHER)
+		fprintf(f, "worker_sched: {policy: other, nice: %u}\n",
+			p->worker_nice);
+	else
 		fprintf(f, "worker_sched: {policy: %s, priority: %u}\n",
 			p->worker_sched == POLICY_SCHED_FIFO ? "fifo" : "rr",
 			p->worker_priority);
@@ -204,6 +209,7 @@ bool policy_equal(const struct steer_policy *a, const struct steer_policy *b)
 	      a->balance_max_moves != b->balance_max_moves)) ||
 	    a->worker_sched != b->worker_sched ||
 	    a->worker_priority != b->worker_priority ||
+	    a->worker_nice != b->worker_nice ||
 	    a->nrules != b->nrules || a->nshapes != b->nshapes ||
 	    memcmp(a->shapes, b->shapes, sizeof(a->shapes)))
 		return false;

@@ -81,6 +81,7 @@ version: 1
 cpus: [$(IFS=,; echo "${CPUS[*]}")]
 queue_size: 16384
 drain_timeout: 200
+worker_sched: {policy: fifo, priority: 50}
 $bal
 rules:
   - {match: {proto: udp, dst_port: 9100}, cpu: $TRAFFIC_RX_CPU}
@@ -96,14 +97,17 @@ traffic_rx_pin >/dev/null || { fail "pinning the receiving CPU"; e2e_done; }
 # the shared VM, other sessions' QEMU and tests otherwise kept CPU 1's
 # kthread off for whole half seconds, its ring overflowing (drops, and a
 # share of the frames that says nothing about the balancer). The
-# balancer's moves keep the cpumap entries, so these threads stay.
+# balancer's moves keep the cpumap entries, so these threads stay. The
+# policy says so (worker_sched), so that its applies below keep them so.
 workers_rt() {
 	local id p c n=0
 	id=$(bpftool map show pinned "$PIN_B/cpu_map" | awk -F: 'NR == 1 {print $1}')
 	for p in /proc/[0-9]*; do
 		read -r c <"$p/comm" 2>/dev/null || continue
 		case $c in "cpumap/"*"/map:$id")
-			chrt -f -p 50 "${p#/proc/}" >/dev/null && n=$((n + 1)) ;;
+			chrt -p "${p#/proc/}" | grep -q 'SCHED_FIFO' || {
+				echo "pid ${p#/proc/} ($c): $(chrt -p "${p#/proc/}")"; return 1; }
+			n=$((n + 1)) ;;
 		esac
 	done
 	[ "$n" -ge 1 ] || { echo "no cpumap kthread of map $id found"; return 1; }

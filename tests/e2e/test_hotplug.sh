@@ -162,8 +162,8 @@ run_here "CPUs $HPLIST offline for a second and back, under traffic" traffic_whi
 echo "  while offline and after: $(traffic_summary "$OBS_REPORT")"
 check "status warns that the kthreads of CPUs $HPFMT may run on other CPUs, and says 'xdp-steer repair $IF_B'" warned
 check "status --json has their kthreads off their CPU" kthreads_placed False
-check "status --json has the policy's worker_sched (other, as the kthreads are)" \
-	json_holds "$(status_json)" "d['policy']['worker_sched'] == {'policy': 'other', 'priority': 0}"
+check "status --json has the policy's worker_sched (other at nice 10, the default, as the kthreads are)" \
+	json_holds "$(status_json)" "d['policy']['worker_sched'] == {'policy': 'other', 'priority': 0, 'nice': 10}"
 OFF1=$(off_cpu_of)
 check "stats counted frames handled off their CPU ($OFF0 -> $OFF1)" test "$OFF1" -gt "$OFF0"
 

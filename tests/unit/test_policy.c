@@ -411,13 +411,29 @@ static const struct policy_case cases[] = {
 	  V1 "worker_sched: {policy: other}\n", 1, NULL },
 	{ "an unknown worker_sched class is refused", "0-1",
 	  V1 "worker_sched: batch\n", 0,
-	  NAME ":2:15: worker_sched must be other, fifo, rr or {policy: fifo, priority: 1-99}, got 'batch'" },
+	  NAME ":2:15: worker_sched must be other, fifo, rr, keep, {policy: other, nice: 0-19} or {policy: fifo, priority: 1-99}, got 'batch'" },
 	{ "a worker_sched mapping without policy is refused", "0-1",
 	  V1 "worker_sched: {priority: 5}\n", 0,
-	  NAME ":2:15: worker_sched must be other, fifo, rr or {policy: fifo, priority: 1-99}, got a mapping without policy" },
+	  NAME ":2:15: worker_sched must be other, fifo, rr, keep, {policy: other, nice: 0-19} or {policy: fifo, priority: 1-99}, got a mapping without policy" },
 	{ "a worker_sched priority 0 is refused", "0-1",
 	  V1 "worker_sched: {policy: fifo, priority: 0}\n", 0,
 	  NAME ":2:40: worker_sched priority 0 is out of range 1-99" },
+	{ "worker_sched may keep the kthreads as they are", "0-1",
+	  V1 "worker_sched: keep\n", 1, NULL },
+	{ "worker_sched other may give a nice", "0-1",
+	  V1 "worker_sched: {policy: other, nice: 19}\n", 1, NULL },
+	{ "a worker_sched nice over 19 is refused", "0-1",
+	  V1 "worker_sched: {policy: other, nice: 20}\n", 0,
+	  NAME ":2:37: worker_sched nice 20 is out of range 0-19" },
+	{ "a negative worker_sched nice is refused", "0-1",
+	  V1 "worker_sched: {policy: other, nice: -5}\n", 0,
+	  NAME ":2:37: worker_sched nice -5 is out of range 0-19" },
+	{ "a nice for fifo is refused", "0-1",
+	  V1 "worker_sched: {policy: fifo, nice: 5}\n", 0,
+	  NAME ":2:36: worker_sched nice applies to other only; remove it, or choose policy: other" },
+	{ "keep in a worker_sched mapping is refused", "0-1",
+	  V1 "worker_sched: {policy: keep}\n", 0,
+	  NAME ":2:24: worker_sched must be other, fifo, rr, keep, {policy: other, nice: 0-19} or {policy: fifo, priority: 1-99}, got 'keep'" },
 	{ "a priority for other is refused", "0-1",
 	  V1 "worker_sched: {policy: other, priority: 5}\n", 0,
 	  NAME ":2:41: worker_sched priority applies to fifo and rr only; remove it, or choose policy: fifo" },
@@ -660,6 +676,7 @@ static void test_design_example(void)
 		   "non_ip: local\n"
 		   "decap: all\n"
 		   "balance: {by: cpu, interval: 1000, tolerance: 5, max_moves: 16}\n"
+		   "worker_sched: {policy: other, nice: 10}\n"
 		   "rules:\n"
 		   "  - {match: {proto: tcp, dst_port: 443}, cpu: 3}\n"
 		   "  - {match: {src: 10.1.0.0/16}, cpus: [4-5]}\n",
@@ -750,6 +767,7 @@ static void test_minimal_defaults(void)
 		   "non_ip: local\n"
 		   "decap: all\n"
 		   "balance: {by: cpu, interval: 1000, tolerance: 5, max_moves: 16}\n"
+		   "worker_sched: {policy: other, nice: 10}\n"
 		   "# rules: none; the table places every flow\n",
 		   "every default is written out");
 	free(text);
@@ -807,6 +825,7 @@ static void test_normalized_cpu_lists(void)
 		   "non_ip: {cpu: 9}\n"
 		   "decap: all\n"
 		   "balance: {by: cpu, interval: 1000, tolerance: 5, max_moves: 16}\n"
+		   "worker_sched: {policy: other, nice: 10}\n"
 		   "rules:\n"
 		   "  - {match: {proto: icmpv6, src: \"2001:db8::1\", dst: \"2001:db8::2\"}, cpu: 2}\n"
 		   "  - {match: {dst: \"2001:db8:ff00::/40\"}, cpus: [{cpu: 1, weight: 2}, 2-3]}\n",
