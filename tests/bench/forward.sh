@@ -69,6 +69,16 @@
 #               configurations and each attaches anew, so every round
 #               settles; so does the loss-free search, once). With the
 #               policy's "balance: off" the balancer waits, moving nothing
+#   default-nice0  "default" with the workers' kthreads at nice 0
+#               (worker_sched: other), as the kernel makes them: the
+#               shipped default before 2026-12-04 (nice 10 since; the
+#               README's "Forwarding: xdp-steer against RPS" says why)
+#   splitN      the ceiling of any balancer: xdp-steer with every CPU
+#               working, N % of the table on the collector (1-99) and the
+#               rest even over the workers, fixed (balance: off). A row
+#               per N (BENCH_CONFIGS="... split30 split40 split50 ..."):
+#               the best of them is the most a placement of whole buckets
+#               forwards with the datapath as it is, whatever balances it
 # and, for the worker-cost study (tests/bench/run worker), with one piece
 # taken out or changed each:
 #   rps-nogro   RPS with GRO off (an XDP_PASS program keeps the veth's NAPI)
@@ -152,8 +162,9 @@ declare -A LABEL=([noxdp]="no XDP" [rps]="RPS, workers" [rps-all]="RPS, every CP
 	[steer-pass]="steer, XDP_PASS worker" [steer-clock]="steer, XDP_PASS+clock"
 	[steer-noprog]="steer, no worker prog" [steer-q256]="steer, queue 256"
 	[steer-notrace]="steer, no tracepoints" [steer-fifo]="steer, kthread FIFO"
-	[xdp-pass]="XDP_PASS alone")
+	[xdp-pass]="XDP_PASS alone" [default-nice0]="default, kthreads nice 0")
 FLOWS_WIDTH=6	# the tables' flows column, for default_summary
+split_labels
 for c in "${CONFIGS[@]}"; do
 	[ -n "${LABEL[$c]:-}" ] || { echo "forward: unknown configuration '$c' (${!LABEL[*]})" >&2; exit 2; }
 done
@@ -240,13 +251,13 @@ kthreads_fifo() {
 }
 
 # steered CONFIG: xdp-steer is on $IF_B in CONFIG.
-steered() { case $1 in steer* | default) return 0 ;; esac; return 1; }
+steered() { case $1 in steer* | default* | split*) return 0 ;; esac; return 1; }
 
 # worker_cpus CONFIG: the CPUs whose receive processing is the workers'
 # (net_time): under "default" the collector's too, whose cpumap kthread
 # (frames queued to its own CPU while their bucket moves) is not its NAPI
 # thread.
-worker_cpus() { if [ "$1" = default ]; then echo "$ALL_CPUS"; else echo "$WORKERS"; fi; }
+worker_cpus() { case $1 in default* | split*) echo "$ALL_CPUS" ;; *) echo "$WORKERS" ;; esac; }
 
 # Leaves $IF_B in configuration $1, NAPI pinned; stops the balancer of
 # the configuration before.
@@ -275,6 +286,10 @@ configure() {
 	steer-q256)
 		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/steer-q256.yaml" ;;
 	default) default_attach ;;
+	default-nice0) default_attach_nice0 ;;
+	split*)
+		split_policy "${1#split}" "$TRAFFIC_RX_CPU" "$WORKERS" >"$E2E_TMP/split.yaml" &&
+			in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/split.yaml" ;;
 	steer-pass | steer-clock | steer-noprog)
 		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/steer.yaml" &&
 			worker_prog "$(case $1 in

@@ -334,6 +334,32 @@ BAL_PID=
 BAL_TABLE=
 BAL_SETTLED=0
 
+# ---- the configurations "splitN": fixed shares of the table ----
+# split_labels: a LABEL for each splitN of $CONFIGS (N 1-99, else none:
+# the script's check then refuses it by name).
+split_labels() {
+	local c n
+	for c in "${CONFIGS[@]}"; do
+		[[ $c =~ ^split([0-9]{1,2})$ ]] || continue
+		n=$((10#${BASH_REMATCH[1]}))
+		[ "$n" -ge 1 ] && LABEL[$c]="fixed, collector $n %"
+	done
+	return 0
+}
+
+# split_policy N COLLECTOR WORKERS: a policy that gives the collector N %
+# of the table and each of the workers (a comma-separated list) an even
+# part of the rest, fixed: weights N * workers and 100 - N each.
+split_policy() {
+	local n=$1 rx=$2 w nw
+	nw=$(tr ',' '\n' <<<"$3" | grep -c .)
+	printf 'version: 1\nbalance: off\ncpus: [{cpu: %s, weight: %s}' "$rx" $((n * nw))
+	for w in ${3//,/ }; do
+		printf ', {cpu: %s, weight: %s}' "$w" $((100 - n))
+	done
+	printf ']\n'
+}
+
 # default_header: with "default" among the configurations, the line that
 # says what it runs (the policy's balance key as `xdp-steer check` reads
 # it) and how long it settles.
@@ -355,6 +381,14 @@ policy_said() { echo "${DEFAULT_POLICY#"$E2E_ROOT"/} (balance: $(policy_balance)
 # default_attach: $IF_B steered by $DEFAULT_POLICY, the balancer started.
 default_attach() {
 	in_b "$XDP_STEER" -q attach "$IF_B" --policy "$DEFAULT_POLICY" && balancer_start
+}
+
+# default_attach_nice0: the same with worker_sched: other added to the
+# policy (the kthreads at nice 0, as the kernel makes them).
+default_attach_nice0() {
+	{ cat "$DEFAULT_POLICY"; echo "worker_sched: other"; } >"$E2E_TMP/default-nice0.yaml" &&
+		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/default-nice0.yaml" &&
+		balancer_start
 }
 
 # Not in a subshell: balancer_stop and the cleanup need $BAL_PID.
@@ -431,8 +465,9 @@ balancer_kill() {
 bench_settle() {
 	# shellcheck disable=SC2034 # run reads it: the settle phase is not profiled
 	local PROFILE=0
-	[ "$4" = default ] || return 0
-	BAL_TABLE="$1 $2 $3"
+	case $4 in default | default-*) ;; *) return 0 ;; esac
+	# The summary's moves are the shipped policy's.
+	[ "$4" = default ] && BAL_TABLE="$1 $2 $3"
 	[ "$SETTLE" = 0 ] || run "$2" "$3" "$4" 0 "$SETTLE" >/dev/null
 	balancer_alive || return 1
 	BAL_SETTLED=$(balancer_moves)
@@ -463,8 +498,9 @@ default_summary() {
 	for size in $SIZES; do
 		for flows in $FLOWS; do
 			in=
-			for c in noxdp rps rps-all default; do
+			for c in noxdp rps rps-all default "${CONFIGS[@]}"; do
 				bench_has "$c" || continue
+				[[ $in == *"$c|"* ]] && continue
 				in+="$c|${LABEL[$c]}|$(value "$t" "$size" "$flows" "$c" "$fr")"
 				in+="|$(value "$t" "$size" "$flows" "$c" "$fc")"
 				in+="|$(value "$t" "$size" "$flows" "$c" "$fw")"$'\n'
@@ -476,12 +512,25 @@ default_summary() {
 			awk -F'|' -v fr="$((size + 4))B" -v fl="$flows" -v what="$what" -v fw="$FLOWS_WIDTH" '
 				NF == 5 { cfg[$1] = 1; lab[$1] = $2; r[$1] = $3; c[$1] = $4; w[$1] = $5 }
 				END {
-					for (k in cfg)
-						if (k != "default" && r[k] != "" && (best == "" || r[k] > r[best]))
+					for (k in cfg) {
+						if (k ~ /^split/) {
+							if (r[k] != "" && (sp == "" || r[k] > r[sp]))
+								sp = k
+						} else if (k ~ /^(noxdp|rps|rps-all)$/ && r[k] != "" &&
+							   (best == "" || r[k] > r[best]))
 							best = k
+					}
 					if (best != "" && r["default"] != "" && r[best] > 0)
 						printf "%-6s %" fw "s  default over the best other: %.2fx (best other: %s)\n",
 							fr, fl, r["default"] / r[best], lab[best]
+					# The ceiling of any balancer: the best fixed share.
+					if (sp != "" && best != "" && r[best] > 0) {
+						reach = ""
+						if (r["default"] != "" && r[sp] > 0)
+							reach = sprintf("; default reaches %.2f of it", r["default"] / r[sp])
+						printf "%-6s %" fw "s  best fixed split over the best other: %.2fx (%s)%s\n",
+							fr, fl, r[sp] / r[best], lab[sp], reach
+					}
 					n = split("default rps rps-all", order, " ")
 					for (i = 1; i <= n; i++) {
 						k = order[i]
