@@ -281,11 +281,34 @@ FWD_OBJ=$E2E_ROOT/tests/bench/fwd.bpf.o
 
 in_c() { nsenter --net=/run/netns/"$NS_C" "$@"; }
 
+# B's egress, as a NIC's: a transmit queue per CPU, each CPU sending on
+# its own (XPS), C's receive (and its XDP program) per queue. One queue
+# shared would make every CPU that forwards contend on it (its ring's
+# producer lock, C's NAPI), which a router's NIC does not: then each
+# configuration in which two CPUs forward (RPS over every CPU, xdp-steer
+# with the collector working) paid for the bench's veth, not for its own
+# work (tests/bench/README.md, "Forwarding: xdp-steer against RPS").
+FWD_QUEUES=$(nproc)
+
+# fwd_xps: each online CPU transmits on its own queue of $IF_BO.
+fwd_xps() {
+	local i=0 cpu
+	for cpu in $(traffic_online_cpus); do
+		[ "$i" -lt "$FWD_QUEUES" ] || break
+		ip netns exec "$NS_B" sh -c "echo $(rps_mask "$cpu") > /sys/class/net/$IF_BO/queues/tx-$i/xps_cpus" ||
+			return 1
+		i=$((i + 1))
+	done
+}
+
 # IPv6 off on the pair, so nothing but the generator's frames crosses it.
 fwd_setup() {
 	local mac_c
 	ip netns add "$NS_C" &&
-	ip link add "$IF_BO" netns "$NS_B" type veth peer name "$IF_C" netns "$NS_C" &&
+	ip link add "$IF_BO" netns "$NS_B" numtxqueues "$FWD_QUEUES" numrxqueues "$FWD_QUEUES" \
+		type veth peer name "$IF_C" netns "$NS_C" \
+		numtxqueues "$FWD_QUEUES" numrxqueues "$FWD_QUEUES" &&
+	fwd_xps &&
 	in_b sysctl -qw "net.ipv6.conf.$IF_BO.disable_ipv6=1" &&
 	in_c sysctl -qw "net.ipv6.conf.$IF_C.disable_ipv6=1" &&
 	ip -n "$NS_B" addr add "$IP_BO/24" dev "$IF_BO" &&
