@@ -34,8 +34,11 @@
 # an XDP program drops them and the veth counts them: C's receive costs
 # one XDP_DROP, paid by the CPU that forwarded the frame (veth runs the
 # peer's NAPI in the sender's softirq), as a NIC's transmit and its
-# completion would be (tests/bench/lib.sh, fwd_setup). C's program reads
-# nothing of a frame, so this path cannot count reordered (late) frames;
+# completion would be (tests/bench/lib.sh, fwd_setup); that pair has a
+# queue per CPU and each CPU transmits on its own (XPS), as on a NIC, so
+# CPUs that forward side by side do not contend for one queue. C's
+# program reads nothing of a frame, so this path cannot count reordered
+# (late) frames;
 # with BENCH_DELIVER=local the UDP sink counts them, as in throughput.sh.
 # As in throughput.sh, $IF_B's NAPI is threaded and
 # pinned to the collector (CPU 0) at real-time priority and the generator
