@@ -7,9 +7,9 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
-#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
