@@ -139,13 +139,13 @@ static int set_one(pid_t pid, unsigned int target, void *arg)
 		return 0;
 	policy = w->each ? w->each[target].policy : w->policy;
 	priority = w->each ? w->each[target].priority : w->priority;
-	/* A real-time class has no nice: what it had stays, unused. */
-	nice = policy == SCHED_OTHER ? w->each ? w->each[target].nice : w->nice :
-				       nice_of(pid);
+	nice = w->each ? w->each[target].nice : w->nice;
 	/* Counted for the caller's message: an apply that changes only
-	 * worker_sched must say it changed something. */
+	 * worker_sched must say it changed something. A real-time class
+	 * has no nice: it is neither compared nor set. */
 	if (sched_getscheduler(pid) != policy || sched_getparam(pid, &param) ||
-	    param.sched_priority != priority || nice_of(pid) != nice)
+	    param.sched_priority != priority ||
+	    (policy == SCHED_OTHER && nice_of(pid) != nice))
 		w->changed++;
 	param.sched_priority = priority;
 	err = sched_setscheduler(pid, policy, &param) ? -errno : 0;

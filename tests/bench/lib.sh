@@ -521,9 +521,8 @@ default_summary() {
 	for size in $SIZES; do
 		for flows in $FLOWS; do
 			in=
-			for c in noxdp rps rps-all default "${CONFIGS[@]}"; do
+			for c in noxdp rps rps-all default $(printf '%s\n' "${CONFIGS[@]}" | grep '^split'); do
 				bench_has "$c" || continue
-				[[ $in == *"$c|"* ]] && continue
 				in+="$c|${LABEL[$c]}|$(value "$t" "$size" "$flows" "$c" "$fr")"
 				in+="|$(value "$t" "$size" "$flows" "$c" "$fc")"
 				in+="|$(value "$t" "$size" "$flows" "$c" "$fw")"$'\n'

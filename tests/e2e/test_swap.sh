@@ -51,11 +51,11 @@ in_a sysctl -qw net.ipv6.conf."$IF_A".disable_ipv6=1
 in_b sysctl -qw net.ipv6.conf."$IF_B".disable_ipv6=1
 
 # worker_sched: other in each: swap_check's threads keep every CPU busy
-# at nice 0, and the kthreads at the default nice 10 would get a tenth of
-# a CPU there, so the last apply's retire would find CPU 1's old entry
-# still draining past its drain timeout and leave it to the next apply
-# (loader/kernel/slots.c, retire()): what this checks is that the last apply
-# retired it.
+# at nice 0, and with the kthreads at the default nice 10 (a tenth of a
+# CPU there) CPU 1's old entry was seen still in the cpumap after the
+# last apply: its retire leaves an entry that still drains past the drain
+# timeout to the next apply (loader/kernel/slots.c, retire()); what this
+# checks is that the last apply retired it.
 cat >"$T/p1.yaml" <<'EOF'
 version: 1
 cpus: [0]
