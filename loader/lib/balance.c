@@ -378,6 +378,39 @@ out:
 	return err;
 }
 
+/* What trial p did this round, for the round's line. */
+static void probe_note(const struct balancer *bl, const struct balance_probe *p,
+		       char *note, size_t len)
+{
+	const char *what = p->verdict == 2 ? "kept" : "moved back";
+	int n;
+
+	if (p->kind == BALANCE_TRIAL_PROBE) {
+		if (p->verdict == 1)
+			snprintf(note, len, "probe: cpu %u's ring dropped %.0f %% of its frames and no estimate helps: bucket %u tried on cpu %u",
+				 p->from, 100 * bl->cpu[p->from].dropped /
+					  bl->cpu[p->from].sent,
+				 p->bucket[0], p->to);
+		else
+			snprintf(note, len, "probe: bucket %u %s on cpu %u: the workers took in %.0f frames/s, %.0f before",
+				 p->bucket[0], p->verdict == 2 ? "stays" : "back",
+				 p->verdict == 2 ? p->to : p->from, p->after,
+				 p->before);
+		return;
+	}
+	if (p->verdict == 1) {
+		snprintf(note, len, "climb: the workers read even and one is saturated: %d buckets (%.1f %% of the frames) tried from cpu %u on cpu %u, the workers took in %.0f frames/s",
+			 p->n, 100 * p->moved, p->from, p->to, p->before);
+		return;
+	}
+	n = snprintf(note, len, "climb: %d buckets from cpu %u to cpu %u %s: the workers took in %.0f frames/s, %.0f before",
+		     p->n, p->from, p->to, what, p->after, p->before);
+	if (n > 0 && (size_t)n < len && p->verdict == 2)
+		snprintf(note + n, len - n, "; cpu %u's share x%.2f, cpu %u's x%.2f",
+			 p->from, p->bias[p->from] > 0 ? p->bias[p->from] : 1,
+			 p->to, p->bias[p->to] > 0 ? p->bias[p->to] : 1);
+}
+
 /* By CPU time, after the plan (model/balance.h, balance_probe_round()):
  * a trial judged, or begun, on what the workers took in this round. A
  * dry run says what it would try and forgets it. */
@@ -388,36 +421,16 @@ static void probe(struct balancer *bl, const struct balance_input *in,
 	double taken = 0;
 	__u32 c;
 
-	if (bl->plan.nmoves) {
-		balance_probe_cancel(p);
-		return;
-	}
 	for (c = 0; c < STEER_MAX_CPUS; c++)
 		if (in->weight[c] && bl->cpu[c].sent > bl->cpu[c].dropped)
 			taken += bl->cpu[c].sent - bl->cpu[c].dropped;
 	taken /= r->seconds > 0 ? r->seconds : 1;
 	if (balance_probe_round(p, in, bl->cpu, taken, bl->table, &bl->plan))
 		r->state = bl->plan.state;
-	switch (p->verdict) {
-	case 1:
-		snprintf(r->note, sizeof(r->note),
-			 "probe: cpu %u's ring dropped %.0f %% of its frames and no estimate helps: bucket %u tried on cpu %u",
-			 p->from, 100 * bl->cpu[p->from].dropped /
-				  bl->cpu[p->from].sent, p->bucket, p->to);
-		break;
-	case 2:
-		snprintf(r->note, sizeof(r->note),
-			 "probe: bucket %u stays on cpu %u: the workers took in %.0f frames/s, %.0f before",
-			 p->bucket, p->to, p->after, p->before);
-		break;
-	case 3:
-		snprintf(r->note, sizeof(r->note),
-			 "probe: bucket %u back to cpu %u: the workers took in %.0f frames/s, %.0f before",
-			 p->bucket, p->from, p->after, p->before);
-		break;
-	}
+	if (p->verdict)
+		probe_note(bl, p, r->note, sizeof(r->note));
 	if (bl->o->dry_run)
-		balance_probe_cancel(p);
+		balance_probe_forget(p);
 }
 
 /* The buckets a round must not move: those cooling down after a move
@@ -450,6 +463,8 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 			 cputime_ticks(&a->busy, &b->busy),
 		.tolerance = b->slot.balance_tolerance / 100.0,
 		.max_moves = b->slot.balance_max_moves, .going = bl->mem.going,
+		.bias = b->slot.flags & STEER_F_BALANCE_FRAMES ? NULL :
+			bl->probe.bias,
 	};
 	struct steer_apply_result res;
 	int err;

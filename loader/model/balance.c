@@ -58,6 +58,14 @@ static int busiest(const struct round *r)
 	return best;
 }
 
+/* Worker cpu's weight in its share: its weight times its bias. */
+static double weight_of(const struct balance_input *in, __u32 cpu)
+{
+	double b = in->bias ? in->bias[cpu] : 0;
+
+	return in->weight[cpu] * (b > 0 ? b : 1);
+}
+
 static double fixed_of(const struct balance_input *in, __u32 cpu)
 {
 	return in->fixed ? in->fixed[cpu] : 0;
@@ -345,7 +353,7 @@ int balance_plan(const struct balance_input *in, __u32 *table_out,
 		r->cpu[r->nworkers] = cpu;
 		plan->workers[r->nworkers].cpu = cpu;
 		r->load[r->nworkers] = fixed_of(in, cpu);
-		weights += in->weight[cpu];
+		weights += weight_of(in, cpu);
 		r->nworkers++;
 	}
 	for (b = 0; b < in->size; b++) {
@@ -370,7 +378,7 @@ int balance_plan(const struct balance_input *in, __u32 *table_out,
 		goto out;
 
 	for (w = 0; w < r->nworkers; w++) {
-		plan->workers[w].share = (double)in->weight[r->cpu[w]] / weights;
+		plan->workers[w].share = weight_of(in, r->cpu[w]) / weights;
 		plan->workers[w].load = r->load[w];
 		r->target[w] = plan->workers[w].share * total;
 	}
@@ -440,13 +448,21 @@ void balance_remember(struct balance_memory *m, const struct balance_plan *p)
 	m->going = p->short_of_aim;
 }
 
-static void probe_move(struct balance_plan *plan, __u32 *table, __u32 b,
-		       __u32 from, __u32 to)
+/* The trial's moves: p's buckets from 'from' to 'to'. */
+static void trial_moves(const struct balance_probe *p,
+			const struct balance_input *in,
+			struct balance_plan *plan, __u32 *table, __u32 from,
+			__u32 to)
 {
-	plan->moves[0] = (struct balance_move){ b, from, to, 0 };
-	plan->nmoves = 1;
+	int i;
+
+	for (i = 0; i < p->n; i++) {
+		plan->moves[i] = (struct balance_move){
+			p->bucket[i], from, to, in->load[p->bucket[i]] };
+		table[p->bucket[i]] = to;
+	}
+	plan->nmoves = p->n;
 	plan->state = STEER_BAL_MOVED;
-	table[b] = to;
 }
 
 /* The worker that drops the most of what it was sent, over
@@ -478,31 +494,16 @@ static bool probe_pick(const struct balance_input *in,
 	return best < in->size;
 }
 
-int balance_probe_round(struct balance_probe *p, const struct balance_input *in,
-			const struct balance_cpu *cpu, double taken,
-			__u32 *table_out, struct balance_plan *plan)
+/* The probe: the dropping worker's heaviest bucket to the least loaded
+ * worker, where no move can help (a bucket alone over a share). */
+static int probe_start(struct balance_probe *p, const struct balance_input *in,
+		       const struct balance_cpu *cpu, double taken,
+		       __u32 *table_out, struct balance_plan *plan)
 {
 	double least = -1, x;
 	__u32 b, from = 0, to = 0;
 	int w;
 
-	p->verdict = 0;
-	if (plan->nmoves)
-		return 0;
-	/* A trial is judged whatever the round found; one begins only
-	 * where no move can help: a bucket alone over a share. */
-	if (p->on) {
-		p->on = false;
-		p->after = taken;
-		if (taken >= p->before * (1 + BALANCE_PROBE_GAIN) ||
-		    table_out[p->bucket] != p->to) {
-			p->verdict = 2;
-			return 0;
-		}
-		p->verdict = 3;
-		probe_move(plan, table_out, p->bucket, p->to, p->from);
-		return 1;
-	}
 	if (plan->state != STEER_BAL_BEST || !probe_pick(in, cpu, &b, &from))
 		return 0;
 	for (w = 0; w < plan->nworkers; w++) {
@@ -516,12 +517,241 @@ int balance_probe_round(struct balance_probe *p, const struct balance_input *in,
 	}
 	if (least < 0)
 		return 0;
-	*p = (struct balance_probe){ true, b, from, to, taken, 1, 0 };
-	probe_move(plan, table_out, b, from, to);
+	p->on = true;
+	p->kind = BALANCE_TRIAL_PROBE;
+	p->bucket[0] = b;
+	p->n = 1;
+	p->from = from;
+	p->to = to;
+	p->moved = 0;
+	p->before = taken;
+	p->verdict = 1;
+	trial_moves(p, in, plan, table_out, from, to);
 	return 1;
 }
 
-void balance_probe_cancel(struct balance_probe *p)
+static double bias_of(const struct balance_probe *p, __u32 cpu)
+{
+	return p->bias[cpu] > 0 ? p->bias[cpu] : 1;
+}
+
+/* The climb's first guess: from the most busy worker (of two as busy, the
+ * one over its share the most) to the least busy one. */
+static void climb_guess(struct balance_probe *p, const struct balance_plan *plan,
+			const struct balance_cpu *cpu)
+{
+	const struct balance_worker *w, *hi = NULL, *lo = NULL;
+	int i;
+
+	for (i = 0; i < plan->nworkers; i++) {
+		w = &plan->workers[i];
+		if (!hi || cpu[w->cpu].busy > cpu[hi->cpu].busy ||
+		    (cpu[w->cpu].busy == cpu[hi->cpu].busy &&
+		     w->after * hi->share > hi->after * w->share))
+			hi = w;
+	}
+	for (i = 0; i < plan->nworkers; i++) {
+		w = &plan->workers[i];
+		if (w != hi && (!lo || cpu[w->cpu].busy < cpu[lo->cpu].busy))
+			lo = w;
+	}
+	p->dir = true;
+	p->next_from = hi->cpu;
+	p->next_to = lo->cpu;
+}
+
+static const struct balance_worker *worker_of(const struct balance_plan *plan,
+					      __u32 cpu)
+{
+	int i;
+
+	for (i = 0; i < plan->nworkers; i++)
+		if (plan->workers[i].cpu == cpu)
+			return &plan->workers[i];
+	return NULL;
+}
+
+/* A step that could not be taken, or was moved back: the other way
+ * next, or, after both, a rest. */
+static void climb_missed(struct balance_probe *p)
+{
+	__u32 c = p->next_from;
+
+	if (++p->misses >= 2) {
+		p->misses = 0;
+		p->dir = false;
+		p->rest = BALANCE_CLIMB_REST;
+		return;
+	}
+	p->next_from = p->next_to;
+	p->next_to = c;
+}
+
+/* The climb's step, when no worker's estimate is over its share and one
+ * is saturated: BALANCE_CLIMB_STEP of the load, heaviest buckets first,
+ * none alone over what is left of the step, and the two shares with it. */
+static int climb_start(struct balance_probe *p, const struct balance_input *in,
+		       const struct balance_cpu *cpu, double taken,
+		       __u32 *table_out, struct balance_plan *plan)
+{
+	const struct balance_worker *f, *t;
+	const double *count;
+	double left, moved = 0, all = 0;
+	__u32 b, best;
+	int i, max;
+	bool busy = false;
+
+	if (plan->nworkers < 2 || plan->total <= 0)
+		return 0;
+	for (i = 0; i < plan->nworkers; i++)
+		busy |= cpu[plan->workers[i].cpu].busy >= BALANCE_CLIMB_BUSY;
+	if (!busy) {
+		/* With room to spare, even CPU time is the aim again. */
+		if (++p->idle >= BALANCE_CLIMB_REST) {
+			memset(p->bias, 0, sizeof(p->bias));
+			p->dir = false;
+			p->misses = 0;
+		}
+		return 0;
+	}
+	p->idle = 0;
+	if (p->rest > 0) {
+		p->rest--;
+		return 0;
+	}
+	if (!p->dir)
+		climb_guess(p, plan, cpu);
+	f = worker_of(plan, p->next_from);
+	t = worker_of(plan, p->next_to);
+	if (!f || !t) {
+		p->dir = false;
+		return 0;
+	}
+	max = in->max_moves < BALANCE_CLIMB_MAX ? in->max_moves :
+						  BALANCE_CLIMB_MAX;
+	/* By frames, not load: by the estimate a collector's buckets weigh
+	 * more, yet what a step changes is where frames go. */
+	count = in->frames ? in->frames : in->load;
+	for (b = 0; b < in->size; b++)
+		if (in->table[b] < STEER_MAX_CPUS && in->weight[in->table[b]])
+			all += count[b];
+	left = BALANCE_CLIMB_STEP * all;
+	for (p->n = 0; p->n < max && left > 0; p->n++) {
+		best = in->size;
+		for (b = 0; b < in->size; b++) {
+			if (table_out[b] != f->cpu || in->load[b] <= 0 ||
+			    count[b] > left || (in->frozen && in->frozen[b]))
+				continue;
+			for (i = 0; i < p->n && p->bucket[i] != b; i++)
+				;
+			if (i == p->n &&
+			    (best == in->size || count[b] > count[best]))
+				best = b;
+		}
+		if (best == in->size)
+			break;
+		p->bucket[p->n] = best;
+		left -= count[best];
+		moved += count[best];
+	}
+	if (!p->n) {
+		climb_missed(p);
+		return 0;
+	}
+	p->on = true;
+	p->kind = BALANCE_TRIAL_CLIMB;
+	p->from = f->cpu;
+	p->to = t->cpu;
+	p->moved = all > 0 ? moved / all : 0;
+	p->before = taken;
+	p->verdict = 1;
+	trial_moves(p, in, plan, table_out, f->cpu, t->cpu);
+	return 1;
+}
+
+/*
+ * A climb's step kept: the two workers' shares become what they carry
+ * now, counted after the step (plan, before its moves), their sum
+ * unchanged, so that the rounds after call the new placement even
+ * instead of undoing it (a collector reads as busy with fewer buckets,
+ * each of them heavier by the estimate). Each worker's weight over its
+ * target is the same, so the biases scale as the targets.
+ */
+static void climb_kept(struct balance_probe *p, const struct balance_plan *plan)
+{
+	const struct balance_worker *f = worker_of(plan, p->from),
+				    *t = worker_of(plan, p->to);
+	double sum, tf, tt, bf, bt;
+
+	if (!f || !t || f->load + t->load <= 0 || f->share <= 0 ||
+	    t->share <= 0)
+		return;
+	sum = (f->share + t->share) * plan->total;
+	tf = sum * f->load / (f->load + t->load);
+	tt = sum - tf;
+	bf = bias_of(p, f->cpu) * tf / (f->share * plan->total);
+	bt = bias_of(p, t->cpu) * tt / (t->share * plan->total);
+	p->bias[f->cpu] = bf < BALANCE_BIAS_MIN ? BALANCE_BIAS_MIN :
+			  bf > BALANCE_BIAS_MAX ? BALANCE_BIAS_MAX : bf;
+	p->bias[t->cpu] = bt < BALANCE_BIAS_MIN ? BALANCE_BIAS_MIN :
+			  bt > BALANCE_BIAS_MAX ? BALANCE_BIAS_MAX : bt;
+}
+
+/* Trial p judged on 'taken': kept (0), or its moves back in plan (1). */
+static int judge(struct balance_probe *p, const struct balance_input *in,
+		 double taken, __u32 *table_out, struct balance_plan *plan)
+{
+	bool stayed = true;
+	int i;
+
+	p->on = false;
+	p->after = taken;
+	/* A bucket some other change moved away ends the trial as it is. */
+	for (i = 0; i < p->n; i++)
+		stayed &= table_out[p->bucket[i]] == p->to;
+	if (taken >= p->before * (1 + BALANCE_PROBE_GAIN) || !stayed) {
+		p->verdict = 2;
+		p->misses = 0;
+		if (p->kind == BALANCE_TRIAL_CLIMB && stayed)
+			climb_kept(p, plan);
+		return 0;
+	}
+	p->verdict = 3;
+	if (p->kind == BALANCE_TRIAL_CLIMB)
+		climb_missed(p);
+	trial_moves(p, in, plan, table_out, p->to, p->from);
+	return 1;
+}
+
+int balance_probe_round(struct balance_probe *p, const struct balance_input *in,
+			const struct balance_cpu *cpu, double taken,
+			__u32 *table_out, struct balance_plan *plan)
+{
+	int w;
+
+	p->verdict = 0;
+	/* A trial is judged whatever the round found, and the round makes
+	 * no other move: its counts are the trial's answer, and what the
+	 * plan made of them would be kept unjudged. */
+	if (p->on) {
+		memmove(table_out, in->table, in->size * sizeof(*table_out));
+		plan->nmoves = 0;
+		plan->short_of_aim = false;
+		plan->state = STEER_BAL_BALANCED;
+		for (w = 0; w < plan->nworkers; w++)
+			plan->workers[w].after = plan->workers[w].load;
+		plan->after = plan->ratio;
+		return judge(p, in, taken, table_out, plan);
+	}
+	if (plan->nmoves)
+		return 0;
+	/* The probe begins only where no move can help, the climb where the
+	 * workers are even. */
+	return probe_start(p, in, cpu, taken, table_out, plan) ||
+	       climb_start(p, in, cpu, taken, table_out, plan);
+}
+
+void balance_probe_forget(struct balance_probe *p)
 {
 	p->on = false;
 	p->verdict = 0;
@@ -530,6 +760,6 @@ void balance_probe_cancel(struct balance_probe *p)
 void balance_probe_rest(const struct balance_probe *p,
 			struct balance_memory *m)
 {
-	if (p->verdict >= 2)
-		m->left[p->bucket] = BALANCE_PROBE_REST;
+	if (p->verdict >= 2 && p->kind == BALANCE_TRIAL_PROBE)
+		m->left[p->bucket[0]] = BALANCE_PROBE_REST;
 }

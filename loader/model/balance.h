@@ -13,9 +13,10 @@
  * receiving CPU. loader/README.md, "Balancing load", says why CPU time.
  *
  * A worker's target share is its weight's share of all the workers'
- * weights, and its load the sum of its buckets' and of what it carries
- * that no bucket move changes (rules, non-IP frames: 'fixed'). A round
- * moves buckets only when the busiest worker carries more than
+ * weights (by CPU time each weight times its bias, which the climb
+ * below learns), and its load the sum of its buckets' and of what it
+ * carries that no bucket move changes (rules, non-IP frames: 'fixed').
+ * A round moves buckets only when the busiest worker carries more than
  * (1 + tolerance) times its share of the total, and then until it carries
  * at most (1 + tolerance / 2) times it, or max_moves are made, or no move
  * helps: hysteresis, so counting noise around the threshold moves
@@ -108,6 +109,10 @@ struct balance_input {
 					 * move changes, per CPU */
 	const unsigned char *frozen;	/* [size] or NULL: buckets not to
 					 * move (moved a moment ago) */
+	const double *bias;		/* [STEER_MAX_CPUS] or NULL: each
+					 * worker's share is its weight times
+					 * this (0 or NULL: 1), the climb's
+					 * (balance_probe) */
 	bool going;			/* an earlier round ran out of moves
 					 * before its aim: aim, not trigger */
 	double ticks;			/* by CPU time: the ticks each busy
@@ -189,46 +194,84 @@ struct balance_memory {
 void balance_remember(struct balance_memory *m, const struct balance_plan *p);
 
 /*
- * A probe, by CPU time: a worker throws frames away in its full ring,
- * and no move the estimates justify helps, as a bucket alone exceeds a
- * share (best-possible: one elephant is its worker's whole load, and the
- * other CPUs may read busy only because some work there fills any idle
- * time, which a CPU's busy share cannot tell from need). The
- * estimate then says nothing; the box's answer does. The dropping
- * worker's heaviest bucket goes, through drain like any move, to the
- * least loaded worker, on trial: the next round that plans keeps it if
- * the workers took in (frames sent to them less ring drops) at least
- * BALANCE_PROBE_GAIN more a second, else moves it back. Either way the
- * bucket then stays put for BALANCE_PROBE_REST rounds, so a probe that
- * failed is not tried again at once.
+ * Trials, by CPU time: where the estimates run out, the box's answer.
+ * A trial moves buckets, through drain like any move, and the next round
+ * that plans keeps them if the workers took in (frames sent to them less
+ * ring drops) at least BALANCE_PROBE_GAIN more a second, else moves them
+ * back; the round that judges makes no other move. Two kinds:
+ *
+ * The probe: a worker throws frames away in its full ring, and no move
+ * the estimates justify helps, as a bucket alone exceeds a share
+ * (best-possible: one elephant is its worker's whole load, and the other
+ * CPUs may read busy only because some work there fills any idle time,
+ * which a CPU's busy share cannot tell from need). The dropping worker's
+ * heaviest bucket goes to the least loaded worker. Either way the bucket
+ * then stays put for BALANCE_PROBE_REST rounds, so a probe that failed
+ * is not tried again at once.
+ *
+ * The climb: the estimates call the workers even, yet one of them is
+ * saturated (busy BALANCE_CLIMB_BUSY or more). Even CPU time is then not
+ * the most the box takes in: a CPU that collects reads wholly busy
+ * whatever it is given (its NAPI polls, or a generator, take any idle
+ * time), and a worker's ring overflows in bursts before its CPU is
+ * wholly busy, which counts as load. So the climb moves BALANCE_CLIMB_STEP
+ * of the frames from the most busy worker to the least busy one. A
+ * step kept moves their shares to what they carry after it (bias: each
+ * worker's share is its weight times its bias), so that the rounds
+ * after even CPU time around the new placement instead of undoing it,
+ * and is followed by another the same way; one moved back, by one the
+ * other way; when both ways fail, the climb rests BALANCE_CLIMB_REST
+ * rounds. After as many rounds with no worker saturated, the biases
+ * return to 1: with room to spare, even CPU time is the aim.
  */
 #define BALANCE_PROBE_DROPS	0.05	/* of what a worker was sent */
 #define BALANCE_PROBE_GAIN	0.02
 #define BALANCE_PROBE_REST	60
+#define BALANCE_CLIMB_BUSY	0.95
+#define BALANCE_CLIMB_STEP	0.05	/* of the frames by the table */
+#define BALANCE_CLIMB_REST	30
+#define BALANCE_CLIMB_MAX	64	/* buckets a step moves, at most */
+#define BALANCE_BIAS_MIN	0.25
+#define BALANCE_BIAS_MAX	4.0
+
+enum { BALANCE_TRIAL_PROBE = 1, BALANCE_TRIAL_CLIMB };
 
 struct balance_probe {
-	bool on;			/* a bucket is on trial */
-	__u32 bucket, from, to;
+	bool on;			/* buckets are on trial */
+	int kind;			/* BALANCE_TRIAL_* */
+	__u32 bucket[BALANCE_CLIMB_MAX];
+	int n;
+	__u32 from, to;
+	double moved;			/* of the frames by the table */
 	double before;			/* frames/s the workers took in then */
 	int verdict;			/* of the last round: 0 none, 1 a
 					 * trial began, 2 kept, 3 moved back */
 	double after;			/* what they took in, judged */
+	/* The climb's, between trials. */
+	double bias[STEER_MAX_CPUS];	/* each worker's, 0 for 1 */
+	bool dir;			/* the next step goes next_from ->
+					 * next_to */
+	__u32 next_from, next_to;
+	int misses;			/* steps moved back in a row */
+	int rest;			/* rounds before the next step */
+	int idle;			/* rounds with no worker saturated */
 };
 
 /*
- * After a round that planned no move (plan->nmoves == 0) by CPU time:
- * judges the probe on trial by 'taken' (frames/s the workers took in
- * this round), or starts one. 1 when plan (and table_out, the table
- * after) now holds the one move to make, else 0; p->verdict says what it
- * did. A round that planned moves cancels a trial: the bucket stays
- * where it is (balance_probe_cancel()).
+ * After balance_plan(), by CPU time:
+ * judges the trial by 'taken' (frames/s the workers took in this round),
+ * or starts one. 1 when plan (and table_out, the table after) now holds
+ * the moves to make, else 0; p->verdict says what it did. A round that
+ * judges a trial makes no other move: plan loses what it planned (its
+ * counts are the trial's answer). balance_input.bias takes p->bias.
  */
 int balance_probe_round(struct balance_probe *p, const struct balance_input *in,
 			const struct balance_cpu *cpu, double taken,
 			__u32 *table_out, struct balance_plan *plan);
-void balance_probe_cancel(struct balance_probe *p);
+/* A trial begun but never made (a dry run): as if it had not begun. */
+void balance_probe_forget(struct balance_probe *p);
 
-/* After balance_remember(): a bucket whose trial ended rests. */
+/* After balance_remember(): a bucket whose probe ended rests. */
 void balance_probe_rest(const struct balance_probe *p,
 			struct balance_memory *m);
 

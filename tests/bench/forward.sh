@@ -14,7 +14,7 @@
 #                                    allowed (%)
 #   BENCH_CONFIGS="noxdp rps rps-all steer default"   configurations
 #                                    (below), in this order
-#   BENCH_SETTLE=10                  seconds of saturation traffic after
+#   BENCH_SETTLE=20                  seconds of saturation traffic after
 #                                    each attach of "default", before its
 #                                    measured run (0: none)
 #   BENCH_DEFAULT_POLICY=FILE        the policy of "default" (the shipped

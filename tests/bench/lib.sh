@@ -351,7 +351,7 @@ c_frames() {
 # the scripts give it BENCH_SETTLE seconds of traffic after each attach
 # (bench_settle) before measuring.
 DEFAULT_POLICY=${BENCH_DEFAULT_POLICY:-$E2E_ROOT/configs/default.yaml}
-SETTLE=${BENCH_SETTLE:-10}
+SETTLE=${BENCH_SETTLE:-20}
 BAL_LOG=
 BAL_PID=
 BAL_TABLE=

@@ -16,7 +16,7 @@
 #                                    allowed (%)
 #   BENCH_CONFIGS="noxdp pass rps rps-all steer default"   configurations
 #                                    (below), in this order
-#   BENCH_SETTLE=10                  seconds of saturation traffic after
+#   BENCH_SETTLE=20                  seconds of saturation traffic after
 #                                    each attach of "default", before its
 #                                    measured run (0: none)
 #   BENCH_DEFAULT_POLICY=FILE        the policy of "default" (the shipped
@@ -60,6 +60,12 @@
 #               measured run: the rounds interleave the configurations and
 #               each attaches anew, so every round settles, and the
 #               loss-free search once
+#   default-nice0  "default" with the workers' kthreads at nice 0
+#               (worker_sched: other), as the kernel makes them
+#   splitN      xdp-steer with every CPU working, N % of the table on the
+#               collector (1-99) and the rest even over the workers, fixed
+#               (balance: off); a row per N, the best of them the most a
+#               placement of whole buckets delivers (forward.sh says more)
 #
 # Two regimes:
 #   saturation  the generator sends as fast as the collector lets it;
@@ -76,9 +82,10 @@
 #                 collector CPU does
 #   workers ns    busy time of the worker CPUs (/proc/stat) per frame the
 #                 sink read: skb, stack and the sink itself; under
-#                 "default" also the time of the collector's CPU's cpumap
-#                 kthread (schedstat: frames queued to that CPU itself,
-#                 while their bucket moves), which is not the collector's
+#                 "default" (default-nice0, splitN) also the time of the
+#                 collector's CPU's cpumap kthread (schedstat: frames
+#                 queued to that CPU itself, while their bucket moves),
+#                 which is not the collector's
 #   delivered     datagrams the sink read per second of sending
 #   drops         frames sent and never read, in % of sent, and where most
 #                 of them went: ring (the veth's, before the collector),
@@ -114,7 +121,9 @@ SEARCH_HI=${BENCH_SEARCH_HI:-2000000}
 SEARCH_STEPS=${BENCH_SEARCH_STEPS:-7}
 read -r -a CONFIGS <<<"${BENCH_CONFIGS:-noxdp pass rps rps-all steer default}"
 declare -A LABEL=([noxdp]="no XDP" [pass]="XDP_PASS" [rps]="RPS, workers"
-	[rps-all]="RPS, every CPU" [steer]="xdp-steer" [default]="xdp-steer, default")
+	[rps-all]="RPS, every CPU" [steer]="xdp-steer" [default]="xdp-steer, default"
+	[default-nice0]="default, kthreads nice 0")
+split_labels
 FLOWS_WIDTH=8	# the tables' flows column, for default_summary
 for c in "${CONFIGS[@]}"; do
 	[ -n "${LABEL[$c]:-}" ] || { echo "throughput: unknown configuration '$c' (${!LABEL[*]})" >&2; exit 2; }
@@ -190,6 +199,13 @@ configure() {
 		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/steer.yaml" ;;
 	default)
 		default_attach &&
+			mapfile -t COLLECTOR_KTHREADS < <(cpumap_kthreads "$TRAFFIC_RX_CPU") ;;
+	default-nice0)
+		default_attach_nice0 &&
+			mapfile -t COLLECTOR_KTHREADS < <(cpumap_kthreads "$TRAFFIC_RX_CPU") ;;
+	split*)
+		split_policy "${1#split}" "$TRAFFIC_RX_CPU" "$WORKERS" >"$E2E_TMP/split.yaml" &&
+			in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/split.yaml" &&
 			mapfile -t COLLECTOR_KTHREADS < <(cpumap_kthreads "$TRAFFIC_RX_CPU") ;;
 	esac || { echo "throughput: cannot set up '${LABEL[$1]}' on $IF_B" >&2; exit 1; }
 	traffic_rx_pin >/dev/null || { echo "throughput: cannot pin $IF_B's NAPI" >&2; exit 1; }

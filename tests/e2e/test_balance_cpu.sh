@@ -24,6 +24,9 @@
 #     frame arrived after a later one of its flow, and every frame sent
 #     was received or counted as dropped (at saturation a worker's ring
 #     overflows).
+#     The climb: once the rounds call the workers even, the receiving
+#     CPU wholly busy, the first such round tries a step (5 % of the
+#     frames) and the round after judges it, moving nothing else.
 #  4. The median delivered rate after against the one before is shown,
 #     not asserted: on the shared 2-vCPU development VM it went from 0.5
 #     to 1.3 times, the 1-second windows of one phase apart by up to a
@@ -168,6 +171,30 @@ moved = [r for r in rs if r["applied"] and r["moves"]]
 print("by_cpu %d" % (bool(rs) and all(r["by"] == "cpu" for r in rs)))
 print("busy_given %d" % (bool(planned) and all("busy" in w for r in planned for w in r["workers"])))
 print("moves %d" % sum(len(r["moves"]) for r in moved))
+# The climb (model/balance.h): a round whose plan moves nothing, with a
+# worker 95 % busy, begins a step unless one rests, which only follows a
+# step each way moved back; the next round that plans judges it.
+def climb(r, word):
+    return r["note"].startswith("climb:") and word in r["note"]
+tried = [i for i, r in enumerate(rs) if climb(r, "tried")]
+quiet = [i for i, r in enumerate(rs) if r["state"] == "balanced" and not r["note"]
+         and any(w.get("busy", 0) >= 0.95 for w in r["workers"])]
+print("climb_tried %d" % len(tried))
+print("climb_kept %d" % sum(climb(r, " kept:") for r in rs))
+print("climb_back %d" % sum(climb(r, " moved back:") for r in rs))
+print("climb_settled %d" % bool(tried or quiet))
+print("climb_late_start %d" % bool(quiet and (not tried or quiet[0] < tried[0])))
+unjudged = 0
+for k, i in enumerate(tried):
+    until = tried[k + 1] if k + 1 < len(tried) else len(rs)
+    later = [r for r in rs[i + 1:until] if r["state"] != "waiting"]
+    if not later:
+        continue
+    j, step = later[0], {m["bucket"] for m in rs[i]["moves"]}
+    if not ((climb(j, " kept:") and not j["moves"]) or
+            (climb(j, " moved back:") and {m["bucket"] for m in j["moves"]} == step)):
+        unjudged += 1
+print("climb_unjudged %d" % unjudged)
 print("log")
 for r in rs:
     print("  round %d %s: %d moves; cpu time %s; %.0f frames/s" %
@@ -187,6 +214,14 @@ check "the balancer's rounds weigh CPU time (by: cpu, each worker's busy share)"
 	bash -c "[ $(v by_cpu) = 1 ] && [ $(v busy_given) = 1 ] || { cat $BAL_OUT.err; false; }"
 check "the balancer moved buckets ($(v moves))" test "$(v moves)" -ge 1
 check "SIGTERM stops the balancer with exit 0" test "$BAL_RC" = 0
+if [ "$(v climb_settled)" = 0 ]; then
+	skip "the climb" "the rounds moved buckets until the balancer stopped: no round left the workers even"
+else
+	check "the climb: the first round that left the workers even with one 95 % busy began a step ($(v climb_tried) tried, $(v climb_kept) kept, $(v climb_back) moved back)" \
+		test "$(v climb_late_start)" = 0
+	check "the climb: the round after each step judged it (kept or moved back), moving nothing else" \
+		test "$(v climb_unjudged)" = 0
+fi
 read -r ROOM ROOM_CPU <<<"$(v balancing_user_min)"
 if [ "$ROOM" -gt "$OTHER" ]; then
 	skip "collecting counts: the receiving cpu sheds buckets" \

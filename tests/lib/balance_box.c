@@ -10,12 +10,15 @@
 
 /* /proc/stat's USER_HZ. */
 #define TICKS_PER_S	100
+/* A worker's ring starts to overflow in bursts at this share of its
+ * CPU (box.burst). */
+#define BURST_FROM	0.8
 
 void box_observe(struct box *b, bool noise, struct box_state *st)
 {
 	const struct sim *s = b->s;
 	double share[STEER_MAX_CPUS] = { 0 }, in[STEER_MAX_CPUS] = { 0 };
-	double taken = 0, per, need, left, done, ticks, frames;
+	double taken = 0, per, need, left, done, ticks, frames, rate, kept;
 	__u32 c, k, bk;
 
 	memset(st, 0, sizeof(*st));
@@ -27,7 +30,10 @@ void box_observe(struct box *b, bool noise, struct box_state *st)
 	if (b->gen > 0)
 		b->rate = (1 - b->app[0]) /
 			  (b->gen + b->collect + share[0] * b->local);
-	per = b->rate / b->collectors;
+	rate = b->rate;
+	if (noise && b->jitter > 0)
+		rate *= 1 + b->jitter * sim_normal(b->s);
+	per = rate / b->collectors;
 	for (k = 0; k < (__u32)b->collectors; k++) {
 		need = per * (b->collect + share[k] * b->local);
 		left = 1 - b->app[k];
@@ -57,7 +63,13 @@ void box_observe(struct box *b, bool noise, struct box_state *st)
 			st->demand[c] = b->app[c];
 			st->seen[c].busy = b->app[c];
 		}
-		done = need > left ? in[c] * left / need : in[c];
+		/* What a burst drops costs nothing. */
+		kept = in[c];
+		if (b->burst > 0 && left > 0 && need > BURST_FROM * left)
+			kept *= 1 - b->burst * (need >= left ? 1 :
+				(need / left - BURST_FROM) / (1 - BURST_FROM));
+		need = kept * b->work[c];
+		done = need > left ? kept * left / need : kept;
 		st->demand[c] += need;
 		st->seen[c].busy += need > left ? left : need;
 		st->seen[c].sent += in[c];
@@ -114,9 +126,10 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 		.floor = BALANCE_BUSY_FLOOR, .tolerance = tolerance,
 		.ticks = TICKS_PER_S * b->seconds,
 		.halfway = true,
-		.max_moves = max_moves,
+		.max_moves = max_moves, .bias = b->probe.bias,
 	};
 	unsigned short *left = calloc(STEER_TABLE_MAX, sizeof(*left));
+	__u32 *out = calloc(STEER_TABLE_MAX, sizeof(*out));
 	int quiet = 0, err = 0, i;
 	double taken;
 	__u32 b_, c;
@@ -124,7 +137,7 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 	memset(run, 0, sizeof(*run));
 	if (back)
 		*back = 0;
-	if (!plan || !st || !left) {
+	if (!plan || !st || !left || !out) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -138,20 +151,18 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 		balance_cpu_loads(s->size, s->table, s->weight, st->seen,
 				  st->counts, NULL, load, fixed);
 		in.going = mem->going;
-		err = balance_plan(&in, s->table, plan);
+		/* Planned apart from the table in force, as the loader does:
+		 * a round that judges a trial drops what it planned. */
+		err = balance_plan(&in, out, plan);
 		if (err)
 			break;
 		/* The probe, as the loader runs it (lib/balance.c). */
-		if (plan->nmoves) {
-			balance_probe_cancel(&b->probe);
-		} else {
-			for (taken = 0, c = 0; c < STEER_MAX_CPUS; c++)
-				if (s->weight[c])
-					taken += st->seen[c].sent -
-						 st->seen[c].dropped;
-			balance_probe_round(&b->probe, &in, st->seen,
-					    taken / b->seconds, s->table, plan);
-		}
+		for (taken = 0, c = 0; c < STEER_MAX_CPUS; c++)
+			if (s->weight[c])
+				taken += st->seen[c].sent - st->seen[c].dropped;
+		balance_probe_round(&b->probe, &in, st->seen,
+				    taken / b->seconds, out, plan);
+		memcpy(s->table, out, s->size * sizeof(*out));
 		balance_remember(mem, plan);
 		balance_probe_rest(&b->probe, mem);
 		if (getenv("BOX_DEBUG")) {
@@ -161,7 +172,11 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 				fprintf(stderr, " %u:%.3f/%.3f(%u)", plan->workers[w].cpu, st->seen[plan->workers[w].cpu].busy, st->demand[plan->workers[w].cpu], plan->workers[w].buckets);
 			fprintf(stderr, "\n");
 		}
-		for (i = 0; back && i < plan->nmoves; i++) {
+		/* A trial's moves, and their way back, are tried and judged,
+		 * not ping-pong: counted apart. */
+		b->trials += b->probe.verdict == 1;
+		b->undone += b->probe.verdict == 3;
+		for (i = 0; back && !b->probe.verdict && i < plan->nmoves; i++) {
 			b_ = plan->moves[i].bucket;
 			if (left[b_] == plan->moves[i].to + 1)
 				(*back)++;
@@ -176,6 +191,7 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 		quiet = plan->nmoves ? 0 : quiet + 1;
 	}
 out:
+	free(out);
 	free(left);
 	free(plan);
 	free(st);

@@ -31,11 +31,20 @@ struct box {
 					 * first */
 	double seconds;			/* a round */
 	struct balance_probe probe;	/* the balancer's trial, if any */
+	int trials, undone;		/* trials begun, and moved back */
 	double gen;			/* > 0: a generator shares the one
 					 * collector, sending as fast as the
 					 * time it leaves allows, at this many
 					 * us a frame (the benchmarks' setup):
 					 * 'rate' then follows the placement */
+	double burst;			/* > 0: a worker's ring overflows in
+					 * bursts before its CPU is wholly
+					 * busy: from 80 % busy on it drops a
+					 * share of its frames rising to this
+					 * at 100 %, which cost it nothing */
+	double jitter;			/* > 0: the rate's relative standard
+					 * deviation from round to round (a
+					 * noisy host), with noise */
 };
 
 /* What a round did, true and as seen. */
@@ -59,7 +68,9 @@ double box_unevenness(const struct box *b, const struct box_state *st);
 /* Rounds of the balancer by CPU time on the box (observe, split the
  * demands, plan, move at once, cool down), as sim_balance() runs them;
  * '*back' (when not NULL) counts the moves that took a bucket back to
- * the CPU its previous move took it from: ping-pong. BOX_DEBUG=1 in the
+ * the CPU its previous move took it from: ping-pong (of the plan's moves:
+ * a trial's, and their way back, count in b->trials and b->undone).
+ * BOX_DEBUG=1 in the
  * environment prints each round on stderr. */
 int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 		int max_moves, int max_rounds, bool all, struct sim_run *run,

@@ -22,7 +22,7 @@ double sim_uniform(struct sim *s)
 	return (next(s) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-static double normal(struct sim *s)
+double sim_normal(struct sim *s)
 {
 	double u = sim_uniform(s), v = sim_uniform(s);
 
@@ -103,7 +103,7 @@ void sim_measure(struct sim *s, double frames, double *out)
 
 	for (b = 0; b < s->size; b++) {
 		lambda = s->load[b] * frames;
-		out[b] = frames > 0 ? lambda + sqrt(lambda) * normal(s) :
+		out[b] = frames > 0 ? lambda + sqrt(lambda) * sim_normal(s) :
 				      s->load[b];
 		if (out[b] < 0)
 			out[b] = 0;

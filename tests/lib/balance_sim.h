@@ -44,6 +44,8 @@ int sim_init(struct sim *s, __u32 size, int nworkers, const __u32 *weights,
 /* A number drawn uniformly from [0, 1), from the simulator's generator
  * (the same on every machine). */
 double sim_uniform(struct sim *s);
+/* A standard normal deviate. */
+double sim_normal(struct sim *s);
 
 /* The elephants move to new random buckets, each alone in its own (their
  * flows ended and others began): the traffic shifts. */
