@@ -172,7 +172,12 @@ static bool best_move(const struct round *r, int s, double gain,
 				continue;
 			vw = (r->load[w] + load[b]) / r->target[w];
 			v = vs > vw ? vs : vw;
-			if (v < best->value)
+			/* And it must gain at least half of what the bucket
+			 * weighs on s: an elephant that would only trade
+			 * places (a worker's whole load, the other idle)
+			 * gains a hair, from what s carries besides. */
+			if (v < best->value &&
+			    ratio(r, s) - v >= load[b] / (2 * r->target[s]))
 				*best = (struct move){ b, w, v };
 		}
 	}

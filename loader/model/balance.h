@@ -25,11 +25,12 @@
  * tolerance by three standard deviations of its count (Poisson: a worker
  * that counted n frames is known to sqrt(n)), and a move must gain its
  * minimum with the bucket's load three deviations low. Each move is the
- * bucket of the busiest worker, and the worker
- * it goes to, that leaves the higher of the two workers' loads (over
- * their shares) lowest; it must lower the busiest by at least a tenth of
- * the tolerance. A worker may end with more or fewer buckets than its
- * weight gives it: a worker with an elephant needs fewer.
+ * bucket of the busiest worker, and the worker it goes to, that leaves
+ * the higher of the two workers' loads (over their shares) lowest; it
+ * must lower that by at least half of what the bucket weighs on the
+ * busiest (an elephant that would only trade places gains a hair). A
+ * worker may end with more or fewer buckets than its weight gives it: a
+ * worker with an elephant needs fewer.
  */
 #ifndef XDP_STEER_BALANCE_H
 #define XDP_STEER_BALANCE_H

@@ -278,6 +278,36 @@ out:
 	free(s);
 }
 
+/* One flow, its worker's whole load but for a hair of non-IP frames
+ * there ('fixed'), the other worker idle (the benchmarks' one flow on the
+ * collector's fast path): moving it would only trade places, the hair
+ * gained, so nothing moves, round after round. */
+static void test_elephant_stays(void)
+{
+	static const __u32 weight[STEER_MAX_CPUS] = { 1, 1 };
+	struct balance_plan *plan = malloc(sizeof(*plan));
+	double load[8] = { 0 }, fixed[STEER_MAX_CPUS] = { 1e-4 };
+	__u32 table[8] = { 0, 1, 0, 1, 0, 1, 0, 1 };
+	struct balance_input in = {
+		.size = 8, .table = table, .weight = weight, .load = load,
+		.fixed = fixed, .tolerance = TOL, .max_moves = MOVES,
+	};
+	int r;
+
+	if (!EXPECT(plan != NULL, "memory for a plan"))
+		return;
+	load[4] = 1.0;
+	for (r = 0; r < 3; r++) {
+		if (!EXPECT_EQ(balance_plan(&in, table, plan), 0,
+			       "the round is planned"))
+			break;
+		EXPECT_EQ(plan->nmoves, 0, "the elephant does not trade places");
+		EXPECT_EQ(plan->state, STEER_BAL_BEST, "best-possible, said");
+	}
+	EXPECT_EQ(table[4], 0, "it stays on cpu 0");
+	free(plan);
+}
+
 static void test_idle_and_balanced(void)
 {
 	static const struct scenario sc = {
@@ -400,6 +430,8 @@ int main(int argc, char **argv)
 			   "balance: weights 1:3 are the target shares"),
 		TEST_ENTRY(test_fixed_load,
 			   "balance: a rule's pinned load is made room for, never moved"),
+		TEST_ENTRY(test_elephant_stays,
+			   "balance: one flow that is its worker's whole load, the other idle, does not trade places for a hair"),
 		TEST_ENTRY(test_idle_and_balanced,
 			   "balance: no traffic is idle, even traffic balanced, without moves"),
 		TEST_ENTRY(test_frozen_stay,

@@ -10,7 +10,9 @@
  * settled, noisy rounds move nothing; after a shift they settle again; a
  * worker whose ring overflows sheds load until it drops nothing, and the
  * box forwards more than it did before; with a generator on the
- * collector (the benchmarks' box) it ends near the best placement; one
+ * collector (the benchmarks' box) it ends near the best placement, and
+ * where even CPU time is not the best placement (a ring that overflows in
+ * bursts before its CPU is full) the climb's steps take it there; one
  * flow that no estimate can place is probed, kept where the box forwards
  * more and moved back where it forwards less.
  */
