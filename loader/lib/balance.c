@@ -392,8 +392,9 @@ static void probe_note(const struct balancer *bl, const struct balance_probe *p,
 					  bl->cpu[p->from].sent,
 				 p->bucket[0], p->to);
 		else
-			snprintf(note, len, "probe: bucket %u %s on cpu %u: the workers took in %.0f frames/s, %.0f before",
-				 p->bucket[0], p->verdict == 2 ? "stays" : "back",
+			snprintf(note, len, "probe: bucket %u %s cpu %u: the workers took in %.0f frames/s, %.0f before",
+				 p->bucket[0],
+				 p->verdict == 2 ? "stays on" : "back to",
 				 p->verdict == 2 ? p->to : p->from, p->after,
 				 p->before);
 		return;
