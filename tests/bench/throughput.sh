@@ -309,14 +309,14 @@ where() {
 
 table() {
 	local file=$1 size flows c
-	printf '%-6s %8s  %-18s %9s %9s %9s %9s %9s %-8s %6s\n' frame flows config \
+	printf '%-6s %8s  %-24s %9s %9s %9s %9s %9s %-8s %6s\n' frame flows config \
 		"offered" "delivered" "collector" "workers" drops "" late
-	printf '%-6s %8s  %-18s %9s %9s %9s %9s %9s %-8s %6s\n' "" "" "" \
+	printf '%-6s %8s  %-24s %9s %9s %9s %9s %9s %-8s %6s\n' "" "" "" \
 		kfps kfps "ns/frame" "ns/frame" "%" "at" ""
 	for size in $SIZES; do
 		for flows in $FLOWS; do
 			for c in "${CONFIGS[@]}"; do
-				printf '%-6s %8s  %-18s %9.0f %9.0f %9.1f %9.1f %9.3f %-8s %6d\n' \
+				printf '%-6s %8s  %-24s %9.0f %9.0f %9.1f %9.1f %9.3f %-8s %6d\n' \
 					"$((size + 4))B" "$flows" "${LABEL[$c]}" \
 					"$(value "$file" "$size" "$flows" "$c" 10 | awk '{print $1 / 1000}')" \
 					"$(value "$file" "$size" "$flows" "$c" 5 | awk '{print $1 / 1000}')" \
