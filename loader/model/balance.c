@@ -593,8 +593,10 @@ static void climb_missed(struct balance_probe *p)
 }
 
 /* The climb's step, when no worker's estimate is over its share and one
- * is saturated: BALANCE_CLIMB_STEP of the load, heaviest buckets first,
- * none alone over what is left of the step, and the two shares with it. */
+ * is saturated: BALANCE_CLIMB_STEP of the frames, heaviest buckets first,
+ * none alone over what is left of the step. A step that cannot gather
+ * half of that (one flow and a few stray frames) is not taken: its
+ * answer would be noise. */
 static int climb_start(struct balance_probe *p, const struct balance_input *in,
 		       const struct balance_cpu *cpu, double taken,
 		       __u32 *table_out, struct balance_plan *plan)
@@ -659,7 +661,7 @@ static int climb_start(struct balance_probe *p, const struct balance_input *in,
 		left -= count[best];
 		moved += count[best];
 	}
-	if (!p->n) {
+	if (moved < BALANCE_CLIMB_STEP * all / 2) {
 		climb_missed(p);
 		return 0;
 	}

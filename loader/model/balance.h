@@ -216,7 +216,8 @@ void balance_remember(struct balance_memory *m, const struct balance_plan *p);
  * whatever it is given (its NAPI polls, or a generator, take any idle
  * time), and a worker's ring overflows in bursts before its CPU is
  * wholly busy, which counts as load. So the climb moves BALANCE_CLIMB_STEP
- * of the frames from the most busy worker to the least busy one. A
+ * of the frames from the most busy worker to the least busy one (none if
+ * it cannot gather half of that from buckets no larger than the step). A
  * step kept moves their shares to what they carry after it (bias: each
  * worker's share is its weight times its bias), so that the rounds
  * after even CPU time around the new placement instead of undoing it,

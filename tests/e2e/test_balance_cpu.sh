@@ -173,7 +173,8 @@ print("busy_given %d" % (bool(planned) and all("busy" in w for r in planned for 
 print("moves %d" % sum(len(r["moves"]) for r in moved))
 # The climb (model/balance.h): a round whose plan moves nothing, with a
 # worker 95 % busy, begins a step unless one rests, which only follows a
-# step each way moved back; the next round that plans judges it.
+# step each way moved back (1000 flows always make a step); the next
+# round that plans judges it.
 def climb(r, word):
     return r["note"].startswith("climb:") and word in r["note"]
 tried = [i for i, r in enumerate(rs) if climb(r, "tried")]

@@ -70,8 +70,7 @@ double box_unevenness(const struct box *b, const struct box_state *st);
  * '*back' (when not NULL) counts the moves that took a bucket back to
  * the CPU its previous move took it from: ping-pong (of the plan's moves:
  * a trial's, and their way back, count in b->trials and b->undone).
- * BOX_DEBUG=1 in the
- * environment prints each round on stderr. */
+ * BOX_DEBUG=1 in the environment prints each round on stderr. */
 int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 		int max_moves, int max_rounds, bool all, struct sim_run *run,
 		int *back);
