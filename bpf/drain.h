@@ -4,9 +4,9 @@
  * Included by xdp_steer.bpf.c after the maps; bpf/README.md, "Moving
  * flows", says what is guaranteed.
  *
- * Every frame the receiving CPU queues carries, in XDP metadata, its
- * sender, target and sequence number in that sender's stream to that
- * target (steer_seq). The target's cpumap program publishes what it
+ * Every frame the receiving CPU queues carries, in the headroom in front
+ * of it (struct steer_stamp), its sender, target and sequence number in
+ * that sender's stream to that target (steer_seq). The target's cpumap program publishes what it
  * dequeued from each sender, to within STEER_MARK_EPOCH of its frames
  * (steer_deq). A bucket remembers, per receiving
  * CPU, where its last frame went and that frame's sequence number
@@ -194,9 +194,10 @@ static __always_inline int queue_frame(struct xdp_md *ctx,
 				       struct steer_stats *st, __u32 me,
 				       __u32 target, int stamp, __u32 *seq)
 {
-	__u32 idx = me * STEER_TARGETS + target, *s, *active;
-	struct steer_meta *m;
-	void *data;
+	__u32 idx = me * STEER_TARGETS + target, *s, *active, zero = 0;
+	struct steer_stamp *m;
+	__u64 *key;
+	void *end;
 	__u64 j;
 	int ret;
 
@@ -226,22 +227,31 @@ static __always_inline int queue_frame(struct xdp_md *ctx,
 	/* Before the frame leaves (after we return): the worker that
 	 * dequeues it finds its clock on. */
 	clock_hold(slot, target);
-	/* The frame leaves after we return, so the metadata can still be
-	 * added. A driver without metadata room leaves it unstamped: its
-	 * buckets then drain by the timeout only. */
-	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(*m))) {
+	/* The frame leaves after we return, so the stamp can still be
+	 * written: in the headroom in front of it (struct steer_stamp), the
+	 * frame's start moved there and back. A frame without that room
+	 * (none seen: drivers keep XDP_PACKET_HEADROOM) goes unstamped, its
+	 * bucket then drains by the timeout only. */
+	key = bpf_map_lookup_elem(&steer_stamp_key, &zero);
+	if (!key || !*key || bpf_xdp_adjust_head(ctx, -(int)sizeof(*m))) {
 		st->unstamped++;
 		return ret;
 	}
-	m = (void *)(long)ctx->data_meta;
-	data = (void *)(long)ctx->data;
-	if ((void *)(m + 1) > data) {
+	m = (void *)(long)ctx->data;
+	end = (void *)(long)ctx->data_end;
+	if ((void *)(m + 1) <= end) {
+		m->seq = *seq;
+		m->rx_cpu = me;
+		m->target = target;
+		m->tag = steer_stamp_tag(*seq, me, target, *key);
+	} else {
 		st->unstamped++;
-		return ret;
 	}
-	m->seq = *seq;
-	m->rx_cpu = me;
-	m->target = target;
+	/* Back to the frame's own start: the headroom it left is the
+	 * stamp's size, so this cannot fail (XDP_ABORTED if it did, rather
+	 * than hand on a frame with 16 bytes in front). */
+	if (bpf_xdp_adjust_head(ctx, (int)sizeof(*m)))
+		return XDP_ABORTED;
 	return ret;
 }
 

@@ -591,19 +591,50 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 	return deliver_bucket(ctx, st, slot, bucket, *entry, bytes);
 }
 
+/* The stamp in front of a frame the worker 'target' dequeued, when there
+ * is one (struct steer_stamp): its fields in *m. The frame's start moves
+ * into the headroom to read it, and back. */
+static __always_inline int read_stamp(struct xdp_md *ctx, __u32 target,
+				      struct steer_stamp *m)
+{
+	struct steer_stamp *h;
+	__u32 zero = 0;
+	__u64 *key;
+	int found = 0;
+
+	key = bpf_map_lookup_elem(&steer_stamp_key, &zero);
+	if (!key || !*key || bpf_xdp_adjust_head(ctx, -(int)sizeof(*h)))
+		return 0;
+	h = (void *)(long)ctx->data;
+	if ((void *)(h + 1) <= (void *)(long)ctx->data_end) {
+		*m = *h;
+		found = m->target == target && m->rx_cpu < STEER_MAX_CPUS &&
+			m->tag == steer_stamp_tag(m->seq, m->rx_cpu, m->target,
+						  *key);
+	}
+	/* Back where the frame starts: the move above made the room. */
+	if (bpf_xdp_adjust_head(ctx, (int)sizeof(*h)))
+		return -1;
+	return found;
+}
+
 /* Second stage, run by the cpumap kthread on the worker CPU for each frame
  * it dequeues: count, publish what was dequeued (drain.h), then let the
  * kernel build the skb here. 'bank': of the cpumap entry this program
  * runs for; with this CPU, its target. Every frame counts in the target's
- * totals; a stamped one also marks how far its sender's stream got. */
+ * totals; while a drain may ask (the clock on), a stamped one also marks
+ * how far its sender's stream got. Stamps are looked for only then: a
+ * sender keeps the clock on for as long as a drain may look at its
+ * stamp, and the look costs two helper calls. */
 static __always_inline int worker(struct xdp_md *ctx, __u32 bank)
 {
 	void *data = (void *)(long)ctx->data;
-	struct steer_meta *m = (void *)(long)ctx->data_meta;
 	__u32 zero = 0, target, idx, total, *wt;
 	struct steer_worker_stats *ws;
 	struct steer_wclock *clock;
+	struct steer_stamp m = {};
 	struct steer_deq *d;
+	int looking = 0, stamped;
 
 	ws = bpf_map_lookup_elem(&worker_stats, &zero);
 	if (ws) {
@@ -619,8 +650,10 @@ static __always_inline int worker(struct xdp_md *ctx, __u32 bank)
 	 * are one load (the verifier inlines the helper). */
 	clock = bpf_map_lookup_elem(&steer_wclock, &target);
 	if (clock && clock->until &&
-	    clock->until - (__u32)bpf_jiffies64() - 1 < STEER_WINDOW_MAX)
+	    clock->until - (__u32)bpf_jiffies64() - 1 < STEER_WINDOW_MAX) {
 		clock->last_ns = bpf_ktime_get_ns();
+		looking = 1;
+	}
 	if (!wt)
 		return XDP_PASS;
 	/* Only this target's kthread writes these: no atomics needed. */
@@ -633,16 +666,20 @@ static __always_inline int worker(struct xdp_md *ctx, __u32 bank)
 		if (began)
 			*began = (__u32)bpf_jiffies64();
 	}
+	if (!looking)
+		return XDP_PASS;
 	/* A stamp for another target: the kthread ran off its CPU (the CPU
 	 * went offline); its frames then drain by the timeout. */
-	if ((void *)(m + 1) > data || m->target != target ||
-	    m->rx_cpu >= STEER_MAX_CPUS)
+	stamped = read_stamp(ctx, target, &m);
+	if (stamped < 0)
+		return XDP_ABORTED;
+	if (!stamped)
 		return XDP_PASS;
-	idx = target * STEER_MAX_CPUS + m->rx_cpu;
+	idx = target * STEER_MAX_CPUS + m.rx_cpu;
 	d = bpf_map_lookup_elem(&steer_deq, &idx);
 	if (d)
 		d->h[(total / STEER_MARK_EPOCH) & (STEER_MARKS - 1)] =
-			STEER_MARK(m->seq, total);
+			STEER_MARK(m.seq, total);
 	return XDP_PASS;
 }
 

@@ -186,6 +186,10 @@
 	 * its old CPU queued here may still wait in this CPU's rings. */	\
 	X(steer_rxmove, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
 	  struct steer_rxmove, 1, 0)					\
+	/* [0]: the key of drain stamps (struct steer_stamp), random,	\
+	 * set by the first apply to these maps and never changed while	\
+	 * steer_seq counts on; 0: nothing is stamped. */		\
+	X(steer_stamp_key, BPF_MAP_TYPE_ARRAY, __u32, __u64, 1, 0)	\
 	/* [0]: the window in which the datapath keeps drain records	\
 	 * (struct steer_window). */					\
 	X(steer_window, BPF_MAP_TYPE_ARRAY, __u32,			\
@@ -207,7 +211,7 @@
 
 /* steer_ctl[0]: which slot the datapath reads. 'active' is the only word a
  * policy swap changes while traffic flows; the datapath reads nothing else
- * here. */
+ * here. Only xdp_steer reads this map (loader/kernel/pins.c). */
 struct steer_ctl {
 	__u32 active;		/* 0 or 1 */
 	__u32 retire_pending;	/* loader only: 1 from a flip until its grace
@@ -503,7 +507,7 @@ struct steer_target {
 	X(moves_done, COUNT, "buckets moved once their old CPU had dequeued and flushed their frames") \
 	X(moves_idle, COUNT, "buckets moved after being idle for the drain timeout") \
 	X(moves_timeout, COUNT, "buckets moved after draining for the drain timeout, evidence or not") \
-	X(unstamped, COUNT, "frames queued without drain metadata (the driver refused it)") \
+	X(unstamped, COUNT, "frames queued without a drain stamp (no headroom for it)") \
 	X(rxq_moves, COUNT, "receive queues found moved to this CPU from another (IRQ affinity, threaded NAPI)") \
 	STEER_ENCAPS(STEER_ENCAP_STAT_, X)				\
 	X(encap_malformed, COUNT, "frames of those encapsulations truncated or malformed: steered by the outer flow, or by the inner IP header where that was read; passed on the receiving CPU behind PPPoE or MPLS without one") \
@@ -815,13 +819,33 @@ static inline int steer_bucket_warm(const struct steer_bucket *b, __u32 now,
 			   b->last - now - 1 < STEER_WINDOW_MAX);
 }
 
-/* XDP metadata in front of each frame queued to a worker: who sent it,
- * to which target, and its place in that sender's stream there. */
-struct steer_meta {
+/* The stamp a receiving CPU leaves in the headroom right in front of a
+ * frame it queues to a worker under drain: who sent it, to which target,
+ * and its place in that sender's stream there. The headroom, not XDP
+ * metadata: some kernels refuse bpf_xdp_adjust_meta() (seen: a hardened
+ * 6.18 whose verifier says "program of this type cannot use helper"), and
+ * some drivers have no metadata; every one keeps XDP_PACKET_HEADROOM,
+ * which bpf_xdp_adjust_head() reaches on both sides. The frame's data does
+ * not move. Headroom is not cleared between frames: 'tag' tells a stamp
+ * from bytes an earlier frame left there. A stamp an earlier frame of
+ * these maps left (same key) states a fact still true, that its sender's
+ * frames up to 'seq' have left the ring, only late: a drain then waits
+ * longer, never less (drain.h). Anything else matches the tag with odds of
+ * 2^-64, the key being secret: nothing outside the kernel reads headroom. */
+struct steer_stamp {
 	__u32 seq;		/* the sender's steer_seq for the target */
 	__u16 rx_cpu;
 	__u16 target;
+	__u64 tag;		/* steer_stamp_tag() */
 };
+
+/* The tag of a stamp whose first 8 bytes are 'seq', 'rx_cpu' and
+ * 'target', under the key 'key' (steer_stamp_key, nonzero). */
+static inline __u64 steer_stamp_tag(__u32 seq, __u16 rx_cpu, __u16 target,
+				    __u64 key)
+{
+	return key ^ ((__u64)seq | (__u64)rx_cpu << 32 | (__u64)target << 48);
+}
 
 /* ---- the flow hash ------------------------------------------------------ */
 

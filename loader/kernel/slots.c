@@ -169,6 +169,27 @@ static int finish_pending(const struct steer_maps *m, struct steer_ctl *ctl,
 	return 0;
 }
 
+/* The key of the datapath's drain stamps (struct steer_stamp): chosen by
+ * the first apply to these maps, kept while steer_seq counts on, so no
+ * stamp an earlier set of maps left in a recycled page's headroom can pass
+ * for one of ours. Before it is set the datapath stamps nothing; nothing
+ * is queued without a policy anyway. */
+static int stamp_key_init(const struct steer_maps *m)
+{
+	__u32 zero = 0;
+	__u64 key = 0;
+
+	if (bpf_map_lookup_elem(m->steer_stamp_key, &zero, &key))
+		return -errno;
+	if (key)
+		return 0;
+	while (!key)
+		if (getrandom(&key, sizeof(key), 0) != sizeof(key))
+			return -errno;
+	return bpf_map_update_elem(m->steer_stamp_key, &zero, &key,
+				   BPF_ANY) ? -errno : 0;
+}
+
 static int resolve_key(struct steer_build *b, const struct steer_slot *active)
 {
 	if (!(b->slot.loader_flags & STEER_LF_SEED_RANDOM))
@@ -502,6 +523,8 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	err = read_ctl(m, &ctl);
 	if (!err && bpf_map_lookup_elem(m->steer_slots, &ctl.active, &active))
 		err = -errno;
+	if (!err)
+		err = stamp_key_init(m);
 	if (err)
 		goto out;
 	/* First, for the caller's message: what stays in force on failure.

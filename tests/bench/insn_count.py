@@ -135,7 +135,8 @@ class Model:
         self.jiffies, self.cpu, self.rx_queue = jiffies, cpu, rx_queue
         self.pkt = bytearray(HEADROOM) + bytearray(frame) + bytearray(64)
         self.len = len(frame)
-        self.meta = HEADROOM
+        self.meta = HEADROOM    # data_meta, in self.pkt
+        self.data = 0           # data, from the frame's first byte
         self.stacks = []        # one per call depth: bytes, spilled pointers
         self.value_base = None  # offsetof(struct bpf_array, value)
         self.elem_base = {}     # hash map id -> its value's offset in an elem
@@ -172,7 +173,8 @@ class Model:
     def load(self, p, n):
         r = p.region
         if r == ('ctx',):
-            fields = {0: Ptr(('pkt',), 0), 8: Ptr(('pkt',), self.len),
+            fields = {0: Ptr(('pkt',), self.data),
+                      8: Ptr(('pkt',), self.len),
                       16: Ptr(('pkt',), self.meta - HEADROOM),
                       24: Ptr(('pkt',), -HEADROOM), 32: Ptr(('rxq',), 0)}
             if p.off not in fields or n != 8:
@@ -233,9 +235,18 @@ class Model:
             return XDP_REDIRECT if found else r[3] & 3
         if name == 'bpf_xdp_adjust_meta':
             meta = self.meta + s32(r[2])
-            if meta > HEADROOM or meta < 32:    # room for the xdp_frame
-                return -22 & M64
+            if meta > HEADROOM + self.data or meta < 32:  # the xdp_frame's
+                return -22 & M64                          # room
             self.meta = meta
+            return 0
+        if name == 'bpf_xdp_adjust_head':
+            # the metadata moves with data; at least an Ethernet header
+            off = s32(r[2])
+            if (self.meta + off < 32 or
+                    self.data + off > self.len - 14):
+                return -22 & M64
+            self.meta += off
+            self.data += off
             return 0
         if name in ('__htab_map_lookup_elem', 'trie_lookup_elem'):
             mid = r[1].region[1]

@@ -130,6 +130,11 @@ int steer_prog_open(struct steer_prog *p, const char *path)
 		}
 		*(int *)((char *)p + map_fds[i].off) = fd;
 	}
+	/* The loader's first apply sets a random key; a fixed one here,
+	 * so a test can write a stamp the worker takes. */
+	err = steer_prog_set_stamp_key(p, STEER_TEST_STAMP_KEY);
+	if (err)
+		goto err_close;
 	return 0;
 
 err_close:
@@ -142,6 +147,61 @@ void steer_prog_close(struct steer_prog *p)
 {
 	bpf_object__close(p->obj);
 	p->obj = NULL;
+}
+
+int steer_prog_set_stamp_key(const struct steer_prog *p, __u64 key)
+{
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(p->steer_stamp_key, &zero, &key,
+				   BPF_ANY) ? -errno : 0;
+}
+
+struct bpf_object *steer_prog_open_worker_xdp(const struct steer_prog *p,
+					      __u32 bank, int *prog_fd)
+{
+	const char *want = bank ? STEER_STR(STEER_PROG_WORKER_B) :
+				  STEER_STR(STEER_PROG_WORKER);
+	struct bpf_program *prog, *worker = NULL;
+	char path[PATH_MAX];
+	struct bpf_object *obj;
+	struct bpf_map *map;
+	int err, fd;
+
+	err = steer_prog_find_obj(path, sizeof(path));
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	obj = bpf_object__open_file(path, NULL);
+	if (!obj)
+		return NULL;
+	bpf_object__for_each_program(prog, obj) {
+		if (strcmp(bpf_program__name(prog), want)) {
+			bpf_program__set_autoload(prog, false);
+			continue;
+		}
+		worker = prog;
+	}
+	err = worker ? bpf_program__set_expected_attach_type(worker, BPF_XDP) :
+		       -ENOENT;
+	bpf_object__for_each_map(map, obj) {
+		if (err)
+			break;
+		err = bpf_map__set_pin_path(map, NULL);
+		fd = steer_prog_map_fd(p, bpf_map__name(map));
+		if (!err && fd >= 0)
+			err = bpf_map__reuse_fd(map, fd);
+	}
+	if (!err)
+		err = bpf_object__load(obj);
+	if (err) {
+		bpf_object__close(obj);
+		errno = err < 0 ? -err : EINVAL;
+		return NULL;
+	}
+	*prog_fd = bpf_program__fd(worker);
+	return obj;
 }
 
 int steer_prog_map_fd(const struct steer_prog *p, const char *name)

@@ -42,6 +42,19 @@ int steer_prog_find_obj(char *buf, size_t size);
 int steer_prog_open(struct steer_prog *p, const char *path);
 void steer_prog_close(struct steer_prog *p);
 
+/* The drain stamps' key (steer_stamp_key) steer_prog_open() sets, where
+ * the loader's first apply sets a random one. */
+#define STEER_TEST_STAMP_KEY	0x5354414d50b1e55dull
+int steer_prog_set_stamp_key(const struct steer_prog *p, __u64 key);
+
+/* The kernel test-runs no cpumap program: a second copy of bank 'bank''s
+ * worker program, loaded as a plain XDP program on p's maps, that a test
+ * runs with a stamp in front of the frame (the test run's metadata, which
+ * lies where the headroom's stamp does). Its fd in *prog_fd; NULL and
+ * errno on failure; bpf_object__close() it. */
+struct bpf_object *steer_prog_open_worker_xdp(const struct steer_prog *p,
+					      __u32 bank, int *prog_fd);
+
 /* fd of the map named 'name' (STEER_STR(STEER_MAP_x)), or -ENOENT. */
 int steer_prog_map_fd(const struct steer_prog *p, const char *name);
 

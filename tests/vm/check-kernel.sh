@@ -216,7 +216,7 @@ dispatcher_beside_other() {
 alone_not_beside_other() {
 	local id
 	check "attach warns that the kernel refuses it in the dispatcher and why" \
-		grep -q "refuses xdp_steer as an extension of libxdp's dispatcher.*bpf_xdp_adjust_meta.*attached as the one XDP program" "$E2E_TMP/attach.out"
+		grep -q "refuses xdp_steer as an extension of libxdp's dispatcher.*bpf_xdp_adjust_head.*attached as the one XDP program" "$E2E_TMP/attach.out"
 	check "status says it runs as a single program" \
 		status_says "single program (no dispatcher)"
 	check "another policy applies" steer apply "$IF_B" --policy "$E2E_TMP/p2.yaml"
