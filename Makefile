@@ -52,7 +52,7 @@ OMIT_PARTS := PARSE HASH COUNTERS CPU_STATS ALL
 OMIT_BPF   := $(patsubst %,tests/bench/omit/%.bpf.o,$(OMIT_PARTS))
 UNIT_NAMES := test_hash test_table test_policy test_health test_compile \
 	      test_configs test_input test_prom test_balance test_balance_cpu \
-	      test_netns
+	      test_netns test_vlog
 UNIT_BINS  := $(addprefix tests/unit/,$(UNIT_NAMES))
 PROG_BINS  := tests/prog/test_prog
 PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
@@ -78,7 +78,7 @@ POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
 	       policy_rules.o policy_decap.o policy_print.o compile.o flow_arg.o) $(MODEL_OBJS)
 KERNEL_OBJS := $(addprefix loader/kernel/,netns.o pins.o lock.o maps.o \
 	       prog.o slots.o cpumap.o netdev.o failpoint.o clock.o window.o \
-	       trace.o leak.o kthreads.o features.o cputime.o)
+	       trace.o leak.o kthreads.o features.o cputime.o vlog.o)
 STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o detach.o \
 		 status.o stats.o stats_view.o which.o balance.o features.o \
 		 repair.o)
@@ -177,6 +177,8 @@ $(LOADER): $(LOADER_OBJS)
 test_hash_OBJS    := $(TEST_OBJ)
 # test_netns: the names made from a namespace's identity.
 test_netns_OBJS   := loader/kernel/netns.o $(TEST_OBJ)
+# test_vlog: the verifier's reason in attach's error.
+test_vlog_OBJS    := loader/kernel/vlog.o $(TEST_OBJ)
 test_table_OBJS   := $(TABLE_OBJ) $(TEST_OBJ)
 test_table_LIBS   := -lm
 test_policy_OBJS  := $(POLICY_OBJS) $(TEST_OBJ)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#define _GNU_SOURCE /* vasprintf */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include "xdp_steer.skel.h"
 #include "kernel/leak.h"
 #include "kernel/prog.h"
+#include "kernel/vlog.h"
 
 const char *prog_mode_name(enum xdp_attach_mode mode)
 {
@@ -85,7 +87,7 @@ fail:
  * check (Debian's 6.12.117 has it, 6.12.5 had not), refuse an extension
  * program that changes packet data in place of a function that does not:
  * "Extension program changes packet data, while original does not".
- * xdp_steer calls bpf_xdp_adjust_meta (drain stamps frames with it); the
+ * xdp_steer calls bpf_xdp_adjust_head (drain stamps frames with it); the
  * stubs of libxdp's dispatcher change nothing before libxdp 1.5.5, which
  * gave them a no-op bpf_xdp_adjust_tail() for this (xdp-tools PR #509). So
  * under Debian bookworm's libxdp 1.3.1 such a kernel refuses xdp_steer in
@@ -95,19 +97,29 @@ fail:
  */
 static libbpf_print_fn_t print_before;
 static bool ext_refused;
+static char verifier_said[160];
 
 static int spot_refusal(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
-	static char text[8192];
 	va_list copy;
+	char *text;
 
+	/* Whole: a verifier log runs to megabytes, its reason at the end. */
 	va_copy(copy, ap);
-	vsnprintf(text, sizeof(text), fmt, copy);
+	if (vasprintf(&text, fmt, copy) >= 0) {
+		if (strstr(text, "changes packet data"))
+			ext_refused = true;
+		vlog_reason(text, verifier_said, sizeof(verifier_said));
+		free(text);
+	}
 	va_end(copy);
-	if (strstr(text, "changes packet data"))
-		ext_refused = true;
 	return print_before ? print_before(level, fmt, ap) : 0;
+}
+
+const char *prog_verifier_said(void)
+{
+	return verifier_said;
 }
 
 int prog_spotting_refusal(int (*fn)(void *arg), void *arg, bool *refused)
@@ -115,6 +127,7 @@ int prog_spotting_refusal(int (*fn)(void *arg), void *arg, bool *refused)
 	int err;
 
 	ext_refused = false;
+	verifier_said[0] = 0;
 	print_before = libbpf_set_print(spot_refusal);
 	err = fn(arg);
 	libbpf_set_print(print_before);
@@ -202,6 +215,8 @@ int prog_attach(const char *pin_dir, int ifindex, enum xdp_attach_mode mode,
 	}
 	leak_guard_end(&g);
 	out->ext_refused = refused;
+	snprintf(out->verifier_said, sizeof(out->verifier_said), "%s",
+		 err ? prog_verifier_said() : "");
 	return err;
 }
 

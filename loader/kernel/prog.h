@@ -25,6 +25,8 @@ struct attached {
 	bool ext_refused;		/* prog_attach: the kernel refused it
 					 * in libxdp's dispatcher (prog.c), so
 					 * it was attached alone or not at all */
+	char verifier_said[160];	/* prog_attach: the verifier's last
+					 * word on a program it refused, or "" */
 };
 
 /* Loads xdp_steer with its maps pinned in 'pin_dir' (a checked directory,
@@ -64,5 +66,10 @@ const char *prog_mode_name(enum xdp_attach_mode mode);
  * reaches us only in the verifier log); *refused says whether it was
  * seen. fn's result. */
 int prog_spotting_refusal(int (*fn)(void *arg), void *arg, bool *refused);
+
+/* The reason the verifier gave for the last program it refused during
+ * the last prog_spotting_refusal() (the log's last line before its
+ * statistics), or "". */
+const char *prog_verifier_said(void);
 
 #endif /* XDP_STEER_PROG_H */

@@ -12,12 +12,20 @@
 /* Why attaching failed, and what to do, by errno. Only a driver without
  * native XDP calls for skb mode; the other causes need other cures. */
 static void attach_advice(const char *ifname, enum xdp_attach_mode mode,
-			  int err, char *buf, size_t len)
+			  int err, const char *verifier_said, char *buf,
+			  size_t len)
 {
 	struct netdev_info ni = { .driver = "" };
 	int possible = libbpf_num_possible_cpus();
 
 	netdev_info(ifname, &ni);
+	/* The program never reached the driver: say what the kernel did
+	 * not take. */
+	if (verifier_said[0] && (err == -EINVAL || err == -EACCES)) {
+		snprintf(buf, len, "the kernel's verifier refused xdp_steer (\"%s\"): this kernel lacks or forbids something the datapath needs (README.md, Requirements); -v shows its whole log",
+			 verifier_said);
+		return;
+	}
 	switch (err) {
 	case -EOPNOTSUPP:
 		snprintf(buf, len, mode == XDP_MODE_NATIVE ?
@@ -60,7 +68,7 @@ static void attach_advice(const char *ifname, enum xdp_attach_mode mode,
 
 /* Why xdp_steer runs alone where the kernel refused it in libxdp's
  * dispatcher (kernel/prog.c), and what it costs. */
-#define EXT_REFUSED "the kernel refuses xdp_steer as an extension of libxdp's dispatcher (\"Extension program changes packet data, while original does not\": xdp_steer stamps frames for drain with bpf_xdp_adjust_meta; the dispatcher of libxdp before 1.5.5 does not change packet data)"
+#define EXT_REFUSED "the kernel refuses xdp_steer as an extension of libxdp's dispatcher (\"Extension program changes packet data, while original does not\": xdp_steer stamps frames for drain with bpf_xdp_adjust_head; the dispatcher of libxdp before 1.5.5 does not change packet data)"
 
 int steer_attach(struct steer_ctx *ctx, const char *ifname,
 		 const struct steer_policy *p, enum xdp_attach_mode mode,
@@ -129,7 +137,8 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 		goto out;
 	}
 	if (err) {
-		attach_advice(ifname, mode, err, why, sizeof(why));
+		attach_advice(ifname, mode, err, res->at.verifier_said, why,
+			      sizeof(why));
 		lib_fail(ctx, err, "%s: attaching in %s mode failed: %s; %s",
 			 ifname, prog_mode_name(mode), strerror(-err), why);
 		pins_remove(&it.ns, ifname, why, sizeof(why));
