@@ -348,9 +348,10 @@ all: $(E2E_BPF) $(E2E_BINS)
 tests/e2e/%.skel.h: tests/e2e/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@ 2>/dev/null
-tests/e2e/traffic_gen.o: tests/e2e/traffic_gen.skel.h
+tests/e2e/traffic_live.o: tests/e2e/traffic_gen.skel.h
 tests/e2e/observer.o: tests/e2e/observer.skel.h
-tests/e2e/traffic_gen: tests/e2e/traffic_gen.o tests/lib/frame.o tests/lib/tool.o
+TRAFFIC_GEN_OBJS := tests/e2e/traffic_gen.o tests/e2e/traffic_live.o
+tests/e2e/traffic_gen: $(TRAFFIC_GEN_OBJS) tests/lib/frame.o tests/lib/tool.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
 tests/e2e/observer: tests/e2e/observer.o tests/lib/tool.o

@@ -6,20 +6,15 @@
  * per-flow sequence number, tests/e2e/traffic.h) that the observer counts on
  * the other side.
  *
- * Frames are "live" test-run frames: bpf_prog_test_run_opts with
- * BPF_F_TEST_XDP_LIVE_FRAMES runs traffic_gen.bpf.c over a template frame
- * per group; the program writes each frame's flow and sequence number and
- * redirects it out of the veth, which hands it to the peer's XDP program as
- * an xdp_frame. No skb is built on the sending side, so one CPU sends
- * millions of frames per second. Run it in the sending namespace.
+ * Frames are "live" test-run frames (traffic_live.c):
+ * bpf_prog_test_run_opts with BPF_F_TEST_XDP_LIVE_FRAMES runs
+ * traffic_gen.bpf.c over a template frame per group; the program writes
+ * each frame's flow and sequence number (traffic_write.h) and redirects it
+ * out of the veth, which hands it to the peer's XDP program as an
+ * xdp_frame. No skb is built on the sending side, so one CPU sends
+ * millions of frames per second.
  *
- * Every XDP test run adds its program to the kernel's XDP dispatcher and
- * removes it afterwards, each time waiting for an RCU grace period (16-24
- * ms here): paced sending in short runs would be impossible. So the
- * program is also attached, in SKB mode through a link that dies with the
- * process, to the veth itself; the dispatcher then keeps it and test runs
- * start at once. Frames the veth really receives pass untouched (the
- * program only works on frames from test runs, which arrive on loopback).
+ * Run it in the sending namespace.
  *
  * Flows are numbered from 0 in the order of the --group options. Within a
  * group, flow i has source address src + i / per_addr and source port
@@ -52,16 +47,13 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/if_ether.h>
-#include <linux/if_link.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 
 #include "frame.h"
 #include "tool.h"
 #include "traffic.h"
-#include "traffic_gen.skel.h"
+#include "traffic_live.h"
 
 #define ETH_MIN_LEN	60	/* without FCS: what a NIC pads to */
 /* Frames per test run when not paced: long enough to amortize the run's
@@ -133,6 +125,7 @@ struct group {
 	struct frame tmpl;		/* frame of the group's first flow */
 	__u64 quantum;			/* frames per visit */
 	__u64 visit;			/* frames=N: the quantum asked for */
+	struct gen_group gen;		/* what the writer reads */
 };
 
 static const char *const shape_names[TRAFFIC_NSHAPES] = {
@@ -625,49 +618,6 @@ static int iface_mac(const char *ifname, __u8 mac[6])
 	return err;
 }
 
-/* A NIC driver resets its rings when an XDP program comes, and takes the
- * carrier down meanwhile: wait (up to 10 s) until the interface runs
- * again, so that the first frames are not sent into the reset. */
-static void wait_running(const char *ifname)
-{
-	struct ifreq ifr = {};
-	int fd, i;
-
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	for (i = 0; i < 1000; i++) {
-		if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0 ||
-		    (ifr.ifr_flags & IFF_RUNNING))
-			break;
-		usleep(10000);
-	}
-	close(fd);
-}
-
-/* See the top of the file. Without it sending still works, only paced
- * runs come out slow (and a NIC driver that transmits redirected frames
- * only with an XDP program of its own, igb, sends nothing: --native).
- * Returns the link fd or -1. */
-static int keep_in_dispatcher(int prog_fd, int ifindex, const char *ifname,
-			      bool native)
-{
-	LIBBPF_OPTS(bpf_link_create_opts, lo,
-		    .flags = native ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE);
-	int fd;
-
-	fd = bpf_link_create(prog_fd, ifindex, BPF_XDP, &lo);
-	if (fd < 0)
-		fprintf(stderr, "traffic_gen: warning: cannot attach to %s in %s "
-			"mode (%s): each test run waits for an RCU grace period, "
-			"paced rates will be low\n", ifname,
-			native ? "native" : "SKB", strerror(errno));
-	else if (native)
-		wait_running(ifname);
-	return fd;
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -784,9 +734,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-static int write_flows(const struct opts *o, int map_fd)
+static int write_flows(const struct opts *o, const struct gen_flow *flows)
 {
-	struct gen_flow gf;
 	FILE *out;
 	__u32 f;
 	int g, err = 0;
@@ -801,17 +750,13 @@ static int write_flows(const struct opts *o, int map_fd)
 		const struct group *gr = &o->groups[g];
 
 		for (f = gr->first; f < gr->first + gr->nflows; f++) {
-			if (bpf_map_lookup_elem(map_fd, &f, &gf)) {
-				err = -errno;
-				break;
-			}
 			fprintf(out, "flow %u group %d %s%s%s%s%s sent %llu\n",
 				f, g, shape_names[gr->shape],
 				gr->encap ? "+" : "",
 				gr->encap ? steer_encap_name(gr->encap) : "",
 				gr->bad ? "/" : "",
 				gr->bad ? bad_kinds[gr->bad].name : "",
-				(unsigned long long)gf.seq);
+				(unsigned long long)flows[f].seq);
 		}
 	}
 	if (fclose(out) && !err)
@@ -819,14 +764,88 @@ static int write_flows(const struct opts *o, int map_fd)
 	return err;
 }
 
+/* The flows of every group into flows[] (indexed by flow id), and each
+ * group's template and what the writer reads of it. 0 or a negative
+ * errno, said. */
+static int build_groups(struct opts *o, struct gen_flow *flows)
+{
+	struct frame fr;
+	int g, ret;
+	__u32 i;
+
+	for (g = 0; g < o->ngroups; g++) {
+		struct group *gr = &o->groups[g];
+
+		for (i = 0; i < gr->nflows; i++) {
+			ret = build_flow(o, gr, i, &fr, &flows[gr->first + i]);
+			if (ret) {
+				fprintf(stderr, "traffic_gen: building a frame of "
+					"group %d: %s (--size too large?)\n",
+					g, strerror(-ret));
+				return ret;
+			}
+			if (!i)
+				gr->tmpl = fr;
+		}
+		if (gr->family && (gr->tmpl.l3_off > TRAFFIC_L3_MAX ||
+				   gr->tmpl.l4_off - gr->tmpl.l3_off > TRAFFIC_L4_MAX)) {
+			fprintf(stderr, "traffic_gen: group %d's IP header starts past byte %d,"
+				" or its transport header %d bytes after it\n",
+				g, TRAFFIC_L3_MAX, TRAFFIC_L4_MAX);
+			return -E2BIG;
+		}
+		gr->gen = (struct gen_group){
+			.shape = gr->shape, .first = gr->first,
+			.nflows = gr->nflows,
+			.l3 = gr->family ? (__u32)gr->tmpl.l3_off : 0,
+			.l4 = gr->family ?
+			      (__u32)(gr->tmpl.l4_off - gr->tmpl.l3_off) : 0 };
+		memcpy(gr->gen.eth, gr->tmpl.buf, sizeof(gr->gen.eth));
+		gr->gen.ntags = !gr->vlan[0] ? 0 : gr->vlan[1] ? 2 : 1;
+		memcpy(gr->gen.tags, gr->tmpl.buf + 12, sizeof(gr->gen.tags));
+		if (gr->family)
+			gr->gen.hops = gr->tmpl.buf[gr->tmpl.l3_off +
+						    (gr->family == AF_INET6 ? 7 : 8)];
+		/* One group sends without turns; several take turns of at
+		 * least one frame per flow. */
+		gr->quantum = o->ngroups == 1 ? UINT64_MAX :
+			      gr->visit ? gr->visit :
+			      gr->nflows * (__u64)((GROUP_QUANTUM + o->nflows - 1) /
+						   o->nflows);
+	}
+	return 0;
+}
+
+/* The live sender with every group's writer state and the flows. */
+static struct traffic_live *open_live(const struct opts *o, int ifindex,
+				      int flags, const struct gen_flow *flows)
+{
+	struct gen_group gen[TRAFFIC_MAX_GROUPS];
+	struct traffic_live *l;
+	int g;
+
+	for (g = 0; g < o->ngroups; g++)
+		gen[g] = o->groups[g].gen;
+	l = traffic_live_open(ifindex, o->ifname, flags, gen, o->ngroups,
+			      flows, o->nflows);
+	if (!l) {
+		int err = errno;
+
+		fprintf(stderr, "traffic_gen: loading the program: %s (needs root)\n",
+			strerror(err));
+		errno = err;
+	}
+	return l;
+}
+
 int main(int argc, char **argv)
 {
+	struct traffic_live *live = NULL;
+	struct gen_flow *flows = NULL;
 	struct opts o = {};
-	struct traffic_gen_bpf *skel;
 	__u64 sent = 0, left = 0;
-	int ret, g, cur = 0, ifindex, prog_fd, map_fd, link_fd;
+	int ret, cur = 0, ifindex;
 	double t0, t1, cap;
-	__u32 i;
 
 	if (parse_args(argc, argv, &o))
 		return 2;	/* usage error */
@@ -855,72 +874,19 @@ int main(int argc, char **argv)
 		}
 	}
 
-	skel = traffic_gen_bpf__open_and_load();
-	if (!skel) {
-		fprintf(stderr, "traffic_gen: loading the program: %s (needs root)\n",
-			strerror(errno));
+	flows = calloc(o.nflows, sizeof(*flows));
+	if (!flows) {
+		fprintf(stderr, "traffic_gen: %s\n", strerror(ENOMEM));
 		return 1;
 	}
-	prog_fd = bpf_program__fd(skel->progs.traffic_gen);
-	map_fd = bpf_map__fd(skel->maps.gen_flows);
-	skel->bss->gen_ifindex = (__u32)ifindex;
-	skel->bss->gen_lo_ifindex = if_nametoindex("lo");
-	link_fd = keep_in_dispatcher(prog_fd, ifindex, o.ifname, o.native);
-
-	for (g = 0; g < o.ngroups; g++) {
-		struct group *gr = &o.groups[g];
-		struct frame fr;
-		struct gen_flow gf;
-
-		for (i = 0; i < gr->nflows; i++) {
-			__u32 flow = gr->first + i;
-
-			ret = build_flow(&o, gr, i, &fr, &gf);
-			if (ret) {
-				fprintf(stderr, "traffic_gen: building a frame of "
-					"group %d: %s (--size too large?)\n",
-					g, strerror(-ret));
-				goto out;
-			}
-			if (!i)
-				gr->tmpl = fr;
-			if (bpf_map_update_elem(map_fd, &flow, &gf, 0)) {
-				ret = -errno;
-				fprintf(stderr, "traffic_gen: writing flow %u: %s\n",
-					flow, strerror(errno));
-				goto out;
-			}
-		}
-		if (gr->family && (gr->tmpl.l3_off > TRAFFIC_L3_MAX ||
-				   gr->tmpl.l4_off - gr->tmpl.l3_off > TRAFFIC_L4_MAX)) {
-			fprintf(stderr, "traffic_gen: group %d's IP header starts past byte %d,"
-				" or its transport header %d bytes after it\n",
-				g, TRAFFIC_L3_MAX, TRAFFIC_L4_MAX);
-			ret = -E2BIG;
-			goto out;
-		}
-		skel->bss->gen_groups[g] = (struct gen_group){
-			.shape = gr->shape, .first = gr->first,
-			.nflows = gr->nflows,
-			.l3 = gr->family ? (__u32)gr->tmpl.l3_off : 0,
-			.l4 = gr->family ?
-			      (__u32)(gr->tmpl.l4_off - gr->tmpl.l3_off) : 0 };
-		memcpy(skel->bss->gen_groups[g].eth, gr->tmpl.buf,
-		       sizeof(skel->bss->gen_groups[g].eth));
-		skel->bss->gen_groups[g].ntags = !gr->vlan[0] ? 0 :
-						 gr->vlan[1] ? 2 : 1;
-		memcpy(skel->bss->gen_groups[g].tags, gr->tmpl.buf + 12,
-		       sizeof(skel->bss->gen_groups[g].tags));
-		if (gr->family)
-			skel->bss->gen_groups[g].hops =
-				gr->tmpl.buf[gr->tmpl.l3_off +
-					     (gr->family == AF_INET6 ? 7 : 8)];
-		/* One group sends without turns; several take turns of at
-		 * least one frame per flow. */
-		gr->quantum = o.ngroups == 1 ? UINT64_MAX :
-			      gr->visit ? gr->visit :
-			      gr->nflows * (__u64)((GROUP_QUANTUM + o.nflows - 1) /
-						   o.nflows);
+	ret = build_groups(&o, flows);
+	if (ret)
+		goto out;
+	live = open_live(&o, ifindex, LIVE_KEEP | (o.native ? LIVE_NATIVE : 0),
+			 flows);
+	if (!live) {
+		ret = -errno;
+		goto out;
 	}
 
 	tool_stop_on_signals();
@@ -930,8 +896,6 @@ int main(int argc, char **argv)
 	t0 = now_s();
 	t1 = t0;
 	while (!tool_stop) {
-		LIBBPF_OPTS(bpf_test_run_opts, run,
-			.flags = BPF_F_TEST_XDP_LIVE_FRAMES);
 		__u64 want = (__u64)cap;
 
 		t1 = now_s();
@@ -957,18 +921,14 @@ int main(int argc, char **argv)
 		if (left < want)
 			want = left;
 
-		skel->bss->gen_cur = (__u32)cur;
-		run.data_in = o.groups[cur].tmpl.buf;
-		run.data_size_in = (__u32)o.groups[cur].tmpl.len;
-		run.repeat = (__u32)want;
-		ret = bpf_prog_test_run_opts(prog_fd, &run);
+		ret = traffic_live_send(live, cur, o.groups[cur].tmpl.buf,
+					o.groups[cur].tmpl.len, want, &sent);
 		if (ret && ret != -EINTR) {
 			fprintf(stderr, "traffic_gen: test run: %s%s\n",
 				strerror(-ret), ret == -EINVAL ?
 				" (kernel without live frames, 5.18+?)" : "");
 			goto out;
 		}
-		sent = skel->bss->gen_frames;
 		left -= want;
 		if (!left) {
 			cur = (cur + 1) % o.ngroups;
@@ -977,15 +937,19 @@ int main(int argc, char **argv)
 	}
 	t1 = now_s();
 	ret = 0;
-	sent = skel->bss->gen_frames;
 	printf("sent=%llu seconds=%.3f fps=%.0f\n", (unsigned long long)sent,
 	       t1 - t0, t1 > t0 ? (double)sent / (t1 - t0) : 0.0);
 	fflush(stdout);
-	if (o.flows_out)
-		ret = write_flows(&o, map_fd);
+	if (o.flows_out) {
+		ret = traffic_live_read_seqs(live, flows, o.nflows);
+		if (ret)
+			fprintf(stderr, "traffic_gen: reading the flows: %s\n",
+				strerror(-ret));
+		else
+			ret = write_flows(&o, flows);
+	}
 out:
-	if (link_fd >= 0)
-		close(link_fd);
-	traffic_gen_bpf__destroy(skel);
+	traffic_live_close(live);
+	free(flows);
 	return ret ? 1 : 0;
 }
