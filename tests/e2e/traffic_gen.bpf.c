@@ -8,7 +8,8 @@
  * program without building an skb.
  *
  * The writing is traffic_write.h's, which says what is written in each
- * frame.
+ * frame; the socket sender (traffic_socket.c) writes the same frames with
+ * it, in userspace, where the kernel refuses live frames.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>

@@ -6,13 +6,26 @@
  * per-flow sequence number, tests/e2e/traffic.h) that the observer counts on
  * the other side.
  *
- * Frames are "live" test-run frames (traffic_live.c):
- * bpf_prog_test_run_opts with BPF_F_TEST_XDP_LIVE_FRAMES runs
- * traffic_gen.bpf.c over a template frame per group; the program writes
- * each frame's flow and sequence number (traffic_write.h) and redirects it
- * out of the veth, which hands it to the peer's XDP program as an
- * xdp_frame. No skb is built on the sending side, so one CPU sends
- * millions of frames per second.
+ * Two senders write the same frames in the same order (the writer is one
+ * header, traffic_write.h, compiled for both), chosen by --sender or the
+ * environment variable TRAFFIC_GEN_SENDER (the option wins), each live,
+ * socket or auto:
+ *
+ *   live    "live" test-run frames (traffic_live.c): bpf_prog_test_run_opts
+ *           with BPF_F_TEST_XDP_LIVE_FRAMES runs traffic_gen.bpf.c over a
+ *           template frame per group; the program writes each frame's
+ *           flow and sequence number and redirects it out of the veth,
+ *           which hands it to the peer's XDP program as an xdp_frame. No
+ *           skb is built on the sending side, so one CPU sends millions of
+ *           frames per second.
+ *   socket  frames written in userspace and sent through an AF_PACKET
+ *           socket bound to the interface, past its qdisc
+ *           (traffic_socket.c); the peer gets skbs. For kernels that
+ *           refuse live frames (some return EPERM to them), and to run a
+ *           whole test on skbs where live frames work. It needs no BPF.
+ *   auto    (the default) live; when the kernel refuses the first live
+ *           run (EPERM, EINVAL or EOPNOTSUPP) before a frame went out,
+ *           socket from then on (-v says so).
  *
  * Run it in the sending namespace.
  *
@@ -54,6 +67,7 @@
 #include "tool.h"
 #include "traffic.h"
 #include "traffic_live.h"
+#include "traffic_socket.h"
 
 #define ETH_MIN_LEN	60	/* without FCS: what a NIC pads to */
 /* Frames per test run when not paced: long enough to amortize the run's
@@ -125,7 +139,9 @@ struct group {
 	struct frame tmpl;		/* frame of the group's first flow */
 	__u64 quantum;			/* frames per visit */
 	__u64 visit;			/* frames=N: the quantum asked for */
-	struct gen_group gen;		/* what the writer reads */
+	struct gen_group gen;		/* what the writer reads, and its
+					 * cursor (the socket sender's; the
+					 * live sender's is in its program) */
 };
 
 static const char *const shape_names[TRAFFIC_NSHAPES] = {
@@ -133,6 +149,17 @@ static const char *const shape_names[TRAFFIC_NSHAPES] = {
 	[TRAFFIC_UDP6] = "udp6", [TRAFFIC_TCP6] = "tcp6",
 	[TRAFFIC_ARP] = "arp",
 	[TRAFFIC_ESP4] = "esp4", [TRAFFIC_ESP6] = "esp6",
+};
+
+enum sender {
+	SENDER_AUTO,
+	SENDER_LIVE,
+	SENDER_SOCKET,
+};
+
+static const char *const sender_names[] = {
+	[SENDER_AUTO] = "auto", [SENDER_LIVE] = "live",
+	[SENDER_SOCKET] = "socket",
 };
 
 struct opts {
@@ -147,6 +174,7 @@ struct opts {
 	const char *flows_out;
 	int verbose;
 	bool native;		/* the keeping link in native mode */
+	enum sender sender;
 	struct group groups[TRAFFIC_MAX_GROUPS];
 	int ngroups;
 	__u32 nflows;
@@ -184,8 +212,16 @@ static void usage(FILE *out)
 "  --flows-out F    write \"flow ID group G KIND sent N\" per flow to F\n"
 "  --native         attach the program to IF in native mode, not SKB mode: a\n"
 "                   NIC driver (igb) transmits redirected frames only while\n"
-"                   an XDP program of its own runs on it\n"
-"  -v               libbpf messages\n"
+"                   an XDP program of its own runs on it (live sender)\n"
+"  --sender S       live: live test-run frames (BPF_F_TEST_XDP_LIVE_FRAMES),\n"
+"                   written by traffic_gen.bpf.c, the peer gets xdp_frames;\n"
+"                   socket: the same frames written in userspace, sent\n"
+"                   through an AF_PACKET socket past the qdisc, the peer\n"
+"                   gets skbs; auto (default): live, or socket once the\n"
+"                   kernel refuses the first live run (EPERM, EINVAL,\n"
+"                   EOPNOTSUPP; -v says so). The environment variable\n"
+"                   TRAFFIC_GEN_SENDER sets it too; the option wins\n"
+"  -v               libbpf messages, the sender taken\n"
 "Prints \"sent=N seconds=S fps=R\" on stdout at the end.\n");
 }
 
@@ -637,6 +673,19 @@ static void sleep_s(double s)
 	nanosleep(&ts, NULL);
 }
 
+static int parse_sender(const char *s, enum sender *out)
+{
+	int i;
+
+	for (i = 0; i < (int)(sizeof(sender_names) / sizeof(sender_names[0])); i++) {
+		if (!strcmp(s, sender_names[i])) {
+			*out = (enum sender)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option lopts[] = {
@@ -651,15 +700,22 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "flows-out", required_argument, NULL, 'o' },
 		{ "native", no_argument, NULL, 'N' },
+		{ "sender", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	const char *env = getenv("TRAFFIC_GEN_SENDER");
 	bool have_duration = false;
 	char *end;
 	__u64 v;
 	int c;
 
 	o->cpu = -1;
+	if (env && *env && parse_sender(env, &o->sender)) {
+		fprintf(stderr, "traffic_gen: bad TRAFFIC_GEN_SENDER '%s' (live, "
+			"socket or auto)\n", env);
+		return -EINVAL;
+	}
 	while ((c = getopt_long(argc, argv, "vh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
@@ -708,6 +764,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'N':
 			o->native = true;
+			break;
+		case 'S':
+			if (parse_sender(optarg, &o->sender)) {
+				fprintf(stderr, "traffic_gen: bad --sender '%s' (live, "
+					"socket or auto)\n", optarg);
+				return -EINVAL;
+			}
 			break;
 		case 'v':
 			o->verbose++;
@@ -838,9 +901,80 @@ static struct traffic_live *open_live(const struct opts *o, int ifindex,
 	return l;
 }
 
+/* The sender in use, live or socket. */
+struct sender_state {
+	enum sender kind;
+	bool live_ran;			/* a live run returned */
+	struct traffic_live *live;
+	struct traffic_socket *sock;
+};
+
+static int open_socket(struct sender_state *s, const struct opts *o,
+		       int ifindex)
+{
+	s->sock = traffic_socket_open(ifindex);
+	if (!s->sock) {
+		int err = -errno;
+
+		fprintf(stderr, "traffic_gen: AF_PACKET socket on %s: %s (needs "
+			"CAP_NET_RAW)\n", o->ifname, strerror(-err));
+		return err;
+	}
+	s->kind = SENDER_SOCKET;
+	return 0;
+}
+
+/* Sends 'want' frames of group 'cur'; adds those sent to *sent. Under
+ * --sender auto, the first live run the kernel refuses before a frame
+ * went out switches to the socket sender, which sends them instead. 0,
+ * -EINTR (cut short by a signal) or a negative errno, said. */
+static int send_frames(struct sender_state *s, struct opts *o,
+		       struct gen_flow *flows, int ifindex, int cur,
+		       __u64 want, __u64 *sent)
+{
+	struct group *gr = &o->groups[cur];
+	int ret;
+
+	if (s->kind == SENDER_LIVE) {
+		ret = traffic_live_send(s->live, cur, gr->tmpl.buf,
+					gr->tmpl.len, want, sent);
+		if (!ret || ret == -EINTR) {
+			s->live_ran = true;
+			return ret;
+		}
+		if (o->sender != SENDER_AUTO || s->live_ran || *sent ||
+		    (ret != -EPERM && ret != -EINVAL && ret != -EOPNOTSUPP)) {
+			fprintf(stderr, "traffic_gen: test run: %s%s\n",
+				strerror(-ret), ret == -EINVAL ?
+				" (kernel without live frames, 5.18+? try "
+				"--sender socket)" : ret == -EPERM ?
+				" (the kernel refuses live frames? try "
+				"--sender socket)" : "");
+			return ret;
+		}
+		if (o->verbose)
+			fprintf(stderr, "traffic_gen: the kernel refuses live "
+				"frames (%s): sender: socket, from now on\n",
+				strerror(-ret));
+		/* Nothing was sent: the flows and cursors in userspace are
+		 * still where the program's are. */
+		traffic_live_close(s->live);
+		s->live = NULL;
+		ret = open_socket(s, o, ifindex);
+		if (ret)
+			return ret;
+	}
+	ret = traffic_socket_send(s->sock, &gr->gen, cur, gr->tmpl.buf,
+				  gr->tmpl.len, flows, want, sent);
+	if (ret && ret != -EINTR)
+		fprintf(stderr, "traffic_gen: sending on %s: %s\n", o->ifname,
+			strerror(-ret));
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
-	struct traffic_live *live = NULL;
+	struct sender_state snd = {};
 	struct gen_flow *flows = NULL;
 	struct opts o = {};
 	__u64 sent = 0, left = 0;
@@ -882,13 +1016,24 @@ int main(int argc, char **argv)
 	ret = build_groups(&o, flows);
 	if (ret)
 		goto out;
-	live = open_live(&o, ifindex, LIVE_KEEP | (o.native ? LIVE_NATIVE : 0),
-			 flows);
-	if (!live) {
-		ret = -errno;
-		goto out;
+	if (o.sender == SENDER_SOCKET) {
+		ret = open_socket(&snd, &o, ifindex);
+		if (ret)
+			goto out;
+	} else {
+		snd.kind = SENDER_LIVE;
+		snd.live = open_live(&o, ifindex, LIVE_KEEP |
+				     (o.native ? LIVE_NATIVE : 0), flows);
+		if (!snd.live) {
+			ret = -errno;
+			goto out;
+		}
 	}
 
+	if (o.verbose)
+		fprintf(stderr, "traffic_gen: sender: %s%s\n",
+			sender_names[snd.kind], o.sender == SENDER_AUTO ?
+			" (--sender auto)" : "");
 	tool_stop_on_signals();
 	/* Paced: runs of at most 1 ms of frames, so a burst stays short. */
 	cap = o.rate > 0 ? (o.rate / 1000 > 64 ? o.rate / 1000 : 64) : MAX_RUN;
@@ -921,14 +1066,9 @@ int main(int argc, char **argv)
 		if (left < want)
 			want = left;
 
-		ret = traffic_live_send(live, cur, o.groups[cur].tmpl.buf,
-					o.groups[cur].tmpl.len, want, &sent);
-		if (ret && ret != -EINTR) {
-			fprintf(stderr, "traffic_gen: test run: %s%s\n",
-				strerror(-ret), ret == -EINVAL ?
-				" (kernel without live frames, 5.18+?)" : "");
+		ret = send_frames(&snd, &o, flows, ifindex, cur, want, &sent);
+		if (ret && ret != -EINTR)
 			goto out;
-		}
 		left -= want;
 		if (!left) {
 			cur = (cur + 1) % o.ngroups;
@@ -941,7 +1081,8 @@ int main(int argc, char **argv)
 	       t1 - t0, t1 > t0 ? (double)sent / (t1 - t0) : 0.0);
 	fflush(stdout);
 	if (o.flows_out) {
-		ret = traffic_live_read_seqs(live, flows, o.nflows);
+		if (snd.live)
+			ret = traffic_live_read_seqs(snd.live, flows, o.nflows);
 		if (ret)
 			fprintf(stderr, "traffic_gen: reading the flows: %s\n",
 				strerror(-ret));
@@ -949,7 +1090,8 @@ int main(int argc, char **argv)
 			ret = write_flows(&o, flows);
 	}
 out:
-	traffic_live_close(live);
+	traffic_live_close(snd.live);
+	traffic_socket_close(snd.sock);
 	free(flows);
 	return ret ? 1 : 0;
 }

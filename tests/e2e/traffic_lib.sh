@@ -17,6 +17,10 @@
 # GEN_SECONDS, GEN_FPS and the per-flow counts in $GEN_FLOWS.
 # traffic_* checks print what is wrong and return 1, for lib.sh's check.
 #
+# The generator sends live test-run frames where the kernel allows them,
+# else through an AF_PACKET socket (traffic_gen.c); TRAFFIC_GEN_SENDER=socket
+# in the environment puts a whole run on the socket sender.
+#
 # For the demo and the benchmark: traffic_cpu_table prints where the flows
 # went; the generator takes --size (up to 1514 on a 1500 MTU veth), --rate 0
 # (as fast as it can) and --duration 0 (until gen_stop); the observer

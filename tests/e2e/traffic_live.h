@@ -30,7 +30,8 @@ struct traffic_live *traffic_live_open(int ifindex, const char *ifname,
 
 /* Sends n frames of group 'gidx' ('tmpl' its template of 'len' bytes) in
  * one live test run; adds those sent to *sent. 0 or a negative errno:
- * -EINTR when a signal cut the run short. */
+ * -EPERM, -EINVAL or -EOPNOTSUPP with nothing sent when the kernel has no
+ * live frames or refuses them, -EINTR when a signal cut the run short. */
 int traffic_live_send(struct traffic_live *l, int gidx, const void *tmpl,
 		      size_t len, __u64 n, __u64 *sent);
 

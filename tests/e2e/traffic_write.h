@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * traffic_write.h - the generator's frame writer, written once:
- * traffic_gen.bpf.c runs it on live test-run frames in the kernel, and
- * userspace can write the same frames with it. It compiles under clang
- * -target bpf, where every function is inlined and every bounds check sits
- * next to the access it covers, as the verifier wants, and under gcc
- * -Wall -Wextra -Werror.
+ * traffic_write.h - the generator's frame writer, written once for both of
+ * its senders: traffic_gen.bpf.c runs it on live test-run frames in the
+ * kernel, traffic_gen's socket sender (traffic_socket.c) on frames in its
+ * own buffers. It compiles under clang -target bpf, where every function is
+ * inlined and every bounds check sits next to the access it covers, as
+ * the verifier wants, and under gcc -Wall -Wextra -Werror.
  *
  * A frame starts as its group's template (the group's first flow, built
  * by traffic_gen.c) and is rewritten in place for each flow, over whatever
