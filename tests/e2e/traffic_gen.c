@@ -68,6 +68,7 @@
 #include "traffic.h"
 #include "traffic_live.h"
 #include "traffic_socket.h"
+#include "traffic_write.h"
 
 #define ETH_MIN_LEN	60	/* without FCS: what a NIC pads to */
 /* Frames per test run when not paced: long enough to amortize the run's
@@ -175,6 +176,7 @@ struct opts {
 	int verbose;
 	bool native;		/* the keeping link in native mode */
 	enum sender sender;
+	__u64 check_writer;	/* frames per group to compare, 0: send */
 	struct group groups[TRAFFIC_MAX_GROUPS];
 	int ngroups;
 	__u32 nflows;
@@ -221,6 +223,10 @@ static void usage(FILE *out)
 "                   kernel refuses the first live run (EPERM, EINVAL,\n"
 "                   EOPNOTSUPP; -v says so). The environment variable\n"
 "                   TRAFFIC_GEN_SENDER sets it too; the option wins\n"
+"  --check-writer N write N frames of each group with both writers (the\n"
+"                   program in plain test runs, no live frames, and in\n"
+"                   userspace), compare them byte for byte and send nothing;\n"
+"                   exit 1 at the first difference, printed\n"
 "  -v               libbpf messages, the sender taken\n"
 "Prints \"sent=N seconds=S fps=R\" on stdout at the end.\n");
 }
@@ -701,6 +707,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "flows-out", required_argument, NULL, 'o' },
 		{ "native", no_argument, NULL, 'N' },
 		{ "sender", required_argument, NULL, 'S' },
+		{ "check-writer", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -769,6 +776,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			if (parse_sender(optarg, &o->sender)) {
 				fprintf(stderr, "traffic_gen: bad --sender '%s' (live, "
 					"socket or auto)\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'C':
+			if (parse_u64(optarg, 1u << 20, &o->check_writer) ||
+			    !o->check_writer) {
+				fprintf(stderr, "traffic_gen: bad number '%s'\n", optarg);
 				return -EINVAL;
 			}
 			break;
@@ -901,6 +915,91 @@ static struct traffic_live *open_live(const struct opts *o, int ifindex,
 	return l;
 }
 
+static void print_hex(const char *label, const __u8 *b, size_t len)
+{
+	size_t i;
+
+	fprintf(stderr, "  %s:", label);
+	for (i = 0; i < len; i++)
+		fprintf(stderr, "%s%02x", i % 32 ? "" : "\n    ", b[i]);
+	fprintf(stderr, "\n");
+}
+
+/* --check-writer: the next n frames of each group as the program writes
+ * them (each over the template, in a plain test run) and as userspace
+ * writes them (in one buffer, over the frame before, as the socket sender
+ * does), and the flows' sequence numbers after. 0 when all agree, else
+ * -EPROTO with the first difference printed. */
+static int check_writer(const struct opts *o, int ifindex,
+			const struct gen_flow *flows)
+{
+	static __u8 prog_buf[FRAME_MAX], user_buf[FRAME_MAX];
+	struct gen_flow *mine = NULL, *theirs = NULL;
+	struct traffic_live *l;
+	int g, ret = 0;
+	__u64 k;
+	__u32 f;
+
+	l = open_live(o, ifindex, 0, flows);
+	if (!l)
+		return -errno;
+	mine = calloc(o->nflows, sizeof(*mine));
+	theirs = calloc(o->nflows, sizeof(*theirs));
+	if (!mine || !theirs) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	memcpy(mine, flows, o->nflows * sizeof(*mine));
+	for (g = 0; g < o->ngroups && !ret; g++) {
+		const struct group *gr = &o->groups[g];
+		struct gen_group gen = gr->gen;
+
+		memcpy(user_buf, gr->tmpl.buf, gr->tmpl.len);
+		for (k = 0; k < o->check_writer; k++) {
+			ret = traffic_live_write_one(l, g, gr->tmpl.buf,
+						     gr->tmpl.len, prog_buf);
+			if (ret) {
+				fprintf(stderr, "traffic_gen: plain test run of "
+					"group %d: %s\n", g, strerror(-ret));
+				goto out;
+			}
+			f = traffic_next_flow(&gen);
+			if (traffic_write(user_buf, user_buf + gr->tmpl.len, &gen,
+					  &mine[f], f) ||
+			    memcmp(prog_buf, user_buf, gr->tmpl.len)) {
+				fprintf(stderr, "traffic_gen: frame %llu of group %d "
+					"(flow %u) differs between the writers\n",
+					(unsigned long long)k, g, f);
+				print_hex("program", prog_buf, gr->tmpl.len);
+				print_hex("userspace", user_buf, gr->tmpl.len);
+				ret = -EPROTO;
+				break;
+			}
+		}
+	}
+	if (ret)
+		goto out;
+	ret = traffic_live_read_seqs(l, theirs, o->nflows);
+	for (f = 0; !ret && f < o->nflows; f++) {
+		if (theirs[f].seq != mine[f].seq) {
+			fprintf(stderr, "traffic_gen: flow %u's sequence number is "
+				"%llu in the program, %llu in userspace\n", f,
+				(unsigned long long)theirs[f].seq,
+				(unsigned long long)mine[f].seq);
+			ret = -EPROTO;
+		}
+	}
+	if (!ret)
+		printf("checked=%llu groups=%d same\n",
+		       (unsigned long long)o->check_writer * (__u64)o->ngroups,
+		       o->ngroups);
+out:
+	free(theirs);
+	free(mine);
+	traffic_live_close(l);
+	return ret;
+}
+
 /* The sender in use, live or socket. */
 struct sender_state {
 	enum sender kind;
@@ -1016,6 +1115,10 @@ int main(int argc, char **argv)
 	ret = build_groups(&o, flows);
 	if (ret)
 		goto out;
+	if (o.check_writer) {
+		ret = check_writer(&o, ifindex, flows);
+		goto out;
+	}
 	if (o.sender == SENDER_SOCKET) {
 		ret = open_socket(&snd, &o, ifindex);
 		if (ret)

@@ -141,6 +141,26 @@ int traffic_live_send(struct traffic_live *l, int gidx, const void *tmpl,
 	return ret;
 }
 
+int traffic_live_write_one(struct traffic_live *l, int gidx, const void *tmpl,
+			   size_t len, void *out)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, run,
+		    .data_in = tmpl,
+		    .data_size_in = (__u32)len,
+		    .data_out = out,
+		    .data_size_out = (__u32)len,
+		    .repeat = 1);
+	int ret;
+
+	l->skel->bss->gen_cur = (__u32)gidx;
+	ret = bpf_prog_test_run_opts(l->prog_fd, &run);
+	if (ret)
+		return ret;
+	if (run.retval != XDP_REDIRECT || run.data_size_out != len)
+		return -EPROTO;
+	return 0;
+}
+
 int traffic_live_read_seqs(struct traffic_live *l, struct gen_flow *flows,
 			   __u32 nflows)
 {

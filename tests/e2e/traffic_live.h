@@ -35,6 +35,12 @@ struct traffic_live *traffic_live_open(int ifindex, const char *ifname,
 int traffic_live_send(struct traffic_live *l, int gidx, const void *tmpl,
 		      size_t len, __u64 n, __u64 *sent);
 
+/* The next frame of group 'gidx' as the program writes it over the
+ * template, in a plain test run (no live frames, nothing sent): into out,
+ * 'len' bytes. 0 or a negative errno. */
+int traffic_live_write_one(struct traffic_live *l, int gidx, const void *tmpl,
+			   size_t len, void *out);
+
 /* Each flow's sequence number (the last one sent) into flows[].seq. */
 int traffic_live_read_seqs(struct traffic_live *l, struct gen_flow *flows,
 			   __u32 nflows);
