@@ -360,6 +360,22 @@ traffic_in_order() {
 		}' "$1"
 }
 
+# traffic_complete REPORT: every flow of the generator's last run arrived
+# whole and in order: received == its last sequence number == frames
+# sent, no gap, no late frame.
+traffic_complete() {
+	awk 'NR == FNR { sent[$2] = $7; next }
+		$1 == "flow" { got[$2] = $6; gaps[$2] = $8; late[$2] = $12; last[$2] = $14 }
+		END {
+			for (f in sent) if (got[f] + 0 != sent[f] || last[f] + 0 != sent[f] || gaps[f] + late[f]) {
+				bad++
+				if (bad <= 5) printf "flow %s: sent %d, received %d, last %d, %d gaps, %d late\n", \
+					f, sent[f], got[f], last[f], gaps[f], late[f]
+			}
+			if (bad) { print bad " flows incomplete or out of order"; exit 1 }
+		}' "$GEN_FLOWS" "$1"
+}
+
 # traffic_not_late REPORT: no frame came after a higher sequence number
 # (gaps from counted drops allowed).
 traffic_not_late() {
