@@ -203,7 +203,8 @@ static void *run(void *arg)
 	return NULL;
 }
 
-/* BPF_F_TEST_XDP_LIVE_FRAMES came with Linux 5.18. */
+/* BPF_F_TEST_XDP_LIVE_FRAMES came with Linux 5.18; some kernels refuse it
+ * (EPERM). */
 static int live_supported(void)
 {
 	struct frame f;

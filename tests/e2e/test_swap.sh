@@ -166,12 +166,26 @@ check "every rule frame was placed by its policy's rule: no slot was seen withou
 check "frames met both kinds of rule: the exact-field rule of P2 and the prefix rules of P1 and P3" \
 	test "$(delta rule_flow_hits)" -gt 0 -a "$(delta rule_prefix_hits)" -gt 0
 if grep -q '^live=unsupported' "$T/load.out"; then
-	skip "live frames reached the cpumap workers" "no BPF_F_TEST_XDP_LIVE_FRAMES before Linux 5.18"
+	skip "live frames reached the cpumap workers" "no BPF_F_TEST_XDP_LIVE_FRAMES: before Linux 5.18, or refused by this kernel"
 else
 	check "live frames reached the cpumap workers ($(delta dequeued) dequeued)" \
 		test "$(delta dequeued)" -gt 0 -a "$(delta dequeued)" -le "$(delta live_frames)"
 fi
 
+# Without live frames no frame of the load reaches a worker: a bucket the
+# test runs queued to a CPU the last policy left drains from it only by
+# the drain timeout (its worker dequeues nothing), after the last apply
+# waited for it, and the entry stays for the next apply to retire (the
+# documented behaviour: 'retire' in loader/kernel/slots.c). Seen on a
+# kernel that refuses live frames: CPU 1's entry left in 2 runs of 2.
+# There, the same policy once more, the load stopped and its buckets idle,
+# retires it; with live frames the swaps alone must have.
+if grep -q '^live=unsupported' "$T/load.out"; then
+	sleep 0.1
+	xs apply "$IF_B" --policy "$T/p$last.yaml" >"$T/apply.out" 2>&1 ||
+		cat "$T/apply.out"
+	S=$(state)
+fi
 case $last in
 1) want="0x512 0:2048:prog" ;;
 2) want="1x256 1:2048:prog" ;;
