@@ -81,7 +81,9 @@
 #               rest even over the workers, fixed (balance: off). A row
 #               per N (BENCH_CONFIGS="... split30 split40 split50 ..."):
 #               the best of them is the most a placement of whole buckets
-#               forwards with the datapath as it is, whatever balances it
+#               forwards with the datapath as it is, whatever balances it;
+#               splitN-noprog and splitN-notrace: the same without the
+#               workers' program, or the tracepoint programs, as below
 # and, for the worker-cost study (tests/bench/run worker), with one piece
 # taken out or changed each:
 #   rps-nogro   RPS with GRO off (an XDP_PASS program keeps the veth's NAPI)
@@ -167,7 +169,7 @@ declare -A LABEL=([noxdp]="no XDP" [rps]="RPS, workers" [rps-all]="RPS, every CP
 	[steer-notrace]="steer, no tracepoints" [steer-fifo]="steer, kthread FIFO"
 	[xdp-pass]="XDP_PASS alone" [default-nice0]="default, kthreads nice 0")
 FLOWS_WIDTH=6	# the tables' flows column, for default_summary
-split_labels
+split_labels noprog notrace
 for c in "${CONFIGS[@]}"; do
 	[ -n "${LABEL[$c]:-}" ] || { echo "forward: unknown configuration '$c' (${!LABEL[*]})" >&2; exit 2; }
 done
@@ -291,8 +293,13 @@ configure() {
 	default) default_attach ;;
 	default-nice0) default_attach_nice0 ;;
 	split*)
-		split_policy "${1#split}" "$TRAFFIC_RX_CPU" "$WORKERS" >"$E2E_TMP/split.yaml" &&
-			in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/split.yaml" ;;
+		local n=${1#split}
+		split_policy "${n%%-*}" "$TRAFFIC_RX_CPU" "$WORKERS" >"$E2E_TMP/split.yaml" &&
+			in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/split.yaml" &&
+			case $1 in
+			*-noprog) worker_prog ;;
+			*-notrace) rm "$PIN_B/tp_cpumap_enqueue" "$PIN_B/tp_cpumap_kthread" ;;
+			esac ;;
 	steer-pass | steer-clock | steer-noprog)
 		in_b "$XDP_STEER" -q attach "$IF_B" --policy "$E2E_TMP/steer.yaml" &&
 			worker_prog "$(case $1 in

@@ -358,14 +358,21 @@ BAL_TABLE=
 BAL_SETTLED=0
 
 # ---- the configurations "splitN": fixed shares of the table ----
-# split_labels: a LABEL for each splitN of $CONFIGS (N 1-99, else none:
-# the script's check then refuses it by name).
+# split_labels [SUFFIX...]: a LABEL for each splitN of $CONFIGS (N 1-99,
+# else none: the script's check then refuses it by name), and for each
+# splitN-SUFFIX the script offers (forward.sh: noprog, notrace).
 split_labels() {
-	local c n
+	local c n sfx
+	declare -A what=([noprog]="-worker prog" [notrace]="-tracepoints")
 	for c in "${CONFIGS[@]}"; do
-		[[ $c =~ ^split([0-9]{1,2})$ ]] || continue
-		n=$((10#${BASH_REMATCH[1]}))
-		[ "$n" -ge 1 ] && LABEL[$c]="fixed, collector $n %"
+		[[ $c =~ ^split([0-9]{1,2})(-([a-z]+))?$ ]] || continue
+		n=$((10#${BASH_REMATCH[1]})) sfx=${BASH_REMATCH[3]}
+		[ "$n" -ge 1 ] || continue
+		if [ -z "$sfx" ]; then
+			LABEL[$c]="fixed, collector $n %"
+		elif [[ " $* " == *" $sfx "* ]]; then
+			LABEL[$c]="fixed $n %, ${what[$sfx]:-$sfx}"
+		fi
 	done
 	return 0
 }
