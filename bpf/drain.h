@@ -6,9 +6,9 @@
  *
  * Every frame the receiving CPU queues carries, in the headroom in front
  * of it (struct steer_stamp), its sender, target and sequence number in
- * that sender's stream to that target (steer_seq). The target's cpumap program publishes what it
- * dequeued from each sender, to within STEER_MARK_EPOCH of its frames
- * (steer_deq). A bucket remembers, per receiving
+ * that sender's stream to that target (steer_seq). The target's cpumap
+ * program publishes what it dequeued from each sender, to within
+ * STEER_MARK_EPOCH of its frames (steer_deq). A bucket remembers, per receiving
  * CPU, where its last frame went and that frame's sequence number
  * (steer_buckets). When the table sends the bucket elsewhere, its frames
  * keep going to the old target until the old target has handed the last
