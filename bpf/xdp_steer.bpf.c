@@ -606,6 +606,8 @@ static __always_inline int read_stamp(struct xdp_md *ctx, __u32 target,
 	if (!key || !*key || bpf_xdp_adjust_head(ctx, -(int)sizeof(*h)))
 		return 0;
 	h = (void *)(long)ctx->data;
+	/* A stamp for another target is not taken: the kthread ran off its
+	 * CPU (the CPU went offline), and its frames drain by the timeout. */
 	if ((void *)(h + 1) <= (void *)(long)ctx->data_end) {
 		*m = *h;
 		found = m->target == target && m->rx_cpu < STEER_MAX_CPUS &&
@@ -668,8 +670,6 @@ static __always_inline int worker(struct xdp_md *ctx, __u32 bank)
 	}
 	if (!looking)
 		return XDP_PASS;
-	/* A stamp for another target: the kthread ran off its CPU (the CPU
-	 * went offline); its frames then drain by the timeout. */
 	stamped = read_stamp(ctx, target, &m);
 	if (stamped < 0)
 		return XDP_ABORTED;

@@ -117,11 +117,6 @@ static int spot_refusal(enum libbpf_print_level level, const char *fmt,
 	return print_before ? print_before(level, fmt, ap) : 0;
 }
 
-const char *prog_verifier_said(void)
-{
-	return verifier_said;
-}
-
 int prog_spotting_refusal(int (*fn)(void *arg), void *arg, bool *refused)
 {
 	int err;
@@ -215,8 +210,10 @@ int prog_attach(const char *pin_dir, int ifindex, enum xdp_attach_mode mode,
 	}
 	leak_guard_end(&g);
 	out->ext_refused = refused;
+	/* The reason of the first try's refusal; after a retry alone, the
+	 * retry's failure is another's. */
 	snprintf(out->verifier_said, sizeof(out->verifier_said), "%s",
-		 err ? prog_verifier_said() : "");
+		 err && !refused ? verifier_said : "");
 	return err;
 }
 

@@ -64,12 +64,8 @@ const char *prog_mode_name(enum xdp_attach_mode mode);
  * before through a check for the kernel's refusal of an extension that
  * changes packet data in place of a function that does not (the reason
  * reaches us only in the verifier log); *refused says whether it was
- * seen. fn's result. */
+ * seen. It also keeps the reason of any refused load for prog_attach()'s
+ * verifier_said. fn's result. */
 int prog_spotting_refusal(int (*fn)(void *arg), void *arg, bool *refused);
-
-/* The reason the verifier gave for the last program it refused during
- * the last prog_spotting_refusal() (the log's last line before its
- * statistics), or "". */
-const char *prog_verifier_said(void);
 
 #endif /* XDP_STEER_PROG_H */
