@@ -350,8 +350,9 @@ tests/e2e/%.skel.h: tests/e2e/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@ 2>/dev/null
 tests/e2e/traffic_live.o: tests/e2e/traffic_gen.skel.h
 tests/e2e/observer.o: tests/e2e/observer.skel.h
-# Its two senders (tests/e2e/traffic_gen.c says which runs when).
+# Its three senders (tests/e2e/traffic_gen.c says which runs when).
 TRAFFIC_GEN_OBJS := tests/e2e/traffic_gen.o tests/e2e/traffic_live.o \
+		    tests/e2e/traffic_fanout.o \
 		    tests/e2e/traffic_socket.o
 tests/e2e/traffic_gen: $(TRAFFIC_GEN_OBJS) tests/lib/frame.o tests/lib/tool.o
 	$(call msg,LINK,$@)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# The traffic generator's two senders (tests/e2e/traffic_gen.c), without
+# The traffic generator's three senders (tests/e2e/traffic_gen.c), without
 # xdp-steer: nothing on $IF_B but the observer, or a capture.
 #
 # - The writers agree: the first frames of each group of a mix (UDP/IPv4,
@@ -10,19 +10,23 @@
 #   object loads) and as userspace writes them, byte for byte, and the
 #   sequence numbers after (traffic_gen --check-writer).
 # - The sender chosen: --sender auto takes live frames where the kernel
-#   has them, else says once (with -v only) that it falls back to the
-#   socket; TRAFFIC_GEN_SENDER picks one, the option overrides it; bad
-#   values are usage errors.
-# - For each sender that works here (the socket always; live frames where
-#   the kernel allows them, else a SKIP with the kernel's answer): the mix
+#   has them, else says once (with -v only) that it falls back to fanout;
+#   TRAFFIC_GEN_SENDER picks one, the option overrides it; bad values are
+#   usage errors.
+# - For each sender that works here (the socket and fanout always; live
+#   frames where the kernel allows them, else a SKIP with the kernel's
+#   answer): the mix
 #   at a paced rate, every flow whole and in order at the observer (tc
 #   ingress of $IF_B), every ARP frame there; B's stack finds no checksum
 #   error; an unpaced flood, the socket sender's lossless (a frame the
 #   veth drops is sent again), the live sender's drops counted; a small
 #   mix of groups with frames=N captured on $IF_B in the order the
 #   generator promises (groups take turns of N frames, round-robin over
-#   their flows). Where both senders work, their captures are the same
-#   frames in the same order, byte for byte.
+#   their flows). The senders' captures are the same frames in the same
+#   order, byte for byte; fanout's with each socket frame made into 7
+#   (--fanout 7), so that counts end in single frames and the copies'
+#   order within a socket frame shows.
+# - fanout leaves nothing behind: its veth pair goes when it ends.
 #
 # $IF_B has GRO on, so that the veth takes live frames without an XDP
 # program (traffic_lib.sh), and both senders' frames enter B's stack
@@ -102,8 +106,8 @@ if [ -n "$LIVE" ]; then
 		said_sender "" live
 	check "auto: with live frames, -v says nothing of a fallback" auto_says 0 -v
 else
-	check "auto: the kernel refuses live frames, so auto sends through the socket" \
-		said_sender "" socket
+	check "auto: the kernel refuses live frames, so auto sends through fanout" \
+		said_sender "" fanout
 	check "auto: -v says once that it falls back" auto_says 1 -v
 	check "auto: without -v it falls back without a word" auto_says 0
 fi
@@ -229,6 +233,11 @@ sender_runs() {
 }
 
 sender_runs socket
+TRAFFIC_GEN_FANOUT=7 sender_runs fanout
+check "the fanout and the socket sender sent the same $SMALL_COUNT frames, byte for byte, in the same order" \
+	cmp "$E2E_TMP/capture.fanout" "$E2E_TMP/capture.socket"
+check "fanout took its veth pair away when it ended" \
+	eval "! ip -n $NS_A -o link show | grep -q ': tgf[0-9]'"
 if [ -n "$LIVE" ]; then
 	sender_runs live
 	check "the live and the socket sender sent the same $SMALL_COUNT frames, byte for byte, in the same order" \

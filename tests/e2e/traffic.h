@@ -94,6 +94,24 @@ struct gen_group {
 	__u8 ntags;		/* 0, 1 or 2 */
 	__u8 pad2[5];
 };
+/* The fanout sender's frames into its own veth (traffic_fanout.c): the
+ * group's template with this in place of the source MAC, which the writer
+ * overwrites in every copy. */
+struct fanout_tag {
+	__u8 magic;		/* FANOUT_MAGIC: a locally administered,
+				 * unicast first byte */
+	__u8 group;		/* the group's index */
+	__u8 copies;		/* FANOUT_ONE, or FANOUT_MANY: one copy per
+				 * entry of the full fanout */
+	__u8 pad[3];
+};
+#define FANOUT_TAG_OFF	6
+#define FANOUT_MAGIC	0xfa
+#define FANOUT_ONE	1
+#define FANOUT_MANY	2
+/* The most copies of one frame (--fanout). */
+#define FANOUT_MAX	64
+
 /* The most header bytes before the (inner) IP header. */
 #define TRAFFIC_L3_MAX		127
 /* The most bytes from the IP header to the transport header, a mask. */

@@ -10,6 +10,13 @@
  * The writing is traffic_write.h's, which says what is written in each
  * frame; the socket sender (traffic_socket.c) writes the same frames with
  * it, in userspace, where the kernel refuses live frames.
+ *
+ * The fanout sender (traffic_fanout.c) uses the same writer in the last
+ * two programs: traffic_fan, on a veth pair of the generator's own, takes
+ * each frame the socket sent there and hands one copy to every entry of a
+ * devmap, each entry the veth to send out of; traffic_fan_write, the
+ * entries' program, writes each copy as the next frame on its way out.
+ * The peer gets xdp_frames again.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -30,6 +37,22 @@ __u32 gen_cur;			/* group of the running test run */
 __u32 gen_ifindex;		/* veth to send out of */
 __u32 gen_lo_ifindex;		/* loopback: test runs "receive" there */
 __u64 gen_frames;		/* frames written and redirected */
+
+/* The fanout sender's devmaps: FANOUT_MAX entries for a full fanout (the
+ * entries it fills: --fanout), one entry for single frames. */
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP);
+	__type(key, __u32);
+	__type(value, struct bpf_devmap_val);
+	__uint(max_entries, FANOUT_MAX);
+} gen_fan_many SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP);
+	__type(key, __u32);
+	__type(value, struct bpf_devmap_val);
+	__uint(max_entries, 1);
+} gen_fan_one SEC(".maps");
 
 SEC("xdp")
 int traffic_gen(struct xdp_md *ctx)
@@ -56,6 +79,50 @@ int traffic_gen(struct xdp_md *ctx)
 		return XDP_ABORTED;
 	gen_frames++;
 	return bpf_redirect(gen_ifindex, 0);
+}
+
+/* The fanout sender's frames into its veth: a group's template whose
+ * source MAC says it is one (struct fanout_tag, traffic.h), the group and
+ * how many frames to make of it. Anything else on the veth passes. */
+SEC("xdp")
+int traffic_fan(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct fanout_tag *t = data + FANOUT_TAG_OFF;
+
+	if ((void *)(t + 1) > end || t->magic != FANOUT_MAGIC)
+		return XDP_PASS;
+	if (t->copies == FANOUT_ONE)
+		return bpf_redirect_map(&gen_fan_one, 0, BPF_F_BROADCAST);
+	return bpf_redirect_map(&gen_fan_many, 0, BPF_F_BROADCAST);
+}
+
+/* Each copy traffic_fan made, as the devmap sends it: the group's next
+ * frame. The copies of one frame, and the frames, come here in order on
+ * one CPU (the veth's NAPI), so the flows' order is the other senders'. */
+SEC("xdp/devmap")
+int traffic_fan_write(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct fanout_tag *t = data + FANOUT_TAG_OFF;
+	struct gen_group *g;
+	struct gen_flow *f;
+	__u32 flow;
+
+	if ((void *)(t + 1) > end)
+		return XDP_DROP;
+	g = &gen_groups[t->group & (TRAFFIC_MAX_GROUPS - 1)];
+	flow = traffic_next_flow(g);
+	f = bpf_map_lookup_elem(&gen_flows, &flow);
+	/* The tag out first: the writer leaves an ARP frame's MACs as the
+	 * template has them. */
+	__builtin_memcpy(t, g->eth + FANOUT_TAG_OFF, sizeof(*t));
+	if (!f || traffic_write(data, end, g, f, flow))
+		return XDP_DROP;
+	gen_frames++;
+	return XDP_PASS;
 }
 
 char _license[] SEC("license") = "Dual BSD/GPL";

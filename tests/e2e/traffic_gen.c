@@ -6,10 +6,10 @@
  * per-flow sequence number, tests/e2e/traffic.h) that the observer counts on
  * the other side.
  *
- * Two senders write the same frames in the same order (the writer is one
- * header, traffic_write.h, compiled for both), chosen by --sender or the
- * environment variable TRAFFIC_GEN_SENDER (the option wins), each live,
- * socket or auto:
+ * Three senders write the same frames in the same order (the writer is
+ * one header, traffic_write.h, compiled for each), chosen by --sender or
+ * the environment variable TRAFFIC_GEN_SENDER (the option wins), each
+ * live, fanout, socket or auto:
  *
  *   live    "live" test-run frames (traffic_live.c): bpf_prog_test_run_opts
  *           with BPF_F_TEST_XDP_LIVE_FRAMES runs traffic_gen.bpf.c over a
@@ -18,14 +18,23 @@
  *           which hands it to the peer's XDP program as an xdp_frame. No
  *           skb is built on the sending side, so one CPU sends millions of
  *           frames per second.
+ *   fanout  for kernels that refuse live frames (some return EPERM to
+ *           them): a socket sends a frame into a veth pair of the
+ *           generator's own, whose XDP program has the kernel copy it
+ *           --fanout times (32) through a devmap into the interface,
+ *           each copy written as the next frame on its way out
+ *           (traffic_fanout.c). The peer gets xdp_frames, as from a NIC,
+ *           and the sending CPU spends little more per frame than live.
  *   socket  frames written in userspace and sent through an AF_PACKET
  *           socket bound to the interface, past its qdisc
- *           (traffic_socket.c); the peer gets skbs. For kernels that
- *           refuse live frames (some return EPERM to them), and to run a
- *           whole test on skbs where live frames work. It needs no BPF.
+ *           (traffic_socket.c); the peer gets skbs, which veth copies
+ *           before its XDP program runs, and each frame costs the
+ *           sending CPU a system call's share. To run a whole test on
+ *           skbs, and where nothing else works. It needs no BPF.
  *   auto    (the default) live; when the kernel refuses the first live
  *           run (EPERM, EINVAL or EOPNOTSUPP) before a frame went out,
- *           socket from then on (-v says so).
+ *           fanout from then on, or socket where fanout cannot start
+ *           (-v says which).
  *
  * Run it in the sending namespace.
  *
@@ -66,6 +75,7 @@
 #include "frame.h"
 #include "tool.h"
 #include "traffic.h"
+#include "traffic_fanout.h"
 #include "traffic_live.h"
 #include "traffic_socket.h"
 #include "traffic_write.h"
@@ -156,12 +166,18 @@ enum sender {
 	SENDER_AUTO,
 	SENDER_LIVE,
 	SENDER_SOCKET,
+	SENDER_FANOUT,
 };
 
 static const char *const sender_names[] = {
 	[SENDER_AUTO] = "auto", [SENDER_LIVE] = "live",
-	[SENDER_SOCKET] = "socket",
+	[SENDER_SOCKET] = "socket", [SENDER_FANOUT] = "fanout",
 };
+
+/* Copies of each socket frame (--fanout): enough that the system call's
+ * share is small, few enough that one frame's copies fit the peer's ring
+ * (256) with room. */
+#define FANOUT_DEFAULT	32
 
 struct opts {
 	const char *ifname;
@@ -176,6 +192,7 @@ struct opts {
 	int verbose;
 	bool native;		/* the keeping link in native mode */
 	enum sender sender;
+	unsigned int fanout;	/* copies per socket frame (fanout) */
 	__u64 check_writer;	/* frames per group to compare, 0: send */
 	struct group groups[TRAFFIC_MAX_GROUPS];
 	int ngroups;
@@ -222,13 +239,20 @@ static void usage(FILE *out)
 "                   gets skbs; auto (default): live, or socket once the\n"
 "                   kernel refuses the first live run (EPERM, EINVAL,\n"
 "                   EOPNOTSUPP; -v says so). The environment variable\n"
-"                   TRAFFIC_GEN_SENDER sets it too; the option wins\n"
+"                   TRAFFIC_GEN_SENDER sets it too; the option wins;\n"
+"                   fanout: a socket's frame copied --fanout times through\n"
+"                   a devmap, each copy written by a devmap program, the\n"
+"                   peer gets xdp_frames; auto takes it where live frames\n"
+"                   are refused, socket where fanout cannot start either\n"
+"  --fanout K       copies of each socket frame, 1-%d (default %d; also\n"
+"                   TRAFFIC_GEN_FANOUT, the option wins)\n"
 "  --check-writer N write N frames of each group with both writers (the\n"
 "                   program in plain test runs, no live frames, and in\n"
 "                   userspace), compare them byte for byte and send nothing;\n"
 "                   exit 1 at the first difference, printed\n"
 "  -v               libbpf messages, the sender taken\n"
-"Prints \"sent=N seconds=S fps=R\" on stdout at the end.\n");
+"Prints \"sent=N seconds=S fps=R\" on stdout at the end.\n",
+		FANOUT_MAX, FANOUT_DEFAULT);
 }
 
 static int parse_mac(const char *s, __u8 mac[6])
@@ -708,20 +732,31 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "native", no_argument, NULL, 'N' },
 		{ "sender", required_argument, NULL, 'S' },
 		{ "check-writer", required_argument, NULL, 'C' },
+		{ "fanout", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *env = getenv("TRAFFIC_GEN_SENDER");
+	const char *fan = getenv("TRAFFIC_GEN_FANOUT");
 	bool have_duration = false;
 	char *end;
 	__u64 v;
 	int c;
 
 	o->cpu = -1;
+	o->fanout = FANOUT_DEFAULT;
 	if (env && *env && parse_sender(env, &o->sender)) {
 		fprintf(stderr, "traffic_gen: bad TRAFFIC_GEN_SENDER '%s' (live, "
-			"socket or auto)\n", env);
+			"fanout, socket or auto)\n", env);
 		return -EINVAL;
+	}
+	if (fan && *fan) {
+		if (parse_u64(fan, FANOUT_MAX, &v) || !v) {
+			fprintf(stderr, "traffic_gen: bad TRAFFIC_GEN_FANOUT '%s' "
+				"(1-%d)\n", fan, FANOUT_MAX);
+			return -EINVAL;
+		}
+		o->fanout = (unsigned int)v;
 	}
 	while ((c = getopt_long(argc, argv, "vh", lopts, NULL)) != -1) {
 		switch (c) {
@@ -775,9 +810,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'S':
 			if (parse_sender(optarg, &o->sender)) {
 				fprintf(stderr, "traffic_gen: bad --sender '%s' (live, "
-					"socket or auto)\n", optarg);
+					"fanout, socket or auto)\n", optarg);
 				return -EINVAL;
 			}
+			break;
+		case 'F':
+			if (parse_u64(optarg, FANOUT_MAX, &v) || !v) {
+				fprintf(stderr, "traffic_gen: bad --fanout '%s' "
+					"(1-%d)\n", optarg, FANOUT_MAX);
+				return -EINVAL;
+			}
+			o->fanout = (unsigned int)v;
 			break;
 		case 'C':
 			if (parse_u64(optarg, 1u << 20, &o->check_writer) ||
@@ -1000,11 +1043,12 @@ out:
 	return ret;
 }
 
-/* The sender in use, live or socket. */
+/* The sender in use: live, fanout or socket. */
 struct sender_state {
 	enum sender kind;
 	bool live_ran;			/* a live run returned */
-	struct traffic_live *live;
+	struct traffic_live *live;	/* the program: live and fanout */
+	struct traffic_fanout *fan;
 	struct traffic_socket *sock;
 };
 
@@ -1023,16 +1067,37 @@ static int open_socket(struct sender_state *s, const struct opts *o,
 	return 0;
 }
 
+/* The fanout sender, over the program of a live sender opened without
+ * flags (none attached to the interface: fanout sends no test runs). */
+static int open_fanout(struct sender_state *s, const struct opts *o,
+		       int ifindex, const struct gen_flow *flows)
+{
+	s->live = open_live(o, ifindex, 0, flows);
+	if (!s->live)
+		return -errno;
+	s->fan = traffic_fanout_open(s->live, ifindex, o->fanout);
+	if (!s->fan) {
+		int err = -errno;
+
+		traffic_live_close(s->live);
+		s->live = NULL;
+		return err;
+	}
+	s->kind = SENDER_FANOUT;
+	return 0;
+}
+
 /* Sends 'want' frames of group 'cur'; adds those sent to *sent. Under
  * --sender auto, the first live run the kernel refuses before a frame
- * went out switches to the socket sender, which sends them instead. 0,
- * -EINTR (cut short by a signal) or a negative errno, said. */
+ * went out switches to the fanout sender, or the socket sender where
+ * fanout cannot start, which sends them instead. 0, -EINTR (cut short by
+ * a signal) or a negative errno, said. */
 static int send_frames(struct sender_state *s, struct opts *o,
 		       struct gen_flow *flows, int ifindex, int cur,
 		       __u64 want, __u64 *sent)
 {
 	struct group *gr = &o->groups[cur];
-	int ret;
+	int ret, refused;
 
 	if (s->kind == SENDER_LIVE) {
 		ret = traffic_live_send(s->live, cur, gr->tmpl.buf,
@@ -1046,22 +1111,34 @@ static int send_frames(struct sender_state *s, struct opts *o,
 			fprintf(stderr, "traffic_gen: test run: %s%s\n",
 				strerror(-ret), ret == -EINVAL ?
 				" (kernel without live frames, 5.18+? try "
-				"--sender socket)" : ret == -EPERM ?
+				"--sender fanout)" : ret == -EPERM ?
 				" (the kernel refuses live frames? try "
-				"--sender socket)" : "");
+				"--sender fanout)" : "");
 			return ret;
 		}
-		if (o->verbose)
-			fprintf(stderr, "traffic_gen: the kernel refuses live "
-				"frames (%s): sender: socket, from now on\n",
-				strerror(-ret));
 		/* Nothing was sent: the flows and cursors in userspace are
-		 * still where the program's are. */
+		 * still where the program's are, and a program loaded anew
+		 * starts from them. */
+		refused = ret;
 		traffic_live_close(s->live);
 		s->live = NULL;
-		ret = open_socket(s, o, ifindex);
+		ret = open_fanout(s, o, ifindex, flows);
+		if (o->verbose)
+			fprintf(stderr, "traffic_gen: the kernel refuses live "
+				"frames (%s): sender: %s, from now on\n",
+				strerror(-refused), ret ? "socket" : "fanout");
+		if (ret)
+			ret = open_socket(s, o, ifindex);
 		if (ret)
 			return ret;
+	}
+	if (s->kind == SENDER_FANOUT) {
+		ret = traffic_fanout_send(s->fan, cur, gr->tmpl.buf,
+					  gr->tmpl.len, want, sent);
+		if (ret && ret != -EINTR)
+			fprintf(stderr, "traffic_gen: sending on %s: %s\n",
+				o->ifname, strerror(-ret));
+		return ret;
 	}
 	ret = traffic_socket_send(s->sock, &gr->gen, cur, gr->tmpl.buf,
 				  gr->tmpl.len, flows, want, sent);
@@ -1121,6 +1198,10 @@ int main(int argc, char **argv)
 	}
 	if (o.sender == SENDER_SOCKET) {
 		ret = open_socket(&snd, &o, ifindex);
+		if (ret)
+			goto out;
+	} else if (o.sender == SENDER_FANOUT) {
+		ret = open_fanout(&snd, &o, ifindex, flows);
 		if (ret)
 			goto out;
 	} else {
@@ -1193,6 +1274,7 @@ int main(int argc, char **argv)
 			ret = write_flows(&o, flows);
 	}
 out:
+	traffic_fanout_close(snd.fan);
 	traffic_live_close(snd.live);
 	traffic_socket_close(snd.sock);
 	free(flows);

@@ -18,8 +18,10 @@
 # traffic_* checks print what is wrong and return 1, for lib.sh's check.
 #
 # The generator sends live test-run frames where the kernel allows them,
-# else through an AF_PACKET socket (traffic_gen.c); TRAFFIC_GEN_SENDER=socket
-# in the environment puts a whole run on the socket sender.
+# else through its fanout (a socket's frames copied into the veth by a
+# devmap: $IF_B still gets xdp_frames); TRAFFIC_GEN_SENDER=socket in the
+# environment puts a whole run on the socket itself, $IF_B getting skbs
+# (traffic_gen.c).
 #
 # For the demo and the benchmark: traffic_cpu_table prints where the flows
 # went; the generator takes --size (up to 1514 on a 1500 MTU veth), --rate 0

@@ -175,6 +175,11 @@ int traffic_live_read_seqs(struct traffic_live *l, struct gen_flow *flows,
 	return 0;
 }
 
+struct traffic_gen_bpf *traffic_live_skel(struct traffic_live *l)
+{
+	return l->skel;
+}
+
 void traffic_live_close(struct traffic_live *l)
 {
 	if (!l)

@@ -45,6 +45,9 @@ int traffic_live_write_one(struct traffic_live *l, int gidx, const void *tmpl,
 int traffic_live_read_seqs(struct traffic_live *l, struct gen_flow *flows,
 			   __u32 nflows);
 
+/* The loaded program, its maps and .bss (the fanout sender's too). */
+struct traffic_gen_bpf *traffic_live_skel(struct traffic_live *l);
+
 void traffic_live_close(struct traffic_live *l);
 
 #endif /* XDP_STEER_TRAFFIC_LIVE_H */

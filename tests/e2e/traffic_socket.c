@@ -168,6 +168,29 @@ int traffic_socket_send(struct traffic_socket *s, struct gen_group *g, int gidx,
 	return 0;
 }
 
+int traffic_socket_send_copies(struct traffic_socket *s, const void *frame,
+			       size_t len, __u64 n, __u64 *sent)
+{
+	int i, k, done;
+
+	while (n) {
+		k = n < SOCK_BATCH ? (int)n : SOCK_BATCH;
+		for (i = 0; i < k; i++) {
+			s->iov[i].iov_base = (void *)frame;
+			s->iov[i].iov_len = len;
+		}
+		done = send_batch(s, k);
+		for (i = 0; i < k; i++)
+			s->iov[i].iov_base = s->buf[i];
+		*sent += (__u64)done;
+		if (done < k)
+			return tool_stop && errno == ENOBUFS ? -EINTR :
+			       errno ? -errno : -EIO;
+		n -= (__u64)k;
+	}
+	return 0;
+}
+
 void traffic_socket_close(struct traffic_socket *s)
 {
 	if (!s)

@@ -32,6 +32,13 @@ int traffic_socket_send(struct traffic_socket *s, struct gen_group *g, int gidx,
 			const void *tmpl, size_t len, struct gen_flow *flows,
 			__u64 n, __u64 *sent);
 
+/* Sends n copies of 'frame' as it is, no writer (the fanout sender's
+ * frames into its own veth); adds the copies sent to *sent. 0, -EINTR
+ * when told to stop while the interface had no room, or a negative
+ * errno. */
+int traffic_socket_send_copies(struct traffic_socket *s, const void *frame,
+			       size_t len, __u64 n, __u64 *sent);
+
 void traffic_socket_close(struct traffic_socket *s);
 
 #endif /* XDP_STEER_TRAFFIC_SOCKET_H */

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * traffic_fanout.c - traffic_gen's fanout sender (traffic_fanout.h).
+ *
+ * Where the kernel refuses live test-run frames, a socket's frames reach
+ * the peer as skbs, which veth copies into a page before its XDP program
+ * sees them, and each costs the sending CPU a system call's share: the
+ * generator, not the receiver, is what a benchmark then measures. So the
+ * socket sends fewer frames, into a veth pair of the generator's own
+ * ("tgf<pid>" and "tgf<pid>p", in this namespace): on the far end,
+ * traffic_fan (traffic_gen.bpf.c) redirects each with BPF_F_BROADCAST to
+ * a devmap whose every entry is the interface to send out of. The kernel
+ * copies the frame once per entry (xdpf_clone(): a page and a memcpy), the
+ * entries' program traffic_fan_write writes each copy as the group's next
+ * frame, and the devmap sends them in bulk (veth's ndo_xdp_xmit): the peer
+ * gets xdp_frames, as from the live sender. The socket's frame carries its
+ * group and the number of copies in its source MAC (struct fanout_tag):
+ * a full fanout, or one copy (the last frames of a count).
+ *
+ * All of it runs on the sending CPU: each frame the socket sends runs the
+ * pair's NAPI on the way out of the system call (the bottom halves are
+ * enabled again after each transmit), so the copies of one frame, at most
+ * FANOUT_MAX, reach the peer's ring (256 frames) in one burst, and its
+ * NAPI runs next. The pair goes when the sender closes; after a kill -9 it
+ * stays until the namespace goes (a later sender of the same pid deletes
+ * it first).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "frame.h"
+#include "tool.h"
+#include "traffic_fanout.h"
+#include "traffic_socket.h"
+#include "traffic_gen.skel.h"
+
+/* How long sent frames may take to come out of the pair's NAPI (it runs
+ * in ksoftirqd when the CPU had too much softirq work) before those not
+ * written are taken as copies the kernel had no page for. */
+#define FANOUT_SETTLE_NS	(50 * 1000 * 1000ULL)
+
+struct traffic_fanout {
+	struct traffic_gen_bpf *skel;
+	struct traffic_socket *sock;	/* on the pair's first end */
+	char in[IFNAMSIZ];		/* the socket's end */
+	int link_fd;			/* traffic_fan on the far end */
+	unsigned int copies;
+	__u8 frame[FRAME_MAX];		/* the socket's frame */
+};
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+/* Runs an ip(8) command quietly; 0 when it succeeded. The names are ours
+ * (digits and letters), no quoting needed. */
+static int run_ip(const char *fmt, ...)
+{
+	char cmd[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(cmd, sizeof(cmd) - 20, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= (int)sizeof(cmd) - 20)
+		return -1;
+	strcat(cmd, " >/dev/null 2>&1");
+	return system(cmd) ? -1 : 0;
+}
+
+static int fill_devmap(int map_fd, __u32 entries, int ifindex, int prog_fd)
+{
+	struct bpf_devmap_val v = {
+		.ifindex = (__u32)ifindex,
+		.bpf_prog.fd = prog_fd,
+	};
+	__u32 i;
+
+	for (i = 0; i < entries; i++)
+		if (bpf_map_update_elem(map_fd, &i, &v, 0))
+			return -errno;
+	return 0;
+}
+
+struct traffic_fanout *traffic_fanout_open(struct traffic_live *l, int ifindex,
+					   unsigned int copies)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, lo, .flags = XDP_FLAGS_DRV_MODE);
+	struct traffic_fanout *f;
+	char far[IFNAMSIZ];
+	int err, far_idx, in_idx, prog_fd;
+
+	if (!copies || copies > FANOUT_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->link_fd = -1;
+	f->skel = traffic_live_skel(l);
+	f->copies = copies;
+	snprintf(f->in, sizeof(f->in), "tgf%d", (int)getpid());
+	snprintf(far, sizeof(far), "tgf%dp", (int)getpid());
+	run_ip("ip link del %s", f->in);
+	if (run_ip("ip link add %s type veth peer name %s", f->in, far) ||
+	    run_ip("ip link set %s up", far) || run_ip("ip link set %s up", f->in)) {
+		fprintf(stderr, "traffic_gen: fanout: cannot make the veth pair "
+			"%s, %s (needs ip(8) and CAP_NET_ADMIN)\n", f->in, far);
+		err = EPERM;
+		goto del;
+	}
+	in_idx = (int)if_nametoindex(f->in);
+	far_idx = (int)if_nametoindex(far);
+	if (!in_idx || !far_idx) {
+		err = ENODEV;
+		goto del;
+	}
+	prog_fd = bpf_program__fd(f->skel->progs.traffic_fan_write);
+	err = -fill_devmap(bpf_map__fd(f->skel->maps.gen_fan_many), copies,
+			   ifindex, prog_fd);
+	if (!err)
+		err = -fill_devmap(bpf_map__fd(f->skel->maps.gen_fan_one), 1,
+				   ifindex, prog_fd);
+	if (err) {
+		fprintf(stderr, "traffic_gen: fanout: a devmap entry with a "
+			"program: %s (kernel before 5.8?)\n", strerror(err));
+		goto del;
+	}
+	f->link_fd = bpf_link_create(bpf_program__fd(f->skel->progs.traffic_fan),
+				     far_idx, BPF_XDP, &lo);
+	if (f->link_fd < 0) {
+		err = errno;
+		fprintf(stderr, "traffic_gen: fanout: attaching to %s: %s\n", far,
+			strerror(err));
+		goto del;
+	}
+	f->sock = traffic_socket_open(in_idx);
+	if (!f->sock) {
+		err = errno;
+		fprintf(stderr, "traffic_gen: fanout: AF_PACKET socket on %s: %s\n",
+			f->in, strerror(err));
+		goto del;
+	}
+	return f;
+
+del:
+	if (f->link_fd >= 0)
+		close(f->link_fd);
+	run_ip("ip link del %s", f->in);
+	free(f);
+	errno = err;
+	return NULL;
+}
+
+/* Sends n socket frames of 'len' bytes for group 'gidx', each to be made
+ * into 'each' frames; the frames written are counted in *sent once the
+ * pair's NAPI has taken them all (or stopped writing for a while). */
+static int send_tagged(struct traffic_fanout *f, int gidx, size_t len,
+		       __u8 copies, __u64 n, __u64 each, __u64 *sent)
+{
+	volatile __u64 *written = &f->skel->bss->gen_frames;
+	struct fanout_tag *t = (void *)(f->frame + FANOUT_TAG_OFF);
+	__u64 before = *written, socket_sent = 0, last, seen, t0;
+	int ret;
+
+	t->magic = FANOUT_MAGIC;
+	t->group = (__u8)gidx;
+	t->copies = copies;
+	ret = traffic_socket_send_copies(f->sock, f->frame, len, n,
+					 &socket_sent);
+	last = *written;
+	t0 = mono_ns();
+	while (last - before < socket_sent * each &&
+	       mono_ns() - t0 < FANOUT_SETTLE_NS) {
+		sched_yield();
+		seen = *written;
+		if (seen != last) {
+			last = seen;
+			t0 = mono_ns();
+		}
+	}
+	*sent += last - before;
+	return ret;
+}
+
+int traffic_fanout_send(struct traffic_fanout *f, int gidx, const void *tmpl,
+			size_t len, __u64 n, __u64 *sent)
+{
+	__u64 many = n / f->copies, ones = n % f->copies;
+	int ret = 0;
+
+	if (len > sizeof(f->frame) || len < FANOUT_TAG_OFF + sizeof(struct fanout_tag))
+		return -EINVAL;
+	memcpy(f->frame, tmpl, len);
+	if (many)
+		ret = send_tagged(f, gidx, len,
+				  f->copies == 1 ? FANOUT_ONE : FANOUT_MANY,
+				  many, f->copies, sent);
+	if (!ret && ones)
+		ret = send_tagged(f, gidx, len, FANOUT_ONE, ones, 1, sent);
+	return ret;
+}
+
+void traffic_fanout_close(struct traffic_fanout *f)
+{
+	if (!f)
+		return;
+	traffic_socket_close(f->sock);
+	if (f->link_fd >= 0)
+		close(f->link_fd);
+	run_ip("ip link del %s", f->in);
+	free(f);
+}
