@@ -19,6 +19,17 @@ bench_machine() {
 		"kernel $(uname -r), CONFIG_HZ $(zcat /proc/config.gz 2>/dev/null |
 			sed -n 's/^CONFIG_HZ=//p')"
 	echo "mitigations: $(bench_mitigations)"
+	bench_sender
+}
+
+# bench_sender: which of traffic_gen's senders runs here (live, fanout or
+# socket: what the tables can show depends on it, tests/bench/README.md,
+# "The traffic source"),
+# from one ARP frame sent A -> B.
+bench_sender() {
+	[ -n "${NS_A:-}" ] && [ -e /run/netns/"$NS_A" ] || return 0
+	gen_run --count 1 --group arp:1 >/dev/null 2>&1
+	echo "traffic: traffic_gen's ${GEN_SENDER:-unknown} sender${TRAFFIC_GEN_SENDER:+ (TRAFFIC_GEN_SENDER=$TRAFFIC_GEN_SENDER)}"
 }
 
 # bench_mitigations: the kernel's mitigations= parameter and each

@@ -26,7 +26,12 @@
 #   order, byte for byte; fanout's with each socket frame made into 7
 #   (--fanout 7), so that counts end in single frames and the copies'
 #   order within a socket frame shows.
-# - fanout leaves nothing behind: its veth pair goes when it ends.
+# - fanout leaves nothing behind: its veth pair goes when it ends. Its
+#   XDP program (plain test runs) makes copies only of a frame tagged with
+#   its sender's key: not of one tagged with another, nor of a frame of
+#   the pair's own stack whose random source MAC starts with the tag's
+#   magic (traffic_gen --check-fanout; such a frame once wrote 96 stray
+#   frames as flow 0 of test_encap's run).
 #
 # $IF_B has GRO on, so that the veth takes live frames without an XDP
 # program (traffic_lib.sh), and both senders' frames enter B's stack
@@ -69,6 +74,8 @@ gen() {
 
 check "the program (plain test runs, no live frames) and userspace write the same first 200 frames of each of the mix's 7 groups, and leave the same sequence numbers" \
 	gen --check-writer 200 "${MIX[@]}"
+check "fanout: only a frame tagged with its sender's key is made into copies, no other frame on its veth pair" \
+	gen --check-fanout
 
 # ---- the sender chosen --------------------------------------------------------
 

@@ -103,7 +103,9 @@ struct fanout_tag {
 	__u8 group;		/* the group's index */
 	__u8 copies;		/* FANOUT_ONE, or FANOUT_MANY: one copy per
 				 * entry of the full fanout */
-	__u8 pad[3];
+	__u8 key[3];		/* the sender's (gen_fan_key): a frame of
+				 * the pair's own stack, whose random MAC
+				 * may start with the magic, is not one */
 };
 #define FANOUT_TAG_OFF	6
 #define FANOUT_MAGIC	0xfa

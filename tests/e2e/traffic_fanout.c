@@ -15,7 +15,9 @@
  * frame, and the devmap sends them in bulk (veth's ndo_xdp_xmit): the peer
  * gets xdp_frames, as from the live sender. The socket's frame carries its
  * group and the number of copies in its source MAC (struct fanout_tag):
- * a full fanout, or one copy (the last frames of a count).
+ * a full fanout, or one copy (the last frames of a count); and a key of
+ * this sender's, so that nothing else on the pair is taken for one. The
+ * pair has no IPv6 and fixed MACs, so its own stack stays quiet.
  *
  * All of it runs on the sending CPU: each frame the socket sends runs the
  * pair's NAPI on the way out of the system call (the bottom halves are
@@ -56,6 +58,7 @@ struct traffic_fanout {
 	char in[IFNAMSIZ];		/* the socket's end */
 	int link_fd;			/* traffic_fan on the far end */
 	unsigned int copies;
+	__u8 key[3];			/* gen_fan_key */
 	__u8 frame[FRAME_MAX];		/* the socket's frame */
 };
 
@@ -84,6 +87,25 @@ static int run_ip(const char *fmt, ...)
 	return system(cmd) ? -1 : 0;
 }
 
+/* No IPv6 on a pair end: no router solicitation or MLD report from its
+ * stack. 0 or -1. */
+static int quiet_ipv6(const char *ifname)
+{
+	char path[128];
+	FILE *fp;
+	int ret;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6",
+		 ifname);
+	fp = fopen(path, "w");
+	if (!fp)
+		return errno == ENOENT ? 0 : -1;	/* no IPv6 at all */
+	ret = fputs("1\n", fp) < 0 ? -1 : 0;
+	if (fclose(fp))
+		ret = -1;
+	return ret;
+}
+
 static int fill_devmap(int map_fd, __u32 entries, int ifindex, int prog_fd)
 {
 	struct bpf_devmap_val v = {
@@ -104,7 +126,7 @@ struct traffic_fanout *traffic_fanout_open(struct traffic_live *l, int ifindex,
 	LIBBPF_OPTS(bpf_link_create_opts, lo, .flags = XDP_FLAGS_DRV_MODE);
 	struct traffic_fanout *f;
 	char far[IFNAMSIZ];
-	int err, far_idx, in_idx, prog_fd;
+	int err, far_idx, in_idx, prog_fd, i;
 
 	if (!copies || copies > FANOUT_MAX) {
 		errno = EINVAL;
@@ -115,11 +137,16 @@ struct traffic_fanout *traffic_fanout_open(struct traffic_live *l, int ifindex,
 		return NULL;
 	f->link_fd = -1;
 	f->skel = traffic_live_skel(l);
+	srandom((unsigned int)(getpid() ^ mono_ns()));
+	for (i = 0; i < 3; i++)
+		f->key[i] = f->skel->bss->gen_fan_key[i] = (__u8)random();
 	f->copies = copies;
 	snprintf(f->in, sizeof(f->in), "tgf%d", (int)getpid());
 	snprintf(far, sizeof(far), "tgf%dp", (int)getpid());
 	run_ip("ip link del %s", f->in);
-	if (run_ip("ip link add %s type veth peer name %s", f->in, far) ||
+	if (run_ip("ip link add %s address 02:00:00:00:00:01 type veth peer "
+		   "name %s address 02:00:00:00:00:02", f->in, far) ||
+	    quiet_ipv6(f->in) || quiet_ipv6(far) ||
 	    run_ip("ip link set %s up", far) || run_ip("ip link set %s up", f->in)) {
 		fprintf(stderr, "traffic_gen: fanout: cannot make the veth pair "
 			"%s, %s (needs ip(8) and CAP_NET_ADMIN)\n", f->in, far);
@@ -183,6 +210,7 @@ static int send_tagged(struct traffic_fanout *f, int gidx, size_t len,
 	t->magic = FANOUT_MAGIC;
 	t->group = (__u8)gidx;
 	t->copies = copies;
+	memcpy(t->key, f->key, sizeof(t->key));
 	ret = traffic_socket_send_copies(f->sock, f->frame, len, n,
 					 &socket_sent);
 	last = *written;
@@ -216,6 +244,66 @@ int traffic_fanout_send(struct traffic_fanout *f, int gidx, const void *tmpl,
 	if (!ret && ones)
 		ret = send_tagged(f, gidx, len, FANOUT_ONE, ones, 1, sent);
 	return ret;
+}
+
+/* traffic_fan's verdict on 'frame' in a plain test run, or a negative
+ * errno. */
+static int fan_verdict(struct traffic_gen_bpf *skel, const __u8 *frame,
+		       size_t len)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, run, .data_in = frame,
+		    .data_size_in = (__u32)len, .repeat = 1);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.traffic_fan), &run))
+		return -errno;
+	return (int)run.retval;
+}
+
+int traffic_fanout_check(struct traffic_live *l, const void *tmpl, size_t len)
+{
+	static const struct {
+		const char *what;
+		int tagged, key_off, magic_off, want;
+	} cases[] = {
+		{ "a frame tagged with the sender's key is broadcast", 1, 0, 0,
+		  XDP_REDIRECT },
+		{ "a tag with another key passes", 1, 1, 0, XDP_PASS },
+		{ "a source MAC that only starts with the magic passes", 0, 0, 0,
+		  XDP_PASS },
+		{ "a tag with the key but another magic passes", 1, 0, 1,
+		  XDP_PASS },
+	};
+	struct traffic_gen_bpf *skel = traffic_live_skel(l);
+	struct fanout_tag *t;
+	__u8 frame[FRAME_MAX];
+	size_t i;
+	int v;
+
+	if (len > sizeof(frame) || len < FANOUT_TAG_OFF + sizeof(*t))
+		return -EINVAL;
+	memcpy(skel->bss->gen_fan_key, "\x5a\xa5\x3c", 3);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memcpy(frame, tmpl, len);
+		t = (void *)(frame + FANOUT_TAG_OFF);
+		t->magic = FANOUT_MAGIC + cases[i].magic_off * 2;
+		if (cases[i].tagged) {
+			t->group = 0;
+			t->copies = FANOUT_MANY;
+			memcpy(t->key, skel->bss->gen_fan_key, sizeof(t->key));
+			t->key[2] ^= (__u8)cases[i].key_off;
+		} else {
+			/* Whatever follows the magic, never the key. */
+			t->key[0] = (__u8)~skel->bss->gen_fan_key[0];
+		}
+		v = fan_verdict(skel, frame, len);
+		if (v != cases[i].want) {
+			fprintf(stderr, "traffic_gen: fanout: %s: verdict %d, not %d\n",
+				cases[i].what, v, cases[i].want);
+			return v < 0 ? v : -EPROTO;
+		}
+		printf("fanout: %s\n", cases[i].what);
+	}
+	return 0;
 }
 
 void traffic_fanout_close(struct traffic_fanout *f)

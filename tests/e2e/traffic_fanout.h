@@ -32,6 +32,13 @@ struct traffic_fanout *traffic_fanout_open(struct traffic_live *l, int ifindex,
 int traffic_fanout_send(struct traffic_fanout *f, int gidx, const void *tmpl,
 			size_t len, __u64 n, __u64 *sent);
 
+/* Checks, in plain test runs of traffic_fan over 'tmpl' (a group's
+ * template of 'len' bytes) under the key 'l' holds, that a frame tagged
+ * with the key is broadcast and one with any other tag passes: a frame
+ * of the pair's stack is never made into test frames. Prints what it
+ * ran; 0, or -EPROTO at the first wrong verdict, said. */
+int traffic_fanout_check(struct traffic_live *l, const void *tmpl, size_t len);
+
 /* Takes the pair away; the program and its flows stay with 'l'. */
 void traffic_fanout_close(struct traffic_fanout *f);
 

@@ -37,6 +37,7 @@ __u32 gen_cur;			/* group of the running test run */
 __u32 gen_ifindex;		/* veth to send out of */
 __u32 gen_lo_ifindex;		/* loopback: test runs "receive" there */
 __u64 gen_frames;		/* frames written and redirected */
+__u8 gen_fan_key[3];		/* the fanout's tags carry it */
 
 /* The fanout sender's devmaps: FANOUT_MAX entries for a full fanout (the
  * entries it fills: --fanout), one entry for single frames. */
@@ -91,7 +92,9 @@ int traffic_fan(struct xdp_md *ctx)
 	void *end = (void *)(long)ctx->data_end;
 	struct fanout_tag *t = data + FANOUT_TAG_OFF;
 
-	if ((void *)(t + 1) > end || t->magic != FANOUT_MAGIC)
+	if ((void *)(t + 1) > end || t->magic != FANOUT_MAGIC ||
+	    t->key[0] != gen_fan_key[0] || t->key[1] != gen_fan_key[1] ||
+	    t->key[2] != gen_fan_key[2])
 		return XDP_PASS;
 	if (t->copies == FANOUT_ONE)
 		return bpf_redirect_map(&gen_fan_one, 0, BPF_F_BROADCAST);
@@ -114,6 +117,8 @@ int traffic_fan_write(struct xdp_md *ctx)
 	if ((void *)(t + 1) > end)
 		return XDP_DROP;
 	g = &gen_groups[t->group & (TRAFFIC_MAX_GROUPS - 1)];
+	if (!g->nflows)
+		return XDP_DROP;
 	flow = traffic_next_flow(g);
 	f = bpf_map_lookup_elem(&gen_flows, &flow);
 	/* The tag out first: the writer leaves an ARP frame's MACs as the

@@ -194,6 +194,7 @@ struct opts {
 	enum sender sender;
 	unsigned int fanout;	/* copies per socket frame (fanout) */
 	__u64 check_writer;	/* frames per group to compare, 0: send */
+	bool check_fanout;	/* check the fanout's tags, send nothing */
 	struct group groups[TRAFFIC_MAX_GROUPS];
 	int ngroups;
 	__u32 nflows;
@@ -250,8 +251,13 @@ static void usage(FILE *out)
 "                   program in plain test runs, no live frames, and in\n"
 "                   userspace), compare them byte for byte and send nothing;\n"
 "                   exit 1 at the first difference, printed\n"
+"  --check-fanout   test-run the fanout's XDP program (no live frames) on\n"
+"                   the first group's frame tagged and mistagged: only a\n"
+"                   frame with its sender's key is made into copies; send\n"
+"                   nothing, exit 1 at a wrong verdict\n"
 "  -v               libbpf messages, the sender taken\n"
-"Prints \"sent=N seconds=S fps=R\" on stdout at the end.\n",
+"Prints \"sent=N seconds=S fps=R sender=K\" on stdout at the end (K: the\n"
+"sender that sent them).\n",
 		FANOUT_MAX, FANOUT_DEFAULT);
 }
 
@@ -733,6 +739,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "sender", required_argument, NULL, 'S' },
 		{ "check-writer", required_argument, NULL, 'C' },
 		{ "fanout", required_argument, NULL, 'F' },
+		{ "check-fanout", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -821,6 +828,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return -EINVAL;
 			}
 			o->fanout = (unsigned int)v;
+			break;
+		case 'K':
+			o->check_fanout = true;
 			break;
 		case 'C':
 			if (parse_u64(optarg, 1u << 20, &o->check_writer) ||
@@ -1196,6 +1206,12 @@ int main(int argc, char **argv)
 		ret = check_writer(&o, ifindex, flows);
 		goto out;
 	}
+	if (o.check_fanout) {
+		snd.live = open_live(&o, ifindex, 0, flows);
+		ret = snd.live ? traffic_fanout_check(snd.live, o.groups[0].tmpl.buf,
+						      o.groups[0].tmpl.len) : -errno;
+		goto out;
+	}
 	if (o.sender == SENDER_SOCKET) {
 		ret = open_socket(&snd, &o, ifindex);
 		if (ret)
@@ -1261,8 +1277,9 @@ int main(int argc, char **argv)
 	}
 	t1 = now_s();
 	ret = 0;
-	printf("sent=%llu seconds=%.3f fps=%.0f\n", (unsigned long long)sent,
-	       t1 - t0, t1 > t0 ? (double)sent / (t1 - t0) : 0.0);
+	printf("sent=%llu seconds=%.3f fps=%.0f sender=%s\n",
+	       (unsigned long long)sent, t1 - t0,
+	       t1 > t0 ? (double)sent / (t1 - t0) : 0.0, sender_names[snd.kind]);
 	fflush(stdout);
 	if (o.flows_out) {
 		if (snd.live)

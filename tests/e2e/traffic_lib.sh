@@ -13,8 +13,9 @@
 #
 # The generator (traffic_gen) and the observer (observer) are described in
 # their sources; the report format is at the top of tests/e2e/observer.c.
-# gen_run leaves the generator's "sent=N seconds=S fps=R" in GEN_SENT,
-# GEN_SECONDS, GEN_FPS and the per-flow counts in $GEN_FLOWS.
+# gen_run leaves the generator's "sent=N seconds=S fps=R sender=K" in
+# GEN_SENT, GEN_SECONDS, GEN_FPS, GEN_SENDER and the per-flow counts in
+# $GEN_FLOWS.
 # traffic_* checks print what is wrong and return 1, for lib.sh's check.
 #
 # The generator sends live test-run frames where the kernel allows them,
@@ -192,12 +193,13 @@ _gen_cmd() {
 
 _gen_read() {
 	local kv
-	GEN_SENT= GEN_SECONDS= GEN_FPS=
+	GEN_SENT= GEN_SECONDS= GEN_FPS= GEN_SENDER=
 	for kv in $(cat "$GEN_OUT" 2>/dev/null); do
 		case $kv in
 		sent=*) GEN_SENT=${kv#sent=} ;;
 		seconds=*) GEN_SECONDS=${kv#seconds=} ;;
 		fps=*) GEN_FPS=${kv#fps=} ;;
+		sender=*) GEN_SENDER=${kv#sender=} ;;
 		esac
 	done
 	[ -n "$GEN_SENT" ]
