@@ -24,12 +24,17 @@ bench_machine() {
 
 # bench_sender: which of traffic_gen's senders runs here (live, fanout or
 # socket: what the tables can show depends on it, tests/bench/README.md,
-# "The traffic source"),
-# from one ARP frame sent A -> B.
+# "The traffic source"): TRAFFIC_GEN_SENDER's, else live where one live
+# frame goes out A -> B, else fanout (auto's choice).
 bench_sender() {
+	local s=${TRAFFIC_GEN_SENDER:-auto}
 	[ -n "${NS_A:-}" ] && [ -e /run/netns/"$NS_A" ] || return 0
-	gen_run --count 1 --group arp:1 >/dev/null 2>&1
-	echo "traffic: traffic_gen's ${GEN_SENDER:-unknown} sender${TRAFFIC_GEN_SENDER:+ (TRAFFIC_GEN_SENDER=$TRAFFIC_GEN_SENDER)}"
+	if [ "$s" = auto ]; then
+		s=fanout
+		in_a "$TRAFFIC_GEN" --ifname "$IF_A" --dst-mac "$MAC_B" --sender live \
+			--count 1 --group arp:1 >/dev/null 2>&1 && s=live
+	fi
+	echo "traffic: traffic_gen's $s sender"
 }
 
 # bench_mitigations: the kernel's mitigations= parameter and each

@@ -31,7 +31,9 @@
 #   its sender's key: not of one tagged with another, nor of a frame of
 #   the pair's own stack whose random source MAC starts with the tag's
 #   magic (traffic_gen --check-fanout; such a frame once wrote 96 stray
-#   frames as flow 0 of test_encap's run).
+#   frames as flow 0 of test_encap's run). Into a peer that takes no
+#   xdp_frames (no XDP program, GRO or threaded NAPI on $IF_B) it stops
+#   at once with exit 1 and says why, where it used to spin.
 #
 # $IF_B has GRO on, so that the veth takes live frames without an XDP
 # program (traffic_lib.sh), and both senders' frames enter B's stack
@@ -243,6 +245,20 @@ sender_runs socket
 TRAFFIC_GEN_FANOUT=7 sender_runs fanout
 check "the fanout and the socket sender sent the same $SMALL_COUNT frames, byte for byte, in the same order" \
 	cmp "$E2E_TMP/capture.fanout" "$E2E_TMP/capture.socket"
+# fanout_refused: GRO off on $IF_B (no NAPI, so no xdp_frames taken), a
+# short fanout run fails within 10 s saying why; GRO back on.
+fanout_refused() {
+	local err rc
+	in_b ethtool -K "$IF_B" gro off >/dev/null || return 1
+	err=$(timeout 10 nsenter --net=/run/netns/"$NS_A" "$TRAFFIC_GEN" --ifname "$IF_A" \
+		--dst-mac "$MAC_B" --sender fanout --count 5 --group arp:1 2>&1 >/dev/null)
+	rc=$?
+	in_b ethtool -K "$IF_B" gro on >/dev/null
+	echo "  exit $rc: $err"
+	[ "$rc" -eq 1 ] && grep -q "takes no XDP frames" <<<"$err"
+}
+check "fanout: into a peer that takes no xdp_frames it stops with exit 1 and says why" \
+	fanout_refused
 check "fanout took its veth pair away when it ended" \
 	eval "! ip -n $NS_A -o link show | grep -q ': tgf[0-9]'"
 if [ -n "$LIVE" ]; then

@@ -58,6 +58,7 @@ struct traffic_fanout {
 	char in[IFNAMSIZ];		/* the socket's end */
 	int link_fd;			/* traffic_fan on the far end */
 	unsigned int copies;
+	int out_ifindex;		/* the interface sent out of */
 	__u8 key[3];			/* gen_fan_key */
 	__u8 frame[FRAME_MAX];		/* the socket's frame */
 };
@@ -120,6 +121,16 @@ static int fill_devmap(int map_fd, __u32 entries, int ifindex, int prog_fd)
 	return 0;
 }
 
+static void say_no_copies(const struct traffic_fanout *f)
+{
+	char name[IF_NAMESIZE] = "?";
+
+	if_indextoname((unsigned int)f->out_ifindex, name);
+	fprintf(stderr, "traffic_gen: fanout: no frame came out of %s: its peer "
+		"takes no XDP frames now (needs an XDP program, GRO or threaded "
+		"NAPI on it)\n", name);
+}
+
 struct traffic_fanout *traffic_fanout_open(struct traffic_live *l, int ifindex,
 					   unsigned int copies)
 {
@@ -141,6 +152,7 @@ struct traffic_fanout *traffic_fanout_open(struct traffic_live *l, int ifindex,
 	for (i = 0; i < 3; i++)
 		f->key[i] = f->skel->bss->gen_fan_key[i] = (__u8)random();
 	f->copies = copies;
+	f->out_ifindex = ifindex;
 	snprintf(f->in, sizeof(f->in), "tgf%d", (int)getpid());
 	snprintf(far, sizeof(far), "tgf%dp", (int)getpid());
 	run_ip("ip link del %s", f->in);
@@ -225,6 +237,12 @@ static int send_tagged(struct traffic_fanout *f, int gidx, size_t len,
 		}
 	}
 	*sent += last - before;
+	/* Not one copy made: the kernel's devmap passes over an interface
+	 * that cannot take xdp_frames now (a veth whose peer has no NAPI:
+	 * no XDP program, GRO or threaded NAPI there), and sending on
+	 * would spin. */
+	if (!ret && socket_sent && last == before)
+		ret = -ENXIO;
 	return ret;
 }
 
@@ -243,6 +261,8 @@ int traffic_fanout_send(struct traffic_fanout *f, int gidx, const void *tmpl,
 				  many, f->copies, sent);
 	if (!ret && ones)
 		ret = send_tagged(f, gidx, len, FANOUT_ONE, ones, 1, sent);
+	if (ret == -ENXIO)
+		say_no_copies(f);
 	return ret;
 }
 
