@@ -121,8 +121,8 @@ int traffic_fan_write(struct xdp_md *ctx)
 		return XDP_DROP;
 	flow = traffic_next_flow(g);
 	f = bpf_map_lookup_elem(&gen_flows, &flow);
-	/* The tag out first: the writer leaves an ARP frame's MACs as the
-	 * template has them. */
+	/* The template's source MAC back over the tag first: the writer
+	 * leaves an ARP frame's MACs as they are. */
 	__builtin_memcpy(t, g->eth + FANOUT_TAG_OFF, sizeof(*t));
 	if (!f || traffic_write(data, end, g, f, flow))
 		return XDP_DROP;
