@@ -36,7 +36,8 @@
 #   where the kernel's devmap passes over such an interface (6.3+: its
 #   xdp_features) no copy is made, and it stops with exit 1 and says why,
 #   where it used to spin; an older kernel makes the copies and the veth
-#   drops them (exit 0), as the live sender's.
+#   drops them (exit 0), as the live sender's. For a moment only (GRO off
+#   for 0.3 s, as a peer between XDP programs) it carries on.
 #
 # $IF_B has GRO on, so that the veth takes live frames without an XDP
 # program (traffic_lib.sh), and both senders' frames enter B's stack
@@ -267,6 +268,26 @@ fanout_refused() {
 }
 check "fanout: into a peer that takes no xdp_frames it ends, with exit 1 and the reason where the kernel makes no copy" \
 	fanout_refused
+# fanout_pause: GRO off on $IF_B for 0.3 s while fanout sends for 2 s at
+# 100000 frames/s: it carries on, ends well, and frames arrive after the
+# pause (some 100000 in its last second).
+fanout_pause() {
+	local rc after
+	TRAFFIC_GEN_SENDER=fanout gen_start --rate 100000 --duration 2 --group udp4:100
+	sleep 0.7
+	in_b ethtool -K "$IF_B" gro off >/dev/null
+	sleep 0.3
+	in_b ethtool -K "$IF_B" gro on >/dev/null
+	after=$(_ethtool_sum "$NS_B" "$IF_B" '^rx_queue_[0-9]+_xdp_packets:')
+	sleep 1.3	# past its 2 s: it ends by itself
+	gen_stop
+	rc=$?
+	after=$(( $(_ethtool_sum "$NS_B" "$IF_B" '^rx_queue_[0-9]+_xdp_packets:') - after ))
+	echo "  exit $rc, sent ${GEN_SENT:-?}, $after frames taken after the pause"
+	[ "$rc" -eq 0 ] && [ "$after" -gt 10000 ]
+}
+check "fanout: a peer that takes no xdp_frames for 0.3 s (GRO off and on) does not stop it" \
+	fanout_pause
 check "fanout took its veth pair away when it ended" \
 	eval "! ip -n $NS_A -o link show | grep -q ': tgf[0-9]'"
 if [ -n "$LIVE" ]; then

@@ -51,6 +51,9 @@
  * in ksoftirqd when the CPU had too much softirq work) before those not
  * written are taken as copies the kernel had no page for. */
 #define FANOUT_SETTLE_NS	(50 * 1000 * 1000ULL)
+/* How long the interface may take no xdp_frames (its peer's XDP program
+ * replaced, say) before the sender gives up. */
+#define FANOUT_DRY_NS		(1000 * 1000 * 1000ULL)
 
 struct traffic_fanout {
 	struct traffic_gen_bpf *skel;
@@ -59,6 +62,8 @@ struct traffic_fanout {
 	int link_fd;			/* traffic_fan on the far end */
 	unsigned int copies;
 	int out_ifindex;		/* the interface sent out of */
+	__u64 dry_since;		/* when sends began to make no copy,
+					 * 0: the last one made some */
 	__u8 key[3];			/* gen_fan_key */
 	__u8 frame[FRAME_MAX];		/* the socket's frame */
 };
@@ -261,8 +266,19 @@ int traffic_fanout_send(struct traffic_fanout *f, int gidx, const void *tmpl,
 				  many, f->copies, sent);
 	if (!ret && ones)
 		ret = send_tagged(f, gidx, len, FANOUT_ONE, ones, 1, sent);
-	if (ret == -ENXIO)
-		say_no_copies(f);
+	if (ret != -ENXIO) {
+		f->dry_since = 0;
+		return ret;
+	}
+	/* A while without copies is a peer between XDP programs; for good,
+	 * nothing would ever end a --count run. */
+	if (!f->dry_since)
+		f->dry_since = mono_ns();
+	if (mono_ns() - f->dry_since < FANOUT_DRY_NS) {
+		usleep(1000);
+		return 0;
+	}
+	say_no_copies(f);
 	return ret;
 }
 

@@ -28,8 +28,8 @@ struct traffic_fanout *traffic_fanout_open(struct traffic_live *l, int ifindex,
 /* Sends n frames of group 'gidx' ('tmpl' its template of 'len' bytes) and
  * adds those the program wrote to *sent (a frame for which the kernel had
  * no page is neither written nor counted). 0 or a negative errno; -EINTR
- * when a signal cut it short, -ENXIO (said) when no frame came out: the
- * interface's peer takes no xdp_frames. */
+ * when a signal cut it short, -ENXIO (said) when no frame has come out
+ * for a second: the interface's peer takes no xdp_frames. */
 int traffic_fanout_send(struct traffic_fanout *f, int gidx, const void *tmpl,
 			size_t len, __u64 n, __u64 *sent);
 
