@@ -473,25 +473,28 @@ static void test_flush_gap_releases(void)
 
 /* HZ >= 1000: GRO keeps segments younger than a tick across busy flushes.
  * The bucket waits a whole epoch, and until the epoch after its frame
- * began gro_units ago. */
-static void test_gro_units_hold_a_tick(void)
+ * began gro_units ago. One try: -EAGAIN when the clock ran gro_units
+ * ticks between writing an epoch's start and the frame that reads it (a
+ * guest's jiffies catch up several ticks at once under TCG), before its
+ * verdict was judged; else 0, whatever the checks said. */
+static int gro_units_try(void)
 {
-	__u32 key, began, last;
+	__u32 key, began, last, moved;
 	struct drain_case c;
 
 	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT))
-		return;
+		return 0;
 	c.s.gro_units = 2;
 	if (!EXPECT_EQ(commit(&c.s), 0, "gro_units 2 was written"))
-		return;
+		return 0;
 	send_frame(&c.f);
 	if (!move_to(&c, local_cpu))
-		return;
+		return 0;
 	send_frame(&c.f);
 	last = queued_to(remote_cpu);
 	if (!publish(remote_cpu, last, 10, BUSY_NOW()) ||
 	    !set_count(remote_cpu, 10 + STEER_FLUSH_GAP))
-		return;
+		return 0;
 	send_frame(&c.f);
 	EXPECT_EQ(queued_to(local_cpu), 0, "80 frames after it are not enough where GRO keeps young segments");
 
@@ -503,9 +506,12 @@ static void test_gro_units_hold_a_tick(void)
 	    !set_count(remote_cpu, 10 + STEER_EPOCH) ||
 	    !EXPECT_EQ(bpf_map_update_elem(prog.steer_wtime, &key, &began,
 					   BPF_ANY), 0, "the epoch's start was written"))
-		return;
+		return 0;
 	send_frame(&c.f);
-	EXPECT_EQ(queued_to(local_cpu), 0, "an epoch after it, but within gro_units of its start, it waits");
+	moved = queued_to(local_cpu);
+	if (jiffies() - began >= c.s.gro_units)
+		return -EAGAIN;
+	EXPECT_EQ(moved, 0, "an epoch after it, but within gro_units of its start, it waits");
 
 	/* The epoch began gro_units (and one) ago. */
 	began = jiffies() - 3;
@@ -514,9 +520,20 @@ static void test_gro_units_hold_a_tick(void)
 	    !set_count(remote_cpu, 10 + STEER_EPOCH) ||
 	    !EXPECT_EQ(bpf_map_update_elem(prog.steer_wtime, &key, &began,
 					   BPF_ANY), 0, "the epoch's start was written"))
-		return;
+		return 0;
 	send_frame(&c.f);
 	EXPECT_EQ(queued_to(local_cpu), 1, "an epoch and gro_units after it, the bucket moves though R is busy");
+	return 0;
+}
+
+static void test_gro_units_hold_a_tick(void)
+{
+	int i;
+
+	for (i = 0; i < 5; i++)
+		if (gro_units_try() != -EAGAIN)
+			return;
+	test_skip("the clock ran 2 ticks within one frame in each of 5 tries");
 }
 
 /* Sends the bucket's frame about every millisecond until it moves (the
