@@ -191,6 +191,8 @@ sender_runs() {
 		gen_run --rate "$RATE" "${MIX[@]}" --count "$count"
 		check "$s: the generator sent the mix's $count frames at $RATE frames/s" \
 			test "${GEN_SENT:-0}" -eq "$count"
+		check "$s: the generator says the $s sender sent them (sender=$GEN_SENDER)" \
+			test "$GEN_SENDER" = "$s"
 		observer_stop
 		echo "  $s, paced: $(traffic_summary "$OBS_REPORT")"
 		check "$s: every one of the mix's $((MIX_LAST + 1)) flows arrived whole and in order" \
