@@ -335,6 +335,14 @@ tests/bench/cpumap_set: tests/bench/cpumap_set.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
 
+# What waking a thread on another, idle CPU costs here (every benchmark's
+# header: tests/bench/lib.sh, bench_machine).
+ALL += tests/bench/wake_rtt
+all: tests/bench/wake_rtt
+tests/bench/wake_rtt: tests/bench/wake_rtt.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ -lpthread
+
 # The tests load the objects from disk at run time: build them first, but
 # a new object needs no relink.
 $(PROG_BINS) $(BENCH_BINS): | $(BPF_OBJ) $(BENCH_BPF)

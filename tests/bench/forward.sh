@@ -82,8 +82,9 @@
 #               per N (BENCH_CONFIGS="... split30 split40 split50 ..."):
 #               the best of them is the most a placement of whole buckets
 #               forwards with the datapath as it is, whatever balances it;
-#               splitN-noprog and splitN-notrace: the same without the
-#               workers' program, or the tracepoint programs, as below
+#               splitN-noprog, splitN-notrace and splitN-nogro: the same
+#               without the workers' program, the tracepoint programs, or
+#               GRO (as steer-nogro below)
 # and, for the worker-cost study (tests/bench/run worker), with one piece
 # taken out or changed each:
 #   rps-nogro   RPS with GRO off (an XDP_PASS program keeps the veth's NAPI)
@@ -169,7 +170,7 @@ declare -A LABEL=([noxdp]="no XDP" [rps]="RPS, workers" [rps-all]="RPS, every CP
 	[steer-notrace]="steer, no tracepoints" [steer-fifo]="steer, kthread FIFO"
 	[xdp-pass]="XDP_PASS alone" [default-nice0]="default, kthreads nice 0")
 FLOWS_WIDTH=6	# the tables' flows column, for default_summary
-split_labels noprog notrace
+split_labels noprog notrace nogro
 for c in "${CONFIGS[@]}"; do
 	[ -n "${LABEL[$c]:-}" ] || { echo "forward: unknown configuration '$c' (${!LABEL[*]})" >&2; exit 2; }
 done

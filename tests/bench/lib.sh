@@ -19,7 +19,17 @@ bench_machine() {
 		"kernel $(uname -r), CONFIG_HZ $(zcat /proc/config.gz 2>/dev/null |
 			sed -n 's/^CONFIG_HZ=//p')"
 	echo "mitigations: $(bench_mitigations)"
+	bench_wake
 	bench_sender
+}
+
+# bench_wake: what waking a thread asleep on another, idle CPU costs here
+# (tests/bench/wake_rtt), which steering and RPS pay whenever a worker ran
+# dry, and which differs between machines by tens of microseconds.
+bench_wake() {
+	local w=$E2E_ROOT/tests/bench/wake_rtt
+	[ -x "$w" ] && [ "$(nproc)" -ge 2 ] || return 0
+	"$w" 0 1 | sed 's/^wake_rtt: /wake-up: /'
 }
 
 # bench_sender: which of traffic_gen's senders runs here (live, fanout or
@@ -376,10 +386,10 @@ BAL_SETTLED=0
 # ---- the configurations "splitN": fixed shares of the table ----
 # split_labels [SUFFIX...]: a LABEL for each splitN of $CONFIGS (N 1-99,
 # else none: the script's check then refuses it by name), and for each
-# splitN-SUFFIX the script offers (forward.sh: noprog, notrace).
+# splitN-SUFFIX the script offers (forward.sh: noprog, notrace, nogro).
 split_labels() {
 	local c n sfx
-	declare -A what=([noprog]="-worker prog" [notrace]="-tracepoints")
+	declare -A what=([noprog]="-worker prog" [notrace]="-tracepoints" [nogro]="GRO off")
 	for c in "${CONFIGS[@]}"; do
 		[[ $c =~ ^split([0-9]{1,2})(-([a-z]+))?$ ]] || continue
 		n=$((10#${BASH_REMATCH[1]})) sfx=${BASH_REMATCH[3]}
