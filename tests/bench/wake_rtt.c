@@ -49,8 +49,12 @@ static void *answer(void *arg)
 	struct peer *p = arg;
 	char c;
 
-	if (pin(p->cpu))
+	/* A CPU gone since main() tried it: the end of the answers tells. */
+	if (pin(p->cpu)) {
+		close(p->out);
+		p->out = -1;
 		return NULL;
+	}
 	while (read(p->in, &c, 1) == 1)
 		if (write(p->out, &c, 1) != 1)
 			break;
@@ -83,14 +87,15 @@ static double round_trip(int cpu_a, int cpu_b, int rounds)
 		if (i == 0)
 			clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (write(to_peer[1], &c, 1) != 1 || read(from_peer[0], &c, 1) != 1)
-			err = -EIO;
+			err = -EIO;	/* the peer could not run on its CPU */
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	close(to_peer[1]);
 	pthread_join(th, NULL);
 	close(to_peer[0]);
 	close(from_peer[0]);
-	close(from_peer[1]);
+	if (p.out >= 0)
+		close(from_peer[1]);
 	if (err)
 		return err;
 	return ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / rounds;
@@ -131,8 +136,13 @@ int main(int argc, char **argv)
 	across = round_trip(a, b, rounds);
 	alone = across < 0 ? across : round_trip(a, a, rounds);
 	if (across < 0 || alone < 0) {
-		fprintf(stderr, "wake_rtt: CPUs %d and %d: %s\n",
-			a, b, strerror((int)-(across < 0 ? across : alone)));
+		int err = (int)-(across < 0 ? across : alone);
+
+		if (err == EIO)
+			fprintf(stderr, "wake_rtt: the thread for CPU %d could not run there (is it online?)\n",
+				across < 0 ? b : a);
+		else
+			fprintf(stderr, "wake_rtt: CPUs %d and %d: %s\n", a, b, strerror(err));
 		return 1;
 	}
 	printf("wake_rtt: round trip %.1f us across CPUs %d and %d, %.1f us on CPU %d\n",
