@@ -362,7 +362,7 @@ for part in "${parts[@]}"; do
 		;;
 	balance)
 		echo "== balance"
-		# As on the host, but TCG runs it in about 65 s of the host's 28
+		# As on the host, but TCG runs it in about 75 s of the host's 36
 		# (setup, the verifier, each tool's start): its bound on its own
 		# time is 120 s here.
 		counted balance env BALANCE_CPU_LIMIT=${BALANCE_CPU_LIMIT:-120} \
