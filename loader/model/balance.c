@@ -263,11 +263,12 @@ static bool make_room(struct round *r, struct balance_plan *plan, int s,
 						x = v;
 					}
 				}
+				/* Where it fits nowhere, it stays on w: shed[n]
+				 * keeps it from being tried again, to[n] < 0
+				 * from being moved. */
 				to[n] = best;
-				if (best < 0) {
-					n++;	/* kept on w: skipped */
+				if (best < 0)
 					continue;
-				}
 				tmp[best] += in->load[c];
 				need -= in->load[c];
 			}
