@@ -52,7 +52,7 @@ OMIT_PARTS := PARSE HASH COUNTERS CPU_STATS ALL
 OMIT_BPF   := $(patsubst %,tests/bench/omit/%.bpf.o,$(OMIT_PARTS))
 UNIT_NAMES := test_hash test_table test_policy test_health test_compile \
 	      test_configs test_input test_prom test_balance test_balance_cpu \
-	      test_netns test_vlog
+	      test_netns test_vlog test_drain_rule
 UNIT_BINS  := $(addprefix tests/unit/,$(UNIT_NAMES))
 PROG_BINS  := tests/prog/test_prog
 PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
@@ -78,6 +78,7 @@ POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
 	       policy_rules.o policy_decap.o policy_print.o compile.o flow_arg.o) $(MODEL_OBJS)
 KERNEL_OBJS := $(addprefix loader/kernel/,netns.o pins.o lock.o maps.o \
 	       prog.o slots.o cpumap.o netdev.o failpoint.o clock.o window.o \
+	       evidence.o \
 	       trace.o leak.o kthreads.o features.o cputime.o vlog.o)
 STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o detach.o \
 		 status.o stats.o stats_view.o which.o balance.o features.o \
@@ -180,6 +181,8 @@ test_netns_OBJS   := loader/kernel/netns.o $(TEST_OBJ)
 # test_vlog: the verifier's reason in attach's error.
 test_vlog_OBJS    := loader/kernel/vlog.o $(TEST_OBJ)
 test_table_OBJS   := $(TABLE_OBJ) $(TEST_OBJ)
+# test_drain_rule: the drain's rule of include/xdp_steer.h alone.
+test_drain_rule_OBJS := $(TEST_OBJ)
 test_table_LIBS   := -lm
 test_policy_OBJS  := $(POLICY_OBJS) $(TEST_OBJ)
 test_policy_LIBS  := -lyaml
@@ -267,7 +270,7 @@ tests/e2e/swap_check: tests/e2e/swap_check.o tests/lib/frame.o
 tests/prog/test_prog: $(PROG_OBJS) $(TESTLIB_OBJS) $(POLICY_OBJS) \
 		      loader/kernel/slots.o loader/kernel/cpumap.o \
 		      loader/kernel/failpoint.o loader/kernel/kthreads.o \
-		      loader/kernel/window.o
+		      loader/kernel/window.o loader/kernel/evidence.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) -lyaml
 

@@ -7,6 +7,11 @@
  * each worker's kthread took off its ring. include/xdp_steer.h says when
  * the loader attaches them and why.
  *
+ * The drain's evidence comes from here too (bpf/drain.h): frames that
+ * entered each ring (steer_wenq), what each worker's kthread reported
+ * (steer_wdone), and when this CPU's NAPI polls end (steer_stats). Those
+ * maps are the XDP program's own, which the loader hands this object.
+ *
  * An object apart from xdp_steer.bpf.o: xdp-loader never sees it, and the
  * datapath pays nothing for it. Raw tracepoints, not tp_btf: they need no
  * kernel BTF (custom router kernels often go without it), and the
@@ -17,7 +22,9 @@
  *
  * The counters are per-CPU and plain: the enqueue tracepoint fires in the
  * receiving CPU's softirq, the kthread's with bottom halves off, so
- * neither nests on its CPU.
+ * neither nests on its CPU. steer_wenq is added to atomically, by every
+ * CPU that queues to a ring; steer_wdone by the kthread of its entry
+ * (its count atomically too: see report()).
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -29,6 +36,7 @@
  * only once all of them are attached (kernel/trace.c). */
 #define TRACE_BPF_MAP(...)	STEER_MAP_DEF(LIBBPF_PIN_NONE, __VA_ARGS__)
 STEER_TRACE_MAPS(TRACE_BPF_MAP)
+STEER_TRACE_SHARED_MAPS(TRACE_BPF_MAP)
 
 /* The kernel's struct xdp_cpumap_stats (include/net/xdp.h), unchanged
  * since it appeared in 5.9. */
@@ -38,15 +46,19 @@ struct cpumap_stats {
 	unsigned int drop;
 };
 
-/* 1 when 'map_id' is one of this interface's cpumaps. */
-static __always_inline int ours(__u32 map_id)
+/* The bank (0 or 1) of 'map_id' when it is one of this interface's
+ * cpumaps, else -1. */
+static __always_inline int bank_of(__u32 map_id)
 {
 	const struct steer_cpumap_ids *ids;
 	__u32 zero = 0;
 
 	ids = bpf_map_lookup_elem(&cpumap_ids, &zero);
-	return ids && map_id &&
-	       (map_id == ids->id[0] || map_id == ids->id[1]);
+	if (!ids || !map_id)
+		return -1;
+	if (map_id == ids->id[0])
+		return 0;
+	return map_id == ids->id[1] ? 1 : -1;
 }
 
 /* trace_xdp_cpumap_enqueue(map_id, processed, drops, to_cpu), on the
@@ -55,19 +67,26 @@ SEC("raw_tp/xdp_cpumap_enqueue")
 int STEER_TP_ENQUEUE(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u32 processed = (__u32)ctx->args[1], drops = (__u32)ctx->args[2];
-	__u32 cpu = (__u32)ctx->args[3], frames;
+	__u32 cpu = (__u32)ctx->args[3], frames, target;
 	struct steer_ring_stats *r;
+	struct steer_wenq *e;
+	int bank;
 
-	if (!ours((__u32)ctx->args[0]))
-		return 0;
-	r = bpf_map_lookup_elem(&ring_stats, &cpu);
-	if (!r)
+	bank = bank_of((__u32)ctx->args[0]);
+	if (bank < 0 || cpu >= STEER_MAX_CPUS)
 		return 0;
 	/* Native XDP reports a flush: 'processed' counts all its frames,
 	 * the dropped ones too. Generic (skb) mode reports one frame, as
 	 * processed 1, drops 0 or as processed 0, drops 1. The larger of
 	 * the two is the frames either way. */
 	frames = processed > drops ? processed : drops;
+	target = cpu + (bank ? STEER_MAX_CPUS : 0);
+	e = bpf_map_lookup_elem(&steer_wenq, &target);
+	if (e && frames > drops)
+		__sync_fetch_and_add(&e->frames, frames - drops);
+	r = bpf_map_lookup_elem(&ring_stats, &cpu);
+	if (!r)
+		return 0;
 	r->enqueued += frames - drops;
 	r->ring_full_drops += drops;
 	return 0;
@@ -99,6 +118,35 @@ static __always_inline int entry_cpu(void)
 	return -1;
 }
 
+/* The entry's report of a batch of 'n' frames (struct steer_wdone): its
+ * count, and when. The epoch a count crosses into begins now. */
+static __always_inline void report(__u32 target, __u32 n)
+{
+	struct steer_wdone *wd;
+	__u32 frames, now;
+
+	wd = bpf_map_lookup_elem(&steer_wdone, &target);
+	if (!wd)
+		return;
+	now = (__u32)bpf_jiffies64();
+	/* Added atomically: an entry made anew in the same place (a
+	 * kthread of the same name) counts while the old one's kthread still
+	 * empties its ring, and a count that went back would prove too much
+	 * (the loader replaces only an entry whose ring was empty, so that
+	 * is at most a last batch). A batch of none (the kthread woke to an
+	 * empty ring: to stop, say) moves only the clocks. */
+	if (n) {
+		/* No fetch (kernels before 5.12 have none): the epoch is
+		 * judged on the count read before. */
+		frames = wd->frames + n;
+		__sync_fetch_and_add(&wd->frames, n);
+		if (frames / STEER_EPOCH != (frames - n) / STEER_EPOCH)
+			wd->epoch_at[(frames / STEER_EPOCH) & 3] = now;
+	}
+	wd->last_tick = now;
+	wd->last_ns = bpf_ktime_get_ns();
+}
+
 /* trace_xdp_cpumap_kthread(map_id, processed, drops, sched, xdp_stats),
  * on the CPU the kthread runs on after each batch: its worker's CPU,
  * unless that CPU went offline since the entry was made (the scheduler
@@ -113,12 +161,15 @@ int STEER_TP_KTHREAD(struct bpf_raw_tracepoint_args *ctx)
 	struct steer_ring_stats *r;
 	struct cpumap_stats s;
 	__u32 zero = 0, own;
-	int cpu;
+	int cpu, bank;
 
-	if (!ours((__u32)ctx->args[0]))
+	bank = bank_of((__u32)ctx->args[0]);
+	if (bank < 0)
 		return 0;
 	cpu = entry_cpu();
 	own = (__u32)cpu;
+	if (cpu >= 0 && own < STEER_MAX_CPUS)
+		report(own + (bank ? STEER_MAX_CPUS : 0), (__u32)ctx->args[1]);
 	if (cpu >= 0 && own != bpf_get_smp_processor_id()) {
 		/* This CPU's slot of the worker's counter: plain, as the
 		 * enqueue side's, since neither nests here. */
@@ -139,6 +190,24 @@ int STEER_TP_KTHREAD(struct bpf_raw_tracepoint_args *ctx)
 	k->xdp_pass += s.pass;
 	k->xdp_drop += s.drop;
 	k->xdp_redirect += s.redirect;
+	return 0;
+}
+
+/* trace_napi_poll(napi, work, budget), after every NAPI poll on this CPU,
+ * of any device: the poll's frames passed to the stack are up it by now
+ * (struct steer_stats, napi_polls). Every poll ending on a CPU ends the
+ * poll a frame passed before it was in: polls on one CPU do not nest. */
+SEC("raw_tp/napi_poll")
+int STEER_TP_NAPI(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct steer_stats *st;
+	__u32 zero = 0;
+
+	st = bpf_map_lookup_elem(&steer_stats, &zero);
+	if (st) {
+		st->napi_polls++;
+		st->napi_poll_tick = bpf_jiffies64();
+	}
 	return 0;
 }
 

@@ -4,45 +4,46 @@
  * Included by xdp_steer.bpf.c after the maps; bpf/README.md, "Moving
  * flows", says what is guaranteed.
  *
- * Every frame the receiving CPU queues carries, in the headroom in front
- * of it (struct steer_stamp), its sender, target and sequence number in
- * that sender's stream to that target (steer_seq). The target's cpumap
- * program publishes what it dequeued from each sender, to within
- * STEER_MARK_EPOCH of its frames (steer_deq). A bucket remembers, per receiving
- * CPU, where its last frame went and that frame's sequence number
- * (steer_buckets). When the table sends the bucket elsewhere, its frames
- * keep going to the old target until the old target has handed the last
- * of them to the stack:
- *   - it dequeued at least STEER_FLUSH_GAP frames after it: its kthread
- *     has flushed GRO since (where GRO keeps young segments, HZ >= 1000:
- *     a whole STEER_EPOCH after it, and the epoch after it began the
- *     slot's gro_units ago); or
- *   - it dequeued it, has dequeued nothing for STEER_DRAIN_IDLE_NS (its
- *     clock, steer_wclock, kept while stamped frames may be looked at:
- *     from before our frame left to the look), and no receiving CPU has a stamped frame queued to it (its ring was
- *     empty after its last batch, which makes the kthread flush
- *     everything). The target counts every frame it dequeues, stamped or
- *     not (each cpumap bank runs its own copy of the program);
- * or until the bucket has been idle for the drain timeout (its frames are
- * long delivered). While the old target keeps dequeuing, the bucket waits:
- * on a worker whose ring never empties (overloaded), a busy bucket can
- * move without reordering only in a pause of its own, and waits for one,
- * as RFS does: a bucket carrying more than 1/80 of a busy CPU's frames
- * moves when its flows pause. A target that dequeues nothing for the timeout
- * (stalled, or its CPU gone) lets the bucket go anyway, counted.
+ * The rule is RFS's: a flow moves only once its old CPU has handed its
+ * last frame to the stack, and no clock stands in for that evidence. A
+ * bucket whose table CPU changed keeps sending to its old target for as
+ * long as it takes; a target that makes no progress keeps its buckets.
  *
- * All of this only inside the drain window (struct steer_window): the
- * loader opens it the drain timeout and two ticks before a flip, so every
- * record not written in it is cold by the flip; outside it, frames go
- * where the table says, unstamped, unrecorded. Only a bucket bound for
- * this CPU's fast path is looked at there, and costs a compare.
+ * Every frame the receiving CPU queues while a drain may ask carries, in
+ * the headroom in front of it (struct steer_stamp), its sender, target
+ * and sequence number in that sender's stream to that target (steer_seq).
+ * The target's cpumap program marks how far it got in each sender's
+ * stream, against the count of frames its kthread had reported before the
+ * frame's batch (steer_deq, steer_wdone: the kthread reports each batch at
+ * a tracepoint, bpf/cpumap_trace.bpf.c). A bucket remembers, per
+ * receiving CPU, where its last frame went, its stamp and the CPU's count
+ * of ended NAPI polls then (steer_buckets). The old target has handed
+ * that frame to the stack when
+ *   - reports of STEER_FLUSH_GAP frames from the start of its batch on
+ *     have come: a later batch has begun, so the GRO flush that took the
+ *     frame is over (where GRO keeps young segments, HZ >= 1000: a whole
+ *     STEER_EPOCH after it, and the epoch after it began gro_units ago);
+ *     or
+ *   - the frame has left this CPU (a mark at or past it, or a NAPI poll
+ *     ended since: its flush into the ring is done, or it was dropped
+ *     there), every frame that entered the ring has been reported
+ *     (steer_wenq, steer_wdone), and the last report is STEER_DRAIN_IDLE_NS
+ *     old: the rest of that batch, its flush included, runs with bottom
+ *     halves off, which no task delays.
+ * Both hold wherever the kthread runs (its CPU offline) and however long
+ * it waits its turn. A full ring's drops are in the counts, so they pin
+ * nothing.
  *
- * A frame passed on the receiving CPU itself (the fast path) is handed to
- * the stack when its NAPI poll ends. A bucket leaving the fast path keeps
- * being passed here until a gap in its frames spans a poll's end: at least
- * STEER_POLL_GAP frames of this CPU (and gro_units) since its last one;
- * a bucket without such a gap for the drain timeout (an elephant) moves
- * anyway, counted.
+ * A frame passed on the receiving CPU itself (the fast path) reaches the
+ * stack before its NAPI poll returns. A bucket leaving the fast path keeps
+ * being passed here until a poll has ended since its last frame here
+ * (steer_stats.napi_polls; from HZ=1000, one at a later tick).
+ *
+ * Records and stamps cost time, and only buckets that move need them, at
+ * a flip: so every queued frame keeps them only in the warm-up before a
+ * flip (struct steer_window), and a bucket afterwards only while it
+ * drains. Between, a queued frame reads its bucket's record (one compare)
+ * and writes nothing.
  *
  * Frames of a flow can also reach this CPU's fast path from another
  * receiving CPU's queue to this CPU, which no loader announces: a flow
@@ -57,21 +58,21 @@
  * any bucket leaving a queue does. A receive queue that moved here
  * (steer_rxq) holds every bucket bound for the fast path the same way,
  * from its first frame here until the marker it sent is out
- * (steer_rxmove), or this CPU's queue stands still for the drain timeout.
- * Both only while another CPU has queued a frame within the drain timeout
- * (queued_lately()): else nothing can wait in this CPU's queue, and a
- * flow that never pauses would stay in it for good.
+ * (steer_rxmove). Both only while another CPU has queued a frame within
+ * the drain timeout (queued_lately()): else nothing can wait in this
+ * CPU's queue, and a flow that never pauses would stay in it for good.
+ * These are guesses about moves nobody announced, and the only place a
+ * clock decides: bpf/README.md lists what they leave uncovered.
  * Every frame follows its queue, queued or passed: a CPU that passes none
  * of a queue's frames still takes it, so that the queue coming back is
- * seen. The records this takes are this CPU's own, kept for the buckets
- * concerned only; the window stays shut. And a queue that moves here
- * while its old CPU still holds a bucket on an old target (a drain under
- * way): a bucket cold here follows that CPU's frames there first
- * (rxq_inherited()), and drains from there.
+ * seen. And a queue that moves here while its old CPU still holds a
+ * bucket on an old target (a drain under way): a bucket cold here follows
+ * that CPU's frames there first (rxq_inherited()), and drains from there.
  *
- * Every value read across CPUs is written by one CPU only, and each is one
- * aligned store: a reader sees some past value, never a torn one, and each
- * deq mark states a fact that stays true.
+ * Every value read across CPUs is written by one CPU only (steer_wenq:
+ * atomically by many), and each is one aligned store: a reader sees some
+ * past value, never a torn one, and each deq mark states a fact that
+ * stays true.
  */
 #ifndef XDP_STEER_DRAIN_H
 #define XDP_STEER_DRAIN_H
@@ -87,81 +88,39 @@ static __always_inline __u32 target_cpu_of(__u32 target)
 	return target & (STEER_MAX_CPUS - 1);
 }
 
-/* The drain window (struct steer_window) while it is open under
- * rebalance: drain: frames then keep drain records. NULL otherwise. In
- * steady state: one load of a line no CPU writes, two compares. Only for
- * a slot with STEER_F_DRAIN, which every caller has checked already (the
- * check here again cost 3 instructions a frame: bench_prog --insns). */
-static __always_inline struct steer_window *window_of(__u32 now)
+/* The warm-up window (struct steer_window): the map's entry, or NULL.
+ * Read by a queued frame only where it drains or the record in hand does
+ * not settle it (deliver_bucket()). */
+static __always_inline struct steer_window *window_get(void)
 {
-	struct steer_window *w;
 	__u32 zero = 0;
 
-	w = bpf_map_lookup_elem(&steer_window, &zero);
-	if (!w)
-		return NULL;
-	if (w->until - now - 1 < STEER_WINDOW_MAX ||
-	    w->held_until - now - 1 < STEER_WINDOW_MAX)
-		return w;
-	return NULL;
+	return bpf_map_lookup_elem(&steer_window, &zero);
 }
 
-/*
- * Whether the drain window is shut for a frame at jiffies 'j' (all 64
- * bits, as bpf_jiffies64() gives them), as window_of() says, asked of the
- * window once a tick per CPU: a shut window found at tick j is taken as
- * shut for the rest of that tick (st->window_shut). A window opened
- * meanwhile is seen from the next tick on. That changes no record's tick:
- * the frames it leaves unrecorded are of the tick in which the loader's
- * store became visible or earlier, as those that read the window just
- * before it are, and the loader's wait (the drain timeout and two ticks,
- * struct steer_window) is counted in ticks. Only the loader opens a shut
- * window (window_hold() extends an open one); an open one is asked every
- * frame.
- */
-static __always_inline int window_shut(struct steer_stats *st, __u64 j)
+/* Notes the tick 'j' (bpf_jiffies64()) as one in which this CPU queued a
+ * frame (queued_lately()): one store a tick. */
+static __always_inline void note_queued(struct steer_stats *st, __u64 j)
 {
-	if (st->window_shut == j)
-		return 1;
-	/* Asked for a frame bound for a queue: the tick counts as one
-	 * this CPU queued in (queued_lately()), window open or shut. */
-	st->queued_tick = j;
-	if (window_of((__u32)j))
-		return 0;
-	st->window_shut = j;
-	return 1;
+	if (st->queued_tick != j)
+		st->queued_tick = j;
 }
 
-/* A bucket is held back at 'now': keep the window open until it would be
- * cold (its drain timeout, and a tick for the reading of jiffies). Written
- * at most once a tick per CPU; a racing CPU may store a tick less, which
- * the second tick covers. */
-static __always_inline void window_hold(struct steer_window *w,
-					const struct steer_slot *slot,
-					__u32 now)
+/* A frame was stamped, or a stamp found: keep the workers looking for
+ * stamps (struct steer_look) for the drain timeout and two ticks more.
+ * Written at most once a tick per CPU. */
+static __always_inline void look_hold(__u32 units)
 {
-	__u32 end = now + slot->drain_units + 2;
+	struct steer_look *look;
+	__u32 zero = 0, end;
 
-	if (w->held_until - end > STEER_WINDOW_MAX)
-		w->held_until = end;
-}
-
-/* A drain may look at a frame stamped now for the drain timeout: keep the
- * target's clock on (steer_wclock) until it cannot, and a tick for the
- * reading of jiffies. Written at most once a tick per CPU. */
-static __always_inline void clock_hold(const struct steer_slot *slot,
-				       __u32 target)
-{
-	struct steer_wclock *clock;
-	__u32 end;
-
-	clock = bpf_map_lookup_elem(&steer_wclock, &target);
-	if (!clock)
+	look = bpf_map_lookup_elem(&steer_look, &zero);
+	if (!look)
 		return;
-	/* Never 0: that is a clock no sender ever held on. */
-	end = ((__u32)bpf_jiffies64() + slot->drain_units + 2) | 1;
-	if (!clock->until || clock->until - end > STEER_WINDOW_MAX)
-		clock->until = end;
+	/* Never 0: that is a gate no sender ever held on. */
+	end = ((__u32)bpf_jiffies64() + units + 2) | 1;
+	if (!look->until || (__s32)(end - look->until) > 0)
+		look->until = end;
 }
 
 /* Queues the frame to CPU 'cpu' of cpumap bank 'bank' (0 or 1). Returns
@@ -194,47 +153,36 @@ static __always_inline int queue_frame(struct xdp_md *ctx,
 				       struct steer_stats *st, __u32 me,
 				       __u32 target, int stamp, __u32 *seq)
 {
-	__u32 idx = me * STEER_TARGETS + target, *s, *active, zero = 0;
+	__u32 idx = me * STEER_TARGETS + target, *s, zero = 0;
 	struct steer_stamp *m;
 	__u64 *key;
 	void *end;
-	__u64 j;
 	int ret;
 
 	ret = redirect_to(target >= STEER_MAX_CPUS, target_cpu_of(target));
 	if (ret != XDP_REDIRECT || !stamp)
 		return ret;
-	/* A frame queued under drain has either asked window_shut(), which
-	 * noted its tick, or is stamped (deliver_drain()'s held and cold
-	 * frames): note the tick here for those (queued_lately()). The
+	/* A stamped frame is a queued one too (queued_lately()). The
 	 * verifier inlines the helper into one load. */
-	j = bpf_jiffies64();
-	if (st->queued_tick != j)
-		st->queued_tick = j;
+	note_queued(st, bpf_jiffies64());
 	s = bpf_map_lookup_elem(&steer_seq, &idx);
 	if (!s)
 		return ret;
-	/* This CPU's first frame to the target (or its count wrapped):
-	 * make sure drains look at this CPU's queues. Once per target, not
-	 * per frame; read before written, so no line bounces. */
-	if (!*s) {
-		active = bpf_map_lookup_elem(&steer_rx_cpus, &me);
-		if (active && !*active)
-			*active = 1;
-	}
-	*seq = *s + 1;
+	/* Never 0: a record's 0 is "not stamped". */
+	*seq = *s + 1 ? *s + 1 : 1;
 	*s = *seq;
 	/* Before the frame leaves (after we return): the worker that
-	 * dequeues it finds its clock on. */
-	clock_hold(slot, target);
+	 * dequeues it finds the gate open. */
+	look_hold(slot->drain_units);
 	/* The frame leaves after we return, so the stamp can still be
 	 * written: in the headroom in front of it (struct steer_stamp), the
 	 * frame's start moved there and back. A frame without that room
-	 * (none seen: drivers keep XDP_PACKET_HEADROOM) goes unstamped, its
-	 * bucket then drains by the timeout only. */
+	 * (none seen: drivers keep XDP_PACKET_HEADROOM) goes unstamped; its
+	 * bucket then drains once its old CPU idles. */
 	key = bpf_map_lookup_elem(&steer_stamp_key, &zero);
 	if (!key || !*key || bpf_xdp_adjust_head(ctx, -(int)sizeof(*m))) {
 		st->unstamped++;
+		*seq = 0;
 		return ret;
 	}
 	m = (void *)(long)ctx->data;
@@ -246,6 +194,7 @@ static __always_inline int queue_frame(struct xdp_md *ctx,
 		m->tag = steer_stamp_tag(*seq, me, target, *key);
 	} else {
 		st->unstamped++;
+		*seq = 0;
 	}
 	/* Back to the frame's own start: the headroom it left is the
 	 * stamp's size, so this cannot fail (XDP_ABORTED if it did, rather
@@ -257,130 +206,70 @@ static __always_inline int queue_frame(struct xdp_md *ctx,
 
 /*
  * drained() and rxq_moved() below are global functions: the verifier
- * checks each once, on its own, instead of at every call site (the scan
- * of all receiving CPUs, inlined at drained()'s two call sites, passes its
- * million-instruction limit). queue_empty() and rxmove_wait(), each with
- * one caller, are inlined into it: every call adds a frame to the chain
- * whose stack 6.1's verifier rounds up to 32 bytes and caps at 512
- * (tests/unit/test_bpf_stack.py), and as calls they left the main
- * program's chain no room to grow (512, now 448). All of them run only
- * for buckets that move or arrive cold, never in steady state.
+ * checks each once, on its own, instead of at every call site. Every
+ * call adds a frame to the chain whose stack 6.1's verifier rounds up to
+ * 32 bytes and caps at 512 (tests/unit/test_bpf_stack.py): helpers with
+ * one caller are inlined into them. All of them run only for buckets
+ * that move or arrive cold, never in steady state.
  */
 
-/* 1 when every stamped frame any receiving CPU queued to 'target' has
- * been dequeued there. */
-static __always_inline int queue_empty(__u32 target)
-{
-	__u32 rx, idx, *active, *sent, seq, s;
-	struct steer_deq *d;
-	int i;
-
-	if (target >= STEER_TARGETS)
-		return 0;
-	/* The counter stays in a register: the keys handed to the helper
-	 * are copies, else the verifier loses the counter's value in the
-	 * stack slot and cannot see the loop end. */
-	for (rx = 0; rx < STEER_MAX_CPUS; rx++) {
-		idx = rx;
-		active = bpf_map_lookup_elem(&steer_rx_cpus, &idx);
-		if (!active || !*active)
-			continue;
-		idx = rx * STEER_TARGETS + target;
-		sent = bpf_map_lookup_elem(&steer_seq, &idx);
-		idx = target * STEER_MAX_CPUS + rx;
-		d = bpf_map_lookup_elem(&steer_deq, &idx);
-		if (!sent || !d)
-			return 0;
-		/* The latest mark: the furthest stamp. */
-		seq = STEER_MARK_SEQ(*(volatile __u64 *)&d->h[0]);
-#pragma unroll
-		for (i = 1; i < STEER_MARKS; i++) {
-			s = STEER_MARK_SEQ(*(volatile __u64 *)&d->h[i]);
-			if ((__s32)(s - seq) > 0)
-				seq = s;
-		}
-		if (seq != *(volatile __u32 *)sent)
-			return 0;
-	}
-	return 1;
-}
-
-enum drain_state {
-	DRAIN_WAIT,		/* keep sending to the old target */
-	DRAIN_DONE,		/* everything queued there is delivered */
-	DRAIN_STALLED,		/* no progress for the drain timeout */
-};
+/* drained()'s answers: enum steer_drain of include/xdp_steer.h. */
+#define DRAIN_WAIT	STEER_DRAIN_WAIT
+#define DRAIN_DONE	STEER_DRAIN_DONE
+#define DRAIN_STALLED	STEER_DRAIN_STALLED
 
 /* The slot's drain timeout and gro_units in one argument: a BPF function
  * takes five. */
 #define DRAIN_LIMITS(slot) \
 	((__u64)(slot)->drain_units | (__u64)(slot)->gro_units << 32)
+/* A frame's stamp (0: none) and this CPU's napi_polls when it was sent,
+ * in one argument. */
+#define DRAIN_FRAME(seq, poll)	((__u64)(seq) | (__u64)(poll) << 32)
 
-/* Whether 'target' has handed the stack every frame up to 'seq' that this
- * CPU (me) queued to it (see the top of this file). Times in
- * jiffies; 'limits' from DRAIN_LIMITS(). */
-__noinline int drained(__u32 me, __u32 target, __u32 seq, __u32 now,
+/* Whether 'target' has handed the stack the last frame this CPU (me)
+ * queued to it: stamped 'seq' (0: unstamped) while napi_polls stood at
+ * 'poll', both from DRAIN_FRAME(); steer_drain_verdict() decides. 'now'
+ * in jiffies, 'limits' from DRAIN_LIMITS(). */
+__noinline int drained(__u32 me, __u32 target, __u64 frame, __u32 now,
 		       __u64 limits)
 {
-	__u32 timeout = (__u32)limits, gro_units = limits >> 32;
-	__u32 idx = target * STEER_MAX_CPUS + me, *wt, *began, total, at = 0;
-	struct steer_wclock *clock;
+	struct steer_drain_facts f;
+	struct steer_stats *st;
+	struct steer_wdone *wd;
+	struct steer_wenq *we;
 	struct steer_deq *d;
-	struct steer_idle *idle;
-	int found = 0, i;
-	__u64 mark, now_ns;
+	__u32 key, base = 0;
+	int found;
 
 	if (target >= STEER_TARGETS || me >= STEER_MAX_CPUS)
 		return DRAIN_WAIT;
-	d = bpf_map_lookup_elem(&steer_deq, &idx);
-	wt = bpf_map_lookup_elem(&steer_wtot, &target);
-	idle = bpf_map_lookup_elem(&steer_idle, &target);
-	if (!d || !wt || !idle)
+	/* One key for every lookup: 6.1's verifier caps the stack of this
+	 * call chain (tests/unit/test_bpf_stack.py). */
+	key = target;
+	wd = bpf_map_lookup_elem(&steer_wdone, &key);
+	we = bpf_map_lookup_elem(&steer_wenq, &key);
+	key = target * STEER_MAX_CPUS + me;
+	d = bpf_map_lookup_elem(&steer_deq, &key);
+	key = 0;
+	st = bpf_map_lookup_elem(&steer_stats, &key);
+	if (!wd || !we || !d || !st)
 		return DRAIN_WAIT;
-	/* Progress: when this CPU last saw the target's count change. A
-	 * watch interrupted for the timeout starts over: the count may have
-	 * stood still only because nothing was queued there then. */
-	total = *(volatile __u32 *)wt;
-	if (idle->total != total || now - idle->checked >= timeout) {
-		idle->total = total;
-		idle->seen = now;
-	} else if (now - idle->seen >= timeout) {
-		return DRAIN_STALLED;
-	}
-	idle->checked = now;
-	/* The earliest mark at or past our frame bounds when it was
-	 * dequeued. */
-#pragma unroll
-	for (i = 0; i < STEER_MARKS; i++) {
-		mark = *(volatile __u64 *)&d->h[i];
-		if (mark && (__s32)(STEER_MARK_SEQ(mark) - seq) >= 0 &&
-		    (!found || (__s32)(STEER_MARK_TOTAL(mark) - at) < 0)) {
-			at = STEER_MARK_TOTAL(mark);
-			found = 1;
-		}
-	}
-	if (!found)
-		return DRAIN_WAIT;
-	if (!gro_units && total - at >= STEER_FLUSH_GAP)
-		return DRAIN_DONE;
-	if (gro_units && total - at >= STEER_EPOCH) {
-		/* Dequeued before the next epoch began; that slot holds its
-		 * start, or a later epoch's. */
-		idx = target * 4 + ((at / STEER_EPOCH + 1) & 3);
-		began = bpf_map_lookup_elem(&steer_wtime, &idx);
-		if (began && now - *(volatile __u32 *)began >= gro_units)
-			return DRAIN_DONE;
-	}
-	/* The worker's clock has been on since our frame left (its
-	 * stamp held it on for the drain timeout, and a look comes sooner:
-	 * else the bucket is cold). Signed: the worker may have stamped
-	 * after now_ns was read, and that is busy, not idle for 2^64 ns. */
-	now_ns = bpf_ktime_get_ns();
-	clock = bpf_map_lookup_elem(&steer_wclock, &target);
-	if (!clock || (__s64)(now_ns - *(volatile __u64 *)&clock->last_ns) <
-		      STEER_DRAIN_IDLE_NS)
-		return DRAIN_WAIT;
-	return queue_empty(target) ? DRAIN_DONE : DRAIN_WAIT;
+	/* Other CPUs write these: each read once, in the order the facts
+	 * need (struct steer_drain_facts). */
+	f.enq = *(volatile __u32 *)&we->frames;
+	f.done = *(volatile __u32 *)&wd->frames;
+	f.last_tick = *(volatile __u32 *)&wd->last_tick;
+	f.last_ns = *(volatile __u64 *)&wd->last_ns;
+	f.epoch_next = 0;
+	found = steer_mark_base(d->h, (__u32)frame, &base);
+	if (found && (limits >> 32))
+		f.epoch_next = *(volatile __u32 *)
+			&wd->epoch_at[(base / STEER_EPOCH + 1) & 3];
+	return steer_drain_verdict(found, base,
+				   (__s32)((__u32)st->napi_polls -
+					   (__u32)(frame >> 32)) > 0,
+				   &f, now, bpf_ktime_get_ns(), (__u32)limits,
+				   limits >> 32);
 }
 
 /* Whether a receiving CPU other than 'me' queued a frame within the
@@ -425,6 +314,7 @@ __noinline int queued_lately(__u32 me, __u32 now, __u32 timeout)
 static __always_inline void rxmove_begin(struct steer_rxmove *mv, __u32 now)
 {
 	mv->seq = 0;
+	mv->queued = 0;
 	mv->since = now ? now : 1;
 	mv->pending = 1;
 }
@@ -446,37 +336,43 @@ static __always_inline int rxmove_wait(__u32 me, __u32 now, __u64 limits)
 	mv = bpf_map_lookup_elem(&steer_rxmove, &zero);
 	if (!mv || !mv->pending)
 		return RXMOVE_CLEAR;
-	/* Evidence first: after a pause longer than the timeout the
-	 * marker is long out, and that is no stall. Once the marker is
-	 * queued, only a queue that stops moving for the timeout ends the
-	 * wait (drained() watches it, as for a bucket's drain): a CPU the
-	 * hypervisor held still, or whose kthread waited its turn, has not
-	 * stalled, and its frames are still in front of ours. The time
-	 * since the move bounds only a wait for a marker that could not be
-	 * queued (this CPU's entry missing). */
-	state = mv->seq ? drained(me, mv->target, mv->seq, now, limits) :
+	/* Once the marker is queued, only the evidence that it is out ends
+	 * the wait (drained(), as for a bucket's drain; an unstamped marker,
+	 * seq 0, by its ring gone idle): a CPU the hypervisor held still,
+	 * or whose kthread waited its turn, has not lost its frames, and
+	 * they are still in front of ours. The time since the move bounds
+	 * only a wait for a marker that could not be queued: this CPU's
+	 * entry is missing, and with it any ring the old CPU's frames could
+	 * wait in (the kernel empties an entry's ring before it frees it). */
+	state = mv->queued ? drained(me, mv->target,
+				     DRAIN_FRAME(mv->seq, mv->poll), now,
+				     limits) :
 		DRAIN_WAIT;	/* no marker yet: this frame becomes it */
-	if (state == DRAIN_WAIT &&
-	    (mv->seq || now - mv->since < (__u32)limits))
+	if (state != DRAIN_DONE &&
+	    (mv->queued || now - mv->since < (__u32)limits))
 		return RXMOVE_WAIT;
 	mv->pending = 0;
 	return state == DRAIN_DONE ? RXMOVE_CLEAR : RXMOVE_TIMEOUT;
 }
 
-/* A held frame went to 'target' with stamp 'seq': the marker, when it is
- * the first since the move that went to this CPU's own queue. */
-static __always_inline void rxmove_mark(__u32 me, __u32 target, __u32 seq)
+/* A held frame went to 'target' with stamp 'seq' (0: unstamped) while
+ * napi_polls stood at 'poll', and send() said 'ret': the marker, when it
+ * is the first since the move that entered this CPU's own queue. */
+static __always_inline void rxmove_mark(__u32 me, __u32 target, __u32 seq,
+					__u32 poll, int ret)
 {
 	struct steer_rxmove *mv;
 	__u32 zero = 0;
 
-	if (!seq || (target & STEER_TARGET_LOCAL) ||
+	if (ret != XDP_REDIRECT || (target & STEER_TARGET_LOCAL) ||
 	    target_cpu_of(target) != me)
 		return;
 	mv = bpf_map_lookup_elem(&steer_rxmove, &zero);
-	if (mv && mv->pending && !mv->seq) {
+	if (mv && mv->pending && !mv->queued) {
 		mv->target = target;
 		mv->seq = seq;
+		mv->poll = poll;
+		mv->queued = 1;
 	}
 }
 
@@ -507,8 +403,9 @@ static __always_inline void rxmove_from(struct steer_rxmove *mv, __u32 prev,
 /* A bucket cold here, under a receive queue that came here from another
  * CPU within the drain timeout: that CPU may have been holding the
  * bucket's frames on an old target (a drain under way when the queue
- * moved). Its record of the bucket says so: warm, and queued somewhere
- * (its fast path's frames reached the stack before its poll ended).
+ * moved). Its record of the bucket says so: warm or draining, and queued
+ * somewhere (its fast path's frames reached the stack before its poll
+ * ended).
  * Returns that target, or NO_TARGET. Read across CPUs: each field
  * one aligned store of the old CPU, which no longer polls the queue. */
 static __always_inline __u32 rxq_inherited(__u32 bucket,
@@ -524,10 +421,13 @@ static __always_inline __u32 rxq_inherited(__u32 bucket,
 		return NO_TARGET;
 	old = bpf_map_lookup_percpu_elem(&steer_buckets, &bucket,
 					 mv->from - 1);
-	if (!old)
+	if (!old || !steer_bucket_live(old, slot->drain_gen))
 		return NO_TARGET;
+	/* Warm there, or still draining from its old target, however
+	 * long that takes. */
 	last = *(volatile __u32 *)&old->last;
-	if (!last || now - last >= slot->drain_units ||
+	if (!last || (now - last >= slot->drain_units &&
+		      !*(volatile __u32 *)&old->since) ||
 	    (old->target & STEER_TARGET_LOCAL))
 		return NO_TARGET;
 	return old->target;

@@ -278,23 +278,29 @@ static __always_inline __u32 frame_hash(struct steer_stats *st,
 	return flow_hash(slot, p);
 }
 
-/* A frame placed by a rule or the non-IP setting: no bucket, no drain. */
+/* A frame placed by a rule or the non-IP setting: no bucket, no drain;
+ * stamped in a warm-up, so that the marks of its worker keep up. */
 static __always_inline int deliver(struct xdp_md *ctx, struct steer_stats *st,
 				   const struct steer_slot *slot, __u32 cpu,
 				   __u64 bytes)
 {
 	__u32 me = bpf_get_smp_processor_id(), seq;
-	int stamp = (slot->flags & STEER_F_DRAIN) &&
-		    !window_shut(st, bpf_jiffies64());
+	struct steer_window *w;
+	int stamp = 0;
 
+	if (slot->flags & STEER_F_DRAIN) {
+		note_queued(st, bpf_jiffies64());
+		w = window_get();
+		stamp = w && w->open;
+	}
 	return send(ctx, slot, st, stamp, me, target_of(slot, cpu), bytes,
 		    &seq);
 }
 
-/* The bucket's record says no frame for the drain timeout: its frames
- * are long delivered (or it never had one). This CPU's own record, read
- * with the time just read: never stamped after 'now' (the loader's reads
- * need steer_bucket_warm()). */
+/* The bucket's record says no frame for the drain timeout: maybe a flow
+ * that came from another receive queue (drain.h). This CPU's own record,
+ * read with the time just read. Only the unannounced moves ask; a drain
+ * never does. */
 static __always_inline int bucket_cold(const struct steer_bucket *b,
 				       const struct steer_slot *slot,
 				       __u32 now)
@@ -304,11 +310,11 @@ static __always_inline int bucket_cold(const struct steer_bucket *b,
 
 /* The fast path's steady state, window open or not: a warm bucket passed
  * here, no drain under way, its receive queue plainly this CPU's (as last
- * found in steer_rxq: st->rxq_mine, drain.h). Its
- * record keeps the tick of its last frame (written once a tick: enough
- * to tell when it arrives cold) and this CPU's count at it (what a move
- * off the fast path waits on); nothing else is looked at, the window
- * neither. 1: pass the frame here, recorded; 0: deliver_drain() decides. */
+ * found in steer_rxq: st->rxq_mine, drain.h). Its record keeps the count
+ * of ended polls at its last frame (what a move off the fast path waits
+ * on) and the tick of it (written once a tick: enough to tell when it
+ * arrives cold); nothing else is looked at. 1: pass the frame here,
+ * recorded; 0: deliver_drain() decides. */
 static __always_inline int fastpath_steady(struct xdp_md *ctx,
 					   struct steer_stats *st,
 					   const struct steer_slot *slot,
@@ -326,26 +332,55 @@ static __always_inline int fastpath_steady(struct xdp_md *ctx,
 	if (!b || b->target != want || b->since ||
 	    now - b->last >= slot->drain_units)
 		return 0;
-	b->seq = (__u32)st->rx_packets;
+	b->poll = (__u32)st->napi_polls;
 	if (b->last != now)
 		b->last = now ? now : 1;
 	return 1;
 }
 
+/* A frame queued under drain outside the warm-up whose record settles it:
+ * the bucket's last frame went where the table sends this one, or the
+ * record says nothing under this slot (steer_bucket_live()). 'want' is a
+ * queue target. The steady state of a queued frame: one lookup, a
+ * compare or two, no store. */
+static __always_inline int record_settles(const struct steer_slot *slot,
+					  __u32 bucket, __u32 want)
+{
+	const struct steer_bucket *b;
+
+	b = bpf_map_lookup_elem(&steer_buckets, &bucket);
+	return !b || b->target == want ||
+	       (!(b->target & STEER_TARGET_LOCAL) &&
+		(__s32)(b->gen - slot->drain_gen) < 0);
+}
+
+/* Whether a poll has ended on this CPU since the bucket's last frame
+ * passed here (b->poll): that frame is up the stack (struct steer_stats,
+ * napi_polls). Where GRO keeps young segments (HZ >= 1000), one that
+ * ended at a later tick than the frame's. */
+static __always_inline int polled_since(const struct steer_stats *st,
+					const struct steer_bucket *b,
+					const struct steer_slot *slot)
+{
+	return (__s32)((__u32)st->napi_polls - b->poll) > 0 &&
+	       (!slot->gro_units ||
+		(__s32)((__u32)st->napi_poll_tick - b->last) > 0);
+}
+
 /* A frame of drain bucket 'bucket' (steer_buckets), whose table CPU is
  * 'cpu', under drain, when deliver_bucket() found no steady state: to
  * wherever its frames must go now (drain.h). A function of its own, called
- * only while buckets move or arrive cold: the frames of the steady state
- * run none of it. */
+ * only while buckets move or arrive cold, or in a warm-up: the frames of
+ * the steady state run none of it. */
 static __noinline int deliver_drain(struct xdp_md *ctx, struct steer_stats *st,
 				    const struct steer_slot *slot,
 				    __u32 bucket, __u32 cpu)
 {
 	__u64 bytes = (void *)(long)ctx->data_end - (void *)(long)ctx->data;
-	__u32 me = bpf_get_smp_processor_id(), want, cur, now, seq = 0;
+	__u32 me = bpf_get_smp_processor_id(), want, cur, now, seq = 0, gen;
 	struct steer_window *w;
 	struct steer_bucket *b;
-	int ret, cold, fresh, drain, hold = 0;
+	int ret, cold, drain, hold = 0;
 
 	want = target_of(slot, cpu);
 	now = (__u32)bpf_jiffies64();
@@ -360,86 +395,81 @@ static __noinline int deliver_drain(struct xdp_md *ctx, struct steer_stats *st,
 		   rxq_follow_queued(ctx, st, me, now)) {
 		st->rxq_moves++;
 	}
-	w = window_of(now);
-	/* Outside the window a queued frame needs no record. */
-	if (!w && !hold && !(want & STEER_TARGET_LOCAL))
+	w = window_get();
+	gen = w ? w->gen : 0;
+	/* Outside a warm-up a queued frame whose record settles it needs
+	 * no stamp and no record: only its queue was to follow. */
+	if (!(w && w->open) && !hold && !(want & STEER_TARGET_LOCAL) &&
+	    record_settles(slot, bucket, want))
 		return send(ctx, slot, st, 0, me, want, bytes, &seq);
 	b = bpf_map_lookup_elem(&steer_buckets, &bucket);
 	if (!b)
 		return send(ctx, slot, st, 0, me, want, bytes, &seq);
-	fresh = !b->last;
 	cold = bucket_cold(b, slot, now);
 
 	cur = b->target;
-	if (!cold && !same_place(cur, want)) {
+	if (steer_bucket_live(b, slot->drain_gen) && !same_place(cur, want)) {
 		if (!b->since)
 			b->since = now ? now : 1;
-		if (cur & STEER_TARGET_LOCAL) {
-			/* Leaving the fast path: at a gap spanning a poll's
-			 * end (b->seq holds rx_packets at its last frame);
-			 * without one for the drain timeout (an elephant),
-			 * anyway. Held off it by a receive queue that moved
-			 * here, at once: that queue's flows were last passed
-			 * here before it left, and their frames since wait
-			 * in this CPU's queue (drain.h). */
-			drain = hold ? DRAIN_DONE :
-				(__u32)st->rx_packets - b->seq >= STEER_POLL_GAP &&
-				now - b->last >= slot->gro_units ? DRAIN_DONE :
-				now - b->since >= slot->drain_units ? DRAIN_STALLED :
-				DRAIN_WAIT;
-		} else {
-			drain = drained(me, cur, b->seq, now,
-					DRAIN_LIMITS(slot));
-		}
-		if (drain == DRAIN_DONE) {
-			st->moves_done++;
-		} else if (drain == DRAIN_STALLED) {
-			st->moves_timeout++;
-		} else {
+		if (cur & STEER_TARGET_LOCAL)
+			/* Leaving the fast path: once a poll has ended since
+			 * its last frame here. Held off it by a receive queue
+			 * that moved here, at once: that queue's flows were
+			 * last passed here before it left, and their frames
+			 * since wait in this CPU's queue (drain.h). */
+			drain = hold || polled_since(st, b, slot) ?
+				DRAIN_DONE : DRAIN_WAIT;
+		else
+			drain = drained(me, cur, DRAIN_FRAME(b->seq, b->poll),
+					now, DRAIN_LIMITS(slot));
+		if (drain != DRAIN_DONE) {
 			st->drain_held++;
-			/* A flip's move keeps the window open; this CPU's
-			 * own (a marker out, the window shut) keeps its
-			 * records without it. */
-			if (w)
-				window_hold(w, slot, now);
+			if (drain == DRAIN_STALLED)
+				st->drain_stalled++;
 			ret = send(ctx, slot, st, 1, me, cur, bytes, &seq);
-			/* seq 0: the old target's entry is gone and the
-			 * frame was passed here; wait on for the last frame
-			 * really queued there. */
-			if (cur & STEER_TARGET_LOCAL)
-				b->seq = (__u32)st->rx_packets;
-			else if (seq)
+			/* Its last frame there now, or passed here still.
+			 * Not one the old target's missing entry made us
+			 * pass here: wait on for the last one really queued
+			 * there. */
+			if (ret == XDP_REDIRECT || (cur & STEER_TARGET_LOCAL)) {
 				b->seq = seq;
+				b->poll = (__u32)st->napi_polls;
+			}
 			b->last = now ? now : 1;	/* 0: no frame yet */
+			b->gen = gen;
 			if (hold)
-				rxmove_mark(me, cur, seq);
+				rxmove_mark(me, cur, seq, b->poll, ret);
 			return ret;
 		}
-	} else if (cold &&
-		   (cur = rxq_inherited(bucket, slot, now)) != NO_TARGET &&
-		   !same_place(cur, want)) {
+		st->moves_done++;
+	} else if (b->last && !same_place(cur, want)) {
+		/* A record older than the slot's warm-up: nothing of the
+		 * bucket waits anywhere. */
+		st->moves_idle++;
+	}
+	if (cold && (cur = rxq_inherited(bucket, slot, now)) != NO_TARGET &&
+	    !same_place(cur, want)) {
 		/* Cold here, but the receive queue came lately from a CPU
 		 * that was sending the bucket elsewhere: its frames may
 		 * still wait there. Ours go behind them, and the bucket
 		 * drains from there as from any old target (drain.h). */
 		st->drain_held++;
-		if (w)
-			window_hold(w, slot, now);
 		ret = send(ctx, slot, st, 1, me, cur, bytes, &seq);
-		/* seq 0: that target's entry is gone (an apply retires one
-		 * once its drains are done) and the frame was passed here;
-		 * the record stays cold, and the next frame looks again. */
-		if (seq) {
+		/* seq 0 and the frame passed here: that target's entry is
+		 * gone (an apply retires one once its drains are done); the
+		 * record stays cold, and the next frame looks again. */
+		if (ret == XDP_REDIRECT) {
 			b->target = cur;
 			b->seq = seq;
+			b->poll = (__u32)st->napi_polls;
 			b->since = now ? now : 1;
 			b->last = now ? now : 1;
+			b->gen = gen;
 		}
 		if (hold)
-			rxmove_mark(me, cur, seq);
+			rxmove_mark(me, cur, seq, (__u32)st->napi_polls,
+				    ret);
 		return ret;
-	} else if (cold && !fresh && !same_place(b->target, want)) {
-		st->moves_idle++;
 	}
 	/* Cold on the fast path: frames of the bucket that another receiving
 	 * CPU queued here may still wait in this CPU's queue; go through it
@@ -448,28 +478,35 @@ static __noinline int deliver_drain(struct xdp_md *ctx, struct steer_stats *st,
 	if (cold && (want & STEER_TARGET_LOCAL) &&
 	    queued_lately(me, now, slot->drain_units))
 		want &= ~STEER_TARGET_LOCAL;
+	ret = send(ctx, slot, st, 1, me, want, bytes, &seq);
+	/* A frame for a target without a cpumap entry was passed here: it
+	 * leaves as one of the fast path does. */
+	if (ret != XDP_REDIRECT)
+		want |= STEER_TARGET_LOCAL;
 	b->target = want;
 	b->since = 0;
-	ret = send(ctx, slot, st, 1, me, want, bytes, &seq);
-	b->seq = (want & STEER_TARGET_LOCAL) ? (__u32)st->rx_packets : seq;
+	b->seq = (want & STEER_TARGET_LOCAL) ? 0 : seq;
+	b->poll = (__u32)st->napi_polls;
 	b->last = now ? now : 1;
+	b->gen = gen;
 	if (hold)
-		rxmove_mark(me, want, seq);
+		rxmove_mark(me, want, seq, b->poll, ret);
 	return ret;
 }
 
 /* A frame of drain bucket 'bucket' (steer_buckets), whose table CPU is
- * 'cpu': while drain records are kept, to wherever its frames must go now
- * (drain.h); else where the table says. The steady states are decided
- * here, in few instructions: a frame queued with the drain window shut,
- * its receive queue held here, needs no record, and a warm bucket on the
- * fast path one store. */
+ * 'cpu': where its frames must go now (drain.h); without drain, where the
+ * table says. The steady states are decided here, in few instructions: a
+ * frame queued outside a warm-up whose record settles it, its receive
+ * queue held here, needs no store, and a warm bucket on the fast path two
+ * stores. */
 static __always_inline int deliver_bucket(struct xdp_md *ctx,
 					  struct steer_stats *st,
 					  const struct steer_slot *slot,
 					  __u32 bucket, __u32 cpu, __u64 bytes)
 {
 	__u32 flags = slot->flags;
+	struct steer_window *w;
 
 	/* Which of the two steady states, by control flow: a bit of the
 	 * target tested instead cost 3 instructions (bench_prog --insns). */
@@ -480,10 +517,14 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 				    queue_target(slot, cpu),
 				    (__u32)bpf_jiffies64()))
 			return pass_here(st, bytes);
-	} else if (!(flags & STEER_F_DRAIN) ||
-		   (window_shut(st, bpf_jiffies64()) &&
-		    rxq_held_queued(ctx, st))) {
+	} else if (!(flags & STEER_F_DRAIN)) {
 		return send_plain(st, slot, cpu, bytes);
+	} else {
+		note_queued(st, bpf_jiffies64());
+		w = window_get();
+		if (w && !w->open && rxq_held_queued(ctx, st) &&
+		    record_settles(slot, bucket, queue_target(slot, cpu)))
+			return send_plain(st, slot, cpu, bytes);
 	}
 	return deliver_drain(ctx, st, slot, bucket, cpu);
 }
@@ -591,10 +632,10 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 	return deliver_bucket(ctx, st, slot, bucket, *entry, bytes);
 }
 
-/* The stamp in front of a frame the worker 'target' dequeued, when there
- * is one (struct steer_stamp): its fields in *m. The frame's start moves
- * into the headroom to read it, and back. */
-static __always_inline int read_stamp(struct xdp_md *ctx, __u32 target,
+/* The stamp in front of a frame a worker dequeued, when there is one
+ * (struct steer_stamp): its fields in *m. The frame's start moves into
+ * the headroom to read it, and back. */
+static __always_inline int read_stamp(struct xdp_md *ctx,
 				      struct steer_stamp *m)
 {
 	struct steer_stamp *h;
@@ -606,11 +647,10 @@ static __always_inline int read_stamp(struct xdp_md *ctx, __u32 target,
 	if (!key || !*key || bpf_xdp_adjust_head(ctx, -(int)sizeof(*h)))
 		return 0;
 	h = (void *)(long)ctx->data;
-	/* A stamp for another target is not taken: the kthread ran off its
-	 * CPU (the CPU went offline), and its frames drain by the timeout. */
 	if ((void *)(h + 1) <= (void *)(long)ctx->data_end) {
 		*m = *h;
-		found = m->target == target && m->rx_cpu < STEER_MAX_CPUS &&
+		found = m->target < STEER_TARGETS &&
+			m->rx_cpu < STEER_MAX_CPUS &&
 			m->tag == steer_stamp_tag(m->seq, m->rx_cpu, m->target,
 						  *key);
 	}
@@ -620,79 +660,66 @@ static __always_inline int read_stamp(struct xdp_md *ctx, __u32 target,
 	return found;
 }
 
-/* Second stage, run by the cpumap kthread on the worker CPU for each frame
- * it dequeues: count, publish what was dequeued (drain.h), then let the
- * kernel build the skb here. 'bank': of the cpumap entry this program
- * runs for; with this CPU, its target. Every frame counts in the target's
- * totals; while a drain may ask (the clock on), a stamped one also marks
- * how far its sender's stream got. Stamps are looked for only then: a
- * sender keeps the clock on for as long as a drain may look at its
- * stamp, and the look costs two helper calls. */
-static __always_inline int worker(struct xdp_md *ctx, __u32 bank)
+/* Second stage, run by a cpumap kthread for each frame it dequeues: count
+ * it for the worker's CPU, mark how far the sender's stream got (drain.h),
+ * then let the kernel build the skb here. The mark goes to the stamp's
+ * target, the entry the frame was queued to: the kthread may run on
+ * another CPU than its entry's (its CPU offline), and a stamp another
+ * frame left in this headroom states a fact about its own target, only
+ * late. Its base is the count of frames that target's kthread had
+ * reported before this batch. Stamps are looked for only while the gate
+ * is open (struct steer_look): the look costs two helper calls. */
+static __always_inline int worker(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
-	__u32 zero = 0, target, idx, total, *wt;
 	struct steer_worker_stats *ws;
-	struct steer_wclock *clock;
 	struct steer_stamp m = {};
+	struct steer_look *look;
+	struct steer_wdone *wd;
 	struct steer_deq *d;
-	int looking = 0, stamped;
+	__u32 zero = 0, idx, base, now;
+	int stamped;
 
 	ws = bpf_map_lookup_elem(&worker_stats, &zero);
 	if (ws) {
 		ws->packets++;
 		ws->bytes += (void *)(long)ctx->data_end - data;
 	}
-	target = bpf_get_smp_processor_id();
-	if (target >= STEER_MAX_CPUS)
+	/* Jiffies are one load (the verifier inlines the helper). */
+	look = bpf_map_lookup_elem(&steer_look, &zero);
+	now = (__u32)bpf_jiffies64();
+	if (!look || !look->until || (__s32)(look->until - now) <= 0)
 		return XDP_PASS;
-	target += bank;
-	wt = bpf_map_lookup_elem(&steer_wtot, &target);
-	/* The clock only while a drain may ask (steer_wclock); jiffies
-	 * are one load (the verifier inlines the helper). */
-	clock = bpf_map_lookup_elem(&steer_wclock, &target);
-	if (clock && clock->until &&
-	    clock->until - (__u32)bpf_jiffies64() - 1 < STEER_WINDOW_MAX) {
-		clock->last_ns = bpf_ktime_get_ns();
-		looking = 1;
-	}
-	if (!wt)
-		return XDP_PASS;
-	/* Only this target's kthread writes these: no atomics needed. */
-	total = *wt + 1;
-	*wt = total;
-	if (!(total % STEER_EPOCH)) {
-		__u32 slot = target * 4 + ((total / STEER_EPOCH) & 3);
-		__u32 *began = bpf_map_lookup_elem(&steer_wtime, &slot);
-
-		if (began)
-			*began = (__u32)bpf_jiffies64();
-	}
-	if (!looking)
-		return XDP_PASS;
-	stamped = read_stamp(ctx, target, &m);
+	stamped = read_stamp(ctx, &m);
 	if (stamped < 0)
 		return XDP_ABORTED;
 	if (!stamped)
 		return XDP_PASS;
-	idx = target * STEER_MAX_CPUS + m.rx_cpu;
+	idx = m.target;
+	wd = bpf_map_lookup_elem(&steer_wdone, &idx);
+	idx = idx * STEER_MAX_CPUS + m.rx_cpu;
 	d = bpf_map_lookup_elem(&steer_deq, &idx);
-	if (d)
-		d->h[(total / STEER_MARK_EPOCH) & (STEER_MARKS - 1)] =
-			STEER_MARK(m.seq, total);
+	if (!wd || !d)
+		return XDP_PASS;
+	base = *(volatile __u32 *)&wd->frames;
+	d->h[(base / STEER_MARK_EPOCH) & (STEER_MARKS - 1)] =
+		STEER_MARK(m.seq, base);
+	/* Look on (once a tick): struct steer_look. */
+	if (look->until - now < STEER_LOOK_TICKS)
+		look->until = (now + STEER_LOOK_TICKS) | 1;
 	return XDP_PASS;
 }
 
 SEC("xdp/cpumap")
 int STEER_PROG_WORKER(struct xdp_md *ctx)
 {
-	return worker(ctx, 0);
+	return worker(ctx);
 }
 
 SEC("xdp/cpumap")
 int STEER_PROG_WORKER_B(struct xdp_md *ctx)
 {
-	return worker(ctx, STEER_MAX_CPUS);
+	return worker(ctx);
 }
 
 char _license[] SEC("license") = "Dual BSD/GPL";

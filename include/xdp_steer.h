@@ -56,22 +56,24 @@
  * cost 20-30 ns; and the clock GRO ages segments by). The loader turns the
  * policy's milliseconds into the running kernel's ticks. */
 /* A worker's cpumap kthread takes frames off its ring in batches of at
- * most 8 (CPUMAP_BATCH) and runs each batch, our cpumap program included,
- * with bottom halves off; since Linux 6.14 it hands the skbs to the stack
- * (a GRO flush) at the end of the first batch that finds its ring empty or
- * brings the frames since the last flush to 64 (NAPI_POLL_WEIGHT). So at
- * most 63 + 8 - 1 = 70 frames follow a frame into its flush, and once the
- * program has run on a frame 71 or more after it, that flush is over. 80
- * leaves room for a larger batch. */
+ * most 8 (CPUMAP_BATCH) and reports each batch at its xdp_cpumap_kthread
+ * tracepoint with bottom halves off, after the batch's skbs are built and
+ * before they go up; what is left of the batch then runs without a
+ * preemption point. Since Linux 6.14 the kthread hands the skbs to the
+ * stack (a GRO flush) at the end of the first batch that finds its ring
+ * empty or brings the frames since the last flush to 64
+ * (NAPI_POLL_WEIGHT): at most 63 + 8 = 71 frames from the start of a
+ * frame's batch to the end of its flush's batch. Once batches of 80
+ * frames from that start have been reported, a later batch has begun,
+ * and that flush is over. */
 #define STEER_FLUSH_GAP		80
 /* The worker keeps a mark (steer_deq) per epoch of STEER_MARK_EPOCH of its
- * frames, the last STEER_MARKS epochs of them: a frame is known dequeued
- * to within an epoch, and one older than them all at least
- * (STEER_MARKS - 1) * STEER_MARK_EPOCH = 96 >= STEER_FLUSH_GAP frames ago.
- * Powers of two: the worker divides by shifting. */
+ * reported frames, the last STEER_MARKS epochs of them. Powers of two: the
+ * worker divides by shifting. */
 #define STEER_MARK_EPOCH	32
 #define STEER_MARKS		4
-/* ... and the time each epoch of STEER_EPOCH frames began (steer_wtime). */
+/* ... and the time each epoch of STEER_EPOCH frames began
+ * (steer_wdone.epoch_at). */
 #define STEER_EPOCH		128
 /* On kernels with HZ >= 1000 a flush that does not empty the ring keeps
  * GRO segments younger than a tick; such a frame is handed on by the
@@ -80,15 +82,12 @@
  * (STEER_EPOCH > STEER_FLUSH_GAP). Below HZ=1000 every flush is a full
  * one. The loader sets the slot's gro_units to this or 0. */
 #define STEER_GRO_UNITS		2
-/* A frame passed on the receiving CPU is handed to the stack when its NAPI
- * poll ends. A poll takes at most 64 frames (NAPI_POLL_WEIGHT), so once
- * the CPU has seen this many more, that poll is over. */
-#define STEER_POLL_GAP		128
-/* A worker that has dequeued nothing for this long, with nothing queued
- * to it, has finished the batch it was on, and that batch flushed (it
- * found the ring empty). The rest of a batch after the program's last run
- * hands up to 70 skbs to the stack, about 1-2 us each on a 2-vCPU EPYC VM:
- * 500 us is several times that. */
+/* After a worker's last batch report, what is left of that batch (its
+ * skbs up the stack, a GRO flush) runs with bottom halves off: no task,
+ * whatever its priority, can hold it up; only interrupts and the
+ * hypervisor can. A worker whose ring is empty and that has reported
+ * nothing for this long has finished. Up to 71 skbs at 1-2 us each on a
+ * 2-vCPU VM: 500 us is several times that. */
 #define STEER_DRAIN_IDLE_NS	500000
 /* Receive queues (rx_queue_index) whose moves between CPUs the datapath
  * follows for the fast path (steer_rxq); frames of a higher queue are not
@@ -101,9 +100,8 @@
 #define STEER_STR(x)		STEER_STR_(x)
 
 #define STEER_PROG_MAIN		xdp_steer
-/* The cpumap programs of the two banks (STEER_BANKS): the same code, each
- * knowing its bank, so a worker counts every frame by its target even
- * when the frame carries no drain metadata. */
+/* The cpumap programs of the two banks (STEER_BANKS): the same code under
+ * two names, so bpftool and status tell an entry's bank by its program. */
 #define STEER_PROG_WORKER	steer_worker
 #define STEER_PROG_WORKER_B	steer_worker_b
 
@@ -111,6 +109,24 @@
  * STEER_PIN_ROOT "/" IFNAME "/"; other namespaces get a directory of their
  * own under it (loader/kernel/pins.h). */
 #define STEER_PIN_ROOT		"/sys/fs/bpf/xdp-steer"
+
+/* Rows of STEER_MAPS that the tracepoint programs share with the XDP
+ * program (STEER_TRACE_SHARED_MAPS): spelled once, here. */
+/* Per receiving CPU: what it did (struct steer_stats). */
+#define STEER_MAP_STATS(X)						\
+	X(steer_stats, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
+	  struct steer_stats, 1, 0)
+/* [target]: what the target's kthread reported (struct steer_wdone):
+ * written by its tracepoint program and, for the marks' base, read by
+ * its cpumap program. */
+#define STEER_MAP_WDONE(X)						\
+	X(steer_wdone, BPF_MAP_TYPE_ARRAY, __u32, struct steer_wdone,	\
+	  STEER_TARGETS, 0)
+/* [target]: frames that entered the target's ring (struct steer_wenq),
+ * added by the enqueue tracepoint program. */
+#define STEER_MAP_WENQ(X)						\
+	X(steer_wenq, BPF_MAP_TYPE_ARRAY, __u32, struct steer_wenq,	\
+	  STEER_TARGETS, 0)
 
 /*
  * Every map, once: X(name, type, key, value, max_entries, map_flags). The
@@ -142,41 +158,26 @@
 	/* Bits in front of the rule lookups (steer_filter_*()). */	\
 	X(rule_filter, BPF_MAP_TYPE_ARRAY, __u32, __u64,		\
 	  STEER_SLOTS * STEER_FILTER_SLOT_WORDS, 0)			\
-	X(steer_stats, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
-	  struct steer_stats, 1, 0)					\
+	STEER_MAP_STATS(X)						\
 	X(worker_stats, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
 	  struct steer_worker_stats, 1, 0)				\
-	/* Drain (section 4 of the design): per receiving CPU and	\
-	 * drain bucket, where its frames went last. */			\
+	/* Drain (bpf/drain.h): per receiving CPU and drain bucket,	\
+	 * where its frames went last. */				\
 	X(steer_buckets, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
 	  struct steer_bucket, STEER_TABLE_MAX, 0)			\
-	/* [rx * STEER_TARGETS + target]: frames the receiving CPU	\
-	 * queued to the target; written by that receiving CPU only. */	\
+	/* [rx * STEER_TARGETS + target]: stamped frames the receiving	\
+	 * CPU queued to the target; written by that CPU only. */	\
 	X(steer_seq, BPF_MAP_TYPE_ARRAY, __u32, __u32,			\
 	  STEER_MAX_CPUS * STEER_TARGETS, 0)				\
-	/* [target * STEER_MAX_CPUS + rx]: what the target's cpumap	\
-	 * program dequeued from that receiving CPU; written by the	\
-	 * target's kthread only. */					\
+	/* [target * STEER_MAX_CPUS + rx]: how far the target's cpumap	\
+	 * program got in that receiving CPU's stamped frames; written	\
+	 * by the target's kthread only. */				\
 	X(steer_deq, BPF_MAP_TYPE_ARRAY, __u32, struct steer_deq,	\
 	  STEER_TARGETS * STEER_MAX_CPUS, 0)				\
-	/* [target]: frames the target's cpumap program has run on. */	\
-	X(steer_wtot, BPF_MAP_TYPE_ARRAY, __u32, __u32, STEER_TARGETS, 0)\
-	/* [target * 4 + epoch % 4]: when the target's epoch of		\
-	 * STEER_EPOCH frames began (jiffies). */    			\
-	X(steer_wtime, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
-	  STEER_TARGETS * 4, 0)						\
-	/* [target]: when its cpumap program last ran, while a drain	\
-	 * may ask (struct steer_wclock). */				\
-	X(steer_wclock, BPF_MAP_TYPE_ARRAY, __u32, struct steer_wclock,\
-	  STEER_TARGETS, 0)						\
-	/* [cpu]: 1 once the CPU has received a frame: the receiving	\
-	 * CPUs whose queues a drain looks at. */			\
-	X(steer_rx_cpus, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
-	  STEER_MAX_CPUS, 0)						\
-	/* Per receiving CPU and target: when the target was last seen	\
-	 * dequeuing, for its idle test. */				\
-	X(steer_idle, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
-	  struct steer_idle, STEER_TARGETS, 0)				\
+	STEER_MAP_WDONE(X)						\
+	STEER_MAP_WENQ(X)						\
+	/* [0]: while the workers look for stamps (struct steer_look). */\
+	X(steer_look, BPF_MAP_TYPE_ARRAY, __u32, struct steer_look, 1, 0)\
 	/* [rx queue]: 1 + the CPU that last received from it, with	\
 	 * STEER_RXQ_PENDING while that CPU waits out the move, or	\
 	 * STEER_RXQ_QUEUED (drain.h); written only around moves (IRQ	\
@@ -190,8 +191,8 @@
 	 * set by the first apply to these maps and never changed while	\
 	 * steer_seq counts on; 0: nothing is stamped. */		\
 	X(steer_stamp_key, BPF_MAP_TYPE_ARRAY, __u32, __u64, 1, 0)	\
-	/* [0]: the window in which the datapath keeps drain records	\
-	 * (struct steer_window). */					\
+	/* [0]: the warm-up before a flip, while every queued frame	\
+	 * is stamped and recorded (struct steer_window). */		\
 	X(steer_window, BPF_MAP_TYPE_ARRAY, __u32,			\
 	  struct steer_window, 1, 0)					\
 	/* [drain bucket], per receiving CPU: what the table placed	\
@@ -376,7 +377,13 @@ struct steer_slot {
 	__u32 drain_units;	/* drain timeout, jiffies */
 	__u32 gro_units;	/* STEER_GRO_UNITS, or 0 below HZ=1000 */
 	__u32 drain_ms;		/* drain timeout as the policy gave it */
-	__u32 pad;
+	/* The datapath reads this one: steer_window.gen of the warm-up
+	 * before this slot's flip. A bucket record written in it or later
+	 * tells where the bucket's last frame went; an older one nothing
+	 * (every frame queued before that warm-up had reached the stack by
+	 * the flip). Not in the digest: applying a policy again changes
+	 * nothing. */
+	__u32 drain_gen;
 	__u64 digest;		/* of everything applied: same digest, same policy */
 	/* Encapsulations the parser looks through (policy 'decap'): */
 	__u32 decap;		/* STEER_DECAP(STEER_ENCAP_*) bits */
@@ -504,9 +511,10 @@ struct steer_target {
 	X(rule_flow_hits, COUNT, "frames an exact-field rule placed")	\
 	X(rule_prefix_hits, COUNT, "frames a prefix rule placed")	\
 	X(drain_held, COUNT, "frames sent to a bucket's old CPU while it drained") \
-	X(moves_done, COUNT, "buckets moved once their old CPU had dequeued and flushed their frames") \
-	X(moves_idle, COUNT, "buckets moved after being idle for the drain timeout") \
-	X(moves_timeout, COUNT, "buckets moved after draining for the drain timeout, evidence or not") \
+	X(drain_stalled, COUNT, "of those, frames held while the old CPU's kthread had taken nothing off its waiting ring for the drain timeout: the move waits on") \
+	X(moves_done, COUNT, "buckets moved once their old CPU had handed their frames to the stack") \
+	X(moves_idle, COUNT, "buckets moved at their first frame since the warm-up of the apply that moved them, in which they had none") \
+	X(moves_timeout, COUNT, "fast-path holds after a receive queue moved to this CPU, ended by the drain timeout because no marker could be queued (a bucket never moves by a timeout)") \
 	X(unstamped, COUNT, "frames queued without a drain stamp (no headroom for it)") \
 	X(rxq_moves, COUNT, "receive queues found moved to this CPU from another (IRQ affinity, threaded NAPI)") \
 	STEER_ENCAPS(STEER_ENCAP_STAT_, X)				\
@@ -541,20 +549,22 @@ struct steer_stats {
 	 * bench_prog --insns). Summed with the rest by readers and never
 	 * shown. */
 	__u64 rxq_mine;
-	/* Not a counter either: jiffies (all 64 bits, never 0) when this
-	 * CPU last found the drain window shut (drain.h, window_shut()):
-	 * for the rest of that tick its queued frames need not look again
-	 * (18 instructions a frame, bench_prog --insns). Summed with the
-	 * rest by readers and never shown. */
-	__u64 window_shut;
+	/* Not counters either, written by the napi_poll tracepoint
+	 * program (bpf/cpumap_trace.bpf.c) after every NAPI poll on this
+	 * CPU, of any device: how many ended, and the tick of the last.
+	 * Frames passed in a poll reach the stack before the poll returns
+	 * (below HZ=1000 whatever GRO held; from HZ=1000 what it held
+	 * since an earlier tick), so a frame that finds the count changed
+	 * since a bucket's last one passed here comes after all of them
+	 * (drain.h). Summed with the rest by readers and never shown. */
+	__u64 napi_polls;
+	__u64 napi_poll_tick;
 	/* Not a counter either: jiffies (all 64 bits, never 0) of the
 	 * last tick in which this CPU queued a frame under drain, or asked
 	 * the window for one (drain.h, queued_lately()): a bucket arriving
 	 * cold at another CPU's fast path needs a marker only while some
 	 * other receiving CPU may have queued its frames there. Written
-	 * once a tick while the window is shut (a stamped frame's and, in
-	 * an open window, each asking frame's store otherwise); summed
-	 * with the rest by readers and never shown. */
+	 * once a tick; summed with the rest by readers and never shown. */
 	__u64 queued_tick;
 	/* Per target CPU, in the value the frame has in hand: a map of
 	 * their own (cpu_stats, before) cost a queued frame a lookup, 13
@@ -621,22 +631,35 @@ enum { STEER_BAL_STATES(STEER_BAL_ENUM_) STEER_BAL_NSTATES };
  * A full cpumap ring drops a frame after bpf_redirect_map() returned
  * XDP_REDIRECT, so the datapath never learns of it; only the kernel's
  * xdp_cpumap_enqueue tracepoint does (and xdp_cpumap_kthread tells what
- * each worker's kthread took off its ring). Two small programs of their
- * own object (bpf/cpumap_trace.bpf.c) count both for one interface's two
+ * each worker's kthread took off its ring). Small programs of their own
+ * object (bpf/cpumap_trace.bpf.c) count both for one interface's two
  * cpumaps: tracepoints fire for every cpumap on the machine, so they
- * count only the map ids the loader wrote in cpumap_ids. Every apply
- * loads them if their links are not pinned yet and pins the links in the
- * interface's pin directory under the programs' names, before it adds a
- * cpumap entry: they count every frame steer_stats.queued and worker_stats
- * count, so sent == delivered + dropped can be read per worker. Detach removes
+ * count only the map ids the loader wrote in cpumap_ids. The same
+ * programs keep the drain's evidence (bpf/drain.h): what entered and left
+ * each ring, when each worker last reported, and, from the napi_poll
+ * tracepoint, when each CPU's NAPI polls end. Every apply loads them if
+ * their links are not pinned yet and pins the links in the interface's
+ * pin directory under the programs' names, before it adds a cpumap
+ * entry: they count every frame steer_stats.queued and worker_stats
+ * count, so sent == delivered + dropped can be read per worker. An apply
+ * under rebalance: drain refuses to flip without them. Detach removes
  * them with the other pins.
  */
 #define STEER_TP_ENQUEUE	tp_cpumap_enqueue
 #define STEER_TP_KTHREAD	tp_cpumap_kthread
+#define STEER_TP_NAPI		tp_napi_poll
 /* X(program): each program is also the pin name of its link. */
 #define STEER_TRACE_PROGS(X)						\
 	X(STEER_TP_ENQUEUE)						\
-	X(STEER_TP_KTHREAD)
+	X(STEER_TP_KTHREAD)						\
+	X(STEER_TP_NAPI)
+
+/* The XDP program's maps the tracepoint programs write (the drain's
+ * evidence, bpf/drain.h): the loader hands them the pinned ones. */
+#define STEER_TRACE_SHARED_MAPS(X)					\
+	STEER_MAP_STATS(X)						\
+	STEER_MAP_WDONE(X)						\
+	STEER_MAP_WENQ(X)
 
 /* The maps of the tracepoint programs, as STEER_MAPS (pinned next to
  * them by the loader). */
@@ -684,64 +707,191 @@ struct steer_kthread_stats {
 };
 
 /* steer_buckets[hash % STEER_TABLE_MAX], per receiving CPU: where the
- * frames of that drain bucket went last from this CPU. Drain buckets are
- * the finest table's buckets whatever the table's size, so a flow keeps
- * its record when table_size changes; each lies in one table bucket. A
- * bucket whose table CPU changed keeps sending to 'target' until that
- * target has delivered 'seq' (or drain times out). */
+ * frames of that drain bucket went last. Drain buckets are the finest
+ * table's buckets whatever the table's size, so a flow keeps its record
+ * when table_size changes; each lies in one table bucket. A bucket whose
+ * table CPU changed keeps sending to 'target' until the evidence says its
+ * last frame there reached the stack (bpf/drain.h); no clock ends that
+ * wait. */
 struct steer_bucket {
 	__u16 target;		/* STEER_TARGET_* bits over a target id */
 	__u16 pad;
-	__u32 seq;		/* steer_seq of its last frame to 'target';
-				 * passed here: this CPU's rx_packets then */
+	__u32 seq;		/* steer_seq stamp of its last frame queued to
+				 * 'target'; 0: that frame was not stamped */
 	__u32 last;		/* time of its last frame, jiffies;
 				 * 0: none yet (the map starts zeroed) */
 	__u32 since;		/* when its drain began; 0: not draining */
+	__u32 poll;		/* this CPU's napi_polls at its last frame */
+	__u32 gen;		/* steer_window.gen when written (a queued
+				 * target's record is evidence only from
+				 * its slot's drain_gen on) */
 };
 /* steer_bucket.target: passed on the receiving CPU itself. */
 #define STEER_TARGET_LOCAL	0x8000u
 
-/* steer_deq[target * STEER_MAX_CPUS + rx]: the last frame the target's
- * cpumap program dequeued from receiving CPU rx in each of its last
- * STEER_MARKS epochs, epoch e (steer_wtot / STEER_MARK_EPOCH) at
- * h[e % STEER_MARKS]. Each mark is one 64-bit word, written in one store so
- * no reader sees half of one: the frame's steer_seq stamp in bits 0-31,
- * steer_wtot after it in bits 32-63. Frames up to a mark's stamp were
- * dequeued when the target's count was at most its total: a fact that
- * stays true, so any mark, however old, bounds the frames before it. */
+/* Whether a record says where the bucket's last frame went, under a slot
+ * whose drain_gen is 'drain_gen': one written (last != 0) on the fast
+ * path (those records are kept always) or in the slot's warm-up or later.
+ * An older record of a queued target says nothing: every frame queued
+ * before that warm-up had reached the stack by the flip (kernel/window.h).
+ * The datapath, status and which judge records alike. */
+static inline int steer_bucket_live(const struct steer_bucket *b,
+				    __u32 drain_gen)
+{
+	return b->last && ((b->target & STEER_TARGET_LOCAL) ||
+			   (__s32)(b->gen - drain_gen) >= 0);
+}
+
+/* steer_deq[target * STEER_MAX_CPUS + rx]: how far the target's cpumap
+ * program got in receiving CPU rx's stamped frames: per epoch e of the
+ * target's reported frames (steer_wdone.frames / STEER_MARK_EPOCH), at
+ * h[e % STEER_MARKS], the last stamp taken then and the report count
+ * before its batch (its base). Each mark is one 64-bit word, written in
+ * one store so no reader sees half of one: the stamp in bits 0-31, the
+ * base in bits 32-63. Frames up to a mark's stamp were in batches that
+ * began at most at its base: a fact that stays true, so any mark, however
+ * old, bounds the frames before it. */
 struct steer_deq {
 	__u64 h[STEER_MARKS];
 };
-#define STEER_MARK(seq, total)	((__u64)(seq) | (__u64)(total) << 32)
+#define STEER_MARK(seq, base)	((__u64)(seq) | (__u64)(base) << 32)
 #define STEER_MARK_SEQ(m)	((__u32)(m))
-#define STEER_MARK_TOTAL(m)	((__u32)((m) >> 32))
+#define STEER_MARK_BASE(m)	((__u32)((m) >> 32))
 
-/* steer_wclock[target]: when the target's cpumap program last ran
- * (last_ns, bpf_ktime_get_ns), for a drain's idle test (drain.h). The
- * program reads the clock only while 'until' (jiffies) lies ahead: each
- * sender of a stamped frame to the target keeps it so for the drain
- * timeout and two ticks, as long as a drain may look at that frame.
- * Outside drains the worker pays nothing for it (a bpf_ktime_get_ns() a
- * frame cost 40-50 ns on a retpoline VM: tests/bench/README.md, "Where
- * the worker's time goes"). 'until' is written by senders at most once a tick each (never
- * 0, which is never on: jiffies start 5 minutes before their 32-bit wrap,
- * where 0 would look ahead), last_ns by the target's kthread. */
-struct steer_wclock {
-	__u64 last_ns;
+/* steer_wdone[target]: what the target's cpumap kthread has reported, one
+ * batch at a time, at the xdp_cpumap_kthread tracepoint (bpf/
+ * cpumap_trace.bpf.c). The tracepoint program tells the entry by the
+ * kthread's name and the cpumap's id, so the count stays the entry's
+ * wherever the kthread runs (its CPU offline: kernel/kthreads.h). Written
+ * by that kthread only; one line each, as a worker writes it every batch.
+ * Reports of batches that took no frame change only the clocks. */
+struct steer_wdone {
+	__u32 frames;		/* frames taken off the ring in reported
+				 * batches (wraps) */
+	__u32 last_tick;	/* jiffies at the last report */
+	__u64 last_ns;		/* bpf_ktime_get_ns() at the last report */
+	__u32 epoch_at[4];	/* jiffies when epoch e of STEER_EPOCH
+				 * frames began, at [e % 4] */
+	__u64 pad[4];
+};
+
+/* steer_wenq[target]: frames that entered the target's ring, added at the
+ * xdp_cpumap_enqueue tracepoint by every CPU that queues there (an atomic
+ * add per flush of up to 8 frames, right after the flush took the ring's
+ * producer lock: the line moves between the same CPUs as that lock).
+ * With steer_wdone.frames: the ring is empty when the two are equal. */
+struct steer_wenq {
+	__u32 frames;		/* wraps */
+	__u32 pad[15];
+};
+
+/* What a drain knows of one target (bpf/drain.h), read in this order:
+ * the enqueue count first, so that a frame counted there and taken off
+ * since is in the reports read after. */
+struct steer_drain_facts {
+	__u32 enq;		/* steer_wenq.frames */
+	__u32 done;		/* steer_wdone.frames */
+	__u32 last_tick;	/* steer_wdone.last_tick */
+	__u32 epoch_next;	/* steer_wdone.epoch_at[] of the epoch after
+				 * the mark's base (with gro_units only) */
+	__u64 last_ns;		/* steer_wdone.last_ns */
+};
+
+/* What a drain decides (steer_drain_verdict()). */
+enum steer_drain {
+	STEER_DRAIN_WAIT,	/* keep sending to the old target */
+	STEER_DRAIN_DONE,	/* its last frame there is up the stack */
+	STEER_DRAIN_STALLED,	/* wait; the target has taken nothing off
+				 * its waiting ring for the timeout */
+};
+
+/* The earliest of a receiving CPU's marks at a target (struct steer_deq,
+ * 'h' may be the map's own) at or past stamp 'seq' (0: unstamped, never
+ * found): 1 with its base in *base. */
+static inline int steer_mark_base(const __u64 h[STEER_MARKS], __u32 seq,
+				  __u32 *base)
+{
+	int found = 0, i;
+	__u64 m;
+
+	for (i = 0; i < STEER_MARKS; i++) {
+		/* Once: a worker may write the mark meanwhile, and a stamp
+		 * with another mark's base would prove too much. */
+		m = *(const volatile __u64 *)&h[i];
+		if (seq && m && (__s32)(STEER_MARK_SEQ(m) - seq) >= 0 &&
+		    (!found || (__s32)(STEER_MARK_BASE(m) - *base) < 0)) {
+			*base = STEER_MARK_BASE(m);
+			found = 1;
+		}
+	}
+	return found;
+}
+
+/*
+ * Whether a target has handed the stack the last frame a receiving CPU
+ * queued to it (bpf/drain.h says why each test suffices): 'found' and
+ * 'base' from steer_mark_base() for its stamp; 'polled': a NAPI poll of
+ * that CPU has ended since it was sent; 'f' the target's facts; 'now'
+ * jiffies and 'now_ns' bpf_ktime_get_ns() (CLOCK_MONOTONIC), read after
+ * the facts; 'timeout' the drain timeout and 'gro_units' the slot's, in
+ * jiffies. The datapath decides every move with it, and status, which and
+ * the loader's retiring judge records with it alike.
+ */
+static inline int steer_drain_verdict(int found, __u32 base, int polled,
+				      const struct steer_drain_facts *f,
+				      __u32 now, __u64 now_ns, __u32 timeout,
+				      __u32 gro_units)
+{
+	/* A later batch began after the flush that took the frame. Signed:
+	 * a mark read after the count may be ahead of it. */
+	if (found && !gro_units &&
+	    (__s32)(f->done - base) >= STEER_FLUSH_GAP)
+		return STEER_DRAIN_DONE;
+	if (found && gro_units && (__s32)(f->done - base) >= STEER_EPOCH &&
+	    now - f->epoch_next >= gro_units)
+		return STEER_DRAIN_DONE;
+	/* Idle: the frame has left its sender, nothing waits in the ring,
+	 * and the last batch is over. */
+	if (!found && !polled)
+		return STEER_DRAIN_WAIT;
+	if ((__s32)(f->enq - f->done) > 0)
+		return now - f->last_tick >= timeout ? STEER_DRAIN_STALLED :
+						       STEER_DRAIN_WAIT;
+	/* Signed: the kthread may report after now_ns was read. */
+	if ((__s64)(now_ns - f->last_ns) < STEER_DRAIN_IDLE_NS)
+		return STEER_DRAIN_WAIT;
+	return STEER_DRAIN_DONE;
+}
+
+/* Whether every frame among the first 'upto' that entered a target's ring
+ * is up the stack (the loader's warm-up: kernel/window.h), by the tests
+ * of steer_drain_verdict() for the last of them. */
+static inline int steer_ring_delivered(__u32 upto,
+				       const struct steer_drain_facts *f,
+				       __u32 now, __u64 now_ns,
+				       __u32 gro_units)
+{
+	if ((__s32)(f->done - upto) < 0)
+		return 0;
+	return steer_drain_verdict(1, upto, 1, f, now, now_ns, 0xffffffffu,
+				   gro_units) == STEER_DRAIN_DONE;
+}
+
+/* steer_look[0]: the workers look for stamps in front of their frames
+ * while 'until' (jiffies) lies ahead, at a cost of two helper calls a
+ * frame. Every sender of a stamped frame, and every worker that finds
+ * one, keeps it so for the drain timeout and two ticks (once a tick
+ * each). A stamp not looked at leaves no mark; marks only speed a drain
+ * (a drain without them waits for its old CPU to go idle), so a worker
+ * that misses some costs time, never order. Never 0 once held. */
+struct steer_look {
 	__u32 until;
 	__u32 pad;
 };
-
-/* steer_idle[target], per receiving CPU: the target's steer_wtot when it
- * last changed, and when that was seen (to tell a stalled target); when a
- * drain last looked (jiffies, both): a stall is only called over
- * a watch without gaps, never from a record left by an old drain. */
-struct steer_idle {
-	__u32 total;
-	__u32 checked;
-	__u32 seen;
-	__u32 pad;
-};
+/* A worker that finds a stamp keeps the gate open this many ticks ahead:
+ * more stamped frames may wait behind it, longer than their senders'
+ * hold. */
+#define STEER_LOOK_TICKS	4
 
 /* steer_rxmove[0], per receiving CPU (see drain.h): after a receive
  * queue moved here, frames bound for the fast path go through this CPU's
@@ -758,6 +908,9 @@ struct steer_rxmove {
 	__u32 from;		/* 1 + the CPU the last queue to move here
 				 * left; 0: none */
 	__u32 from_at;		/* when that move was seen, jiffies */
+	__u32 poll;		/* this CPU's napi_polls when it was sent */
+	__u32 queued;		/* 1: the marker entered this CPU's ring
+				 * (stamped or not); 0: none yet */
 };
 /* steer_rxq: the queue's CPU still waits out its move (steer_rxmove). */
 #define STEER_RXQ_PENDING	0x80000000u
@@ -770,54 +923,34 @@ struct steer_rxmove {
 #define STEER_RXQ_MINE_QUEUED	(1ull << 32)
 
 /*
- * steer_window[0]: when the datapath keeps drain records (rebalance:
- * drain). Stamping a queued frame and recording its bucket costs a helper
- * call and a store to a per-bucket line: 20 ns a frame and more where
- * calls are dear (retpolines, SRSO). Only a bucket whose CPU changes needs
- * them, and a bucket's CPU changes only at a flip; so the datapath keeps
- * them only inside a window the loader opens before a flip and closes the
- * drain timeout after it, and for as long after as any CPU still holds a
- * bucket back. Outside it, a frame goes where the table says, unstamped.
- *
- * Why the records are then enough: the loader flips only once the window
- * has been open for the new slot's drain timeout and two ticks. A bucket
- * record not written since it opened is then older than the timeout, and
- * the bucket is cold (its frames long delivered) and moves at once; every
- * other record tells its last frame exactly. When the window closes no
- * bucket is held (held_until), so none is waiting for its old CPU. Each
- * CPU reads a shut window once a tick (steer_stats.window_shut, drain.h):
- * a window opened is seen from the next tick on, which leaves every
- * record's tick as it was.
+ * steer_window[0]: the warm-up before a flip under rebalance: drain. A
+ * bucket's drain needs to know where its last frame went and which it was
+ * (a stamp in front of the frame, its number in a record of the bucket),
+ * and stamping and recording every queued frame costs 20 ns a frame and
+ * more. Only buckets that move need them, and buckets move only at a
+ * flip. So the loader opens the window ('open'), waits until every
+ * receiving CPU sees it, and then until every cpumap ring has handed to
+ * the stack each frame that entered it before (kernel/window.h): frames
+ * queued before the window are then no concern of any drain, and every
+ * frame after it is stamped and recorded under 'gen'. It flips, and shuts
+ * the window. From the flip on, a bucket whose record of this warm-up (or
+ * later) names another target than the table drains from there; any
+ * other goes where the table says. Outside the window the datapath reads
+ * a queued frame's record (one compare) and writes nothing, unless it
+ * drains.
  *
  * A receiving CPU's own moves (a receive queue or a flow arriving here
- * from another CPU, drain.h) need no records from the others: it sends a
- * marker through its own queue, behind whatever they queued here, and
- * keeps records of its own for the buckets concerned until the marker is
- * out.
+ * from another CPU, drain.h) need no window: it sends a marker through
+ * its own queue, behind whatever the others queued here, and keeps
+ * records of its own for the buckets concerned until the marker is out.
  */
-/* A window ends at most this many jiffies ahead (the loader's are
- * seconds long); an end further ahead is an old one seen after jiffies
- * wrapped, and closed. */
-#define STEER_WINDOW_MAX	(1u << 20)
 struct steer_window {
-	__u32 until;		/* loader: open until then (jiffies) */
-	__u32 held_until;	/* datapath: a CPU held a bucket back, plus
-				 * the drain timeout; plain stores */
-	__u32 opened;		/* loader: when it opened the window */
-	__u32 flipped;		/* loader: when it flipped inside it */
+	__u32 open;		/* loader: 1 during a warm-up */
+	__u32 gen;		/* loader: bumped at every opening; never 0
+				 * once initialised */
+	__u32 opened;		/* loader: jiffies when it last opened */
+	__u32 flipped;		/* loader: jiffies of the last flip */
 };
-
-/* Whether a drain record, read by the loader at jiffies 'now', was written
- * less than 'units' ago. The datapath goes on writing while the loader
- * scans, so a record may be stamped after 'now' was read: that one is the
- * warmest of all, not 2^32 ticks old. (The datapath reads its own CPU's
- * records with the time just read, and needs no such care.) */
-static inline int steer_bucket_warm(const struct steer_bucket *b, __u32 now,
-				    __u32 units)
-{
-	return b->last && (now - b->last < units ||
-			   b->last - now - 1 < STEER_WINDOW_MAX);
-}
 
 /* The stamp a receiving CPU leaves in the headroom right in front of a
  * frame it queues to a worker under drain: who sent it, to which target,

@@ -27,17 +27,18 @@ static void print_unneeded(const struct slot_view *v, bool in_use,
 	}
 }
 
-/* Buckets still draining, whether the datapath keeps drain records, and
- * the cpumap entries kept for draining buckets (or left over). */
+/* Buckets still draining (and those waiting on a stalled CPU), an apply's
+ * warm-up under way, and the cpumap entries kept for draining buckets (or
+ * left over). */
 static void print_drain_text(const struct slot_view *v)
 {
 	printf("  drain: %d bucket%s draining", v->draining,
 	       v->draining == 1 ? "" : "s");
+	if (v->stalled)
+		printf(" (%d waiting on a CPU whose kthread took nothing off its ring for the drain timeout: they wait on, never moved by a timer)",
+		       v->stalled);
 	if (v->window_open)
-		printf(", records kept for %u ms more (a change under way)",
-		       v->window_left_ms);
-	else if (v->slot.flags & STEER_F_DRAIN)
-		printf(", no records kept (nothing moving)");
+		printf(", an apply warming up (every frame stamped)");
 	print_unneeded(v, true, "; cpumap entries the policy no longer needs, kept while buckets drain from them:");
 	print_unneeded(v, false, "; cpumap entries the policy does not need, which no bucket drains from, left until the next apply:");
 	printf("\n");
@@ -254,15 +255,15 @@ void print_status_json(const struct steer_status *st)
 	       tf(st->if_exists), tf(st->at.prog_id != 0), st->at.prog_id,
 	       prog_mode_name(st->at.mode), tf(st->at.dispatcher),
 	       tf(st->at.uses_pins));
-	printf(", \"policy\": {\"applied\": %s, \"generation\": %u, \"slot\": %u, \"retire_pending\": %s, \"hash\": \"%s\", \"symmetric\": %s, \"local_fastpath\": %s, \"rebalance\": \"%s\", \"drain_timeout_ms\": %u, \"draining_buckets\": %d, \"drain_window_open\": %s, \"drain_window_left_ms\": %u, \"queue_size\": %u, \"bank\": %u, \"table_size\": %u, \"exact_rules\": %d, \"prefix_rules\": %d, \"rule_shapes\": %u",
+	printf(", \"policy\": {\"applied\": %s, \"generation\": %u, \"slot\": %u, \"retire_pending\": %s, \"hash\": \"%s\", \"symmetric\": %s, \"local_fastpath\": %s, \"rebalance\": \"%s\", \"drain_timeout_ms\": %u, \"draining_buckets\": %d, \"draining_stalled\": %d, \"drain_window_open\": %s, \"queue_size\": %u, \"bank\": %u, \"table_size\": %u, \"exact_rules\": %d, \"prefix_rules\": %d, \"rule_shapes\": %u",
 	       tf(s->table_size != 0), s->generation, v->ctl.active,
 	       tf(v->ctl.retire_pending),
 	       steer_hash_key_name(s->flags),
 	       tf(s->flags & STEER_F_SYMMETRIC),
 	       tf(s->flags & STEER_F_LOCAL_FASTPATH),
 	       s->flags & STEER_F_DRAIN ? "drain" : "immediate",
-	       s->drain_ms, v->draining, tf(v->window_open),
-	       v->window_left_ms, s->queue_size, s->bank,
+	       s->drain_ms, v->draining, v->stalled, tf(v->window_open),
+	       s->queue_size, s->bank,
 	       s->table_size, v->nflow, v->nprefix, s->nshapes);
 	print_worker_sched_json(v);
 	printf(", \"decap\": ");

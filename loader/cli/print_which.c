@@ -95,6 +95,8 @@ void print_which_text(const char *ifname, const struct steer_which *w)
 		}
 		if (w->ndraining)
 			printf(" (for %d ms so far)", w->drain_ms);
+		if (w->nstalled)
+			printf(" (its old cpu's kthread took nothing off its ring for the drain timeout: the bucket waits for it, never moved by a timer)");
 	}
 	if (w->fastpath)
 		printf("; passed on the spot when received on cpu %u (local fast path)",
@@ -134,9 +136,10 @@ void print_which_json(const char *ifname, const struct steer_which *w)
 		       w->rule_id + 1, shape, w->set_size);
 		return;
 	}
-	printf(", \"bucket\": %u, \"table_size\": %u, \"drain_bucket\": %u, \"draining\": %s, \"drain_ms\": %d, \"draining_from\": [",
+	printf(", \"bucket\": %u, \"table_size\": %u, \"drain_bucket\": %u, \"draining\": %s, \"drain_stalled\": %s, \"drain_ms\": %d, \"draining_from\": [",
 	       w->bucket, w->table_size, w->record,
-	       w->ndraining ? "true" : "false", w->drain_ms);
+	       w->ndraining ? "true" : "false", w->nstalled ? "true" : "false",
+	       w->drain_ms);
 	for (c = 0; c < STEER_MAX_CPUS; c++) {
 		if (w->draining_to[c] == STEER_CPU_LOCAL)
 			continue;

@@ -10,6 +10,7 @@
 
 #include "kernel/clock.h"
 #include "kernel/cpumap.h"
+#include "kernel/evidence.h"
 
 static int bank_fd(const struct steer_maps *m, __u32 target)
 {
@@ -70,10 +71,12 @@ int cpumap_slot_needs(const struct steer_maps *m, __u32 id,
 }
 
 struct in_use_scan {
-	__u32 now, units;
+	const struct evidence *e;
+	const struct steer_slot *s;
 	unsigned char *in_use;
+	unsigned char *undecided;	/* NULL: not asked */
 	unsigned char *records;		/* NULL: not asked */
-	int draining;
+	int draining, stalled;
 };
 
 static int in_use_one(__u32 key, const void *values, int ncpus, void *arg)
@@ -81,39 +84,68 @@ static int in_use_one(__u32 key, const void *values, int ncpus, void *arg)
 	const struct steer_bucket *v = values;
 	struct in_use_scan *s = arg;
 	__u32 target;
-	int c;
+	int c, verdict;
 
-	for (c = 0; c < ncpus; c++) {
-		if (!steer_bucket_warm(&v[c], s->now, s->units))
+	for (c = 0; c < ncpus && c < STEER_MAX_CPUS; c++) {
+		if (!steer_bucket_live(&v[c], s->s->drain_gen))
 			continue;
-		target = v[c].target & ~STEER_TARGET_LOCAL;
-		if (target < STEER_TARGETS)
+		target = v[c].target;
+		if (!(target & STEER_TARGET_LOCAL) && target < STEER_TARGETS)
 			s->in_use[target] = 1;
-		s->draining += v[c].since != 0;
-		if (v[c].since && s->records && key < STEER_TABLE_MAX)
+		verdict = evidence_judge(s->e, c, &v[c], s->s->drain_units,
+					 s->s->gro_units);
+		if (verdict == STEER_DRAIN_DONE)
+			continue;
+		if (s->undecided && !(target & STEER_TARGET_LOCAL) &&
+		    target < STEER_TARGETS)
+			s->undecided[target] = 1;
+		if (!v[c].since)
+			continue;
+		s->draining++;
+		s->stalled += verdict == STEER_DRAIN_STALLED;
+		if (s->records && key < STEER_TABLE_MAX)
 			s->records[key] = 1;
 	}
 	return 0;
 }
 
-int cpumap_in_use(const struct steer_maps *m, __u32 units,
-		  unsigned char *in_use, int *draining,
-		  unsigned char *records)
+int cpumap_in_use(const struct steer_maps *m, const struct steer_slot *s,
+		  unsigned char *in_use, unsigned char *undecided,
+		  int *draining, int *stalled, unsigned char *records)
 {
-	struct in_use_scan s = { .units = units, .in_use = in_use,
-				 .records = records };
+	struct in_use_scan scan = { .s = s, .in_use = in_use,
+				    .undecided = undecided,
+				    .records = records };
+	struct evidence *e;
+	__u32 t;
 	int err;
 
 	memset(in_use, 0, STEER_TARGETS);
+	if (undecided)
+		memset(undecided, 0, STEER_TARGETS);
 	if (records)
 		memset(records, 0, STEER_TABLE_MAX);
-	*draining = 0;
-	err = clock_jiffies(&s.now);
+	e = malloc(sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	/* The evidence before the records, as the datapath reads it before
+	 * it writes: a record written since may only look undecided. */
+	err = evidence_read(m, e);
+	for (t = 0; !err && t < STEER_TARGETS; t++) {
+		in_use[t] = (__s32)(e->facts[t].enq - e->facts[t].done) > 0;
+		if (undecided)
+			undecided[t] = in_use[t];
+	}
+	scan.e = e;
 	if (!err)
 		err = maps_percpu_scan(m->steer_buckets, STEER_TABLE_MAX,
 				       sizeof(struct steer_bucket),
-				       in_use_one, &s);
-	*draining = s.draining;
+				       in_use_one, &scan);
+	free(e);
+	if (draining)
+		*draining = scan.draining;
+	if (stalled)
+		*stalled = scan.stalled;
 	return err;
 }
 

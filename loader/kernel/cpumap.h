@@ -18,15 +18,26 @@
 int cpumap_slot_needs(const struct steer_maps *m, __u32 id,
 		      const struct steer_slot *s, unsigned char *need);
 
-/* Targets a receiving CPU's bucket sent to, or was passed under, within
- * the last 'units' (jiffies): a draining bucket's old CPU, and a
- * fast-path bucket's own queue, which it may move through. *draining gets
- * the buckets (over all receiving CPUs) still draining; 'records' (NULL,
- * or STEER_TABLE_MAX entries) a 1 for each drain record still draining
- * on some receiving CPU. */
-int cpumap_in_use(const struct steer_maps *m, __u32 units,
-		  unsigned char *in_use, int *draining,
-		  unsigned char *records);
+/* Targets whose cpumap entry must stay: in_use[t] = 1 when t's ring is
+ * not empty (its kthread still has frames to hand on), or a live bucket
+ * record (steer_bucket_live() under slot 's', the one in force) names t:
+ * its bucket's next frame may still go there, held by its drain. A frame
+ * sent to an entry that is gone would be passed on its receiving CPU,
+ * perhaps ahead of what the ring held; and an entry made anew in its
+ * place would count in the same steer_wdone as the old one's kthread.
+ * 'undecided' (may be NULL) gets a 1 for each such t whose ring is not
+ * empty or that a live record names with its last frame there not proven
+ * up the stack (kernel/evidence.h): where every record naming t is
+ * proven, a warm-up that makes them old frees t (slots.c, refresh()).
+ * *draining (may be NULL) gets the records, over all receiving CPUs, of
+ * buckets whose drain began and is not done, fast path included;
+ * *stalled (may be NULL) those whose old target has taken nothing off its
+ * waiting ring for the drain timeout; 'records' (NULL, or STEER_TABLE_MAX
+ * entries) a 1 for each drain bucket still draining on some receiving
+ * CPU. */
+int cpumap_in_use(const struct steer_maps *m, const struct steer_slot *s,
+		  unsigned char *in_use, unsigned char *undecided,
+		  int *draining, int *stalled, unsigned char *records);
 
 /* Creates the entries of 'need' that lack one (cpumap program
  * worker_fds[bank], ring 'qsize'), and makes anew those of 'renew' (NULL:

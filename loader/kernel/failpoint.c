@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,5 +18,7 @@ int failpoint(const char *name)
 		return -EIO;
 	if (!strcmp(want + n, ":exit"))
 		_exit(137);
+	if (!strcmp(want + n, ":stop"))
+		raise(SIGSTOP);
 	return 0;
 }

@@ -6,8 +6,11 @@
  *   XDP_STEER_FAILPOINT=NAME       the step fails with -EIO
  *   XDP_STEER_FAILPOINT=NAME:exit  the process exits (status 137) there,
  *                                  as if killed
+ *   XDP_STEER_FAILPOINT=NAME:stop  the process stops itself there
+ *                                  (SIGSTOP), and goes on when sent
+ *                                  SIGCONT: a test acts in between
  *
- * Steps (kernel/slots.c, lib/attach.c): write, add-cpumap, flip, wait,
+ * Steps (kernel/slots.c, lib/attach.c): write, add-cpumap, warm-up, flip, wait,
  * retire, attach-apply. Unset in normal use: one getenv() per step.
  */
 #ifndef XDP_STEER_FAILPOINT_H

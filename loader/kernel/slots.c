@@ -91,25 +91,81 @@ static __u64 drain_wait_ns(const struct steer_slot *s)
 }
 
 /*
+ * Refresh: every bucket record written before now stops saying anything,
+ * as after a flip, without one: a warm-up (window.h), then the slot in
+ * force's drain_gen moves on to its generation, in place. That is the
+ * one field that changes (the rest is written back as it was read, under
+ * the lock: no other writer), and a frame that reads it either side of
+ * the store decides safely: every frame queued before the warm-up is up
+ * the stack, and every one since is recorded under the new generation.
+ * An entry that only old records named (buckets held on it whose drains
+ * are done, but which sent no frame since to say so) is then free to go.
+ * 0 when done or not needed; a warm-up that timed out changes nothing.
+ */
+static int refresh(const struct steer_maps *m, const struct steer_ctl *ctl,
+		   char *why, size_t why_len)
+{
+	struct steer_slot s;
+	__u32 gen;
+	int err;
+
+	if (bpf_map_lookup_elem(m->steer_slots, &ctl->active, &s))
+		return -errno;
+	if (!s.table_size || !(s.flags & STEER_F_DRAIN))
+		return 0;
+	err = window_open(m, &gen);
+	if (!err)
+		err = slots_wait_readers();
+	if (!err)
+		err = window_wait_ready(m, s.gro_units, why, why_len);
+	if (!err) {
+		s.drain_gen = gen;
+		err = bpf_map_update_elem(m->steer_slots, &ctl->active, &s,
+					  BPF_ANY) ? -errno : 0;
+	}
+	window_close(m, 0);
+	/* No frame runs with the old drain_gen any more. */
+	if (!err)
+		err = slots_wait_readers();
+	return err;
+}
+
+/* 1 when every entry in_use[] keeps but need[] does not is kept only by
+ * records whose drains are done (undecided[] 0): a refresh frees it. */
+static int only_settled(const unsigned char *need, const unsigned char *in_use,
+			const unsigned char *undecided)
+{
+	__u32 t;
+
+	for (t = 0; t < STEER_TARGETS; t++)
+		if (!need[t] && in_use[t] && undecided[t])
+			return 0;
+	return 1;
+}
+
+/*
  * Retire: removes the cpumap entries (both banks) that the active slot
- * does not need and no bucket still drains from. Invariant: no program
- * runs with an older slot (retire_pending is clear, or its grace period
- * has just passed), so no frame can be about to go to an entry the active
- * slot does not name, but for a draining bucket's old CPU, which stays
- * until the bucket has moved (waiting up to its drain timeout when
- * 'wait'; what is left then, the next apply retires). The kernel drains
- * an entry's ring before freeing it. Idempotent: any apply runs it again.
+ * does not need and no live bucket record names (cpumap_in_use()).
+ * Invariant: no program runs with an older slot (retire_pending is clear,
+ * or its grace period has just passed), so no frame can be about to go to
+ * an entry the active slot does not name, but for a draining bucket's old
+ * CPU, which stays until the bucket has moved. With 'wait' it waits up to
+ * the drain timeout for those, and then, if every drain that keeps one is
+ * done by the evidence, refreshes (above) to free them; what is left, the
+ * next apply retires. The kernel drains an entry's ring before freeing
+ * it. Idempotent: any apply runs it again.
  */
 static int retire(const struct steer_maps *m, const struct steer_ctl *ctl,
 		  bool wait, struct slots_result *res, char *why,
 		  size_t why_len)
 {
 	unsigned char need[STEER_TARGETS], in_use[STEER_TARGETS];
+	unsigned char undecided[STEER_TARGETS];
 	struct timespec pause = { 0, 2000000 };
 	struct steer_slot active;
 	struct steer_ctl done = *ctl;
 	__u64 waited = 0;
-	int err, removed, kept, draining;
+	int err, removed, kept, refreshed = 0;
 
 	if (bpf_map_lookup_elem(m->steer_slots, &ctl->active, &active))
 		return -errno;
@@ -120,7 +176,7 @@ static int retire(const struct steer_maps *m, const struct steer_ctl *ctl,
 		return err;
 	}
 	for (;;) {
-		err = cpumap_in_use(m, active.drain_units, in_use, &draining,
+		err = cpumap_in_use(m, &active, in_use, undecided, NULL, NULL,
 				    NULL);
 		if (!err)
 			err = cpumap_retire(m, need, in_use, &removed, &kept,
@@ -129,8 +185,20 @@ static int retire(const struct steer_maps *m, const struct steer_ctl *ctl,
 			return err;
 		res->cpus_removed += removed;
 		res->cpus_kept = kept;
-		if (!kept || !wait || waited >= drain_wait_ns(&active))
+		if (!kept || !wait)
 			break;
+		if (waited >= drain_wait_ns(&active)) {
+			if (refreshed || !only_settled(need, in_use, undecided))
+				break;
+			refreshed = 1;
+			if (refresh(m, ctl, why, why_len))
+				break;
+			why[0] = 0;
+			if (bpf_map_lookup_elem(m->steer_slots, &ctl->active,
+						&active))
+				return -errno;
+			continue;
+		}
 		nanosleep(&pause, NULL);
 		waited += pause.tv_nsec;
 	}
@@ -470,12 +538,12 @@ static int renew_targets(const struct steer_maps *m,
 {
 	unsigned char in_use[STEER_TARGETS];
 	__u32 cpu, target;
-	int err, draining;
+	int err;
 
 	memset(renew, 0, STEER_TARGETS);
 	if (!cpuset_count(misplaced))
 		return 0;
-	err = cpumap_in_use(m, active->drain_units, in_use, &draining, NULL);
+	err = cpumap_in_use(m, active, in_use, NULL, NULL, NULL, NULL);
 	if (err) {
 		snprintf(why, why_len, "reading which cpumap entries buckets use failed: %s",
 			 strerror(-err));
@@ -503,9 +571,10 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	unsigned char added[STEER_TARGETS] = { 0 }, renew[STEER_TARGETS];
 	struct kthread_info *kt;
 	struct cpu_set stale;
+	struct steer_window win;
 	struct steer_slot active;
 	struct steer_ctl ctl;
-	__u32 *table, inactive, cpu;
+	__u32 *table, inactive, cpu, gen;
 	int err, warm;
 
 	memset(res, 0, sizeof(*res));
@@ -589,7 +658,8 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 		need[b->slot.bank * STEER_MAX_CPUS + cpu] = cpus[cpu];
 	if (active.table_size && active.digest == b->slot.digest) {
 		/* Same policy: nothing to flip. Still repair missing cpumap
-		 * entries. */
+		 * entries, and retire what an earlier apply kept, waiting as
+		 * its own retire would have. */
 		res->unchanged = true;
 		res->slot = ctl.active;
 		res->generation = active.generation;
@@ -599,11 +669,23 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 		if (!err)
 			err = set_sched(m, b, need, added, NULL,
 					&res->sched_changed, why, why_len);
+		if (!err && res->cpus_kept)
+			err = retire(m, &ctl, true, res, why, why_len);
 		res->cpus_added = count_added(added);
 		goto out;
 	}
 
-	/* Write. */
+	/* Write. The slot's drain_gen: the warm-up's generation, the next
+	 * one (this process holds the lock: no other apply opens the window
+	 * meanwhile); without a warm-up, the last one. */
+	warm = active.table_size && (b->slot.flags & STEER_F_DRAIN);
+	err = window_read(m, &win);
+	if (err) {
+		snprintf(why, why_len, "reading the drain window failed: %s",
+			 strerror(-err));
+		goto out;
+	}
+	b->slot.drain_gen = warm ? (win.gen + 1 ? win.gen + 1 : 1) : win.gen;
 	b->slot.generation = active.generation + 1;
 	err = write_inactive(m, b, table, inactive);
 	if (err) {
@@ -628,15 +710,28 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	if (err)
 		goto out_undo;
 
-	/* Warm up: with drain, the datapath keeps the records a move needs
-	 * only inside the window (kernel/window.h); flip once every record
-	 * not written in it is cold. A first policy has nothing to move. */
-	warm = active.table_size && (b->slot.flags & STEER_F_DRAIN);
+	/* Warm up: with drain, every queued frame is stamped and recorded
+	 * while the window is open; once every CPU sees it open and every
+	 * ring has handed on what it held before, a record of this
+	 * generation tells where its bucket's last frame went, and any
+	 * other bucket has nothing left anywhere (kernel/window.h). A first
+	 * policy has nothing to move. */
 	if (warm) {
-		err = window_open(m, b->slot.drain_units);
+		err = window_open(m, &gen);
+		if (!err && gen != b->slot.drain_gen)
+			err = -ESTALE;
+		if (!err)
+			err = failpoint("warm-up");
+		if (!err)
+			err = slots_wait_readers();
+		if (!err)
+			err = window_wait_ready(m, b->slot.gro_units, why,
+						why_len);
 		if (err) {
-			snprintf(why, why_len, "opening the drain window failed: %s",
-				 strerror(-err));
+			window_close(m, 0);
+			if (!why[0])
+				snprintf(why, why_len, "warming up the drain failed: %s",
+					 strerror(-err));
 			goto out_undo;
 		}
 	}
@@ -652,10 +747,10 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 			 strerror(-err));
 		goto out_undo;
 	}
-	/* The window is open a second past the warm-up already; from here
-	 * on, the drain timeout past the flip. */
+	/* From the flip on, the records of the warm-up and the drains
+	 * decide: stamping every frame is over. */
 	if (warm)
-		window_flipped(m, b->slot.drain_units);
+		window_close(m, 1);
 	res->slot = inactive;
 	res->generation = b->slot.generation;
 	res->cpus_added = count_added(added);
@@ -808,14 +903,11 @@ int slots_read_build(const struct steer_maps *m, struct steer_build *b,
 static int read_window_view(const struct steer_maps *m, struct slot_view *v)
 {
 	struct steer_window w;
-	__u32 left;
-	int err, hz;
+	int err;
 
-	err = window_read(m, &w, &v->window_open, &left);
+	err = window_read(m, &w);
 	if (!err)
-		err = clock_hz(&hz);
-	if (!err && v->window_open)
-		v->window_left_ms = (__u32)((__u64)(left - 1) * 1000 / hz);
+		v->window_open = w.open != 0;
 	return err;
 }
 
@@ -844,8 +936,8 @@ int slots_read_view(const struct steer_maps *m, struct slot_view *v)
 	cpumap_read(m, v->cpumap, v->in_cpumap);
 	err = cpumap_slot_needs(m, v->ctl.active, &v->slot, v->need);
 	if (!err)
-		err = cpumap_in_use(m, v->slot.drain_units, v->in_use,
-				    &v->draining, NULL);
+		err = cpumap_in_use(m, &v->slot, v->in_use, NULL,
+				    &v->draining, &v->stalled, NULL);
 	if (!err)
 		err = read_window_view(m, v);
 	/* The kthreads are the system's to read, not the maps': a /proc

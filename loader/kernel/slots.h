@@ -11,14 +11,16 @@
  *   write         fill the inactive slot; no reader looks at it
  *   add cpumap    entries for CPUs the new slot needs; the active slot
  *                 points at none of the new ones
- *   warm up       with drain: open the drain window and wait until every
- *                 bucket record not written in it is cold (window.h)
+ *   warm up       with drain: open the window (every queued frame stamped
+ *                 and recorded), wait until every CPU sees it, then until
+ *                 every cpumap ring has handed on what it held (window.h);
+ *                 a ring that does not fails the apply here
  *   flip          steer_ctl.active = new slot, retire_pending = 1: the new
- *                 policy is in force, in one word
+ *                 policy is in force, in one word; shut the window
  *   wait          an RCU grace period: no program still runs with the old
  *                 slot
  *   retire        remove cpumap entries the active slot does not need and
- *                 no bucket still drains from (waiting up to the drain
+ *                 no live bucket record names (waiting up to the drain
  *                 timeout for those), then retire_pending = 0
  * The table, between the balancer and an apply of a policy: the policy
  * says which CPUs work and their weights (steer_weights), the balancer
@@ -84,13 +86,15 @@ struct slot_view {
 	/* Both banks' entries, by target (bank * STEER_MAX_CPUS + cpu). */
 	struct bpf_cpumap_val cpumap[STEER_TARGETS];
 	unsigned char in_cpumap[STEER_TARGETS];
-	unsigned char in_use[STEER_TARGETS];	/* by recent buckets */
+	unsigned char in_use[STEER_TARGETS];	/* named by live records */
 	unsigned char need[STEER_TARGETS];	/* by the active slot */
 	int draining;			/* buckets still draining */
+	int stalled;			/* ... from a target that took
+					 * nothing off its waiting ring for
+					 * the drain timeout */
 	/* Each entry's kthread, by target; pid 0 where none was found. */
 	struct kthread_info kthreads[STEER_TARGETS];
-	int window_open;		/* drain records kept (kernel/window.h) */
-	__u32 window_left_ms;		/* for so long more, at least */
+	int window_open;		/* an apply warms up (kernel/window.h) */
 };
 
 int slots_read_view(const struct steer_maps *m, struct slot_view *v);

@@ -100,19 +100,33 @@ static int trace_create(const struct steer_maps *m, char *why, size_t len)
 	int err;
 
 	unpin_all(m->dir);
-	skel = cpumap_trace_bpf__open_and_load();
+	skel = cpumap_trace_bpf__open();
 	if (!skel) {
 		err = -errno;
-		snprintf(why, len, "loading the cpumap tracepoint programs failed: %s (-v shows the kernel's message)",
+		snprintf(why, len, "opening the cpumap tracepoint programs failed: %s",
 			 strerror(-err));
 		return err;
+	}
+	/* The XDP program's own maps, where the drain's evidence goes. */
+	err = 0;
+#define TRACE_REUSE_(name, ...)						\
+	if (!err)							\
+		err = bpf_map__reuse_fd(skel->maps.name, m->name);
+	STEER_TRACE_SHARED_MAPS(TRACE_REUSE_)
+#undef TRACE_REUSE_
+	if (!err)
+		err = cpumap_trace_bpf__load(skel);
+	if (err) {
+		snprintf(why, len, "loading the cpumap tracepoint programs failed: %s (-v shows the kernel's message)",
+			 strerror(-err));
+		goto out;
 	}
 	err = write_ids(m, bpf_map__fd(skel->maps.cpumap_ids), why, len);
 	if (err)
 		goto out;
 	err = cpumap_trace_bpf__attach(skel);
 	if (err) {
-		snprintf(why, len, "attaching to the xdp_cpumap_enqueue and xdp_cpumap_kthread tracepoints failed: %s",
+		snprintf(why, len, "attaching to the xdp_cpumap_enqueue, xdp_cpumap_kthread and napi_poll tracepoints failed: %s",
 			 strerror(-err));
 		goto out;
 	}

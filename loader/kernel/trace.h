@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * trace.h - the cpumap tracepoint programs of one interface
- * (bpf/cpumap_trace.bpf.c): loaded once, their links and maps pinned in
- * the interface's pin directory, so they count from the first apply until
- * detach removes the pins (include/xdp_steer.h says why that span).
+ * (bpf/cpumap_trace.bpf.c): loaded once on the interface's pinned XDP
+ * maps (they keep the drain's evidence there), their links and own maps
+ * pinned in the interface's pin directory, so they count from the first
+ * apply until detach removes the pins (include/xdp_steer.h says why that
+ * span).
  *
  * Functions return 0 or a negative errno, with a sentence in 'why'.
  */

@@ -1,32 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The drain window (window.h). */
+/* The warm-up window (window.h). */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <bpf/bpf.h>
 
 #include "kernel/clock.h"
+#include "kernel/evidence.h"
 #include "kernel/window.h"
 
-/* The later of two ends, 'end' being ahead of 'now' and 'other' any: ends
- * are jiffies in a wrapping 32-bit space, and one more than
- * STEER_WINDOW_MAX ahead is a stale one. */
-static __u32 later(__u32 end, __u32 other, __u32 now)
-{
-	if (other - now - 1 < STEER_WINDOW_MAX && other - now > end - now)
-		return other;
-	return end;
-}
-
-static int read_window(const struct steer_maps *m, struct steer_window *w)
+int window_read(const struct steer_maps *m, struct steer_window *w)
 {
 	__u32 zero = 0;
 
 	return bpf_map_lookup_elem(m->steer_window, &zero, w) ? -errno : 0;
 }
 
-/* The datapath writes held_until with plain stores: a write of the whole
- * value here may put back an older one. Harmless: each end written here
- * lies past any hold seen so far (jiffies are read after the value). */
 static int write_window(const struct steer_maps *m,
 			const struct steer_window *w)
 {
@@ -39,90 +30,111 @@ static int write_window(const struct steer_maps *m,
 int window_init(const struct steer_maps *m)
 {
 	struct steer_window w;
-	__u32 now;
 	int err;
 
-	err = read_window(m, &w);
-	if (err || w.until || w.held_until || w.opened)
+	err = window_read(m, &w);
+	if (err || (w.gen && !w.open))
 		return err;
-	err = clock_jiffies(&now);
-	if (err)
-		return err;
-	w.until = w.held_until = w.opened = w.flipped = now;
+	/* Open with no apply under way (the caller holds the lock): an
+	 * apply killed in its warm-up left it so. */
+	if (!w.gen)
+		w.gen = 1;
+	w.open = 0;
 	return write_window(m, &w);
 }
 
-int window_open(const struct steer_maps *m, __u32 units)
+int window_open(const struct steer_maps *m, __u32 *gen)
 {
-	struct timespec nap = { 0, 1000000 };
 	struct steer_window w;
-	__u32 now, warm = units + 2;
-	int err, tries, hz;
+	__u32 now;
+	int err;
 
-	err = clock_hz(&hz);
+	err = window_read(m, &w);
+	if (!err)
+		err = clock_jiffies(&now);
 	if (err)
 		return err;
-	for (tries = 0; tries < 3; tries++) {
-		/* Ahead: the warm-up, the drain timeout after the flip, and
-		 * a second for this process to get from here to the flip
-		 * (window_flipped extends it from the flip on). */
-		err = read_window(m, &w);
-		if (!err)
-			err = clock_jiffies(&now);
-		if (!err) {
-			w.opened = now;
-			w.until = later(now + 2 * warm + (__u32)hz, w.until,
-					now);
-			err = write_window(m, &w);
-		}
-		while (!err && now - w.opened < warm) {
-			nanosleep(&nap, NULL);
-			err = clock_jiffies(&now);
-		}
-		if (!err)
-			err = read_window(m, &w);
-		if (err)
-			return err;
-		/* Still open as long again: nothing but an apply (under the
-		 * lock) writes the end, and it only extends it. Else this
-		 * process was held up past the margin, and records may have
-		 * lapsed: open it again. */
-		if (w.until - now - 1 < STEER_WINDOW_MAX && w.until - now >= warm)
-			return 0;
+	w.gen = w.gen + 1 ? w.gen + 1 : 1;
+	w.open = 1;
+	w.opened = now;
+	*gen = w.gen;
+	return write_window(m, &w);
+}
+
+int window_close(const struct steer_maps *m, int flipped)
+{
+	struct steer_window w;
+	__u32 now;
+	int err;
+
+	err = window_read(m, &w);
+	if (!err)
+		err = clock_jiffies(&now);
+	if (err)
+		return err;
+	w.open = 0;
+	if (flipped)
+		w.flipped = now;
+	return write_window(m, &w);
+}
+
+/* Names the entries in 'waiting' in 'why'. */
+static void say_waiting(const unsigned char *waiting, char *why,
+			size_t why_len)
+{
+	size_t n;
+	__u32 t;
+	int first = 1;
+
+	n = (size_t)snprintf(why, why_len,
+			     "the cpumap kthreads of CPU");
+	for (t = 0; t < STEER_TARGETS && n < why_len; t++) {
+		if (!waiting[t])
+			continue;
+		n += (size_t)snprintf(why + n, why_len - n, "%s %u%s",
+				      first ? "" : ",", t % STEER_MAX_CPUS,
+				      t >= STEER_MAX_CPUS ? " (bank 1)" : "");
+		first = 0;
 	}
-	return -ETIMEDOUT;
+	if (n < why_len)
+		snprintf(why + n, why_len - n,
+			 " did not hand on the frames in their rings within %d ms (a task of higher priority on their CPU, or their CPU offline with its kthread nowhere to run?): moving buckets off them now could reorder their flows. The policy in force stays; retry once they run, or apply with 'rebalance: immediate' (reorders)",
+			 WINDOW_READY_MS);
 }
 
-int window_flipped(const struct steer_maps *m, __u32 units)
+int window_wait_ready(const struct steer_maps *m, __u32 gro_units,
+		      char *why, size_t why_len)
 {
-	struct steer_window w;
-	__u32 now;
-	int err;
+	struct timespec pause = { 0, 1000000 };
+	unsigned char waiting[STEER_TARGETS];
+	struct evidence *e;
+	__u32 upto[STEER_TARGETS], t;
+	int err, left, tries;
 
-	err = read_window(m, &w);
-	if (!err)
-		err = clock_jiffies(&now);
-	if (err)
-		return err;
-	w.flipped = now;
-	w.until = later(now + units + 2, w.until, now);
-	return write_window(m, &w);
-}
-
-int window_read(const struct steer_maps *m, struct steer_window *w,
-		int *open, __u32 *left)
-{
-	__u32 now, end;
-	int err;
-
-	err = read_window(m, w);
-	if (!err)
-		err = clock_jiffies(&now);
-	if (err)
-		return err;
-	end = later(now, w->until, now);
-	end = later(end, w->held_until, now);
-	*open = end != now;
-	*left = end - now;
-	return 0;
+	e = malloc(sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	/* Everything that entered each ring so far. */
+	err = evidence_read(m, e);
+	for (t = 0; !err && t < STEER_TARGETS; t++)
+		upto[t] = e->facts[t].enq;
+	for (tries = 0; !err; tries++) {
+		left = 0;
+		for (t = 0; t < STEER_TARGETS; t++) {
+			waiting[t] = !evidence_ring_delivered(e, t, upto[t],
+							      gro_units);
+			left += waiting[t];
+		}
+		if (!left)
+			break;
+		if (tries >= WINDOW_READY_MS) {
+			say_waiting(waiting, why, why_len);
+			err = -ETIMEDOUT;
+			break;
+		}
+		nanosleep(&pause, NULL);
+		err = evidence_read(m, e);
+	}
+	free(e);
+	return err;
 }

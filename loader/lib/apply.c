@@ -60,12 +60,20 @@ int lib_apply_build(struct steer_ctx *ctx, const struct lib_iface *it,
 		return lib_fail(ctx, err, "%s: cannot load the cpumap program on the maps in %s: %s; were they pinned by another version of xdp-steer? 'xdp-steer detach %s' and attach again",
 				it->ifname, it->dir, strerror(-err), it->ifname);
 	/* Before any cpumap entry is added: the ring counters then cover
-	 * every frame the datapath counts as sent. Without them steering
-	 * works all the same, so a failure is only a warning. */
-	if (trace_ensure(m, why, sizeof(why)))
+	 * every frame the datapath counts as sent. Under rebalance: drain
+	 * they are the drain's evidence, without which no bucket could ever
+	 * move; under immediate, steering works all the same. */
+	if (trace_ensure(m, why, sizeof(why))) {
+		if (b->slot.flags & STEER_F_DRAIN) {
+			err = lib_fail(ctx, -ENOTSUP,
+				       "%s: rebalance: drain needs the cpumap and napi_poll tracepoint programs, and %s; nothing was changed. 'rebalance: immediate' steers without them (a change may then reorder flows)",
+				       it->ifname, why);
+			goto out_worker;
+		}
 		lib_note(ctx, STEER_WARN,
 			 "%s: ring-full drops will not be counted (stats shows them as unknown): %s",
 			 it->ifname, why);
+	}
 	prog_worker_fds(worker, worker_fds);
 	err = slots_apply(m, b, worker_fds, &res->slots, why, sizeof(why));
 	if (err) {

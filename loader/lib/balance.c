@@ -41,6 +41,7 @@ struct sample {
 	struct steer_ctl ctl;
 	struct steer_slot slot;			/* table_size 0: no policy */
 	int draining;				/* buckets still draining */
+	int stalled;				/* ... from a stalled CPU */
 	unsigned char drain_rec[STEER_TABLE_MAX];	/* by drain bucket: 1
 							 * while draining */
 	__u32 table[STEER_TABLE_MAX];
@@ -218,8 +219,8 @@ static int read_policy(struct balancer *bl, struct sample *s, bool *renewed)
 	if (!err)
 		err = slots_read_weights(&bl->m, s->ctl.active, s->weight);
 	if (!err)
-		err = cpumap_in_use(&bl->m, s->slot.drain_units, in_use,
-				    &s->draining, s->drain_rec);
+		err = cpumap_in_use(&bl->m, &s->slot, in_use, NULL,
+				    &s->draining, &s->stalled, s->drain_rec);
 	if (err)
 		lib_fail(bl->ctx, err, "%s: reading the policy in force failed: %s",
 			 bl->ifname, strerror(-err));

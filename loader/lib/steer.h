@@ -261,6 +261,9 @@ struct steer_which {
 	 * still sends it elsewhere, that old CPU (STEER_CPU_LOCAL: none). */
 	__u32 draining_to[STEER_MAX_CPUS];
 	int ndraining;		/* receiving CPUs draining it */
+	int nstalled;		/* ... from a CPU whose kthread took nothing
+				 * off its waiting ring for the drain
+				 * timeout: it waits on */
 	int drain_ms;		/* ... for so long at least, the longest */
 };
 
@@ -292,6 +295,14 @@ struct steer_balance_round {
 	const struct balance_plan *plan; /* NULL when it did not plan */
 	const struct balance_cpu *cpu;	/* [STEER_MAX_CPUS]: by CPU time,
 					 * what each CPU did; else NULL */
+	/* [STEER_MAX_CPUS]: BALANCE_HOLD_* bits on each worker this round
+	 * (the way load last moved, a worker that cannot drain); NULL when
+	 * it did not plan. */
+	const unsigned char *hold;
+	const unsigned char *stuck;	/* [STEER_MAX_CPUS]: 1 for a worker
+					 * whose ring does not drain now */
+	int minute_moves;	/* buckets moved in the last minute, this
+				 * round's included */
 	char note[1024];	/* why it waited, dropped or failed */
 };
 

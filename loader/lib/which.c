@@ -15,7 +15,7 @@
 
 #include "kernel/clock.h"
 #include "kernel/maps.h"
-#include "kernel/window.h"
+#include "kernel/evidence.h"
 #include "lib/lib_int.h"
 
 /* The earliest rule matching 'f' under slot 'id', as match_rules() in the
@@ -67,46 +67,50 @@ static bool rule_cpu(const struct steer_maps *m,
 }
 
 /* Which receiving CPUs still send the bucket's frames to an old CPU: a
- * record written inside the drain window, warm, with a drain begun
- * (bpf/drain.h); outside the window no bucket is held. */
+ * record live under the slot in force, its drain begun, and its last
+ * frame there not up the stack yet by the drain's evidence
+ * (kernel/evidence.h), as the datapath would judge it now. */
 static int drain_state(const struct steer_maps *m,
 		       const struct steer_slot *s, struct steer_which *w)
 {
-	int ncpus = libbpf_num_possible_cpus(), open, c, hz, err;
-	struct steer_bucket *v;
-	struct steer_window win;
-	__u32 now, left, ms;
+	int ncpus = libbpf_num_possible_cpus(), c, hz, err, verdict;
+	struct steer_bucket *v = NULL;
+	struct evidence *e;
+	__u32 ms;
 
 	if (ncpus < 0)
 		return ncpus;
-	err = window_read(m, &win, &open, &left);
-	if (!err)
-		err = clock_jiffies(&now);
-	if (!err)
-		err = clock_hz(&hz);
-	if (err || !open)
-		return err;
+	e = malloc(sizeof(*e));
 	v = calloc(ncpus, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(m->steer_buckets, &w->record, v)) {
-		err = -errno;
+	if (!e || !v) {
+		err = -ENOMEM;
 		goto out;
 	}
-	for (c = 0; c < ncpus && c < STEER_MAX_CPUS; c++) {
-		if (!steer_bucket_warm(&v[c], now, s->drain_units) ||
-		    !v[c].since)
+	/* The evidence first, as the datapath reads it. */
+	err = evidence_read(m, e);
+	if (!err)
+		err = clock_hz(&hz);
+	if (!err && bpf_map_lookup_elem(m->steer_buckets, &w->record, v))
+		err = -errno;
+	for (c = 0; !err && c < ncpus && c < STEER_MAX_CPUS; c++) {
+		if (!steer_bucket_live(&v[c], s->drain_gen) || !v[c].since)
+			continue;
+		verdict = evidence_judge(e, c, &v[c], s->drain_units,
+					 s->gro_units);
+		if (verdict == STEER_DRAIN_DONE)
 			continue;
 		w->draining_to[c] = (v[c].target & ~STEER_TARGET_LOCAL) %
 				    STEER_MAX_CPUS;
 		w->ndraining++;
-		ms = (__s32)(now - v[c].since) > 0 ?
-		     (now - v[c].since) * 1000 / hz : 0;
+		w->nstalled += verdict == STEER_DRAIN_STALLED;
+		ms = (__s32)(e->now - v[c].since) > 0 ?
+		     (e->now - v[c].since) * 1000 / hz : 0;
 		if ((int)ms > w->drain_ms)
 			w->drain_ms = ms;
 	}
 out:
 	free(v);
+	free(e);
 	return err;
 }
 

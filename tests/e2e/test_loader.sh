@@ -219,7 +219,7 @@ check "stats --json is one valid JSON document for the interface" \
 	stats_json "d['ifname'] == '$IF_B' and set(d) >= {'totals', 'rx_cpus', 'workers'}"
 check "stats --json names every counter of steer_stats" \
 	stats_json "set(t) == set(['rx_packets', 'rx_bytes', 'fragments', 'rule_flow_hits', 'rule_prefix_hits',
-			       'drain_held', 'moves_done', 'moves_idle', 'moves_timeout', 'unstamped',
+			       'drain_held', 'drain_stalled', 'moves_done', 'moves_idle', 'moves_timeout', 'unstamped',
 			       'rxq_moves', 'encap_pppoe', 'encap_mpls', 'encap_gre', 'encap_ipip',
 			       'encap_vxlan', 'encap_geneve', 'encap_gtpu', 'encap_esp',
 			       'encap_malformed', 'passed_local_bytes', 'parsed_partial', 'key_id_fallback'] + outcomes)"

@@ -343,8 +343,8 @@ check "a small policy replaces it, the full slot emptied" run_rc 0 xs apply "$IF
 # Each command once sent to the next: status "not attached", attach
 # "already attached, use apply", apply "no maps, attach first".
 PROG=$(prog_on "$NS_B" "$IF_B")
-rm "$PIN_B/steer_wclock"
-LOST="xdp_steer program $PROG is attached, but its maps are not all pinned in $PIN_B (no steer_wclock)"
+rm "$PIN_B/steer_wdone"
+LOST="xdp_steer program $PROG is attached, but its maps are not all pinned in $PIN_B (no steer_wdone)"
 CURE="'xdp-steer detach $IF_B', then attach it again"
 for cmd in status stats apply which; do
 	case $cmd in

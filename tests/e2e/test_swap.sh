@@ -172,16 +172,20 @@ else
 		test "$(delta dequeued)" -gt 0 -a "$(delta dequeued)" -le "$(delta live_frames)"
 fi
 
-# Without live frames no frame of the load reaches a worker: a bucket the
-# test runs queued to a CPU the last policy left drains from it only by
-# the drain timeout (its worker dequeues nothing), after the last apply
-# waited for it, and the entry stays for the next apply to retire (the
-# documented behaviour: 'retire' in loader/kernel/slots.c). Seen on a
-# kernel that refuses live frames: CPU 1's entry left in 2 runs of 2.
-# There, the same policy once more, the load stopped and its buckets idle,
-# retires it; with live frames the swaps alone must have.
+# Without live frames no frame of the load reaches a worker, nor is any
+# test run a NAPI poll: a bucket the test runs held on a CPU the last
+# policy left waits there for evidence that its last frame left its
+# receiving CPU (a poll ending there) and that the CPU's ring is empty and
+# its worker idle (bpf/drain.h); its entry stays meanwhile (seen: CPU 1's
+# entry left in 2 runs of 2). So, the load stopped, a frame from each CPU
+# through the veth ends a NAPI poll of $IF_B on it, and the same policy
+# once more retires the entry, the drains done (a refresh: slots.c). With
+# live frames, dequeued and marked, the swaps alone must have.
 if grep -q '^live=unsupported' "$T/load.out"; then
-	sleep 0.1
+	for c in $(tr ',' '\n' </sys/devices/system/cpu/online | awk -F- '{ for (c = $1; c <= ($2 == "" ? $1 : $2); c++) print c }'); do
+		nsenter --net=/run/netns/"$NS_A" taskset -c "$c" \
+			python3 "$E2E_ROOT/tests/e2e/ping.py" "$IP_B" 1 >/dev/null 2>&1
+	done
 	xs apply "$IF_B" --policy "$T/p$last.yaml" >"$T/apply.out" 2>&1 ||
 		cat "$T/apply.out"
 	S=$(state)

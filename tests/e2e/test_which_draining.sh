@@ -1,26 +1,28 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# `which` says a flow is draining while its old CPU still holds its frames
-# (about 16 s). One flow at 1000 frames/s goes by table to worker X; a busy
-# loop at real-time priority on X keeps X's cpumap kthread (made SCHED_FIFO
-# 1 by worker_sched, below the loop) off the CPU, so the frames wait in
-# X's ring. A policy that sends every bucket to the receiving CPU applies
-# meanwhile (a rule keeps X in it). Then:
-#  - `which` (text and JSON) names the table's new CPU, and says the
-#    receiving CPU still sends the flow to X, draining for some ms;
-#  - stats counts frames held back (drain_held) and no move finished;
-#  - the balancer waits for the drain some rounds, then plans around it;
-#  - once the loop ends, X delivers, the bucket moves: `which` says not
-#    draining, moves_done grew, moves_timeout did not;
-#  - the observer saw no frame of the flow after a later one, and every
-#    frame sent arrived.
-# Part 2, the same stall with a policy that leaves X out: apply keeps X's
-# cpumap entry while the bucket drains from it, and returns once X has
-# delivered. Same account: nothing passed without a target, nothing late,
-# nothing lost. (A scan that read the clock just before a frame stamped
-# the bucket once took it for cold and removed X, in 5 of 7 runs of an
-# earlier form of this test; this one meets that race only now and then,
-# unit/table's drain record case every time.)
+# A bucket whose old CPU cannot hand on its frames stays there, visibly,
+# for as long as that takes, and moves once the frames are out (about
+# 20 s). One flow at 1000 frames/s goes by table to worker X; a busy loop
+# at real-time priority on X keeps X's cpumap kthread (made SCHED_FIFO 1
+# by worker_sched, below the loop) off the CPU, so the frames wait in X's
+# ring.
+#  0. With the loop on, an apply that moves the flow's bucket off X gives
+#     up: before its flip it waits for every ring to hand on what it held
+#     (kernel/window.h), and X's does not: it fails, naming X, and the
+#     policy in force stays; which still says X, not draining.
+#  1. The same apply stopped just before its flip (a failpoint), the loop
+#     started, the apply let go: it flips, and the bucket, recorded in the
+#     warm-up, drains from X: which (text and JSON) names the table's new
+#     CPU and says the receiving CPU still sends the flow to X, draining
+#     for some ms; stats counts frames held back (drain_held) and held on
+#     a CPU that took nothing (drain_stalled), and no move finished; the
+#     balancer waits for the drain some rounds, then plans around it.
+#     The loop ends, X delivers, the bucket moves: which says not
+#     draining, moves_done grew, moves_timeout did not.
+#  2. The same with a policy that leaves X out: apply keeps X's cpumap
+#     entry while the bucket drains from it, and returns once X has
+#     delivered. Nothing passed without a target, nothing late, nothing
+#     lost.
 # Needs 2 CPUs: X is the first online CPU that is not the receiving one.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -56,13 +58,12 @@ worker() {	# worker CPU FIELD: a worker's counter in stats --json
 	jget "$(xs stats "$IF_B" --json)" "[w['$2'] for w in d['workers'] if w['cpu'] == $1][0]"
 }
 
-# 3 s of drain timeout: long enough for the looks below while X
-# dequeues nothing (a drain ends by the timeout only after that long
-# without progress). A rule keeps X's cpumap entry in the second policy
-# (as when the balancer moves buckets between workers): apply then
-# returns at the flip; an entry no policy needs would be retired first,
-# apply waiting (under the lock every command takes) until the bucket
-# has moved.
+# 3 s of drain timeout: a bucket waiting that long on X counts as
+# stalled; it moves only when X has delivered. A rule keeps X's cpumap
+# entry in the second policy (as when the balancer moves buckets between
+# workers): apply then returns at the flip; an entry no policy needs is
+# retired only once the bucket has moved, apply waiting (under the lock
+# every command takes).
 policy() {	# policy FILE CPU
 	cat >"$1" <<EOF
 version: 1
@@ -93,26 +94,64 @@ check "which names cpu $X for the flow, not draining" \
 
 # The loop outranks the kthread; timeout, above both and not pinned, ends
 # it even if this script dies.
-start_hog() {
+hog() {
 	chrt -f 60 timeout 12 chrt -f 50 taskset -c "$X" sh -c 'while :; do :; done' &
 	HOG_PID=$!
+}
+# hog_checked: the loop, and the check that X's kthread stopped (stats
+# takes the interface's lock: not while an apply holds it).
+hog_checked() {
+	hog
 	sleep 0.3
 	d0=$(worker "$X" dequeued_packets)
 	sleep 0.3
 	check "with the loop on cpu $X its kthread dequeues nothing" \
 		test "$(worker "$X" dequeued_packets)" = "$d0"
-	done0=$(counter moves_done) timeout0=$(counter moves_timeout)
 }
+counted() { done0=$(counter moves_done) timeout0=$(counter moves_timeout); }
 moved_in_time() {
 	check "the bucket moved when its frames were out (moves_done grew)" \
 		test "$(counter moves_done)" -gt "$done0"
 	check "not by the drain timeout (moves_timeout did not grow)" \
 		test "$(counter moves_timeout)" = "$timeout0"
 }
-start_hog
+# stopped_apply POLICY: `apply POLICY` in the background, stopped by its
+# failpoint just before its flip (its warm-up done); APPLY_PID.
+stopped_apply() {
+	local i
+	XDP_STEER_FAILPOINT=flip:stop nsenter --net="/run/netns/$NS_B" \
+		taskset -c "$R" "$XDP_STEER" apply "$IF_B" --policy "$1" \
+		>"$T/apply.out" 2>&1 &
+	APPLY_PID=$!
+	for i in $(seq 200); do
+		grep -q '^State:.*stopped' "/proc/$APPLY_PID/status" 2>/dev/null &&
+			return 0
+		sleep 0.05
+	done
+	return 1
+}
 
-check "a policy sending every bucket to cpu $R applies" \
-	xs apply "$IF_B" --policy "$T/to_r.yaml"
+# ---- 0. the move off a CPU that cannot drain is given up -------------------
+hog_checked
+t0=$SECONDS
+xs apply "$IF_B" --policy "$T/to_r.yaml" >"$T/apply.out" 2>&1
+rc=$?
+check "an apply moving the bucket off cpu $X while its kthread cannot run fails ($(($SECONDS - t0)) s)" \
+	bash -c "[ $rc = 1 ] && grep -q 'cpumap kthreads of CPU $X did not hand on' $T/apply.out && grep -q 'previous policy is still in force' $T/apply.out || { cat $T/apply.out; false; }"
+check "which still names cpu $X, not draining" \
+	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER which $IF_B ${FLOW[*]} | grep -q 'cpu $X, by bucket .*not draining'"
+stop_hog
+sleep 0.3
+
+# ---- 1. a bucket held on a CPU that stopped -------------------------------
+counted
+stopped_apply "$T/to_r.yaml"
+check "the apply to cpu $R stops before its flip, its warm-up done" test $? = 0
+hog
+sleep 0.3
+kill -CONT "$APPLY_PID"
+wait "$APPLY_PID"
+check "and, let go with cpu $X stopped, applies" test $? = 0
 sleep 0.2
 txt=$(in_b "$XDP_STEER" which "$IF_B" "${FLOW[@]}")
 echo "  $txt"
@@ -144,6 +183,11 @@ check "which --json says the same" \
 	"d['cpu'] == $R and d['by'] == 'table' and d['draining'] and d['draining_from'] == [{'rx_cpu': $R, 'cpu': $X}] and d['drain_ms'] > 0"
 check "stats counts frames held back for the drain" \
 	test "$(counter drain_held)" -gt 0
+sleep 3.2	# past the drain timeout: the bucket counts as stalled
+check "and, past the drain timeout, frames held on a cpu that took nothing (drain_stalled)" \
+	test "$(counter drain_stalled)" -gt 0
+check "status says the bucket waits on a cpu that cannot drain" \
+	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER status $IF_B | grep -q 'waiting on a CPU whose kthread took nothing'"
 check "and no move finished while cpu $X holds the frames" \
 	test "$(counter moves_done)" = "$done0"
 stop_hog
@@ -155,21 +199,13 @@ moved_in_time
 # ---- 2. X leaves the policy while it holds the bucket's frames -----------
 check "back to every bucket on cpu $X" xs apply "$IF_B" --policy "$T/to_x.yaml"
 sleep 0.5
-start_hog
-# The flip, read from the pinned map: status waits for apply's lock.
-flip_gen() {
-	bpftool -j map dump pinned "$PIN_B/steer_slots" | python3 -c '
-import json, sys
-print(max(e["formatted"]["value"]["generation"] for e in json.load(sys.stdin)))'
-}
-g0=$(flip_gen)
-xs apply "$IF_B" --policy "$T/only_r.yaml" >"$T/apply.out" 2>&1 &
-APPLY_PID=$!
-for i in $(seq 200); do
-	[ "$(flip_gen)" -gt "$g0" ] && break
-	sleep 0.05
-done
-sleep 1	# apply's retire scans the buckets meanwhile
+counted
+stopped_apply "$T/only_r.yaml"
+check "the apply leaving cpu $X out stops before its flip" test $? = 0
+hog
+sleep 0.3
+kill -CONT "$APPLY_PID"
+sleep 1	# apply flips, and its retire scans the buckets meanwhile
 stop_hog
 wait "$APPLY_PID"
 rc=$?

@@ -204,6 +204,57 @@ struct bpf_object *steer_prog_open_worker_xdp(const struct steer_prog *p,
 	return obj;
 }
 
+struct bpf_object *steer_prog_open_trace(const struct steer_prog *p,
+					 int fds[STEER_TRACE_NPROGS])
+{
+	static const char *const names[] = {
+#define TRACE_PROG_NAME_(name) STEER_STR(name),
+		STEER_TRACE_PROGS(TRACE_PROG_NAME_)
+#undef TRACE_PROG_NAME_
+	};
+	char path[PATH_MAX], *slash;
+	struct bpf_program *prog;
+	struct bpf_object *obj;
+	struct bpf_map *map;
+	size_t i;
+	int err, fd;
+
+	/* Beside the XDP object. */
+	err = steer_prog_find_obj(path, sizeof(path));
+	slash = err ? NULL : strrchr(path, '/');
+	if (!err && (!slash || (size_t)(slash - path) + 24 >= sizeof(path)))
+		err = -ENAMETOOLONG;
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	strcpy(slash + 1, "cpumap_trace.bpf.o");
+	obj = bpf_object__open_file(path, NULL);
+	if (!obj)
+		return NULL;
+	/* The XDP program's maps where they share them; their own else. */
+	bpf_object__for_each_map(map, obj) {
+		fd = steer_prog_map_fd(p, bpf_map__name(map));
+		if (fd >= 0 && (err = bpf_map__reuse_fd(map, fd)))
+			break;
+	}
+	if (!err)
+		err = bpf_object__load(obj);
+	for (i = 0; !err && i < STEER_TRACE_NPROGS; i++) {
+		prog = bpf_object__find_program_by_name(obj, names[i]);
+		if (!prog)
+			err = -ENOENT;
+		else
+			fds[i] = bpf_program__fd(prog);
+	}
+	if (err) {
+		bpf_object__close(obj);
+		errno = err < 0 ? -err : EINVAL;
+		return NULL;
+	}
+	return obj;
+}
+
 int steer_prog_map_fd(const struct steer_prog *p, const char *name)
 {
 	int fd = bpf_object__find_map_fd_by_name(p->obj, name);
@@ -480,7 +531,7 @@ static int zero_percpu(const struct steer_prog *p, int fd, __u32 n,
 
 /* Every CPU's steer_stats line read, passed to 'edit' with its CPU, and
  * written back whole: only while no frame runs, as in a test run. For the
- * datapath's own memory in that line (rxq_mine, window_shut). */
+ * datapath's own memory in that line (rxq_mine, queued_tick, napi_polls). */
 static int stats_lines_edit(const struct steer_prog *p,
 			    void (*edit)(struct steer_stats *v, int cpu,
 					 const void *arg),
@@ -537,25 +588,19 @@ int steer_prog_reset_drain(const struct steer_prog *p)
 	err = zero_percpu(p, p->steer_buckets, STEER_TABLE_MAX,
 			  sizeof(struct steer_bucket));
 	if (!err)
-		err = zero_percpu(p, p->steer_idle, STEER_TARGETS,
-				  sizeof(struct steer_idle));
-	if (!err)
 		err = zero_array(p->steer_seq, STEER_MAX_CPUS * STEER_TARGETS,
 				 sizeof(__u32));
 	if (!err)
 		err = zero_array(p->steer_deq, STEER_TARGETS * STEER_MAX_CPUS,
 				 sizeof(struct steer_deq));
 	if (!err)
-		err = zero_array(p->steer_wtot, STEER_TARGETS, sizeof(__u32));
+		err = zero_array(p->steer_wdone, STEER_TARGETS,
+				 sizeof(struct steer_wdone));
 	if (!err)
-		err = zero_array(p->steer_wtime, STEER_TARGETS * 4,
-				 sizeof(__u32));
+		err = zero_array(p->steer_wenq, STEER_TARGETS,
+				 sizeof(struct steer_wenq));
 	if (!err)
-		err = zero_array(p->steer_wclock, STEER_TARGETS,
-				 sizeof(struct steer_wclock));
-	if (!err)
-		err = zero_array(p->steer_rx_cpus, STEER_MAX_CPUS,
-				 sizeof(__u32));
+		err = zero_array(p->steer_look, 1, sizeof(struct steer_look));
 	if (!err)
 		err = zero_array(p->steer_rxq, STEER_MAX_RXQ, sizeof(__u32));
 	if (!err)
@@ -566,6 +611,8 @@ int steer_prog_reset_drain(const struct steer_prog *p)
 	if (!err)
 		err = steer_prog_queued_tick(p, -1, 0);
 	if (!err)
+		err = steer_prog_polls(p, -1, 0, 0);
+	if (!err)
 		err = steer_prog_window(p, 0);
 	return err;
 }
@@ -573,6 +620,7 @@ int steer_prog_reset_drain(const struct steer_prog *p)
 int steer_prog_bucket_at(const struct steer_prog *p, __u32 cpu,
 			 __u32 record, __u16 target, __u32 last)
 {
+	struct steer_window w = {};
 	struct steer_bucket *v;
 	int err;
 
@@ -581,11 +629,14 @@ int steer_prog_bucket_at(const struct steer_prog *p, __u32 cpu,
 	v = calloc(p->ncpus, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	err = bpf_map_lookup_elem(p->steer_buckets, &record, v) ? -errno : 0;
+	err = steer_prog_read_window(p, &w);
+	if (!err && bpf_map_lookup_elem(p->steer_buckets, &record, v))
+		err = -errno;
 	if (!err) {
+		memset(&v[cpu], 0, sizeof(v[cpu]));
 		v[cpu].target = target;
 		v[cpu].last = last;
-		v[cpu].since = 0;
+		v[cpu].gen = w.gen;
 		err = update(p->steer_buckets, &record, v);
 	}
 	free(v);
@@ -614,16 +665,6 @@ int steer_prog_rxq_on(const struct steer_prog *p, __u32 q, __u32 cpu)
 	return err ? err : rxq_mine_set(p, q, cpu);
 }
 
-/* Every CPU's memory of a shut drain window (steer_stats.window_shut)
- * forgotten: a window a test opens holds from the next frame on, not from
- * the next tick (the loader waits out the tick, drain.h). */
-static void window_shut_forget(struct steer_stats *v, int c, const void *arg)
-{
-	(void)c;
-	(void)arg;
-	v->window_shut = 0;
-}
-
 /* One CPU's tick of its last queued frame (steer_stats.queued_tick); 'arg'
  * points to the CPU and the value. */
 struct queued_tick_set {
@@ -646,22 +687,46 @@ int steer_prog_queued_tick(const struct steer_prog *p, int cpu, __u64 tick)
 	return stats_lines_edit(p, queued_tick_edit, &set);
 }
 
-int steer_prog_window(const struct steer_prog *p, __u32 ticks)
+/* One CPU's (every CPU's: cpu -1) count of ended NAPI polls and the tick
+ * of the last (steer_stats.napi_polls, napi_poll_tick). */
+struct polls_set {
+	int cpu;
+	__u64 polls, tick;
+};
+
+static void polls_edit(struct steer_stats *v, int c, const void *arg)
 {
-	struct steer_window w;
-	__u32 zero = 0, now;
+	const struct polls_set *set = arg;
+
+	if (set->cpu < 0 || set->cpu == c) {
+		v->napi_polls = set->polls;
+		v->napi_poll_tick = set->tick;
+	}
+}
+
+int steer_prog_polls(const struct steer_prog *p, int cpu, __u64 polls,
+		     __u64 tick)
+{
+	struct polls_set set = { cpu, polls, tick };
+
+	return stats_lines_edit(p, polls_edit, &set);
+}
+
+int steer_prog_window(const struct steer_prog *p, int open)
+{
+	struct steer_window w = {};
+	__u32 zero = 0;
 	int err;
 
-	err = clock_jiffies(&now);
+	err = steer_prog_read_window(p, &w);
 	if (err)
 		return err;
-	/* Closed: every end at now (a zero end reads as open in the
-	 * minutes after boot, when jiffies are near 2^32). */
-	w.until = now + ticks;
-	w.held_until = w.opened = w.flipped = now;
-	if (bpf_map_update_elem(p->steer_window, &zero, &w, BPF_ANY))
-		return -errno;
-	return stats_lines_edit(p, window_shut_forget, NULL);
+	/* Generation 1 at least: a zeroed record (0) is older than any. */
+	if (!w.gen)
+		w.gen = 1;
+	w.open = !!open;
+	return bpf_map_update_elem(p->steer_window, &zero, &w, BPF_ANY) ?
+	       -errno : 0;
 }
 
 int steer_prog_read_window(const struct steer_prog *p, struct steer_window *w)

@@ -55,6 +55,15 @@ int steer_prog_set_stamp_key(const struct steer_prog *p, __u64 key);
 struct bpf_object *steer_prog_open_worker_xdp(const struct steer_prog *p,
 					      __u32 bank, int *prog_fd);
 
+/* The tracepoint programs (bpf/cpumap_trace.bpf.c, beside the object)
+ * loaded on p's maps where they share them (STEER_TRACE_SHARED_MAPS) and
+ * not attached: a test runs them with bpf_prog_test_run_opts() and the
+ * arguments their tracepoints pass. fds[] in the order of
+ * STEER_TRACE_PROGS. NULL and errno on failure; bpf_object__close() it. */
+#define STEER_TRACE_NPROGS	3
+struct bpf_object *steer_prog_open_trace(const struct steer_prog *p,
+					 int fds[STEER_TRACE_NPROGS]);
+
 /* fd of the map named 'name' (STEER_STR(STEER_MAP_x)), or -ENOENT. */
 int steer_prog_map_fd(const struct steer_prog *p, const char *name);
 
@@ -110,15 +119,22 @@ int steer_prog_write_rule_cpus(const struct steer_prog *p, __u32 slot,
  * cpumap is left alone: its entries are worker threads, slow to recreate. */
 int steer_prog_reset_policy(const struct steer_prog *p);
 
-/* Empties the drain state (drain.h): every bucket's history, the frame
- * counts both ways, the workers' times, every CPU's tick of its last
- * queued frame; the drain window closed. */
+/* Empties the drain state (drain.h): every bucket's history, the stamps'
+ * counts and marks, the workers' reports and ring counts, the look gate,
+ * every CPU's tick of its last queued frame and count of ended polls; the
+ * window shut (generation kept, at least 1). */
 int steer_prog_reset_drain(const struct steer_prog *p);
 
-/* Opens the drain window (struct steer_window) for 'ticks' jiffies from
- * now, or closes it (0): with drain on and no fast path, the datapath
- * keeps drain records only while it is open. */
-int steer_prog_window(const struct steer_prog *p, __u32 ticks);
+/* Opens (1) or shuts (0) the warm-up window (struct steer_window), its
+ * generation as it is (at least 1): while it is open the datapath stamps
+ * and records every queued frame under drain. */
+int steer_prog_window(const struct steer_prog *p, int open);
+
+/* Says CPU 'cpu' (every CPU: -1) has seen 'polls' NAPI polls end, the last
+ * at jiffies 'tick' (steer_stats.napi_polls, napi_poll_tick: what the
+ * napi_poll tracepoint program keeps). */
+int steer_prog_polls(const struct steer_prog *p, int cpu, __u64 polls,
+		     __u64 tick);
 
 /* Says CPU 'cpu' (every CPU: -1) last queued a frame at jiffies 'tick'
  * (steer_stats.queued_tick; 0: never): whether a bucket cold on another
@@ -126,7 +142,8 @@ int steer_prog_window(const struct steer_prog *p, __u32 ticks);
 int steer_prog_queued_tick(const struct steer_prog *p, int cpu, __u64 tick);
 /* Receiving CPU 'cpu's record of drain bucket 'record' says its last
  * frame went to 'target' (a STEER_TARGET_* word) at jiffies 'last' (0:
- * none yet), no drain under way. */
+ * none yet), unstamped, no drain under way, written under the window's
+ * generation (live under a slot whose drain_gen is at most that). */
 int steer_prog_bucket_at(const struct steer_prog *p, __u32 cpu,
 			 __u32 record, __u16 target, __u32 last);
 /* The same just now: the bucket is warm there, as after traffic that has

@@ -266,6 +266,9 @@ void base_slot(struct steer_slot *s, __u32 flags)
 	s->flags = flags;
 	s->table_size = TABLE_SIZE;
 	s->nonip_cpu = STEER_CPU_LOCAL;
+	/* The window's first generation (steer_prog_reset_drain()): the
+	 * records a test's frames write count, a zeroed one does not. */
+	s->drain_gen = 1;
 }
 
 void decap_slot(struct steer_slot *s, __u32 flags)

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Unit tier: filling the indirection table by weights (loader/table.c),
- * and how the loader reads the age of a bucket's drain record. */
+/* Unit tier: filling the indirection table by weights (loader/table.c). */
 #include <errno.h>
 #include <math.h>
 
@@ -168,34 +167,6 @@ static void test_bad_input_is_refused(void)
 	EXPECT_EQ(table_build(t, 512, big, 1, NULL), -EINVAL, "a CPU beyond the cpumap is refused");
 }
 
-/* A drain record as the loader reads it while the datapath writes on:
- * the retire of a draining bucket's old CPU depends on this. */
-static void test_drain_record_stamped_after_the_clock_read_is_warm(void)
-{
-	struct steer_bucket b = { .target = 1 };
-	__u32 units = 751, now;
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		/* Across the wrap of jiffies, and away from it. */
-		now = i ? 0xfffffffeu : 1000000;
-		b.last = 0;
-		EXPECT(!steer_bucket_warm(&b, now, units), "a record never written is cold");
-		b.last = now;
-		EXPECT(steer_bucket_warm(&b, now, units), "a record written at the reading is warm");
-		b.last = now + 1;
-		EXPECT(steer_bucket_warm(&b, now, units), "a record written a tick after the reading is warm");
-		b.last = now + 5;
-		EXPECT(steer_bucket_warm(&b, now, units), "a record written ticks after the reading is warm");
-		b.last = now - units + 1;
-		EXPECT(steer_bucket_warm(&b, now, units), "a record a tick younger than the timeout is warm");
-		b.last = now - units;
-		EXPECT(!steer_bucket_warm(&b, now, units), "a record as old as the timeout is cold");
-		b.last = now - 0x80000000u;
-		EXPECT(!steer_bucket_warm(&b, now, units), "a record half the clock's range old is cold");
-	}
-}
-
 static const struct test_case tests[] = {
 	TEST_ENTRY(test_weights_give_exact_proportions, "weights give proportions exact to one bucket"),
 	TEST_ENTRY(test_fresh_table_interleaves_cpus, "a fresh table interleaves CPUs"),
@@ -204,7 +175,6 @@ static const struct test_case tests[] = {
 	TEST_ENTRY(test_reweighting_moves_the_fewest_buckets, "re-weighting moves the fewest buckets"),
 	TEST_ENTRY(test_same_set_moves_nothing, "the same CPU set moves nothing"),
 	TEST_ENTRY(test_bad_input_is_refused, "bad input is refused"),
-	TEST_ENTRY(test_drain_record_stamped_after_the_clock_read_is_warm, "a drain record stamped after the loader read the clock is warm"),
 };
 
 TEST_MAIN("unit/table")

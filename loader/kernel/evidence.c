@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The drain's evidence, read by the loader (evidence.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "kernel/clock.h"
+#include "kernel/evidence.h"
+
+/* Each possible CPU's napi_polls and napi_poll_tick (steer_stats). */
+static int read_polls(const struct steer_maps *m, struct evidence *e)
+{
+	int ncpus = libbpf_num_possible_cpus(), c, err = 0;
+	struct steer_stats *v;
+	__u32 zero = 0;
+
+	if (ncpus < 0)
+		return ncpus;
+	v = calloc(ncpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(m->steer_stats, &zero, v))
+		err = -errno;
+	for (c = 0; !err && c < ncpus && c < STEER_MAX_CPUS; c++) {
+		e->polls[c] = (__u32)v[c].napi_polls;
+		e->poll_tick[c] = (__u32)v[c].napi_poll_tick;
+	}
+	free(v);
+	return err;
+}
+
+int evidence_read(const struct steer_maps *m, struct evidence *e)
+{
+	struct steer_wdone wd;
+	struct steer_wenq we;
+	struct timespec ts;
+	__u32 t;
+	int err;
+
+	memset(e, 0, sizeof(*e));
+	e->m = m;
+	/* The polls first: a poll counted as ended had flushed its frames
+	 * into their rings, and the enqueue counts read after hold them. */
+	err = read_polls(m, e);
+	if (err)
+		return err;
+	for (t = 0; t < STEER_TARGETS; t++) {
+		if (bpf_map_lookup_elem(m->steer_wenq, &t, &we))
+			return -errno;
+		e->facts[t].enq = we.frames;
+	}
+	for (t = 0; t < STEER_TARGETS; t++) {
+		if (bpf_map_lookup_elem(m->steer_wdone, &t, &wd))
+			return -errno;
+		e->facts[t].done = wd.frames;
+		e->facts[t].last_tick = wd.last_tick;
+		e->facts[t].last_ns = wd.last_ns;
+		memcpy(e->epoch_at[t], wd.epoch_at, sizeof(wd.epoch_at));
+	}
+	err = clock_jiffies(&e->now);
+	if (err)
+		return err;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	e->now_ns = (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+	return 0;
+}
+
+int evidence_judge(const struct evidence *e, __u32 rx,
+		   const struct steer_bucket *b, __u32 timeout,
+		   __u32 gro_units)
+{
+	struct steer_drain_facts f;
+	struct steer_deq d = {};
+	__u32 target, idx, base = 0;
+	int found;
+
+	if (rx >= STEER_MAX_CPUS)
+		return STEER_DRAIN_WAIT;
+	/* The fast path: a poll ended since its last frame (drain.h). */
+	if (b->target & STEER_TARGET_LOCAL)
+		return (__s32)(e->polls[rx] - b->poll) > 0 &&
+		       (!gro_units || (__s32)(e->poll_tick[rx] - b->last) > 0) ?
+		       STEER_DRAIN_DONE : STEER_DRAIN_WAIT;
+	target = b->target;
+	if (target >= STEER_TARGETS)
+		return STEER_DRAIN_WAIT;
+	idx = target * STEER_MAX_CPUS + rx;
+	/* Marks read after the facts only make them later: still facts. */
+	if (bpf_map_lookup_elem(e->m->steer_deq, &idx, &d))
+		memset(&d, 0, sizeof(d));
+	f = e->facts[target];
+	found = steer_mark_base(d.h, b->seq, &base);
+	if (found)
+		f.epoch_next = e->epoch_at[target][(base / STEER_EPOCH + 1) & 3];
+	/* Signed, as polls read before the record may be behind it. */
+	return steer_drain_verdict(found, base,
+				   (__s32)(e->polls[rx] - b->poll) > 0, &f,
+				   e->now, e->now_ns, timeout, gro_units);
+}
+
+int evidence_ring_delivered(const struct evidence *e, __u32 target,
+			    __u32 upto, __u32 gro_units)
+{
+	struct steer_drain_facts f;
+
+	if (target >= STEER_TARGETS)
+		return 0;
+	f = e->facts[target];
+	f.epoch_next = e->epoch_at[target][(upto / STEER_EPOCH + 1) & 3];
+	return steer_ring_delivered(upto, &f, e->now, e->now_ns, gro_units);
+}
+
+void evidence_stuck(const struct evidence *e, __u32 bank, __u32 units,
+		    unsigned char *stuck)
+{
+	const struct steer_drain_facts *f;
+	__u32 cpu;
+
+	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++) {
+		f = &e->facts[(bank ? STEER_MAX_CPUS : 0) + cpu];
+		stuck[cpu] = (__s32)(f->enq - f->done) > 0 &&
+			     e->now - f->last_tick >= units;
+	}
+}
