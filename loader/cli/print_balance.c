@@ -49,6 +49,31 @@ static void busy_text(const struct balance_plan *p,
 	}
 }
 
+/* The workers a round may not move buckets off or onto, and why
+ * ("; held: cpu 1 cannot drain (...), cpu 0 turned again (...)"). */
+static void hold_text(const struct balance_plan *p,
+		      const struct steer_balance_round *r)
+{
+	const char *sep = "; held:";
+	__u32 c;
+	int i;
+
+	if (!r->hold)
+		return;
+	for (i = 0; i < p->nworkers; i++) {
+		c = p->workers[i].cpu;
+		if (r->stuck && r->stuck[c])
+			printf("%s cpu %u cannot drain (its kthread takes nothing off its ring)",
+			       sep, c);
+		else if (r->hold[c])
+			printf("%s cpu %u turned again (its load comes and goes: left alone for its backoff)",
+			       sep, c);
+		else
+			continue;
+		sep = ",";
+	}
+}
+
 void print_balance_text(const char *ifname, const struct steer_balance_round *r)
 {
 	const struct balance_plan *p = r->plan;
@@ -76,6 +101,7 @@ void print_balance_text(const char *ifname, const struct steer_balance_round *r)
 			printf("; bucket %u alone is %.2f of a share",
 			       p->bound_bucket, p->bound);
 		printf("; %.0f frames/s", r->frames);
+		hold_text(p, r);
 	} else if (r->state == STEER_BAL_OFF) {
 		printf(": %s", balance_state_text(r->state));
 	}
@@ -85,7 +111,8 @@ void print_balance_text(const char *ifname, const struct steer_balance_round *r)
 		printf("; generation %u -> %u", r->generation, r->applied);
 	else if (r->generation)
 		printf("; generation %u", r->generation);
-	printf("\n");
+	printf("; %d move%s in the last minute\n", r->minute_moves,
+	       r->minute_moves == 1 ? "" : "s");
 	fflush(stdout);
 }
 
@@ -120,6 +147,11 @@ void print_balance_json(const char *ifname, const struct steer_balance_round *r)
 				       r->cpu[p->workers[i].cpu].busy,
 				       balance_demand(&r->cpu[p->workers[i].cpu]),
 				       r->cpu[p->workers[i].cpu].dropped);
+			if (r->hold)
+				printf(", \"cannot_drain\": %s, \"sheds_none\": %s, \"gains_none\": %s",
+				       r->stuck && r->stuck[p->workers[i].cpu] ? "true" : "false",
+				       r->hold[p->workers[i].cpu] & BALANCE_HOLD_SHED ? "true" : "false",
+				       r->hold[p->workers[i].cpu] & BALANCE_HOLD_GAIN ? "true" : "false");
 			printf("}");
 		}
 		printf("], \"moves\": [");
@@ -134,7 +166,7 @@ void print_balance_json(const char *ifname, const struct steer_balance_round *r)
 		 * so a reader need not test for each. */
 		printf(", \"busiest\": null, \"ratio\": null, \"after\": null, \"bound\": null, \"bound_bucket\": null, \"workers\": [], \"moves\": []");
 	}
-	printf(", \"note\": ");
+	printf(", \"minute_moves\": %d, \"note\": ", r->minute_moves);
 	json_str(stdout, r->note);
 	printf("}\n");
 	fflush(stdout);

@@ -20,6 +20,7 @@
 #include <bpf/bpf.h>
 
 #include "kernel/cpumap.h"
+#include "kernel/evidence.h"
 #include "kernel/cputime.h"
 #include "kernel/maps.h"
 #include "kernel/trace.h"
@@ -35,6 +36,9 @@
  * elephant must not stop every other move for as long as it runs. */
 #define DRAIN_WAIT_ROUNDS	5
 
+/* The balancer's log says how many buckets moved in the last minute. */
+#define MINUTE_SLOTS	60
+
 /* What a round reads: the policy in force, and the counters. */
 struct sample {
 	double t;				/* monotonic seconds */
@@ -42,6 +46,8 @@ struct sample {
 	struct steer_slot slot;			/* table_size 0: no policy */
 	int draining;				/* buckets still draining */
 	int stalled;				/* ... from a stalled CPU */
+	unsigned char stuck[STEER_MAX_CPUS];	/* workers whose ring does
+						 * not drain now */
 	unsigned char drain_rec[STEER_TABLE_MAX];	/* by drain bucket: 1
 							 * while draining */
 	__u32 table[STEER_TABLE_MAX];
@@ -75,6 +81,11 @@ struct balancer {
 	double load[STEER_TABLE_MAX], frames[STEER_TABLE_MAX];
 	double fixed[STEER_MAX_CPUS];
 	struct balance_cpu cpu[STEER_MAX_CPUS];	/* by CPU time */
+	unsigned char hold[STEER_MAX_CPUS];	/* the round's (model/balance.h) */
+	/* Buckets moved in each of the last MINUTE_SLOTS seconds, by
+	 * second of the monotonic clock. */
+	int moved[MINUTE_SLOTS];
+	__u64 moved_sec[MINUTE_SLOTS];
 	struct steer_balance rec;
 };
 
@@ -172,6 +183,23 @@ static int check_steering(struct balancer *bl, const struct lib_iface *it)
 	return 0;
 }
 
+/* The workers whose ring does not drain now (kernel/evidence.h): a move
+ * off one would wait on its drain, counted as stalled, and a move onto
+ * one would pile frames where nothing takes them. */
+static int read_stuck(struct balancer *bl, struct sample *s)
+{
+	struct evidence *e = malloc(sizeof(*e));
+	int err;
+
+	if (!e)
+		return -ENOMEM;
+	err = evidence_read(&bl->m, e);
+	if (!err)
+		evidence_stuck(e, s->slot.bank, s->slot.drain_units, s->stuck);
+	free(e);
+	return err;
+}
+
 /* The policy in force, under the shared lock; the maps reopened if the
  * interface was attached anew. -ENODEV once it is detached, or nothing
  * steers with its maps. */
@@ -221,6 +249,8 @@ static int read_policy(struct balancer *bl, struct sample *s, bool *renewed)
 	if (!err)
 		err = cpumap_in_use(&bl->m, &s->slot, in_use, NULL,
 				    &s->draining, &s->stalled, s->drain_rec);
+	if (!err)
+		err = read_stuck(bl, s);
 	if (err)
 		lib_fail(bl->ctx, err, "%s: reading the policy in force failed: %s",
 			 bl->ifname, strerror(-err));
@@ -467,7 +497,9 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 		.max_moves = b->slot.balance_max_moves, .going = bl->mem.going,
 		.bias = b->slot.flags & STEER_F_BALANCE_FRAMES ? NULL :
 			bl->probe.bias,
+		.hold = bl->hold,
 	};
+	__u32 c;
 	struct steer_apply_result res;
 	int err;
 
@@ -502,6 +534,14 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 		return;
 	}
 	frozen_buckets(bl, b);
+	/* The way load last moved holds; a worker that cannot drain now
+	 * neither sheds nor gains: a move off it would only wait. */
+	balance_hold(&bl->mem, bl->hold);
+	for (c = 0; c < STEER_MAX_CPUS; c++)
+		if (b->stuck[c] && b->weight[c])
+			bl->hold[c] |= BALANCE_HOLD_SHED | BALANCE_HOLD_GAIN;
+	r->hold = bl->hold;
+	r->stuck = b->stuck;
 	r->frames = loads(bl) / (r->seconds > 0 ? r->seconds : 1);
 	r->cpu = b->slot.flags & STEER_F_BALANCE_FRAMES ? NULL : bl->cpu;
 	if (balance_plan(&in, bl->table, &bl->plan)) {
@@ -536,8 +576,27 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 		}
 		r->applied = res.slots.generation;
 	}
-	balance_remember(&bl->mem, &bl->plan);
+	balance_remember(&bl->mem, &bl->plan, bl->probe.verdict == 1 ||
+					      bl->probe.verdict == 3);
 	balance_probe_rest(&bl->probe, &bl->mem);
+}
+
+/* Counts 'n' buckets moved now; the moves of the last minute. */
+static int minute_moves(struct balancer *bl, int n)
+{
+	__u64 sec = (__u64)mono_now();
+	int i, sum = 0;
+
+	i = sec % MINUTE_SLOTS;
+	if (bl->moved_sec[i] != sec) {
+		bl->moved_sec[i] = sec;
+		bl->moved[i] = 0;
+	}
+	bl->moved[i] += n;
+	for (i = 0; i < MINUTE_SLOTS; i++)
+		if (sec - bl->moved_sec[i] < MINUTE_SLOTS)
+			sum += bl->moved[i];
+	return sum;
 }
 
 /*
@@ -662,6 +721,8 @@ int steer_balance(struct steer_ctx *ctx, const char *ifname,
 		}
 		if (!o->dry_run)
 			repair(bl, &r);
+		r.minute_moves = minute_moves(bl, r.applied && r.plan ?
+						  r.plan->nmoves : 0);
 		clock_gettime(CLOCK_REALTIME, &ts);
 		r.t = ts.tv_sec + ts.tv_nsec / 1e9;
 		if (!o->dry_run)

@@ -71,6 +71,13 @@ static double fixed_of(const struct balance_input *in, __u32 cpu)
 	return in->fixed ? in->fixed[cpu] : 0;
 }
 
+/* Whether the round may move a bucket off worker cpu ('bit'
+ * BALANCE_HOLD_SHED) or onto it (BALANCE_HOLD_GAIN). */
+static bool held(const struct balance_input *in, __u32 cpu, unsigned bit)
+{
+	return in->hold && cpu < STEER_MAX_CPUS && (in->hold[cpu] & bit);
+}
+
 /* The lowest ratio a bucket or a worker's fixed load can have anywhere,
  * highest over all of them: no placement does better. */
 static void lower_bound(const struct round *r, struct balance_plan *plan)
@@ -140,7 +147,8 @@ static bool movable(const struct round *r, __u32 b)
 	__u32 cpu = r->table[b];
 
 	return cpu < STEER_MAX_CPUS && r->widx[cpu] >= 0 &&
-	       r->in->load[b] > 0 && !(r->frozen && r->frozen[b]);
+	       r->in->load[b] > 0 && !(r->frozen && r->frozen[b]) &&
+	       !held(r->in, cpu, BALANCE_HOLD_SHED);
 }
 
 struct move {
@@ -168,7 +176,7 @@ static bool best_move(const struct round *r, int s, double gain,
 			continue;
 		vs = (r->load[s] - load[b]) / r->target[s];
 		for (w = 0; w < r->nworkers; w++) {
-			if (w == s)
+			if (w == s || held(r->in, r->cpu[w], BALANCE_HOLD_GAIN))
 				continue;
 			vw = (r->load[w] + load[b]) / r->target[w];
 			v = vs > vw ? vs : vw;
@@ -247,7 +255,8 @@ static bool make_room(struct round *r, struct balance_plan *plan, int s,
 		tried[t] = b;
 		for (w = 0; w < r->nworkers; w++) {
 			need = r->load[w] + in->load[b] - goal * r->target[w];
-			if (w == s || need <= 0)
+			if (w == s || need <= 0 ||
+			    held(in, r->cpu[w], BALANCE_HOLD_GAIN))
 				continue;
 			memcpy(tmp, r->load, sizeof(tmp));
 			for (n = 0; need > 0 && n + 1 < left; n++) {
@@ -258,7 +267,8 @@ static bool make_room(struct round *r, struct balance_plan *plan, int s,
 				/* Where c fits best, under the goal. */
 				for (k = 0, best = -1, x = goal; k < r->nworkers; k++) {
 					v = (tmp[k] + in->load[c]) / r->target[k];
-					if (k != s && k != w && v <= x) {
+					if (k != s && k != w && v <= x &&
+					    !held(in, r->cpu[k], BALANCE_HOLD_GAIN)) {
 						best = k;
 						x = v;
 					}
@@ -442,8 +452,34 @@ void balance_cpu_loads(__u32 size, const __u32 *table, const __u32 *weight,
 			  cost[b] * scale[table[b]] : 0;
 }
 
-void balance_remember(struct balance_memory *m, const struct balance_plan *p)
+/* Worker cpu's load moved one way this round ('at', the round + 1 it
+ * last did; 'other', the other way's): a move within twice its backoff
+ * of one the other way is a turn. A turn after another, not yet calmed
+ * down, holds it both ways for its backoff, doubled. */
+static void went(struct balance_memory *m, __u32 cpu, __u32 *at,
+		 const __u32 *other)
 {
+	__u32 b = m->backoff[cpu] ? m->backoff[cpu] : BALANCE_BACKOFF_MIN;
+
+	/* An earlier round's: a round that makes room both sheds and
+	 * gains on a worker, no turn. */
+	if (other[cpu] && other[cpu] > at[cpu] && other[cpu] <= m->round &&
+	    m->round + 1 - other[cpu] <= 2 * b) {
+		if (m->backoff[cpu]) {
+			b = 2 * b < BALANCE_BACKOFF_MAX ? 2 * b :
+							  BALANCE_BACKOFF_MAX;
+			m->held_until[cpu] = m->round + 1 + b;
+		}
+		m->backoff[cpu] = b;
+		m->turned_at[cpu] = m->round + 1;
+	}
+	at[cpu] = m->round + 1;
+}
+
+void balance_remember(struct balance_memory *m, const struct balance_plan *p,
+		      bool trial)
+{
+	__u32 cpu, b;
 	int i;
 
 	for (i = 0; i < STEER_TABLE_MAX; i++)
@@ -452,6 +488,33 @@ void balance_remember(struct balance_memory *m, const struct balance_plan *p)
 	for (i = 0; i < p->nmoves; i++)
 		m->left[p->moves[i].bucket] = BALANCE_COOLDOWN;
 	m->going = p->short_of_aim;
+	for (i = 0; !trial && i < p->nmoves; i++) {
+		if (p->moves[i].from < STEER_MAX_CPUS)
+			went(m, p->moves[i].from, m->shed_at, m->gained_at);
+		if (p->moves[i].to < STEER_MAX_CPUS)
+			went(m, p->moves[i].to, m->gained_at, m->shed_at);
+	}
+	/* Calm for BALANCE_BACKOFF_CALM backoffs since its last turn:
+	 * halved, and forgotten below BALANCE_BACKOFF_MIN. */
+	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++) {
+		b = m->backoff[cpu];
+		if (b && m->round + 1 - m->turned_at[cpu] >=
+			 BALANCE_BACKOFF_CALM * b) {
+			m->backoff[cpu] = b / 2 >= BALANCE_BACKOFF_MIN ?
+					  b / 2 : 0;
+			m->turned_at[cpu] = m->round + 1;
+		}
+	}
+	m->round++;
+}
+
+void balance_hold(const struct balance_memory *m, unsigned char *hold)
+{
+	__u32 cpu;
+
+	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+		hold[cpu] = m->held_until[cpu] > m->round ?
+			    BALANCE_HOLD_SHED | BALANCE_HOLD_GAIN : 0;
 }
 
 /* The trial's moves: p's buckets from 'from' to 'to'. */
@@ -481,7 +544,8 @@ static bool probe_pick(const struct balance_input *in,
 	__u32 c, b, best = in->size;
 
 	for (c = 0; c < STEER_MAX_CPUS; c++) {
-		if (!in->weight[c] || cpu[c].sent <= 0)
+		if (!in->weight[c] || cpu[c].sent <= 0 ||
+		    held(in, c, BALANCE_HOLD_SHED))
 			continue;
 		d = cpu[c].dropped / cpu[c].sent;
 		if (d > worst) {
@@ -513,7 +577,8 @@ static int probe_start(struct balance_probe *p, const struct balance_input *in,
 	if (plan->state != STEER_BAL_BEST || !probe_pick(in, cpu, &b, &from))
 		return 0;
 	for (w = 0; w < plan->nworkers; w++) {
-		if (plan->workers[w].cpu == from || plan->workers[w].share <= 0)
+		if (plan->workers[w].cpu == from || plan->workers[w].share <= 0 ||
+		    held(in, plan->workers[w].cpu, BALANCE_HOLD_GAIN))
 			continue;
 		x = plan->workers[w].after / plan->workers[w].share;
 		if (least < 0 || x < least) {
@@ -635,6 +700,11 @@ static int climb_start(struct balance_probe *p, const struct balance_input *in,
 		p->dir = false;
 		return 0;
 	}
+	/* A worker that cannot drain (the loader holds both ways): no step
+	 * now, none counted as missed. */
+	if (held(in, f->cpu, BALANCE_HOLD_SHED) ||
+	    held(in, t->cpu, BALANCE_HOLD_GAIN))
+		return 0;
 	max = in->max_moves < BALANCE_CLIMB_MAX ? in->max_moves :
 						  BALANCE_CLIMB_MAX;
 	/* By frames, not load: by the estimate a collector's buckets weigh
@@ -749,6 +819,11 @@ int balance_probe_round(struct balance_probe *p, const struct balance_input *in,
 		for (w = 0; w < plan->nworkers; w++)
 			plan->workers[w].after = plan->workers[w].load;
 		plan->after = plan->ratio;
+		/* Its way back held (a worker that cannot drain now): judged
+		 * in a later round, on counts the hold did not skew. */
+		if (held(in, p->to, BALANCE_HOLD_SHED) ||
+		    held(in, p->from, BALANCE_HOLD_GAIN))
+			return 0;
 		return judge(p, in, taken, table_out, plan);
 	}
 	if (plan->nmoves)

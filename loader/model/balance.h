@@ -129,7 +129,15 @@ struct balance_input {
 	bool halfway;
 	double tolerance;		/* 0.10 for 10 % */
 	int max_moves;			/* buckets a round moves, at most */
+	/* [STEER_MAX_CPUS] or NULL: BALANCE_HOLD_* bits per worker, what no
+	 * move of the round, trials included, may do to it
+	 * (balance_hold(), and a worker that cannot drain). */
+	const unsigned char *hold;
 };
+
+/* balance_input.hold: no bucket moves off the worker, or onto it. */
+#define BALANCE_HOLD_SHED	(1u << 0)
+#define BALANCE_HOLD_GAIN	(1u << 1)
 
 struct balance_move {
 	__u32 bucket;
@@ -180,6 +188,24 @@ int balance_plan(const struct balance_input *in, __u32 *table_out,
  * never undone by the next round's noise. */
 #define BALANCE_COOLDOWN	2
 
+/*
+ * Load that changes way, held: a worker whose load a round moves one way
+ * (it sheds, or gains) within twice its backoff of a move the other way
+ * has turned. One turn is a balancer settling (it overshot); a second
+ * before the first calmed down is load that follows something coming and
+ * going, an application on its CPU: no round then moves buckets off or
+ * onto the worker (trials are judged, and exempt) for its backoff,
+ * BALANCE_BACKOFF_MIN rounds doubled at each such turn, up to
+ * BALANCE_BACKOFF_MAX. BALANCE_BACKOFF_CALM backoffs without a turn
+ * halve it, and below BALANCE_BACKOFF_MIN forget it. So the application's
+ * load goes back and forth ever more rarely: the moves a minute stay
+ * bounded (loader/README.md, "Balancing load";
+ * tests/unit/test_balance_cpu.c).
+ */
+#define BALANCE_BACKOFF_MIN	5
+#define BALANCE_BACKOFF_MAX	240
+#define BALANCE_BACKOFF_CALM	4
+
 /* What the balancer remembers between rounds: left[b] > 0 while bucket b
  * cools down (balance_input.frozen takes it as is). */
 struct balance_memory {
@@ -187,12 +213,28 @@ struct balance_memory {
 	/* The last round stopped at max_moves short of its aim: the next
 	 * goes on toward it, whatever its trigger says. */
 	bool going;
+	/* The way each worker's load last moved (see above): rounds
+	 * counted, the round (+ 1) it last shed and gained, its backoff in
+	 * rounds (0: no turn to remember), the round (+ 1) of its last turn
+	 * or halving, and the round it is held until. */
+	__u32 round;
+	__u32 shed_at[STEER_MAX_CPUS];
+	__u32 gained_at[STEER_MAX_CPUS];
+	__u32 backoff[STEER_MAX_CPUS];
+	__u32 turned_at[STEER_MAX_CPUS];
+	__u32 held_until[STEER_MAX_CPUS];
 };
 
 /* After a round: every cooldown one round shorter, the round's moved
  * buckets frozen for BALANCE_COOLDOWN rounds, and whether it is going
- * on. */
-void balance_remember(struct balance_memory *m, const struct balance_plan *p);
+ * on; unless 'trial' (the moves are a trial's, or its way back), the way
+ * the moves took load, for balance_hold(). */
+void balance_remember(struct balance_memory *m, const struct balance_plan *p,
+		      bool trial);
+
+/* Before a round: hold[cpu] (STEER_MAX_CPUS) gets the BALANCE_HOLD_* bits
+ * the way load last moved puts on each worker. */
+void balance_hold(const struct balance_memory *m, unsigned char *hold);
 
 /*
  * Trials, by CPU time: where the estimates run out, the box's answer.

@@ -59,6 +59,8 @@ void box_observe(struct box *b, bool noise, struct box_state *st)
 		need = in[c] * b->work[c];
 		left = 1 - st->seen[c].busy - (c < (__u32)b->collectors ? 0 :
 					       b->app[c]);
+		if (b->stuck[c])
+			left = 0;
 		if (c >= (__u32)b->collectors) {
 			st->demand[c] = b->app[c];
 			st->seen[c].busy = b->app[c];
@@ -128,9 +130,10 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 		.halfway = true,
 		.max_moves = max_moves, .bias = b->probe.bias,
 	};
+	unsigned char hold[STEER_MAX_CPUS];
 	unsigned short *left = calloc(STEER_TABLE_MAX, sizeof(*left));
 	__u32 *out = calloc(STEER_TABLE_MAX, sizeof(*out));
-	int quiet = 0, err = 0, i;
+	int quiet = 0, err = 0, i, minute;
 	double taken;
 	__u32 b_, c;
 
@@ -146,8 +149,20 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 			err = all ? 0 : -ETIMEDOUT;
 			break;
 		}
+		if (b->before_round)
+			b->before_round(b, run->rounds);
 		box_observe(b, true, st);
 		in.frames = st->counts;
+		/* The holds, as lib/balance.c puts them. */
+		if (b->forget_ways)
+			memset(hold, 0, sizeof(hold));
+		else
+			balance_hold(mem, hold);
+		for (c = 0; c < STEER_MAX_CPUS; c++)
+			if (b->stuck[c] && s->weight[c])
+				hold[c] |= BALANCE_HOLD_SHED |
+					   BALANCE_HOLD_GAIN;
+		in.hold = hold;
 		balance_cpu_loads(s->size, s->table, s->weight, st->seen,
 				  st->counts, NULL, load, fixed);
 		in.going = mem->going;
@@ -163,23 +178,38 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 		balance_probe_round(&b->probe, &in, st->seen,
 				    taken / b->seconds, out, plan);
 		memcpy(s->table, out, s->size * sizeof(*out));
-		balance_remember(mem, plan);
+		balance_remember(mem, plan, b->probe.verdict == 1 ||
+					     b->probe.verdict == 3);
 		balance_probe_rest(&b->probe, mem);
 		if (getenv("BOX_DEBUG")) {
 			int w;
 			fprintf(stderr, "round %d: state %d ratio %.3f moves %d:", run->rounds, plan->state, plan->ratio, plan->nmoves);
 			for (w = 0; w < plan->nworkers; w++)
-				fprintf(stderr, " %u:%.3f/%.3f(%u)", plan->workers[w].cpu, st->seen[plan->workers[w].cpu].busy, st->demand[plan->workers[w].cpu], plan->workers[w].buckets);
+				fprintf(stderr, " %u:%.3f/%.3f(%u)h%u", plan->workers[w].cpu, st->seen[plan->workers[w].cpu].busy, st->demand[plan->workers[w].cpu], plan->workers[w].buckets, hold[plan->workers[w].cpu]);
+			fprintf(stderr, " probe %d;", b->probe.verdict);
+			for (w = 0; w < plan->nmoves; w++)
+				if (w < 6 || b->stuck[plan->moves[w].from] || b->stuck[plan->moves[w].to])
+					fprintf(stderr, " %u>%u%s", plan->moves[w].from, plan->moves[w].to, b->stuck[plan->moves[w].from] || b->stuck[plan->moves[w].to] ? "!" : "");
 			fprintf(stderr, "\n");
 		}
 		/* A trial's moves, and their way back, are tried and judged,
 		 * not ping-pong: counted apart. */
 		b->trials += b->probe.verdict == 1;
 		b->undone += b->probe.verdict == 3;
+		minute = run->rounds / 60 < 64 ? run->rounds / 60 : 63;
+		for (i = 0; i < plan->nmoves; i++) {
+			c = plan->moves[i].from;
+			b->stuck_moves += c < STEER_MAX_CPUS && b->stuck[c];
+			c = plan->moves[i].to;
+			b->stuck_moves += c < STEER_MAX_CPUS && b->stuck[c];
+			b->minute_moves[minute]++;
+		}
 		for (i = 0; back && !b->probe.verdict && i < plan->nmoves; i++) {
 			b_ = plan->moves[i].bucket;
-			if (left[b_] == plan->moves[i].to + 1)
+			if (left[b_] == plan->moves[i].to + 1) {
 				(*back)++;
+				b->minute_back[minute]++;
+			}
 			left[b_] = plan->moves[i].from + 1;
 		}
 		run->rounds++;

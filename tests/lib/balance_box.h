@@ -45,6 +45,22 @@ struct box {
 	double jitter;			/* > 0: the rate's relative standard
 					 * deviation from round to round (a
 					 * noisy host), with noise */
+	bool stuck[STEER_MAX_CPUS];	/* the CPU's kthread takes nothing
+					 * this round (an application of
+					 * higher priority has it all): what
+					 * is sent there drops, and the
+					 * balancer sees it cannot drain, as
+					 * lib/balance.c's evidence_stuck() */
+	/* When set, called before each round: an application that comes
+	 * and goes (app[], stuck[]). */
+	void (*before_round)(struct box *b, int round);
+	bool forget_ways;		/* plan without balance_hold(): the
+					 * balancer before it, to compare */
+	int stuck_moves;		/* plan moves off or onto a CPU stuck
+					 * that round */
+	int minute_moves[64];		/* plan moves per 60 rounds (of 1 s:
+					 * per minute), the first 64 */
+	int minute_back[64];		/* of those, moves back (as *back) */
 };
 
 /* What a round did, true and as seen. */

@@ -158,7 +158,7 @@ int sim_balance(struct sim *s, struct balance_memory *mem, double tolerance,
 		err = balance_plan(&in, s->table, plan);
 		if (err)
 			break;
-		balance_remember(mem, plan);
+		balance_remember(mem, plan, false);
 		run->rounds++;
 		run->moves += plan->nmoves;
 		if (plan->nmoves > run->most)

@@ -166,7 +166,7 @@ static void test_elephant_over_a_share(void)
 	/* 16 workers, one flow with 20 % of the load: 3.2 shares. */
 	static const struct scenario sc = {
 		"", 16, 512, { 20000, 0.9, 1, 0.20 } };
-	struct balance_memory mem = { { 0 }, false };
+	struct balance_memory mem = { .going = false };
 	struct sim_run run;
 	struct sim *s = sim_new(&sc, NULL, 3);
 	double after;
@@ -199,7 +199,7 @@ static void test_weights_are_the_targets(void)
 	static const struct scenario sc = {
 		"", 2, 512, { 10000, 1.0, 4, 0.08 } };
 	static const __u32 weights[] = { 1, 3 };
-	struct balance_memory mem = { { 0 }, false };
+	struct balance_memory mem = { .going = false };
 	double per[2] = { 0, 0 }, total = 0;
 	struct sim_run run;
 	struct sim *s = sim_new(&sc, weights, 5);
@@ -347,7 +347,7 @@ static void test_make_room(void)
 {
 	static const __u32 weight[STEER_MAX_CPUS] = { 1, 1, 1, 1, 1 };
 	struct balance_plan *plan = malloc(sizeof(*plan));
-	struct balance_memory mem = { { 0 }, false };
+	struct balance_memory mem = { .going = false };
 	double load[128];
 	__u32 table[128], b;
 	struct balance_input in = { .size = 128, .table = table,
@@ -366,7 +366,7 @@ static void test_make_room(void)
 		if (!EXPECT_EQ(balance_plan(&in, table, plan), 0,
 			       "the round is planned"))
 			break;
-		balance_remember(&mem, plan);
+		balance_remember(&mem, plan, false);
 		printf("  round %d: busiest %.3f -> %.3f in %d moves\n", round,
 		       plan->ratio, plan->after, plan->nmoves);
 		if (!round) {
