@@ -258,6 +258,17 @@ int observer_ingress(struct __sk_buff *skb)
 	__sync_fetch_and_or(&f->cpus[(cpu / 64) & (TRAFFIC_MAX_CPUS / 64 - 1)],
 			    1ull << (cpu % 64));
 	__sync_fetch_and_add(&f->received, 1);
+	/* A switch of CPUs, and a switch back too soon for any move. */
+	prev = __sync_lock_test_and_set(&f->last_cpu, cpu + 1);
+	if (prev && prev != cpu + 1) {
+		__u64 now = bpf_ktime_get_ns(), left, at;
+
+		__sync_fetch_and_add(&f->switches, 1);
+		left = __sync_lock_test_and_set(&f->left_cpu, prev);
+		at = __sync_lock_test_and_set(&f->switched_ns, now);
+		if (left == cpu + 1 && now - at < OBS_SPLIT_NS)
+			__sync_fetch_and_add(&f->splits, 1);
+	}
 	/* The exchange orders arrivals, also across CPUs. */
 	prev = __sync_lock_test_and_set(&f->last_seq, m.seq);
 	if (m.seq > prev + 1) {

@@ -15,7 +15,7 @@
  *   drops_redirect_err N          redirect into the cpumap failed
  *   cpu C marked N flows N        per CPU that saw marked frames
  *   flow F cpus C[,C...] received N gaps N missing N late N last S
- *                                 per flow seen at least once
+ *        switches N splits N      per flow seen at least once
  *
  * With --samples FILE it also writes, every --sample-ms (default 500),
  * one line of the marked frames each CPU has seen so far:
@@ -25,7 +25,10 @@
  * "gaps" counts frames whose sequence number jumped ahead (seq > last + 1,
  * "missing" the numbers skipped: lost, or overtaken and counted "late" when
  * they come), "late" frames that came after a higher number (reordered or
- * duplicated). Loss is sent - received, not "missing". It trusts nothing of
+ * duplicated). "switches" counts frames that came on another CPU than the
+ * flow's frame before, "splits" those back on the CPU the flow's last
+ * switch left within OBS_SPLIT_NS of it (traffic.h): the flow on two CPUs
+ * at once. Loss is sent - received, not "missing". It trusts nothing of
  * xdp-steer but the id of its pinned cpumap.
  */
 #define _GNU_SOURCE
@@ -182,11 +185,14 @@ static int report(const struct opts *o, struct observer_bpf *skel,
 			first = false;
 		}
 		fprintf(out, " received %llu gaps %llu missing %llu late %llu "
-			"last %llu\n", (unsigned long long)f.received,
+			"last %llu switches %llu splits %llu\n",
+			(unsigned long long)f.received,
 			(unsigned long long)f.gaps,
 			(unsigned long long)f.missing,
 			(unsigned long long)f.late,
-			(unsigned long long)f.last_seq);
+			(unsigned long long)f.last_seq,
+			(unsigned long long)f.switches,
+			(unsigned long long)f.splits);
 	}
 out_close:
 	if (out != stdout && fclose(out) && !err)

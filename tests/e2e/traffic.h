@@ -129,7 +129,19 @@ struct obs_flow {
 	__u64 late;		/* frames with seq <= previous: reordered or
 				 * duplicated */
 	__u64 last_seq;		/* seq of the frame that arrived last */
+	__u64 last_cpu;		/* 1 + the CPU of the frame that arrived
+				 * last; 0: none yet */
+	__u64 left_cpu;		/* 1 + the CPU its last switch left */
+	__u64 switched_ns;	/* when it last switched CPUs */
+	__u64 switches;		/* frames on another CPU than the one
+				 * before */
+	__u64 splits;		/* of those, back on the CPU the last switch
+				 * left within OBS_SPLIT_NS of it: the flow
+				 * on two CPUs at once */
 };
+/* No move of xdp-steer's takes a flow back within this: a balancer round
+ * is a second, and a bucket it moved stays for two more. */
+#define OBS_SPLIT_NS	100000000ull
 
 /* Observer: obs_cpu (per-CPU array, one entry): frames per CPU. */
 struct obs_cpu {

@@ -392,6 +392,18 @@ traffic_not_late() {
 		}' "$1"
 }
 
+# traffic_not_split REPORT: no flow came back to a CPU it had just left
+# (observer.c, "splits"): never on two CPUs at once.
+traffic_not_split() {
+	awk '
+		$1 == "flow" { n++ }
+		$1 == "flow" && $18 { bad++; if (bad <= 5) print $0 }
+		END {
+			if (!n) { print "no flow arrived"; exit 1 }
+			if (bad) { print bad " flows on two CPUs at once"; exit 1 }
+		}' "$1"
+}
+
 # traffic_accounted REPORT: frames the observer saw + counted drops ==
 # frames sent, in all and, with no drops, per flow. The drop counters see
 # every frame, so they may also hold frames A's own stack sent during the
@@ -493,8 +505,8 @@ traffic_cpu_table() {
 # traffic_summary REPORT: one line for logs.
 traffic_summary() {
 	awk -v sent="${GEN_SENT:-?}" '
-		$1 == "flow" { flows++; if ($4 ~ /,/) multi++; late += $12; gaps += $8; missing += $10 }
+		$1 == "flow" { flows++; if ($4 ~ /,/) multi++; late += $12; gaps += $8; missing += $10; split += $18 > 0 }
 		$1 == "marked" { marked = $2 }
-		END { printf "sent %s, observed %d in %d flows; %d flows on several CPUs, %d late frames, %d gaps (%d missing)\n", \
-			sent, marked, flows, multi, late, gaps, missing }' "$1"
+		END { printf "sent %s, observed %d in %d flows; %d flows on several CPUs, %d on two at once, %d late frames, %d gaps (%d missing)\n", \
+			sent, marked, flows, multi, split, late, gaps, missing }' "$1"
 }
