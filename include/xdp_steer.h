@@ -620,7 +620,8 @@ struct steer_balance {
 	X(BEST, "best-possible", "over tolerance, but no move makes it better (a bucket alone exceeds a share)") \
 	X(WAITING, "waiting", "buckets of an earlier move still drain")	\
 	X(STALE, "stale", "an apply came between its plan and its move: planned again") \
-	X(FAILED, "failed", "applying its moves failed")
+	X(FAILED, "failed", "applying its moves failed")		\
+	X(HELD, "held", "over tolerance, but the workers a move needs are held: one cannot drain now, or its load keeps turning")
 #define STEER_BAL_ENUM_(name, word, help) STEER_BAL_##name,
 enum { STEER_BAL_STATES(STEER_BAL_ENUM_) STEER_BAL_NSTATES };
 #undef STEER_BAL_ENUM_

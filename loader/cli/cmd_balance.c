@@ -47,7 +47,8 @@ static double mono_s(void)
 static bool repeats(const struct steer_balance_round *r)
 {
 	return r->state == STEER_BAL_IDLE || r->state == STEER_BAL_BALANCED ||
-	       r->state == STEER_BAL_BEST || r->state == STEER_BAL_WAITING;
+	       r->state == STEER_BAL_BEST || r->state == STEER_BAL_WAITING ||
+	       r->state == STEER_BAL_HELD;
 }
 
 static int balance_handle(int opt, const char *arg, void *ctx)

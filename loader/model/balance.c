@@ -142,6 +142,22 @@ static double over(const struct round *r, int w)
 	return 1 + r->in->tolerance + BALANCE_SIGMAS * n + tick;
 }
 
+/* Whether the holds alone left busiest worker 's' as it is: it may not
+ * shed, or no other worker may gain. */
+static bool held_out(const struct round *r, int s)
+{
+	int w;
+
+	if (!r->in->hold || r->nworkers < 2)
+		return false;
+	if (held(r->in, r->cpu[s], BALANCE_HOLD_SHED))
+		return true;
+	for (w = 0; w < r->nworkers; w++)
+		if (w != s && !held(r->in, r->cpu[w], BALANCE_HOLD_GAIN))
+			return false;
+	return true;
+}
+
 static bool movable(const struct round *r, __u32 b)
 {
 	__u32 cpu = r->table[b];
@@ -406,7 +422,8 @@ int balance_plan(const struct balance_input *in, __u32 *table_out,
 	if (r->load[w] >= in->floor &&
 	    plan->ratio > over(r, w) - (in->going ? in->tolerance / 2 : 0)) {
 		even_out(r, plan);
-		plan->state = plan->nmoves ? STEER_BAL_MOVED : STEER_BAL_BEST;
+		plan->state = plan->nmoves ? STEER_BAL_MOVED :
+			      held_out(r, w) ? STEER_BAL_HELD : STEER_BAL_BEST;
 	}
 	for (w = 0; w < r->nworkers; w++)
 		plan->workers[w].after = r->load[w];

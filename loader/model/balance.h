@@ -155,8 +155,8 @@ struct balance_worker {
 };
 
 struct balance_plan {
-	int state;			/* STEER_BAL_IDLE, _BALANCED, _MOVED
-					 * or _BEST */
+	int state;			/* STEER_BAL_IDLE, _BALANCED, _MOVED,
+					 * _BEST or _HELD */
 	double total;			/* load of all workers */
 	__u32 busiest;			/* CPU, before the moves */
 	double ratio;			/* its load over its share's */

@@ -308,6 +308,43 @@ static void test_elephant_stays(void)
 	free(plan);
 }
 
+/* Over tolerance, but the busiest worker may not shed (its kthread cannot
+ * drain now, or its load keeps turning), then no other may gain: no move,
+ * and the round says held, not best-possible. */
+static void test_held_says_so(void)
+{
+	double load[8] = { 0.4, 0.1, 0.4, 0.1, 0.4, 0.1, 0.4, 0.1 };
+	struct balance_plan *plan = malloc(sizeof(*plan));
+	unsigned char hold[STEER_MAX_CPUS] = { 0 };
+	double fixed[STEER_MAX_CPUS] = { 0 };
+	__u32 weight[STEER_MAX_CPUS] = { 1, 1 };
+	__u32 table[8] = { 0, 1, 0, 1, 0, 1, 0, 1 };
+	struct balance_input in = {
+		.size = 8, .table = table, .weight = weight, .load = load,
+		.fixed = fixed, .tolerance = TOL, .max_moves = MOVES,
+		.hold = hold,
+	};
+
+	if (!EXPECT(plan != NULL, "memory for a plan"))
+		return;
+	hold[0] = BALANCE_HOLD_SHED | BALANCE_HOLD_GAIN;
+	if (EXPECT_EQ(balance_plan(&in, table, plan), 0, "the round is planned")) {
+		EXPECT_EQ(plan->nmoves, 0, "cpu 0, the busiest, sheds nothing");
+		EXPECT_EQ(plan->state, STEER_BAL_HELD, "and the round says held");
+	}
+	hold[0] = 0;
+	hold[1] = BALANCE_HOLD_GAIN;
+	if (EXPECT_EQ(balance_plan(&in, table, plan), 0, "the round is planned")) {
+		EXPECT_EQ(plan->nmoves, 0, "cpu 1, the only other, gains nothing");
+		EXPECT_EQ(plan->state, STEER_BAL_HELD, "held again");
+	}
+	hold[1] = 0;
+	if (EXPECT_EQ(balance_plan(&in, table, plan), 0, "the round is planned"))
+		EXPECT(plan->nmoves > 0 && plan->state == STEER_BAL_MOVED,
+		       "with the holds gone it moves");
+	free(plan);
+}
+
 static void test_idle_and_balanced(void)
 {
 	static const struct scenario sc = {
@@ -495,6 +532,8 @@ int main(int argc, char **argv)
 			   "balance: one flow that is its worker's whole load, the other idle, does not trade places for a hair"),
 		TEST_ENTRY(test_idle_and_balanced,
 			   "balance: no traffic is idle, even traffic balanced, without moves"),
+		TEST_ENTRY(test_held_says_so,
+			   "balance: a round the holds leave over tolerance moves nothing and says held"),
 		TEST_ENTRY(test_frozen_stay,
 			   "balance: buckets moved a moment ago stay"),
 		TEST_ENTRY(test_make_room_passes_over_a_bucket_that_fits_nowhere,
