@@ -33,9 +33,8 @@ int insns_count_checked(const char *who, const char *row, const char *tool,
 /* Calls 'runs' (the kernel's runs of the frames about to be counted: 0 or
  * a negative errno) and reads the clock the model is then to run at
  * (clock_jiffies64()) into *now, both in one tick: what the datapath
- * remembers for the rest of a tick (steer_stats.window_shut) is then as
- * the next frame of that tick finds it, not as the first frame of a tick
- * does. Tried again when a tick passes, a few times (a tick is
+ * writes once a tick (steer_stats.queued_tick) is then as the next frame
+ * of that tick finds it, not as the first frame of a tick does. Tried again when a tick passes, a few times (a tick is
  * milliseconds, the runs microseconds). 0 or a negative errno. */
 int insns_runs_in_one_tick(int (*runs)(void *arg), void *arg, __u64 *now);
 
