@@ -1873,7 +1873,9 @@ static void test_the_real_worker_and_tracepoints_publish_and_release(void)
 	EXPECT_EQ(queued_to(remote_cpu), n, "this CPU queued n frames to R");
 	bpf_map_lookup_elem(prog.steer_wenq, &target, &we);
 	EXPECT_EQ(we.frames, n, "all of them entered R's ring, by the enqueue tracepoint");
-	EXPECT(stats().napi_polls > 0, "the test run's polls ended on this CPU, by the napi_poll tracepoint");
+	/* No napi_polls asserted: a live test run flushes its batches
+	 * outside any NAPI poll (6.1 and 6.12, seen in the VM tier), so the
+	 * napi_poll program is tested by hand above. */
 	key = remote_cpu * STEER_MAX_CPUS + local_cpu;
 	bpf_map_lookup_elem(prog.steer_deq, &key, &d);
 	EXPECT(steer_mark_base(d.h, n, &base) && base < n && n - base <= 8,
