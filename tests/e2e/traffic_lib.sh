@@ -505,8 +505,8 @@ traffic_cpu_table() {
 # traffic_summary REPORT: one line for logs.
 traffic_summary() {
 	awk -v sent="${GEN_SENT:-?}" '
-		$1 == "flow" { flows++; if ($4 ~ /,/) multi++; late += $12; gaps += $8; missing += $10; split += $18 > 0 }
+		$1 == "flow" { flows++; if ($4 ~ /,/) multi++; late += $12; gaps += $8; missing += $10; twice += $18 > 0 }
 		$1 == "marked" { marked = $2 }
 		END { printf "sent %s, observed %d in %d flows; %d flows on several CPUs, %d on two at once, %d late frames, %d gaps (%d missing)\n", \
-			sent, marked, flows, multi, split, late, gaps, missing }' "$1"
+			sent, marked, flows, multi, twice, late, gaps, missing }' "$1"
 }
