@@ -57,7 +57,8 @@ set -u
 STREAMS=${TCP_STREAMS:-8}
 RATE=${TCP_RATE:-100M}
 # Long enough for the 50 swaps below inside the transfer: an apply with
-# drain waits drain_timeout (50 ms) and two ticks before it flips.
+# drain waits before it flips until every ring has handed on what it
+# held (tens of ms here).
 DURATION=${TCP_SECONDS:-6}
 PORT4=5201
 PORT6=5202
@@ -315,9 +316,10 @@ done
 # ---- the same with policy swaps during the transfer -------------------------
 
 # swaps N: N applies, all CPUs even <-> weighted (1:3, then 3:1), one
-# after the other from half a second into the transfer (80-100 ms each
-# here, the drain window's warm-up included: 50 take 4.5 s, done a second
-# before its end); "SUCCEEDED SECONDS" to $E2E_TMP/swaps.
+# after the other from half a second into the transfer (each with its
+# warm-up: 80-100 ms when the warm-up slept the drain timeout, about half
+# since it waits for the rings; the run prints how long 50 took, done
+# well before its end); "SUCCEEDED SECONDS" to $E2E_TMP/swaps.
 swaps() {
 	local i ok=0 pol t0
 	sleep 0.5
