@@ -1697,7 +1697,9 @@ static void test_a_kthread_report_counts_for_its_entry_wherever_it_runs(void)
 	wd = wdone_of(target);
 	EXPECT_EQ(wd.frames, 8, "R's bank-1 entry counts the batch of 8");
 	EXPECT(wd.last_ns >= t0 && wd.last_ns <= now_ns(), "and when it reported");
-	EXPECT(wd.last_tick - j0 <= 1, "in ticks too");
+	/* Between the ticks read around the run: a TCG guest's test run may
+	 * take ticks. */
+	EXPECT(wd.last_tick - j0 <= jiffies() - j0, "in ticks too");
 	EXPECT_EQ(wdone_of(remote_cpu).frames + wdone_of(local_cpu).frames +
 		  wdone_of(STEER_MAX_CPUS + local_cpu).frames, 0,
 		  "no other entry: not L's, whose CPU ran it, nor bank 0's");
@@ -1708,7 +1710,7 @@ static void test_a_kthread_report_counts_for_its_entry_wherever_it_runs(void)
 		return;
 	wd = wdone_of(target);
 	EXPECT_EQ(wd.frames, 138, "the counts add up");
-	EXPECT(wd.epoch_at[1] - j0 <= 1, "epoch 1's start is noted");
+	EXPECT(wd.epoch_at[1] - j0 <= jiffies() - j0, "epoch 1's start is noted");
 
 	/* A batch of none (a wake-up to an empty ring) moves the clocks
 	 * only: an entry made anew in its place may count already. */
