@@ -745,6 +745,9 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	if (err) {
 		snprintf(why, why_len, "switching to the new slot failed: %s",
 			 strerror(-err));
+		/* The policy in force stays, and nothing needs stamps. */
+		if (warm)
+			window_close(m, 0);
 		goto out_undo;
 	}
 	/* From the flip on, the records of the warm-up and the drains

@@ -257,12 +257,14 @@ check "nothing is left on the interface" test "$(prog_on "$NS_B" "$IF_B")" = 0
 # entry and retires CPU 0's.
 xs -q attach "$IF_B" --policy "$T/p0.yaml" || fail "attach"
 S0=$(state "$PIN_B")
-for step in write add-cpumap flip; do
+for step in write add-cpumap warm-up flip; do
 	check "apply failing at '$step' exits 1" run_rc 1 fp "$step" apply "$IF_B" --policy "$T/p2.yaml"
 	check "apply failing at '$step' says the previous policy is in force" \
 		out_has "the previous policy is still in force"
 	check "after a failure at '$step' the maps hold the previous policy, cpumap included" \
 		test "$(state "$PIN_B")" = "$S0"
+	check "after a failure at '$step' the drain window is shut (no frame stamped for nothing)" \
+		bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER status $IF_B --json | grep -q '\"drain_window_open\": false'"
 done
 check "apply with a failed wait for readers succeeds: the policy is in force" \
 	run_rc 0 fp wait apply "$IF_B" --policy "$T/p2.yaml"
