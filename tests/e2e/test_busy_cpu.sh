@@ -52,12 +52,15 @@ traffic_init
 T=$E2E_TMP
 BUSY_PID=
 IPERF_PID=
+IPERF_PIDS=
+# The busy loop's name, this run's own: the cleanup kills only it.
+BUSY_TAG=xsb-busy-$$
 busy_cleanup() {
 	local p
-	for p in $BUSY_PID $IPERF_PID; do
+	for p in $BUSY_PID $IPERF_PID $IPERF_PIDS; do
 		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
 	done
-	pkill -f "while :; do :; done" 2>/dev/null
+	pkill -f "$BUSY_TAG" 2>/dev/null
 	traffic_cleanup
 }
 trap busy_cleanup EXIT
@@ -67,7 +70,8 @@ xs() { in_b "$XDP_STEER" "$@"; }
 busy() {
 	(
 		for _ in $(seq "$BUSY_CYCLES"); do
-			timeout "$BUSY_ON" taskset -c "$1" sh -c 'while :; do :; done'
+			timeout "$BUSY_ON" taskset -c "$1" \
+				sh -c 'while :; do :; done' "$BUSY_TAG"
 			sleep "$BUSY_OFF"
 		done
 	) &
@@ -186,13 +190,8 @@ if [ -z "$HAVE_IPERF" ]; then
 	skip "TCP" "iperf3 missing (Debian package iperf3)"
 	e2e_done
 fi
-nsenter --net=/run/netns/"$NS_B" iperf3 -s -B "$IP_B" -p "$PORT" >/dev/null 2>&1 &
-IPERF_SERVER=$!
-trap 'kill $IPERF_SERVER 2>/dev/null; busy_cleanup' EXIT
-for i in $(seq 50); do
-	[ -n "$(in_b ss -Hltn "sport = :$PORT")" ] && break
-	sleep 0.1
-done
+iperf_server "$IP_B" "$PORT"
+check "an iperf3 server listens on $IP_B port $PORT in B" iperf_listening "$PORT"
 TCP_MOVED=0
 part_tcp "TCP, a busy loop on worker cpu $WORKER_CPU" "$WORKER_CPU"
 part_tcp "TCP, a busy loop on the collector, cpu $TRAFFIC_RX_CPU" "$TRAFFIC_RX_CPU"

@@ -238,24 +238,6 @@ noise_check() {
 		test "$steer" -le $(( base + noise ))
 }
 
-# iperf_server ADDR PORT: nsenter execs iperf3, so $! is the server's pid.
-iperf_server() {
-	nsenter --net=/run/netns/"$NS_B" iperf3 -s -B "$1" -p "$2" >/dev/null 2>&1 &
-	IPERF_PIDS="$IPERF_PIDS $!"
-}
-# iperf_listening PORT...: B listens on every PORT (waits up to 5 s).
-iperf_listening() {
-	local i p
-	for p in "$@"; do
-		for i in $(seq 50); do
-			[ -n "$(in_b ss -Hltn "sport = :$p")" ] && continue 2
-			sleep 0.1
-		done
-		echo "nothing listens on port $p in $NS_B"
-		return 1
-	done
-}
-
 iperf_server "$IP_B" "$PORT4"
 iperf_server "$IP6_B" "$PORT6"
 check "iperf3 servers listen on $IP_B port $PORT4 and $IP6_B port $PORT6 in B" \

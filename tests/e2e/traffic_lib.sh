@@ -332,6 +332,26 @@ gen_sent_of() {
 	awk -v k="$1" '$5 == k {s += $7} END {print s + 0}' "$GEN_FLOWS"
 }
 
+# iperf_server ADDR PORT: an iperf3 server in B, its pid added to
+# IPERF_PIDS (nsenter execs iperf3, so $! is the server's).
+iperf_server() {
+	nsenter --net=/run/netns/"$NS_B" iperf3 -s -B "$1" -p "$2" >/dev/null 2>&1 &
+	IPERF_PIDS="${IPERF_PIDS:-} $!"
+}
+
+# iperf_listening PORT...: B listens on every PORT (waits up to 5 s).
+iperf_listening() {
+	local i p
+	for p in "$@"; do
+		for i in $(seq 50); do
+			[ -n "$(in_b ss -Hltn "sport = :$p")" ] && continue 2
+			sleep 0.1
+		done
+		echo "nothing listens on port $p in $NS_B"
+		return 1
+	done
+}
+
 # ---- checks: print what is wrong, return 1 ---------------------------------
 
 # traffic_flows_one_cpu REPORT FIRST LAST: flows FIRST..LAST each arrived,
