@@ -42,8 +42,8 @@
  * Records and stamps cost time, and only buckets that move need them, at
  * a flip: so every queued frame keeps them only in the warm-up before a
  * flip (struct steer_window), and a bucket afterwards only while it
- * drains. Between, a queued frame reads its bucket's record (one compare)
- * and writes nothing.
+ * drains. Between, a queued frame looks the window up and reads its
+ * bucket's record, and writes nothing.
  *
  * Frames of a flow can also reach this CPU's fast path from another
  * receiving CPU's queue to this CPU, which no loader announces: a flow
@@ -89,8 +89,8 @@ static __always_inline __u32 target_cpu_of(__u32 target)
 }
 
 /* The warm-up window (struct steer_window): the map's entry, or NULL.
- * Read by a queued frame only where it drains or the record in hand does
- * not settle it (deliver_bucket()). */
+ * Looked up by every frame queued under drain (deliver_bucket(),
+ * deliver()): 9 instructions (bench_prog --insns). */
 static __always_inline struct steer_window *window_get(void)
 {
 	__u32 zero = 0;
@@ -213,11 +213,6 @@ static __always_inline int queue_frame(struct xdp_md *ctx,
  * that move or arrive cold, never in steady state.
  */
 
-/* drained()'s answers: enum steer_drain of include/xdp_steer.h. */
-#define DRAIN_WAIT	STEER_DRAIN_WAIT
-#define DRAIN_DONE	STEER_DRAIN_DONE
-#define DRAIN_STALLED	STEER_DRAIN_STALLED
-
 /* The slot's drain timeout and gro_units in one argument: a BPF function
  * takes five. */
 #define DRAIN_LIMITS(slot) \
@@ -242,7 +237,7 @@ __noinline int drained(__u32 me, __u32 target, __u64 frame, __u32 now,
 	int found;
 
 	if (target >= STEER_TARGETS || me >= STEER_MAX_CPUS)
-		return DRAIN_WAIT;
+		return STEER_DRAIN_WAIT;
 	/* One key for every lookup: 6.1's verifier caps the stack of this
 	 * call chain (tests/unit/test_bpf_stack.py). */
 	key = target;
@@ -253,7 +248,7 @@ __noinline int drained(__u32 me, __u32 target, __u64 frame, __u32 now,
 	key = 0;
 	st = bpf_map_lookup_elem(&steer_stats, &key);
 	if (!wd || !we || !d || !st)
-		return DRAIN_WAIT;
+		return STEER_DRAIN_WAIT;
 	/* Other CPUs write these: each read once, in the order the facts
 	 * need (struct steer_drain_facts). */
 	f.enq = *(volatile __u32 *)&we->frames;
@@ -347,12 +342,12 @@ static __always_inline int rxmove_wait(__u32 me, __u32 now, __u64 limits)
 	state = mv->queued ? drained(me, mv->target,
 				     DRAIN_FRAME(mv->seq, mv->poll), now,
 				     limits) :
-		DRAIN_WAIT;	/* no marker yet: this frame becomes it */
-	if (state != DRAIN_DONE &&
+		STEER_DRAIN_WAIT;	/* no marker yet: this frame becomes it */
+	if (state != STEER_DRAIN_DONE &&
 	    (mv->queued || now - mv->since < (__u32)limits))
 		return RXMOVE_WAIT;
 	mv->pending = 0;
-	return state == DRAIN_DONE ? RXMOVE_CLEAR : RXMOVE_TIMEOUT;
+	return state == STEER_DRAIN_DONE ? RXMOVE_CLEAR : RXMOVE_TIMEOUT;
 }
 
 /* A held frame went to 'target' with stamp 'seq' (0: unstamped) while

@@ -354,19 +354,6 @@ static __always_inline int record_settles(const struct steer_slot *slot,
 		(__s32)(b->gen - slot->drain_gen) < 0);
 }
 
-/* Whether a poll has ended on this CPU since the bucket's last frame
- * passed here (b->poll): that frame is up the stack (struct steer_stats,
- * napi_polls). Where GRO keeps young segments (HZ >= 1000), one that
- * ended at a later tick than the frame's. */
-static __always_inline int polled_since(const struct steer_stats *st,
-					const struct steer_bucket *b,
-					const struct steer_slot *slot)
-{
-	return (__s32)((__u32)st->napi_polls - b->poll) > 0 &&
-	       (!slot->gro_units ||
-		(__s32)((__u32)st->napi_poll_tick - b->last) > 0);
-}
-
 /* A frame of drain bucket 'bucket' (steer_buckets), whose table CPU is
  * 'cpu', under drain, when deliver_bucket() found no steady state: to
  * wherever its frames must go now (drain.h). A function of its own, called
@@ -417,14 +404,17 @@ static __noinline int deliver_drain(struct xdp_md *ctx, struct steer_stats *st,
 			 * that moved here, at once: that queue's flows were
 			 * last passed here before it left, and their frames
 			 * since wait in this CPU's queue (drain.h). */
-			drain = hold || polled_since(st, b, slot) ?
-				DRAIN_DONE : DRAIN_WAIT;
+			drain = hold ||
+				steer_polled_since((__u32)st->napi_polls,
+						   (__u32)st->napi_poll_tick,
+						   b, slot->gro_units) ?
+				STEER_DRAIN_DONE : STEER_DRAIN_WAIT;
 		else
 			drain = drained(me, cur, DRAIN_FRAME(b->seq, b->poll),
 					now, DRAIN_LIMITS(slot));
-		if (drain != DRAIN_DONE) {
+		if (drain != STEER_DRAIN_DONE) {
 			st->drain_held++;
-			if (drain == DRAIN_STALLED)
+			if (drain == STEER_DRAIN_STALLED)
 				st->drain_stalled++;
 			ret = send(ctx, slot, st, 1, me, cur, bytes, &seq);
 			/* Its last frame there now, or passed here still.

@@ -743,6 +743,20 @@ static inline int steer_bucket_live(const struct steer_bucket *b,
 			   (__s32)(b->gen - drain_gen) >= 0);
 }
 
+/* Whether a bucket's last frame passed on the fast path of a receiving
+ * CPU whose napi_polls and napi_poll_tick (struct steer_stats) are
+ * 'polls' and 'poll_tick' is up the stack: a poll has ended there since
+ * (b->poll); where GRO keeps young segments (gro_units, HZ >= 1000), one
+ * that ended at a later tick than the frame's. The datapath and the
+ * loader judge a bucket leaving the fast path alike. */
+static inline int steer_polled_since(__u32 polls, __u32 poll_tick,
+				     const struct steer_bucket *b,
+				     __u32 gro_units)
+{
+	return (__s32)(polls - b->poll) > 0 &&
+	       (!gro_units || (__s32)(poll_tick - b->last) > 0);
+}
+
 /* steer_deq[target * STEER_MAX_CPUS + rx]: how far the target's cpumap
  * program got in receiving CPU rx's stamped frames: per epoch e of the
  * target's reported frames (steer_wdone.frames / STEER_MARK_EPOCH), at
@@ -936,9 +950,9 @@ struct steer_rxmove {
  * frame after it is stamped and recorded under 'gen'. It flips, and shuts
  * the window. From the flip on, a bucket whose record of this warm-up (or
  * later) names another target than the table drains from there; any
- * other goes where the table says. Outside the window the datapath reads
- * a queued frame's record (one compare) and writes nothing, unless it
- * drains.
+ * other goes where the table says. Outside the window a queued frame
+ * reads the window and its bucket's record, and writes nothing unless
+ * the bucket drains.
  *
  * A receiving CPU's own moves (a receive queue or a flow arriving here
  * from another CPU, drain.h) need no window: it sends a marker through

@@ -4,11 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "kernel/clock.h"
 #include "kernel/cpumap.h"
 #include "kernel/evidence.h"
 

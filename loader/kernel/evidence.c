@@ -81,8 +81,8 @@ int evidence_judge(const struct evidence *e, __u32 rx,
 		return STEER_DRAIN_WAIT;
 	/* The fast path: a poll ended since its last frame (drain.h). */
 	if (b->target & STEER_TARGET_LOCAL)
-		return (__s32)(e->polls[rx] - b->poll) > 0 &&
-		       (!gro_units || (__s32)(e->poll_tick[rx] - b->last) > 0) ?
+		return steer_polled_since(e->polls[rx], e->poll_tick[rx], b,
+					  gro_units) ?
 		       STEER_DRAIN_DONE : STEER_DRAIN_WAIT;
 	target = b->target;
 	if (target >= STEER_TARGETS)

@@ -90,6 +90,31 @@ static __u64 drain_wait_ns(const struct steer_slot *s)
 	return (__u64)s->drain_ms * 1000000ull + 20000000ull;
 }
 
+/* A warm-up (window.h): the window opened under a new generation, in
+ * *gen, seen open by every CPU, and every ring's earlier frames handed
+ * on. On failure the window is shut again, 'why' says why, and the
+ * caller changes nothing. */
+static int warm_up(const struct steer_maps *m, __u32 gro_units, __u32 *gen,
+		   char *why, size_t why_len)
+{
+	int err;
+
+	err = window_open(m, gen);
+	if (!err)
+		err = failpoint("warm-up");
+	if (!err)
+		err = slots_wait_readers();
+	if (!err)
+		err = window_wait_ready(m, gro_units, why, why_len);
+	if (err) {
+		window_close(m, 0);
+		if (!why[0])
+			snprintf(why, why_len, "warming up the drain failed: %s",
+				 strerror(-err));
+	}
+	return err;
+}
+
 /*
  * Refresh: every bucket record written before now stops saying anything,
  * as after a flip, without one: a warm-up (window.h), then the slot in
@@ -113,16 +138,12 @@ static int refresh(const struct steer_maps *m, const struct steer_ctl *ctl,
 		return -errno;
 	if (!s.table_size || !(s.flags & STEER_F_DRAIN))
 		return 0;
-	err = window_open(m, &gen);
-	if (!err)
-		err = slots_wait_readers();
-	if (!err)
-		err = window_wait_ready(m, s.gro_units, why, why_len);
-	if (!err) {
-		s.drain_gen = gen;
-		err = bpf_map_update_elem(m->steer_slots, &ctl->active, &s,
-					  BPF_ANY) ? -errno : 0;
-	}
+	err = warm_up(m, s.gro_units, &gen, why, why_len);
+	if (err)
+		return err;
+	s.drain_gen = gen;
+	err = bpf_map_update_elem(m->steer_slots, &ctl->active, &s,
+				  BPF_ANY) ? -errno : 0;
 	window_close(m, 0);
 	/* No frame runs with the old drain_gen any more. */
 	if (!err)
@@ -717,23 +738,15 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	 * other bucket has nothing left anywhere (kernel/window.h). A first
 	 * policy has nothing to move. */
 	if (warm) {
-		err = window_open(m, &gen);
-		if (!err && gen != b->slot.drain_gen)
-			err = -ESTALE;
-		if (!err)
-			err = failpoint("warm-up");
-		if (!err)
-			err = slots_wait_readers();
-		if (!err)
-			err = window_wait_ready(m, b->slot.gro_units, why,
-						why_len);
-		if (err) {
+		err = warm_up(m, b->slot.gro_units, &gen, why, why_len);
+		if (!err && gen != b->slot.drain_gen) {
 			window_close(m, 0);
-			if (!why[0])
-				snprintf(why, why_len, "warming up the drain failed: %s",
-					 strerror(-err));
-			goto out_undo;
+			err = -ESTALE;
+			snprintf(why, why_len, "the drain window's generation moved under this apply (%u, not %u): retry",
+				 gen, b->slot.drain_gen);
 		}
+		if (err)
+			goto out_undo;
 	}
 
 	/* Flip: from here on the new policy is in force. */

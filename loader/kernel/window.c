@@ -109,16 +109,18 @@ int window_wait_ready(const struct steer_maps *m, __u32 gro_units,
 	unsigned char waiting[STEER_TARGETS];
 	struct evidence *e;
 	__u32 upto[STEER_TARGETS], t;
-	int err, left, tries;
+	__u64 start;
+	int err, left;
 
 	e = malloc(sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	/* Everything that entered each ring so far. */
 	err = evidence_read(m, e);
+	start = e->now_ns;
 	for (t = 0; !err && t < STEER_TARGETS; t++)
 		upto[t] = e->facts[t].enq;
-	for (tries = 0; !err; tries++) {
+	while (!err) {
 		left = 0;
 		for (t = 0; t < STEER_TARGETS; t++) {
 			waiting[t] = !evidence_ring_delivered(e, t, upto[t],
@@ -127,7 +129,9 @@ int window_wait_ready(const struct steer_maps *m, __u32 gro_units,
 		}
 		if (!left)
 			break;
-		if (tries >= WINDOW_READY_MS) {
+		/* By the clock each read takes with it (a read of every
+		 * target's facts takes time of its own). */
+		if (e->now_ns - start >= WINDOW_READY_MS * 1000000ull) {
 			say_waiting(waiting, why, why_len);
 			err = -ETIMEDOUT;
 			break;

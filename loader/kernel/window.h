@@ -45,7 +45,8 @@ int window_open(const struct steer_maps *m, __u32 *gen);
 int window_wait_ready(const struct steer_maps *m, __u32 gro_units,
 		      char *why, size_t why_len);
 
-/* Shuts the window; 'flipped': after a flip, noted for status. */
+/* Shuts the window; 'flipped': after a flip, whose time it notes in the
+ * map for whoever reads it (bpftool), as it notes the opening's. */
 int window_close(const struct steer_maps *m, int flipped);
 
 /* The window as it is. */

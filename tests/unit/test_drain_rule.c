@@ -143,11 +143,28 @@ static void test_a_ring_has_delivered_what_entered_it_by_the_same_rule(void)
 	       "a ring nothing entered has delivered everything");
 }
 
+static void test_a_bucket_leaves_the_fast_path_once_a_poll_ended(void)
+{
+	struct steer_bucket b = { .poll = 10, .last = 50 };
+
+	EXPECT(!steer_polled_since(10, 50, &b, 0),
+	       "no poll ended since its last frame here: it may still be in one");
+	EXPECT(steer_polled_since(11, 50, &b, 0),
+	       "one ended since: the frame is up the stack");
+	EXPECT(!steer_polled_since(11, 50, &b, 2),
+	       "HZ >= 1000: one that ended in the frame's own tick may leave young GRO segments");
+	EXPECT(steer_polled_since(11, 51, &b, 2),
+	       "one that ended at a later tick does not");
+	b.poll = 0xffffffffu;
+	EXPECT(steer_polled_since(0, 50, &b, 0), "counts compare across their wrap");
+}
+
 static const struct test_case tests[] = {
 	TEST_ENTRY(test_a_record_says_something_from_its_slots_warm_up_on, "a bucket record says where its last frame went from its slot's warm-up on"),
 	TEST_ENTRY(test_the_earliest_mark_at_or_past_the_frame_bounds_its_batch, "the earliest mark at or past a frame bounds its batch"),
 	TEST_ENTRY(test_each_verdict_follows_from_what_was_read, "each drain verdict follows from what was read, and no clock moves a bucket"),
 	TEST_ENTRY(test_a_ring_has_delivered_what_entered_it_by_the_same_rule, "a ring has delivered what entered it by the same rule"),
+	TEST_ENTRY(test_a_bucket_leaves_the_fast_path_once_a_poll_ended, "a bucket leaves the fast path once a poll has ended on its CPU since its last frame there, datapath and loader alike"),
 };
 
 int main(int argc, char **argv)
