@@ -76,7 +76,7 @@ MODEL_OBJS := $(addprefix loader/model/,cpuset.o table.o keymap.o build.o \
 BALANCE_OBJ := loader/model/balance.o
 POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
 	       policy_rules.o policy_decap.o policy_print.o compile.o flow_arg.o) $(MODEL_OBJS)
-KERNEL_OBJS := $(addprefix loader/kernel/,netns.o pins.o lock.o maps.o \
+KERNEL_OBJS := $(addprefix loader/kernel/,netns.o bpffs.o pins.o lock.o maps.o \
 	       prog.o slots.o cpumap.o netdev.o failpoint.o clock.o window.o \
 	       evidence.o \
 	       trace.o leak.o kthreads.o features.o cputime.o vlog.o)

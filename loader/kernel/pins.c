@@ -145,24 +145,16 @@ static int open_safe_dir(int dirfd, const char *name, const char *shown,
 	return fd;
 }
 
-/* bpffs mounted at PINS_BPFFS, root's, and sticky if others may write it;
- * returns an fd of it. */
+/* bpffs mounted at PINS_BPFFS (bpffs_reach()), root's, and sticky if
+ * others may write it; returns an fd of it. */
 static int open_bpffs(char *why, size_t len)
 {
-	struct statfs sfs;
 	struct stat st;
 	int fd, err;
 
-	if (statfs(PINS_BPFFS, &sfs) || sfs.f_type != BPF_FS_MAGIC) {
-		/* A fresh machine may not have it mounted; libxdp needs it
-		 * too, for its dispatcher pins. Only root may use ours. */
-		if (mount("bpf", PINS_BPFFS, "bpf", 0, "mode=0700")) {
-			err = -errno;
-			snprintf(why, len, "%s is not a bpffs and mounting one failed: %s; try 'mount -t bpf -o mode=0700 bpf %s'",
-				 PINS_BPFFS, strerror(-err), PINS_BPFFS);
-			return err;
-		}
-	}
+	err = bpffs_reach(why, len);
+	if (err)
+		return err;
 	fd = open(PINS_BPFFS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;

@@ -33,6 +33,13 @@
 
 #define PINS_BPFFS	"/sys/fs/bpf"
 
+/* Makes PINS_BPFFS a bpffs that outlives this command (kernel/bpffs.c):
+ * as it is; mounted (0700) on a machine that has none; under `ip netns
+ * exec`, the bpffs of the namespace the command came from, bound in its
+ * own. Else -errno, with what to do in 'why'. Called before any pin path
+ * is used, libxdp's included. */
+int bpffs_reach(char *why, size_t len);
+
 /* 0 when 'ifname' can name an interface (1-15 bytes; no '/', ':' or
  * white space; not "." or ".."), else -EINVAL with the reason. Checked
  * before an interface name becomes part of a path. */

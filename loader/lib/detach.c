@@ -206,6 +206,10 @@ int steer_detach_stale(struct steer_ctx *ctx, struct steer_stale_result *res)
 	err = netns_self(&self, why, sizeof(why));
 	if (err)
 		return lib_fail(ctx, err, "%s", why);
+	/* Before any pin path is used, libxdp's too (ip netns exec). */
+	err = bpffs_reach(why, sizeof(why));
+	if (err)
+		return lib_fail(ctx, err, "%s", why);
 	/* This namespace's pins in an earlier xdp-steer's directory are
 	 * moved first, so they are not taken for another's. */
 	err = lib_adopt_all(ctx, &self);

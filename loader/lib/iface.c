@@ -143,6 +143,10 @@ int lib_iface_begin(struct steer_ctx *ctx, const char *ifname, bool exclusive,
 	err = netns_self(&it->ns, why, sizeof(why));
 	if (err)
 		return lib_fail(ctx, err, "%s", why);
+	/* Before any pin path is used, libxdp's too (ip netns exec). */
+	err = bpffs_reach(why, sizeof(why));
+	if (err)
+		return lib_fail(ctx, err, "%s", why);
 	err = pins_dir(&it->ns, ifname, it->dir, sizeof(it->dir));
 	if (err)
 		return lib_fail(ctx, err, "%s: pin path too long", ifname);

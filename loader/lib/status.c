@@ -157,6 +157,10 @@ int steer_list(struct steer_ctx *ctx, struct steer_list *l)
 	err = netns_self(&self, why, sizeof(why));
 	if (err)
 		return lib_fail(ctx, err, "%s", why);
+	/* Before any pin path is used, libxdp's too (ip netns exec). */
+	err = bpffs_reach(why, sizeof(why));
+	if (err)
+		return lib_fail(ctx, err, "%s", why);
 	err = lib_adopt_all(ctx, &self);
 	if (err)
 		return err;

@@ -19,7 +19,8 @@
 # /run/xdp-steer/<inode>-<cookie>:<ifname>.lock.
 #
 # in_a/in_b run a command in a namespace with nsenter, which keeps the
-# host's /sys/fs/bpf (ip netns exec would remount /sys and hide it).
+# host's /sys/fs/bpf for the test's own reads of the pins (ip netns exec
+# would remount /sys and hide it; xdp-steer copes, test_ip_netns_exec.sh).
 
 E2E_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 XDP_STEER=${XDP_STEER:-$E2E_ROOT/loader/xdp-steer}
