@@ -105,12 +105,12 @@ static int line_is_rx_of(const char *line, const struct irq_naming *nm,
 int netdev_irq_cpus(const char *ifname, const struct netdev_info *info,
 		    const char *proc, struct cpu_set *cpus)
 {
-	char path[512], line[4096], list[CPUSET_STR_MAX];
+	char path[512], list[CPUSET_STR_MAX], *line = NULL, *end;
 	const struct irq_naming *nm = naming_of(info ? info->driver : NULL);
 	const char *bus = info ? info->bus_info : "";
-	const char *colon;
 	struct cpu_set one;
-	unsigned int irq;
+	unsigned long irq;
+	size_t cap = 0;
 	FILE *f, *a;
 	__u32 cpu;
 
@@ -121,17 +121,21 @@ int netdev_irq_cpus(const char *ifname, const struct netdev_info *info,
 	f = fopen(path, "r");
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, " %u:", &irq) != 1)
+	/* A line has a counter per possible CPU, 11 bytes each: whole lines
+	 * (getline), so a name past any fixed length is still read, and no
+	 * line's tail is taken for a line of its own. */
+	while (getline(&line, &cap, f) > 0) {
+		end = line + strspn(line, " ");
+		if (!isdigit((unsigned char)*end))
 			continue;
-		colon = strchr(line, ':');
-		if (!colon || !line_is_rx_of(colon + 1, nm, ifname, bus))
+		irq = strtoul(end, &end, 10);
+		if (*end != ':' || !line_is_rx_of(end + 1, nm, ifname, bus))
 			continue;
-		snprintf(path, sizeof(path), "%s/irq/%u/effective_affinity_list",
+		snprintf(path, sizeof(path), "%s/irq/%lu/effective_affinity_list",
 			 proc, irq);
 		a = fopen(path, "r");
 		if (!a) {
-			snprintf(path, sizeof(path), "%s/irq/%u/smp_affinity_list",
+			snprintf(path, sizeof(path), "%s/irq/%lu/smp_affinity_list",
 				 proc, irq);
 			a = fopen(path, "r");
 		}
@@ -143,6 +147,7 @@ int netdev_irq_cpus(const char *ifname, const struct netdev_info *info,
 					cpuset_set(cpus, cpu);
 		fclose(a);
 	}
+	free(line);
 	fclose(f);
 	return 0;
 }

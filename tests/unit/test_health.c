@@ -359,9 +359,9 @@ static void fake_proc_remove(const char *root)
 	nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* Makes the fake tree in a new temp dir named in 'root'; 'with_interrupts'
- * false leaves out /proc/interrupts. Returns 0 or a negative errno. */
-static int fake_proc_make(char *root, size_t len, bool with_interrupts)
+/* Makes the fake tree in a new temp dir named in 'root', with 'text' as
+ * its interrupts file (NULL: none). Returns 0 or a negative errno. */
+static int fake_proc_make(char *root, size_t len, const char *text)
 {
 	char dir[512];
 	unsigned int i;
@@ -370,8 +370,8 @@ static int fake_proc_make(char *root, size_t len, bool with_interrupts)
 	snprintf(root, len, "%s/xdp-steer-proc.XXXXXX", getenv("TMPDIR") ?: "/tmp");
 	if (!mkdtemp(root))
 		return -errno;
-	if (with_interrupts)
-		err = write_file(root, "interrupts", interrupts);
+	if (text)
+		err = write_file(root, "interrupts", text);
 	snprintf(dir, sizeof(dir), "%s/irq", root);
 	if (!err && mkdir(dir, 0755))
 		err = -errno;
@@ -390,9 +390,10 @@ static int fake_proc_make(char *root, size_t len, bool with_interrupts)
 }
 
 /* The CPUs netdev_irq_cpus() finds for 'ifname' of 'driver' (NULL: not
- * known) at 'bus', in list form, or the error. */
+ * known) at 'bus', in list form, or the error; 'text' is the interrupts
+ * file (NULL: none). */
 static int irq_cpus_of(const char *ifname, const char *driver,
-		       const char *bus, bool with_interrupts, char *list,
+		       const char *bus, const char *text, char *list,
 		       size_t len)
 {
 	struct netdev_info ni = {};
@@ -403,7 +404,7 @@ static int irq_cpus_of(const char *ifname, const char *driver,
 	list[0] = '\0';
 	snprintf(ni.driver, sizeof(ni.driver), "%s", driver ?: "");
 	snprintf(ni.bus_info, sizeof(ni.bus_info), "%s", bus ?: "");
-	err = fake_proc_make(root, sizeof(root), with_interrupts);
+	err = fake_proc_make(root, sizeof(root), text);
 	if (!EXPECT_EQ(err, 0, "the fake procfs tree is made in a temp dir"))
 		return err;
 	err = netdev_irq_cpus(ifname, driver ? &ni : NULL, root, &cpus);
@@ -444,7 +445,8 @@ static void test_irq_naming_table(void)
 
 	for (i = 0; i < ARRAY_SIZE(irq_cases); i++) {
 		if (!EXPECT_EQ(irq_cpus_of(irq_cases[i].ifname, irq_cases[i].driver,
-					   irq_cases[i].bus, true, list, sizeof(list)),
+					   irq_cases[i].bus, interrupts, list,
+					   sizeof(list)),
 			       0, "reading the fake /proc succeeds"))
 			continue;
 		EXPECT_STR(list, irq_cases[i].want, irq_cases[i].desc);
@@ -455,8 +457,55 @@ static void test_irq_cpus_without_interrupts_file(void)
 {
 	char list[CPUSET_STR_MAX];
 
-	EXPECT_EQ(irq_cpus_of("eth2", "ixgbe", "", false, list, sizeof(list)),
+	EXPECT_EQ(irq_cpus_of("eth2", "ixgbe", "", NULL, list, sizeof(list)),
 		  -ENOENT, "a missing interrupts file gives -ENOENT");
+}
+
+/* 'interrupts' as a machine with 'ncpus' possible CPUs shows it: the
+ * counters of the CPUs past the four (a value of 40, like an IRQ number
+ * of eth2's) go between each line's own and its chip; caller frees. */
+static char *wide_interrupts(unsigned int ncpus)
+{
+	const char *line = interrupts, *nl, *chip;
+	size_t cap = strlen(interrupts) + ncpus * 11 * 32, n = 0;
+	char *out = malloc(cap);
+	unsigned int c;
+
+	if (!out)
+		return NULL;
+	for (; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		/* After the fourth counter: the header's "CPU3", an IRQ's. */
+		chip = strstr(line, "CPU3") ? strstr(line, "CPU3") + 4 :
+			line + 5 + 4 * 11;
+		if (chip > nl)
+			chip = nl;
+		n += snprintf(out + n, cap - n, "%.*s", (int)(chip - line), line);
+		for (c = 4; c < ncpus && chip < nl; c++)
+			n += snprintf(out + n, cap - n, strstr(line, "CPU3") ?
+				      " %9s%u" : " %10s", strstr(line, "CPU3") ?
+				      "CPU" : "40", c);
+		n += snprintf(out + n, cap - n, "%.*s\n", (int)(nl - chip), chip);
+	}
+	return out;
+}
+
+static void test_irq_cpus_lines_of_many_cpus(void)
+{
+	char list[CPUSET_STR_MAX], *text = wide_interrupts(512);
+
+	if (!EXPECT(text && strlen(text) > 512 * 11 * 20,
+		    "an interrupts file of 512 CPUs is made (lines of 5.6 kB)"))
+		goto out;
+	if (EXPECT_EQ(irq_cpus_of("eth2", "ixgbe", "0000:03:00.0", text, list,
+				  sizeof(list)), 0, "reading it succeeds"))
+		EXPECT_STR(list, "4-7,10-11,13",
+			   "eth2's vectors are found past 4096 bytes, and no line's tail is read as an IRQ of its own");
+	if (EXPECT_EQ(irq_cpus_of("enp8s0", "r8169", "", text, list,
+				  sizeof(list)), 0, "reading it succeeds"))
+		EXPECT_STR(list, "60", "a shared action list at a wide line's end is read too");
+out:
+	free(text);
 }
 
 static const struct test_case tests[] = {
@@ -464,6 +513,7 @@ static const struct test_case tests[] = {
 	TEST_ENTRY(test_list_is_emptied_first, "each check starts from an empty list"),
 	TEST_ENTRY(test_irq_naming_table, "irq cpus: each driver's RX vectors are found by its naming scheme, misc and TX vectors are not"),
 	TEST_ENTRY(test_irq_cpus_without_interrupts_file, "irq cpus: a missing /proc/interrupts is an error"),
+	TEST_ENTRY(test_irq_cpus_lines_of_many_cpus, "irq cpus: /proc/interrupts of 512 CPUs is read in whole lines"),
 };
 
 TEST_MAIN_WITH_CASES("health")
