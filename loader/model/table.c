@@ -47,6 +47,33 @@ int table_quotas(__u32 size, const struct table_cpu *cpus, int ncpus,
 	return 0;
 }
 
+int table_starved(__u32 size, const struct table_cpu *cpus, int ncpus,
+		  bool *starved, __u32 *need)
+{
+	__u32 *quota = calloc(ncpus > 0 ? ncpus : 1, sizeof(*quota));
+	int i, n = 0, err;
+
+	if (!quota)
+		return -ENOMEM;
+	*need = 0;
+	err = table_quotas(size, cpus, ncpus, quota);
+	for (i = 0; !err && i < ncpus; i++) {
+		starved[i] = !quota[i];
+		n += starved[i];
+	}
+	/* Quotas only grow with the size: the first that starves none. */
+	for (size *= 2; !err && n && !*need && size <= STEER_TABLE_MAX;
+	     size *= 2) {
+		err = table_quotas(size, cpus, ncpus, quota);
+		for (i = 0; !err && i < ncpus && quota[i]; i++)
+			;
+		if (!err && i == ncpus)
+			*need = size;
+	}
+	free(quota);
+	return err ? err : n;
+}
+
 /* Index in cpus[] of 'cpu', or -1. */
 static int cpu_index(const struct table_cpu *cpus, int ncpus, __u32 cpu)
 {

@@ -6,6 +6,7 @@
 #ifndef XDP_STEER_TABLE_H
 #define XDP_STEER_TABLE_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 
 /* A worker CPU and its share of the buckets. */
@@ -18,6 +19,13 @@ struct table_cpu {
  * bucket of the exact share (largest remainder). quota[i] is for cpus[i]. */
 int table_quotas(__u32 size, const struct table_cpu *cpus, int ncpus,
 		 __u32 *quota);
+
+/* How many of the CPUs get no bucket from a table of 'size' (their
+ * weight's share rounds to none), each marked in starved[i] (ncpus
+ * bools); *need is then the least power of two up to STEER_TABLE_MAX that
+ * gives every CPU one, or 0 if none does. A negative errno for bad input. */
+int table_starved(__u32 size, const struct table_cpu *cpus, int ncpus,
+		  bool *starved, __u32 *need);
 
 /*
  * Fills table[0..size) (size a power of two) with CPU ids in proportion to

@@ -406,6 +406,42 @@ static int get_worker_sched(struct pctx *c, const yaml_node_t *n)
 	return 0;
 }
 
+
+/* Every worker of the policy gets a bucket of its table: one whose weight
+ * earns it none would steer nothing, without a word. Said at 'n' (the
+ * table_size, else the cpus; NULL: both defaults, no place in the file). */
+static int table_fits(struct pctx *c, const yaml_node_t *n,
+		      const struct steer_policy *p)
+{
+	bool *starved = calloc(p->cpus.n, sizeof(*starved));
+	char list[CPUSET_STR_MAX], more[48] = "";
+	struct cpu_set none;
+	__u32 need;
+	int i, k;
+
+	if (!starved)
+		return -ENOMEM;
+	k = table_starved(p->table_size, p->cpus.v, p->cpus.n, starved, &need);
+	if (k > 0) {
+		cpuset_zero(&none);
+		for (i = 0; i < p->cpus.n; i++)
+			if (starved[i])
+				cpuset_set(&none, p->cpus.v[i].cpu);
+		cpuset_format(&none, list, sizeof(list));
+		if (need)
+			snprintf(more, sizeof(more), "raise table_size to %u", need);
+		else
+			snprintf(more, sizeof(more), "even out their weights");
+		if (n)
+			ERR(c, n, "table_size %u leaves %d of the %d worker CPUs without a bucket (%s), so they would steer nothing: %s",
+			    p->table_size, k, p->cpus.n, list, more);
+		else
+			diag_add(c->d, DIAG_ERROR, 0, 0, "table_size %u leaves %d of the %d worker CPUs without a bucket (%s), so they would steer nothing: %s",
+				 p->table_size, k, p->cpus.n, list, more);
+	}
+	free(starved);
+	return k > 0 ? -EINVAL : k == -ENOMEM ? k : 0;
+}
 /* balance: on, off, or {by: cpu|frames, interval: MS, tolerance: PERCENT,
  * max_moves: N}, any of them left out taking its default. */
 static int get_balance(struct pctx *c, const yaml_node_t *n)
@@ -545,6 +581,13 @@ static int get_policy(struct pctx *c, const yaml_node_t *root)
 		} else {
 			p->table_size = x;
 		}
+	}
+	if (!err && p->cpus.n) {
+		e = table_fits(c, v[K_TABLE] ? v[K_TABLE] : v[K_CPUS], p);
+		if (e == -ENOMEM)
+			return e;
+		if (e)
+			err = e;
 	}
 	if (v[K_HASH] && get_hash(c, v[K_HASH]))
 		err = -EINVAL;
