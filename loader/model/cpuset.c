@@ -78,6 +78,8 @@ int cpuset_parse(struct cpu_set *s, const char *list)
 		}
 		for (c = lo; c <= hi && c < STEER_MAX_CPUS; c++)
 			cpuset_set(s, c);
+		if (hi >= STEER_MAX_CPUS)
+			s->beyond += hi - (lo > STEER_MAX_CPUS ? lo : STEER_MAX_CPUS) + 1;
 		while (isspace((unsigned char)*p))
 			p++;
 		if (*p == ',')

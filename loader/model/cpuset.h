@@ -13,9 +13,11 @@
 
 #include "xdp_steer.h"
 
-/* A bitmap: only CPUs a cpumap can address exist here. */
+/* A bitmap: only CPUs a cpumap can address exist here. 'beyond' counts
+ * the CPUs a parsed list named past them, so none is dropped unsaid. */
 struct cpu_set {
 	__u64 bits[STEER_MAX_CPUS / 64];
+	__u32 beyond;
 };
 
 /* Longest cpuset_format() output, NUL included: every other CPU listed. */
@@ -29,9 +31,9 @@ int cpuset_count(const struct cpu_set *s);
 bool cpuset_equal(const struct cpu_set *a, const struct cpu_set *b);
 
 /* Parses the kernel's list syntax ("0-3,8,10-11", spaces and a trailing
- * newline allowed; "" is the empty set). CPUs >= STEER_MAX_CPUS are
- * dropped, not refused: the sysfs list of a big machine names them, and no
- * policy may use them anyway. Returns 0 or -EINVAL. */
+ * newline allowed; "" is the empty set). CPUs >= STEER_MAX_CPUS are not
+ * refused, the sysfs list of a big machine names them: they are counted
+ * in s->beyond, for the caller to say. Returns 0 or -EINVAL. */
 int cpuset_parse(struct cpu_set *s, const char *list);
 
 /* Reads the online CPUs from 'path' (NULL: /sys/devices/system/cpu/online).

@@ -563,6 +563,11 @@ static int get_policy(struct pctx *c, const yaml_node_t *root)
 		e = cpus_from_set(c->online, &p->cpus);
 		if (e)
 			return e;
+		if (c->online->beyond)
+			diag_add(c->d, DIAG_WARNING, 0, 0, "the default 'cpus' leaves out %u of the %s CPUs, those with ids of %d or more: xdp-steer steers to CPUs below %d only; name the workers with 'cpus' to choose which work",
+				 c->online->beyond,
+				 c->online_name ? c->online_name : "online",
+				 STEER_MAX_CPUS, STEER_MAX_CPUS);
 	}
 
 	if (v[K_QUEUE]) {

@@ -62,6 +62,16 @@ static const struct policy_case cases[] = {
 	{ "a one-document stream with '---' is fine", "0-1",
 	  "---\n" V1 "...\n", 1, NULL },
 
+	/* ---- warnings: valid, but CPUs past the limit are left out ---- */
+	{ "on a machine with CPUs past the limit, the default cpus says it leaves them out",
+	  "0-511", V1, 1,
+	  NAME ": warning: the default 'cpus' leaves out 256 of the online CPUs, those with ids of 256 or more: xdp-steer steers to CPUs below 256 only; name the workers with 'cpus' to choose which work" },
+	{ "a sparse mask past the limit counts each CPU left out",
+	  "0-3,255-257,1000", V1, 1,
+	  NAME ": warning: the default 'cpus' leaves out 3 of the online CPUs, those with ids of 256 or more: xdp-steer steers to CPUs below 256 only; name the workers with 'cpus' to choose which work" },
+	{ "named workers below the limit leave nothing unsaid", "0-511",
+	  V1 "cpus: [0-3]\n", 1, NULL },
+
 	/* ---- warnings: valid, but a rule never matches ---- */
 	{ "a duplicate rule is a warning", "0-3",
 	  V1 "rules:\n"
