@@ -52,7 +52,7 @@ OMIT_PARTS := PARSE HASH COUNTERS CPU_STATS ALL
 OMIT_BPF   := $(patsubst %,tests/bench/omit/%.bpf.o,$(OMIT_PARTS))
 UNIT_NAMES := test_hash test_table test_policy test_health test_compile \
 	      test_configs test_input test_prom test_balance test_balance_cpu \
-	      test_netns test_vlog test_drain_rule
+	      test_netns test_vlog test_drain_rule test_possible
 UNIT_BINS  := $(addprefix tests/unit/,$(UNIT_NAMES))
 PROG_BINS  := tests/prog/test_prog
 PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
@@ -63,7 +63,7 @@ PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
 BENCH_BINS := tests/bench/bench_prog
 TEST_OBJ   := tests/lib/test.o
 TESTLIB_OBJS := tests/lib/frame.o tests/lib/prog_util.o $(TEST_OBJ) \
-		loader/kernel/maps.o \
+		loader/kernel/maps.o loader/kernel/possible.o \
 		loader/kernel/clock.o
 
 # The loader, in layers (loader/lib/steer.h): each uses only those above
@@ -76,7 +76,7 @@ MODEL_OBJS := $(addprefix loader/model/,cpuset.o table.o keymap.o build.o \
 BALANCE_OBJ := loader/model/balance.o
 POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
 	       policy_rules.o policy_decap.o policy_print.o compile.o flow_arg.o) $(MODEL_OBJS)
-KERNEL_OBJS := $(addprefix loader/kernel/,netns.o bpffs.o pins.o lock.o maps.o \
+KERNEL_OBJS := $(addprefix loader/kernel/,netns.o bpffs.o possible.o pins.o lock.o maps.o \
 	       prog.o slots.o cpumap.o netdev.o failpoint.o clock.o window.o \
 	       evidence.o \
 	       trace.o leak.o kthreads.o features.o cputime.o vlog.o)
@@ -183,6 +183,7 @@ test_vlog_OBJS    := loader/kernel/vlog.o $(TEST_OBJ)
 test_table_OBJS   := $(TABLE_OBJ) $(TEST_OBJ)
 # test_drain_rule: the drain's rule of include/xdp_steer.h alone.
 test_drain_rule_OBJS := $(TEST_OBJ)
+test_possible_OBJS := loader/kernel/possible.o $(TEST_OBJ)
 test_table_LIBS   := -lm
 test_policy_OBJS  := $(POLICY_OBJS) $(TEST_OBJ)
 test_policy_LIBS  := -lyaml
@@ -308,7 +309,7 @@ tests/bench/udp_sink: tests/bench/udp_sink.o tests/lib/tool.o
 ALL += tests/bench/moves
 all: tests/bench/moves
 tests/bench/moves: tests/bench/moves.o loader/kernel/maps.o \
-		   loader/kernel/clock.o
+		   loader/kernel/possible.o loader/kernel/clock.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
 

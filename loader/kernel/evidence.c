@@ -9,21 +9,20 @@
 
 #include "kernel/clock.h"
 #include "kernel/evidence.h"
+#include "kernel/possible.h"
 
 /* Each possible CPU's napi_polls and napi_poll_tick (steer_stats). */
 static int read_polls(const struct steer_maps *m, struct evidence *e)
 {
-	int ncpus = libbpf_num_possible_cpus(), c, err = 0;
+	int ncpus = possible_span(), c, err;
 	struct steer_stats *v;
-	__u32 zero = 0;
 
 	if (ncpus < 0)
 		return ncpus;
 	v = calloc(ncpus, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	if (bpf_map_lookup_elem(m->steer_stats, &zero, v))
-		err = -errno;
+	err = maps_percpu_read(m->steer_stats, 0, sizeof(*v), v);
 	for (c = 0; !err && c < ncpus && c < STEER_MAX_CPUS; c++) {
 		e->polls[c] = (__u32)v[c].napi_polls;
 		e->poll_tick[c] = (__u32)v[c].napi_poll_tick;

@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 
 #include "kernel/maps.h"
+#include "kernel/possible.h"
 
 static const struct {
 	const char *name;
@@ -87,31 +88,50 @@ void maps_close(struct steer_maps *m)
 	}
 }
 
+int maps_percpu_read(int fd, __u32 key, size_t value_size, void *by_id)
+{
+	const struct possible_cpus *p = possible_cpus();
+	void *vals;
+	int err = 0;
+
+	if (!p)
+		return -errno;
+	/* The kernel fills one value per possible CPU, in id order; each
+	 * rounded up to 8 bytes, which ours are. */
+	vals = calloc(p->count, value_size);
+	if (!vals)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(fd, &key, vals))
+		err = -errno;
+	else
+		possible_scatter(p, vals, value_size, by_id);
+	free(vals);
+	return err;
+}
+
 int maps_percpu_sum(int fd, __u32 key, size_t value_size, void *sum,
 		    void *per_cpu)
 {
-	int ncpus = libbpf_num_possible_cpus();
+	int span = possible_span(), err;
 	size_t nfields = value_size / sizeof(__u64), c, f;
 	__u64 *vals, *out = sum;
 
-	if (ncpus < 0)
-		return ncpus;
-	/* The kernel rounds each CPU's value up to 8 bytes; ours are __u64s. */
-	vals = calloc(ncpus, value_size);
+	if (span < 0)
+		return span;
+	vals = calloc(span, value_size);
 	if (!vals)
 		return -ENOMEM;
-	if (bpf_map_lookup_elem(fd, &key, vals)) {
-		int err = -errno;
-
+	err = maps_percpu_read(fd, key, value_size, vals);
+	if (err) {
 		free(vals);
 		return err;
 	}
 	memset(sum, 0, value_size);
-	for (c = 0; c < (size_t)ncpus; c++)
+	for (c = 0; c < (size_t)span; c++)
 		for (f = 0; f < nfields; f++)
 			out[f] += vals[c * nfields + f];
 	if (per_cpu)
-		memcpy(per_cpu, vals, ncpus * value_size);
+		memcpy(per_cpu, vals, span * value_size);
 	free(vals);
 	return 0;
 }
@@ -148,16 +168,22 @@ int maps_percpu_scan(int fd, __u32 nkeys, size_t value_size,
 		     int (*fn)(__u32 key, const void *values, int ncpus,
 			       void *arg), void *arg)
 {
-	int ncpus = libbpf_num_possible_cpus(), err = 0, batch = 1;
-	size_t row = ncpus > 0 ? (size_t)ncpus * value_size : 0;
+	const struct possible_cpus *p = possible_cpus();
 	__u32 keys[SCAN_CHUNK], first, n, i, prev, out;
-	char *vals;
+	int err = 0, batch = 1;
+	char *vals, *by_id;
+	size_t row;
 
-	if (ncpus < 0)
-		return ncpus;
+	if (!p)
+		return -errno;
+	row = (size_t)p->count * value_size;
 	vals = calloc(SCAN_CHUNK, row);
-	if (!vals)
+	by_id = calloc(p->span, value_size);
+	if (!vals || !by_id) {
+		free(vals);
+		free(by_id);
 		return -ENOMEM;
+	}
 	for (first = 0; first < nkeys && !err; first += n) {
 		LIBBPF_OPTS(bpf_map_batch_opts, opts);
 
@@ -186,10 +212,13 @@ int maps_percpu_scan(int fd, __u32 nkeys, size_t value_size,
 					err = -errno;
 			}
 		}
-		for (i = 0; i < n && !err; i++)
-			err = fn(keys[i], vals + i * row, ncpus, arg);
+		for (i = 0; i < n && !err; i++) {
+			possible_scatter(p, vals + i * row, value_size, by_id);
+			err = fn(keys[i], by_id, p->span, arg);
+		}
 	}
 	free(vals);
+	free(by_id);
 	return err;
 }
 

@@ -30,14 +30,21 @@ struct steer_maps {
 int maps_open(const char *dir, struct steer_maps *m, const char **missing);
 void maps_close(struct steer_maps *m);
 
+/* Reads a per-CPU array entry of 'value_size' bytes into by_id (one value
+ * per CPU id below possible_span(), kernel/possible.h; zeros where the
+ * possible mask has holes). */
+int maps_percpu_read(int fd, __u32 key, size_t value_size, void *by_id);
+
 /* Sums a per-CPU array entry of 'value_size' bytes made of __u64 fields
- * into 'sum'; 'per_cpu' (optional, ncpus * value_size) gets the values. */
+ * into 'sum'; 'per_cpu' (optional, possible_span() * value_size) gets the
+ * values, by CPU id. */
 int maps_percpu_sum(int fd, __u32 key, size_t value_size, void *sum,
 		    void *per_cpu);
 
 /* Calls fn(key, values, ncpus, arg) for keys 0..nkeys-1 of a per-CPU array
  * whose values are 'value_size' bytes (a multiple of 8), 'values' holding
- * each possible CPU's in turn; stops at fn's first error. Reads many keys
+ * one per CPU id below ncpus (possible_span(); zeros in the possible
+ * mask's holes); stops at fn's first error. Reads many keys
  * per system call where the kernel batches lookups. */
 int maps_percpu_scan(int fd, __u32 nkeys, size_t value_size,
 		     int (*fn)(__u32 key, const void *values, int ncpus,

@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "kernel/possible.h"
 #include "xdp_steer.h"
 #include "xdp_steer.skel.h"
 #include "kernel/leak.h"
@@ -49,7 +50,8 @@ int prog_cpumap_entries(const char *pin_dir)
 			return n;
 		}
 	}
-	n = libbpf_num_possible_cpus();
+	/* An entry per CPU id, holes in the possible mask included. */
+	n = possible_span();
 	if (n < 0)
 		return n;
 	return n < STEER_MAX_CPUS ? n : STEER_MAX_CPUS;

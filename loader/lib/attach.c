@@ -5,6 +5,7 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 
+#include "kernel/possible.h"
 #include "kernel/failpoint.h"
 #include "kernel/netdev.h"
 #include "lib/lib_int.h"
@@ -16,7 +17,7 @@ static void attach_advice(const char *ifname, enum xdp_attach_mode mode,
 			  size_t len)
 {
 	struct netdev_info ni = { .driver = "" };
-	int possible = libbpf_num_possible_cpus();
+	int possible = possible_span();
 
 	netdev_info(ifname, &ni);
 	/* The program never reached the driver: say what the kernel did

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "kernel/possible.h"
 #include "kernel/cpumap.h"
 #include "kernel/evidence.h"
 #include "kernel/cputime.h"
@@ -676,7 +677,7 @@ int steer_balance(struct steer_ctx *ctx, const char *ifname,
 	bl->ctx = ctx;
 	bl->ifname = ifname;
 	bl->o = o;
-	bl->ncpus = libbpf_num_possible_cpus();
+	bl->ncpus = possible_span();
 	bl->rx = bl->ncpus > 0 ? calloc(bl->ncpus, sizeof(*bl->rx)) : NULL;
 	if (!bl->rx) {
 		err = lib_fail(ctx, bl->ncpus < 0 ? bl->ncpus : -ENOMEM,

@@ -7,6 +7,7 @@
 #include <net/if.h>
 #include <bpf/libbpf.h>
 
+#include "kernel/possible.h"
 #include "kernel/cpumap.h"
 #include "kernel/maps.h"
 #include "kernel/trace.h"
@@ -24,7 +25,7 @@ struct steer_stats_src {
 int steer_sample_alloc(struct steer_sample *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->ncpus = libbpf_num_possible_cpus();
+	s->ncpus = possible_span();
 	if (s->ncpus < 0)
 		return s->ncpus;
 	s->rx = calloc(s->ncpus, sizeof(*s->rx));

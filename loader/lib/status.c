@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "kernel/possible.h"
 #include "kernel/maps.h"
 #include "kernel/netdev.h"
 #include "lib/lib_int.h"
@@ -28,7 +29,7 @@ static void check_health(struct steer_status *st)
 		.loader_flags = st->view.slot.loader_flags,
 		.slot_flags = st->view.slot.flags,
 		.buckets = st->view.buckets,
-		.possible_cpus = libbpf_num_possible_cpus(),
+		.possible_cpus = possible_span(),
 	};
 	int t;
 

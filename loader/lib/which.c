@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "kernel/possible.h"
 #include "kernel/clock.h"
 #include "kernel/maps.h"
 #include "kernel/evidence.h"
@@ -73,7 +74,7 @@ static bool rule_cpu(const struct steer_maps *m,
 static int drain_state(const struct steer_maps *m,
 		       const struct steer_slot *s, struct steer_which *w)
 {
-	int ncpus = libbpf_num_possible_cpus(), c, hz, err, verdict;
+	int ncpus = possible_span(), c, hz, err, verdict;
 	struct steer_bucket *v = NULL;
 	struct evidence *e;
 	__u32 ms;
@@ -90,8 +91,8 @@ static int drain_state(const struct steer_maps *m,
 	err = evidence_read(m, e);
 	if (!err)
 		err = clock_hz(&hz);
-	if (!err && bpf_map_lookup_elem(m->steer_buckets, &w->record, v))
-		err = -errno;
+	if (!err)
+		err = maps_percpu_read(m->steer_buckets, w->record, sizeof(*v), v);
 	for (c = 0; !err && c < ncpus && c < STEER_MAX_CPUS; c++) {
 		if (!steer_bucket_live(&v[c], s->drain_gen) || !v[c].since)
 			continue;
