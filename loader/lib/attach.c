@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <bpf/libbpf.h>
 
 #include "kernel/possible.h"
@@ -17,7 +18,8 @@ static void attach_advice(const char *ifname, enum xdp_attach_mode mode,
 			  size_t len)
 {
 	struct netdev_info ni = { .driver = "" };
-	int possible = possible_span();
+	int possible = possible_span(), max;
+	struct utsname u;
 
 	netdev_info(ifname, &ni);
 	/* The program never reached the driver: say what the kernel did
@@ -44,10 +46,11 @@ static void attach_advice(const char *ifname, enum xdp_attach_mode mode,
 		snprintf(buf, len, "permission denied: " LIB_NEEDS_ROOT);
 		break;
 	case -ENOMEM:
-		if (!strcmp(ni.driver, "ixgbe") && possible > IXGBE_XDP_MAX_CPUS)
-			snprintf(buf, len, "ixgbe refuses native XDP when more than %d CPUs are possible (%d here): boot with nr_cpus=%d (or possible_cpus=%d)",
-				 IXGBE_XDP_MAX_CPUS, possible, IXGBE_XDP_MAX_CPUS,
-				 IXGBE_XDP_MAX_CPUS);
+		max = ixgbe_xdp_max_cpus(uname(&u) ? NULL : u.release);
+		if (!strcmp(ni.driver, "ixgbe") && possible > max)
+			snprintf(buf, len, "ixgbe on this kernel refuses native XDP when more than %d CPUs are possible (%d here)%s: boot with nr_cpus=%d (or possible_cpus=%d)",
+				 max, possible, max < 2 * IXGBE_XDP_QS ?
+				 ", 128 from Linux 5.18" : "", max, max);
 		else
 			snprintf(buf, len, "the kernel or driver is out of memory for it (%s driver); -v shows the kernel's message",
 				 ni.driver[0] ? ni.driver : "unknown");

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -31,8 +32,11 @@ static void check_health(struct steer_status *st)
 		.buckets = st->view.buckets,
 		.possible_cpus = possible_span(),
 	};
+	struct utsname u;
 	int t;
 
+	if (!uname(&u))
+		in.release = u.release;
 	cpuset_zero(&misplaced);
 	for (t = 0; t < STEER_TARGETS; t++) {
 		in.idle_entries += v->in_cpumap[t] && !v->need[t] &&

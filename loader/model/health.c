@@ -37,6 +37,16 @@ static void workers_vs(const __u32 *buckets, const struct cpu_set *set,
 			cpuset_set(out, cpu);
 }
 
+int ixgbe_xdp_max_cpus(const char *release)
+{
+	unsigned int major, minor;
+
+	if (!release || sscanf(release, "%u.%u", &major, &minor) != 2)
+		return IXGBE_XDP_QS;
+	return major > 5 || (major == 5 && minor >= 18) ? 2 * IXGBE_XDP_QS :
+	       IXGBE_XDP_QS;
+}
+
 int health_check(const struct health_input *in, struct health *h)
 {
 	const struct netdev_info *ni = in->netdev;
@@ -44,6 +54,7 @@ int health_check(const struct health_input *in, struct health *h)
 	char list[CPUSET_STR_MAX];
 	struct cpu_set cpus;
 	__u32 cpu;
+	int max;
 
 	h->n = 0;
 	h->dropped = 0;
@@ -121,10 +132,13 @@ int health_check(const struct health_input *in, struct health *h)
 		if (ni->features_known && !ni->ntuple)
 			health_add(h, "ntuple is off, so ixgbe's Flow Director ATR moves TCP flows between RX queues as their senders move: 'ethtool -K %s ntuple on' turns ATR off",
 				   ifname);
-		if (in->possible_cpus > IXGBE_XDP_MAX_CPUS)
-			health_add(h, "%d CPUs are possible: ixgbe refuses native XDP with more than %d; boot with nr_cpus=%d (or possible_cpus=%d)",
-				   in->possible_cpus, IXGBE_XDP_MAX_CPUS,
-				   IXGBE_XDP_MAX_CPUS, IXGBE_XDP_MAX_CPUS);
+		max = ixgbe_xdp_max_cpus(in->release);
+		if (in->possible_cpus > max)
+			health_add(h, "%d CPUs are possible: ixgbe on Linux %s refuses native XDP with more than %d%s; boot with nr_cpus=%d (or possible_cpus=%d)",
+				   in->possible_cpus,
+				   in->release ? in->release : "(unknown)", max,
+				   max < 2 * IXGBE_XDP_QS ? " (128 from Linux 5.18)" : "",
+				   max, max);
 	}
 	return h->dropped ? -ENOSPC : 0;
 }

@@ -33,10 +33,16 @@ struct netdev_info {
  * as XDP came, else 1536 (so with XDP on, the MTU cannot be raised past
  * 1510). Measured on Debian's 6.1 in QEMU: 3046 attaches, 3047 is refused. */
 #define IGB_XDP_MAX_MTU		3046
-/* ixgbe gives each possible CPU an XDP TX ring, from at most 64 and shared
- * by two CPUs since Linux 5.18, and refuses native XDP with ENOMEM when
- * more CPUs are possible than that. */
-#define IXGBE_XDP_MAX_CPUS	128
+/* ixgbe gives each possible CPU an XDP TX ring, from at most 64, and
+ * refuses native XDP with ENOMEM when more CPUs are possible (nr_cpu_ids)
+ * than it has rings for: 64 before Linux 5.18, 128 since (two CPUs to a
+ * ring, under a lock). */
+#define IXGBE_XDP_QS	64
+
+/* The most possible CPUs ixgbe takes native XDP with, on the kernel
+ * 'release' (uname -r: "5.10.0-33-amd64"); the lower bound when it cannot
+ * be read. */
+int ixgbe_xdp_max_cpus(const char *release);
 
 /* What the warnings depend on. A pointer left NULL means "could not be
  * read": its warnings are not decided rather than guessed. */
@@ -52,7 +58,8 @@ struct health_input {
 	const struct cpu_set *online;
 	const struct cpu_set *irq;	/* CPUs taking ifname's RX interrupts */
 	const struct netdev_info *netdev;
-	int possible_cpus;		/* 0: unknown */
+	int possible_cpus;		/* nr_cpu_ids; 0: unknown */
+	const char *release;		/* uname -r; NULL: unknown */
 	int idle_entries;	/* cpumap entries the policy in force does
 				 * not need and no bucket drains from */
 	/* Workers whose cpumap kthread (of either bank) may run on other

@@ -38,6 +38,7 @@ struct health_case {
 	bool lro;
 	bool ntuple_off;	/* ixgbe's ATR on */
 	int possible;		/* possible CPUs; 0: 8 */
+	const char *release;	/* uname -r; NULL: "6.1.0-26-amd64" */
 	bool fallback;		/* default workers fell back to every CPU */
 	int idle_entries;	/* cpumap entries nothing needs */
 	const char *misplaced;	/* workers whose kthread may run elsewhere;
@@ -97,7 +98,16 @@ static const struct health_case cases[] = {
 	{ .desc = "another driver with ntuple off gives no ATR warning", .driver = "i40e", .ntuple_off = true },
 	{ .desc = "ixgbe with 128 possible CPUs gives no warning", .possible = 128 },
 	{ .desc = "ixgbe with 129 possible CPUs warns that native XDP is refused", .possible = 129,
-	  .want = { "129 CPUs are possible: ixgbe refuses native XDP with more than 128; boot with nr_cpus=128" } },
+	  .want = { "129 CPUs are possible: ixgbe on Linux 6.1.0-26-amd64 refuses native XDP with more than 128; boot with nr_cpus=128" } },
+	{ .desc = "ixgbe before Linux 5.18 takes 64 possible CPUs", .possible = 64,
+	  .release = "5.10.0-33-amd64" },
+	{ .desc = "ixgbe before Linux 5.18 with 65 possible CPUs warns, with that kernel's limit",
+	  .possible = 65, .release = "5.10.0-33-amd64",
+	  .want = { "65 CPUs are possible: ixgbe on Linux 5.10.0-33-amd64 refuses native XDP with more than 64 (128 from Linux 5.18); boot with nr_cpus=64" } },
+	{ .desc = "ixgbe on Linux 5.18 takes 128", .possible = 128, .release = "5.18.0" },
+	{ .desc = "an unreadable kernel release is taken for the lower limit",
+	  .possible = 65, .release = "?",
+	  .want = { "ixgbe on Linux ? refuses native XDP with more than 64" } },
 	{ .desc = "another driver with 4096 possible CPUs gives no warning", .driver = "mlx5_core", .possible = 4096 },
 	/* ---- offline workers ---- */
 	{ .desc = "offline worker CPUs are named, with where their frames really go and the cure",
@@ -196,6 +206,7 @@ static int row_input(const struct health_case *c, struct row_input *r)
 		.loader_flags = c->fallback ? STEER_LF_CPUS_FALLBACK : 0,
 		.buckets = r->buckets,
 		.possible_cpus = c->possible ?: 8,
+		.release = c->release ?: "6.1.0-26-amd64",
 		.idle_entries = c->idle_entries,
 		.slot_flags = STEER_F_HASH_L4 | c->key,
 	};
