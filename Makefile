@@ -76,11 +76,11 @@ MODEL_OBJS := $(addprefix loader/model/,cpuset.o table.o keymap.o build.o \
 BALANCE_OBJ := loader/model/balance.o
 POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
 	       policy_rules.o policy_decap.o policy_print.o compile.o flow_arg.o) $(MODEL_OBJS)
-KERNEL_OBJS := $(addprefix loader/kernel/,netns.o bpffs.o possible.o pins.o lock.o maps.o \
+KERNEL_OBJS := $(addprefix loader/kernel/,netns.o bpffs.o possible.o progtag.o pins.o lock.o maps.o \
 	       prog.o slots.o cpumap.o netdev.o failpoint.o clock.o window.o \
 	       evidence.o \
 	       trace.o leak.o kthreads.o features.o cputime.o vlog.o)
-STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o detach.o \
+STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o upgrade.o detach.o \
 		 status.o stats.o stats_view.o which.o balance.o features.o \
 		 repair.o)
 CLI_OBJS   := $(addprefix loader/cli/,main.o log.o json.o cmd_policy.o \
@@ -270,7 +270,7 @@ tests/e2e/swap_check: tests/e2e/swap_check.o tests/lib/frame.o
 # apply phases (tests/prog/compiled.c).
 tests/prog/test_prog: $(PROG_OBJS) $(TESTLIB_OBJS) $(POLICY_OBJS) \
 		      loader/kernel/slots.o loader/kernel/cpumap.o \
-		      loader/kernel/failpoint.o loader/kernel/kthreads.o \
+		      loader/kernel/progtag.o loader/kernel/failpoint.o loader/kernel/kthreads.o \
 		      loader/kernel/window.o loader/kernel/evidence.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) -lyaml

@@ -190,14 +190,19 @@ int cmd_attach(int argc, char **argv)
 	const char *usage = "xdp-steer attach IFACE --policy POLICY [--mode native|skb]\n"
 		"  Loads the XDP program on IFACE (through libxdp's dispatcher when the\n"
 		"  kernel allows it), pins its maps ('xdp-steer pin-dir IFACE' says where)\n"
-		"  and applies POLICY. Mode defaults to native. All or nothing.\n"
+		"  and applies POLICY. Mode defaults to native. All or nothing. Where\n"
+		"  xdp-steer already runs, upgrades it in place: this version's programs\n"
+		"  take the running ones' place, in their mode, on the same maps, traffic\n"
+		"  flowing; then POLICY is applied as by apply.\n"
 		"  Short options: -p POLICY, -m MODE.";
 	static const struct option longopts[] = {
 		POLICY_LONGOPT,
 		{ "mode", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct attach_opts o = { .mode = XDP_MODE_NATIVE };
+	/* Unspecified: native for a new attach, the running mode for an
+	 * upgrade in place (steer.h). */
+	struct attach_opts o = { .mode = XDP_MODE_UNSPEC };
 	struct steer_attach_result res;
 	struct steer_policy p;
 	struct steer_ctx ctx;
@@ -221,6 +226,12 @@ int cmd_attach(int argc, char **argv)
 	cli_ctx_init(&ctx);
 	if (steer_attach(&ctx, ifname, &p, o.mode, &res)) {
 		ret = cli_fail(&ctx);
+	} else if (res.upgraded_from) {
+		pr_info("%s: upgraded in place: program %u replaced by this version's (program %u) in %s mode, traffic flowing; the maps, the policy and the drains under way carried on\n",
+			ifname, res.upgraded_from, res.at.prog_id,
+			prog_mode_name(res.at.mode));
+		say_applied(ifname, &p, &res.apply);
+		ret = 0;
 	} else {
 		pr_info("%s: attached xdp_steer (program %u) in %s mode, %s\n",
 			ifname, res.at.prog_id, prog_mode_name(res.at.mode),

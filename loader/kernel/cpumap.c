@@ -8,6 +8,7 @@
 #include <bpf/libbpf.h>
 
 #include "kernel/cpumap.h"
+#include "kernel/progtag.h"
 #include "kernel/evidence.h"
 
 static int bank_fd(const struct steer_maps *m, __u32 target)
@@ -231,6 +232,32 @@ int cpumap_retire(const struct steer_maps *m, const unsigned char *need,
 		(*removed)++;
 	}
 	return 0;
+}
+
+int cpumap_workers_current(const struct steer_maps *m,
+			   const int fds[STEER_BANKS], char *why, size_t len)
+{
+	__u8 mine[STEER_BANKS][BPF_TAG_SIZE], theirs[BPF_TAG_SIZE];
+	struct bpf_cpumap_val cur;
+	__u32 target, cpu, bank;
+	int err = 0;
+
+	for (bank = 0; bank < STEER_BANKS && !err; bank++)
+		err = prog_tag(0, fds[bank], mine[bank]);
+	for (target = 0; target < STEER_TARGETS && !err; target++) {
+		cpu = cpu_of(target);
+		bank = target / STEER_MAX_CPUS;
+		if (bpf_map_lookup_elem(bank_fd(m, target), &cpu, &cur) ||
+		    !cur.bpf_prog.id)
+			continue;
+		err = prog_tag(cur.bpf_prog.id, -1, theirs);
+		if (!err && memcmp(mine[bank], theirs, BPF_TAG_SIZE)) {
+			snprintf(why, len, "CPU %u's cpumap entry (bank %u) runs another version's program (%u)",
+				 cpu, bank, cur.bpf_prog.id);
+			return 0;
+		}
+	}
+	return err ? err : 1;
 }
 
 void cpumap_read(const struct steer_maps *m, struct bpf_cpumap_val *val,

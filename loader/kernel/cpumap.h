@@ -58,6 +58,13 @@ int cpumap_retire(const struct steer_maps *m, const unsigned char *need,
 		  char *why, size_t why_len);
 
 /* The entries of both banks: present[target], val[target]. */
+/* 1 when every cpumap entry of 'm' runs the worker program of 'fds'
+ * (one per bank, this binary's, loaded: prog_worker_load()), by its tag;
+ * 0 when one runs another version's, named in 'why'; a negative errno
+ * when that cannot be told. */
+int cpumap_workers_current(const struct steer_maps *m,
+			   const int fds[STEER_BANKS], char *why, size_t len);
+
 void cpumap_read(const struct steer_maps *m, struct bpf_cpumap_val *val,
 		 unsigned char *present);
 

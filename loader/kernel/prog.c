@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <linux/if_link.h>
 
 #include "kernel/possible.h"
 #include "xdp_steer.h"
@@ -316,6 +317,79 @@ int prog_detach(int ifindex)
 out:
 	/* Only now is xdp_steer freed, and its maps with it. */
 	leak_guard_end(&g);
+	return err;
+}
+
+/* The netlink flags of an attach mode. */
+static int mode_flags(enum xdp_attach_mode mode)
+{
+	switch (mode) {
+	case XDP_MODE_NATIVE:
+		return XDP_FLAGS_DRV_MODE;
+	case XDP_MODE_SKB:
+		return XDP_FLAGS_SKB_MODE;
+	case XDP_MODE_HW:
+		return XDP_FLAGS_HW_MODE;
+	default:
+		return 0;
+	}
+}
+
+int prog_replace(const char *pin_dir, int ifindex, const struct attached *at,
+		 __u32 *new_id, char *why, size_t len)
+{
+	LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
+	struct bpf_prog_info info = {};
+	__u32 ilen = sizeof(info);
+	struct xdp_steer_bpf *skel;
+	int err, old_fd;
+
+	*new_id = 0;
+	old_fd = bpf_prog_get_fd_by_id(at->prog_id);
+	if (old_fd < 0) {
+		err = -errno;
+		snprintf(why, len, "cannot open the running program %u: %s",
+			 at->prog_id, strerror(-err));
+		return err;
+	}
+	/* libbpf reuses every pinned map, and refuses to load when one's
+	 * type, sizes or flags are not this version's: nothing has changed
+	 * then. */
+	skel = open_skel(pin_dir);
+	if (!skel) {
+		err = -errno;
+		snprintf(why, len, "opening this version's program failed: %s",
+			 strerror(-err));
+		goto out_fd;
+	}
+	bpf_program__set_autoload(skel->progs.STEER_PROG_WORKER, false);
+	bpf_program__set_autoload(skel->progs.STEER_PROG_WORKER_B, false);
+	err = xdp_steer_bpf__load(skel);
+	if (err) {
+		snprintf(why, len, "this version's program does not load on the maps pinned in %s (%s): a map's layout changed between the versions; -v names it; 'xdp-steer detach' and attach again to upgrade",
+			 pin_dir, strerror(-err));
+		goto out_skel;
+	}
+	/* One netlink request: the kernel swaps the program on the
+	 * interface if the one there is still at->prog_id, so each frame
+	 * meets either program, both on the same maps and slot. */
+	opts.old_prog_fd = old_fd;
+	err = bpf_xdp_attach(ifindex, bpf_program__fd(skel->progs.STEER_PROG_MAIN),
+			     mode_flags(at->mode) | XDP_FLAGS_REPLACE, &opts);
+	if (err) {
+		snprintf(why, len, "the kernel refused to swap program %u for this version's: %s%s",
+			 at->prog_id, strerror(-err), err == -EEXIST ?
+			 " (another program took its place meanwhile)" : "");
+		goto out_skel;
+	}
+	if (!bpf_obj_get_info_by_fd(bpf_program__fd(skel->progs.STEER_PROG_MAIN),
+				    &info, &ilen))
+		*new_id = info.id;
+out_skel:
+	/* The interface holds the new program; our fds go. */
+	xdp_steer_bpf__destroy(skel);
+out_fd:
+	close(old_fd);
 	return err;
 }
 

@@ -42,6 +42,14 @@ int prog_attach(const char *pin_dir, int ifindex, enum xdp_attach_mode mode,
  * whether the program uses the maps pinned in 'pin_dir'. */
 int prog_find(const char *pin_dir, int ifindex, struct attached *out);
 
+/* Upgrade in place: this binary's xdp_steer, loaded on the maps pinned in
+ * 'pin_dir', takes the place of the running one ('at', alone on the
+ * interface, not in libxdp's dispatcher) in one step (XDP_FLAGS_REPLACE).
+ * Nothing changes when a pinned map's layout is not this version's: the
+ * load fails first. The new program's id in *new_id; 'why' on failure. */
+int prog_replace(const char *pin_dir, int ifindex, const struct attached *at,
+		 __u32 *new_id, char *why, size_t len);
+
 /* Entries of the interface's cpumaps: those of the one pinned in 'pin_dir'
  * (NULL: none looked for), else the kernel's possible CPUs, at most
  * STEER_MAX_CPUS; or a negative errno. A CPU at or past it can have no

@@ -646,7 +646,7 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	 * entries in the other bank, as for a new queue size, and its
 	 * buckets drain from the old ones without reordering. */
 	if (active.table_size && b->slot.bank == active.bank &&
-	    cpuset_count(&res->renewed)) {
+	    (cpuset_count(&res->renewed) || b->renew_workers)) {
 		b->slot.bank = !active.bank;
 		b->slot.digest = build_digest(b, table);
 	}
@@ -666,6 +666,13 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	if (!active.table_size || b->slot.bank != active.bank)
 		err = find_misplaced(m, b->slot.bank, cpus, kt, &stale, why,
 				     why_len);
+	/* An upgrade: the new bank's entries left from before run the
+	 * older program too. */
+	if (b->renew_workers && active.table_size &&
+	    b->slot.bank != active.bank)
+		for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+			if (cpus[cpu])
+				cpuset_set(&stale, cpu);
 	if (!err)
 		err = renew_targets(m, &active, b->slot.bank, &stale, renew,
 				    why, why_len);

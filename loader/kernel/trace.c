@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "kernel/progtag.h"
 #include "kernel/trace.h"
 #include "cpumap_trace.skel.h"
 
@@ -197,6 +198,59 @@ int trace_ensure(const struct steer_maps *m, char *why, size_t len)
 	err = write_ids(m, t.cpumap_ids, why, len);
 	trace_close(&t);
 	return err;
+}
+
+/* The tag of the program behind the link pinned as 'name' in 'dir'. */
+static int tag_of_link(const char *dir, const char *name,
+		       __u8 tag[BPF_TAG_SIZE])
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+	char path[PATH_MAX + 64];
+	int fd, err;
+
+	pin_path(dir, name, path, sizeof(path));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	err = bpf_obj_get_info_by_fd(fd, &info, &len) ? -errno : 0;
+	close(fd);
+	return err ? err : prog_tag(info.prog_id, -1, tag);
+}
+
+int trace_is_current(const struct steer_maps *m, char *why, size_t len)
+{
+	struct cpumap_trace_bpf *skel;
+	__u8 mine[BPF_TAG_SIZE], theirs[BPF_TAG_SIZE];
+	int err = 0, same = 1;
+
+	why[0] = 0;
+	if (!links_pinned(m->dir))
+		return 1;	/* none run: the next apply attaches ours */
+	skel = cpumap_trace_bpf__open();
+	if (!skel)
+		return -errno;
+#define TRACE_REUSE_(name, ...)							if (!err)									err = bpf_map__reuse_fd(skel->maps.name, m->name);
+	STEER_TRACE_SHARED_MAPS(TRACE_REUSE_)
+#undef TRACE_REUSE_
+	/* Loaded to be hashed, never attached. */
+	if (!err)
+		err = cpumap_trace_bpf__load(skel);
+#define TRACE_SAME_(name)						\
+	if (!err && same) {						\
+		err = prog_tag(0, bpf_program__fd(skel->progs.name), mine); \
+		if (!err)						\
+			err = tag_of_link(m->dir, STEER_STR(name), theirs); \
+		if (!err && memcmp(mine, theirs, BPF_TAG_SIZE)) {	\
+			same = 0;					\
+			snprintf(why, len, "the tracepoint program %s running is not this version's", \
+				 STEER_STR(name));			\
+		}							\
+	}
+	STEER_TRACE_PROGS(TRACE_SAME_)
+#undef TRACE_SAME_
+	cpumap_trace_bpf__destroy(skel);
+	return err ? err : same;
 }
 
 int trace_open(const char *dir, struct trace_maps *t)

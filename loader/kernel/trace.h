@@ -30,6 +30,13 @@ struct trace_maps {
  * new is left pinned. */
 int trace_ensure(const struct steer_maps *m, char *why, size_t len);
 
+/* 1 when the tracepoint programs running for 'm' (their links pinned in
+ * m->dir) have this version's code, or none run; 0 when one differs,
+ * named in 'why'; a negative errno when that cannot be told. Used before
+ * an upgrade in place: they cannot be swapped without a moment when both
+ * or neither count, and the drain's evidence is exact counts. */
+int trace_is_current(const struct steer_maps *m, char *why, size_t len);
+
 /* Opens the trace maps pinned in 'dir' if both links are pinned there
  * too; -ENOENT when they are not (an interface attached by an older
  * xdp-steer, or loaded by xdp-loader and not applied since), -ESTALE when

@@ -96,6 +96,13 @@ int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 		     const struct steer_policy *p,
 		     struct steer_apply_result *res)
 {
+	return lib_apply_renewing(ctx, it, p, false, res);
+}
+
+int lib_apply_renewing(struct steer_ctx *ctx, const struct lib_iface *it,
+		       const struct steer_policy *p, bool renew,
+		       struct steer_apply_result *res)
+{
 	struct table_cpu buf[STEER_MAX_CPUS];
 	struct policy_cpus workers;
 	struct steer_build b = {};
@@ -128,6 +135,7 @@ int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 	}
 	if (res->cpus_fallback)
 		b.slot.loader_flags |= STEER_LF_CPUS_FALLBACK;
+	b.renew_workers = renew;
 	err = lib_apply_build(ctx, it, &m, &b, res);
 	build_free(&b);
 out_maps:

@@ -113,10 +113,18 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 			err = -EEXIST;
 			goto out;
 		}
+		if (!e) {
+			err = lib_upgrade_locked(ctx, &it, p,
+						 mode == XDP_MODE_UNSPEC ?
+						 res->at.mode : mode, res);
+			goto out;
+		}
 		err = lib_fail(ctx, -EEXIST, "%s: xdp-steer is already attached (program %u); change its policy with 'xdp-steer apply %s --policy POLICY'",
 			       ifname, res->at.prog_id, ifname);
 		goto out;
 	}
+	if (mode == XDP_MODE_UNSPEC)
+		mode = XDP_MODE_NATIVE;
 	err = pins_prepare(&it.ns, ifname, true, why, sizeof(why));
 	if (err) {
 		lib_fail(ctx, err, "%s: %s", ifname, why);

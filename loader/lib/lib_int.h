@@ -66,6 +66,17 @@ int lib_apply_build(struct steer_ctx *ctx, const struct lib_iface *it,
 int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 		     const struct steer_policy *p,
 		     struct steer_apply_result *res);
+/* The same, giving every worker a new cpumap entry when 'renew' (its
+ * program is another version's: an upgrade in place). */
+int lib_apply_renewing(struct steer_ctx *ctx, const struct lib_iface *it,
+		       const struct steer_policy *p, bool renew,
+		       struct steer_apply_result *res);
+
+/* attach where xdp-steer already runs (res->at), locked: lib/upgrade.c. */
+int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
+		       const struct steer_policy *p,
+		       enum xdp_attach_mode mode,
+		       struct steer_attach_result *res);
 
 /* The policy in force applied again (steer_repair), under the caller's
  * exclusive lock. */

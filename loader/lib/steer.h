@@ -57,12 +57,17 @@ struct steer_apply_result {
 
 struct steer_attach_result {
 	struct attached at;
+	__u32 upgraded_from;	/* the program replaced in place, or 0 */
 	struct steer_apply_result apply;
 };
 
 /* Loads xdp_steer on 'ifname' (libxdp's dispatcher where the kernel allows
- * it, else as the only program), pins its maps and applies 'p'. All or
- * nothing: on failure nothing is left on the interface or in bpffs. */
+ * it, else as the only program) in 'mode' (XDP_MODE_UNSPEC: native, or
+ * the running one's for an upgrade), pins its maps and applies 'p'. All or
+ * nothing: on failure nothing is left on the interface or in bpffs.
+ * Where xdp-steer already runs, upgrades it in place (lib/upgrade.c):
+ * this binary's programs take the running ones' place, on the same maps,
+ * traffic flowing, then 'p' is applied; res->upgraded_from says so. */
 int steer_attach(struct steer_ctx *ctx, const char *ifname,
 		 const struct steer_policy *p, enum xdp_attach_mode mode,
 		 struct steer_attach_result *res);

@@ -27,6 +27,9 @@ struct steer_build {
 	struct steer_slot slot;
 	struct table_cpu cpus[STEER_MAX_CPUS];	/* indirection table CPUs */
 	int ncpus;
+	/* Every worker gets a new cpumap entry, in the other bank: their
+	 * program is another version's (an upgrade in place). */
+	bool renew_workers;
 	/* NULL: apply builds the table from 'cpus' (and the one in force);
 	 * else slot.table_size entries applied as they are (the balancer's
 	 * moves). Not owned. */

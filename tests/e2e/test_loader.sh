@@ -135,12 +135,13 @@ check "status --json lists a cpumap entry with the cpumap program for each worke
 S_A=$(state)
 check "the maps hold policy A: 512 buckets split 256/256, both CPUs in the cpumap with a program" \
 	expect_eq "$(field table)/$(field cpumap "$S_A")/$(field gen "$S_A")" "0x256,1x256/0:2048:prog,1:2048:prog/1"
-check "attaching again is refused with exit 1" \
-	run_rc 1 xs attach "$IF_B" --policy "$T/p_a.yaml"
-check "the refusal says it is already attached and how to change the policy" \
-	out_has "already attached.*xdp-steer apply"
-check "the refused attach left the program and policy A alone" \
-	expect_eq "$(xdp_prog_id) $(state)" "$PROG $S_A"
+check "attaching again upgrades it in place (exit 0)" \
+	run_rc 0 xs attach "$IF_B" --policy "$T/p_a.yaml"
+check "and says so, the policy unchanged" \
+	out_has "upgraded in place: program $PROG replaced"
+PROG=$(xdp_prog_id)
+check "the new program keeps policy A and its maps" \
+	expect_eq "$(state)" "$S_A"
 
 # ---- apply, re-apply ----------------------------------------------------------
 

@@ -119,7 +119,7 @@ hash: {seed: 1}
 balance: off
 EOF
 run_unit ExecReload
-check "reload (ExecReload: apply IFACE --policy /etc/xdp-steer/IFACE.yaml) with an edited policy exits 0" rc_is 0
+check "reload (ExecReload: attach IFACE --policy /etc/xdp-steer/IFACE.yaml, an upgrade in place) with an edited policy exits 0" rc_is 0
 check "  and says nothing on stderr (the unit spells --policy, so no note of a deprecated spelling)" \
 	test ! -s "$T/err"
 check "reload put the edited policy in force: generation 2, buckets 128/384, queue 512" \

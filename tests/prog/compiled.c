@@ -12,10 +12,12 @@
 #include <string.h>
 #include <netinet/in.h>
 #include <linux/if_ether.h>
+#include <bpf/bpf.h>
 
 #include "fixtures.h"
 #include "policy/compile.h"
 #include "kernel/clock.h"
+#include "kernel/cpumap.h"
 #include "kernel/slots.h"
 
 struct compiled_frame {
@@ -393,12 +395,60 @@ out:
 	steer_prog_add_cpu(&prog, remote_cpu, QSIZE, prog.worker_fd);
 }
 
+/* An upgrade in place (lib/upgrade.c): the entries' program told apart
+ * from another version's by its tag, and an apply that renews the workers
+ * moves every bucket to new entries in the other bank. */
+static void test_upgrade_renews_other_versions_workers(void)
+{
+	int other[STEER_BANKS] = { prog.prog_fd, prog.prog_fd };
+	struct slots_result res;
+	struct steer_slot before, after;
+	struct steer_ctl ctl;
+	struct steer_build b;
+	struct steer_maps m;
+	char why[256] = "";
+	__u32 zero = 0, table[STEER_TABLE_MAX];
+
+	if (!ready() || !EXPECT_EQ(apply_text(BALANCED_POLICY), 0, "a policy applies"))
+		goto out;
+	maps_of_prog(&m);
+	EXPECT_EQ(cpumap_workers_current(&m, prog.worker_fds, why, sizeof(why)), 1,
+		  "its entries run this version's worker: the same tag");
+	EXPECT_EQ(cpumap_workers_current(&m, other, why, sizeof(why)), 0,
+		  "against other code (another version's) they do not");
+	EXPECT(strstr(why, "runs another version's program") != NULL,
+	       "and the first such entry is named");
+	if (!EXPECT_EQ(bpf_map_lookup_elem(prog.steer_ctl, &zero, &ctl), 0, "steer_ctl is read") ||
+	    !EXPECT_EQ(bpf_map_lookup_elem(prog.steer_slots, &ctl.active, &before), 0,
+		       "the slot in force is read") ||
+	    !EXPECT_EQ(slots_read_build(&m, &b, table), 0, "and read back as a build"))
+		goto out;
+	b.table = table;
+	b.renew_workers = true;
+	EXPECT_EQ(slots_apply(&m, &b, prog.worker_fds, &res, why, sizeof(why)), 0,
+		  "applying it again, renewing the workers, succeeds");
+	build_free(&b);
+	bpf_map_lookup_elem(prog.steer_ctl, &zero, &ctl);
+	bpf_map_lookup_elem(prog.steer_slots, &ctl.active, &after);
+	EXPECT(!res.unchanged && after.bank == !before.bank,
+	       "as a new generation on the other bank's entries, made anew");
+	EXPECT(!memcmp(&before.hash_key, &after.hash_key, sizeof(after.hash_key)) &&
+	       after.table_size == before.table_size,
+	       "the policy otherwise as it was");
+out:
+	steer_prog_reset_policy(&prog);
+	steer_prog_add_cpu(&prog, local_cpu, QSIZE, prog.worker_fd);
+	steer_prog_add_cpu(&prog, remote_cpu, QSIZE, prog.worker_fd);
+}
+
 int run_compiled_tests(int argc, char **argv)
 {
 	struct test_case warm = TEST_ENTRY(test_drain_apply_flips_after_the_warm_up,
 		"drain: an apply warms up under a new generation, flips once every ring handed on what it held, and shuts the window");
 	struct test_case bal = TEST_ENTRY(test_balancer_apply_path,
 		"balance: the slot in force read back applies unchanged; a table of its own moves just its buckets; who wins between apply and balancer");
+	struct test_case upgrade = TEST_ENTRY(test_upgrade_renews_other_versions_workers,
+		"upgrade: the workers' program is told from another version's by its tag, and renewing them moves every bucket to new entries in the other bank");
 	size_t i;
 	int failed = 0;
 
@@ -410,5 +460,6 @@ int run_compiled_tests(int argc, char **argv)
 	}
 	failed |= test_run_all("prog", &warm, 1, argc, argv);
 	failed |= test_run_all("prog", &bal, 1, argc, argv);
+	failed |= test_run_all("prog", &upgrade, 1, argc, argv);
 	return failed;
 }

@@ -85,7 +85,7 @@ check "the installed loader runs" "$D/usr/sbin/xdp-steer" --version
 UNIT=$D/usr/lib/systemd/system/xdp-steer@.service
 unit_paths() {
 	grep -qx 'ExecStart=/usr/sbin/xdp-steer attach %I --policy /etc/xdp-steer/%I.yaml' "$UNIT" &&
-	grep -qx 'ExecReload=/usr/sbin/xdp-steer apply %I --policy /etc/xdp-steer/%I.yaml' "$UNIT" &&
+	grep -qx 'ExecReload=/usr/sbin/xdp-steer attach %I --policy /etc/xdp-steer/%I.yaml' "$UNIT" &&
 	grep -qx 'ExecStop=/usr/sbin/xdp-steer detach %I' "$UNIT" ||
 		{ grep ^Exec "$UNIT"; return 1; }
 }
