@@ -2,8 +2,9 @@
 /*
  * cmd.h - the subcommands. Each takes argc/argv after its name and returns
  * the process exit status: 0 success, 1 failure or a bad policy, 2 a usage
- * error. They parse options, call one library entry point (lib/steer.h)
- * and print its result with a printer (print_*.h); nothing else.
+ * error, 3 (balance only) nothing to balance. They parse options, call one
+ * library entry point (lib/steer.h) and print its result with a printer
+ * (print_*.h); nothing else.
  */
 #ifndef XDP_STEER_CMD_H
 #define XDP_STEER_CMD_H

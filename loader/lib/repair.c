@@ -67,7 +67,7 @@ int lib_repair_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 		return lib_fail(ctx, -ENOMEM, "out of memory");
 	err = slots_read_build(m, &b, table);
 	if (err == -ENOENT) {
-		err = lib_fail(ctx, err, "%s: no policy in force to apply again; 'xdp-steer apply %s POLICY'",
+		err = lib_fail(ctx, err, "%s: no policy in force to apply again; 'xdp-steer apply %s --policy POLICY'",
 			       it->ifname, it->ifname);
 		goto out;
 	}

@@ -32,7 +32,26 @@ against what the loader knows; and the pointers into the READMEs.
   a README path, which may also name a paragraph's bold lead; and every
   relative Markdown link names a file that exists and, after '#', one of
   its headings.
+- The documents against the code (the READMEs, configs/*.yaml, the units'
+  sources, the completion, the loader's messages): every default they
+  state for a policy key ("`key`, default X", "`key: X` (the default)",
+  "nice N by default", a config's "# default X") is what `check` fills
+  in; every config passes `check --cpus 0-63` without a message, and one
+  that says every key is set sets them; no document names the loader by
+  an absolute path but the FILES list, which names both prefixes, a
+  paragraph naming an installed path under /usr names /usr/local's or
+  PREFIX too, and every unit runs @SBINDIR@/xdp-steer, which the build
+  replaces; every `xdp-steer` command line has only options its
+  command's --help has and no more arguments than its usage (no policy
+  without --policy), every short option of a --help is in xdp-steer(8),
+  README.md's table has each command's options; README.md's exit
+  statuses are cmd.h's, each returned by a command, and the units name
+  no other; no document says to enable the balancer's unit when
+  xdp-steer@.service wants it; and every `xdp-steer check` output of
+  loader/README.md, marked '<!-- example output -->', is what the loader
+  prints for the '<!-- example file: NAME -->' it names.
 """
+import glob
 import os
 import re
 import subprocess
@@ -407,6 +426,12 @@ def check_page8(roff):
         missing = sorted(o for o in opts if o not in re.findall(r"--[a-z][a-z-]*", text))
         result(not missing, f"xdp-steer.8: every option of '{cmd}' (its usage) is in its entry",
                f"missing: {missing}")
+        shorts = {o for o in help_of(cmd)[2] if not o.startswith("--")}
+        shorts -= {"-v", "-q", "-h"}
+        missing = sorted(o for o in shorts
+                         if not re.search(r"(?<![\w-])%s(?![\w-])" % o, text))
+        result(not missing, f"xdp-steer.8: every short option of '{cmd}' (its "
+               "--help) is in its entry", f"missing: {missing}")
         named = set()
         for e in mine:
             for t in [e[0]] + e[1]:
@@ -476,6 +501,425 @@ def check_page5(roff):
            "\n".join(wrong) or defaults)
 
 
+# ---- the documents against the code: defaults, paths, options, exit codes ---
+
+DOC_MD = ("README.md", "loader/README.md", "bpf/README.md", "tests/README.md",
+          "tests/bench/README.md")
+
+
+def doc_files():
+    """(relative path, text) of every file an operator reads: the READMEs,
+    the example policies, the units' and the udev rule's sources, the
+    completion, and the loader's C sources (its messages name commands)."""
+    rels = list(DOC_MD)
+    for d, exts in (("configs", (".yaml",)),
+                    ("loader/dist", (".in", ".timer", ".rules", ".bash")),
+                    ("loader/cli", (".c", ".h")), ("loader/lib", (".c",))):
+        rels += sorted(os.path.join(d, f) for f in os.listdir(os.path.join(ROOT, d))
+                       if f.endswith(exts))
+    return [(r, open(os.path.join(ROOT, r)).read()) for r in rels]
+
+
+def flat(text):
+    return " ".join(text.split())
+
+
+def region(rel, page, section):
+    """The text of a README between '<!-- man: PAGE SECTION -->' and its end."""
+    text = open(os.path.join(ROOT, rel)).read()
+    m = re.search(r"^<!-- man: %s %s -->\n(.*?)^<!-- man: end -->" %
+                  (re.escape(page), re.escape(section)), text, re.S | re.M)
+    return m.group(1) if m else ""
+
+
+_norm_cache = {}
+
+
+def normalized(policy):
+    """`xdp-steer check` of a policy text: its stdout, or None when it is
+    refused."""
+    if policy not in _norm_cache:
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+            f.write(policy)
+        try:
+            rc, out, _ = run(XDP_STEER, "check", "--cpus", "0-63", "--policy", f.name)
+        finally:
+            os.unlink(f.name)
+        _norm_cache[policy] = out if rc == 0 else None
+    return _norm_cache[policy]
+
+
+def is_default(key, value):
+    """Whether 'key' (a dotted path: hash.key) set to 'value' is what a bare
+    policy gets."""
+    parts = key.split(".")
+    yaml = value
+    for p in reversed(parts[1:]):
+        yaml = "{%s: %s}" % (p, yaml)
+    got = normalized("version: 1\n%s: %s\n" % (parts[0], yaml))
+    return got is not None and got == normalized("version: 1\n")
+
+
+# The keys whose default a document may state: check's own keys; cpus
+# (the machine's) and rules (none) are left out.
+def default_keys(defaults):
+    keys = set(defaults)
+    keys |= {k.split(".")[0] for k in defaults}
+    return sorted(keys, key=len, reverse=True)
+
+
+def stated_ok(key, stated, defaults):
+    """A default stated in prose is right when its first word is a value
+    that check takes as the default, or it names the default's value (each
+    word of a scalar, any leaf of a compound: `nice 10`)."""
+    words = re.findall(r"[\w.-]+", stated)
+    if words and is_default(key, words[0]):
+        return True
+    leaves = [v for k, v in defaults.items() if k == key or k.startswith(key + ".")]
+    return any(re.search(r"(?<![\w.-])%s(?![\w.-])" % re.escape(v), stated)
+               for v in leaves)
+
+
+def check_stated_defaults():
+    defaults = check_defaults()
+    keys = default_keys(defaults)
+    alt = "|".join(re.escape(k) for k in keys)
+    bad, seen = [], 0
+    # `key`, default VALUE / `key`'s default (...) / `key: value` (the default)
+    pat = re.compile(r"`(%s)(?::\s*([^`]*))?`(?:'s)?\**,?\s*\(?(?:the |its )?"
+                     r"default\b(?! (?:with|under|before))(?:s to| is|:)?\s*([^;.)]*)" % alt)
+    nice = re.compile(r"nice (\d+),? (?:by default|the default\b|\(the default)"
+                      r"|\bdefault,? nice (\d+)")
+    for rel in DOC_MD:
+        text = flat(open(os.path.join(ROOT, rel)).read())
+        for m in pat.finditer(text):
+            if re.search(r"(?:under|with|Under|With)\s*$", text[:m.start()]):
+                continue  # a default under another setting's value
+            key, value, stated = m.group(1), m.group(2), m.group(3)[:60]
+            seen += 1
+            ok = is_default(key, value) if value else stated_ok(key, stated, defaults)
+            if not ok:
+                bad.append(f"{rel}: {m.group(0)[:100]!r}: check's default of "
+                           f"{key} is not that")
+        for m in nice.finditer(text):
+            seen += 1
+            n = m.group(1) or m.group(2)
+            if n != defaults.get("worker_sched.nice"):
+                bad.append(f"{rel}: {m.group(0)!r}: check's default is nice "
+                           f"{defaults.get('worker_sched.nice')}")
+    # The example policies: each setting's 'default ...' on its line or in
+    # the comment block right above it.
+    for rel in sorted(glob.glob(os.path.join(ROOT, "configs", "*.yaml"))):
+        name = os.path.relpath(rel, ROOT)
+        block, parent = [], None
+        for line in open(rel).read().split("\n"):
+            s = line.strip()
+            if s.startswith("#"):
+                block.append(s)
+                continue
+            m = re.match(r"^( *)(\w+):\s*([^#]*?)\s*(#.*)?$", line)
+            if not m or (m.group(1) and parent is None):
+                block = []
+                continue
+            if not m.group(1):
+                parent = m.group(2) if not m.group(3) else None
+                key = m.group(2)
+            else:
+                key = f"{parent}.{m.group(2)}"
+            value, comment = m.group(3), m.group(4) or ""
+            said = comment if "default" in comment else " ".join(block)
+            block = []
+            if key in ("version", "cpus", "rules") or not value:
+                continue
+            d = re.search(r"\bdefault\b:?\s*([^\s,;:()]*)", said)
+            if not d:
+                continue
+            seen += 1
+            # "default X": X is the default; "the default" (or a word no
+            # value is): the value set here is.
+            if not is_default(key, d.group(1)) and not is_default(key, value):
+                bad.append(f"{name}: {key}: {value}: '{d.group(0)}' is not "
+                           "check's default")
+    result(seen >= 20 and not bad,
+           f"every default the documents state for a policy key ({seen}) is "
+           "what check fills in", "\n".join(bad))
+
+
+def check_configs():
+    bad = []
+    for rel in sorted(glob.glob(os.path.join(ROOT, "configs", "*.yaml"))):
+        rc, out, err = run(XDP_STEER, "check", "--cpus", "0-63", "--policy", rel)
+        if rc or err.strip():
+            bad.append(f"{os.path.relpath(rel, ROOT)}: exit {rc}: {err.strip()}")
+    result(not bad, "every configs/*.yaml passes check --policy on CPUs 0-63 "
+           "without a message (a warning, a deprecation)", "\n".join(bad))
+    bare = normalized("version: 1\n")
+    keys = {l.split(":")[0].lstrip("# ") for l in bare.split("\n") if ":" in l}
+    bad = []
+    for rel in sorted(glob.glob(os.path.join(ROOT, "configs", "*.yaml"))):
+        text = open(rel).read()
+        m = re.search(r"Every key (?:but ([\w, ]+?) )?is set", flat(text))
+        if not m:
+            continue
+        but = set(re.findall(r"\w+", m.group(1) or "")) - {"and"}
+        have = set(re.findall(r"^(\w+):", text, re.M))
+        missing = sorted(keys - have - but)
+        if missing:
+            bad.append(f"{os.path.relpath(rel, ROOT)}: says every key "
+                       f"{'but ' + m.group(1) + ' ' if but else ''}is set; "
+                       f"not set: {missing}")
+    result(not bad, "a config that says every key is set sets every key check "
+           "prints", "\n".join(bad))
+
+
+BINARY = re.compile(r"(?<![\w@)$/.-])((?:/[\w.-]+)*/s?bin/xdp-steer)(?![\w-])")
+INSTALLED = re.compile(r"(?<![\w.-])/usr/(?!local/)(?:sbin|lib/bpf|lib/systemd|"
+                       r"share/man|share/doc/xdp-steer|share/xdp-steer|"
+                       r"share/bash-completion)\S*")
+
+
+def check_paths():
+    files_region = region("loader/README.md", "xdp-steer.8", "FILES")
+    intro = files_region.strip().split("\n\n")[0]
+    result("PREFIX=/usr" in intro and "/usr/local" in intro,
+           "the FILES list says whose paths it gives (PREFIX=/usr) and where "
+           "make install's default puts them (/usr/local)", intro)
+    bad = []
+    for rel, text in doc_files():
+        outside = text.replace(files_region, "") if rel == "loader/README.md" else text
+        for m in BINARY.finditer(outside):
+            bad.append(f"{rel}: {m.group(1)}")
+    result(not bad, "no document names the loader by an absolute path but the "
+           "FILES list (units: @SBINDIR@; elsewhere the name, found on PATH)",
+           "\n".join(bad))
+
+    bad = []
+    for rel in DOC_MD:
+        text = open(os.path.join(ROOT, rel)).read()
+        if rel == "loader/README.md":
+            text = text.replace(files_region, "")
+        for para in re.split(r"\n\s*\n", text):
+            paths = INSTALLED.findall(para)
+            if paths and "/usr/local" not in para and "PREFIX" not in para:
+                bad.append(f"{rel}: {paths[0]} without its /usr/local twin "
+                           "or PREFIX")
+    result(not bad, "a paragraph that names an installed path under /usr also "
+           "names /usr/local's or PREFIX (make install's default is "
+           "/usr/local)", "\n".join(bad))
+
+    # The units run the loader where make install put it: SBINDIR, put in
+    # by the build (dist.mk, monitoring.mk) in place of @SBINDIR@.
+    bad = []
+    for src in sorted(glob.glob(os.path.join(ROOT, "loader/dist/*.in"))):
+        rel = os.path.relpath(src, ROOT)
+        for line in open(src).read().split("\n"):
+            if re.match(r"^Exec\w*=", line) and "xdp-steer " in line:
+                if not re.search(r"@SBINDIR@/xdp-steer ", line):
+                    bad.append(f"{rel}: {line}")
+        made = src[:-3]
+        if not os.path.exists(made):
+            bad.append(f"{rel}: {os.path.relpath(made, ROOT)} not made (run make)")
+        elif re.search(r"@[A-Z]+@", open(made).read()):
+            bad.append(f"{os.path.relpath(made, ROOT)}: a @NAME@ is left")
+    mk = open(os.path.join(ROOT, "loader/dist/dist.mk")).read()
+    if not re.search(r"^SBINDIR\s*\?=\s*\$\(PREFIX\)/sbin$", mk, re.M):
+        bad.append("dist.mk: SBINDIR is not $(PREFIX)/sbin")
+    result(not bad, "every unit runs @SBINDIR@/xdp-steer, replaced by the build",
+           "\n".join(bad))
+
+
+def help_of(cmd):
+    """(usage line, whole help, {option: takes a value}) of a command."""
+    _, out, err = run(XDP_STEER, cmd, "--help")
+    usage = out or err
+    first = usage.split("\n")[0]
+    opts = {}
+    for m in re.finditer(r"(--[a-z][a-z-]*)( [A-Z][A-Z|a-z]*| native\|skb)?", first):
+        opts[m.group(1)] = bool(m.group(2))
+    sm = re.search(r"Short options?: (.*?)\.?$", usage, re.M)
+    for m in re.finditer(r"(?<![\w-])(-[a-zA-Z])( [A-Z]+)?", sm.group(1) if sm else ""):
+        opts[m.group(1)] = bool(m.group(2))
+    for g in ("-v", "--verbose", "-q", "--quiet", "-h", "--help"):
+        opts[g] = False
+    return first, usage, opts
+
+
+def positional(first, cmd):
+    """(min, max) arguments of a usage line, its options and their values
+    left out; a '|' between forms lets the arguments go (detach --stale)."""
+    if " " + cmd not in first:
+        return 0, 1  # help: the overview
+    rest = first.split(" " + cmd, 1)[1]
+    rest = re.sub(r"--[a-z-]+(?: [A-Z]+| native\|skb)?", " ", rest)
+    while True:
+        less = re.sub(r"\[[^\[\]A-Z]*\]", " ", rest)  # groups of options only
+        if less == rest:
+            break
+        rest = less
+    toks = rest.split()
+    req = len([t for t in toks if t[0].isupper()])
+    opt = len([t for t in toks if re.match(r"^\[[A-Z]+\]$", t)])
+    return (0 if "|" in toks else req), req + opt
+
+
+def command_lines(text):
+    """xdp-steer command lines of a document: in code blocks (a line each,
+    joined at a trailing backslash), in code spans and in quotes."""
+    out = []
+    spans = []
+    fence = r"^ *```[^\n]*\n(.*?)^ *```"
+    for block in re.findall(fence, text, re.S | re.M):
+        spans += [(l, "") for l in block.replace("\\\n", " ").split("\n")]
+    rest = re.sub(fence, "", text, flags=re.S | re.M)
+    # With each span, the line it is on and the next (what it says of it).
+    for rx in (r"`([^`]+)`", r"'(xdp-steer [^'\n]+)'"):
+        for m in re.finditer(rx, rest):
+            spans.append((flat(m.group(1)),
+                          rest[rest.rfind("\n", 0, m.start()):
+                               rest.find("\n", rest.find("\n", m.end()) + 1)]))
+    spans += [(l, "") for l in rest.split("\n")
+              if re.match(r"^\s*#\s+xdp-steer ", l)]
+    for s, around in spans:
+        s = re.sub(r"^\s*(?:#\s+|\$ )", "", s)
+        for m in re.finditer(r"(?<![\w/@.-])xdp-steer((?:\s+-[\w-]+)*)\s+"
+                             r"(check|attach|apply|repair|detach|status|stats|"
+                             r"which|balance|pin-dir|help)(?![\w-])([^;|&#)>`<\n]*)", s):
+            out.append((m.group(1).split(), m.group(2), m.group(3).split(),
+                        around))
+    return out
+
+
+def check_command_lines():
+    cmds = loader_commands()
+    helps = {c: help_of(c) for c in cmds}
+    glob_opts = loader_global_options()
+    bad, seen = [], 0
+    for rel, text in doc_files():
+        for pre, cmd, args, around in command_lines(text):
+            seen += 1
+            if re.search(r"old spelling|deprecated|earlier versions", around):
+                continue  # the old spelling, named as such
+            first, _, opts = helps.get(cmd, ("", "", {}))
+            where = f"{rel}: xdp-steer {' '.join(pre + [cmd] + args)}"
+            for o in pre:
+                if o not in glob_opts:
+                    bad.append(f"{where}: {o} is no global option")
+            if any(c in " ".join(args) for c in "[]") or "..." in args or "COMMAND" in args:
+                continue  # a synopsis, not a command
+            pos, i = 0, 0
+            while i < len(args):
+                a = args[i]
+                name = a.split("=")[0]
+                if re.match(r"^--?[a-zA-Z]", a):
+                    if name not in opts:
+                        bad.append(f"{where}: {name}: not an option of "
+                                   f"'{cmd}' (xdp-steer {cmd} --help)")
+                    elif opts[name] and "=" not in a:
+                        i += 1
+                else:
+                    pos += 1
+                i += 1
+            lo, hi = positional(first, cmd)
+            if "--stale" in args:
+                lo = hi = 0
+            # No argument at all: the command named, not run ("`xdp-steer
+            # balance` works in rounds").
+            if pos > hi or 0 < pos < lo:
+                bad.append(f"{where}: {pos} argument(s), its usage takes "
+                           f"{lo}-{hi}: '{first}'")
+    result(seen >= 40 and not bad,
+           f"every xdp-steer command line in the documents ({seen}) has only "
+           "options its command takes and as many arguments as its usage "
+           "(no policy given without --policy)", "\n".join(bad))
+
+    # README.md's table: a row per command, with the options of its usage.
+    text = open(os.path.join(ROOT, "README.md")).read()
+    rows = {}
+    for m in re.finditer(r"^\| `([a-z-]+)([^`]*)` \|", text, re.M):
+        rows[m.group(1)] = set(re.findall(r"--[a-z][a-z-]*", m.group(2)))
+    bad = []
+    for cmd, opts in sorted(cmds.items()):
+        if cmd == "help":
+            continue
+        if cmd not in rows:
+            bad.append(f"{cmd}: no row")
+        elif rows[cmd] != opts:
+            bad.append(f"{cmd}: row {sorted(rows[cmd])}, usage {sorted(opts)}")
+    bad += [f"{c}: no such command" for c in rows if c not in cmds]
+    result(len(rows) >= 7 and not bad, "README.md's commands at a glance: a row "
+           "per command, with the options of its usage", "\n".join(bad))
+
+
+def check_exit_codes():
+    cmd_h = open(os.path.join(ROOT, "loader/cli/cmd.h")).read()
+    names = dict(re.findall(r"#define (EXIT_\w+)\s+(\d+)", cmd_h))
+    cli = "".join(open(f).read() for f in glob.glob(os.path.join(ROOT, "loader/cli/*.c")))
+    unused = [n for n in names if not re.search(r"\breturn\b[^;]*\b%s\b" % n, cli)]
+    result(not unused, "every exit code of loader/cli/cmd.h is returned by a command",
+           unused)
+    codes = {"0"} | set(names.values())
+    text = flat(open(os.path.join(ROOT, "README.md")).read())
+    m = re.search(r"Exit status (.*?)\.(?: |$)", text)
+    said = set(re.findall(r"(?<![\w-])(\d)(?![\w-])", m.group(1))) if m else set()
+    result(said == codes, "README.md's exit statuses are the codes of "
+           "loader/cli/cmd.h", f"cmd.h: {sorted(codes)}, README.md: {sorted(said)}")
+    bad = []
+    for src in glob.glob(os.path.join(ROOT, "loader/dist/*.in")):
+        for v in re.findall(r"^(?:RestartPreventExitStatus|SuccessExitStatus)=(.*)$",
+                            open(src).read(), re.M):
+            bad += [f"{os.path.relpath(src, ROOT)}: {c}" for c in v.split()
+                    if c not in codes]
+    result(not bad, "the units name only exit codes the loader has", bad)
+
+
+def check_balancer_unit():
+    unit = open(os.path.join(ROOT, "loader/dist/xdp-steer@.service.in")).read()
+    wants = re.search(r"^Wants=.*xdp-steer-balance@", unit, re.M) is not None
+    bad = []
+    for rel, text in doc_files():
+        t = flat(text)
+        if wants:
+            bad += [f"{rel}: {m}" for m in
+                    re.findall(r"systemctl enable[^#;`]*xdp-steer-balance@[\w%$.-]*", t)]
+        else:
+            bad += [f"{rel}: {m}" for m in
+                    re.findall(r"xdp-steer@\w+`?,? (?:starts|wants)[^.]{0,40}|"
+                               r"starts `?xdp-steer-balance@\w*", t)]
+    result(not bad, "the documents say what xdp-steer@.service does with the "
+           f"balancer's unit ({'it wants it: nothing to enable' if wants else 'nothing'})",
+           "\n".join(bad))
+
+
+def check_examples():
+    """loader/README.md's outputs after '<!-- example output -->': each
+    `$ xdp-steer check` in them prints what the loader prints, for the
+    file of an '<!-- example file: NAME -->' block."""
+    text = open(os.path.join(ROOT, "loader/README.md")).read()
+    files = dict(re.findall(r"^<!-- example file: (\S+) -->\n```\w*\n(.*?)^```",
+                            text, re.S | re.M))
+    blocks = re.findall(r"^<!-- example output -->\n```\w*\n(.*?)^```", text, re.S | re.M)
+    every = re.findall(r"^\$ xdp-steer check .*$", text, re.M)
+    bad, seen = [], 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, body in files.items():
+            with open(os.path.join(tmp, name), "w") as f:
+                f.write(body)
+        for block in blocks:
+            for m in re.finditer(r"^\$ (xdp-steer check [^\n]*)\n(.*?)(?=^\$ |\Z)",
+                                 block, re.S | re.M):
+                seen += 1
+                argv = m.group(1).split()
+                p = subprocess.run([XDP_STEER] + argv[1:], capture_output=True,
+                                   text=True, cwd=tmp)
+                if p.stdout != m.group(2):
+                    bad.append(f"$ {m.group(1)}: the README shows\n{m.group(2)}"
+                               f"the loader prints (exit {p.returncode})\n"
+                               f"{p.stdout}{p.stderr}")
+    result(seen >= 1 and seen == len(every) and not bad,
+           f"every `xdp-steer check` example of loader/README.md ({seen} of "
+           f"{len(every)} marked) prints what the loader prints", "\n".join(bad))
+
+
 def main():
     if not os.access(XDP_STEER, os.X_OK):
         result(False, f"the loader is built ({XDP_STEER} is missing: run make)")
@@ -494,6 +938,16 @@ def main():
             if name == "xdp-steer.8":
                 check_counters(roff)
     check_pointers()
+    try:
+        check_stated_defaults()
+    except RuntimeError as e:
+        result(False, "xdp-steer check of a bare policy succeeds", e)
+    check_configs()
+    check_paths()
+    check_command_lines()
+    check_exit_codes()
+    check_balancer_unit()
+    check_examples()
     return 1 if failed else 0
 
 
