@@ -360,7 +360,8 @@ all: $(E2E_BPF) $(E2E_BINS)
 tests/e2e/%.skel.h: tests/e2e/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@ 2>/dev/null
-tests/e2e/traffic_live.o: tests/e2e/traffic_gen.skel.h
+# Each that includes the skeleton.
+tests/e2e/traffic_live.o tests/e2e/traffic_fanout.o: tests/e2e/traffic_gen.skel.h
 tests/e2e/observer.o: tests/e2e/observer.skel.h
 # Its three senders (tests/e2e/traffic_gen.c says which runs when).
 TRAFFIC_GEN_OBJS := tests/e2e/traffic_gen.o tests/e2e/traffic_live.o \
