@@ -83,6 +83,17 @@ static void sample(FILE *out, const char *name, const char *ifname,
 	fprintf(out, "\"} %llu\n", (unsigned long long)v);
 }
 
+/* One sample of a gauge in seconds, labelled with the interface only:
+ * milliseconds kept, as the balancer's interval and its clock have them. */
+static void seconds(FILE *out, const char *name, const char *ifname,
+		    __u64 ms)
+{
+	fprintf(out, PREFIX "%s{interface=\"", name);
+	label_value(out, ifname);
+	fprintf(out, "\"} %llu.%03llu\n", (unsigned long long)(ms / 1000),
+		(unsigned long long)(ms % 1000));
+}
+
 static __u64 at(const void *base, size_t off)
 {
 	return *(const __u64 *)((const char *)base + off);
@@ -101,6 +112,22 @@ void print_prom(FILE *out, const char *ifname, const struct steer_sample *s)
 	family(out, "cpumap_trace", "gauge",
 	       "1 when the worker ring and kthread counters are counted (the cpumap tracepoint programs are pinned), else 0");
 	sample(out, "cpumap_trace", ifname, NULL, 0, s->traced);
+	/* The balancer's liveness, for an alert on one that should run and
+	 * does not (loader/dist/xdp-steer.rules.yml). */
+	family(out, "balance_enabled", "gauge",
+	       "1 when the policy in force balances (balance: on), so a balancer is expected (xdp-steer balance IFACE, the unit xdp-steer-balance@IFACE), else 0");
+	sample(out, "balance_enabled", ifname, NULL, 0, s->balance.enabled);
+	family(out, "balance_interval_seconds", "gauge",
+	       "the policy in force's balance.interval: how far apart the balancer's rounds are");
+	seconds(out, "balance_interval_seconds", ifname,
+		s->balance.interval_ms);
+	family(out, "balancer_running", "gauge",
+	       "1 when the balancer that last registered on the interface is a live process, else 0 (none ever ran, or it ended)");
+	sample(out, "balancer_running", ifname, NULL, 0, s->balance.running);
+	family(out, "balancer_last_round_timestamp_seconds", "gauge",
+	       "when the balancer's last round ended, in seconds since the Unix epoch; 0 before its first");
+	seconds(out, "balancer_last_round_timestamp_seconds", ifname,
+		s->balance.last_ns / 1000000);
 	for (i = 0; i < COUNT(rx_metrics); i++) {
 		snprintf(name, sizeof(name), "%s_total", rx_metrics[i].name);
 		snprintf(help, sizeof(help), "%s, per receiving CPU",

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include <net/if.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "kernel/possible.h"
@@ -127,25 +128,46 @@ static bool steering(const struct steer_stats_src *src)
 	return lib_steering(src->dir, if_nametoindex(src->ifname)) == 1;
 }
 
-/* The CPUs the policy in force sends to, in either cpumap bank; none
- * without a policy. */
-static int read_workers(struct steer_stats_src *src, struct cpu_set *w)
+/* The CPUs the policy in force sends to, in either cpumap bank, and
+ * whether it balances (as the balancer itself decides: a table, and
+ * balance on); none and no without a policy. */
+static int read_policy(struct steer_stats_src *src, struct steer_sample *s)
 {
 	unsigned char need[STEER_TARGETS];
+	struct cpu_set *w = &s->workers;
 	struct steer_slot slot;
 	struct steer_ctl ctl;
 	int err, t;
 
 	cpuset_zero(w);
+	s->balance.enabled = false;
+	s->balance.interval_ms = 0;
 	err = slots_read_active(&src->m, &ctl, &slot, src->table);
 	if (err == -ENOENT)
 		return 0;
-	if (!err)
+	if (!err) {
+		s->balance.enabled = slot.table_size &&
+				     (slot.flags & STEER_F_BALANCE);
+		s->balance.interval_ms = slot.balance_ms;
 		err = cpumap_slot_needs(&src->m, ctl.active, &slot, need);
+	}
 	for (t = 0; !err && t < STEER_TARGETS; t++)
 		if (need[t])
 			cpuset_set(w, t % STEER_MAX_CPUS);
 	return err;
+}
+
+/* The balancer's record: who, and when its last round ended. */
+static int read_balancer(struct steer_stats_src *src, struct steer_sample *s)
+{
+	struct steer_balance rec;
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(src->m.steer_balance, &zero, &rec))
+		return -errno;
+	s->balance.running = lib_balancer_alive(&rec);
+	s->balance.last_ns = rec.last_ns;
+	return 0;
 }
 
 int steer_stats_read(struct steer_stats_src *src, struct steer_sample *s)
@@ -177,7 +199,9 @@ int steer_stats_read(struct steer_stats_src *src, struct steer_sample *s)
 	if (cpuset_read_online(&s->online, NULL))
 		cpuset_zero(&s->online);
 	if (!err)
-		err = read_workers(src, &s->workers);
+		err = read_policy(src, s);
+	if (!err)
+		err = read_balancer(src, s);
 	return err;
 }
 

@@ -189,6 +189,17 @@ struct steer_sample {
 	 * CPU; empty without a policy). */
 	struct cpu_set online;
 	struct cpu_set workers;
+	/* The balancer (steer_balance[0]), so a monitor can tell one that
+	 * should run and does not: whether the policy in force balances,
+	 * and how often; whether the balancer recorded there is a live
+	 * process; when its last round ended (CLOCK_REALTIME ns, 0: none
+	 * yet). A dry run records nothing, so does not count. */
+	struct {
+		bool enabled;
+		__u32 interval_ms;
+		bool running;
+		__u64 last_ns;
+	} balance;
 };
 
 /* What became of the frames sent to one worker CPU, since the first apply

@@ -2,10 +2,10 @@
 /*
  * prom_sample: `xdp-steer stats --prometheus` (print_prom) on a sample made
  * by hand, with every family it can print: two online CPUs, both workers
- * of the policy, the tracepoint programs counting. For the tests that must
+ * of the policy, the tracepoint programs counting, a balancer running. For the tests that must
  * know the metrics and labels the exporter really emits (the Grafana
- * dashboard's queries, tests/unit/test_dashboard.py) without a copy of
- * the list. Usage: prom_sample [IFACE]
+ * dashboard's queries, tests/unit/test_dashboard.py; the alerting rules',
+ * tests/unit/test_alerts.py) without a copy of the list. Usage: prom_sample [IFACE]
  */
 #include "cli/print_prom.h"
 
@@ -20,6 +20,10 @@ int main(int argc, char **argv)
 	struct steer_sample s = {
 		.ncpus = NCPUS, .steering = true, .traced = true,
 		.rx = rx, .deq = deq, .ring = ring, .kthread = kthread,
+		/* A balancer running by the default policy's interval. */
+		.balance = { .enabled = true, .interval_ms = 1000,
+			     .running = true,
+			     .last_ns = 1700000000123000000ull },
 	};
 	int c;
 

@@ -158,6 +158,41 @@ static void test_steering_gauge(void)
 	free(out);
 }
 
+/* An alert must tell a balancer that should run from one that does:
+ * whether the policy balances, how often, whether the recorded balancer
+ * lives, and when its last round ended, to the millisecond. */
+static void test_balancer_gauges(void)
+{
+	struct steer_sample *s = busy(true);
+	char *out;
+
+	s->balance.enabled = true;
+	s->balance.interval_ms = 1500;
+	s->balance.running = true;
+	s->balance.last_ns = 1700000000987654321ull;
+	out = render("eth1", s);
+	EXPECT_LINE(out, "# TYPE xdp_steer_balance_enabled gauge",
+		    "balance_enabled is declared a gauge");
+	EXPECT_LINE(out, "xdp_steer_balance_enabled{interface=\"eth1\"} 1",
+		    "balance_enabled is 1 when the policy balances");
+	EXPECT_LINE(out, "xdp_steer_balance_interval_seconds{interface=\"eth1\"} 1.500",
+		    "balance_interval_seconds is the policy's interval in seconds");
+	EXPECT_LINE(out, "xdp_steer_balancer_running{interface=\"eth1\"} 1",
+		    "balancer_running is 1 while the recorded balancer lives");
+	EXPECT_LINE(out, "xdp_steer_balancer_last_round_timestamp_seconds{interface=\"eth1\"} 1700000000.987",
+		    "the last round's end is in seconds since the epoch, to the ms");
+	free(out);
+	memset(&s->balance, 0, sizeof(s->balance));
+	out = render("eth1", s);
+	EXPECT_LINE(out, "xdp_steer_balance_enabled{interface=\"eth1\"} 0",
+		    "and 0 under balance: off or without a policy");
+	EXPECT_LINE(out, "xdp_steer_balancer_running{interface=\"eth1\"} 0",
+		    "balancer_running is 0 when none runs");
+	EXPECT_LINE(out, "xdp_steer_balancer_last_round_timestamp_seconds{interface=\"eth1\"} 0.000",
+		    "the last round is 0 before any round");
+	free(out);
+}
+
 static void test_untraced(void)
 {
 	char *out = render("eth1", busy(false));
@@ -272,6 +307,23 @@ static int count_lines(const char *out, const char *prefix)
 	return n;
 }
 
+/* Lines of 'out' that end with 'suffix'. */
+static int count_ends(const char *out, const char *suffix)
+{
+	size_t n = strlen(suffix);
+	const char *p = out, *end;
+	int count = 0;
+
+	if (!out)
+		return -1;
+	for (; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, '\n');
+		if ((size_t)(end - p) >= n && !strncmp(end - n, suffix, n))
+			count++;
+	}
+	return count;
+}
+
 /* Online CPUs 0-3, the policy's workers 0 and 2 (0 the receiving CPU, a
  * worker too, as busy() has it), nothing counted yet. */
 static struct steer_sample *fresh(bool traced)
@@ -290,6 +342,7 @@ static void test_first_scrape(void)
 {
 	char *out = render("eth1", fresh(true));
 	int families = count_lines(out, "# TYPE ");
+	int gauges = count_ends(out, " gauge");
 
 	EXPECT_LINE(out, "xdp_steer_rx_packets_total{interface=\"eth1\",cpu=\"3\"} 0",
 		    "an online CPU that has received nothing has its rx_packets series, at 0");
@@ -304,13 +357,14 @@ static void test_first_scrape(void)
 	EXPECT_NO(out, "worker=\"1\"", "an online CPU the policy does not name has no worker series");
 	EXPECT_NO(out, "worker=\"3\"", "nor has CPU 3");
 	/* Every family, each with its 4 receiving CPUs or its 2 workers, and
-	 * the 2 gauges. */
+	 * the interface's gauges, one series each. */
 	EXPECT_EQ(count_lines(out, "xdp_steer_") - count_lines(out, "xdp_steer_worker_"),
-		  2 + 4 * (families - 2 - count_lines(out, "# TYPE xdp_steer_worker_")),
+		  gauges + 4 * (families - gauges - count_lines(out, "# TYPE xdp_steer_worker_")),
 		  "each receiving-CPU family has a series for each of the 4 online CPUs");
 	EXPECT_EQ(count_lines(out, "xdp_steer_worker_"),
 		  2 * count_lines(out, "# TYPE xdp_steer_worker_"),
 		  "each worker family has a series for each of the 2 workers");
+	EXPECT_EQ(gauges, 6, "the interface's gauges are there: steering, cpumap_trace and the balancer's 4");
 	EXPECT(count_lines(out, "# TYPE xdp_steer_worker_") > 5,
 	       "the worker families are all there, ring and kthread ones included");
 	free(out);
@@ -398,6 +452,7 @@ static const struct test_case tests[] = {
 	TEST_ENTRY(test_counted_stays, "a CPU that counted keeps its series when it goes offline or leaves the policy"),
 	TEST_ENTRY(test_worker_series, "workers' accounts are labelled worker, ring and kthread counters included"),
 	TEST_ENTRY(test_steering_gauge, "a gauge says whether anything steers, so standing counters are not read as an idle link"),
+	TEST_ENTRY(test_balancer_gauges, "gauges say whether a balancer is expected, whether it runs and when its last round ended"),
 	TEST_ENTRY(test_untraced, "without the tracepoint programs, ring counters are absent and the gauge says 0"),
 	TEST_ENTRY(test_escaping, "label values are escaped"),
 	TEST_ENTRY(test_format, "families are declared once, HELP then TYPE then their samples; counters end in _total"),
