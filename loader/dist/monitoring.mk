@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Monitoring, included by dist.mk: the textfile collector's unit and timer
-# (the counters of an interface written for node_exporter) and the
-# Grafana dashboard over those metrics, in the install list dist.mk reads.
+# (the counters of an interface written for node_exporter), the Grafana
+# dashboard over those metrics and the Prometheus alerting rules on them,
+# in the install list dist.mk reads.
 # TEXTFILEDIR: the directory node_exporter's textfile collector reads
 # (Debian's prometheus-node-exporter: /var/lib/prometheus/node-exporter),
-# whatever the prefix, as the policies' /etc; DATADIR: the dashboard's.
+# whatever the prefix, as the policies' /etc; DATADIR: the dashboard's
+# and the rules'.
 
 TEXTFILEDIR ?= /var/lib/prometheus/node-exporter
 DATADIR     ?= $(PREFIX)/share/xdp-steer
@@ -12,12 +14,14 @@ DATADIR     ?= $(PREFIX)/share/xdp-steer
 TEXTFILE_UNIT  := $(DIST)/xdp-steer-textfile@.service
 TEXTFILE_TIMER := $(DIST)/xdp-steer-textfile@.timer
 DASHBOARD      := $(DIST)/grafana-xdp-steer.json
+ALERT_RULES    := $(DIST)/xdp-steer.rules.yml
 
 INSTALL_LIST += \
 	0644:$(TEXTFILE_UNIT):$(UNITDIR)/xdp-steer-textfile@.service \
 	0644:$(TEXTFILE_TIMER):$(UNITDIR)/xdp-steer-textfile@.timer \
-	0644:$(DASHBOARD):$(DATADIR)/grafana/xdp-steer.json
-INSTALL_OWN_DIRS += $(DATADIR)/grafana $(DATADIR)
+	0644:$(DASHBOARD):$(DATADIR)/grafana/xdp-steer.json \
+	0644:$(ALERT_RULES):$(DATADIR)/prometheus/xdp-steer.rules.yml
+INSTALL_OWN_DIRS += $(DATADIR)/grafana $(DATADIR)/prometheus $(DATADIR)
 INSTALL_DIR_VARS += TEXTFILEDIR DATADIR
 
 ALL += $(TEXTFILE_UNIT)

@@ -59,10 +59,13 @@ NEEDS_TEST=(
 	"cmd:man man-db"
 	"cmd:groff groff-base"
 	"cmd:systemd-analyze systemd"
-	# promtool checks `stats --prometheus` (tests/e2e/test_ring_stats.sh)
-	# and the dashboard's queries (tests/unit/test_dashboard.py); Debian
-	# ships it only with the server (which starts under systemd)
+	# promtool checks `stats --prometheus` (tests/e2e/test_ring_stats.sh),
+	# the dashboard's queries (tests/unit/test_dashboard.py) and the
+	# alerting rules (tests/unit/test_alerts.py); Debian ships it only
+	# with the server (which starts under systemd)
 	"cmd:promtool prometheus"
+	# PyYAML: test_alerts.py reads the rules and their tests
+	"file:/usr/lib/python3/dist-packages/yaml/__init__.py python3-yaml"
 )
 [ $test_group -eq 1 ] && NEEDS+=("${NEEDS_TEST[@]}")
 

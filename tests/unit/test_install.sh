@@ -6,11 +6,11 @@
 # commands and man pages found there); the textfile collector's service
 # and timer verified too, and the service's command run as systemd runs it
 # (an atomic write, the file removed when stats fails); the Grafana
-# dashboard valid JSON; both pages read by man without a
-# warning and found by name; the completion script, sourced in bash,
-# completing commands, options, interface names and policy files, and
-# knowing every command and option the loader has; `make uninstall`
-# leaving no file. Then the default prefix's paths.
+# dashboard valid JSON; the alerting rules accepted by promtool; both
+# pages read by man without a warning and found by name; the completion
+# script, sourced in bash, completing commands, options, interface names
+# and policy files, and knowing every command and option the loader has;
+# `make uninstall` leaving no file. Then the default prefix's paths.
 set -u
 SUITE=install
 . "$(dirname "$0")/../e2e/lib.sh"
@@ -55,6 +55,7 @@ expected() {
 		"644 $p/lib/systemd/system/xdp-steer-textfile@.service" \
 		"644 $p/lib/systemd/system/xdp-steer-textfile@.timer" \
 		"644 $p/share/xdp-steer/grafana/xdp-steer.json" \
+		"644 $p/share/xdp-steer/prometheus/xdp-steer.rules.yml" \
 		"644 $p/share/doc/xdp-steer/LICENSES/GPL-2.0" \
 		"644 $p/share/doc/xdp-steer/LICENSES/BSD-2-Clause"
 	for f in "$ROOT"/configs/*.yaml; do
@@ -223,6 +224,13 @@ check "an interface name reaches the shell as an argument, not as code" \
 	textfile_no_code
 check "the installed Grafana dashboard is valid JSON" \
 	python3 -m json.tool "$D/usr/share/xdp-steer/grafana/xdp-steer.json"
+if command -v promtool >/dev/null; then
+	check "promtool check rules accepts the installed alerting rules" \
+		promtool check rules "$D/usr/share/xdp-steer/prometheus/xdp-steer.rules.yml"
+else
+	skip "promtool check rules accepts the installed alerting rules" \
+		"promtool missing (Debian package prometheus; make test installs it)"
+fi
 
 no_warning() {
 	local err
