@@ -8,12 +8,21 @@
 # staging root) and run with an empty environment in the namespace. On an
 # attached interface it writes xdp-steer-IFACE.prom, which promtool
 # accepts, with every series of the first scrape and no temporary file
-# left; after the detach it fails and removes the file, so node_exporter
-# serves no stale counters.
+# left; it says whether a balancer is expected and whether one runs
+# (the policy balances; none, then a real `xdp-steer balance` with its
+# last round seconds old, then none again once it ended), as the alerting
+# rules read it; after the detach it fails and removes the file, so
+# node_exporter serves no stale counters.
 set -u
 . "$(dirname "$0")/lib.sh"
 
 e2e_setup
+BAL_PID=
+stop_balancer() {
+	[ -n "$BAL_PID" ] && kill -TERM "$BAL_PID" 2>/dev/null && wait "$BAL_PID" 2>/dev/null
+	BAL_PID=
+}
+trap 'stop_balancer; e2e_cleanup' EXIT
 T=$E2E_TMP
 D=$T/stage
 TF=$T/textfile
@@ -72,6 +81,43 @@ if command -v promtool >/dev/null; then
 else
 	skip "promtool check metrics accepts the file" "promtool missing (Debian package prometheus; make test installs it)"
 fi
+
+# gauge NAME: the value of xdp_steer_NAME{interface=$IF_B} in the file.
+gauge() {
+	sed -n "s/^xdp_steer_$1{interface=\"$IF_B\"} //p" "$PROM"
+}
+check "the policy balances (balance: on by default): a balancer is expected" \
+	test "$(gauge balance_enabled)" = 1
+check "its interval is the default balance.interval, 1 s" \
+	test "$(gauge balance_interval_seconds)" = 1.000
+check "no balancer has run: balancer_running 0, no last round" \
+	test "$(gauge balancer_running) $(gauge balancer_last_round_timestamp_seconds)" = "0 0.000"
+
+# A real balancer, rounds every second: the file says it runs, its last
+# round seconds old. nsenter itself in the background (not in_b, a
+# function: its subshell's pid would be the one killed).
+nsenter --net=/run/netns/"$NS_B" "$D/usr/sbin/xdp-steer" balance "$IF_B" \
+	>"$T/balance.log" 2>&1 &
+BAL_PID=$!
+for _ in $(seq 50); do
+	run_textfile
+	[ "$(gauge balancer_last_round_timestamp_seconds)" != 0.000 ] && break
+	sleep 0.1
+done
+check "with xdp-steer balance running the file says balancer_running 1" \
+	bash -c "[ '$(gauge balancer_running)' = 1 ] || { cat $PROM $T/balance.log; exit 1; }"
+round_fresh() {
+	local last now
+	last=$(gauge balancer_last_round_timestamp_seconds)
+	now=$(date +%s.%N)
+	awk -v l="$last" -v n="$now" 'BEGIN { exit !(l > n - 5 && l <= n) }' ||
+		{ echo "last round $last, now $now"; return 1; }
+}
+check "and its last round ended less than 5 s ago (seconds since the epoch)" round_fresh
+stop_balancer
+run_textfile
+check "once the balancer ended, balancer_running is 0 again" \
+	test "$(gauge balancer_running)" = 0
 
 in_b "$D/usr/sbin/xdp-steer" -q detach "$IF_B" || fail "xdp-steer detach $IF_B"
 run_textfile
