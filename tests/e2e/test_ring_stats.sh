@@ -163,7 +163,7 @@ sys.exit(bool(bad))
 EOF
 }
 # prom_series FILE: the series of a scrape, without their values.
-prom_series() { grep -v '^#' "$1" | sed 's/ [0-9]*$//' | sort; }
+prom_series() { grep -v '^#' "$1" | sed 's/ [0-9.]*$//' | sort; }
 
 xs stats "$IF_D" --prometheus >"$E2E_TMP/first.d.prom"
 xs stats "$IF_B" --prometheus >"$E2E_TMP/first.b.prom"
