@@ -281,13 +281,8 @@ static int stamp_key_init(const struct steer_maps *m)
 
 static int resolve_key(struct steer_build *b, const struct steer_slot *active)
 {
-	if (!(b->slot.loader_flags & STEER_LF_SEED_RANDOM))
+	if (!build_keep_key(b, active))
 		return 0;
-	if (active->table_size && (active->loader_flags & STEER_LF_SEED_RANDOM)) {
-		memcpy(b->slot.hash_key, active->hash_key,
-		       sizeof(b->slot.hash_key));
-		return 0;
-	}
 	if (getrandom(b->slot.hash_key, sizeof(b->slot.hash_key), 0) !=
 	    sizeof(b->slot.hash_key))
 		return -errno;
@@ -306,43 +301,15 @@ int slots_read_weights(const struct steer_maps *m, __u32 slot, __u32 *weight)
 	return 0;
 }
 
-/* The balancer's table stays (slots.h): the slot in force and the new one
- * both balance, with the same table size and the same workers and
- * weights, and the table names only those workers. */
-static bool keep_balanced(const struct steer_maps *m,
-			  const struct steer_ctl *ctl,
-			  const struct steer_slot *active,
-			  const struct steer_build *b, const __u32 *old)
-{
-	__u32 weight[STEER_MAX_CPUS], i;
-	int c, n = 0;
-
-	if (!old || !(active->flags & b->slot.flags & STEER_F_BALANCE) ||
-	    slots_read_weights(m, ctl->active, weight))
-		return false;
-	for (c = 0; c < b->ncpus; c++) {
-		if (weight[b->cpus[c].cpu] != b->cpus[c].weight)
-			return false;
-	}
-	for (i = 0; i < STEER_MAX_CPUS; i++)
-		n += weight[i] != 0;
-	if (n != b->ncpus)
-		return false;
-	for (i = 0; i < b->slot.table_size; i++)
-		if (old[i] >= STEER_MAX_CPUS || !weight[old[i]])
-			return false;
-	return true;
-}
-
-/* Prepare, second half: the new table. The balancer's own (b->table) as
- * it is; else the one in force kept whole under the rule of slots.h, or
- * built from it when the size is the same, so only the buckets that must
- * move do. */
+/* Prepare, second half: the new table (build_next_table(): the
+ * balancer's own, or the one in force kept whole or built on), from the
+ * table and weights in force. */
 static int build_table(const struct steer_maps *m, const struct steer_ctl *ctl,
 		       const struct steer_slot *active, struct steer_build *b,
-		       __u32 *table, struct slots_result *res)
+		       __u32 *table, int *moved)
 {
-	__u32 *old = NULL, i, key;
+	__u32 *old = NULL, weight[STEER_MAX_CPUS], i, key;
+	bool weights = false;
 	int err;
 
 	if (active->table_size == b->slot.table_size) {
@@ -357,20 +324,13 @@ static int build_table(const struct steer_maps *m, const struct steer_ctl *ctl,
 				return err;
 			}
 		}
+		weights = !slots_read_weights(m, ctl->active, weight);
 	}
-	if (b->table || keep_balanced(m, ctl, active, b, old)) {
-		memcpy(table, b->table ? b->table : old,
-		       b->slot.table_size * sizeof(*table));
-		for (i = 0, err = 0; i < b->slot.table_size; i++)
-			err += !old || table[i] != old[i];
-	} else {
-		err = table_build(table, b->slot.table_size, b->cpus, b->ncpus,
-				  old);
-	}
+	err = build_next_table(b, active, weights ? weight : NULL, old, table);
 	free(old);
 	if (err < 0)
 		return err;
-	res->moved_buckets = err;
+	*moved = err;
 	return 0;
 }
 
@@ -469,17 +429,6 @@ static int count_added(const unsigned char *added)
 	for (target = 0; target < STEER_TARGETS; target++)
 		n += added[target];
 	return n;
-}
-
-/* Prepare: the new slot's cpumap bank. A new queue size goes into the
- * other bank, so no entry with frames in its ring is replaced; the same
- * size keeps the bank, and its entries. */
-static __u32 choose_bank(const struct steer_slot *active,
-			 const struct steer_slot *next)
-{
-	if (active->table_size && active->queue_size != next->queue_size)
-		return !active->bank;
-	return active->bank & 1;
 }
 
 /* The policy's worker_sched, on the kthreads of every entry the slot
@@ -630,10 +579,11 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	inactive = !ctl.active;
 	err = resolve_key(b, &active);
 	if (!err)
-		err = build_table(m, &ctl, &active, b, table, res);
+		err = build_table(m, &ctl, &active, b, table,
+				  &res->moved_buckets);
 	if (err)
 		goto out;
-	b->slot.bank = choose_bank(&active, &b->slot);
+	b->slot.bank = build_choose_bank(&active, &b->slot);
 	build_needed_cpus(b, table, cpus);
 	b->slot.nrule_cpus = b->nrule_cpus;
 	b->slot.digest = build_digest(b, table);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,4 +117,68 @@ void build_needed_cpus(const struct steer_build *b, const __u32 *table,
 			need[b->prefix[i].target.cpu] = 1;
 	if (b->slot.nonip_cpu < STEER_MAX_CPUS)
 		need[b->slot.nonip_cpu] = 1;
+}
+
+bool build_keep_key(struct steer_build *b, const struct steer_slot *active)
+{
+	if (!(b->slot.loader_flags & STEER_LF_SEED_RANDOM))
+		return false;
+	if (active->table_size && (active->loader_flags & STEER_LF_SEED_RANDOM)) {
+		memcpy(b->slot.hash_key, active->hash_key,
+		       sizeof(b->slot.hash_key));
+		return false;
+	}
+	return true;
+}
+
+__u32 build_choose_bank(const struct steer_slot *active,
+			const struct steer_slot *next)
+{
+	if (active->table_size && active->queue_size != next->queue_size)
+		return !active->bank;
+	return active->bank & 1;
+}
+
+/* The balancer's table stays (kernel/slots.h): see build_next_table(). */
+static bool keep_balanced(const struct steer_build *b,
+			  const struct steer_slot *active, const __u32 *weight,
+			  const __u32 *old)
+{
+	__u32 i;
+	int c, n = 0;
+
+	if (!old || !weight || !(active->flags & b->slot.flags & STEER_F_BALANCE))
+		return false;
+	for (c = 0; c < b->ncpus; c++) {
+		if (b->cpus[c].cpu >= STEER_MAX_CPUS ||
+		    weight[b->cpus[c].cpu] != b->cpus[c].weight)
+			return false;
+	}
+	for (i = 0; i < STEER_MAX_CPUS; i++)
+		n += weight[i] != 0;
+	if (n != b->ncpus)
+		return false;
+	for (i = 0; i < b->slot.table_size; i++)
+		if (old[i] >= STEER_MAX_CPUS || !weight[old[i]])
+			return false;
+	return true;
+}
+
+int build_next_table(const struct steer_build *b,
+		     const struct steer_slot *active, const __u32 *weight,
+		     const __u32 *old, __u32 *table)
+{
+	__u32 i;
+	int moved = 0;
+
+	if (b->slot.table_size > STEER_TABLE_MAX)
+		return -EINVAL;
+	if (!b->table && !keep_balanced(b, active, weight, old))
+		return table_build(table, b->slot.table_size, b->cpus, b->ncpus,
+				   old);
+	memcpy(table, b->table ? b->table : old,
+	       b->slot.table_size * sizeof(*table));
+	for (i = 0; i < b->slot.table_size; i++)
+		moved += !old || table[i] != old[i];
+	return moved;
 }

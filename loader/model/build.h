@@ -63,4 +63,33 @@ __u64 build_digest(const struct steer_build *b, const __u32 *table);
 void build_needed_cpus(const struct steer_build *b, const __u32 *table,
 		       unsigned char *need);
 
+/* The rules an apply keeps to build on the slot in force ('active', its
+ * table_size 0 without a policy): kernel/slots.c applies by them, and the
+ * dry run (model/plan.h) predicts with them, so the two never differ. */
+
+/* Under hash seed: random, the key in force stays when the slot in force
+ * was drawn at random too (flows keep their buckets): copied into b.
+ * Returns true when a new random key must be drawn (seed: random, and
+ * none in force to keep); an explicit seed's key is already in b. */
+bool build_keep_key(struct steer_build *b, const struct steer_slot *active);
+
+/* The cpumap bank of the new slot: a new queue size goes into the other
+ * bank, so no entry with frames in its ring is replaced; the same size
+ * keeps the bank, and its entries. */
+__u32 build_choose_bank(const struct steer_slot *active,
+			const struct steer_slot *next);
+
+/* The table of b->slot.table_size entries the apply puts in force, into
+ * table[]: b->table as it is (the balancer's); else the one in force
+ * kept whole when the slot in force and b both balance, with the same
+ * table size, workers and weights (weight[STEER_MAX_CPUS], the slot in
+ * force's; NULL: unknown), and it names only those workers; else built
+ * from it (table_build(), only the buckets that must move do). 'old':
+ * the table in force when its size is b's, else NULL. Returns the number
+ * of buckets whose CPU differs from 'old' (all without it), or a
+ * negative errno. */
+int build_next_table(const struct steer_build *b,
+		     const struct steer_slot *active, const __u32 *weight,
+		     const __u32 *old, __u32 *table);
+
 #endif /* XDP_STEER_BUILD_H */
