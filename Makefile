@@ -71,7 +71,7 @@ TESTLIB_OBJS := tests/lib/frame.o tests/lib/prog_util.o $(TEST_OBJ) \
 LOADER     := loader/xdp-steer
 SKEL       := bpf/xdp_steer.skel.h
 MODEL_OBJS := $(addprefix loader/model/,cpuset.o table.o keymap.o build.o \
-	      health.o)
+	      health.o plan.o)
 # The balancer's rounds (needs libm), for the loader and its tests only.
 BALANCE_OBJ := loader/model/balance.o
 POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
@@ -82,11 +82,11 @@ KERNEL_OBJS := $(addprefix loader/kernel/,netns.o bpffs.o possible.o progtag.o p
 	       trace.o leak.o kthreads.o features.o cputime.o vlog.o)
 STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o upgrade.o detach.o \
 		 status.o stats.o stats_view.o which.o balance.o features.o \
-		 repair.o)
+		 repair.o dry_run.o)
 CLI_OBJS   := $(addprefix loader/cli/,main.o log.o json.o cmd_policy.o \
 	      cmd_detach.o cmd_status.o cmd_stats.o print_status.o \
 	      print_stats.o print_prom.o cmd_which.o print_which.o \
-	      cmd_balance.o print_balance.o)
+	      cmd_balance.o print_balance.o print_plan.o)
 LOADER_OBJS := $(CLI_OBJS) $(STEERLIB_OBJS) $(KERNEL_OBJS) $(POLICY_OBJS) \
 	       $(BALANCE_OBJ)
 TABLE_OBJ  := loader/model/table.o

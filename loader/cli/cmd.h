@@ -2,9 +2,10 @@
 /*
  * cmd.h - the subcommands. Each takes argc/argv after its name and returns
  * the process exit status: 0 success, 1 failure or a bad policy, 2 a usage
- * error, 3 (balance only) nothing to balance. They parse options, call one
- * library entry point (lib/steer.h) and print its result with a printer
- * (print_*.h); nothing else.
+ * error, 3 (balance only) nothing to balance, 4 (apply --dry-run only)
+ * something would change. They parse options, call one library entry
+ * point (lib/steer.h) and print its result with a printer (print_*.h);
+ * nothing else.
  */
 #ifndef XDP_STEER_CMD_H
 #define XDP_STEER_CMD_H
@@ -17,6 +18,8 @@
  * detached, its interface deleted or its program taken off); its unit
  * does not restart it for that (RestartPreventExitStatus). */
 #define EXIT_NOTHING	3
+/* apply --dry-run: the policy would change something (0: nothing). */
+#define EXIT_CHANGES	4
 
 int cmd_check(int argc, char **argv);
 int cmd_attach(int argc, char **argv);

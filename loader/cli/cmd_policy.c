@@ -8,6 +8,7 @@
 
 #include "cli/cmd.h"
 #include "cli/log.h"
+#include "cli/print_plan.h"
 
 /* --policy FILE (-p FILE), the same in every command that reads one. */
 #define POLICY_LONGOPT	{ "policy", required_argument, NULL, 'p' }
@@ -246,34 +247,90 @@ int cmd_attach(int argc, char **argv)
 	return ret;
 }
 
+struct apply_opts {
+	const char *policy;
+	bool dry_run;
+	bool json;
+};
+
+static int apply_handle(int opt, const char *arg, void *ctx)
+{
+	struct apply_opts *o = ctx;
+
+	switch (opt) {
+	case 'n':
+		o->dry_run = true;
+		return 0;
+	case 'j':
+		o->json = true;
+		return 0;
+	}
+	return policy_handle(opt, arg, &o->policy);
+}
+
+/* apply --dry-run: what would change, printed; EXIT_CHANGES when
+ * anything would, 0 when nothing would. */
+static int dry_run(const char *ifname, const char *policy,
+		   const struct steer_policy *p, bool json)
+{
+	struct steer_dry_run res;
+	struct steer_ctx ctx;
+	int ret;
+
+	cli_ctx_init(&ctx);
+	if (steer_apply_dry_run(&ctx, ifname, p, &res))
+		return cli_fail(&ctx);
+	if (json)
+		print_plan_json(ifname, policy, &res);
+	else
+		print_plan_text(ifname, policy, &res);
+	ret = res.plan.changes ? EXIT_CHANGES : 0;
+	plan_free(&res.plan);
+	return ret;
+}
+
 int cmd_apply(int argc, char **argv)
 {
-	const char *usage = "xdp-steer apply IFACE --policy POLICY\n"
+	const char *usage = "xdp-steer apply IFACE --policy POLICY [--dry-run [--json]]\n"
 		"  Applies POLICY to IFACE, attached by 'xdp-steer attach' or by\n"
 		"  'xdp-loader load -p $(xdp-steer pin-dir IFACE --create)'. Atomic: a\n"
 		"  policy that fails leaves the previous one in force.\n"
+		"  --dry-run (-n): say what the apply would change (workers, buckets\n"
+		"  moved per CPU pair, rules, cpumap entries, worker_sched, settings)\n"
+		"  and change nothing; exit 0 when nothing would change, 4 when\n"
+		"  something would. --json (-j): that as one JSON document.\n"
 		"  Short option: -p POLICY. 'xdp-steer apply IFACE POLICY', the old\n"
 		"  spelling, still works (deprecated).";
 	static const struct option longopts[] = {
 		POLICY_LONGOPT,
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct steer_apply_result res;
-	const char *policy = NULL;
+	struct apply_opts o = {};
 	struct steer_policy p;
 	struct steer_ctx ctx;
 	int ret;
 
-	ret = cmd_getopt(argc, argv, "p:", longopts, usage, policy_handle,
-			 &policy);
+	ret = cmd_getopt(argc, argv, "p:nj", longopts, usage, apply_handle, &o);
 	if (ret >= 0)
 		return ret;
-	policy = policy_file(argc, argv, 1, policy,
-			     "xdp-steer apply IFACE --policy POLICY", usage);
-	if (!policy || cmd_ifname(argv[optind], usage))
+	o.policy = policy_file(argc, argv, 1, o.policy,
+			       "xdp-steer apply IFACE --policy POLICY", usage);
+	if (!o.policy || cmd_ifname(argv[optind], usage))
 		return EXIT_USAGE;
-	if (cli_load_policy(policy, NULL, NULL, false, &p))
+	if (o.json && !o.dry_run) {
+		pr_err("--json goes with --dry-run: an apply reports in text\n");
+		return cmd_usage_error(usage);
+	}
+	if (cli_load_policy(o.policy, NULL, NULL, false, &p))
 		return EXIT_FAIL;
+	if (o.dry_run) {
+		ret = dry_run(argv[optind], o.policy, &p, o.json);
+		policy_free(&p);
+		return ret;
+	}
 	cli_ctx_init(&ctx);
 	if (steer_apply(&ctx, argv[optind], &p, &res)) {
 		ret = cli_fail(&ctx);

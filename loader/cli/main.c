@@ -32,7 +32,7 @@ static const struct {
 } commands[] = {
 	{ "check", cmd_check, "check --policy POLICY [--cpus LIST]: validate a policy, print it normalized" },
 	{ "attach", cmd_attach, "attach IFACE --policy POLICY [--mode native|skb]: load, pin, apply" },
-	{ "apply", cmd_apply, "apply IFACE --policy POLICY: swap in a policy atomically" },
+	{ "apply", cmd_apply, "apply IFACE --policy POLICY [--dry-run [--json]]: swap in a policy atomically, or say what that would change" },
 	{ "repair", cmd_repair, "repair [IFACE]: apply the policy in force again, kthreads back on their CPUs" },
 	{ "detach", cmd_detach, "detach IFACE | --stale: unload and remove the pins" },
 	{ "status", cmd_status, "status [IFACE] [--json]: what runs where, with health warnings" },

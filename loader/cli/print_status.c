@@ -100,7 +100,7 @@ static const char *tf(int b)
 	return b ? "true" : "false";
 }
 
-static const char *sched_name(int policy)
+const char *sched_name(int policy)
 {
 	switch (policy) {
 	case SCHED_OTHER: return "other";

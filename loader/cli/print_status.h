@@ -9,6 +9,9 @@ void print_status_text(const struct steer_status *st);
 /* One JSON object, without a newline: the caller ends the document (or
  * puts it in a list). */
 void print_status_json(const struct steer_status *st);
+/* A scheduling class as worker_sched names it ("other", "fifo", "rr"),
+ * or "batch", "idle", "unknown". */
+const char *sched_name(int policy);
 /* Pin directories of namespaces that are gone (status without IFACE). */
 void print_status_gone(const struct steer_list *l);
 

@@ -533,6 +533,83 @@ static int renew_targets(const struct steer_maps *m,
 	return 0;
 }
 
+/*
+ * Prepare, what reads alone: the build's table, bank and digest against
+ * the slot in force, its key already resolved; the CPUs it needs
+ * (cpus[STEER_MAX_CPUS]) and every kthread (kt[STEER_TARGETS]); whether
+ * it is the policy in force; the workers whose kthread may run off its
+ * CPU. Shared by the apply and its dry run (slots_plan()), so the dry
+ * run predicts what the apply does.
+ */
+static int prepare(const struct steer_maps *m, const struct steer_ctl *ctl,
+		   const struct steer_slot *active, struct steer_build *b,
+		   __u32 *table, unsigned char *cpus, struct kthread_info *kt,
+		   int *moved, bool *same_policy, struct cpu_set *renewed,
+		   char *why, size_t why_len)
+{
+	int err;
+
+	err = build_table(m, ctl, active, b, table, moved);
+	if (err)
+		return err;
+	b->slot.bank = build_choose_bank(active, &b->slot);
+	build_needed_cpus(b, table, cpus);
+	b->slot.nrule_cpus = b->nrule_cpus;
+	b->slot.digest = build_digest(b, table);
+	*same_policy = active->table_size && active->digest == b->slot.digest;
+	err = find_misplaced(m, b->slot.bank, cpus, kt, renewed, why,
+			     why_len);
+	if (err)
+		return err;
+	/* Misplaced kthreads in the bank in force: the slot moves to new
+	 * entries in the other bank, as for a new queue size, and its
+	 * buckets drain from the old ones without reordering. */
+	if (active->table_size && b->slot.bank == active->bank &&
+	    (cpuset_count(renewed) || b->renew_workers)) {
+		b->slot.bank = !active->bank;
+		b->slot.digest = build_digest(b, table);
+	}
+	return 0;
+}
+
+int slots_plan(const struct steer_maps *m, struct steer_build *b,
+	       __u32 *table, struct slots_plan *out, char *why,
+	       size_t why_len)
+{
+	unsigned char cpus[STEER_MAX_CPUS];
+	struct cpu_set stale;
+	__u32 cpu;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	why[0] = 0;
+	err = read_ctl(m, &out->ctl);
+	if (!err && bpf_map_lookup_elem(m->steer_slots, &out->ctl.active,
+					&out->active))
+		err = -errno;
+	if (err)
+		return err;
+	/* A key to draw stays zero here: the plan says it would be drawn. */
+	out->key_drawn = build_keep_key(b, &out->active);
+	err = prepare(m, &out->ctl, &out->active, b, table, cpus, out->kt,
+		      &out->moved_buckets, &out->same_policy, &out->renewed,
+		      why, why_len);
+	if (err)
+		return err;
+	/* The new bank's own entries, when the slot moves to it, as the
+	 * apply reads them (kthreads made anew there too). */
+	if (!out->active.table_size || b->slot.bank != out->active.bank) {
+		err = find_misplaced(m, b->slot.bank, cpus, out->kt, &stale,
+				     why, why_len);
+		if (err)
+			return err;
+		for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+			if (cpuset_has(&stale, cpu))
+				cpuset_set(&out->renewed, cpu);
+	}
+	return 0;
+}
+
 int slots_apply(const struct steer_maps *m, struct steer_build *b,
 		const int *worker_fds, struct slots_result *res, char *why,
 		size_t why_len)
@@ -579,27 +656,11 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	inactive = !ctl.active;
 	err = resolve_key(b, &active);
 	if (!err)
-		err = build_table(m, &ctl, &active, b, table,
-				  &res->moved_buckets);
+		err = prepare(m, &ctl, &active, b, table, cpus, kt,
+			      &res->moved_buckets, &res->same_policy,
+			      &res->renewed, why, why_len);
 	if (err)
 		goto out;
-	b->slot.bank = build_choose_bank(&active, &b->slot);
-	build_needed_cpus(b, table, cpus);
-	b->slot.nrule_cpus = b->nrule_cpus;
-	b->slot.digest = build_digest(b, table);
-	res->same_policy = active.table_size && active.digest == b->slot.digest;
-	err = find_misplaced(m, b->slot.bank, cpus, kt, &res->renewed, why,
-			     why_len);
-	if (err)
-		goto out;
-	/* Misplaced kthreads in the bank in force: the slot moves to new
-	 * entries in the other bank, as for a new queue size, and its
-	 * buckets drain from the old ones without reordering. */
-	if (active.table_size && b->slot.bank == active.bank &&
-	    (cpuset_count(&res->renewed) || b->renew_workers)) {
-		b->slot.bank = !active.bank;
-		b->slot.digest = build_digest(b, table);
-	}
 	/* A bank switch needs the other bank free of entries with another
 	 * ring size: an interrupted apply may have left some there, still
 	 * drained from. Wait for those buckets, as retire does. */

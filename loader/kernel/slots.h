@@ -76,6 +76,28 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 		const int *worker_fds, struct slots_result *res, char *why,
 		size_t why_len);
 
+/* What an apply of a build would do, read without writing anything. */
+struct slots_plan {
+	struct steer_ctl ctl;		/* in force */
+	struct steer_slot active;	/* in force (table_size 0: none) */
+	bool key_drawn;			/* seed: random, no key to keep: the
+					 * apply draws one */
+	bool same_policy;		/* the build is the policy in force */
+	int moved_buckets;		/* as slots_result's */
+	struct cpu_set renewed;		/* workers whose entries it would
+					 * make anew (kthreads.h) */
+	struct kthread_info kt[STEER_TARGETS];	/* every entry's now */
+};
+
+/* The prepare phase of slots_apply() on 'b', reading only: its key kept
+ * (or left to draw), its table into table[STEER_TABLE_MAX], its bank and
+ * digest, as the apply would make them. Writes no map, opens no window,
+ * takes nothing from the kthreads. 0 or a negative errno with the reason
+ * in 'why'. */
+int slots_plan(const struct steer_maps *m, struct steer_build *b,
+	       __u32 *table, struct slots_plan *out, char *why,
+	       size_t why_len);
+
 /* The slot in force and what its table, rules and the cpumap hold. */
 struct slot_view {
 	struct steer_ctl ctl;

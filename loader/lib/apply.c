@@ -37,13 +37,9 @@ static void default_workers(struct steer_ctx *ctx, const char *ifname,
 			 ifname);
 }
 
-int lib_apply_build(struct steer_ctx *ctx, const struct lib_iface *it,
-		    const struct steer_maps *m, struct steer_build *b,
-		    struct steer_apply_result *res)
+int lib_apply_ticks(struct steer_ctx *ctx, const struct lib_iface *it,
+		    struct steer_build *b)
 {
-	struct xdp_steer_bpf *worker = NULL;
-	int worker_fds[STEER_BANKS];
-	char why[512];
 	int err, hz;
 
 	/* The datapath counts time in jiffies. Below HZ=1000 every GRO
@@ -54,6 +50,21 @@ int lib_apply_build(struct steer_ctx *ctx, const struct lib_iface *it,
 				it->ifname, strerror(-err));
 	b->slot.drain_units = clock_ms_to_ticks(b->slot.drain_ms, hz);
 	b->slot.gro_units = hz < 1000 ? 0 : STEER_GRO_UNITS;
+	return 0;
+}
+
+int lib_apply_build(struct steer_ctx *ctx, const struct lib_iface *it,
+		    const struct steer_maps *m, struct steer_build *b,
+		    struct steer_apply_result *res)
+{
+	struct xdp_steer_bpf *worker = NULL;
+	int worker_fds[STEER_BANKS];
+	char why[512];
+	int err;
+
+	err = lib_apply_ticks(ctx, it, b);
+	if (err)
+		return err;
 	res->ncpus = b->ncpus;
 	err = prog_worker_load(it->dir, &worker);
 	if (err)
@@ -92,27 +103,13 @@ out_worker:
 	return err;
 }
 
-int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
-		     const struct steer_policy *p,
-		     struct steer_apply_result *res)
+int lib_apply_open(struct steer_ctx *ctx, const struct lib_iface *it,
+		   struct steer_maps *m)
 {
-	return lib_apply_renewing(ctx, it, p, false, res);
-}
-
-int lib_apply_renewing(struct steer_ctx *ctx, const struct lib_iface *it,
-		       const struct steer_policy *p, bool renew,
-		       struct steer_apply_result *res)
-{
-	struct table_cpu buf[STEER_MAX_CPUS];
-	struct policy_cpus workers;
-	struct steer_build b = {};
 	const char *missing = NULL;
-	struct steer_maps m;
-	char why[512];
 	int err;
 
-	memset(res, 0, sizeof(*res));
-	err = maps_open(it->dir, &m, &missing);
+	err = maps_open(it->dir, m, &missing);
 	if (err == -ENOENT && lib_pins_lost(ctx, it, missing))
 		return err;
 	if (err == -ENOENT)
@@ -125,20 +122,52 @@ int lib_apply_renewing(struct steer_ctx *ctx, const struct lib_iface *it,
 		lib_note(ctx, STEER_WARN,
 			 "%s: no attached xdp_steer program uses the maps in %s; the policy is stored, but nothing steers until one is attached",
 			 it->ifname, it->dir);
+	return 0;
+}
 
-	default_workers(ctx, it->ifname, p, &workers, buf, &res->cpus_fallback);
-	err = policy_compile(p, &workers, &b, why, sizeof(why));
-	if (err) {
-		lib_fail(ctx, err, "%s: %s", it->ifname,
-			 why[0] ? why : strerror(-err));
-		goto out_maps;
-	}
-	if (res->cpus_fallback)
-		b.slot.loader_flags |= STEER_LF_CPUS_FALLBACK;
+int lib_apply_compile(struct steer_ctx *ctx, const struct lib_iface *it,
+		      const struct steer_policy *p, struct steer_build *b,
+		      bool *cpus_fallback)
+{
+	struct table_cpu buf[STEER_MAX_CPUS];
+	struct policy_cpus workers;
+	char why[512];
+	int err;
+
+	default_workers(ctx, it->ifname, p, &workers, buf, cpus_fallback);
+	err = policy_compile(p, &workers, b, why, sizeof(why));
+	if (err)
+		return lib_fail(ctx, err, "%s: %s", it->ifname,
+				why[0] ? why : strerror(-err));
+	if (*cpus_fallback)
+		b->slot.loader_flags |= STEER_LF_CPUS_FALLBACK;
+	return 0;
+}
+
+int lib_apply_locked(struct steer_ctx *ctx, const struct lib_iface *it,
+		     const struct steer_policy *p,
+		     struct steer_apply_result *res)
+{
+	return lib_apply_renewing(ctx, it, p, false, res);
+}
+
+int lib_apply_renewing(struct steer_ctx *ctx, const struct lib_iface *it,
+		       const struct steer_policy *p, bool renew,
+		       struct steer_apply_result *res)
+{
+	struct steer_build b = {};
+	struct steer_maps m;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	err = lib_apply_open(ctx, it, &m);
+	if (err)
+		return err;
+	err = lib_apply_compile(ctx, it, p, &b, &res->cpus_fallback);
 	b.renew_workers = renew;
-	err = lib_apply_build(ctx, it, &m, &b, res);
+	if (!err)
+		err = lib_apply_build(ctx, it, &m, &b, res);
 	build_free(&b);
-out_maps:
 	maps_close(&m);
 	return err;
 }

@@ -26,6 +26,7 @@
 
 #include "model/balance.h"
 #include "model/health.h"
+#include "model/plan.h"
 #include "policy/policy.h"
 #include "kernel/pins.h"
 #include "kernel/prog.h"
@@ -76,6 +77,25 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
  * <pin dir>`. Atomic: a failure leaves the policy in force. */
 int steer_apply(struct steer_ctx *ctx, const char *ifname,
 		const struct steer_policy *p, struct steer_apply_result *res);
+
+/* What steer_apply() of 'p' on 'ifname' would change, with nothing
+ * touched: the policy parsed and compiled as the apply would, compared
+ * with the slot in force read from the maps, the cpumap entries and
+ * their kthreads (model/plan.h). Under the shared lock, held only while
+ * it reads; writes no map, opens no drain window, loads no program,
+ * changes no kthread. Fails as steer_apply() fails (not attached, a
+ * policy that cannot be compiled for this interface). Free the plan with
+ * plan_free(). */
+struct steer_dry_run {
+	struct steer_plan plan;
+	__u32 generation;	/* of the policy in force; 0: none */
+	bool cpus_fallback;	/* default workers would fall back to every
+				 * CPU */
+};
+
+int steer_apply_dry_run(struct steer_ctx *ctx, const char *ifname,
+			const struct steer_policy *p,
+			struct steer_dry_run *res);
 
 /* Applies the policy in force on 'ifname' again, read back from its maps
  * (no policy file): every worker's cpumap kthread that may run off its CPU

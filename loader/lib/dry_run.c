@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * steer_apply_dry_run(): what an apply would change, read and compared,
+ * nothing written. The build is made by the apply's own steps (lib_apply_
+ * open, compile and ticks; slots_plan(), the read-only half of the
+ * apply's prepare), so its errors and its table are the apply's.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/cpumap.h"
+#include "kernel/maps.h"
+#include "kernel/slots.h"
+#include "lib/lib_int.h"
+
+/* What lives on the heap: two tables, a plan's reading of the kernel. */
+struct dry_bufs {
+	__u32 *old_table, *next_table;
+	struct slots_plan *sp;
+	struct bpf_cpumap_val val[STEER_TARGETS];
+	unsigned char present[STEER_TARGETS];
+	__u32 qsize[STEER_TARGETS];
+	struct plan_sched sched[STEER_TARGETS];
+};
+
+static void fill_kernel_side(struct dry_bufs *d)
+{
+	const struct kthread_info *k;
+	__u32 t;
+
+	for (t = 0; t < STEER_TARGETS; t++) {
+		d->qsize[t] = d->present[t] ? d->val[t].qsize : 0;
+		k = &d->sp->kt[t];
+		d->sched[t] = (struct plan_sched){
+			.known = k->pid != 0 && k->policy >= 0,
+			.policy = k->policy,
+			.priority = k->priority,
+			.nice = k->nice,
+		};
+	}
+}
+
+static int dry_run_locked(struct steer_ctx *ctx, const struct lib_iface *it,
+			  const struct steer_policy *p,
+			  struct steer_dry_run *res, struct dry_bufs *d)
+{
+	struct steer_build next = {}, old = {};
+	struct plan_in in = {};
+	struct steer_maps m;
+	bool had_old;
+	char why[512];
+	int err;
+
+	err = lib_apply_open(ctx, it, &m);
+	if (err)
+		return err;
+	err = lib_apply_compile(ctx, it, p, &next, &res->cpus_fallback);
+	if (!err)
+		err = lib_apply_ticks(ctx, it, &next);
+	if (err)
+		goto out;
+	err = slots_read_build(&m, &old, d->old_table);
+	had_old = !err;
+	if (err && err != -ENOENT) {
+		lib_fail(ctx, err, "%s: reading the policy in force failed: %s",
+			 it->ifname, strerror(-err));
+		goto out;
+	}
+	err = slots_plan(&m, &next, d->next_table, d->sp, why, sizeof(why));
+	if (err) {
+		lib_fail(ctx, err, "%s: planning the apply failed: %s",
+			 it->ifname, why[0] ? why : strerror(-err));
+		goto out;
+	}
+	cpumap_read(&m, d->val, d->present);
+	fill_kernel_side(d);
+	res->generation = had_old ? d->sp->active.generation : 0;
+	in = (struct plan_in){
+		.old = had_old ? &old : NULL,
+		.old_table = d->old_table,
+		.next = &next,
+		.next_table = d->next_table,
+		.key_drawn = d->sp->key_drawn,
+		.in_cpumap = d->present,
+		.qsize = d->qsize,
+		.sched = d->sched,
+		.renew = &d->sp->renewed,
+	};
+	err = plan_make(&in, &res->plan);
+	if (err)
+		lib_fail(ctx, err, "%s: out of memory comparing the policies",
+			 it->ifname);
+out:
+	build_free(&old);
+	build_free(&next);
+	maps_close(&m);
+	return err;
+}
+
+int steer_apply_dry_run(struct steer_ctx *ctx, const char *ifname,
+			const struct steer_policy *p,
+			struct steer_dry_run *res)
+{
+	struct dry_bufs *d;
+	struct lib_iface it;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	d = calloc(1, sizeof(*d));
+	if (d) {
+		d->old_table = calloc(STEER_TABLE_MAX, sizeof(__u32));
+		d->next_table = calloc(STEER_TABLE_MAX, sizeof(__u32));
+		d->sp = calloc(1, sizeof(*d->sp));
+	}
+	if (!d || !d->old_table || !d->next_table || !d->sp) {
+		err = lib_fail(ctx, -ENOMEM, "out of memory");
+		goto out_free;
+	}
+	/* Shared: a dry run reads, as status does; an apply under way
+	 * finishes first. */
+	err = lib_iface_begin(ctx, ifname, false, &it);
+	if (err)
+		goto out;
+	if (!it.ifindex) {
+		err = lib_fail(ctx, -ENODEV, "%s: no such interface in this network namespace; 'ip link' lists them",
+			       ifname);
+		goto out;
+	}
+	err = dry_run_locked(ctx, &it, p, res, d);
+out:
+	lib_iface_end(&it);
+out_free:
+	if (d) {
+		free(d->old_table);
+		free(d->next_table);
+		free(d->sp);
+	}
+	free(d);
+	return err;
+}
