@@ -52,7 +52,7 @@ OMIT_PARTS := PARSE HASH COUNTERS CPU_STATS ALL
 OMIT_BPF   := $(patsubst %,tests/bench/omit/%.bpf.o,$(OMIT_PARTS))
 UNIT_NAMES := test_hash test_table test_policy test_health test_compile \
 	      test_configs test_input test_prom test_balance test_balance_cpu \
-	      test_netns test_vlog test_drain_rule test_possible
+	      test_netns test_vlog test_drain_rule test_possible test_plan
 UNIT_BINS  := $(addprefix tests/unit/,$(UNIT_NAMES))
 PROG_BINS  := tests/prog/test_prog
 PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
@@ -191,6 +191,9 @@ test_health_OBJS  := loader/model/health.o loader/kernel/netdev.o \
 		     loader/model/cpuset.o $(TEST_OBJ)
 test_compile_OBJS := $(POLICY_OBJS) $(TEST_OBJ)
 test_compile_LIBS := -lyaml
+# test_plan: what apply --dry-run says, from two policies compiled.
+test_plan_OBJS    := $(POLICY_OBJS) $(TEST_OBJ)
+test_plan_LIBS    := -lyaml
 test_configs_OBJS := $(POLICY_OBJS) $(TEST_OBJ)
 test_configs_LIBS := -lyaml
 test_input_OBJS   := $(POLICY_OBJS) $(TEST_OBJ)

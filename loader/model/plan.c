@@ -294,8 +294,8 @@ static bool sched_differs(const struct plan_sched *a,
 /* Per CPU, its entry in the new slot's bank (nt) and in the other (ot):
  * kept, created, made anew (renewed; resized when the ring size
  * differs), or removed; then, under a worker_sched other than keep, the
- * kthreads whose class would change (a new one starts at SCHED_OTHER,
- * nice 0). */
+ * kthreads whose class would change (a new worker's starts at
+ * SCHED_OTHER, nice 0). */
 static void plan_cpumap(const struct plan_in *in, struct steer_plan *p)
 {
 	const struct steer_build *b = in->next;
@@ -339,8 +339,17 @@ static void plan_cpumap(const struct plan_in *in, struct steer_plan *p)
 		}
 		if (!b->sched_set)
 			continue;
-		from = fresh ? (struct plan_sched){ true, SCHED_OTHER, 0, 0 } :
-			       in->sched[nt];
+		/* A kthread made anew in place of one (renewed, resized)
+		 * is compared with that one: the worker's class is what
+		 * changes or not. */
+		if (!fresh)
+			from = in->sched[nt];
+		else if (in->in_cpumap[ot] && in->sched[ot].known)
+			from = in->sched[ot];
+		else if (in->in_cpumap[nt] && in->sched[nt].known)
+			from = in->sched[nt];
+		else
+			from = (struct plan_sched){ true, SCHED_OTHER, 0, 0 };
 		if (sched_differs(&from, &to))
 			p->sched[p->nsched++] = (struct plan_sched_change){
 				cpu, from, to };

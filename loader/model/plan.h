@@ -95,10 +95,13 @@ struct plan_cpumap {
 	__u32 new_qsize;	/* 0: none */
 };
 
-/* A kthread whose scheduling the policy's worker_sched changes. */
+/* A worker whose kthread's scheduling the policy's worker_sched
+ * changes. */
 struct plan_sched_change {
 	__u32 cpu;
-	struct plan_sched from;	/* a new entry's: SCHED_OTHER, nice 0 */
+	struct plan_sched from;	/* its kthread's now, or the one a new
+				 * entry replaces; a new worker's starts
+				 * at SCHED_OTHER, nice 0 */
 	struct plan_sched to;
 };
 
@@ -125,8 +128,9 @@ struct steer_plan {
 	__u32 moved;
 	struct plan_move *moves;	/* by from, then to */
 	int nmoves;
-	struct plan_rule *rules;	/* removed and changed by the old
-					 * entries' order, then added */
+	/* Exact-field entries, then prefix ones; in each, the removed and
+	 * changed in the order of those in force, then the added. */
+	struct plan_rule *rules;
 	int nrules;
 	struct plan_cpumap cpumap[STEER_TARGETS];	/* by CPU */
 	int ncpumap;
