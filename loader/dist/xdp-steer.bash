@@ -18,7 +18,7 @@ _xdp_steer_opts() {
 	case $1 in
 	check)		echo "--policy --cpus" ;;
 	attach)		echo "--policy --mode" ;;
-	apply)		echo "--policy" ;;
+	apply)		echo "--policy --dry-run --json" ;;
 	detach)		echo "--stale" ;;
 	status)		echo "--json" ;;
 	stats)		echo "--interval --count --totals --json --prometheus" ;;

@@ -206,6 +206,12 @@ check "apply IFACE FILE (the old spelling) is taken, with the note" \
 	rc_out 1 xs apply lo "$T/missing.yaml"
 check "  (the note)" has '^xdp-steer: note: a policy file given without --policy is deprecated' err
 check "  (then the file is read)" has 'missing.yaml: cannot open' err
+check "apply --json without --dry-run is a usage error (exit 2)" \
+	rc_out 2 xs apply lo --json -p a.yaml
+check "  saying it goes with --dry-run" has '^xdp-steer: --json goes with --dry-run' err
+check "apply --dry-run reads the policy as apply does: a missing file fails (exit 1)" \
+	rc_out 1 xs apply lo --dry-run -p "$T/missing.yaml"
+check "  (the file is named)" has 'missing.yaml: cannot open' err
 
 # check --cpus LIST: a policy for another machine, checked against its
 # CPUs; every example policy of configs/ passes for a 64-CPU machine.
