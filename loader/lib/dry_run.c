@@ -41,6 +41,27 @@ static void fill_kernel_side(struct dry_bufs *d)
 	}
 }
 
+/* Entries the slot in force does not need that buckets still drain
+ * from go once drained, whatever is applied: not the apply's change, so
+ * not in the plan (status shows them). */
+static int leaving(const struct steer_maps *m, struct dry_bufs *d)
+{
+	unsigned char need[STEER_TARGETS], in_use[STEER_TARGETS];
+	__u32 t;
+	int err;
+
+	if (!d->sp->active.table_size)
+		return 0;
+	err = cpumap_slot_needs(m, d->sp->ctl.active, &d->sp->active, need);
+	if (!err)
+		err = cpumap_in_use(m, &d->sp->active, in_use, NULL, NULL, NULL,
+				    NULL);
+	for (t = 0; !err && t < STEER_TARGETS; t++)
+		if (!need[t] && in_use[t])
+			d->present[t] = 0;
+	return err;
+}
+
 static int dry_run_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 			  const struct steer_policy *p,
 			  struct steer_dry_run *res, struct dry_bufs *d)
@@ -74,6 +95,12 @@ static int dry_run_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 		goto out;
 	}
 	cpumap_read(&m, d->val, d->present);
+	err = leaving(&m, d);
+	if (err) {
+		lib_fail(ctx, err, "%s: reading which cpumap entries buckets drain from failed: %s",
+			 it->ifname, strerror(-err));
+		goto out;
+	}
 	fill_kernel_side(d);
 	res->generation = had_old ? d->sp->active.generation : 0;
 	in = (struct plan_in){

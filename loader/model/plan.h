@@ -37,7 +37,9 @@ struct plan_in {
 	const __u32 *next_table;
 	bool key_drawn;
 	/* The cpumap now, by target (bank * STEER_MAX_CPUS + cpu): which
-	 * entries exist and their ring sizes. */
+	 * entries exist and their ring sizes; without those already on
+	 * their way out (not needed by the slot in force, buckets still
+	 * draining from them), which go whatever is applied. */
 	const unsigned char *in_cpumap;		/* [STEER_TARGETS] */
 	const __u32 *qsize;			/* [STEER_TARGETS] */
 	/* Each entry's kthread now, by target. */
