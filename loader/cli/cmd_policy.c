@@ -280,9 +280,10 @@ static int dry_run(const char *ifname, const char *policy,
 	cli_ctx_init(&ctx);
 	if (steer_apply_dry_run(&ctx, ifname, p, &res))
 		return cli_fail(&ctx);
+	/* -q: the exit status alone says it, for a script. */
 	if (json)
 		print_plan_json(ifname, policy, &res);
-	else
+	else if (log_threshold >= LOG_NOTE)
 		print_plan_text(ifname, policy, &res);
 	ret = res.plan.changes ? EXIT_CHANGES : 0;
 	plan_free(&res.plan);
@@ -298,7 +299,8 @@ int cmd_apply(int argc, char **argv)
 		"  --dry-run (-n): say what the apply would change (workers, buckets\n"
 		"  moved per CPU pair, rules, cpumap entries, worker_sched, settings)\n"
 		"  and change nothing; exit 0 when nothing would change, 4 when\n"
-		"  something would. --json (-j): that as one JSON document.\n"
+		"  something would (with -q it prints nothing else). --json (-j):\n"
+		"  that as one JSON document.\n"
 		"  Short option: -p POLICY. 'xdp-steer apply IFACE POLICY', the old\n"
 		"  spelling, still works (deprecated).";
 	static const struct option longopts[] = {

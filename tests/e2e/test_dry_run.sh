@@ -47,19 +47,23 @@ rules:
 EOF
 printf 'version: 1\ncpus: [0-1]\nqueue_sise: 1024\n' >"$T/bad.yaml"
 
-# snapshot DIR: every pinned map of IF_B as bpftool dumps it, and what
-# status --json says of the slot, the window and the kthreads. The
-# datapath's counters and the tracepoints' are left out: they count
-# frames and polls (of any device's NAPI, here too), not what an apply
-# writes.
-COUNTERS='steer_stats|worker_stats|steer_buckets|steer_seq|steer_deq|steer_wdone.*|steer_wenq.*|steer_load|steer_rxq|steer_rxmove|steer_look|.*ring.*|.*kthread.*|.*napi.*'
+# snapshot DIR: every pinned map of IF_B as bpftool dumps it, each pinned
+# link (the tracepoint programs) as bpftool shows it, and what status
+# --json says of the slot, the window and the kthreads. The datapath's
+# counters and the tracepoints' are left out: they count frames and
+# polls (of any device's NAPI, here too), not what an apply writes.
+COUNTERS='steer_stats|worker_stats|steer_buckets|steer_seq|steer_deq|steer_wdone|steer_wenq|steer_load|steer_rxq|steer_rxmove|steer_look|ring_stats|kthread_stats'
 snapshot() {
 	local f name
 	mkdir -p "$1"
 	for f in "$PIN"/*; do
 		name=${f##*/}
 		[[ $name =~ ^($COUNTERS)$ ]] && continue
-		bpftool map dump pinned "$f" >"$1/$name" 2>&1 || return 1
+		if bpftool map show pinned "$f" >/dev/null 2>&1; then
+			bpftool map dump pinned "$f" >"$1/$name" || return 1
+		else
+			bpftool link show pinned "$f" >"$1/$name" || return 1
+		fi
 	done
 	xs status "$IF_B" --json | python3 -c 'import json, sys
 p = json.load(sys.stdin)["policy"]
@@ -94,6 +98,9 @@ rc=$?
 check "a dry run of a changed policy exits 4 (would change)" test "$rc" = 4
 check "  and says what would change, per CPU pair" \
 	grep -q 'table: 128 of 512 buckets would move: cpu 0 -> cpu 1: 128' "$T/diff.txt"
+Q=$(xs -q apply "$IF_B" --policy "$T/p2.yaml" --dry-run)
+rc=$?
+check "  with -q: exit 4 and nothing printed" test "$rc:$Q" = "4:"
 J=$(xs apply "$IF_B" --policy "$T/p2.yaml" --dry-run --json)
 rc=$?
 check "  as JSON: exit 4, CPU 1's weight 1 -> 3, 128 buckets from CPU 0 to 1" \
