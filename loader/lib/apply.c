@@ -104,7 +104,7 @@ out_worker:
 }
 
 int lib_apply_open(struct steer_ctx *ctx, const struct lib_iface *it,
-		   struct steer_maps *m)
+		   struct steer_maps *m, bool dry_run)
 {
 	const char *missing = NULL;
 	int err;
@@ -120,8 +120,8 @@ int lib_apply_open(struct steer_ctx *ctx, const struct lib_iface *it,
 		return lib_maps_failed(ctx, it, err, missing);
 	if (!lib_steering(it->dir, it->ifindex))
 		lib_note(ctx, STEER_WARN,
-			 "%s: no attached xdp_steer program uses the maps in %s; the policy is stored, but nothing steers until one is attached",
-			 it->ifname, it->dir);
+			 "%s: no attached xdp_steer program uses the maps in %s; the policy %s stored, but nothing steers until one is attached",
+			 it->ifname, it->dir, dry_run ? "would be" : "is");
 	return 0;
 }
 
@@ -160,7 +160,7 @@ int lib_apply_renewing(struct steer_ctx *ctx, const struct lib_iface *it,
 	int err;
 
 	memset(res, 0, sizeof(*res));
-	err = lib_apply_open(ctx, it, &m);
+	err = lib_apply_open(ctx, it, &m, false);
 	if (err)
 		return err;
 	err = lib_apply_compile(ctx, it, p, &b, &res->cpus_fallback);

@@ -73,7 +73,7 @@ static int dry_run_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 	char why[512];
 	int err;
 
-	err = lib_apply_open(ctx, it, &m);
+	err = lib_apply_open(ctx, it, &m, true);
 	if (err)
 		return err;
 	err = lib_apply_compile(ctx, it, p, &next, &res->cpus_fallback);

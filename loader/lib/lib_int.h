@@ -64,11 +64,12 @@ int lib_apply_build(struct steer_ctx *ctx, const struct lib_iface *it,
 
 /* The steps of an apply its dry run shares (lib/dry_run.c), so both fail
  * alike: the maps of 'it' opened, with the advice when they are missing
- * (a warning when no program uses them); 'p' compiled for 'it' (default
- * workers without the RX-interrupt CPUs); the drain timeout in the
- * kernel's ticks. Each 0 or a negative errno with ctx->err said. */
+ * (a warning when no program uses them, worded for a dry run with
+ * 'dry_run'); 'p' compiled for 'it' (default workers without the
+ * RX-interrupt CPUs); the drain timeout in the kernel's ticks. Each 0 or
+ * a negative errno with ctx->err said. */
 int lib_apply_open(struct steer_ctx *ctx, const struct lib_iface *it,
-		   struct steer_maps *m);
+		   struct steer_maps *m, bool dry_run);
 int lib_apply_compile(struct steer_ctx *ctx, const struct lib_iface *it,
 		      const struct steer_policy *p, struct steer_build *b,
 		      bool *cpus_fallback);
