@@ -275,7 +275,7 @@ static int dry_run(const char *ifname, const char *policy,
 {
 	struct steer_dry_run res;
 	struct steer_ctx ctx;
-	int ret;
+	bool changes;
 
 	cli_ctx_init(&ctx);
 	if (steer_apply_dry_run(&ctx, ifname, p, &res))
@@ -285,9 +285,9 @@ static int dry_run(const char *ifname, const char *policy,
 		print_plan_json(ifname, policy, &res);
 	else if (log_threshold >= LOG_NOTE)
 		print_plan_text(ifname, policy, &res);
-	ret = res.plan.changes ? EXIT_CHANGES : 0;
+	changes = res.plan.changes;
 	plan_free(&res.plan);
-	return ret;
+	return changes ? EXIT_CHANGES : 0;
 }
 
 int cmd_apply(int argc, char **argv)
