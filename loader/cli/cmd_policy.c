@@ -138,6 +138,7 @@ int cmd_check(int argc, char **argv)
 	};
 	struct check_opts o = {};
 	struct steer_policy p;
+	struct steer_ctx ctx;
 	bool quiet;
 	int ret;
 
@@ -153,6 +154,13 @@ int cmd_check(int argc, char **argv)
 	if (cli_load_policy(o.policy, o.cpus_name[0] ? &o.cpus : NULL,
 			    o.cpus_name, quiet, &p))
 		return EXIT_FAIL;
+	/* For this machine, its kernel too: a policy it cannot run is no
+	 * policy for it. */
+	cli_ctx_init(&ctx);
+	if (!o.cpus_name[0] && steer_kernel_check(&ctx, NULL)) {
+		policy_free(&p);
+		return cli_fail(&ctx);
+	}
 	if (!quiet)
 		policy_print(stdout, &p);
 	policy_free(&p);
