@@ -392,7 +392,7 @@ check_features() {
 		not grep -q "by the kernel's release" "$E2E_TMP/version"
 	if [ "${LACKS[$rel]+set}" ]; then
 		want=${LACKS[$rel]}
-		check "--version finds on $rel the features missing that it lacks: ${want:-none}" \
+		check "--version finds on $rel the features missing that it lacks: $(paste -sd';' <<<"${want:-none}")" \
 			test "$lacking" = "$want"
 	fi
 	if [ -z "$lacking" ]; then
@@ -433,13 +433,14 @@ check_features() {
 	# alone here (no dispatcher), its maps pinned in a directory of the
 	# test's own.
 	mkdir -p /sys/fs/bpf/xdp-steer-vmfeat
-	out=$(in_b env LIBXDP_SKIP_DISPATCHER=1 xdp-loader load -m skb \
+	out=$(in_b env LIBXDP_SKIP_DISPATCHER=1 xdp-loader load -vv -m skb \
 		-p /sys/fs/bpf/xdp-steer-vmfeat "$IF_B" "$BPF_OBJ" 2>&1)
 	rm -rf /sys/fs/bpf/xdp-steer-vmfeat
 	if grep -qF 'bpf_map_lookup_percpu_elem() in XDP' <<<"$lacking"; then
-		check "the kernel's verifier refuses xdp_steer: unknown helper bpf_map_lookup_percpu_elem (195)" \
-			grep -q "unknown func bpf_map_lookup_percpu_elem#195\|invalid func unknown#195" <<<"$out"
-		grep -m3 "func\|failed" <<<"$out" | sed 's/^/  /'
+		# -vv: libbpf's messages, the verifier's log among them.
+		check "the kernel's verifier refuses xdp_steer: 'invalid func unknown#195' (bpf_map_lookup_percpu_elem)" \
+			grep -q "invalid func unknown#195" <<<"$out"
+		grep -m3 "invalid func\\|load failed" <<<"$out" | sed 's/^/  /'
 	fi
 	check "  and no XDP program is left on $IF_B" no_xdp
 	e2e_cleanup
