@@ -125,8 +125,8 @@ static int check_handle(int opt, const char *arg, void *ctx)
 int cmd_check(int argc, char **argv)
 {
 	const char *usage = "xdp-steer check --policy POLICY [--cpus LIST]\n"
-		"  Validates POLICY against this machine's online CPUs, or the CPUs of\n"
-		"  LIST (another machine's, like 0-63 or 0-15,32-47), and prints it\n"
+		"  Validates POLICY against this machine's online CPUs and kernel, or the\n"
+		"  CPUs of LIST (another machine's, like 0-63 or 0-15,32-47), and prints it\n"
 		"  normalized, every default filled in. Exit 1 if it has errors; with\n"
 		"  -q (--quiet) it prints only those. Short option: -p POLICY.\n"
 		"  'xdp-steer check POLICY', the old spelling, still works (deprecated).";

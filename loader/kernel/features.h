@@ -19,7 +19,10 @@
  * (distributions backport), but for one case of kthread_names (below).
  * Kernels before 5.19 lack bpf_map_lookup_percpu_elem(), which the drain
  * reads other CPUs' state with: without it the verifier refuses xdp_steer,
- * and attach refuses first, naming what is missing.
+ * and attach refuses first, naming what is missing. Not probed apart:
+ * the raw tracepoints' arguments read (xdp_cpumap_kthread's stats came
+ * with cpumap programs in 5.9; napi_poll's are older), and live test-run
+ * frames (5.18), which only the tests use.
  */
 #define STEER_KERNEL_FEATURES(X)					\
 	X(cpumap_prog, "cpumap entries that run a program", "5.9", true)	\
