@@ -67,7 +67,8 @@ void features_kernel(int r[STEER_KF_COUNT], bool *kthread_by_release);
  * What this kernel lacks of what attach needs, as "a (Linux 5.19), b
  * (Linux 5.14)" into buf, from r as features_kernel() fills it: the
  * number of features missing (0: none; a probe that could not tell counts
- * as present, so an unprivileged check refuses nothing).
+ * as present, so an unprivileged check refuses nothing). 'buf' may be NULL
+ * when 'len' is 0: the count alone.
  */
 int features_lacking(const int r[STEER_KF_COUNT], char *buf, size_t len);
 

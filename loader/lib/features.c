@@ -10,14 +10,12 @@
 
 int steer_features(struct steer_ctx *ctx, struct steer_features *f)
 {
-	char lacks[8];
-
 	(void)ctx;
 	memset(f, 0, sizeof(*f));
 	f->dispatcher = features_dispatcher(f->dispatcher_why,
 					    sizeof(f->dispatcher_why));
 	features_kernel(f->kernel, &f->kthread_by_release);
-	f->lacking = features_lacking(f->kernel, lacks, sizeof(lacks));
+	f->lacking = features_lacking(f->kernel, NULL, 0);
 	if (features_libxdp_file(f->libxdp_file, sizeof(f->libxdp_file)))
 		f->libxdp_file[0] = '\0';
 	return 0;
