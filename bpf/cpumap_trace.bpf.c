@@ -15,7 +15,7 @@
  * An object apart from xdp_steer.bpf.o: xdp-loader never sees it, and the
  * datapath pays nothing for it. Raw tracepoints, not tp_btf: they need no
  * kernel BTF (custom router kernels often go without it), and the
- * arguments read here are unchanged since 5.9 (the design targets 5.15 on).
+ * arguments read here are unchanged since 5.9 (xdp-steer needs 5.19).
  * Each program runs once per bulk of up to 8 frames (a flush to one ring,
  * a kthread batch), for every cpumap on the machine; one array lookup
  * tells ours from the others.

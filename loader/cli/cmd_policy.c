@@ -125,8 +125,8 @@ static int check_handle(int opt, const char *arg, void *ctx)
 int cmd_check(int argc, char **argv)
 {
 	const char *usage = "xdp-steer check --policy POLICY [--cpus LIST]\n"
-		"  Validates POLICY against this machine's online CPUs, or the CPUs of\n"
-		"  LIST (another machine's, like 0-63 or 0-15,32-47), and prints it\n"
+		"  Validates POLICY against this machine's online CPUs and kernel, or the\n"
+		"  CPUs of LIST (another machine's, like 0-63 or 0-15,32-47), and prints it\n"
 		"  normalized, every default filled in. Exit 1 if it has errors; with\n"
 		"  -q (--quiet) it prints only those. Short option: -p POLICY.\n"
 		"  'xdp-steer check POLICY', the old spelling, still works (deprecated).";
@@ -138,6 +138,7 @@ int cmd_check(int argc, char **argv)
 	};
 	struct check_opts o = {};
 	struct steer_policy p;
+	struct steer_ctx ctx;
 	bool quiet;
 	int ret;
 
@@ -153,6 +154,13 @@ int cmd_check(int argc, char **argv)
 	if (cli_load_policy(o.policy, o.cpus_name[0] ? &o.cpus : NULL,
 			    o.cpus_name, quiet, &p))
 		return EXIT_FAIL;
+	/* For this machine, its kernel too: a policy it cannot run is no
+	 * policy for it. */
+	cli_ctx_init(&ctx);
+	if (!o.cpus_name[0] && steer_kernel_check(&ctx, NULL)) {
+		policy_free(&p);
+		return cli_fail(&ctx);
+	}
 	if (!quiet)
 		policy_print(stdout, &p);
 	policy_free(&p);

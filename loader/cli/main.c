@@ -83,6 +83,7 @@ static int version(void)
 	struct steer_features f;
 	struct steer_ctx ctx;
 	struct utsname u;
+	int i;
 
 	printf("xdp-steer %s\n", XDP_STEER_VERSION);
 	printf("using libbpf %s%s%s%s\n", libbpf_version_string(),
@@ -102,10 +103,16 @@ static int version(void)
 	       feature_word(f.dispatcher),
 	       f.dispatcher_why[0] && f.dispatcher != -EPERM ? ": " : "",
 	       f.dispatcher != -EPERM ? f.dispatcher_why : "");
-	printf("  XDP frags (multi-buffer programs): %s\n",
-	       feature_word(f.xdp_frags));
-	printf("  network namespace cookie (SO_NETNS_COOKIE): %s\n",
-	       feature_word(f.netns_cookie));
+	for (i = 0; i < STEER_KF_COUNT; i++)
+		printf("  %s (Linux %s%s): %s%s\n", steer_kernel_features[i].what,
+		       steer_kernel_features[i].since,
+		       steer_kernel_features[i].needed ? "" : ", optional",
+		       feature_word(f.kernel[i]),
+		       i == STEER_KF_kthread_names && f.kthread_by_release ?
+		       " (by the kernel's release: the probe's kthread name was too short to be cut)" : "");
+	if (f.lacking)
+		printf("  attach: refused: this kernel lacks %d of the features above; xdp-steer needs Linux %s or later\n",
+		       f.lacking, features_kernel_min());
 	return 0;
 }
 

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sched.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
@@ -21,6 +23,7 @@
 
 #include "dispatcher_probe.skel.h"
 #include "kernel/features.h"
+#include "kernel/kthreads.h"
 #include "kernel/leak.h"
 #include "kernel/prog.h"
 
@@ -209,4 +212,141 @@ int features_libxdp_file(char *buf, size_t len)
 		return -errno;
 	snprintf(buf, len, "%s", path);
 	return 0;
+}
+
+#define STEER_KF_ROW(id, what_, since_, needed_)			\
+	[STEER_KF_##id] = { .what = what_, .since = since_, .needed = needed_ },
+const struct steer_kernel_feature_info steer_kernel_features[STEER_KF_COUNT] = {
+	STEER_KERNEL_FEATURES(STEER_KF_ROW)
+};
+#undef STEER_KF_ROW
+
+/* "5.19" as 5 * 1000 + 19, for comparing releases; 0 when unreadable. */
+static unsigned int release_num(const char *r)
+{
+	unsigned int major, minor;
+
+	return sscanf(r, "%u.%u", &major, &minor) == 2 ?
+	       major * 1000 + minor : 0;
+}
+
+const char *features_kernel_min(void)
+{
+	const char *min = "0.0";
+	int i;
+
+	for (i = 0; i < STEER_KF_COUNT; i++)
+		if (steer_kernel_features[i].needed &&
+		    release_num(steer_kernel_features[i].since) > release_num(min))
+			min = steer_kernel_features[i].since;
+	return min;
+}
+
+/* A helper in XDP programs, by libbpf's probe: it loads a program that
+ * calls it and reads the verifier's answer ("invalid func unknown#195":
+ * no). */
+static int probe_xdp_helper(enum bpf_func_id id)
+{
+	if (geteuid())
+		return -EPERM;
+	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_XDP, id, NULL);
+}
+
+static int probe_syscall_prog(void)
+{
+	if (geteuid())
+		return -EPERM;
+	return libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SYSCALL, NULL);
+}
+
+/* struct bpf_cpumap_val: the entry's program came with it (5.9). */
+struct probe_cpumap_val {
+	__u32 qsize;
+	int prog_fd;
+};
+
+/*
+ * The cpumap probe: a cpumap whose values have room for a program (older
+ * kernels take the queue size alone), and an entry on this CPU, whose
+ * kthread the kernel names "cpumap/<cpu>/map:<id>" as it makes it: read
+ * back whole or cut. Freed on return (the kernel stops the kthread).
+ */
+static void probe_cpumap(int r[STEER_KF_COUNT], bool *by_release)
+{
+	struct probe_cpumap_val val = { .qsize = 8 };
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), key;
+	char name[64];
+	struct utsname u;
+	int fd, cpu;
+
+	if (geteuid()) {
+		r[STEER_KF_cpumap_prog] = r[STEER_KF_kthread_names] = -EPERM;
+		return;
+	}
+	cpu = sched_getcpu();
+	key = cpu < 0 ? 0 : (__u32)cpu;
+	fd = bpf_map_create(BPF_MAP_TYPE_CPUMAP, "steer_probe", sizeof(key),
+			    sizeof(val), key + 1, NULL);
+	r[STEER_KF_cpumap_prog] = fd >= 0 ? 1 : errno == EINVAL ? 0 : -errno;
+	if (fd < 0)
+		fd = bpf_map_create(BPF_MAP_TYPE_CPUMAP, "steer_probe",
+				    sizeof(key), sizeof(val.qsize), key + 1,
+				    NULL);
+	if (fd < 0) {
+		r[STEER_KF_kthread_names] = -errno;
+		return;
+	}
+	if (bpf_map_update_elem(fd, &key, &val, 0) ||
+	    bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		r[STEER_KF_kthread_names] = -errno;
+		goto out;
+	}
+	snprintf(name, sizeof(name), "cpumap/%u/map:%u", key, info.id);
+	r[STEER_KF_kthread_names] = kthreads_named(name);
+	/* A name that fits in 15 bytes tells nothing: then the release
+	 * does (5.17 keeps kthreads' whole names). */
+	if (strlen(name) < 16 && r[STEER_KF_kthread_names] == 1) {
+		r[STEER_KF_kthread_names] = !uname(&u) &&
+			release_num(u.release) >= release_num("5.17");
+		if (by_release)
+			*by_release = true;
+	}
+out:
+	close(fd);
+}
+
+void features_kernel(int r[STEER_KF_COUNT], bool *kthread_by_release)
+{
+	__u64 cookie;
+
+	if (kthread_by_release)
+		*kthread_by_release = false;
+	probe_cpumap(r, kthread_by_release);
+	r[STEER_KF_jiffies64] = probe_xdp_helper(BPF_FUNC_jiffies64);
+	r[STEER_KF_syscall_prog] = probe_syscall_prog();
+	r[STEER_KF_netns_cookie] = features_netns_cookie(&cookie);
+	r[STEER_KF_percpu_lookup] =
+		probe_xdp_helper(BPF_FUNC_map_lookup_percpu_elem);
+	r[STEER_KF_xdp_frags] = features_xdp_frags();
+}
+
+int features_lacking(const int r[STEER_KF_COUNT], char *buf, size_t len)
+{
+	size_t used = 0;
+	int i, n = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; i < STEER_KF_COUNT; i++) {
+		if (!steer_kernel_features[i].needed || r[i])
+			continue;
+		if (used < len)
+			used += snprintf(buf + used, len - used, "%s%s (Linux %s)",
+					 n ? ", " : "",
+					 steer_kernel_features[i].what,
+					 steer_kernel_features[i].since);
+		n++;
+	}
+	return n;
 }

@@ -107,6 +107,37 @@ static int walk(const struct steer_maps *m,
 	return err;
 }
 
+/* A task's comm as the kernel kept it before 5.17: 15 bytes at most. */
+#define COMM_CUT	15
+
+int kthreads_named(const char *whole)
+{
+	char comm[64];
+	struct dirent *de;
+	int ret = -ENOENT;
+	DIR *proc;
+
+	proc = opendir("/proc");
+	if (!proc)
+		return -errno;
+	/* A whole name found wins over a cut one: the cut name may be the
+	 * whole name of another map's kthread ("cpumap/0/map:12"). */
+	while (ret != 1 && (de = readdir(proc))) {
+		if (!isdigit((unsigned char)de->d_name[0]) ||
+		    read_proc(de->d_name, "comm", comm, sizeof(comm)) ||
+		    !is_kthread(de->d_name))
+			continue;
+		if (!strcmp(comm, whole))
+			ret = 1;
+		else if (strlen(whole) > COMM_CUT &&
+			 strlen(comm) == COMM_CUT &&
+			 !strncmp(comm, whole, COMM_CUT))
+			ret = 0;
+	}
+	closedir(proc);
+	return ret;
+}
+
 struct sched_walk {
 	const unsigned char *need;
 	unsigned char done[STEER_TARGETS];

@@ -46,6 +46,12 @@ int kthreads_sched_each(const struct steer_maps *m, const unsigned char *need,
  * was found). */
 int kthreads_read(const struct steer_maps *m, struct kthread_info *k);
 
+/* How /proc names the kernel thread named 'whole' when it was made: 1
+ * whole, 0 cut to 15 bytes (kernels before 5.17 keep no more of a
+ * kthread's name: TASK_COMM_LEN), -ENOENT when no kernel thread bears
+ * either name. */
+int kthreads_named(const char *whole);
+
 /*
  * Whether the kthread may run on CPUs other than 'cpu', its entry's. The
  * kernel binds it to its CPU when it makes the entry (kthread_bind(), in

@@ -84,6 +84,11 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 	int err;
 
 	memset(res, 0, sizeof(*res));
+	/* Before anything is touched: a kernel that lacks what xdp_steer
+	 * needs is told what it lacks, not left to the verifier's log. */
+	err = steer_kernel_check(ctx, ifname);
+	if (err)
+		return err;
 	err = lib_iface_begin(ctx, ifname, true, &it);
 	if (err)
 		goto out;

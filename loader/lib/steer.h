@@ -28,6 +28,7 @@
 #include "model/health.h"
 #include "model/plan.h"
 #include "policy/policy.h"
+#include "kernel/features.h"
 #include "kernel/pins.h"
 #include "kernel/prog.h"
 #include "kernel/slots.h"
@@ -367,14 +368,20 @@ int steer_balance(struct steer_ctx *ctx, const char *ifname,
 struct steer_features {
 	int dispatcher;		/* libxdp's dispatcher takes xdp_steer */
 	char dispatcher_why[256]; /* why not, or why unknown */
-	int xdp_frags;		/* BPF_F_XDP_HAS_FRAGS */
-	int netns_cookie;	/* SO_NETNS_COOKIE */
-	__u64 cookie;		/* this network namespace's */
+	int kernel[STEER_KF_COUNT]; /* STEER_KERNEL_FEATURES, each found */
+	bool kthread_by_release; /* kthread_names from the release */
+	int lacking;		/* how many of those attach needs are not */
 	char libxdp_file[PATH_MAX]; /* "" when unknown */
 };
 
 /* Runs the probes: fast, attaches nothing to any interface, leaves
  * nothing behind, takes no lock. Returns 0. */
 int steer_features(struct steer_ctx *ctx, struct steer_features *f);
+
+/* 0 when this kernel has every feature attach needs (or a probe could not
+ * tell, unprivileged), else -EOPNOTSUPP with a message that lists what it
+ * lacks ("IFNAME: " first, unless NULL). Attach asks first, before it
+ * touches anything, and check for this machine. */
+int steer_kernel_check(struct steer_ctx *ctx, const char *ifname);
 
 #endif /* XDP_STEER_LIB_H */

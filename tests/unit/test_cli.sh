@@ -39,13 +39,27 @@ check "--version names the libbpf it runs with" has '^using libbpf v[0-9]' out
 check "--version names the libxdp it runs with" has '^using libxdp ' out
 check "--version names the kernel" has "^kernel $(uname -r)\$" out
 for f in "libxdp's dispatcher (xdp-steer beside other XDP programs)" \
-	 "XDP frags (multi-buffer programs)" \
-	 "network namespace cookie (SO_NETNS_COOKIE)"; do
+	 "cpumap entries that run a program (Linux 5.9)" \
+	 "bpf_jiffies64() in XDP programs (Linux 5.5)" \
+	 "BPF syscall programs, the loader's clock (Linux 5.14)" \
+	 "SO_NETNS_COOKIE, a network namespace's cookie (Linux 5.14)" \
+	 "cpumap kthreads named whole in /proc, cpumap/<cpu>/map:<id> (Linux 5.17)" \
+	 "bpf_map_lookup_percpu_elem() in XDP programs, the drain's (Linux 5.19)" \
+	 "XDP frags, multi-buffer programs (Linux 5.18, optional)"; do
 	check "--version says yes, no or unknown for: $f" \
-		has "^  $f: \\(yes\\|no\\|unknown\\)" out
+		grep -qF -e "  $f: yes" -e "  $f: no" -e "  $f: unknown" "$T/out"
 done
+# Refused exactly when a feature attach needs (not optional) is missing.
+lacking=$(grep -v 'optional)' "$T/out" | grep -c '(Linux [0-9.]*): no\( (by .*\)\?$')
+if [ "$lacking" -gt 0 ]; then
+	check "--version says attach is refused, $lacking features lacking" \
+		has "^  attach: refused: this kernel lacks $lacking of the features above; xdp-steer needs Linux 5.19 or later\$" out
+else
+	check "--version says no refusal, where no feature attach needs is missing" \
+		bash -c "! grep -q 'refused: this kernel lacks' '$T/out'"
+fi
 if [ "$(id -u)" -eq 0 ]; then
-	check "  as root, the dispatcher and frags are known" \
+	check "  as root, every probe is known (the dispatcher, each kernel feature)" \
 		bash -c "! grep -q 'unknown' '$T/out'"
 	probe_progs() { bpftool prog show 2>/dev/null | grep -c 'steer_dispatcher_probe\|steer_frags\|xdp_dispatcher'; }
 	before=$(probe_progs)
@@ -59,8 +73,8 @@ if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
 		rc_out 0 setpriv --reuid=65534 --regid=65534 --clear-groups "$XDP_STEER" --version
 	check "  the dispatcher unknown (needs root)" \
 		has "^  libxdp's dispatcher .*: unknown (needs root)\$" out
-	check "  frags unknown (needs root)" has '^  XDP frags .*: unknown (needs root)$' out
-	check "  the netns cookie known (no privilege needed)" has '^  network namespace cookie .*: \(yes\|no\)$' out
+	check "  frags unknown (needs root)" has '^  XDP frags, .*: unknown (needs root)$' out
+	check "  the netns cookie known (no privilege needed)" has '^  SO_NETNS_COOKIE, .*: \(yes\|no\)$' out
 fi
 check "-V is --version" rc_out 0 xs -V
 

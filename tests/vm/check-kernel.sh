@@ -19,6 +19,12 @@
 #               saturation under configs/default.yaml, every CPU a worker,
 #               CPU 0 receiving with the generator beside it; about 65 s
 #               under TCG (tests/vm/matrix runs it on 6.12 only)
+#   features    what `xdp-steer --version` finds of each kernel feature the
+#               tool relies on; where a feature attach needs is missing
+#               (5.10), that check and attach refuse, naming each, and
+#               leave nothing behind, and that the kernel's verifier does
+#               refuse xdp_steer; elsewhere, that nothing is missing (a
+#               few seconds; tests/vm/matrix runs it on every kernel)
 #   gen         tests/e2e/test_traffic_gen.sh where the kernel has live
 #               test-run frames: the traffic generator's live and socket
 #               senders each audited, and their frames compared byte for
@@ -310,6 +316,137 @@ check_dispatcher() {
 	fi
 }
 
+# The features each kernel of tests/vm/matrix lacks of those attach needs,
+# as --version names them (the release each came with after the comma):
+# the test fails on a probe that finds more or less than the kernel has.
+declare -A LACKS=(
+	[5.10]="BPF syscall programs, the loader's clock (Linux 5.14)
+SO_NETNS_COOKIE, a network namespace's cookie (Linux 5.14)
+cpumap kthreads named whole in /proc, cpumap/<cpu>/map:<id> (Linux 5.17)
+bpf_map_lookup_percpu_elem() in XDP programs, the drain's (Linux 5.19)"
+	[6.1]= [6.12]=
+)
+
+# What is left of xdp-steer on the machine: its pins and locks, programs
+# named xdp_steer, cpumap kthreads.
+leftovers() {
+	ls -R /sys/fs/bpf/xdp-steer /run/xdp-steer 2>/dev/null
+	bpftool prog show 2>/dev/null | grep -o 'name xdp_steer[a-z_]*'
+	ps -e -o comm= | grep '^cpumap/'
+}
+
+# A veth pair between two namespaces, as e2e_setup makes it but without
+# the pin paths, which need the namespace's cookie (SO_NETNS_COOKIE).
+features_setup() {
+	trap e2e_cleanup EXIT
+	trap 'exit 130' INT TERM
+	ip netns add "$NS_A" && ip netns add "$NS_B" && e2e_link &&
+	ip -n "$NS_B" link set "$IF_B" up && ip -n "$NS_A" link set "$IF_A" up
+}
+
+# Makes (and frees) BPF maps until the kernel's map ids reach 100, so the
+# kthread of --version's cpumap probe has a name of 16 bytes or more,
+# which a kernel before 5.17 cuts ("cpumap/0/map:100"): a fresh VM's ids
+# are smaller, and the probe then could only go by the release.
+raise_map_ids() {
+	python3 - <<-'EOF'
+	import ctypes
+	libc = ctypes.CDLL(None, use_errno=True)
+	BPF, MAP_CREATE, OBJ_GET_INFO_BY_FD, ARRAY = 321, 0, 15, 2
+	class Create(ctypes.Structure):
+	    _fields_ = [("type", ctypes.c_uint32), ("key_size", ctypes.c_uint32),
+	                ("value_size", ctypes.c_uint32), ("max_entries", ctypes.c_uint32),
+	                ("rest", ctypes.c_byte * 112)]
+	class Info(ctypes.Structure):
+	    _fields_ = [("type", ctypes.c_uint32), ("id", ctypes.c_uint32),
+	                ("rest", ctypes.c_byte * 88)]
+	class GetInfo(ctypes.Structure):
+	    _fields_ = [("fd", ctypes.c_uint32), ("len", ctypes.c_uint32),
+	                ("info", ctypes.c_uint64)]
+	for _ in range(200):
+	    attr = Create(ARRAY, 4, 4, 1)
+	    fd = libc.syscall(BPF, MAP_CREATE, ctypes.byref(attr), ctypes.sizeof(attr))
+	    if fd < 0:
+	        raise SystemExit("BPF map create failed: errno %d" % ctypes.get_errno())
+	    info = Info()
+	    get = GetInfo(fd, ctypes.sizeof(info), ctypes.addressof(info))
+	    libc.syscall(BPF, OBJ_GET_INFO_BY_FD, ctypes.byref(get), ctypes.sizeof(get))
+	    libc.close(fd)
+	    if info.id >= 100:
+	        break
+	EOF
+}
+
+check_features() {
+	local rel lacking want before out
+	rel=$(uname -r | cut -d. -f1,2)
+	E2E_TMP=$(mktemp -d)
+	raise_map_ids
+	"$XDP_STEER" --version >"$E2E_TMP/version" 2>&1
+	sed 's/^/  /' "$E2E_TMP/version"
+	lacking=$(grep -v 'optional): ' "$E2E_TMP/version" |
+		sed -n 's/^  \(.*(Linux [0-9.]*)\): no\( (by .*\)\?$/\1/p')
+	check "--version names each feature and finds it or not (no unknown)" \
+		test "$(grep -c '(Linux [0-9.]*\(, optional\)\?): \(yes\|no\)' "$E2E_TMP/version")" = 7
+	check "--version read the cpumap kthread's name, not the release" \
+		not grep -q "by the kernel's release" "$E2E_TMP/version"
+	if [ "${LACKS[$rel]+set}" ]; then
+		want=${LACKS[$rel]}
+		check "--version finds on $rel the features missing that it lacks: $(paste -sd';' <<<"${want:-none}")" \
+			test "$lacking" = "$want"
+	fi
+	if [ -z "$lacking" ]; then
+		check "--version says nothing is refused" \
+			not grep -q 'refused' "$E2E_TMP/version"
+		check "check accepts configs/default.yaml for this machine" \
+			"$XDP_STEER" -q check --policy configs/default.yaml
+		rm -rf "$E2E_TMP"
+		return
+	fi
+	check "--version says attach is refused, and the release it needs" \
+		grep -q "^  attach: refused: this kernel lacks $(wc -l <<<"$lacking") of the features above; xdp-steer needs Linux 5.19 or later$" "$E2E_TMP/version"
+	out=$("$XDP_STEER" check --policy configs/default.yaml 2>&1)
+	check "check refuses configs/default.yaml here (exit 1)" test $? = 1
+	check "  and says this kernel lacks, and the release it needs" \
+		grep -qF "this kernel (Linux $(uname -r)) lacks what xdp-steer needs: " <<<"$out"
+	while read -r f; do
+		check "  naming $f" grep -qF "$f" <<<"$out"
+	done <<<"$lacking"
+	echo "  $out"
+
+	features_setup || { fail "setting up namespaces and veth"; return; }
+	before=$(leftovers)
+	out=$(in_b "$XDP_STEER" attach "$IF_B" --policy configs/default.yaml 2>&1)
+	check "attach refuses (exit 1)" test $? = 1
+	echo "  $out"
+	check "  saying which interface, that this kernel lacks, and the release it needs" \
+		grep -qF "$IF_B: this kernel (Linux $(uname -r)) lacks what xdp-steer needs: " <<<"$out"
+	while read -r f; do
+		check "  naming $f" grep -qF "$f" <<<"$out"
+	done <<<"$lacking"
+	check "  and leaves no XDP program on $IF_B" no_xdp
+	sleep 1
+	check "  nor pins, locks, programs or cpumap kthreads" \
+		test "$(leftovers)" = "$before"
+	# The refusal spares the verifier's log, and says no more than the
+	# truth: the kernel does refuse xdp_steer. libxdp loads the object
+	# alone here (no dispatcher), its maps pinned in a directory of the
+	# test's own.
+	mkdir -p /sys/fs/bpf/xdp-steer-vmfeat
+	out=$(in_b env LIBXDP_SKIP_DISPATCHER=1 xdp-loader load -vv -m skb \
+		-p /sys/fs/bpf/xdp-steer-vmfeat "$IF_B" "$BPF_OBJ" 2>&1)
+	rm -rf /sys/fs/bpf/xdp-steer-vmfeat
+	if grep -qF 'bpf_map_lookup_percpu_elem() in XDP' <<<"$lacking"; then
+		# -vv: libbpf's messages, the verifier's log among them.
+		check "the kernel's verifier refuses xdp_steer: 'invalid func unknown#195' (bpf_map_lookup_percpu_elem)" \
+			grep -q "invalid func unknown#195" <<<"$out"
+		grep -m3 "invalid func\\|load failed" <<<"$out" | sed 's/^/  /'
+	fi
+	check "  and no XDP program is left on $IF_B" no_xdp
+	e2e_cleanup
+	trap - EXIT
+}
+
 # Counted here too, for one total at the end like tests/run's.
 passed=0 failed=0 skipped=0
 pass() { echo "PASS $SUITE: $1"; passed=$((passed + 1)); }
@@ -368,12 +505,16 @@ for part in "${parts[@]}"; do
 		counted balance env BALANCE_CPU_LIMIT=${BALANCE_CPU_LIMIT:-120} \
 			E2E_ID=vmbc SUITE=$SUITE/balance-cpu bash tests/e2e/test_balance_cpu.sh
 		;;
+	features)
+		echo "== features"
+		check_features
+		;;
 	gen)
 		echo "== gen"
 		counted gen env E2E_ID=vmtg SUITE=$SUITE/traffic-gen \
 			bash tests/e2e/test_traffic_gen.sh
 		;;
-	*)	echo "check-kernel.sh: unknown part '$part' (prog, dispatcher, hotplug, balance, gen)" >&2
+	*)	echo "check-kernel.sh: unknown part '$part' (prog, dispatcher, hotplug, balance, features, gen)" >&2
 		exit 2 ;;
 	esac
 done
