@@ -116,9 +116,11 @@ tests/bench/omit/%.bpf.o: bpf/xdp_steer.bpf.c
 	$(Q)$(CLANG) $(BPF_CFLAGS) -DSTEER_OMIT='(1 << STEER_OMIT_BIT_$*)' \
 		-MMD -MP -c $< -o $@
 
+# CPPFLAGS and LDFLAGS as a package build sets them (dpkg-buildflags: the
+# hardening Debian's lintian checks for), empty otherwise.
 %.o: %.c
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 # The loader embeds the BPF object through its skeleton.
 $(SKEL): $(BPF_OBJ)
@@ -170,7 +172,7 @@ loader/cli/main.o: CFLAGS += $(LIB_VERSIONS)
 
 $(LOADER): $(LOADER_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_LOADER)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS_LOADER)
 
 # Unit tests (no root): what each binary links besides its own object,
 # written once for the normal build and the sanitized one (SAN_DIR).
