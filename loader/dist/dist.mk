@@ -97,8 +97,14 @@ install: $(INSTALL_SRCS)
 		install -D -m "$$mode" "$$src" "$$dst"; \
 	done
 
+# Before the files go, what they set up at run time goes (the units
+# stopped, every interface detached, its pins and textfile removed:
+# teardown.sh, shared with the package's prerm); after, the links of the
+# enabled instances. Not for a staging root (DESTDIR), where nothing runs.
 uninstall:
 	$(call check-install-dirs)
+	$(Q)[ -n "$(DESTDIR)" ] || sh $(DIST)/teardown.sh stop \
+		'$(SBINDIR)/xdp-steer' '$(TEXTFILEDIR)'
 	$(Q)set -e; for row in $(INSTALL_LIST); do \
 		dst="$(DESTDIR)$${row#*:*:}"; \
 		$(if $(Q),[ ! -e "$$dst" ] || printf '  %-8s %s\n' REMOVE "$$dst";) \
@@ -108,6 +114,7 @@ uninstall:
 		[ ! -d "$(DESTDIR)$$dir" ] || \
 			rmdir --ignore-fail-on-non-empty "$(DESTDIR)$$dir"; \
 	done
+	$(Q)[ -n "$(DESTDIR)" ] || sh $(DIST)/teardown.sh disable
 
 clean: clean-dist
 clean-dist:

@@ -5,21 +5,26 @@
 #                              (`make deps`, `make demo`, `make bench`)
 #   tests/lib/deps.sh --test   that and what only the tests need
 #                              (`make test`)
-#   tests/lib/deps.sh --list [--test]   the group's packages, one a line,
-#                              installed or not; nothing is installed
+#   tests/lib/deps.sh --dist   the first group and what building and
+#                              checking the Debian package needs (`make
+#                              deb`, the dist tier of tests/run)
+#   tests/lib/deps.sh --list [--test] [--dist]   the group's packages, one
+#                              a line, installed or not; nothing is
+#                              installed
 # On Debian/Ubuntu as root it runs apt-get; elsewhere it names what is
 # missing and stops. Each line: a file or command that proves the need is
 # met, and the Debian package that provides it.
 set -euo pipefail
 
 usage() {
-	echo "usage: tests/lib/deps.sh [--test] [--list]" >&2
+	echo "usage: tests/lib/deps.sh [--test] [--dist] [--list]" >&2
 	exit 2
 }
-test_group=0 list=0
+test_group=0 dist_group=0 list=0
 for arg in "$@"; do
 	case $arg in
 	--test)	test_group=1 ;;
+	--dist)	dist_group=1 ;;
 	--list)	list=1 ;;
 	*)	usage ;;
 	esac
@@ -68,6 +73,15 @@ NEEDS_TEST=(
 	"file:/usr/lib/python3/dist-packages/yaml/__init__.py python3-yaml"
 )
 [ $test_group -eq 1 ] && NEEDS+=("${NEEDS_TEST[@]}")
+
+# The Debian package: `make deb` builds it with dpkg-buildpackage and
+# debhelper (loader/dist/deb.mk), the dist tier checks it with lintian.
+NEEDS_DIST=(
+	"cmd:dpkg-buildpackage dpkg-dev"
+	"file:/usr/share/perl5/Debian/Debhelper/Dh_Lib.pm debhelper"
+	"cmd:lintian lintian"
+)
+[ $dist_group -eq 1 ] && NEEDS+=("${NEEDS_DIST[@]}")
 
 if [ $list -eq 1 ]; then
 	for need in "${NEEDS[@]}"; do

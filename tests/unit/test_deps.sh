@@ -5,7 +5,9 @@
 # bench`) installs what building and the demo need, none of what only the
 # tests need (a Prometheus server for promtool, iperf3, the fuzzer's
 # runtime, the man and systemd tools); `make test` installs both groups.
-# Read from `deps.sh --list` and `make -n`, so nothing is installed.
+# `deps.sh --dist` (the dist tier) adds the package tools to the first
+# group, which neither of the others installs. Read from `deps.sh --list`
+# and `make -n`, so nothing is installed.
 set -u
 SUITE=deps
 . "$(dirname "$0")/../e2e/lib.sh"
@@ -13,6 +15,7 @@ ROOT=$E2E_ROOT
 DEPS=$ROOT/tests/lib/deps.sh
 
 TEST_ONLY="prometheus iperf3 libclang-rt-14-dev llvm man-db groff-base systemd"
+DIST_ONLY="dpkg-dev debhelper lintian"
 BUILD="clang gcc make libbpf-dev libxdp-dev bpftool libyaml-dev python3 iproute2 util-linux linux-libc-dev"
 
 has_all() {	# has_all "WORDS" LIST...
@@ -36,6 +39,11 @@ check "deps.sh's group names nothing only the tests need ($(echo $TEST_ONLY))" \
 	has_none "$TEST_ONLY" "$base"
 check "deps.sh --test names both groups" \
 	has_all "$BUILD $TEST_ONLY" "$all"
+dist=$("$DEPS" --list --dist)
+check "deps.sh --dist names the build group and the package tools ($(echo $DIST_ONLY))" \
+	has_all "$BUILD $DIST_ONLY" "$dist"
+check "deps.sh --test names none of the package tools (make test does not install them)" \
+	has_none "$DIST_ONLY" "$all"
 check "deps.sh refuses an option it does not know (exit 2)" \
 	bash -c "'$DEPS' --tests >/dev/null 2>&1; [ \$? -eq 2 ]"
 
