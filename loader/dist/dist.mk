@@ -97,6 +97,10 @@ install: $(INSTALL_SRCS)
 		install -D -m "$$mode" "$$src" "$$dst"; \
 	done
 
+# What `make install` installs, built and nothing else: the package's
+# build step (loader/dist/debian/rules).
+dist-build: $(INSTALL_SRCS)
+
 # Before the files go, what they set up at run time goes (the units
 # stopped, every interface detached, its pins and textfile removed:
 # teardown.sh, shared with the package's prerm); after, the links of the
@@ -119,4 +123,7 @@ uninstall:
 clean: clean-dist
 clean-dist:
 	$(Q)rm -f $(MAN_PAGES) $(UNIT) $(BALANCE_UNIT) $(REPAIR_UNIT) $(PATHS_STAMP)
-.PHONY: install uninstall clean-dist
+.PHONY: install uninstall dist-build clean-dist
+
+# make deb: the Debian package.
+include $(DIST)/deb.mk

@@ -74,13 +74,18 @@ dist_setup() {
 }
 
 # dist_files: every file, directory and link a package could leave,
-# sorted: not the kernel's file systems, /run, temporary files, logs,
-# caches, apt's lists, home directories or the source tree.
+# sorted: the entries of /, and everything under the directories packages
+# and their scripts write (/etc, /usr, /var, /opt, /srv, /boot), but for
+# temporary files, logs, caches and apt's lists. Not /run, the kernel's
+# file systems, home directories, /tmp, nor the trees that helpers and
+# tests build in.
 dist_files() {
-	find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /run \
-		-o -path /tmp -o -path /var/tmp -o -path /var/log -o -path /var/cache \
-		-o -path /var/lib/apt/lists -o -path /root -o -path /home \
-		-o -path "$E2E_ROOT" -o -path "$T" \) -prune -o -print | sort
+	{
+		find / -mindepth 1 -maxdepth 1
+		find /etc /usr /var /opt /srv /boot -xdev \( -path /var/tmp \
+			-o -path /var/log -o -path /var/cache -o -path /var/lib/apt/lists \
+			-o -path "$E2E_ROOT" -o -path "$T" \) -prune -o -print 2>/dev/null
+	} | sort -u
 }
 
 # dist_left BEFORE AFTER: what AFTER has that BEFORE had not, but for

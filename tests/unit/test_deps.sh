@@ -58,5 +58,7 @@ check "make demo installs the build and demo group only" \
 	test "$(first_deps demo)" = "tests/lib/deps.sh"
 check "make test installs the test group too, before it builds" \
 	test "$(first_deps test)" = "tests/lib/deps.sh --test"
+check "make deb installs the build group and the package tools, before it builds" \
+	test "$(first_deps deb)" = "tests/lib/deps.sh --dist"
 
 e2e_done
