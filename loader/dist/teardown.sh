@@ -31,21 +31,18 @@ xs_systemd_runs() {
 	[ -d /run/systemd/system ]
 }
 
-# xs_stop_units INVOKE: stops every loaded instance, timers first (so none
-# starts the textfile service again), then the balancers and repairs, then
-# the main units, whose ExecStop detaches. INVOKE is systemctl, or
-# deb-systemd-invoke in maintainer scripts (it honours policy-rc.d).
+# xs_stop_units INVOKE: stops every loaded instance (systemctl's patterns
+# match those), timers first (so none starts the textfile service
+# again), then the balancers and repairs, then the main units, whose
+# ExecStop detaches. INVOKE is systemctl, or deb-systemd-invoke in
+# maintainer scripts (it honours policy-rc.d).
 xs_stop_units() {
 	xs_systemd_runs || return 0
-	for glob in xdp-steer-textfile@*.timer xdp-steer-textfile@*.service \
-		    xdp-steer-balance@*.service xdp-steer-repair@*.service \
-		    xdp-steer@*.service; do
-		# Listing is read-only; what stops goes through INVOKE.
-		for unit in $(systemctl list-units --all --no-legend --plain "$glob" |
-			      awk '{ print $1 }'); do
-			"$1" stop "$unit" ||
-				xs_say "could not stop $unit ('systemctl status $unit' says why)"
-		done
+	for glob in 'xdp-steer-textfile@*.timer' 'xdp-steer-textfile@*.service' \
+		    'xdp-steer-balance@*.service' 'xdp-steer-repair@*.service' \
+		    'xdp-steer@*.service'; do
+		"$1" stop "$glob" ||
+			xs_say "could not stop every $glob ('systemctl status $glob' says why)"
 	done
 }
 

@@ -10,7 +10,8 @@
 # writes its file for node_exporter; its instances are enabled. A second
 # build with a higher version installs over the first: the interface
 # stays steered by the same policy, traffic counted, the links and file
-# kept. `apt-get purge` stops it all: nothing attached, no pins, no lock,
+# kept; the unit's ExecReload, which the postinst runs through systemd,
+# then replaces the program in place with the new loader's. `apt-get purge` stops it all: nothing attached, no pins, no lock,
 # no link of an enabled instance, no textfile, and no file on / that was
 # not there before the install.
 set -u
@@ -118,10 +119,9 @@ EXPECTED=(
 	/usr/share/doc/xdp-steer/changelog.gz
 	/usr/share/doc/xdp-steer/examples/default.yaml
 	/usr/share/xdp-steer/grafana/xdp-steer.json
+	/usr/share/xdp-steer/prometheus/xdp-steer.rules.yml
 )
-# The alerting rules, once loader/dist has them (loader/dist/monitoring.mk).
-[ -e "$E2E_ROOT/loader/dist/xdp-steer.rules.yml" ] &&
-	EXPECTED+=(/usr/share/xdp-steer/prometheus/xdp-steer.rules.yml)
+
 all_there() {
 	local f rc=0
 	for f in "${EXPECTED[@]}"; do
@@ -129,7 +129,7 @@ all_there() {
 	done
 	return $rc
 }
-check "every file is where the manual says (the loader, the object, 5 units, the udev rule, both pages, completion, docs, examples, dashboard)" all_there
+check "every file is where the manual says (the loader, the object, 5 units, the udev rule, both pages, completion, docs, examples, dashboard, alerting rules)" all_there
 check "every example policy of configs/ is there" \
 	bash -c "for f in '$E2E_ROOT'/configs/*.yaml; do [ -f /usr/share/doc/xdp-steer/examples/\${f##*/} ] || { echo \"no \$f\"; exit 1; }; done"
 check "the units run /usr/sbin/xdp-steer and read /etc/xdp-steer" \
@@ -244,6 +244,11 @@ steers() {
 	[ $((after - before)) -ge 20 ] || { echo "rx_packets $before -> $after"; return 1; }
 }
 check "  and frames sent to it are counted by its program (20 datagrams)" steers
+check "xdp-steer@$IF_B's ExecReload, what the postinst's reload runs, succeeds with the new loader" \
+	unit_exec xdp-steer@.service ExecReload
+check "  and upgrades in place: a new program on $IF_B (not id $PROG1), the same policy in force" \
+	status_json "$in_force and d.get('prog_id') not in (None, $PROG1)"
+check "  which counts the frames sent to it" steers
 check "  the textfile and the enabled links are still there" \
 	bash -c "[ -f '$PROM' ] && [ \"\$(find /etc/systemd/system -type l -name '*@$IF_B.*' | sort)\" = '$LINKS' ]"
 
