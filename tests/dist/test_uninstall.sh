@@ -30,6 +30,8 @@ uninstall_cleanup() {
 	rmdir "$ETC/sys-subsystem-net-devices-$IF_B.device.wants" \
 		"$ETC/xdp-steer@$IF_B.service.wants" 2>/dev/null
 	[ -x "$LOADER" ] && nsenter --net=/run/netns/"$NS_B" "$LOADER" -q detach "$IF_B" 2>/dev/null
+	# The tree's units, made again with the default paths, as make left them.
+	dist_make dist-build >/dev/null 2>&1
 }
 DIST_CLEANUP=uninstall_cleanup
 
