@@ -431,6 +431,15 @@ static void probe_note(const struct balancer *bl, const struct balance_probe *p,
 				 p->before);
 		return;
 	}
+	if (p->verdict == 4) {
+		if (p->wait == BALANCE_WAIT_HELD)
+			snprintf(note, len, "climb: waits: a step from cpu %u to cpu %u would move buckets of a worker that cannot drain",
+				 p->from, p->to);
+		else
+			snprintf(note, len, "climb: waits: cpu %u's buckets for a step to cpu %u cool down after a move",
+				 p->from, p->to);
+		return;
+	}
 	if (p->verdict == 1) {
 		snprintf(note, len, "climb: the workers read even and one is saturated: %d buckets (%.1f %% of the frames) tried from cpu %u on cpu %u, the workers took in %.0f frames/s",
 			 p->n, 100 * p->moved, p->from, p->to, p->before);

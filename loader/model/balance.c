@@ -675,6 +675,18 @@ static void climb_missed(struct balance_probe *p)
 	p->next_to = c;
 }
 
+/* The climb's step from 'from' to 'to' cannot be taken now, for 'why'
+ * (BALANCE_WAIT_*): said (verdict 4), not missed. */
+static int climb_waits(struct balance_probe *p, __u32 from, __u32 to,
+		       int why)
+{
+	p->verdict = 4;
+	p->wait = why;
+	p->from = from;
+	p->to = to;
+	return 0;
+}
+
 /* The climb's step, when no worker's estimate is over its share and one
  * is saturated: BALANCE_CLIMB_STEP of the frames, heaviest buckets first,
  * none alone over what is left of the step. A step that cannot gather
@@ -686,7 +698,7 @@ static int climb_start(struct balance_probe *p, const struct balance_input *in,
 {
 	const struct balance_worker *f, *t;
 	const double *count;
-	double left, moved = 0, all = 0;
+	double left, moved = 0, all = 0, cooling = 0;
 	__u32 b, best;
 	int i, max;
 	bool busy = false;
@@ -721,7 +733,7 @@ static int climb_start(struct balance_probe *p, const struct balance_input *in,
 	 * now, none counted as missed. */
 	if (held(in, f->cpu, BALANCE_HOLD_SHED) ||
 	    held(in, t->cpu, BALANCE_HOLD_GAIN))
-		return 0;
+		return climb_waits(p, f->cpu, t->cpu, BALANCE_WAIT_HELD);
 	max = in->max_moves < BALANCE_CLIMB_MAX ? in->max_moves :
 						  BALANCE_CLIMB_MAX;
 	/* By frames, not load: by the estimate a collector's buckets weigh
@@ -750,6 +762,16 @@ static int climb_start(struct balance_probe *p, const struct balance_input *in,
 		moved += count[best];
 	}
 	if (moved < BALANCE_CLIMB_STEP * all / 2) {
+		/* Short only by buckets that cool down after a move: no miss,
+		 * the step waits for them. */
+		for (b = 0; b < in->size; b++)
+			if (in->frozen && in->frozen[b] &&
+			    table_out[b] == f->cpu && in->load[b] > 0 &&
+			    count[b] <= BALANCE_CLIMB_STEP * all)
+				cooling += count[b];
+		if (moved + cooling >= BALANCE_CLIMB_STEP * all / 2)
+			return climb_waits(p, f->cpu, t->cpu,
+					   BALANCE_WAIT_COOLING);
 		climb_missed(p);
 		return 0;
 	}

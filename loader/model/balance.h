@@ -135,6 +135,12 @@ struct balance_input {
 	const unsigned char *hold;
 };
 
+/* Why the climb's step waits (balance_probe.wait): a worker holds (it
+ * cannot drain), or the buckets it would move cool down after a move.
+ * Neither counts as a step missed: the step comes once they are free. */
+#define BALANCE_WAIT_HELD	1
+#define BALANCE_WAIT_COOLING	2
+
 /* balance_input.hold: no bucket moves off the worker, or onto it. */
 #define BALANCE_HOLD_SHED	(1u << 0)
 #define BALANCE_HOLD_GAIN	(1u << 1)
@@ -289,7 +295,9 @@ struct balance_probe {
 	double moved;			/* of the frames by the table */
 	double before;			/* frames/s the workers took in then */
 	int verdict;			/* of the last round: 0 none, 1 a
-					 * trial began, 2 kept, 3 moved back */
+					 * trial began, 2 kept, 3 moved back,
+					 * 4 the climb waits (wait says why) */
+	int wait;			/* BALANCE_WAIT_*, with verdict 4 */
 	double after;			/* what they took in, judged */
 	/* The climb's, between trials. */
 	double bias[STEER_MAX_CPUS];	/* each worker's, 0 for 1 */

@@ -180,8 +180,11 @@ print("moves %d" % sum(len(r["moves"]) for r in moved))
 def climb(r, word):
     return r["note"].startswith("climb:") and word in r["note"]
 tried = [i for i, r in enumerate(rs) if climb(r, "tried")]
+# A round where a worker holds (it cannot drain, so it may shed or gain
+# nothing: the loader's hold, issue 45) begins no step, by design.
 quiet = [i for i, r in enumerate(rs) if r["state"] == "balanced" and not r["note"]
-         and any(w.get("busy", 0) >= 0.95 for w in r["workers"])]
+         and any(w.get("busy", 0) >= 0.95 for w in r["workers"])
+         and not any(w.get("sheds_none") or w.get("gains_none") for w in r["workers"])]
 print("climb_tried %d" % len(tried))
 print("climb_kept %d" % sum(climb(r, " kept:") for r in rs))
 print("climb_back %d" % sum(climb(r, " moved back:") for r in rs))
@@ -218,7 +221,7 @@ check "the balancer's rounds weigh CPU time (by: cpu, each worker's busy share)"
 check "the balancer moved buckets ($(v moves))" test "$(v moves)" -ge 1
 check "SIGTERM stops the balancer with exit 0" test "$BAL_RC" = 0
 if [ "$(v climb_settled)" = 0 ]; then
-	skip "the climb" "the rounds moved buckets until the balancer stopped: no round left the workers even"
+	skip "the climb" "no round left the workers even with one 95 % busy and none holding (moving buckets until the balancer stopped, or a worker that could not drain)"
 else
 	check "the climb: the first round that left the workers even with one 95 % busy began a step ($(v climb_tried) tried, $(v climb_kept) kept, $(v climb_back) moved back)" \
 		test "$(v climb_late_start)" = 0

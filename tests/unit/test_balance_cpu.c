@@ -16,6 +16,7 @@
  * flow that no estimate can place is probed, kept where the box forwards
  * more and moved back where it forwards less.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -535,6 +536,67 @@ next:
 	}
 }
 
+/* Two even workers, cpu 0 saturated, 64 buckets of equal frames: a
+ * round whose plan moves nothing, where the climb would step from cpu 0.
+ * 'frozen' marks buckets cooling after a move, 'hold' workers that cannot
+ * drain. Returns the probe's verdict, its wait and misses in *p. */
+static int climb_round(const unsigned char *frozen, const unsigned char *hold,
+		       struct balance_probe *p)
+{
+	enum { SIZE = 64 };
+	static __u32 table[SIZE], out[SIZE], weight[STEER_MAX_CPUS];
+	static double load[SIZE];
+	struct balance_cpu cpu[STEER_MAX_CPUS] = {
+		[0] = { .busy = 1.0, .sent = 1000, .dropped = 0 },
+		[1] = { .busy = 0.98, .sent = 1000, .dropped = 0 },
+	};
+	struct balance_input in = {
+		.size = SIZE, .table = table, .weight = weight, .load = load,
+		.frames = load, .frozen = frozen, .hold = hold,
+		.tolerance = 0.05, .max_moves = 16,
+	};
+	struct balance_plan *plan = calloc(1, sizeof(*plan));
+	__u32 b;
+	int err;
+
+	if (!plan)
+		return -ENOMEM;
+	weight[0] = weight[1] = 1;
+	for (b = 0; b < SIZE; b++) {
+		table[b] = b % 2;
+		load[b] = 100;
+	}
+	memset(p, 0, sizeof(*p));
+	err = balance_plan(&in, out, plan);
+	if (!err && plan->nmoves)
+		err = -EINVAL;	/* even workers: the plan moves nothing */
+	if (!err)
+		balance_probe_round(p, &in, cpu, 1e6, out, plan);
+	free(plan);
+	return err ? err : p->verdict;
+}
+
+static void test_climb_waits_for_cooling_and_held_buckets(void)
+{
+	unsigned char frozen[64] = { 0 }, hold[STEER_MAX_CPUS] = { 0 };
+	struct balance_probe p;
+	int b;
+
+	EXPECT_EQ(climb_round(NULL, NULL, &p), 1,
+		  "with nothing cooling or held, the climb takes a step");
+	for (b = 0; b < 64; b += 2)
+		frozen[b] = 1;	/* all of cpu 0's buckets moved a moment ago */
+	EXPECT_EQ(climb_round(frozen, NULL, &p), 4,
+		  "with cpu 0's buckets cooling, the climb waits");
+	EXPECT(p.wait == BALANCE_WAIT_COOLING && p.misses == 0 && p.rest == 0,
+	       "saying they cool down, with no step counted missed, no rest begun");
+	hold[0] = BALANCE_HOLD_SHED;
+	EXPECT_EQ(climb_round(NULL, hold, &p), 4,
+		  "with cpu 0 held (it cannot drain), the climb waits");
+	EXPECT(p.wait == BALANCE_WAIT_HELD && p.misses == 0,
+	       "saying a worker cannot drain, with no step counted missed");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct test_case one[] = {
@@ -550,6 +612,8 @@ int main(int argc, char **argv)
 			   "balance by cpu: a trial that forwards less is undone, and not tried again before the bucket rested"),
 		TEST_ENTRY(test_idle_box_stays,
 			   "balance by cpu: a box under half busy moves nothing"),
+		TEST_ENTRY(test_climb_waits_for_cooling_and_held_buckets,
+			   "balance by cpu: the climb waits, and says so, while the buckets of its step cool down or a worker cannot drain, and counts no step missed"),
 		TEST_ENTRY(test_application_comes_and_goes,
 			   "balance by cpu: an application that comes and goes on a worker's CPU: moves a minute bounded and falling, no ping-pong, none off or onto the CPU while its kthread cannot drain"),
 	};
