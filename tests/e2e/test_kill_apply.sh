@@ -41,7 +41,7 @@
 # 512-frame queue overflow (0.05 to 2 % of the frames in our runs); the
 # observer counts those drops and the account includes them.
 #
-# KILLS (default 200; 300 took 80 s of make test's 10 minutes), KILL_CHECK_EVERY (3), KILL_RATE (frames/s, default
+# KILLS (default 150; 300 took 80 s of make test's 10 minutes), KILL_CHECK_EVERY (3), KILL_RATE (frames/s, default
 # 25000: the generator shares CPU 0 with the receiving NAPI thread, and the
 # applies, bpftool and Python need the rest of a 2-CPU machine), KILL_SEED
 # ($RANDOM's seed, printed: replays the policies and delays, not the
@@ -50,7 +50,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/traffic_lib.sh"
 
-KILLS=${KILLS:-200}
+KILLS=${KILLS:-150}
 CHECK_EVERY=${KILL_CHECK_EVERY:-3}
 RATE=${KILL_RATE:-25000}
 SEED=${KILL_SEED:-$((($$ * 7919 + SECONDS) % 32768))}
