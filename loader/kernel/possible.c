@@ -67,13 +67,6 @@ int possible_span(void)
 	return p ? p->span : -errno;
 }
 
-int possible_count(void)
-{
-	const struct possible_cpus *p = possible_cpus();
-
-	return p ? p->count : -errno;
-}
-
 void possible_scatter(const struct possible_cpus *p, const void *packed,
 		      size_t value_size, void *by_id)
 {

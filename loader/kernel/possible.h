@@ -30,9 +30,8 @@ int possible_read(struct possible_cpus *p, const char *path);
  * errno set when it cannot be read. */
 const struct possible_cpus *possible_cpus(void);
 
-/* span and count of this machine's, or a negative errno. */
+/* The span of this machine's, or a negative errno. */
 int possible_span(void);
-int possible_count(void);
 
 /* Spreads p->count values of 'value_size' bytes, in position order, over
  * by_id[0..p->span), each at its CPU's id; the holes get zeros. */

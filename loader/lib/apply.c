@@ -181,11 +181,9 @@ int steer_apply(struct steer_ctx *ctx, const char *ifname,
 	err = lib_iface_begin(ctx, ifname, true, &it);
 	if (err)
 		goto out;
-	if (!it.ifindex) {
-		err = lib_fail(ctx, -ENODEV, "%s: no such interface in this network namespace; 'ip link' lists them",
-			       ifname);
+	err = lib_iface_require(ctx, &it);
+	if (err)
 		goto out;
-	}
 	err = lib_apply_locked(ctx, &it, p, res);
 out:
 	lib_iface_end(&it);

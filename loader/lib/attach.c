@@ -92,11 +92,9 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 	err = lib_iface_begin(ctx, ifname, true, &it);
 	if (err)
 		goto out;
-	if (!it.ifindex) {
-		err = lib_fail(ctx, -ENODEV, "%s: no such interface in this network namespace; 'ip link' lists them",
-			       ifname);
+	err = lib_iface_require(ctx, &it);
+	if (err)
 		goto out;
-	}
 	err = prog_find(it.dir, it.ifindex, &res->at);
 	if (err) {
 		lib_fail(ctx, err, "%s: cannot read the XDP programs on it: %s%s",

@@ -149,11 +149,9 @@ int steer_apply_dry_run(struct steer_ctx *ctx, const char *ifname,
 	err = lib_iface_begin(ctx, ifname, false, &it);
 	if (err)
 		goto out;
-	if (!it.ifindex) {
-		err = lib_fail(ctx, -ENODEV, "%s: no such interface in this network namespace; 'ip link' lists them",
-			       ifname);
+	err = lib_iface_require(ctx, &it);
+	if (err)
 		goto out;
-	}
 	err = dry_run_locked(ctx, &it, p, res, d);
 out:
 	lib_iface_end(&it);

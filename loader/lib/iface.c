@@ -166,6 +166,14 @@ int lib_iface_begin(struct steer_ctx *ctx, const char *ifname, bool exclusive,
 	return 0;
 }
 
+int lib_iface_require(struct steer_ctx *ctx, const struct lib_iface *it)
+{
+	if (it->ifindex)
+		return 0;
+	return lib_fail(ctx, -ENODEV, "%s: no such interface in this network namespace; 'ip link' lists them",
+			it->ifname);
+}
+
 void lib_iface_end(struct lib_iface *it)
 {
 	struct stat st;

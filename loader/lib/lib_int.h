@@ -41,6 +41,10 @@ int lib_iface_begin(struct steer_ctx *ctx, const char *ifname, bool exclusive,
 /* Releases the lock, and removes its file when 'ifname' has no pins. */
 void lib_iface_end(struct lib_iface *it);
 
+/* 0 when the locked interface exists in this namespace, else -ENODEV with
+ * the message that says how to list them. */
+int lib_iface_require(struct steer_ctx *ctx, const struct lib_iface *it);
+
 /* Moves the pins of 'ifname' from the directory an earlier xdp-steer
  * named by this namespace's inode alone (pins.h) into this namespace's,
  * when the program attached to 'ifname' here uses them: proof they are

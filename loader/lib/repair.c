@@ -94,9 +94,8 @@ int steer_repair(struct steer_ctx *ctx, const char *ifname,
 
 	memset(res, 0, sizeof(*res));
 	err = lib_iface_begin(ctx, ifname, true, &it);
-	if (!err && !it.ifindex)
-		err = lib_fail(ctx, -ENODEV, "%s: no such interface in this network namespace; 'ip link' lists them",
-			       ifname);
+	if (!err)
+		err = lib_iface_require(ctx, &it);
 	if (!err)
 		err = lib_maps_open(ctx, &it, &m);
 	if (!err) {
