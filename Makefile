@@ -40,6 +40,10 @@ ARCH_INCLUDE := /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)
 
 BPF_CFLAGS := -target bpf -O2 -g -Wall -Werror -mcpu=v3 \
 	      -Iinclude -Ibpf -I$(ARCH_INCLUDE)
+# Another build of the same programs, told apart by their tags (bpf/salt.h).
+ifneq ($(BPF_SALT),)
+BPF_CFLAGS += -DSTEER_BUILD_SALT=$(BPF_SALT)
+endif
 CFLAGS	?= -O2 -g
 CFLAGS	+= -Wall -Wextra -Werror -Iinclude -Ibpf -Iloader -Itests/lib -MMD -MP
 LDLIBS_BPF := -lbpf -lelf -lz

@@ -31,6 +31,7 @@
 
 #include "xdp_steer.h"
 #include "map_def.h"
+#include "salt.h"
 
 /* Not pinned by libbpf: the loader pins them, and the links, itself, and
  * only once all of them are attached (kernel/trace.c). */
@@ -72,6 +73,7 @@ int STEER_TP_ENQUEUE(struct bpf_raw_tracepoint_args *ctx)
 	struct steer_wenq *e;
 	int bank;
 
+	STEER_SALT();
 	bank = bank_of((__u32)ctx->args[0]);
 	if (bank < 0 || cpu >= STEER_MAX_CPUS)
 		return 0;
@@ -163,6 +165,7 @@ int STEER_TP_KTHREAD(struct bpf_raw_tracepoint_args *ctx)
 	__u32 zero = 0, own;
 	int cpu, bank;
 
+	STEER_SALT();
 	bank = bank_of((__u32)ctx->args[0]);
 	if (bank < 0)
 		return 0;
@@ -203,6 +206,7 @@ int STEER_TP_NAPI(struct bpf_raw_tracepoint_args *ctx)
 	struct steer_stats *st;
 	__u32 zero = 0;
 
+	STEER_SALT();
 	st = bpf_map_lookup_elem(&steer_stats, &zero);
 	if (st) {
 		st->napi_polls++;

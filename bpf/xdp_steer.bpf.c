@@ -19,6 +19,7 @@
 #include "map_def.h"
 #include "parse.h"
 #include "omit.h"
+#include "salt.h"
 
 /* Every map of include/xdp_steer.h, pinned by name so xdp-loader -p and
  * xdp-steer find the same ones. */
@@ -545,6 +546,8 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 	int err, prefix_hit = 0;
 	__u64 bytes;
 
+	STEER_SALT();
+
 	st = bpf_map_lookup_elem(&steer_stats, &zero);
 	ctl = bpf_map_lookup_elem(&steer_ctl, &zero);
 	if (!st || !ctl)
@@ -703,12 +706,14 @@ static __always_inline int worker(struct xdp_md *ctx)
 SEC("xdp/cpumap")
 int STEER_PROG_WORKER(struct xdp_md *ctx)
 {
+	STEER_SALT();
 	return worker(ctx);
 }
 
 SEC("xdp/cpumap")
 int STEER_PROG_WORKER_B(struct xdp_md *ctx)
 {
+	STEER_SALT();
 	return worker(ctx);
 }
 

@@ -239,6 +239,12 @@ int cmd_attach(int argc, char **argv)
 		pr_info("%s: upgraded in place: program %u replaced by this version's (program %u) in %s mode, traffic flowing; the maps, the policy and the drains under way carried on\n",
 			ifname, res.upgraded_from, res.at.prog_id,
 			prog_mode_name(res.at.mode));
+		if (res.trace_handover == 1)
+			pr_info("%s: the tracepoint programs were handed over to this version's\n",
+				ifname);
+		else if (res.trace_handover == 2)
+			pr_info("%s: the tracepoint programs hand over to this version's once the old cpumap bank's buckets have drained (an apply or balancer round finishes it)\n",
+				ifname);
 		say_applied(ifname, &p, &res.apply);
 		ret = 0;
 	} else {

@@ -272,3 +272,15 @@ void cpumap_read(const struct steer_maps *m, struct bpf_cpumap_val *val,
 						       &val[target]);
 	}
 }
+
+int cpumap_bank_entries(const struct steer_maps *m, __u32 bank)
+{
+	struct bpf_cpumap_val val;
+	__u32 cpu;
+	int n = 0;
+
+	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+		n += !bpf_map_lookup_elem(bank_fd(m, bank * STEER_MAX_CPUS + cpu),
+					  &cpu, &val);
+	return n;
+}

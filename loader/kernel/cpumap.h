@@ -57,7 +57,6 @@ int cpumap_retire(const struct steer_maps *m, const unsigned char *need,
 		  const unsigned char *in_use, int *removed, int *kept,
 		  char *why, size_t why_len);
 
-/* The entries of both banks: present[target], val[target]. */
 /* 1 when every cpumap entry of 'm' runs the worker program of 'fds'
  * (one per bank, this binary's, loaded: prog_worker_load()), by its tag;
  * 0 when one runs another version's, named in 'why'; a negative errno
@@ -65,7 +64,11 @@ int cpumap_retire(const struct steer_maps *m, const unsigned char *need,
 int cpumap_workers_current(const struct steer_maps *m,
 			   const int fds[STEER_BANKS], char *why, size_t len);
 
+/* The entries of both banks: present[target], val[target]. */
 void cpumap_read(const struct steer_maps *m, struct bpf_cpumap_val *val,
 		 unsigned char *present);
+
+/* How many entries bank 'bank' holds. */
+int cpumap_bank_entries(const struct steer_maps *m, __u32 bank);
 
 #endif /* XDP_STEER_CPUMAP_H */

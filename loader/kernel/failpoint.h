@@ -11,7 +11,9 @@
  *                                  SIGCONT: a test acts in between
  *
  * Steps (kernel/slots.c, lib/attach.c): write, add-cpumap, warm-up, flip, wait,
- * retire, attach-apply. Unset in normal use: one getenv() per step.
+ * retire, attach-apply; an upgrade's handing over of the tracepoint
+ * programs (kernel/trace.c): handover-begun (the incoming set pinned),
+ * take-over (its maps renamed over the outgoing set's, not its links). Unset in normal use: one getenv() per step.
  */
 #ifndef XDP_STEER_FAILPOINT_H
 #define XDP_STEER_FAILPOINT_H

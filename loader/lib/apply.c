@@ -94,6 +94,12 @@ int lib_apply_build(struct steer_ctx *ctx, const struct lib_iface *it,
 			 "; the previous policy is still in force" : "");
 		goto out_worker;
 	}
+	/* An upgrade's tracepoint programs take over once the bank the
+	 * old ones count is retired, which this apply may have done. */
+	if (trace_handover_finish(m, why, sizeof(why)) < 0)
+		lib_note(ctx, STEER_WARN,
+			 "%s: handing the tracepoint programs over to this version's failed: %s; the next apply tries again",
+			 it->ifname, why);
 	if (res->slots.retire_deferred)
 		lib_note(ctx, STEER_WARN,
 			 "%s: the policy is in force, but CPUs that left keep their cpumap entries until the next apply (waiting for readers of the old policy failed)",

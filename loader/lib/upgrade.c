@@ -7,18 +7,20 @@
  *
  * The XDP program is swapped in one step (kernel/prog.c). The cpumap
  * workers of another version get new entries in the other bank, which the
- * apply moves every bucket to through drain, as for a new queue size. The
- * tracepoint programs cannot be swapped without a moment when both or
- * neither count, and the drain's evidence is exact counts: an upgrade
- * whose tracepoint programs differ is refused, before anything changes.
+ * apply moves every bucket to through drain, as for a new queue size.
+ * Tracepoint programs of another version hand over bank by bank on that
+ * same switch (kernel/trace.h): the drain's evidence is exact counts, and
+ * each ring stays counted by one set of programs throughout.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernel/cpumap.h"
 #include "kernel/maps.h"
 #include "kernel/prog.h"
+#include "kernel/slots.h"
 #include "kernel/trace.h"
 #include "lib/lib_int.h"
 
@@ -46,16 +48,88 @@ static int workers_current(struct steer_ctx *ctx, const struct lib_iface *it,
 	return err;
 }
 
+/* What the upgrade does with the tracepoint programs. */
+enum trace_plan {
+	TRACE_KEEP,		/* this version's run already */
+	TRACE_BEGIN,		/* another version's: hand over */
+	TRACE_UNDER_WAY,	/* an earlier upgrade to this version's hands
+				 * over still */
+};
+
+/* The bank of the slot in force (0 without a policy). */
+static int active_bank(const struct steer_maps *m, __u32 *bank)
+{
+	struct steer_slot slot;
+	struct steer_ctl ctl;
+	__u32 *table;
+	int err;
+
+	table = calloc(STEER_TABLE_MAX, sizeof(*table));
+	if (!table)
+		return -ENOMEM;
+	err = slots_read_active(m, &ctl, &slot, table);
+	free(table);
+	*bank = err ? 0 : slot.bank;
+	return err == -ENOENT ? 0 : err;
+}
+
+/* Decides, before anything changes, what becomes of the tracepoint
+ * programs; refuses what cannot be handed over now. */
+static int plan_trace(struct steer_ctx *ctx, const struct lib_iface *it,
+		      const struct steer_maps *m, __u32 keep,
+		      enum trace_plan *plan)
+{
+	char why[512];
+	int err, n;
+
+	err = trace_handover_finish(m, why, sizeof(why));
+	if (err < 0)
+		return lib_fail(ctx, err, "%s: settling the tracepoint programs failed: %s",
+				it->ifname, why);
+	if (err) {
+		/* An earlier upgrade's incoming set runs beside the old. */
+		err = trace_is_current(m, true, why, sizeof(why));
+		if (!err)
+			return lib_fail(ctx, -EBUSY, "%s: cannot upgrade in place now: an earlier upgrade's tracepoint programs still hand over (%s) until the buckets of the old cpumap bank have drained; retry in a few seconds",
+					it->ifname, why);
+		*plan = TRACE_UNDER_WAY;
+		return err < 0 ? lib_fail(ctx, err, "%s: reading the tracepoint programs failed: %s",
+					  it->ifname, strerror(-err)) : 0;
+	}
+	err = trace_is_current(m, false, why, sizeof(why));
+	if (err < 0)
+		return lib_fail(ctx, err, "%s: reading the tracepoint programs failed: %s",
+				it->ifname, strerror(-err));
+	if (err) {
+		*plan = TRACE_KEEP;
+		return 0;
+	}
+	/* The incoming set's bank must be empty to start: entries an
+	 * interrupted apply left there still drain. */
+	n = cpumap_bank_entries(m, !keep);
+	if (n)
+		return lib_fail(ctx, n < 0 ? n : -EBUSY, n < 0 ?
+				"%s: reading the cpumaps failed: %s" :
+				"%s: cannot upgrade in place now: %s, and bank %u still holds cpumap entries whose buckets drain; retry in a few seconds",
+				it->ifname, n < 0 ? strerror(-n) : why, !keep);
+	lib_note(ctx, STEER_INFO, "%s: %s: this version's take over bank by bank as the workers move to new entries",
+		 it->ifname, why);
+	*plan = TRACE_BEGIN;
+	return 0;
+}
+
 int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 		       const struct steer_policy *p,
 		       enum xdp_attach_mode mode,
 		       struct steer_attach_result *res)
 {
+	enum trace_plan plan = TRACE_KEEP;
 	const char *missing = NULL;
 	struct steer_maps m;
-	__u32 new_id = 0;
+	__u32 new_id = 0, bank;
 	char why[512];
-	int err, current;
+	int err, current, in;
+	bool renew;
 
 	if (res->at.dispatcher)
 		return lib_fail(ctx, -EOPNOTSUPP, "%s: xdp-steer runs in libxdp's dispatcher here (program %u), and an upgrade in place replaces a program alone on its interface: 'xdp-steer detach %s', then attach",
@@ -68,30 +142,58 @@ int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 	if (err)
 		return lib_maps_failed(ctx, it, err, missing);
 	/* Everything that could refuse, before anything changes. */
-	err = trace_is_current(&m, why, sizeof(why));
-	if (!err)
-		err = lib_fail(ctx, -EPROTO, "%s: cannot upgrade in place: %s, and swapping tracepoint programs leaves a moment when both or neither count the drain's evidence; 'xdp-steer detach %s', then attach",
-			       it->ifname, why, it->ifname);
-	else if (err < 0)
-		lib_fail(ctx, err, "%s: reading the tracepoint programs failed: %s",
+	err = active_bank(&m, &bank);
+	if (err) {
+		lib_fail(ctx, err, "%s: reading the policy in force failed: %s",
 			 it->ifname, strerror(-err));
-	if (err < 0)
+		goto out;
+	}
+	err = plan_trace(ctx, it, &m, bank, &plan);
+	if (err)
 		goto out;
 	current = workers_current(ctx, it, &m);
 	if (current < 0) {
 		err = current;
 		goto out;
 	}
+	if (plan == TRACE_BEGIN) {
+		err = trace_handover_begin(&m, bank, why, sizeof(why));
+		if (err) {
+			lib_fail(ctx, err, "%s: starting this version's tracepoint programs failed: %s; nothing was changed",
+				 it->ifname, why);
+			goto out;
+		}
+	}
 	err = prog_replace(it->dir, it->ifindex, &res->at, &new_id, why,
 			   sizeof(why));
 	if (err) {
 		lib_fail(ctx, err, "%s: %s; program %u stays, and its policy", it->ifname,
 			 why, res->at.prog_id);
-		goto out;
+		goto undo;
 	}
 	res->upgraded_from = res->at.prog_id;
 	res->at.prog_id = new_id;
-	err = lib_apply_renewing(ctx, it, p, !current, &res->apply);
+	/* Workers move to the other bank: those of another version, and
+	 * any in a bank the outgoing tracepoint programs count. */
+	in = plan == TRACE_KEEP ? 0 : trace_banks(it->dir, true);
+	renew = !current || (in > 0 && !(in & (1 << bank)));
+	err = lib_apply_renewing(ctx, it, p, renew, &res->apply);
+	if (err)
+		goto undo;
+	if (plan != TRACE_KEEP) {
+		err = trace_handover_finish(&m, why, sizeof(why));
+		if (err < 0) {
+			lib_fail(ctx, err, "%s: the policy is in force, but handing the tracepoint programs over failed: %s; the next apply tries again",
+				 it->ifname, why);
+			goto out;
+		}
+		res->trace_handover = err ? 2 : 1;
+		err = 0;
+	}
+	goto out;
+undo:
+	if (plan == TRACE_BEGIN)
+		trace_handover_abort(&m, why, sizeof(why));
 out:
 	maps_close(&m);
 	return err;

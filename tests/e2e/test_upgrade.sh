@@ -2,11 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Root tier: `xdp-steer attach` where xdp-steer already runs upgrades it in
 # place, traffic flowing (lib/upgrade.c; issue 47).
-#   - Under paced UDP traffic of 1000 flows, the shipped policy attached:
-#     three attaches of this binary, the second with a policy that moves a
+#   - Another version runs first: this source built with BPF_SALT=1
+#     (bpf/salt.h), whose every program has another tag. Under paced UDP
+#     traffic of 1000 flows, the shipped policy attached by it, three
+#     attaches of this binary, the second with a policy that moves a
 #     quarter of the buckets, each replace the XDP program (a new id on
-#     the interface, the maps and the tracepoint links kept). The observer
-#     behind xdp-steer counts not one frame lost, late or on two CPUs.
+#     the interface, the maps kept). The first also replaces the cpumap
+#     and tracepoint programs (kernel/trace.h, "Handing over"); the later
+#     two keep this version's links. The observer behind xdp-steer counts
+#     not one frame lost, late or on two CPUs.
+#   - A handing over killed at each of its steps (failpoints) is settled
+#     by the next command: the incoming programs pinned and the upgrade
+#     killed before the XDP program was swapped, then attached again; the
+#     take-over killed halfway, then any apply.
 #   - Refused before anything changes, the program and its policy kept:
 #     another attach mode.
 set -u
@@ -25,18 +33,42 @@ e2e_setup
 traffic_init
 T=$E2E_TMP
 xs() { in_b "$XDP_STEER" "$@"; }
+# The other version: this source, salted, built apart (seconds).
+mkdir -p "$T/salted"
+(cd "$E2E_ROOT" && git ls-files -z --cached --others --exclude-standard |
+	tar --null -T - -cf -) | tar -C "$T/salted" -xf - &&
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$T/salted" -s -j2 \
+		BPF_SALT=1 loader/xdp-steer >"$T/salted.log" 2>&1 ||
+	{ fail "building the salted version"; sed 's/^/  /' "$T/salted.log"; e2e_done; }
+SALTED=$T/salted/loader/xdp-steer
+old() { in_b "$SALTED" "$@"; }
 prog_on() {	# the XDP program id on $IF_B per ip link, or 0
 	ip -n "$NS_B" -j -d link show dev "$IF_B" | python3 -c 'import json, sys
 print(json.load(sys.stdin)[0].get("xdp", {}).get("prog", {}).get("id", 0))'
 }
-# link_ids: the ids of the tracepoint links pinned for $IF_B.
+# link_ids: the ids of the tracepoint links pinned for $IF_B (only the
+# plain names: tp_*_next are an incoming set's); link_tags: their
+# programs' tags.
 link_ids() {
 	local f
-	for f in "$PIN_B"/tp_*; do
+	for f in "$PIN_B"/tp_cpumap_enqueue "$PIN_B"/tp_cpumap_kthread \
+		 "$PIN_B"/tp_napi_poll; do
 		bpftool -j link show pinned "$f" 2>/dev/null |
 			python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])'
-	done | sort | tr '\n' ' '
+	done | tr '\n' ' '
 }
+link_tags() {
+	local id
+	for id in $(link_ids); do
+		bpftool -j link show id "$id" | python3 -c 'import json, sys
+print(json.load(sys.stdin)["prog_id"])' | xargs -I{} bpftool -j prog show id {} |
+			python3 -c 'import json, sys; print(json.load(sys.stdin)["tag"])'
+	done | tr '\n' ' '
+}
+prog_tag_on() { bpftool -j prog show id "$(prog_on)" | python3 -c 'import json, sys
+print(json.load(sys.stdin)["tag"])'; }
+# Pins of an incoming set left (a handing over under way), one per line.
+next_pins() { ls "$PIN_B" | grep '_next$'; }
 mapped() { bpftool -j map show pinned "$PIN_B/steer_ctl" |
 	python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])'; }
 
@@ -48,12 +80,14 @@ mapped() { bpftool -j map show pinned "$PIN_B/steer_ctl" |
 } >"$T/weighted.yaml"
 counter() { jget "$(xs stats "$IF_B" --json)" "d['totals']['$1']"; }
 
-check "attach configs/default.yaml as shipped (queue_size 16384)" \
-	xs attach "$IF_B" --policy "$T/p.yaml"
+check "the other version attaches configs/default.yaml as shipped (queue_size 16384)" \
+	old attach "$IF_B" --policy "$T/p.yaml"
 traffic_rx_pin >/dev/null || { fail "pinning the receiving CPU"; e2e_done; }
 ctl0=$(mapped)
 links0=$(link_ids)
-check "the tracepoint programs are pinned for it" test -n "$links0"
+tags0=$(link_tags)
+xdptag0=$(prog_tag_on)
+check "its tracepoint programs are pinned" test -n "$links0"
 
 observer_start --drop || { fail "the observer starts"; e2e_done; }
 gen_start --group udp4:1000 --rate "$RATE" --duration 0
@@ -66,6 +100,7 @@ for pol in p weighted p; do
 	if xs attach "$IF_B" --policy "$f" >"$T/up.$n" 2>&1 &&
 	   grep -q 'upgraded in place' "$T/up.$n"; then
 		ids+=("$(prog_on)")
+		links[n]=$(link_ids) tags[n]=$(link_tags)
 	else
 		echo "  upgrade $n ($pol):"; sed 's/^/    /' "$T/up.$n"
 		ids+=(failed)
@@ -83,10 +118,24 @@ check "each of three attaches upgraded in place, each with a new program" \
 	python3 -c 'import sys; v = sys.argv[1:]
 sys.exit(0 if "failed" not in v and len(set(v)) == 4 and "0" not in v else 1)' "${ids[@]}"
 check "the maps stayed: the same steer_ctl" test "$(mapped)" = "$ctl0"
-check "the tracepoint programs stayed: the same links" test "$(link_ids)" = "$links0"
+check "the XDP program became this version's (another tag)" \
+	test "$(prog_tag_on)" != "$xdptag0"
+check "the first upgrade gave every worker an entry with this version's program" \
+	grep -q "the apply gives every worker a new entry with this version's" "$T/up.0"
+check "the first upgrade handed the tracepoint programs over" \
+	grep -q 'tracepoint programs were handed over' "$T/up.0"
+check "... to new links of programs with other tags" python3 -c 'import sys
+a, b, c, d = (x.split() for x in sys.argv[1:])
+sys.exit(0 if len(a) == len(b) == 3 and not set(a) & set(b) and
+	 len(c) == len(d) == 3 and all(x != y for x, y in zip(c, d)) else 1)' \
+	"$links0" "${links[0]:-}" "$tags0" "${tags[0]:-}"
+check "no incoming set is left pinned (tp_*_next, cpumap_ids_next)" \
+	test -z "$(next_pins)"
+check "the same version's upgrades kept its links" \
+	test "${links[0]:-x}" = "${links[1]:-y}" -a "${links[1]:-y}" = "$(link_ids)"
 doc=$(xs status "$IF_B" --json)
-check "the last policy is in force (generation 3: two changes)" \
-	json_holds "$doc" 'd["policy"]["generation"] == 3'
+check "the last policy is in force (generation 4: the workers' move, two changes)" \
+	json_holds "$doc" 'd["policy"]["generation"] == 4'
 check "no frame met the new program without a policy (passed_no_policy)" \
 	test "$(counter passed_no_policy)" = "$nopol0"
 check "nor without its CPU's cpumap entry (passed_no_target)" \
@@ -95,6 +144,36 @@ check "no frame came after a later one of its flow" traffic_not_late "$OBS_REPOR
 check "no flow was on two CPUs at once" traffic_not_split "$OBS_REPORT"
 check "not one frame was lost through the upgrades" traffic_no_drops "$OBS_REPORT"
 check "every frame was seen or counted dropped" traffic_accounted "$OBS_REPORT"
+
+# ---- a handing over killed at each step ---------------------------------------
+
+tags1=$(link_tags)
+check "the other version attaches again (an upgrade, handing over to it)" \
+	old attach "$IF_B" --policy "$T/p.yaml"
+check "... its programs now" test "$(link_tags)" = "$tags0"
+XDP_STEER_FAILPOINT=handover-begun:exit xs attach "$IF_B" --policy "$T/p.yaml" \
+	>"$T/out" 2>&1
+check "an upgrade killed once this version's tracepoint programs are pinned (exit 137)" \
+	test $? -eq 137
+check "... leaves them pinned beside the running ones (*_next)" \
+	test "$(next_pins | wc -l)" -eq 4
+check "... and the other version's XDP program in place" \
+	test "$(prog_tag_on)" = "$xdptag0"
+check "an apply meanwhile works" xs apply "$IF_B" --policy "$T/weighted.yaml"
+check "attach again finishes the upgrade" xs attach "$IF_B" --policy "$T/p.yaml"
+check "... the tracepoint programs handed over, nothing _next left" \
+	test "$(link_tags)" = "$tags1" -a -z "$(next_pins)"
+XDP_STEER_FAILPOINT=take-over:exit old attach "$IF_B" --policy "$T/p.yaml" \
+	>"$T/out" 2>&1
+check "an upgrade killed halfway through the take-over (exit 137)" \
+	test $? -eq 137
+check "... leaves the incoming links pinned as _next, its cpumap_ids taken over" \
+	test "$(next_pins | tr '\n' ' ')" = "tp_cpumap_enqueue_next tp_cpumap_kthread_next tp_napi_poll_next "
+check "the next apply finishes the take-over" xs apply "$IF_B" --policy "$T/p.yaml"
+check "... the other version's tracepoint programs in place, nothing _next left" \
+	test "$(link_tags)" = "$tags0" -a -z "$(next_pins)"
+check "and this version upgrades over it again" xs attach "$IF_B" --policy "$T/p.yaml"
+check "... to its own tracepoint programs" test "$(link_tags)" = "$tags1"
 
 # ---- refused, and nothing changed ---------------------------------------------
 
