@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# What one interface's xdp-steer costs as the machine's possible CPUs grow
+# (issue 46, "Cost"): per-interface kernel memory (every pinned map, as
+# the kernel accounts it) and the CPU time of a balancer round, stats and
+# status, with the shipped policy on a veth pair, on this host and in VMs
+# of 64, 512 and 4096 vCPUs booted with maxcpus=2: every vCPU is a
+# possible CPU, 2 are online (per-CPU maps are sized by the possible CPUs,
+# whatever is online; Linux 6.12 has no possible_cpus= on x86 any more).
+# Above 255 vCPUs the VM needs x2APIC (tests/vm/run --x2apic). Prints a
+# table; asserts nothing. About 1 minute per VM under TCG.
+#
+#   tests/bench/cost.sh                 host, 64, 512, 4096
+#   BENCH_POSSIBLE="512" tests/bench/cost.sh
+#
+# The VMs run bookworm's newest 6.12 kernel: from Linux 6.4 bpftool's
+# memlock is the kernel's own count of a map's memory
+# (bpf_map_memory_usage()), per-CPU values included.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+POSSIBLE=${BENCH_POSSIBLE:-64 512 4096}
+pkg=$(apt-cache search --names-only '^linux-image-6\.12\.[0-9]+\+deb12-amd64-unsigned$' 2>/dev/null |
+	awk '{ print $1 }' | sort -V | tail -1)
+
+echo "# xdp-steer cost by possible CPUs, $(date -u +%F), commit $(git rev-parse --short HEAD 2>/dev/null)"
+echo "# host: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)," \
+	"family $(awk -F': ' '/^cpu family/ { print $2; exit }' /proc/cpuinfo)" \
+	"model $(awk -F': ' '/^model\t/ { print $2; exit }' /proc/cpuinfo), kernel $(uname -r)"
+echo "# VMs: $pkg, TCG, 2 vCPUs online; CPU times are the VM's (TCG: slow, compare rows only)"
+printf '%-10s %-12s %14s %8s %12s %10s %10s\n' where possible memlock_MiB maps balance_s stats_s status_s
+row() {	# where, cost_guest.sh's output
+	local where=$1 line
+	line=$(head -1 <<<"$2")
+	python3 - "$where" "$line" <<'PY'
+import sys
+where, line = sys.argv[1], sys.argv[2]
+kv = dict(x.split("=", 1) for x in line.split())
+print("%-10s %-12s %14.1f %8s %12s %10s %10s" % (
+    where, kv["possible"], int(kv["memlock_kib"]) / 1024, kv["maps"],
+    kv["balance_once_s"], kv["stats_s"], kv["status_s"]))
+PY
+	tail -n +2 <<<"$2" | sed 's/^/           /'
+}
+out=$(tests/bench/cost_guest.sh 2>&1) && row host "$out" || echo "host: $out"
+for n in $POSSIBLE; do
+	x2apic=
+	[ "$n" -gt 255 ] && x2apic="--x2apic --tcg-thread single"
+	# shellcheck disable=SC2086 # options are words
+	out=$(XDP_STEER_VM_KERNEL_PKG=$pkg tests/vm/run --cpus "$n" $x2apic \
+		--timeout 600 --append maxcpus=2 -- tests/bench/cost_guest.sh 2>&1 |
+		grep -A5 '^possible=')
+	if [ -n "$out" ]; then
+		row "vm" "$out"
+	else
+		echo "vm possible_cpus=$n: no result (tests/vm/run failed)"
+	fi
+done
