@@ -70,8 +70,8 @@ TESTLIB_OBJS := tests/lib/frame.o tests/lib/prog_util.o $(TEST_OBJ) \
 # it in this list.
 LOADER     := loader/xdp-steer
 SKEL       := bpf/xdp_steer.skel.h
-MODEL_OBJS := $(addprefix loader/model/,cpuset.o table.o keymap.o build.o \
-	      health.o plan.o)
+MODEL_OBJS := $(addprefix loader/model/,cpuset.o cpulist.o table.o keymap.o \
+	      build.o health.o plan.o)
 # The balancer's rounds (needs libm), for the loader and its tests only.
 BALANCE_OBJ := loader/model/balance.o
 POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
@@ -189,8 +189,8 @@ test_possible_OBJS := loader/kernel/possible.o $(TEST_OBJ)
 test_table_LIBS   := -lm
 test_policy_OBJS  := $(POLICY_OBJS) $(TEST_OBJ)
 test_policy_LIBS  := -lyaml
-test_health_OBJS  := loader/model/health.o loader/kernel/netdev.o \
-		     loader/model/cpuset.o $(TEST_OBJ)
+test_health_OBJS  := loader/model/health.o loader/model/cpulist.o \
+		     loader/kernel/netdev.o loader/model/cpuset.o $(TEST_OBJ)
 test_compile_OBJS := $(POLICY_OBJS) $(TEST_OBJ)
 test_compile_LIBS := -lyaml
 # test_plan: what apply --dry-run says, from two policies compiled.
