@@ -85,7 +85,7 @@ STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o upgrade.o deta
 		 repair.o dry_run.o)
 CLI_OBJS   := $(addprefix loader/cli/,main.o log.o json.o cmd_policy.o \
 	      cmd_detach.o cmd_status.o cmd_stats.o print_status.o \
-	      print_stats.o print_prom.o cmd_which.o print_which.o \
+	      print_stats.o print_prom.o fold.o cmd_which.o print_which.o \
 	      cmd_balance.o print_balance.o print_plan.o)
 LOADER_OBJS := $(CLI_OBJS) $(STEERLIB_OBJS) $(KERNEL_OBJS) $(POLICY_OBJS) \
 	       $(BALANCE_OBJ)
