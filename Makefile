@@ -52,7 +52,8 @@ OMIT_PARTS := PARSE HASH COUNTERS CPU_STATS ALL
 OMIT_BPF   := $(patsubst %,tests/bench/omit/%.bpf.o,$(OMIT_PARTS))
 UNIT_NAMES := test_hash test_table test_policy test_health test_compile \
 	      test_configs test_input test_prom test_balance test_balance_cpu \
-	      test_netns test_vlog test_drain_rule test_possible test_plan
+	      test_netns test_vlog test_drain_rule test_possible test_plan \
+	      test_summary
 UNIT_BINS  := $(addprefix tests/unit/,$(UNIT_NAMES))
 PROG_BINS  := tests/prog/test_prog
 PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
@@ -211,6 +212,13 @@ test_balance_cpu_LIBS := -lm
 PROM_OBJS         := loader/cli/print_prom.o loader/lib/stats_view.o \
 		     loader/model/cpuset.o
 test_prom_OBJS    := $(PROM_OBJS) $(TEST_OBJ)
+# test_summary: stats and status on many CPUs, text, JSON and Prometheus;
+# the status printer brings the library under it.
+test_summary_OBJS := $(addprefix loader/cli/,print_stats.o print_status.o \
+		     print_balance.o print_prom.o fold.o json.o) \
+		     $(STEERLIB_OBJS) $(KERNEL_OBJS) $(POLICY_OBJS) \
+		     $(BALANCE_OBJ) $(TEST_OBJ)
+test_summary_LIBS := $(LDLIBS_LOADER)
 
 # What stats --prometheus prints, every family of it, for
 # tests/unit/test_dashboard.py (the dashboard's queries name only those).
