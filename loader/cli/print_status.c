@@ -100,8 +100,9 @@ static void print_workers_text(const struct slot_view *v, size_t top)
 	printf("\n");
 	if (nfolded) {
 		cpulist_format(folded, nfolded, list, sizeof(list));
-		printf("    %zu more CPUs: %u bucket%s in all (CPUs %s)\n",
-		       nfolded, sum, sum == 1 ? "" : "s", list);
+		printf("    %zu more CPU%s: %u bucket%s in all (CPU%s %s)\n",
+		       nfolded, nfolded == 1 ? "" : "s", sum,
+		       sum == 1 ? "" : "s", nfolded == 1 ? "" : "s", list);
 	}
 out:
 	free(ids);
