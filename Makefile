@@ -56,7 +56,8 @@ OMIT_PARTS := PARSE HASH COUNTERS CPU_STATS ALL
 OMIT_BPF   := $(patsubst %,tests/bench/omit/%.bpf.o,$(OMIT_PARTS))
 UNIT_NAMES := test_hash test_table test_policy test_health test_compile \
 	      test_configs test_input test_prom test_balance test_balance_cpu \
-	      test_netns test_vlog test_drain_rule test_possible test_plan
+	      test_netns test_vlog test_drain_rule test_possible test_plan \
+	      test_summary
 UNIT_BINS  := $(addprefix tests/unit/,$(UNIT_NAMES))
 PROG_BINS  := tests/prog/test_prog
 PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
@@ -74,8 +75,8 @@ TESTLIB_OBJS := tests/lib/frame.o tests/lib/prog_util.o $(TEST_OBJ) \
 # it in this list.
 LOADER     := loader/xdp-steer
 SKEL       := bpf/xdp_steer.skel.h
-MODEL_OBJS := $(addprefix loader/model/,cpuset.o table.o keymap.o build.o \
-	      health.o plan.o)
+MODEL_OBJS := $(addprefix loader/model/,cpuset.o cpulist.o table.o keymap.o \
+	      build.o health.o plan.o)
 # The balancer's rounds (needs libm), for the loader and its tests only.
 BALANCE_OBJ := loader/model/balance.o
 POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
@@ -89,7 +90,7 @@ STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o upgrade.o deta
 		 repair.o dry_run.o)
 CLI_OBJS   := $(addprefix loader/cli/,main.o log.o json.o cmd_policy.o \
 	      cmd_detach.o cmd_status.o cmd_stats.o print_status.o \
-	      print_stats.o print_prom.o cmd_which.o print_which.o \
+	      print_stats.o print_prom.o fold.o cmd_which.o print_which.o \
 	      cmd_balance.o print_balance.o print_plan.o)
 LOADER_OBJS := $(CLI_OBJS) $(STEERLIB_OBJS) $(KERNEL_OBJS) $(POLICY_OBJS) \
 	       $(BALANCE_OBJ)
@@ -193,8 +194,8 @@ test_possible_OBJS := loader/kernel/possible.o $(TEST_OBJ)
 test_table_LIBS   := -lm
 test_policy_OBJS  := $(POLICY_OBJS) $(TEST_OBJ)
 test_policy_LIBS  := -lyaml
-test_health_OBJS  := loader/model/health.o loader/kernel/netdev.o \
-		     loader/model/cpuset.o $(TEST_OBJ)
+test_health_OBJS  := loader/model/health.o loader/model/cpulist.o \
+		     loader/kernel/netdev.o loader/model/cpuset.o $(TEST_OBJ)
 test_compile_OBJS := $(POLICY_OBJS) $(TEST_OBJ)
 test_compile_LIBS := -lyaml
 # test_plan: what apply --dry-run says, from two policies compiled.
@@ -215,6 +216,13 @@ test_balance_cpu_LIBS := -lm
 PROM_OBJS         := loader/cli/print_prom.o loader/lib/stats_view.o \
 		     loader/model/cpuset.o
 test_prom_OBJS    := $(PROM_OBJS) $(TEST_OBJ)
+# test_summary: stats and status on many CPUs, text, JSON and Prometheus;
+# the status printer brings the library under it.
+test_summary_OBJS := $(addprefix loader/cli/,print_stats.o print_status.o \
+		     print_balance.o print_prom.o fold.o json.o) \
+		     $(STEERLIB_OBJS) $(KERNEL_OBJS) $(POLICY_OBJS) \
+		     $(BALANCE_OBJ) $(TEST_OBJ)
+test_summary_LIBS := $(LDLIBS_LOADER)
 
 # What stats --prometheus prints, every family of it, for
 # tests/unit/test_dashboard.py (the dashboard's queries name only those).

@@ -59,6 +59,10 @@ void cli_ctx_init(struct steer_ctx *ctx);
 /* Prints the library's reason for a failure; returns EXIT_FAIL. */
 int cli_fail(const struct steer_ctx *ctx);
 
+/* --top N of stats and status: the rows a table shows (0: all) into
+ * *top. 0, or -1 after saying what it takes. */
+int cli_parse_top(const char *arg, size_t *top);
+
 /* Parses and validates a policy file against this machine's online CPUs,
  * or 'cpus' (named 'cpus_name' in messages) when not NULL, printing every
  * diagnostic, or with 'errors_only' its mistakes alone. 0 or EXIT_FAIL

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "cli/cmd.h"
+#include "cli/fold.h"
 #include "cli/log.h"
 #include "cli/print_prom.h"
 #include "cli/print_stats.h"
@@ -35,6 +36,7 @@ struct stats_opts {
 	enum stats_form form;
 	const char *form_opt;	/* the option that chose a form, or NULL */
 	const char *rate_opt;	/* --interval or --count, if given */
+	size_t top;		/* rows per table (0: all), text only */
 };
 
 /* One form per run: a second is refused by name. */
@@ -88,6 +90,11 @@ static int stats_handle(int opt, const char *arg, void *ctx)
 		}
 		o->rate_opt = "--count";
 		return 0;
+	case 'T':
+		return cli_parse_top(arg, &o->top);
+	case 'A':
+		o->top = 0;
+		return 0;
 	case 'j':
 		return set_form(o, FORM_JSON, "--json");
 	case 'P':
@@ -112,12 +119,15 @@ static void pause_for(double seconds)
 
 int cmd_stats(int argc, char **argv)
 {
-	const char *usage = "xdp-steer stats IFACE [[--interval S] [--count N] [--json] | --totals | --prometheus]\n"
+	const char *usage = "xdp-steer stats IFACE [[--interval S] [--count N] [--json] | --totals | --prometheus] [--top N | --all]\n"
 		"  Per-CPU rates every S seconds (default 1) until Ctrl-C or N reports;\n"
 		"  or the counters since the attach once: --totals as tables, --json as one\n"
 		"  JSON document, --prometheus in the Prometheus text format. --json with\n"
 		"  --interval or --count: a document of the counters every S seconds, the\n"
 		"  first at once, one a line (JSON Lines).\n"
+		"  --top N: the tables show the N busiest CPUs (default 16) and sum the\n"
+		"  others in one row; --all or --top 0: every CPU. JSON and Prometheus\n"
+		"  always have every CPU.\n"
 		"  Short options: -i S, -c N, -t, -j.";
 	static const struct option longopts[] = {
 		{ "interval", required_argument, NULL, 'i' },
@@ -126,9 +136,11 @@ int cmd_stats(int argc, char **argv)
 		/* No letter: -p is --policy wherever it is taken. */
 		{ "prometheus", no_argument, NULL, 'P' },
 		{ "totals", no_argument, NULL, 't' },
+		{ "top", required_argument, NULL, 'T' },
+		{ "all", no_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct stats_opts o = { .interval = 1 };
+	struct stats_opts o = { .interval = 1, .top = FOLD_TOP_DEFAULT };
 	struct steer_sample a = {}, b = {}, tmp;
 	struct steer_stats_src *src = NULL;
 	struct steer_ctx ctx;
@@ -186,7 +198,7 @@ int cmd_stats(int argc, char **argv)
 		ret = 0;
 		goto out;
 	case FORM_TOTALS:
-		print_stats_totals(ifname, &a);
+		print_stats_totals(ifname, &a, o.top);
 		ret = 0;
 		goto out;
 	case FORM_RATES:
@@ -196,7 +208,7 @@ int cmd_stats(int argc, char **argv)
 		pause_for(o.interval);
 		if (stop || steer_stats_read(src, &b))
 			break;
-		print_stats_rates(ifname, &a, &b);
+		print_stats_rates(ifname, &a, &b, o.top);
 		tmp = a;
 		a = b;
 		b = tmp;

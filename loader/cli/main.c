@@ -321,6 +321,24 @@ int cli_fail(const struct steer_ctx *ctx)
 	return EXIT_FAIL;
 }
 
+int cli_parse_top(const char *arg, size_t *top)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	/* strtoul() alone takes white space and a sign before the digits. */
+	if (arg[0] < '0' || arg[0] > '9' || *end || errno == ERANGE ||
+	    v > 1000000) {
+		pr_err("--top takes a number of CPUs from 0 (every CPU) to 1000000 in decimal (like 16), not '%s'\n",
+		       arg);
+		return -1;
+	}
+	*top = v;
+	return 0;
+}
+
 int cli_load_policy(const char *path, const struct cpu_set *cpus,
 		    const char *cpus_name, bool errors_only,
 		    struct steer_policy *p)

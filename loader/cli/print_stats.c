@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "cli/fold.h"
 #include "cli/json.h"
 #include "cli/print_stats.h"
+#include "model/cpulist.h"
 
 /* Names and offsets of struct steer_stats, from its one list. */
 static const struct {
@@ -65,6 +68,7 @@ static double total_load(const struct steer_sample *s)
 void print_stats_json(const char *ifname, const struct steer_sample *s)
 {
 	struct steer_worker_view v;
+	double all = total_load(s);
 	struct timespec now;
 	size_t i;
 	int c, first;
@@ -106,7 +110,7 @@ void print_stats_json(const char *ifname, const struct steer_sample *s)
 		       (unsigned long long)v.sent);
 		json_traced(&v, s->traced);
 		printf(", \"load\": %.0f, \"load_share\": %.4f", v.load,
-		       total_load(s) > 0 ? v.load / total_load(s) : 0);
+		       all > 0 ? v.load / all : 0);
 		printf("}");
 		first = 0;
 	}
@@ -121,28 +125,114 @@ static double per(__u64 now, __u64 before, double dt)
 	return dt > 0 ? (now - before) / dt : (double)(now - before);
 }
 
-static void rx_row(const char *pad, const char *label,
-		   const struct steer_stats *x, const struct steer_stats *y,
-		   double dt)
+/* A row of a per-CPU table: its CPU, what ranks it (its frames, its
+ * load), its columns as rates or counts. The receiving CPUs' table has
+ * RX_COLS of them; a worker's are named (those of the cpumap tracepoints
+ * only when traced). */
+#define RX_COLS 6
+
+struct row {
+	__u32 cpu;
+	double load;
+	union {
+		double rx[RX_COLS];
+		struct {
+			double sent, ring, delivered, mbit, share, off,
+			       enqueued, kthread, in_flight;
+		} w;
+		double col[9];
+	};
+};
+
+#define ROW_COLS (sizeof(((struct row *)0)->col) / sizeof(double))
+
+typedef void (*row_print)(const char *pad, const char *label,
+			  const struct row *r, bool traced);
+
+/* The rows, in CPU order: the 'top' with the most load (0: all), the
+ * others summed in one row that says how many, and after its last column
+ * which CPUs, as ranges. */
+static void print_rows(const char *pad, const struct row *rows, size_t n,
+		       size_t top, bool traced, row_print print)
 {
-	printf("%s  %-10s %12.0f %12.0f %12.0f %10.0f %10.0f %10.0f\n", pad,
-	       label, per(y->rx_packets, x->rx_packets, dt),
-	       per(y->redirected, x->redirected, dt),
-	       per(y->passed_local, x->passed_local, dt),
-	       per(y->passed_nonip, x->passed_nonip, dt),
-	       per(y->passed_parse_error, x->passed_parse_error, dt),
-	       per(y->passed_no_target + y->passed_no_policy,
-		   x->passed_no_target + x->passed_no_policy, dt));
+	struct row rest = {};
+	size_t nfolded = 0, i, j;
+	__u32 *folded = NULL;
+	double *load = NULL;
+	bool *keep = NULL;
+	char label[32], list[80];
+
+	if (top && n > top) {
+		load = calloc(n, sizeof(*load));
+		keep = calloc(n, sizeof(*keep));
+		folded = calloc(n, sizeof(*folded));
+	}
+	/* Short of memory, every row: longer, never wrong. */
+	if (!load || !keep || !folded) {
+		free(keep);
+		keep = NULL;
+	} else {
+		for (i = 0; i < n; i++)
+			load[i] = rows[i].load;
+		fold_top(load, n, top, keep);
+	}
+	for (i = 0; i < n; i++) {
+		if (keep && !keep[i]) {
+			folded[nfolded++] = rows[i].cpu;
+			for (j = 0; j < ROW_COLS; j++)
+				rest.col[j] += rows[i].col[j];
+			continue;
+		}
+		snprintf(label, sizeof(label), "%u", rows[i].cpu);
+		print(pad, label, &rows[i], traced);
+		printf("\n");
+	}
+	if (nfolded) {
+		snprintf(label, sizeof(label), "%zu more", nfolded);
+		print(pad, label, &rest, traced);
+		cpulist_format(folded, nfolded, list, sizeof(list));
+		printf("  CPUs %s\n", list);
+	}
+	free(load);
+	free(keep);
+	free(folded);
+}
+
+/* The receiving CPUs' columns between x and y, per second over dt (or
+ * counts, dt 0). */
+static void rx_cols(const struct steer_stats *x, const struct steer_stats *y,
+		    double dt, struct row *r)
+{
+	r->rx[0] = per(y->rx_packets, x->rx_packets, dt);
+	r->rx[1] = per(y->redirected, x->redirected, dt);
+	r->rx[2] = per(y->passed_local, x->passed_local, dt);
+	r->rx[3] = per(y->passed_nonip, x->passed_nonip, dt);
+	r->rx[4] = per(y->passed_parse_error, x->passed_parse_error, dt);
+	r->rx[5] = per(y->passed_no_target + y->passed_no_policy,
+		       x->passed_no_target + x->passed_no_policy, dt);
+	r->load = r->rx[0];
+}
+
+static void rx_row(const char *pad, const char *label, const struct row *r,
+		   bool traced)
+{
+	(void)traced;
+	printf("%s  %-10s %12.0f %12.0f %12.0f %10.0f %10.0f %10.0f", pad,
+	       label, r->rx[0], r->rx[1], r->rx[2], r->rx[3], r->rx[4],
+	       r->rx[5]);
 }
 
 /* The receiving CPUs' table: rates between a and b, or with a NULL the
- * counts of b since the attach. */
+ * counts of b since the attach; the 'top' busiest CPUs (0: all), the
+ * others summed in one row. */
 static void rx_table(const char *ifname, const char *pad,
-		     const struct steer_sample *a, const struct steer_sample *b)
+		     const struct steer_sample *a, const struct steer_sample *b,
+		     size_t top)
 {
 	static const struct steer_stats zero;
 	double dt = a ? b->t - a->t : 0;
-	char label[16];
+	struct row *rows = calloc((size_t)b->ncpus, sizeof(*rows)), one;
+	size_t n = 0;
 	int c;
 
 	if (a)
@@ -156,10 +246,19 @@ static void rx_table(const char *ifname, const char *pad,
 	for (c = 0; c < b->ncpus; c++) {
 		if (b->rx[c].rx_packets == (a ? a->rx[c].rx_packets : 0))
 			continue;
-		snprintf(label, sizeof(label), "%d", c);
-		rx_row(pad, label, a ? &a->rx[c] : &zero, &b->rx[c], dt);
+		one = (struct row){ .cpu = c };
+		rx_cols(a ? &a->rx[c] : &zero, &b->rx[c], dt, &one);
+		if (rows)
+			rows[n++] = one;
+		else	/* short of memory: every row, as it comes */
+			print_rows(pad, &one, 1, 0, false, rx_row);
 	}
-	rx_row(pad, "total", a ? &a->total : &zero, &b->total, dt);
+	print_rows(pad, rows, n, top, false, rx_row);
+	free(rows);
+	one = (struct row){};
+	rx_cols(a ? &a->total : &zero, &b->total, dt, &one);
+	rx_row(pad, "total", &one, false);
+	printf("\n");
 }
 
 /* Frames of each encapsulation looked through and malformed ones, between
@@ -207,15 +306,28 @@ static void partial_line(const char *pad, const struct steer_sample *a,
 		       a ? "frames/s" : "frames");
 }
 
+static void rate_row(const char *pad, const char *label, const struct row *r,
+		     bool traced)
+{
+	char ring[32], off[32];
+
+	snprintf(ring, sizeof(ring), traced ? "%.0f" : "-", r->w.ring);
+	snprintf(off, sizeof(off), traced ? "%.0f" : "-", r->w.off);
+	printf("%s  %-10s %12.0f %12s %13.0f %12.1f %7.1f %11s", pad, label,
+	       r->w.sent, ring, r->w.delivered, r->w.mbit, r->w.share, off);
+}
+
 void print_stats_rates(const char *ifname, const struct steer_sample *a,
-		       const struct steer_sample *b)
+		       const struct steer_sample *b, size_t top)
 {
 	struct steer_worker_view va, vb;
 	double dt = b->t - a->t, load = total_load(b) - total_load(a);
-	char pad[64], ring[16], off[16];
+	struct row *rows = calloc(STEER_MAX_CPUS, sizeof(*rows)), one;
+	size_t n = 0;
+	char pad[64];
 
 	snprintf(pad, sizeof(pad), "%*s", (int)strlen(ifname), "");
-	rx_table(ifname, pad, a, b);
+	rx_table(ifname, pad, a, b, top);
 	encap_line(pad, a, b);
 	partial_line(pad, a, b);
 	printf("%s  %-10s %12s %12s %13s %12s %7s %11s\n", pad, "worker CPU",
@@ -228,34 +340,50 @@ void print_stats_rates(const char *ifname, const struct steer_sample *a,
 		    vb.ring.ring_full_drops == va.ring.ring_full_drops &&
 		    vb.ring.off_cpu == va.ring.off_cpu && vb.load == va.load)
 			continue;
-		if (b->traced) {
-			snprintf(ring, sizeof(ring), "%.0f",
-				 per(vb.ring.ring_full_drops,
-				     va.ring.ring_full_drops, dt));
-			snprintf(off, sizeof(off), "%.0f",
-				 per(vb.ring.off_cpu, va.ring.off_cpu, dt));
-		} else {
-			snprintf(ring, sizeof(ring), "-");
-			snprintf(off, sizeof(off), "-");
-		}
-		printf("%s  %-10d %12.0f %12s %13.0f %12.1f %7.1f %11s\n", pad, c,
-		       per(vb.sent, va.sent, dt), ring,
-		       per(vb.delivered, va.delivered, dt),
-		       per(vb.delivered_bytes, va.delivered_bytes, dt) * 8 / 1e6,
-		       load > 0 ? 100 * (vb.load - va.load) / load : 0, off);
+		one = (struct row){ .cpu = c, .load = vb.load - va.load };
+		one.w.sent = per(vb.sent, va.sent, dt);
+		one.w.ring = per(vb.ring.ring_full_drops,
+				 va.ring.ring_full_drops, dt);
+		one.w.delivered = per(vb.delivered, va.delivered, dt);
+		one.w.mbit = per(vb.delivered_bytes, va.delivered_bytes, dt) *
+			     8 / 1e6;
+		one.w.share = load > 0 ? 100 * (vb.load - va.load) / load : 0;
+		one.w.off = per(vb.ring.off_cpu, va.ring.off_cpu, dt);
+		if (rows)
+			rows[n++] = one;
+		else	/* short of memory: every row, as it comes */
+			print_rows(pad, &one, 1, 0, b->traced, rate_row);
 	}
+	print_rows(pad, rows, n, top, b->traced, rate_row);
+	free(rows);
 	printf("\n");
 	fflush(stdout);
 }
 
-void print_stats_totals(const char *ifname, const struct steer_sample *s)
+static void total_row(const char *pad, const char *label,
+		      const struct row *r, bool traced)
 {
+	if (traced)
+		printf("%s  %-10s %12.0f %12.0f %12.0f %12.0f %12.0f %12.0f %12.0f",
+		       pad, label, r->w.sent, r->w.enqueued, r->w.ring,
+		       r->w.kthread, r->w.delivered, r->w.in_flight, r->w.off);
+	else
+		printf("%s  %-10s %12.0f %12s %12s %12s %12.0f %12s %12s",
+		       pad, label, r->w.sent, "-", "-", "-", r->w.delivered,
+		       "-", "-");
+}
+
+void print_stats_totals(const char *ifname, const struct steer_sample *s,
+			size_t top)
+{
+	struct row *rows = calloc(STEER_MAX_CPUS, sizeof(*rows)), one;
 	struct steer_worker_view v;
+	size_t n = 0;
 	char pad[64];
 	int c;
 
 	snprintf(pad, sizeof(pad), "%*s", (int)strlen(ifname), "");
-	rx_table(ifname, pad, NULL, s);
+	rx_table(ifname, pad, NULL, s, top);
 	encap_line(pad, NULL, s);
 	partial_line(pad, NULL, s);
 	printf("%s  %-10s %12s %12s %12s %12s %12s %12s %12s\n", pad,
@@ -264,20 +392,21 @@ void print_stats_totals(const char *ifname, const struct steer_sample *s)
 	for (c = 0; c < STEER_MAX_CPUS; c++) {
 		if (!steer_worker_view(s, c, &v))
 			continue;
-		if (s->traced)
-			printf("%s  %-10d %12llu %12llu %12llu %12llu %12llu %12lld %12llu\n",
-			       pad, c, (unsigned long long)v.sent,
-			       (unsigned long long)v.ring.enqueued,
-			       (unsigned long long)v.ring.ring_full_drops,
-			       (unsigned long long)v.kthread.processed,
-			       (unsigned long long)v.delivered,
-			       (long long)v.in_flight,
-			       (unsigned long long)v.ring.off_cpu);
-		else
-			printf("%s  %-10d %12llu %12s %12s %12s %12llu %12s %12s\n",
-			       pad, c, (unsigned long long)v.sent, "-", "-",
-			       "-", (unsigned long long)v.delivered, "-", "-");
+		one = (struct row){ .cpu = c, .load = v.load };
+		one.w.sent = v.sent;
+		one.w.enqueued = v.ring.enqueued;
+		one.w.ring = v.ring.ring_full_drops;
+		one.w.kthread = v.kthread.processed;
+		one.w.delivered = v.delivered;
+		one.w.in_flight = v.in_flight;
+		one.w.off = v.ring.off_cpu;
+		if (rows)
+			rows[n++] = one;
+		else	/* short of memory: every row, as it comes */
+			print_rows(pad, &one, 1, 0, s->traced, total_row);
 	}
+	print_rows(pad, rows, n, top, s->traced, total_row);
+	free(rows);
 	if (s->traced)
 		printf("%s  sent = delivered + ring full + in flight; kthread: taken off the ring by the worker's cpumap kthread; off CPU: of those, by its kthread running on another CPU\n",
 		       pad);

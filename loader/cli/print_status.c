@@ -3,28 +3,112 @@
 #include <arpa/inet.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "cli/fold.h"
 #include "cli/json.h"
 #include "cli/print_balance.h"
 #include "cli/print_status.h"
+#include "model/cpulist.h"
 
+
+/* Room for a list of CPUs in a status line: past it the list ends with
+ * how many it left out. */
+#define STATUS_CPULIST_MAX	256
 
 /* The cpumap entries the policy in force does not need: with 'in_use',
- * those some bucket still drains from; without, the others. 'what'
- * comes before the first; nothing is printed when there is none. */
+ * those some bucket still drains from; without, the others; as ranges of
+ * CPUs per cpumap bank. 'what' comes before the first; nothing is printed
+ * when there is none. */
 static void print_unneeded(const struct slot_view *v, bool in_use,
 			   const char *what)
 {
+	char list[STATUS_CPULIST_MAX];
+	__u32 ids[STEER_MAX_CPUS], t, bank;
+	size_t n;
 	int first = 1;
-	__u32 t;
 
-	for (t = 0; t < STEER_TARGETS; t++) {
-		if (!v->in_cpumap[t] || v->need[t] || !v->in_use[t] != !in_use)
+	for (bank = 0; bank < STEER_TARGETS / STEER_MAX_CPUS; bank++) {
+		n = 0;
+		for (t = bank * STEER_MAX_CPUS; t < (bank + 1) * STEER_MAX_CPUS;
+		     t++)
+			if (v->in_cpumap[t] && !v->need[t] &&
+			    !v->in_use[t] == !in_use)
+				ids[n++] = t % STEER_MAX_CPUS;
+		if (!n)
 			continue;
-		printf("%s cpu %u (bank %u)", first ? what : ",",
-		       t % STEER_MAX_CPUS, t / STEER_MAX_CPUS);
+		cpulist_format(ids, n, list, sizeof(list));
+		printf("%s cpu%s %s (bank %u)", first ? what : ",",
+		       n == 1 ? "" : "s", list, bank);
 		first = 0;
 	}
+}
+
+/* The workers and their buckets: each on one line, as 'cpu 0 (256
+ * buckets), cpu 1 (256 buckets)', up to 'top' of them (0: all); past
+ * that, how many and which, the 'top' with the most buckets, and the
+ * others summed. */
+static void print_workers_text(const struct slot_view *v, size_t top)
+{
+	__u32 *ids = calloc(STEER_MAX_CPUS, sizeof(*ids)),
+	      *folded = calloc(STEER_MAX_CPUS, sizeof(*folded)), cpu, sum = 0;
+	double *load = calloc(STEER_MAX_CPUS, sizeof(*load));
+	bool *keep = calloc(STEER_MAX_CPUS, sizeof(*keep));
+	size_t n = 0, i, shown = 0, nfolded = 0;
+	char list[STATUS_CPULIST_MAX];
+	bool fold;
+
+	if (!ids || !folded || !load || !keep) {
+		/* Short of memory: every worker, as it comes. */
+		printf("  workers:");
+		for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+			if (v->buckets[cpu])
+				printf("%s cpu %u (%u bucket%s)", n++ ? "," : "",
+				       cpu, v->buckets[cpu],
+				       v->buckets[cpu] == 1 ? "" : "s");
+		printf("\n");
+		goto out;
+	}
+	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+		if (v->buckets[cpu]) {
+			load[n] = v->buckets[cpu];
+			ids[n++] = cpu;
+		}
+	fold_top(load, n, top, keep);
+	fold = top && n > top;
+	printf("  workers:");
+	if (fold) {
+		cpulist_format(ids, n, list, sizeof(list));
+		printf(" %zu CPUs %s; the %zu with the most buckets:\n   ", n,
+		       list, top);
+	}
+	for (i = 0; i < n; i++) {
+		if (!keep[i]) {
+			folded[nfolded++] = ids[i];
+			sum += v->buckets[ids[i]];
+			continue;
+		}
+		/* Eight to a line when folded, so each stays short. */
+		if (fold && shown && shown % 8 == 0)
+			printf(",\n   ");
+		else if (shown)
+			printf(",");
+		printf(" cpu %u (%u bucket%s)", ids[i], v->buckets[ids[i]],
+		       v->buckets[ids[i]] == 1 ? "" : "s");
+		shown++;
+	}
+	printf("\n");
+	if (nfolded) {
+		cpulist_format(folded, nfolded, list, sizeof(list));
+		printf("    %zu more CPU%s: %u bucket%s in all (CPU%s %s)\n",
+		       nfolded, nfolded == 1 ? "" : "s", sum,
+		       sum == 1 ? "" : "s", nfolded == 1 ? "" : "s", list);
+	}
+out:
+	free(ids);
+	free(folded);
+	free(load);
+	free(keep);
 }
 
 /* Buckets still draining (and those waiting on a stalled CPU), an apply's
@@ -189,12 +273,11 @@ static void print_kthread_json(const struct kthread_info *k, __u32 cpu)
 	printf(", \"on_its_cpu\": %s}", tf(!kthread_misplaced(k, cpu)));
 }
 
-void print_status_text(const struct steer_status *st)
+void print_status_text(const struct steer_status *st, size_t top)
 {
 	const struct slot_view *v = &st->view;
 	const struct steer_slot *s = &v->slot;
-	__u32 cpu;
-	int i, first = 1;
+	int i;
 
 	if (st->at.prog_id)
 		printf("%s: xdp_steer program %u, %s mode, %s\n", st->ifname,
@@ -215,15 +298,8 @@ void print_status_text(const struct steer_status *st)
 			printf(" (timeout %u ms)", s->drain_ms);
 		printf(", queue %u (cpumap bank %u), table %u\n", s->queue_size,
 		       s->bank, s->table_size);
-		printf("  workers:");
-		for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
-			if (v->buckets[cpu]) {
-				printf("%s cpu %u (%u bucket%s)", first ? "" : ",",
-				       cpu, v->buckets[cpu],
-				       v->buckets[cpu] == 1 ? "" : "s");
-				first = 0;
-			}
-		printf("\n  rules: %d exact-field, %d prefix (%u field set%s)\n",
+		print_workers_text(v, top);
+		printf("  rules: %d exact-field, %d prefix (%u field set%s)\n",
 		       v->nflow, v->nprefix, s->nshapes,
 		       s->nshapes == 1 ? "" : "s");
 		printf("  non-IP: ");

@@ -3,9 +3,13 @@
 #ifndef XDP_STEER_PRINT_STATUS_H
 #define XDP_STEER_PRINT_STATUS_H
 
+#include <stddef.h>
+
 #include "lib/steer.h"
 
-void print_status_text(const struct steer_status *st);
+/* The workers line shows up to 'top' workers, those with the most
+ * buckets, and sums the others (0: every worker; cli/fold.h). */
+void print_status_text(const struct steer_status *st, size_t top);
 /* One JSON object, without a newline: the caller ends the document (or
  * puts it in a list). */
 void print_status_json(const struct steer_status *st);

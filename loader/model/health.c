@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The warnings of `xdp-steer status`: see health.h. */
+#define _GNU_SOURCE /* vasprintf() */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "model/cpulist.h"
 #include "model/health.h"
 
 /* Returns -ENOSPC and counts the warning dropped when the list is full. */
@@ -13,15 +16,40 @@ static int health_add(struct health *h, const char *fmt, ...)
 static int health_add(struct health *h, const char *fmt, ...)
 {
 	va_list ap;
+	int ret;
 
 	if (h->n >= HEALTH_MAX_WARN) {
 		h->dropped++;
 		return -ENOSPC;
 	}
 	va_start(ap, fmt);
-	vsnprintf(h->msg[h->n++], sizeof(h->msg[0]), fmt, ap);
+	ret = vasprintf(&h->msg[h->n], fmt, ap);
 	va_end(ap);
+	if (ret < 0) {
+		h->msg[h->n] = NULL;
+		h->dropped++;
+		return -ENOMEM;
+	}
+	h->n++;
 	return 0;
+}
+
+void health_free(struct health *h)
+{
+	int i;
+
+	for (i = 0; i < h->n; i++)
+		free(h->msg[i]);
+	h->n = 0;
+	h->dropped = 0;
+}
+
+/* 's' as ranges, a long list ending with how many it left out. */
+static const char *cpus_text(const struct cpu_set *s,
+			     char list[HEALTH_CPULIST_MAX])
+{
+	cpulist_format_set(s, list, HEALTH_CPULIST_MAX);
+	return list;
 }
 
 /* The workers (CPUs owning buckets) that are also in 'set' ('in_set') or
@@ -51,13 +79,12 @@ int health_check(const struct health_input *in, struct health *h)
 {
 	const struct netdev_info *ni = in->netdev;
 	const char *ifname = in->ifname;
-	char list[CPUSET_STR_MAX];
+	char list[HEALTH_CPULIST_MAX];
 	struct cpu_set cpus;
 	__u32 cpu;
 	int max;
 
-	h->n = 0;
-	h->dropped = 0;
+	health_free(h);
 	if (!ifname || !in->buckets)
 		return -EINVAL;
 	if (!in->if_exists)
@@ -78,7 +105,7 @@ int health_check(const struct health_input *in, struct health *h)
 		workers_vs(in->buckets, in->online, false, &cpus);
 		if (cpuset_count(&cpus))
 			health_add(h, "worker CPUs %s are offline: the kernel runs their cpumap kthreads on other CPUs, where their flows now reach the stack, and leaves them there when the CPUs come back; bring them online and run 'xdp-steer repair %s', or apply a policy without them",
-				   cpuset_format(&cpus, list, sizeof(list)),
+				   cpus_text(&cpus, list),
 				   ifname);
 	}
 	if (in->misplaced) {
@@ -89,7 +116,7 @@ int health_check(const struct health_input *in, struct health *h)
 				cpuset_set(&cpus, cpu);
 		if (cpuset_count(&cpus))
 			health_add(h, "the cpumap kthreads of worker CPUs %s may run on other CPUs too (their CPUs went offline and came back): their flows can reach the stack on two CPUs, out of order; 'xdp-steer repair %s' (or any apply) puts new ones on their CPUs",
-				   cpuset_format(&cpus, list, sizeof(list)),
+				   cpus_text(&cpus, list),
 				   ifname);
 	}
 	if (in->table_size && (in->loader_flags & STEER_LF_CPUS_FALLBACK))
@@ -99,7 +126,7 @@ int health_check(const struct health_input *in, struct health *h)
 		workers_vs(in->buckets, in->irq, true, &cpus);
 		if (cpuset_count(&cpus))
 			health_add(h, "worker CPUs %s also take %s's RX interrupts: they both collect and process; leave them out of 'cpus'",
-				   cpuset_format(&cpus, list, sizeof(list)), ifname);
+				   cpus_text(&cpus, list), ifname);
 	}
 	/* Each keeps a kthread and its ring; only an apply removes them
 	 * (kernel/slots.c, retire()). */

@@ -76,15 +76,25 @@ struct health_input {
 /* Room for every warning health_check() can give at once, with spare. */
 #define HEALTH_MAX_WARN	16
 
+/* The longest list of CPUs a warning gives, NUL included: past it the
+ * list ends with how many it left out (model/cpulist.h). */
+#define HEALTH_CPULIST_MAX	256
+
 struct health {
-	char msg[HEALTH_MAX_WARN][512];	/* one sentence each, no newline */
+	char *msg[HEALTH_MAX_WARN];	/* one sentence each, no newline, of
+					 * any length; health_free() frees */
 	int n;
-	int dropped;			/* warnings that did not fit */
+	int dropped;			/* warnings that did not fit, or
+					 * found no memory */
 };
 
 /* Fills 'h' with the warnings 'in' calls for, each saying what to do
- * next. Returns 0, -EINVAL without ifname or buckets, or -ENOSPC when
- * some did not fit. */
+ * next. 'h' is zeroed, or holds an earlier check's warnings, which it
+ * frees first. Returns 0, -EINVAL without ifname or buckets, or -ENOSPC
+ * when some did not fit. */
 int health_check(const struct health_input *in, struct health *h);
+
+/* Frees the warnings and empties the list. */
+void health_free(struct health *h);
 
 #endif /* XDP_STEER_HEALTH_H */

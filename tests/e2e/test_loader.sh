@@ -293,6 +293,21 @@ check "stats --interval 0.5 --count 1 prints one table and exits 0" \
 	run_rc 0 timeout 10 nsenter --net=/run/netns/"$NS_B" "$XDP_STEER" stats "$IF_B" --interval 0.5 --count 1
 check "the stats table has per-CPU, total and worker rows" \
 	bash -c "grep -q 'rx CPU' $T/out && grep -qE '^ +total ' $T/out && grep -q 'worker CPU' $T/out"
+# Both CPUs work (CPU 0 passes its share on the spot): with --top 1 the
+# workers' table shows one and sums the other in a row that names it;
+# --all and the JSON show both.
+check "stats --totals --top 1 folds the second worker into a '1 more' row naming its CPU" \
+	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER stats $IF_B --totals --top 1 > $T/top &&
+		 sed -n '/worker CPU/,\$p' $T/top | grep -qE '^ +1 more .* CPUs [01]\$' || { cat $T/top; exit 1; }"
+check "stats --totals --all folds nothing" \
+	bash -c "! nsenter --net=/run/netns/$NS_B $XDP_STEER stats $IF_B --totals --all | grep -q ' more '"
+check "status --top 1 shows the worker with the most buckets and folds the other, naming it" \
+	bash -c "xs() { nsenter --net=/run/netns/$NS_B $XDP_STEER \"\$@\"; }; xs status $IF_B --top 1 > $T/top &&
+		 grep -q '^  workers: 2 CPUs 0-1; the 1 with the most buckets:' $T/top &&
+		 grep -qE '^    1 more CPU: [0-9]+ buckets? in all \(CPU [01]\)\$' $T/top || { cat $T/top; exit 1; }"
+check "stats --json --top 1 still lists both workers" \
+	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER stats $IF_B --json --top 1 |
+		 python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(sorted(w[\"cpu\"] for w in d[\"workers\"]) != [0, 1])'"
 
 # ---- CPUs that leave, the lock, concurrent applies ---------------------------------
 

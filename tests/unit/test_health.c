@@ -244,7 +244,7 @@ static void run_case(void)
 {
 	const struct health_case *c = cur;
 	struct row_input r;
-	struct health h;
+	struct health h = {};
 	int i, nwant = 0;
 
 	if (!EXPECT(!row_input(c, &r), "the row's CPU lists parse"))
@@ -259,13 +259,14 @@ static void run_case(void)
 	if (test_failed)
 		for (i = 0; i < h.n; i++)
 			printf("  got warning: %s\n", h.msg[i]);
+	health_free(&h);
 }
 
 static void test_bad_input_is_refused(void)
 {
 	static const __u32 buckets[STEER_MAX_CPUS];
 	struct health_input in = { .ifname = IFNAME, .buckets = buckets };
-	struct health h;
+	struct health h = {};
 
 	in.ifname = NULL;
 	EXPECT_EQ(health_check(&in, &h), -EINVAL, "a missing interface name is refused with -EINVAL");
@@ -277,7 +278,7 @@ static void test_bad_input_is_refused(void)
 static void test_list_is_emptied_first(void)
 {
 	struct row_input r;
-	struct health h;
+	struct health h = {};
 
 	row_input(&(struct health_case){ .detached = true, .lro = true }, &r);
 	health_check(&r.in, &h);
@@ -285,6 +286,7 @@ static void test_list_is_emptied_first(void)
 	row_input(&(struct health_case){ .desc = "healthy" }, &r);
 	EXPECT_EQ(health_check(&r.in, &h), 0, "a second check succeeds");
 	EXPECT_EQ(h.n, 0, "the second check does not keep the first one's warnings");
+	health_free(&h);
 }
 
 /* ---- netdev_irq_cpus() on a fake procfs ------------------------------------ */
