@@ -17,6 +17,8 @@
 #     take-over killed halfway, then any apply.
 #   - Refused before anything changes, the program and its policy kept:
 #     another attach mode.
+# UPGRADE_FROM=REV: the other version is commit REV of this repository
+# instead (tests/dist/test_upgrade_release.sh).
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/traffic_lib.sh"
@@ -33,15 +35,26 @@ e2e_setup
 traffic_init
 T=$E2E_TMP
 xs() { in_b "$XDP_STEER" "$@"; }
-# The other version: this source, salted, built apart (seconds).
-mkdir -p "$T/salted"
-(cd "$E2E_ROOT" && git ls-files -z --cached --others --exclude-standard |
-	tar --null -T - -cf -) | tar -C "$T/salted" -xf - &&
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$T/salted" -s -j2 \
-		BPF_SALT=1 loader/xdp-steer >"$T/salted.log" 2>&1 ||
-	{ fail "building the salted version"; sed 's/^/  /' "$T/salted.log"; e2e_done; }
-SALTED=$T/salted/loader/xdp-steer
-old() { in_b "$SALTED" "$@"; }
+# The other version, built apart (seconds): this source salted, or with
+# UPGRADE_FROM=REV the commit REV of this repository (tests/dist/
+# test_upgrade_release.sh: a real older version, whose pins this version
+# takes over in place where their layout is this version's, and refuses
+# to, changing nothing, where not).
+mkdir -p "$T/old"
+if [ -n "${UPGRADE_FROM:-}" ]; then
+	git -C "$E2E_ROOT" archive "$UPGRADE_FROM" | tar -C "$T/old" -xf -
+	salt=
+else
+	(cd "$E2E_ROOT" && git ls-files -z --cached --others --exclude-standard |
+		tar --null -T - -cf -) | tar -C "$T/old" -xf -
+	salt=BPF_SALT=1
+fi
+# shellcheck disable=SC2086 # $salt: no word, or one
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$T/old" -s -j2 $salt \
+	loader/xdp-steer >"$T/old.log" 2>&1 ||
+	{ fail "building the other version (${UPGRADE_FROM:-salted})"; sed 's/^/  /' "$T/old.log"; e2e_done; }
+OLD=$T/old/loader/xdp-steer
+old() { in_b "$OLD" "$@"; }
 prog_on() {	# the XDP program id on $IF_B per ip link, or 0
 	ip -n "$NS_B" -j -d link show dev "$IF_B" | python3 -c 'import json, sys
 print(json.load(sys.stdin)[0].get("xdp", {}).get("prog", {}).get("id", 0))'
@@ -114,6 +127,16 @@ echo "  programs on $IF_B: ${ids[*]}"
 sed -n 1,2p "$T/up.1" | sed 's/^/  /'
 traffic_summary "$OBS_REPORT" 2>/dev/null | sed 's/^/  /'
 
+if [ -n "${UPGRADE_FROM:-}" ] && ! grep -q 'upgraded in place' "$T/up.0"; then
+	# A layout this version cannot take over: refused, nothing changed.
+	check "the upgrade from $UPGRADE_FROM is refused, naming the map whose layout differs" \
+		grep -q "another version\|layout" "$T/up.0"
+	check "... and the old program stays, with its maps" \
+		test "${ids[1]}" = failed -a "$(prog_tag_on)" = "$xdptag0" -a "$(mapped)" = "$ctl0"
+	check "no frame came after a later one of its flow" traffic_not_late "$OBS_REPORT"
+	check "not one frame was lost" traffic_no_drops "$OBS_REPORT"
+	e2e_done
+fi
 check "each of three attaches upgraded in place, each with a new program" \
 	python3 -c 'import sys; v = sys.argv[1:]
 sys.exit(0 if "failed" not in v and len(set(v)) == 4 and "0" not in v else 1)' "${ids[@]}"
@@ -122,6 +145,10 @@ check "the XDP program became this version's (another tag)" \
 	test "$(prog_tag_on)" != "$xdptag0"
 check "the first upgrade gave every worker an entry with this version's program" \
 	grep -q "the apply gives every worker a new entry with this version's" "$T/up.0"
+if [ -n "${UPGRADE_FROM:-}" ] && [ "${tags[0]:-}" = "$tags0" ]; then
+	check "tracepoint programs of the same code as this version's stay: the same links" \
+		test "${links[0]:-}" = "$links0"
+else
 check "the first upgrade handed the tracepoint programs over" \
 	grep -q 'tracepoint programs were handed over' "$T/up.0"
 check "... to new links of programs with other tags" python3 -c 'import sys
@@ -129,6 +156,7 @@ a, b, c, d = (x.split() for x in sys.argv[1:])
 sys.exit(0 if len(a) == len(b) == 3 and not set(a) & set(b) and
 	 len(c) == len(d) == 3 and all(x != y for x, y in zip(c, d)) else 1)' \
 	"$links0" "${links[0]:-}" "$tags0" "${tags[0]:-}"
+fi
 check "no incoming set is left pinned (tp_*_next, cpumap_ids_next)" \
 	test -z "$(next_pins)"
 check "the same version's upgrades kept its links" \
@@ -144,6 +172,10 @@ check "no frame came after a later one of its flow" traffic_not_late "$OBS_REPOR
 check "no flow was on two CPUs at once" traffic_not_split "$OBS_REPORT"
 check "not one frame was lost through the upgrades" traffic_no_drops "$OBS_REPORT"
 check "every frame was seen or counted dropped" traffic_accounted "$OBS_REPORT"
+
+# An older commit knows no handing over: the kills below need the other
+# version to be this one's code.
+[ -n "${UPGRADE_FROM:-}" ] && e2e_done
 
 # ---- a handing over killed at each step ---------------------------------------
 
