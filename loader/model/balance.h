@@ -245,10 +245,12 @@ void balance_hold(const struct balance_memory *m, unsigned char *hold);
 
 /*
  * Trials, by CPU time: where the estimates run out, the box's answer.
- * A trial moves buckets, through drain like any move, and the next round
- * that plans keeps them if the workers took in (frames sent to them less
- * ring drops) at least BALANCE_PROBE_GAIN more a second, else moves them
- * back; the round that judges makes no other move. Two kinds:
+ * A trial moves buckets, through drain like any move, and the rounds that
+ * plan after it keep them if the workers took in (frames sent to them
+ * less ring drops) more a second, by what the rounds' noise lets them
+ * prove (the climb's judging, below) and at least BALANCE_PROBE_GAIN for
+ * a probe, else move them back; no other move is made while a trial is
+ * on. Two kinds:
  *
  * The probe: a worker throws frames away in its full ring, and no move
  * the estimates justify helps, as a bucket alone exceeds a share
@@ -370,11 +372,12 @@ struct balance_probe {
 
 /*
  * After balance_plan(), by CPU time:
- * judges the trial by 'taken' (frames/s the workers took in this round),
- * or starts one. 1 when plan (and table_out, the table after) now holds
- * the moves to make, else 0; p->verdict says what it did. A round that
- * judges a trial makes no other move: plan loses what it planned (its
- * counts are the trial's answer). balance_input.bias takes p->bias.
+ * counts 'taken' (frames/s the workers took in this round) for the trial
+ * on, and judges it once it can, or counts it for the placement in force
+ * and starts one. 1 when plan (and table_out, the table after) now holds
+ * the moves to make, else 0; p->verdict says what it did. A round with a
+ * trial on makes no other move: plan loses what it planned (its counts
+ * are the trial's answer). balance_input.bias takes p->bias.
  */
 int balance_probe_round(struct balance_probe *p, const struct balance_input *in,
 			const struct balance_cpu *cpu, double taken,
