@@ -551,6 +551,35 @@ static void trial_moves(const struct balance_probe *p,
 	plan->state = STEER_BAL_MOVED;
 }
 
+/* The rounds at one placement (balance_window). */
+static void window_add(struct balance_window *w, double x)
+{
+	w->n++;
+	w->sum += x;
+	w->sq += x * x;
+}
+
+static double window_mean(const struct balance_window *w)
+{
+	return w->n ? w->sum / w->n : 0;
+}
+
+/* Its rounds' squared deviations from its mean, relative to it. */
+static double window_ss(const struct balance_window *w)
+{
+	double m = window_mean(w), ss;
+
+	if (w->n < 2 || m <= 0)
+		return 0;
+	ss = w->sq - w->n * m * m;
+	return ss > 0 ? ss / (m * m) : 0;
+}
+
+static double window_df(const struct balance_window *w)
+{
+	return w->n > 1 ? w->n - 1 : 0;
+}
+
 /* The worker that drops the most of what it was sent, over
  * BALANCE_PROBE_DROPS, and its heaviest movable bucket; false if none. */
 static bool probe_pick(const struct balance_input *in,
@@ -584,8 +613,8 @@ static bool probe_pick(const struct balance_input *in,
 /* The probe: the dropping worker's heaviest bucket to the least loaded
  * worker, where no move can help (a bucket alone over a share). */
 static int probe_start(struct balance_probe *p, const struct balance_input *in,
-		       const struct balance_cpu *cpu, double taken,
-		       __u32 *table_out, struct balance_plan *plan)
+		       const struct balance_cpu *cpu, __u32 *table_out,
+		       struct balance_plan *plan)
 {
 	double least = -1, x;
 	__u32 b, from = 0, to = 0;
@@ -612,7 +641,7 @@ static int probe_start(struct balance_probe *p, const struct balance_input *in,
 	p->from = from;
 	p->to = to;
 	p->moved = 0;
-	p->before = taken;
+	p->before = window_mean(&p->base);
 	memset(&p->trial, 0, sizeof(p->trial));
 	p->verdict = 1;
 	trial_moves(p, in, plan, table_out, from, to);
@@ -660,8 +689,17 @@ static const struct balance_worker *worker_of(const struct balance_plan *plan,
 	return NULL;
 }
 
+static void climb_turn(struct balance_probe *p)
+{
+	__u32 c = p->next_from;
+
+	p->next_from = p->next_to;
+	p->next_to = c;
+}
+
 /* The climb settles: it rests, longer when the last rest ended with no
- * step kept, and then tries small steps again, its way guessed anew. */
+ * step kept, and then tries one small step, the other way than the last
+ * (climb_missed() turns it). */
 static void climb_settle(struct balance_probe *p)
 {
 	if (p->kept_since || !p->rest_len)
@@ -676,19 +714,28 @@ static void climb_settle(struct balance_probe *p)
 	p->step = BALANCE_CLIMB_STEP_MIN;
 }
 
+/* A step kept unproven: one half as large the same way next, or, below
+ * the smallest, a rest. */
+static void climb_shorter(struct balance_probe *p)
+{
+	p->step /= 2;
+	if (p->step < BALANCE_CLIMB_STEP_MIN) {
+		climb_settle(p);
+		/* After the rest the other way first. */
+		climb_turn(p);
+	}
+}
+
 /* A step that could not be taken, or was moved back: one half as large
  * the other way next, or, below the smallest, a rest. */
 static void climb_missed(struct balance_probe *p)
 {
-	__u32 c = p->next_from;
-
 	p->step = (p->step > 0 ? p->step : BALANCE_CLIMB_STEP) / 2;
 	if (p->step < BALANCE_CLIMB_STEP_MIN)
 		climb_settle(p);
 	/* Settled too: after the rest the other way first, so the ways
 	 * take turns. */
-	p->next_from = p->next_to;
-	p->next_to = c;
+	climb_turn(p);
 }
 
 /* The climb's step from 'from' to 'to' cannot be taken now, for 'why'
@@ -709,8 +756,8 @@ static int climb_waits(struct balance_probe *p, __u32 from, __u32 to,
  * half of that (one flow and a few stray frames) is not taken: its
  * answer would be noise. */
 static int climb_start(struct balance_probe *p, const struct balance_input *in,
-		       const struct balance_cpu *cpu, double taken,
-		       __u32 *table_out, struct balance_plan *plan)
+		       const struct balance_cpu *cpu, __u32 *table_out,
+		       struct balance_plan *plan)
 {
 	const struct balance_worker *f, *t;
 	const double *count;
@@ -804,7 +851,7 @@ static int climb_start(struct balance_probe *p, const struct balance_input *in,
 	p->from = f->cpu;
 	p->to = t->cpu;
 	p->moved = all > 0 ? moved / all : 0;
-	p->before = taken;
+	p->before = window_mean(&p->base);
 	memset(&p->trial, 0, sizeof(p->trial));
 	p->verdict = 1;
 	trial_moves(p, in, plan, table_out, f->cpu, t->cpu);
@@ -837,34 +884,6 @@ static void climb_kept(struct balance_probe *p, const struct balance_plan *plan)
 			  bf > BALANCE_BIAS_MAX ? BALANCE_BIAS_MAX : bf;
 	p->bias[t->cpu] = bt < BALANCE_BIAS_MIN ? BALANCE_BIAS_MIN :
 			  bt > BALANCE_BIAS_MAX ? BALANCE_BIAS_MAX : bt;
-}
-
-static void window_add(struct balance_window *w, double x)
-{
-	w->n++;
-	w->sum += x;
-	w->sq += x * x;
-}
-
-static double window_mean(const struct balance_window *w)
-{
-	return w->n ? w->sum / w->n : 0;
-}
-
-/* Its rounds' squared deviations from its mean, relative to it. */
-static double window_ss(const struct balance_window *w)
-{
-	double m = window_mean(w), ss;
-
-	if (w->n < 2 || m <= 0)
-		return 0;
-	ss = w->sq - w->n * m * m;
-	return ss > 0 ? ss / (m * m) : 0;
-}
-
-static double window_df(const struct balance_window *w)
-{
-	return w->n > 1 ? w->n - 1 : 0;
 }
 
 /* A window closes: its spread joins the pool, where older windows weigh
@@ -904,7 +923,7 @@ static int judge(struct balance_probe *p, const struct balance_input *in,
 {
 	double least = p->kind == BALANCE_TRIAL_CLIMB ? BALANCE_CLIMB_GAIN :
 							BALANCE_PROBE_GAIN, se;
-	bool stayed = true;
+	bool stayed = true, proven;
 	int i;
 
 	window_add(&p->trial, taken);
@@ -918,21 +937,34 @@ static int judge(struct balance_probe *p, const struct balance_input *in,
 	/* A bucket some other change moved away ends the trial as it is. */
 	for (i = 0; i < p->n; i++)
 		stayed &= table_out[p->bucket[i]] == p->to;
-	if (stayed && p->gain < p->need && p->gain > -p->need &&
-	    p->trial.n < BALANCE_CLIMB_JUDGE) {
+	/* Kept on three rounds at least: the spread at the new placement,
+	 * which may differ from the pool's, is one of them. */
+	if (stayed && (p->gain < p->need || p->trial.n < BALANCE_CLIMB_KEEP) &&
+	    p->gain > -p->need && p->trial.n < BALANCE_CLIMB_JUDGE) {
 		p->verdict = 5;
 		return 0;
 	}
 	p->on = false;
-	if (p->gain >= p->need || !stayed) {
+	proven = p->gain >= p->need;
+	/* A climb's step that gained, unproven, after all its rounds: the
+	 * best guess is that it helps, and a loss large enough to matter is
+	 * rarely measured as a gain that long; the next step is half as
+	 * large, so such keeps add up to little. */
+	if (proven || !stayed ||
+	    (p->kind == BALANCE_TRIAL_CLIMB && p->gain > 0)) {
 		p->verdict = 2;
 		if (p->kind == BALANCE_TRIAL_CLIMB && stayed) {
 			way_judged(p, true);
 			climb_kept(p, plan);
-			p->kept_since = true;
-			/* The best is further that way: longer strides. */
-			p->step = 2 * p->step < BALANCE_CLIMB_STEP ?
-				  2 * p->step : BALANCE_CLIMB_STEP;
+			if (proven) {
+				/* The best is further that way: longer
+				 * strides. */
+				p->kept_since = true;
+				p->step = 2 * p->step < BALANCE_CLIMB_STEP ?
+					  2 * p->step : BALANCE_CLIMB_STEP;
+			} else {
+				climb_shorter(p);
+			}
 		}
 		/* Its rounds are the new placement's. */
 		window_close(p, &p->base);
@@ -990,8 +1022,8 @@ int balance_probe_round(struct balance_probe *p, const struct balance_input *in,
 	}
 	/* The probe begins only where no move can help, the climb where the
 	 * workers are even. */
-	return probe_start(p, in, cpu, taken, table_out, plan) ||
-	       climb_start(p, in, cpu, taken, table_out, plan);
+	return probe_start(p, in, cpu, table_out, plan) ||
+	       climb_start(p, in, cpu, table_out, plan);
 }
 
 void balance_probe_forget(struct balance_probe *p)

@@ -274,13 +274,16 @@ void balance_hold(const struct balance_memory *m, unsigned char *hold);
  * by several per cent (issue 49: up to 10 %): kept when the gain is at
  * least BALANCE_CLIMB_SIGMAS standard errors of that difference (the
  * rounds' spread, pooled over the climb's windows) and at least the
- * kind's minimum (BALANCE_CLIMB_GAIN, BALANCE_PROBE_GAIN), moved back
- * as soon as it loses that much, and moved back, unproven, after
- * BALANCE_CLIMB_JUDGE rounds of neither. A step kept moves their shares
+ * kind's minimum (BALANCE_CLIMB_GAIN, BALANCE_PROBE_GAIN), on
+ * BALANCE_CLIMB_KEEP rounds at least, moved back as soon as it loses
+ * that much; after BALANCE_CLIMB_JUDGE rounds of neither, a climb's step
+ * that gained is kept unproven (the next one the same way, half as
+ * large), any other moved back. A step kept moves their shares
  * to what they carry after it (bias: each worker's share is its weight
  * times its bias), so that the rounds after even CPU time around the new
- * placement instead of undoing it, and is followed by another of the same
- * size the same way; one moved back, by one half as large the other way.
+ * placement instead of undoing it, and is followed by one twice as large
+ * (up to BALANCE_CLIMB_STEP) the same way; one moved back, by one half as
+ * large the other way.
  * The first step is BALANCE_CLIMB_STEP; when the next would be smaller
  * than BALANCE_CLIMB_STEP_MIN, the climb settles: it rests
  * BALANCE_CLIMB_REST rounds, doubled at each settling in a row with no
@@ -303,6 +306,8 @@ void balance_hold(const struct balance_memory *m, unsigned char *hold);
  * step waits for first, so its 'before' is a mean too. */
 #define BALANCE_CLIMB_JUDGE	12
 #define BALANCE_CLIMB_BEFORE	8
+#define BALANCE_CLIMB_KEEP	3	/* rounds a step is kept on, at
+					 * least */
 /* The rounds' relative spread assumed before any is measured. */
 #define BALANCE_CLIMB_NOISE	0.03
 #define BALANCE_CLIMB_REST	30

@@ -39,7 +39,8 @@
  * estimates' own rounds; the climb's steps, judged through noise, take
  * longer where the estimates stop far from the best (see the bound's
  * use). */
-#define SETTLE_S	60	/* measured: 1-52 rounds */
+#define SETTLE_S	60	/* measured: 1-46 rounds, 1-50 on 100
+				 * seeds */
 #define SETTLE_ROUNDS	((int)(SETTLE_S / INTERVAL_S))
 /* Once settled, the last two minutes: moves a round at most. Settled,
  * the climb tries one step a rest, the ways taking turns, and the rests
@@ -50,9 +51,11 @@
 #define SETTLED_MOVES	(2.0 * 2 * MOVES / LAST_ROUNDS)
 /* ... and rounds below NEAR, steps on trial that lose: a step toward
  * the steep side of the best (the worker saturated and the collector
- * given more) loses several per cent, and is moved back after a round
- * or two; one such step a rest, the rests two to four minutes long. */
-#define SETTLED_DIPS	4
+ * given more) loses several per cent and is moved back after a round or
+ * two, one that loses just over 3 % after up to BALANCE_CLIMB_JUDGE
+ * rounds; one step a rest, the rests two to four minutes long by then:
+ * at most one step's judging. */
+#define SETTLED_DIPS	BALANCE_CLIMB_JUDGE
 
 /* The box's costs, in us a frame (tests/unit/test_balance_cpu.c's
  * test_climb_past_the_estimate(), fitted to the forwarding benchmark):
