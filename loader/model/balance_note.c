@@ -60,6 +60,8 @@ int balance_climb_note(const struct balance_probe *p, char *buf, size_t len)
 		    p->n, p->from, p->to, p->verdict == 2 ? "kept" : "moved back",
 		    p->after, p->before, 100 * p->gain,
 		    p->way[p->from < p->to ? 0 : 1].rounds, 100 * p->need);
+		if (p->verdict == 2 && p->gain < p->need)
+			add(buf, len, &n, "; unproven, it stays as it gained, and the next step is half as large");
 		if (p->verdict == 2)
 			add(buf, len, &n, "; cpu %u's share x%.2f, cpu %u's x%.2f",
 			    p->from, bias(p, p->from), p->to, bias(p, p->to));
