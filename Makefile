@@ -56,8 +56,8 @@ OMIT_PARTS := PARSE HASH COUNTERS CPU_STATS ALL
 OMIT_BPF   := $(patsubst %,tests/bench/omit/%.bpf.o,$(OMIT_PARTS))
 UNIT_NAMES := test_hash test_table test_policy test_health test_compile \
 	      test_configs test_input test_prom test_balance test_balance_cpu \
-	      test_netns test_vlog test_drain_rule test_possible test_plan \
-	      test_summary
+	      test_balance_climb test_netns test_vlog test_drain_rule \
+	      test_possible test_plan test_summary
 UNIT_BINS  := $(addprefix tests/unit/,$(UNIT_NAMES))
 PROG_BINS  := tests/prog/test_prog
 PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
@@ -78,7 +78,7 @@ SKEL       := bpf/xdp_steer.skel.h
 MODEL_OBJS := $(addprefix loader/model/,cpuset.o cpulist.o table.o keymap.o \
 	      build.o health.o plan.o)
 # The balancer's rounds (needs libm), for the loader and its tests only.
-BALANCE_OBJ := loader/model/balance.o
+BALANCE_OBJ := loader/model/balance.o loader/model/balance_note.o
 POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
 	       policy_rules.o policy_decap.o policy_print.o compile.o flow_arg.o) $(MODEL_OBJS)
 KERNEL_OBJS := $(addprefix loader/kernel/,netns.o bpffs.o possible.o progtag.o pins.o lock.o maps.o \
@@ -212,6 +212,10 @@ test_balance_LIBS := -lm
 # test_balance_cpu: the balancer by CPU time against a box on paper.
 test_balance_cpu_OBJS := tests/lib/balance_box.o $(BALANCE_SIM_OBJS) $(TEST_OBJ)
 test_balance_cpu_LIBS := -lm
+# test_balance_climb: the climb finds the best placement through noise.
+test_balance_climb_OBJS := tests/lib/balance_box.o $(BALANCE_SIM_OBJS) \
+			   $(TEST_OBJ)
+test_balance_climb_LIBS := -lm
 # test_prom: stats --prometheus and the worker account it prints.
 PROM_OBJS         := loader/cli/print_prom.o loader/lib/stats_view.o \
 		     loader/model/cpuset.o

@@ -79,7 +79,7 @@ static void on_round(void *arg, const struct steer_balance_round *r)
 	if (r->state == STEER_BAL_OFF && c->last_state == STEER_BAL_OFF &&
 	    !c->o.once)
 		return;
-	if (!c->json && !c->o.once && !r->applied && repeats(r) &&
+	if (!c->json && !c->o.once && !r->applied && !r->news && repeats(r) &&
 	    r->state == c->last_state && now - c->last_said < QUIET_S)
 		return;
 	c->last_state = r->state;

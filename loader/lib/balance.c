@@ -414,43 +414,26 @@ out:
 static void probe_note(const struct balancer *bl, const struct balance_probe *p,
 		       char *note, size_t len)
 {
-	const char *what = p->verdict == 2 ? "kept" : "moved back";
-	int n;
-
 	if (p->kind == BALANCE_TRIAL_PROBE) {
 		if (p->verdict == 1)
 			snprintf(note, len, "probe: cpu %u's ring dropped %.0f %% of its frames and no estimate helps: bucket %u tried on cpu %u",
 				 p->from, 100 * bl->cpu[p->from].dropped /
 					  bl->cpu[p->from].sent,
 				 p->bucket[0], p->to);
+		else if (p->verdict == 5)
+			snprintf(note, len, "probe: judging bucket %u on cpu %u, round %d of at most %d: %+.1f %%, needs %+.1f %% either way",
+				 p->bucket[0], p->to, p->trial.n,
+				 BALANCE_CLIMB_JUDGE, 100 * p->gain,
+				 100 * p->need);
 		else
-			snprintf(note, len, "probe: bucket %u %s cpu %u: the workers took in %.0f frames/s, %.0f before",
+			snprintf(note, len, "probe: bucket %u %s cpu %u: the workers took in %.0f frames/s, %.0f before (%+.1f %%, needed %+.1f %%)",
 				 p->bucket[0],
 				 p->verdict == 2 ? "stays on" : "back to",
 				 p->verdict == 2 ? p->to : p->from, p->after,
-				 p->before);
+				 p->before, 100 * p->gain, 100 * p->need);
 		return;
 	}
-	if (p->verdict == 4) {
-		if (p->wait == BALANCE_WAIT_HELD)
-			snprintf(note, len, "climb: waits: a step from cpu %u to cpu %u would move buckets of a worker that cannot drain",
-				 p->from, p->to);
-		else
-			snprintf(note, len, "climb: waits: cpu %u's buckets for a step to cpu %u cool down after a move",
-				 p->from, p->to);
-		return;
-	}
-	if (p->verdict == 1) {
-		snprintf(note, len, "climb: the workers read even and one is saturated: %d buckets (%.1f %% of the frames) tried from cpu %u on cpu %u, the workers took in %.0f frames/s",
-			 p->n, 100 * p->moved, p->from, p->to, p->before);
-		return;
-	}
-	n = snprintf(note, len, "climb: %d buckets from cpu %u to cpu %u %s: the workers took in %.0f frames/s, %.0f before",
-		     p->n, p->from, p->to, what, p->after, p->before);
-	if (n > 0 && (size_t)n < len && p->verdict == 2)
-		snprintf(note + n, len - n, "; cpu %u's share x%.2f, cpu %u's x%.2f",
-			 p->from, p->bias[p->from] > 0 ? p->bias[p->from] : 1,
-			 p->to, p->bias[p->to] > 0 ? p->bias[p->to] : 1);
+	balance_climb_note(p, note, len);
 }
 
 /* By CPU time, after the plan (model/balance.h, balance_probe_round()):
@@ -471,6 +454,7 @@ static void probe(struct balancer *bl, const struct balance_input *in,
 		r->state = bl->plan.state;
 	if (p->verdict)
 		probe_note(bl, p, r->note, sizeof(r->note));
+	r->news = p->verdict >= 1 && p->verdict <= 3;
 	if (bl->o->dry_run)
 		balance_probe_forget(p);
 }

@@ -344,6 +344,9 @@ struct steer_balance_round {
 	int minute_moves;	/* buckets moved in the last minute, this
 				 * round's included */
 	char note[1024];	/* why it waited, dropped or failed */
+	bool news;		/* the note says a trial begun or judged, or
+				 * the climb settling: said even when the
+				 * state repeats */
 };
 
 /*

@@ -551,6 +551,35 @@ static void trial_moves(const struct balance_probe *p,
 	plan->state = STEER_BAL_MOVED;
 }
 
+/* The rounds at one placement (balance_window). */
+static void window_add(struct balance_window *w, double x)
+{
+	w->n++;
+	w->sum += x;
+	w->sq += x * x;
+}
+
+static double window_mean(const struct balance_window *w)
+{
+	return w->n ? w->sum / w->n : 0;
+}
+
+/* Its rounds' squared deviations from its mean, relative to it. */
+static double window_ss(const struct balance_window *w)
+{
+	double m = window_mean(w), ss;
+
+	if (w->n < 2 || m <= 0)
+		return 0;
+	ss = w->sq - w->n * m * m;
+	return ss > 0 ? ss / (m * m) : 0;
+}
+
+static double window_df(const struct balance_window *w)
+{
+	return w->n > 1 ? w->n - 1 : 0;
+}
+
 /* The worker that drops the most of what it was sent, over
  * BALANCE_PROBE_DROPS, and its heaviest movable bucket; false if none. */
 static bool probe_pick(const struct balance_input *in,
@@ -584,8 +613,8 @@ static bool probe_pick(const struct balance_input *in,
 /* The probe: the dropping worker's heaviest bucket to the least loaded
  * worker, where no move can help (a bucket alone over a share). */
 static int probe_start(struct balance_probe *p, const struct balance_input *in,
-		       const struct balance_cpu *cpu, double taken,
-		       __u32 *table_out, struct balance_plan *plan)
+		       const struct balance_cpu *cpu, __u32 *table_out,
+		       struct balance_plan *plan)
 {
 	double least = -1, x;
 	__u32 b, from = 0, to = 0;
@@ -612,7 +641,8 @@ static int probe_start(struct balance_probe *p, const struct balance_input *in,
 	p->from = from;
 	p->to = to;
 	p->moved = 0;
-	p->before = taken;
+	p->before = window_mean(&p->base);
+	memset(&p->trial, 0, sizeof(p->trial));
 	p->verdict = 1;
 	trial_moves(p, in, plan, table_out, from, to);
 	return 1;
@@ -659,20 +689,53 @@ static const struct balance_worker *worker_of(const struct balance_plan *plan,
 	return NULL;
 }
 
-/* A step that could not be taken, or was moved back: the other way
- * next, or, after both, a rest. */
-static void climb_missed(struct balance_probe *p)
+static void climb_turn(struct balance_probe *p)
 {
 	__u32 c = p->next_from;
 
-	if (++p->misses >= 2) {
-		p->misses = 0;
-		p->dir = false;
-		p->rest = BALANCE_CLIMB_REST;
-		return;
-	}
 	p->next_from = p->next_to;
 	p->next_to = c;
+}
+
+/* The climb settles: it rests, longer when the last rest ended with no
+ * step kept, and then tries one small step, the other way than the last
+ * (climb_missed() turns it). */
+static void climb_settle(struct balance_probe *p)
+{
+	if (p->kept_since || !p->rest_len)
+		p->rest_len = BALANCE_CLIMB_REST;
+	else if (2 * p->rest_len <= BALANCE_CLIMB_REST_MAX)
+		p->rest_len *= 2;
+	else
+		p->rest_len = BALANCE_CLIMB_REST_MAX;
+	p->rest = p->rest_len;
+	p->kept_since = false;
+	p->settled = true;
+	p->step = BALANCE_CLIMB_STEP_MIN;
+}
+
+/* A step kept unproven: one half as large the same way next, or, below
+ * the smallest, a rest. */
+static void climb_shorter(struct balance_probe *p)
+{
+	p->step /= 2;
+	if (p->step < BALANCE_CLIMB_STEP_MIN) {
+		climb_settle(p);
+		/* After the rest the other way first. */
+		climb_turn(p);
+	}
+}
+
+/* A step that could not be taken, or was moved back: one half as large
+ * the other way next, or, below the smallest, a rest. */
+static void climb_missed(struct balance_probe *p)
+{
+	p->step = (p->step > 0 ? p->step : BALANCE_CLIMB_STEP) / 2;
+	if (p->step < BALANCE_CLIMB_STEP_MIN)
+		climb_settle(p);
+	/* Settled too: after the rest the other way first, so the ways
+	 * take turns. */
+	climb_turn(p);
 }
 
 /* The climb's step from 'from' to 'to' cannot be taken now, for 'why'
@@ -693,8 +756,8 @@ static int climb_waits(struct balance_probe *p, __u32 from, __u32 to,
  * half of that (one flow and a few stray frames) is not taken: its
  * answer would be noise. */
 static int climb_start(struct balance_probe *p, const struct balance_input *in,
-		       const struct balance_cpu *cpu, double taken,
-		       __u32 *table_out, struct balance_plan *plan)
+		       const struct balance_cpu *cpu, __u32 *table_out,
+		       struct balance_plan *plan)
 {
 	const struct balance_worker *f, *t;
 	const double *count;
@@ -712,7 +775,8 @@ static int climb_start(struct balance_probe *p, const struct balance_input *in,
 		if (++p->idle >= BALANCE_CLIMB_REST) {
 			memset(p->bias, 0, sizeof(p->bias));
 			p->dir = false;
-			p->misses = 0;
+			p->step = 0;
+			p->rest_len = 0;
 		}
 		return 0;
 	}
@@ -721,6 +785,11 @@ static int climb_start(struct balance_probe *p, const struct balance_input *in,
 		p->rest--;
 		return 0;
 	}
+	/* Judged against a mean, not one round. */
+	if (p->base.n < BALANCE_CLIMB_BEFORE)
+		return 0;
+	if (p->step <= 0)
+		p->step = BALANCE_CLIMB_STEP;
 	if (!p->dir)
 		climb_guess(p, plan, cpu);
 	f = worker_of(plan, p->next_from);
@@ -742,7 +811,7 @@ static int climb_start(struct balance_probe *p, const struct balance_input *in,
 	for (b = 0; b < in->size; b++)
 		if (in->table[b] < STEER_MAX_CPUS && in->weight[in->table[b]])
 			all += count[b];
-	left = BALANCE_CLIMB_STEP * all;
+	left = p->step * all;
 	for (p->n = 0; p->n < max && left > 0; p->n++) {
 		best = in->size;
 		for (b = 0; b < in->size; b++) {
@@ -761,15 +830,17 @@ static int climb_start(struct balance_probe *p, const struct balance_input *in,
 		left -= count[best];
 		moved += count[best];
 	}
-	if (moved < BALANCE_CLIMB_STEP * all / 2) {
+	/* Short by the round's moves (max_moves), the step is what they
+	 * carry: small buckets, enough of them for a step of its own. */
+	if (moved < p->step * all / 2 && p->n < max) {
 		/* Short only by buckets that cool down after a move: no miss,
 		 * the step waits for them. */
 		for (b = 0; b < in->size; b++)
 			if (in->frozen && in->frozen[b] &&
 			    table_out[b] == f->cpu && in->load[b] > 0 &&
-			    count[b] <= BALANCE_CLIMB_STEP * all)
+			    count[b] <= p->step * all)
 				cooling += count[b];
-		if (moved + cooling >= BALANCE_CLIMB_STEP * all / 2)
+		if (moved + cooling >= p->step * all / 2)
 			return climb_waits(p, f->cpu, t->cpu,
 					   BALANCE_WAIT_COOLING);
 		climb_missed(p);
@@ -780,7 +851,8 @@ static int climb_start(struct balance_probe *p, const struct balance_input *in,
 	p->from = f->cpu;
 	p->to = t->cpu;
 	p->moved = all > 0 ? moved / all : 0;
-	p->before = taken;
+	p->before = window_mean(&p->base);
+	memset(&p->trial, 0, sizeof(p->trial));
 	p->verdict = 1;
 	trial_moves(p, in, plan, table_out, f->cpu, t->cpu);
 	return 1;
@@ -814,28 +886,99 @@ static void climb_kept(struct balance_probe *p, const struct balance_plan *plan)
 			  bt > BALANCE_BIAS_MAX ? BALANCE_BIAS_MAX : bt;
 }
 
-/* Trial p judged on 'taken': kept (0), or its moves back in plan (1). */
+/* A window closes: its spread joins the pool, where older windows weigh
+ * less at each (a host's noise changes with what else it runs). */
+static void window_close(struct balance_probe *p, struct balance_window *w)
+{
+	p->spread_ss = 0.9 * p->spread_ss + window_ss(w);
+	p->spread_df = 0.9 * p->spread_df + window_df(w);
+	memset(w, 0, sizeof(*w));
+}
+
+/* The relative variance of one round's count: the pool and the open
+ * windows, with BALANCE_CLIMB_NOISE weighing as two rounds, so that two
+ * rounds that happen to agree prove nothing. */
+static double spread_var(const struct balance_probe *p)
+{
+	return (p->spread_ss + window_ss(&p->base) + window_ss(&p->trial) +
+		2 * BALANCE_CLIMB_NOISE * BALANCE_CLIMB_NOISE) /
+	       (p->spread_df + window_df(&p->base) + window_df(&p->trial) + 2);
+}
+
+/* What the trial's way last gave, for the log. */
+static void way_judged(struct balance_probe *p, bool kept)
+{
+	struct balance_step *s = &p->way[p->from < p->to ? 0 : 1];
+
+	*s = (struct balance_step){ true, kept, p->from, p->to, p->moved,
+				    p->gain, p->need, p->trial.n };
+}
+
+/* A round of trial p on: 'taken' joins its window, and it is judged once
+ * the means differ by its need either way, or after BALANCE_CLIMB_JUDGE
+ * rounds: kept (0), or its moves back in plan (1); else it goes on
+ * (verdict 5, 0). */
 static int judge(struct balance_probe *p, const struct balance_input *in,
 		 double taken, __u32 *table_out, struct balance_plan *plan)
 {
-	bool stayed = true;
+	double least = p->kind == BALANCE_TRIAL_CLIMB ? BALANCE_CLIMB_GAIN :
+							BALANCE_PROBE_GAIN, se;
+	bool stayed = true, proven;
 	int i;
 
-	p->on = false;
-	p->after = taken;
+	window_add(&p->trial, taken);
+	p->before = window_mean(&p->base);
+	p->after = window_mean(&p->trial);
+	p->gain = p->before > 0 ? p->after / p->before - 1 : 0;
+	se = sqrt(spread_var(p) * (1.0 / (p->base.n > 0 ? p->base.n : 1) +
+				   1.0 / p->trial.n));
+	p->need = BALANCE_CLIMB_SIGMAS * se > least ?
+		  BALANCE_CLIMB_SIGMAS * se : least;
 	/* A bucket some other change moved away ends the trial as it is. */
 	for (i = 0; i < p->n; i++)
 		stayed &= table_out[p->bucket[i]] == p->to;
-	if (taken >= p->before * (1 + BALANCE_PROBE_GAIN) || !stayed) {
+	/* Kept on three rounds at least: the spread at the new placement,
+	 * which may differ from the pool's, is one of them. */
+	if (stayed && (p->gain < p->need || p->trial.n < BALANCE_CLIMB_KEEP) &&
+	    p->gain > -p->need && p->trial.n < BALANCE_CLIMB_JUDGE) {
+		p->verdict = 5;
+		return 0;
+	}
+	p->on = false;
+	proven = p->gain >= p->need;
+	/* A climb's step that gained, unproven, after all its rounds: the
+	 * best guess is that it helps, and a loss large enough to matter is
+	 * rarely measured as a gain that long; the next step is half as
+	 * large, so such keeps add up to little. */
+	if (proven || !stayed ||
+	    (p->kind == BALANCE_TRIAL_CLIMB && p->gain > 0)) {
 		p->verdict = 2;
-		p->misses = 0;
-		if (p->kind == BALANCE_TRIAL_CLIMB && stayed)
+		if (p->kind == BALANCE_TRIAL_CLIMB && stayed) {
+			way_judged(p, true);
 			climb_kept(p, plan);
+			if (proven) {
+				/* The best is further that way: longer
+				 * strides. */
+				p->kept_since = true;
+				p->step = 2 * p->step < BALANCE_CLIMB_STEP ?
+					  2 * p->step : BALANCE_CLIMB_STEP;
+			} else {
+				climb_shorter(p);
+			}
+		}
+		/* Its rounds are the new placement's. */
+		window_close(p, &p->base);
+		p->base = p->trial;
+		memset(&p->trial, 0, sizeof(p->trial));
 		return 0;
 	}
 	p->verdict = 3;
-	if (p->kind == BALANCE_TRIAL_CLIMB)
+	if (p->kind == BALANCE_TRIAL_CLIMB) {
+		way_judged(p, false);
 		climb_missed(p);
+	}
+	/* Back where 'base' was counted. */
+	window_close(p, &p->trial);
 	trial_moves(p, in, plan, table_out, p->to, p->from);
 	return 1;
 }
@@ -847,9 +990,10 @@ int balance_probe_round(struct balance_probe *p, const struct balance_input *in,
 	int w;
 
 	p->verdict = 0;
-	/* A trial is judged whatever the round found, and the round makes
-	 * no other move: its counts are the trial's answer, and what the
-	 * plan made of them would be kept unjudged. */
+	p->settled = false;
+	/* A trial's rounds are judged whatever the round found, and they
+	 * make no other move: their counts are the trial's answer, and what
+	 * the plan made of them would be kept unjudged. */
 	if (p->on) {
 		memmove(table_out, in->table, in->size * sizeof(*table_out));
 		plan->nmoves = 0;
@@ -865,18 +1009,28 @@ int balance_probe_round(struct balance_probe *p, const struct balance_input *in,
 			return 0;
 		return judge(p, in, taken, table_out, plan);
 	}
-	if (plan->nmoves)
+	/* The rounds at the placement in force, since it changed; a long
+	 * window starts again, so a step is judged against the recent
+	 * past. */
+	if (p->fresh || p->base.n >= 4 * BALANCE_CLIMB_JUDGE)
+		window_close(p, &p->base);
+	p->fresh = false;
+	window_add(&p->base, taken);
+	if (plan->nmoves) {
+		p->fresh = true;
 		return 0;
+	}
 	/* The probe begins only where no move can help, the climb where the
 	 * workers are even. */
-	return probe_start(p, in, cpu, taken, table_out, plan) ||
-	       climb_start(p, in, cpu, taken, table_out, plan);
+	return probe_start(p, in, cpu, table_out, plan) ||
+	       climb_start(p, in, cpu, table_out, plan);
 }
 
 void balance_probe_forget(struct balance_probe *p)
 {
 	p->on = false;
 	p->verdict = 0;
+	memset(&p->trial, 0, sizeof(p->trial));
 }
 
 void balance_probe_rest(const struct balance_probe *p,

@@ -36,6 +36,7 @@
 #define XDP_STEER_BALANCE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 
 #include "xdp_steer.h"
@@ -244,10 +245,12 @@ void balance_hold(const struct balance_memory *m, unsigned char *hold);
 
 /*
  * Trials, by CPU time: where the estimates run out, the box's answer.
- * A trial moves buckets, through drain like any move, and the next round
- * that plans keeps them if the workers took in (frames sent to them less
- * ring drops) at least BALANCE_PROBE_GAIN more a second, else moves them
- * back; the round that judges makes no other move. Two kinds:
+ * A trial moves buckets, through drain like any move, and the rounds that
+ * plan after it keep them if the workers took in (frames sent to them
+ * less ring drops) more a second, by what the rounds' noise lets them
+ * prove (the climb's judging, below) and at least BALANCE_PROBE_GAIN for
+ * a probe, else move them back; no other move is made while a trial is
+ * on. Two kinds:
  *
  * The probe: a worker throws frames away in its full ring, and no move
  * the estimates justify helps, as a bucket alone exceeds a share
@@ -263,28 +266,75 @@ void balance_hold(const struct balance_memory *m, unsigned char *hold);
  * the most the box takes in: a CPU that collects reads wholly busy
  * whatever it is given (its NAPI polls, or a generator, take any idle
  * time), and a worker's ring overflows in bursts before its CPU is
- * wholly busy, which counts as load. So the climb moves BALANCE_CLIMB_STEP
- * of the frames from the most busy worker to the least busy one (none if
- * it cannot gather half of that from buckets no larger than the step). A
- * step kept moves their shares to what they carry after it (bias: each
- * worker's share is its weight times its bias), so that the rounds
- * after even CPU time around the new placement instead of undoing it,
- * and is followed by another the same way; one moved back, by one the
- * other way; when both ways fail, the climb rests BALANCE_CLIMB_REST
- * rounds. After as many rounds with no worker saturated, the biases
- * return to 1: with room to spare, even CPU time is the aim.
+ * wholly busy, which counts as load. So the climb moves a step of the
+ * frames from the most busy worker to the least busy one (none if it
+ * cannot gather half of that from buckets no larger than the step), and
+ * judges it on the mean of the rounds after it against the mean of the
+ * rounds before it at the placement it left, as a host's rounds differ
+ * by several per cent (issue 49: up to 10 %): kept when the gain is at
+ * least BALANCE_CLIMB_SIGMAS standard errors of that difference (the
+ * rounds' spread, pooled over the climb's windows) and at least the
+ * kind's minimum (BALANCE_CLIMB_GAIN, BALANCE_PROBE_GAIN), on
+ * BALANCE_CLIMB_KEEP rounds at least, moved back as soon as it loses
+ * that much; after BALANCE_CLIMB_JUDGE rounds of neither, a climb's step
+ * that gained is kept unproven (the next one the same way, half as
+ * large), any other moved back. A step kept moves their shares
+ * to what they carry after it (bias: each worker's share is its weight
+ * times its bias), so that the rounds after even CPU time around the new
+ * placement instead of undoing it, and is followed by one twice as large
+ * (up to BALANCE_CLIMB_STEP) the same way; one moved back, by one half as
+ * large the other way.
+ * The first step is BALANCE_CLIMB_STEP; when the next would be smaller
+ * than BALANCE_CLIMB_STEP_MIN, the climb settles: it rests
+ * BALANCE_CLIMB_REST rounds, doubled at each settling in a row with no
+ * step kept, up to BALANCE_CLIMB_REST_MAX, then tries steps of twice the
+ * smallest again (the box may have changed). What each way last gave and
+ * needed is kept for the balancer's log (balance_climb_note()). After
+ * BALANCE_CLIMB_REST rounds with no worker saturated, the biases return
+ * to 1: with room to spare, even CPU time is the aim.
  */
 #define BALANCE_PROBE_DROPS	0.05	/* of what a worker was sent */
 #define BALANCE_PROBE_GAIN	0.02
 #define BALANCE_PROBE_REST	60
 #define BALANCE_CLIMB_BUSY	0.95
-#define BALANCE_CLIMB_STEP	0.05	/* of the frames by the table */
+#define BALANCE_CLIMB_STEP	0.08	/* of the frames by the table */
+#define BALANCE_CLIMB_STEP_MIN	0.02
+#define BALANCE_CLIMB_GAIN	0.005	/* a step's least gain, noise or
+					 * not */
+#define BALANCE_CLIMB_SIGMAS	2.0
+/* Rounds a step is judged on at most, and the rounds at a placement a
+ * step waits for first, so its 'before' is a mean too. */
+#define BALANCE_CLIMB_JUDGE	12
+#define BALANCE_CLIMB_BEFORE	8
+#define BALANCE_CLIMB_KEEP	3	/* rounds a step is kept on, at
+					 * least */
+/* The rounds' relative spread assumed before any is measured. */
+#define BALANCE_CLIMB_NOISE	0.03
 #define BALANCE_CLIMB_REST	30
+#define BALANCE_CLIMB_REST_MAX	240
 #define BALANCE_CLIMB_MAX	64	/* buckets a step moves, at most */
 #define BALANCE_BIAS_MIN	0.25
 #define BALANCE_BIAS_MAX	4.0
 
 enum { BALANCE_TRIAL_PROBE = 1, BALANCE_TRIAL_CLIMB };
+
+/* Rounds at one placement: what the workers took in, summed. */
+struct balance_window {
+	int n;
+	double sum, sq;			/* of frames/s, and of their
+					 * squares */
+};
+
+/* What the last judged step each way gave: kept or not, the gain
+ * measured (relative) and the gain it needed, on how many rounds. */
+struct balance_step {
+	bool tried;
+	bool kept;
+	__u32 from, to;
+	double moved;			/* of the frames by the table */
+	double gain, need;
+	int rounds;
+};
 
 struct balance_probe {
 	bool on;			/* buckets are on trial */
@@ -296,26 +346,43 @@ struct balance_probe {
 	double before;			/* frames/s the workers took in then */
 	int verdict;			/* of the last round: 0 none, 1 a
 					 * trial began, 2 kept, 3 moved back,
-					 * 4 the climb waits (wait says why) */
+					 * 4 the climb waits (wait says why),
+					 * 5 a trial is being judged, 6 the
+					 * climb settled and rests */
 	int wait;			/* BALANCE_WAIT_*, with verdict 4 */
 	double after;			/* what they took in, judged */
+	double gain, need;		/* the trial's, judged or so far */
+	/* The windows: rounds at the placement in force (before), and of
+	 * the trial on (after). */
+	struct balance_window base, trial;
+	bool fresh;			/* the placement changed: 'base'
+					 * starts again */
+	double spread_ss, spread_df;	/* the rounds' relative spread,
+					 * pooled over closed windows */
 	/* The climb's, between trials. */
 	double bias[STEER_MAX_CPUS];	/* each worker's, 0 for 1 */
 	bool dir;			/* the next step goes next_from ->
 					 * next_to */
 	__u32 next_from, next_to;
-	int misses;			/* steps moved back in a row */
+	double step;			/* the next step's size (0: the
+					 * first) */
 	int rest;			/* rounds before the next step */
+	int rest_len;			/* the last rest's rounds */
+	bool kept_since;		/* a step was kept since it settled */
+	bool settled;			/* this round's step back settled
+					 * it */
 	int idle;			/* rounds with no worker saturated */
+	struct balance_step way[2];	/* by way: from < to, from > to */
 };
 
 /*
  * After balance_plan(), by CPU time:
- * judges the trial by 'taken' (frames/s the workers took in this round),
- * or starts one. 1 when plan (and table_out, the table after) now holds
- * the moves to make, else 0; p->verdict says what it did. A round that
- * judges a trial makes no other move: plan loses what it planned (its
- * counts are the trial's answer). balance_input.bias takes p->bias.
+ * counts 'taken' (frames/s the workers took in this round) for the trial
+ * on, and judges it once it can, or counts it for the placement in force
+ * and starts one. 1 when plan (and table_out, the table after) now holds
+ * the moves to make, else 0; p->verdict says what it did. A round with a
+ * trial on makes no other move: plan loses what it planned (its counts
+ * are the trial's answer). balance_input.bias takes p->bias.
  */
 int balance_probe_round(struct balance_probe *p, const struct balance_input *in,
 			const struct balance_cpu *cpu, double taken,
@@ -326,6 +393,12 @@ void balance_probe_forget(struct balance_probe *p);
 /* After balance_remember(): a bucket whose probe ended rests. */
 void balance_probe_rest(const struct balance_probe *p,
 			struct balance_memory *m);
+
+/* The climb's sentence for the balancer's round line (verdicts 1-6 of a
+ * climb's trial): what it tried, what each way gained and needed, and
+ * why it rests. The length snprintf() would have written. */
+int balance_climb_note(const struct balance_probe *p, char *buf,
+		       size_t len);
 
 /* The state's word and sentence (STEER_BAL_STATES). */
 const char *balance_state_word(int state);

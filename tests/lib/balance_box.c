@@ -33,6 +33,8 @@ void box_observe(struct box *b, bool noise, struct box_state *st)
 	rate = b->rate;
 	if (noise && b->jitter > 0)
 		rate *= 1 + b->jitter * sim_normal(b->s);
+	if (noise && b->spread > 0)
+		rate *= 1 + b->spread * (sim_uniform(b->s) - 0.5);
 	per = rate / b->collectors;
 	for (k = 0; k < (__u32)b->collectors; k++) {
 		need = per * (b->collect + share[k] * b->local);
@@ -218,7 +220,9 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 			run->most = plan->nmoves;
 		run->state = plan->state;
 		run->bound = plan->bound;
-		quiet = plan->nmoves ? 0 : quiet + 1;
+		/* A step on trial is not settled: its judging may move it
+		 * back. */
+		quiet = plan->nmoves || b->probe.on ? 0 : quiet + 1;
 	}
 out:
 	free(out);

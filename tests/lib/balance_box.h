@@ -45,6 +45,13 @@ struct box {
 	double jitter;			/* > 0: the rate's relative standard
 					 * deviation from round to round (a
 					 * noisy host), with noise */
+	double spread;			/* > 0: with noise, the rate
+					 * times a factor drawn uniformly
+					 * from 1 - spread / 2 to 1 +
+					 * spread / 2 each round: rounds
+					 * of one placement differ by up
+					 * to 'spread', as on the
+					 * benchmarks' host */
 	bool stuck[STEER_MAX_CPUS];	/* the CPU's kthread takes nothing
 					 * this round (an application of
 					 * higher priority has it all): what

@@ -257,6 +257,13 @@ static void test_generator_on_the_collector(void)
 	EXPECT(st->forwarded >= 0.97 * best,
 	       "the box ends within 3 % of the best placement");
 	EXPECT(back <= run.moves / 50, "no ping-pong");
+	/* Settled is the climb's steps judged too, each over several
+	 * rounds of counts: until it rests. */
+	for (i = 0; i < MAX_ROUNDS && (b.probe.on || !b.probe.rest); i++)
+		if (box_balance(&b, &mem, TOL_CPU, MOVES, 1, true, &run, NULL))
+			break;
+	EXPECT(!b.probe.on && b.probe.rest > 0,
+	       "the climb settles and rests within MAX_ROUNDS more rounds");
 	if (EXPECT_EQ(box_balance(&b, &mem, TOL_CPU, MOVES, 20, true, &run, NULL),
 		      0, "twenty more rounds run"))
 		EXPECT(run.moves <= 4, "twenty noisy rounds after settling move (almost) nothing");
@@ -539,7 +546,7 @@ next:
 /* Two even workers, cpu 0 saturated, 64 buckets of equal frames: a
  * round whose plan moves nothing, where the climb would step from cpu 0.
  * 'frozen' marks buckets cooling after a move, 'hold' workers that cannot
- * drain. Returns the probe's verdict, its wait and misses in *p. */
+ * drain. Returns the probe's verdict, its wait and step in *p. */
 static int climb_round(const unsigned char *frozen, const unsigned char *hold,
 		       struct balance_probe *p)
 {
@@ -567,6 +574,11 @@ static int climb_round(const unsigned char *frozen, const unsigned char *hold,
 		load[b] = 100;
 	}
 	memset(p, 0, sizeof(*p));
+	/* Rounds counted at this placement: a step is judged against
+	 * their mean. */
+	p->base = (struct balance_window){ BALANCE_CLIMB_BEFORE,
+					   BALANCE_CLIMB_BEFORE * 1e6,
+					   BALANCE_CLIMB_BEFORE * 1e12 };
 	err = balance_plan(&in, out, plan);
 	if (!err && plan->nmoves)
 		err = -EINVAL;	/* even workers: the plan moves nothing */
@@ -588,12 +600,13 @@ static void test_climb_waits_for_cooling_and_held_buckets(void)
 		frozen[b] = 1;	/* all of cpu 0's buckets moved a moment ago */
 	EXPECT_EQ(climb_round(frozen, NULL, &p), 4,
 		  "with cpu 0's buckets cooling, the climb waits");
-	EXPECT(p.wait == BALANCE_WAIT_COOLING && p.misses == 0 && p.rest == 0,
+	EXPECT(p.wait == BALANCE_WAIT_COOLING &&
+	       p.step == BALANCE_CLIMB_STEP && p.rest == 0,
 	       "saying they cool down, with no step counted missed, no rest begun");
 	hold[0] = BALANCE_HOLD_SHED;
 	EXPECT_EQ(climb_round(NULL, hold, &p), 4,
 		  "with cpu 0 held (it cannot drain), the climb waits");
-	EXPECT(p.wait == BALANCE_WAIT_HELD && p.misses == 0,
+	EXPECT(p.wait == BALANCE_WAIT_HELD && p.step == BALANCE_CLIMB_STEP,
 	       "saying a worker cannot drain, with no step counted missed");
 }
 

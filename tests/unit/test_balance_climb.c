@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Unit tier: the balancer by CPU time finds the best placement whatever
+ * the box, through noise as large as the benchmarks' host's. A box on
+ * paper (tests/lib/balance_box.h) of two CPUs, the generator and the
+ * collecting on CPU 0 as in tests/bench/forward.sh, is given a worker
+ * cost per frame that puts its best share of the frames on the collector
+ * at 5, 15, 40 or 70 %; a worker's ring overflows in bursts before its
+ * CPU is full, so even CPU time (the estimates alone) misses the best
+ * share on most of them. Every round's counts are the rate times a factor
+ * drawn from 0.95 to 1.05 (rounds of one placement differ by up to 10 %,
+ * as on the host of issue 49), on top of the ticks and counts as
+ * measured. On 20 seeds each, from the table as an attach builds it: the
+ * rounds end within 3 % of the best placement's rate, get there within a
+ * bounded number of rounds and stay there, and once there move (almost)
+ * nothing.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "balance_box.h"
+#include "policy/policy.h"
+#include "test.h"
+
+/* The policy's defaults by CPU time (configs/default.yaml). */
+#define TOL_CPU		(POLICY_BALANCE_TOLERANCE_CPU / 100.0)
+#define MOVES		POLICY_BALANCE_MOVES_DEFAULT
+#define INTERVAL_S	(POLICY_BALANCE_INTERVAL_DEFAULT / 1000.0)
+
+#define SEEDS		20
+/* Rounds of a run: five minutes at the default interval. */
+#define ROUNDS		((int)(300 / INTERVAL_S))
+/* Within this of the best placement's rate. */
+#define NEAR		0.97
+/* Rounds from the attach after which every round's placement is within
+ * NEAR of the best: issue 49 asks for 10 s on the benchmarks' host, the
+ * estimates' own rounds; the climb's steps, judged through noise, take
+ * longer where the estimates stop far from the best (see the bound's
+ * use). */
+#define SETTLE_S	60	/* measured: 1-46 rounds, 1-50 on 100
+				 * seeds */
+#define SETTLE_ROUNDS	((int)(SETTLE_S / INTERVAL_S))
+/* Once settled, the last two minutes: moves a round at most. Settled,
+ * the climb tries one step a rest, the ways taking turns, and the rests
+ * double to two and then four minutes: at most two steps in two
+ * minutes, each at most max_moves buckets and as many back. (Before
+ * issue 49 the climb moved 0.7-2.6 buckets a round there.) */
+#define LAST_ROUNDS	((int)(120 / INTERVAL_S))
+#define SETTLED_MOVES	(2.0 * 2 * MOVES / LAST_ROUNDS)
+/* ... and rounds below NEAR, steps on trial that lose: a step toward
+ * the steep side of the best (the worker saturated and the collector
+ * given more) loses several per cent and is moved back after a round or
+ * two, one that loses just over 3 % after up to BALANCE_CLIMB_JUDGE
+ * rounds; one step a rest, the rests two to four minutes long by then:
+ * at most one step's judging. */
+#define SETTLED_DIPS	BALANCE_CLIMB_JUDGE
+
+/* The box's costs, in us a frame (tests/unit/test_balance_cpu.c's
+ * test_climb_past_the_estimate(), fitted to the forwarding benchmark):
+ * the generator's, the collecting, a frame's stack on the collector; the
+ * worker's per optimum. */
+#define GEN		0.05
+#define COLLECT		0.085
+#define LOCAL		0.685
+#define BURST		0.08
+#define SPREAD		0.10
+
+struct optimum {
+	double share;		/* the best share on the collector */
+	double work;		/* the worker's us a frame that puts it
+				 * there */
+};
+
+static const struct optimum optima[] = {
+	{ 0.05, 0.19 }, { 0.15, 0.30 }, { 0.40, 0.70 }, { 0.70, 2.10 },
+};
+
+static const struct optimum *cur;
+
+static int box_new(struct box *b, __u64 seed)
+{
+	static const struct sim_traffic t = { 1000, 0, 0, 0 };
+
+	memset(b, 0, sizeof(*b));
+	b->s = malloc(sizeof(*b->s));
+	if (!EXPECT(b->s != NULL, "memory for the simulator") ||
+	    !EXPECT_EQ(sim_init(b->s, 512, 2, NULL, &t, seed), 0,
+		       "the simulator starts")) {
+		free(b->s);
+		b->s = NULL;
+		return -1;
+	}
+	b->collectors = 1;
+	b->gen = GEN;
+	b->collect = COLLECT;
+	b->local = LOCAL;
+	b->work[0] = b->work[1] = cur->work;
+	b->burst = BURST;
+	b->seconds = INTERVAL_S;
+	return 0;
+}
+
+/* The best rate any share of the collector gives, exact; its share. */
+static double best_split(struct box *b, double *share)
+{
+	struct box_state st;
+	__u32 i, k, n = b->s->size;
+	double best = 0;
+
+	for (k = 0; k <= n; k += 2) {
+		for (i = 0; i < n; i++)
+			b->s->table[i] = i < k ? 0 : 1;
+		box_observe(b, false, &st);
+		if (st.forwarded > best) {
+			best = st.forwarded;
+			*share = (double)k / n;
+		}
+	}
+	return best;
+}
+
+struct outcome {
+	double end;		/* the rate over the best's of the last
+				 * placement kept (no step on trial) */
+	double share;		/* the collector's share at the end */
+	int settled;		/* rounds until every later one was near,
+				 * but for steps on trial */
+	int last_moves;		/* moves in the last LAST_ROUNDS */
+	int last_dips;		/* of those rounds, below NEAR (steps on
+				 * trial) */
+	int moves;
+};
+
+/* ROUNDS rounds from the table as an attach builds it. */
+static int climb(struct box *b, double best, struct outcome *o, bool trace)
+{
+	struct box_state st;
+	struct balance_memory mem;
+	struct sim_run run;
+	__u32 i;
+	int r;
+
+	memset(&mem, 0, sizeof(mem));
+	memset(o, 0, sizeof(*o));
+	for (r = 0; r < ROUNDS; r++) {
+		if (box_balance(b, &mem, TOL_CPU, MOVES, 1, true, &run, NULL))
+			return -1;
+		o->moves += run.moves;
+		if (r >= ROUNDS - LAST_ROUNDS)
+			o->last_moves += run.moves;
+		box_observe(b, false, &st);
+		/* A step on trial asks the box a question; the placement the
+		 * climb keeps is the answer. */
+		if (st.forwarded < NEAR * best && !b->probe.on)
+			o->settled = r + 1;
+		if (st.forwarded < NEAR * best && r >= ROUNDS - LAST_ROUNDS)
+			o->last_dips++;
+		if (!b->probe.on)
+			o->end = st.forwarded / best;
+		if (trace) {
+			char note[512];
+			__u32 k, n = 0;
+
+			for (k = 0; k < b->s->size; k++)
+				n += b->s->table[k] == 0;
+			balance_climb_note(&b->probe, note, sizeof(note));
+			printf("      round %d: %.3f of the best, %.1f %% on the collector, %d moves%s%s\n",
+			       r, st.forwarded / best, 100.0 * n / b->s->size,
+			       run.moves, *note ? ": " : "", note);
+		}
+	}
+	for (i = 0; i < b->s->size; i++)
+		o->share += b->s->table[i] == 0;
+	o->share /= b->s->size;
+	return 0;
+}
+
+static void test_finds_best(void)
+{
+	double best, fbest = 0, worst = 2, moved = 0;
+	int slowest = 0, dips = 0, seed, far = 0, slow = 0, busy = 0;
+	int dipped = 0;
+	struct outcome o;
+	struct box b;
+
+	for (seed = 1; seed <= SEEDS; seed++) {
+		if (box_new(&b, seed))
+			return;
+		best = best_split(&b, &fbest);
+		if (seed == 1 &&
+		    !EXPECT(fabs(fbest - cur->share) <= 0.02,
+			    "the simulator's best share on the collector is the one named")) {
+			free(b.s);
+			return;
+		}
+		b.spread = SPREAD;
+		/* The table as an attach builds it. */
+		sim_init(b.s, 512, 2, NULL,
+			 &(struct sim_traffic){ 1000, 0, 0, 0 }, seed);
+		if (!EXPECT_EQ(climb(&b, best, &o, getenv("CLIMB_TRACE") &&
+				     atoi(getenv("CLIMB_TRACE")) == seed), 0,
+			       "the rounds run")) {
+			free(b.s);
+			return;
+		}
+		if (getenv("CLIMB_DEBUG"))
+			printf("    seed %d: %.3f of the best at %.0f %% on the collector, near from round %d, %d moves, %d in the last %d rounds, %d of them below\n",
+			       seed, o.end, 100 * o.share, o.settled, o.moves,
+			       o.last_moves, LAST_ROUNDS, o.last_dips);
+		worst = o.end < worst ? o.end : worst;
+		slowest = o.settled > slowest ? o.settled : slowest;
+		moved = (double)o.last_moves / LAST_ROUNDS > moved ?
+			(double)o.last_moves / LAST_ROUNDS : moved;
+		dips = o.last_dips > dips ? o.last_dips : dips;
+		far += o.end < NEAR;
+		slow += o.settled > SETTLE_ROUNDS;
+		busy += o.last_moves > SETTLED_MOVES * LAST_ROUNDS;
+		dipped += o.last_dips > SETTLED_DIPS;
+		free(b.s);
+	}
+	printf("  best at %.0f %% on the collector: worst seed ends %.1f %% below the best, near it from round %d at the latest, in the last %d rounds at most %.2f moves a round and %d rounds below (steps on trial)\n",
+	       100 * fbest, 100 * (1 - worst), slowest, LAST_ROUNDS, moved,
+	       dips);
+	EXPECT_EQ(far, 0,
+		  "every seed ends within 3 % of the best placement's rate");
+	EXPECT_EQ(slow, 0,
+		  "in every seed the placement kept is within 3 % of the best from SETTLE_ROUNDS on");
+	EXPECT_EQ(busy, 0,
+		  "once settled, every seed moves at most SETTLED_MOVES buckets a round");
+	EXPECT_EQ(dipped, 0,
+		  "once settled, the steps on trial take a seed below 3 % of the best in at most SETTLED_DIPS rounds");
+}
+
+/* The round line says why the climb stopped where it did: when it
+ * settles, the last step each way, what it gained and what it needed,
+ * and how long it rests. From the box whose best is 40 %, seed 1. */
+static void test_settling_explained(void)
+{
+	static const char *const says[] = {
+		"moved back", "settles for", "a step of",
+		"from cpu 0 to cpu 1", "from cpu 1 to cpu 0", "needed",
+	};
+	char note[1024], want[160];
+	struct balance_memory mem;
+	const struct balance_step *w;
+	struct sim_run run;
+	struct box b;
+	int r, i, len;
+
+	cur = &optima[2];
+	if (box_new(&b, 1))
+		return;
+	b.spread = SPREAD;
+	memset(&mem, 0, sizeof(mem));
+	for (r = 0; r < ROUNDS && !b.probe.settled; r++)
+		if (box_balance(&b, &mem, TOL_CPU, MOVES, 1, true, &run, NULL))
+			break;
+	if (!EXPECT(b.probe.settled, "the climb settles within the run")) {
+		free(b.s);
+		return;
+	}
+	len = balance_climb_note(&b.probe, note, sizeof(note));
+	printf("  round %d: %s\n", r, note);
+	EXPECT(len > 0 && (size_t)len < sizeof(note),
+	       "the note fits the round line's");
+	for (i = 0; i < (int)ARRAY_SIZE(says); i++) {
+		snprintf(want, sizeof(want), "the note says '%s'", says[i]);
+		EXPECT(strstr(note, says[i]) != NULL, want);
+	}
+	for (i = 0; i < 2; i++) {
+		w = &b.probe.way[i];
+		snprintf(want, sizeof(want),
+			 "a step of %.1f %% from cpu %u to cpu %u gave %+.1f %% in %d rounds, needed %+.1f %%",
+			 100 * w->moved, w->from, w->to, 100 * w->gain,
+			 w->rounds, 100 * w->need);
+		EXPECT(w->tried && !w->kept && strstr(note, want),
+		       "each way's last step is said with its gain and the gain it needed");
+	}
+	/* A short buffer is cut, never overrun, and the length still said. */
+	EXPECT_EQ(balance_climb_note(&b.probe, want, 16), len,
+		  "a short buffer gets the same length back");
+	EXPECT_EQ(strlen(want), 15, "and holds what fits, ended");
+	free(b.s);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct test_case explained[] = {
+		TEST_ENTRY(test_settling_explained,
+			   "balance climb: the round that settles the climb says the last step each way, its gain and the gain it needed"),
+	};
+	char name[160];
+	int failed = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(optima); i++) {
+		struct test_case t[] = { TEST_ENTRY(test_finds_best, name) };
+
+		cur = &optima[i];
+		snprintf(name, sizeof(name),
+			 "balance climb: best share %.0f %% on the collector, rounds 10 %% apart: within 3 %% of the best in every seed, settled, quiet",
+			 100 * cur->share);
+		failed |= test_run_all("balance_climb", t, 1, argc, argv);
+	}
+	failed |= test_run_all("balance_climb", explained, 1, argc, argv);
+	return failed;
+}
