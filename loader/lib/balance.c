@@ -487,8 +487,14 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 		.halfway = !(b->slot.flags & STEER_F_BALANCE_FRAMES),
 		.ticks = b->slot.flags & STEER_F_BALANCE_FRAMES ? 0 :
 			 cputime_ticks(&a->busy, &b->busy),
+		.seconds = r->seconds,
 		.tolerance = b->slot.balance_tolerance / 100.0,
-		.max_moves = b->slot.balance_max_moves, .going = bl->mem.going,
+		/* By CPU time, more while it settles (model/balance.h). */
+		.max_moves = b->slot.flags & STEER_F_BALANCE_FRAMES ?
+			     (int)b->slot.balance_max_moves :
+			     balance_round_moves(&bl->mem,
+						 b->slot.balance_max_moves),
+		.going = bl->mem.going,
 		.bias = b->slot.flags & STEER_F_BALANCE_FRAMES ? NULL :
 			bl->probe.bias,
 		.hold = bl->hold,
@@ -573,6 +579,7 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 	balance_remember(&bl->mem, &bl->plan, bl->probe.verdict == 1 ||
 					      bl->probe.verdict == 3);
 	balance_probe_rest(&bl->probe, &bl->mem);
+	balance_settle(&bl->mem, &bl->plan, r->cpu ? &bl->probe : NULL);
 }
 
 /* Counts 'n' buckets moved now; the moves of the last minute. */
@@ -690,8 +697,10 @@ int steer_balance(struct steer_ctx *ctx, const char *ifname,
 	}
 	err = take(bl, &bl->a, &renewed);
 	for (n = 1; !err && !*stop; n++) {
+		/* Short rounds while it settles (model/balance.h). */
 		ms = bl->a.slot.table_size && (bl->a.slot.flags & STEER_F_BALANCE) ?
-		     bl->a.slot.balance_ms : IDLE_POLL_MS;
+		     balance_round_ms(&bl->mem, bl->a.slot.balance_ms) :
+		     IDLE_POLL_MS;
 		pause_ms(ms, stop);
 		if (*stop)
 			break;

@@ -525,6 +525,32 @@ void balance_remember(struct balance_memory *m, const struct balance_plan *p,
 	m->round++;
 }
 
+bool balance_settle(struct balance_memory *m, const struct balance_plan *plan,
+		    const struct balance_probe *p)
+{
+	if (m->calm)
+		return false;
+	m->quiet = plan->nmoves || (p && p->on) ? 0 : m->quiet + 1;
+	m->calm = m->quiet >= BALANCE_SETTLE_QUIET || (p && p->calm) ||
+		  m->round >= BALANCE_SETTLE_MAX;
+	return !m->calm;
+}
+
+unsigned balance_round_ms(const struct balance_memory *m, unsigned interval)
+{
+	return !m->calm && interval > BALANCE_SETTLE_MS ? BALANCE_SETTLE_MS :
+							  interval;
+}
+
+int balance_round_moves(const struct balance_memory *m, int max_moves)
+{
+	long n = (long)max_moves * BALANCE_SETTLE_MOVES;
+
+	if (m->calm)
+		return max_moves;
+	return n < STEER_TABLE_MAX ? (int)n : STEER_TABLE_MAX;
+}
+
 void balance_hold(const struct balance_memory *m, unsigned char *hold)
 {
 	__u32 cpu;
@@ -551,27 +577,36 @@ static void trial_moves(const struct balance_probe *p,
 	plan->state = STEER_BAL_MOVED;
 }
 
-/* The rounds at one placement (balance_window). */
-static void window_add(struct balance_window *w, double x)
+/* The rounds at one placement (balance_window): x frames/s over a round
+ * of 'secs' seconds. */
+static void window_add(struct balance_window *w, double x, double secs)
 {
+	if (secs <= 0)
+		secs = 1;
 	w->n++;
-	w->sum += x;
-	w->sq += x * x;
+	w->secs += secs;
+	w->sum += x * secs;
+	w->sq += x * x * secs;
 }
 
+/* Frames/s over all of its time: a short round weighs as little as it
+ * counted. */
 static double window_mean(const struct balance_window *w)
 {
-	return w->n ? w->sum / w->n : 0;
+	return w->secs > 0 ? w->sum / w->secs : 0;
 }
 
-/* Its rounds' squared deviations from its mean, relative to it. */
+/* Its rounds' squared deviations from its mean, relative to it, each
+ * times its round's length: a round of T seconds deviates by about
+ * sqrt(1 s / T) times a second's, so this over its degrees of freedom
+ * is a second's relative variance whatever the rounds' length. */
 static double window_ss(const struct balance_window *w)
 {
 	double m = window_mean(w), ss;
 
 	if (w->n < 2 || m <= 0)
 		return 0;
-	ss = w->sq - w->n * m * m;
+	ss = w->sq - w->secs * m * m;
 	return ss > 0 ? ss / (m * m) : 0;
 }
 
@@ -643,6 +678,7 @@ static int probe_start(struct balance_probe *p, const struct balance_input *in,
 	p->moved = 0;
 	p->before = window_mean(&p->base);
 	memset(&p->trial, 0, sizeof(p->trial));
+	p->from_part = 0;
 	p->verdict = 1;
 	trial_moves(p, in, plan, table_out, from, to);
 	return 1;
@@ -711,6 +747,7 @@ static void climb_settle(struct balance_probe *p)
 	p->rest = p->rest_len;
 	p->kept_since = false;
 	p->settled = true;
+	p->calm = true;
 	p->step = BALANCE_CLIMB_STEP_MIN;
 }
 
@@ -785,8 +822,10 @@ static int climb_start(struct balance_probe *p, const struct balance_input *in,
 		p->rest--;
 		return 0;
 	}
-	/* Judged against a mean, not one round. */
-	if (p->base.n < BALANCE_CLIMB_BEFORE)
+	/* Judged against a mean, not one round; while the balancer first
+	 * settles, of fewer rounds (short ones: the judging weighs them by
+	 * their length). */
+	if (p->base.n < (p->calm ? BALANCE_CLIMB_BEFORE : BALANCE_SETTLE_BEFORE))
 		return 0;
 	if (p->step <= 0)
 		p->step = BALANCE_CLIMB_STEP;
@@ -853,6 +892,7 @@ static int climb_start(struct balance_probe *p, const struct balance_input *in,
 	p->moved = all > 0 ? moved / all : 0;
 	p->before = window_mean(&p->base);
 	memset(&p->trial, 0, sizeof(p->trial));
+	p->from_part = 0;
 	p->verdict = 1;
 	trial_moves(p, in, plan, table_out, f->cpu, t->cpu);
 	return 1;
@@ -876,7 +916,11 @@ static void climb_kept(struct balance_probe *p, const struct balance_plan *plan)
 	    t->share <= 0)
 		return;
 	sum = (f->share + t->share) * plan->total;
-	tf = sum * f->load / (f->load + t->load);
+	/* The part 'from' carries, over the trial's rounds: one round's
+	 * busy shares, short and cut in ticks, would set the shares on
+	 * noise, and the rounds after would move buckets on it. */
+	tf = sum * (p->trial.secs > 0 ? p->from_part / p->trial.secs :
+					f->load / (f->load + t->load));
 	tt = sum - tf;
 	bf = bias_of(p, f->cpu) * tf / (f->share * plan->total);
 	bt = bias_of(p, t->cpu) * tt / (t->share * plan->total);
@@ -895,7 +939,7 @@ static void window_close(struct balance_probe *p, struct balance_window *w)
 	memset(w, 0, sizeof(*w));
 }
 
-/* The relative variance of one round's count: the pool and the open
+/* The relative variance of a second's count: the pool and the open
  * windows, with BALANCE_CLIMB_NOISE weighing as two rounds, so that two
  * rounds that happen to agree prove nothing. */
 static double spread_var(const struct balance_probe *p)
@@ -903,6 +947,17 @@ static double spread_var(const struct balance_probe *p)
 	return (p->spread_ss + window_ss(&p->base) + window_ss(&p->trial) +
 		2 * BALANCE_CLIMB_NOISE * BALANCE_CLIMB_NOISE) /
 	       (p->spread_df + window_df(&p->base) + window_df(&p->trial) + 2);
+}
+
+/* The part of the two workers' load 'from' carries this round. */
+static double trial_part(const struct balance_probe *p,
+			 const struct balance_plan *plan)
+{
+	const struct balance_worker *f = worker_of(plan, p->from),
+				    *t = worker_of(plan, p->to);
+
+	return f && t && f->load + t->load > 0 ?
+	       f->load / (f->load + t->load) : 0.5;
 }
 
 /* What the trial's way last gave, for the log. */
@@ -926,12 +981,15 @@ static int judge(struct balance_probe *p, const struct balance_input *in,
 	bool stayed = true, proven;
 	int i;
 
-	window_add(&p->trial, taken);
+	window_add(&p->trial, taken, in->seconds);
+	p->from_part += trial_part(p, plan) * (in->seconds > 0 ? in->seconds : 1);
 	p->before = window_mean(&p->base);
 	p->after = window_mean(&p->trial);
 	p->gain = p->before > 0 ? p->after / p->before - 1 : 0;
-	se = sqrt(spread_var(p) * (1.0 / (p->base.n > 0 ? p->base.n : 1) +
-				   1.0 / p->trial.n));
+	/* A mean over S seconds of rounds is known to a second's deviation
+	 * over sqrt(S). */
+	se = sqrt(spread_var(p) * (1.0 / (p->base.secs > 0 ? p->base.secs : 1) +
+				   1.0 / p->trial.secs));
 	p->need = BALANCE_CLIMB_SIGMAS * se > least ?
 		  BALANCE_CLIMB_SIGMAS * se : least;
 	/* A bucket some other change moved away ends the trial as it is. */
@@ -964,18 +1022,23 @@ static int judge(struct balance_probe *p, const struct balance_input *in,
 					  2 * p->step : BALANCE_CLIMB_STEP;
 			} else {
 				climb_shorter(p);
+				/* What is left to gain, short rounds
+				 * cannot tell apart: long ones from now. */
+				p->calm = true;
 			}
 		}
 		/* Its rounds are the new placement's. */
 		window_close(p, &p->base);
 		p->base = p->trial;
 		memset(&p->trial, 0, sizeof(p->trial));
+	p->from_part = 0;
 		return 0;
 	}
 	p->verdict = 3;
 	if (p->kind == BALANCE_TRIAL_CLIMB) {
 		way_judged(p, false);
 		climb_missed(p);
+		p->calm = true;
 	}
 	/* Back where 'base' was counted. */
 	window_close(p, &p->trial);
@@ -1015,7 +1078,7 @@ int balance_probe_round(struct balance_probe *p, const struct balance_input *in,
 	if (p->fresh || p->base.n >= 4 * BALANCE_CLIMB_JUDGE)
 		window_close(p, &p->base);
 	p->fresh = false;
-	window_add(&p->base, taken);
+	window_add(&p->base, taken, in->seconds);
 	if (plan->nmoves) {
 		p->fresh = true;
 		return 0;
@@ -1031,6 +1094,7 @@ void balance_probe_forget(struct balance_probe *p)
 	p->on = false;
 	p->verdict = 0;
 	memset(&p->trial, 0, sizeof(p->trial));
+	p->from_part = 0;
 }
 
 void balance_probe_rest(const struct balance_probe *p,

@@ -122,6 +122,8 @@ struct balance_input {
 					 * seconds), for its noise; else 0 */
 	double floor;			/* a busiest worker's load under
 					 * this moves nothing (0: none) */
+	double seconds;			/* the round's length (0: 1 s), for
+					 * the climb's noise */
 	/* Each round takes the busiest worker only halfway to its aim:
 	 * by CPU time the load answers the moves (a collector that sheds
 	 * work collects more; a worker whose ring stops dropping gets all
@@ -230,6 +232,10 @@ struct balance_memory {
 	__u32 backoff[STEER_MAX_CPUS];
 	__u32 turned_at[STEER_MAX_CPUS];
 	__u32 held_until[STEER_MAX_CPUS];
+	/* Settling (balance_settle()): rounds in a row that moved and
+	 * tried nothing, and whether it has settled. */
+	__u32 quiet;
+	bool calm;
 };
 
 /* After a round: every cooldown one round shorter, the round's moved
@@ -242,6 +248,52 @@ void balance_remember(struct balance_memory *m, const struct balance_plan *p,
 /* Before a round: hold[cpu] (STEER_MAX_CPUS) gets the BALANCE_HOLD_* bits
  * the way load last moved puts on each worker. */
 void balance_hold(const struct balance_memory *m, unsigned char *hold);
+
+/*
+ * Settling: after an attach or a policy change (a memory new, all zero)
+ * the balancer's rounds last BALANCE_SETTLE_MS, or the policy's interval
+ * when shorter, until it has settled: the climb judged a step it could
+ * not prove, or settled (balance_probe.calm), or BALANCE_SETTLE_QUIET
+ * rounds in a row moved nothing and had no trial on (the estimates are
+ * even and no worker is saturated), or BALANCE_SETTLE_MAX rounds passed;
+ * then the policy's interval. Far from its aim a balancer is bounded by
+ * what its rounds may move and by the climb's minimums, counted in
+ * rounds: short rounds, BALANCE_SETTLE_MOVES times max_moves each by CPU
+ * time, and a climb's step judged against BALANCE_SETTLE_BEFORE rounds
+ * (not BALANCE_CLIMB_BEFORE) make them short in time. A short round's
+ * counts are noisier (a round of T seconds deviates about sqrt(1 s / T)
+ * times as much as a second's, and its busy shares are read in fewer
+ * ticks): the climb weighs each round by its length (balance_window), so
+ * a step needs as many seconds of evidence whatever the rounds' length,
+ * and a step that gains less than short rounds can prove (about 5 %)
+ * ends the settling: what is left is judged on the policy's rounds. Each
+ * move is a drain (bpf/README.md, "Moving flows"): its frames stay on the
+ * old CPU until the evidence says its last frame there is up the stack,
+ * typically a few ms, well within a short round; the next round counts
+ * after it. Once settled the rounds are the policy's, so rests, backoffs
+ * and moves a minute are as long and as few as before.
+ */
+#define BALANCE_SETTLE_MS	250
+#define BALANCE_SETTLE_QUIET	16
+#define BALANCE_SETTLE_MAX	240
+#define BALANCE_SETTLE_MOVES	4
+#define BALANCE_SETTLE_BEFORE	4
+
+struct balance_probe;
+
+/* After a round planned (and balance_remember()), with the probe when
+ * by CPU time (else NULL): counts it toward settling. Whether the next
+ * round is still a settling one. */
+bool balance_settle(struct balance_memory *m, const struct balance_plan *plan,
+		    const struct balance_probe *p);
+
+/* A round's moves at most: the policy's max_moves, times
+ * BALANCE_SETTLE_MOVES while m settles. */
+int balance_round_moves(const struct balance_memory *m, int max_moves);
+
+/* A round's length, in ms: 'interval' (the policy's), or
+ * BALANCE_SETTLE_MS when shorter and m still settles. */
+unsigned balance_round_ms(const struct balance_memory *m, unsigned interval);
 
 /*
  * Trials, by CPU time: where the estimates run out, the box's answer.
@@ -321,8 +373,10 @@ enum { BALANCE_TRIAL_PROBE = 1, BALANCE_TRIAL_CLIMB };
 /* Rounds at one placement: what the workers took in, summed. */
 struct balance_window {
 	int n;
+	double secs;			/* the rounds' length, summed */
 	double sum, sq;			/* of frames/s, and of their
-					 * squares */
+					 * squares, each times its round's
+					 * length */
 };
 
 /* What the last judged step each way gave: kept or not, the gain
@@ -357,6 +411,10 @@ struct balance_probe {
 	struct balance_window base, trial;
 	bool fresh;			/* the placement changed: 'base'
 					 * starts again */
+	double from_part;		/* of the trial's rounds: the part of
+					 * the two workers' load 'from'
+					 * carried, times each round's
+					 * length, summed */
 	double spread_ss, spread_df;	/* the rounds' relative spread,
 					 * pooled over closed windows */
 	/* The climb's, between trials. */
@@ -371,6 +429,8 @@ struct balance_probe {
 	bool kept_since;		/* a step was kept since it settled */
 	bool settled;			/* this round's step back settled
 					 * it */
+	bool calm;			/* it has settled since the probe
+					 * was new (balance_settle()) */
 	int idle;			/* rounds with no worker saturated */
 	struct balance_step way[2];	/* by way: from < to, from > to */
 };

@@ -8,7 +8,16 @@
 
 #include "balance_box.h"
 
-/* /proc/stat's USER_HZ. */
+/* CPU time as the kernel counts it here (CONFIG_HZ 250, tick-based
+ * accounting): each tick of 4 ms charges the whole tick to what the CPU
+ * was doing then, and /proc/stat says the sum in USER_HZ units of 10 ms.
+ * The box reads a CPU busy a share p of a round of T s as p * 100 * T
+ * whole units, cut at the CPU's own phase: off by one, the bound the
+ * balancer allows for (model/balance.c, over()), a 250 ms round's busy
+ * share to 4 %. (The kernel's ticks under it are samples: a CPU busy in
+ * bursts of microseconds is found busy by a draw of them, off by about
+ * sqrt(250 T p (1 - p)) ticks, 6 % of a half-busy CPU's second; neither
+ * this box nor that bound counts it.) */
 #define TICKS_PER_S	100
 /* A worker's ring starts to overflow in bursts at this share of its
  * CPU (box.burst). */
@@ -19,6 +28,9 @@ void box_observe(struct box *b, bool noise, struct box_state *st)
 	const struct sim *s = b->s;
 	double share[STEER_MAX_CPUS] = { 0 }, in[STEER_MAX_CPUS] = { 0 };
 	double taken = 0, per, need, left, done, ticks, frames, rate, kept;
+	/* A round of T seconds is noisier than one of 1 s by sqrt(1 s / T):
+	 * fewer frames and less time to average a host's hiccups over. */
+	double scale = b->seconds > 0 ? sqrt(1 / b->seconds) : 1;
 	__u32 c, k, bk;
 
 	memset(st, 0, sizeof(*st));
@@ -32,9 +44,9 @@ void box_observe(struct box *b, bool noise, struct box_state *st)
 			  (b->gen + b->collect + share[0] * b->local);
 	rate = b->rate;
 	if (noise && b->jitter > 0)
-		rate *= 1 + b->jitter * sim_normal(b->s);
+		rate *= 1 + scale * b->jitter * sim_normal(b->s);
 	if (noise && b->spread > 0)
-		rate *= 1 + b->spread * (sim_uniform(b->s) - 0.5);
+		rate *= 1 + scale * b->spread * (sim_uniform(b->s) - 0.5);
 	per = rate / b->collectors;
 	for (k = 0; k < (__u32)b->collectors; k++) {
 		need = per * (b->collect + share[k] * b->local);
@@ -87,7 +99,7 @@ void box_observe(struct box *b, bool noise, struct box_state *st)
 		st->seen[c].sent *= 1e6 * b->seconds;
 		st->seen[c].dropped *= 1e6 * b->seconds;
 		if (noise) {
-			/* Whole ticks, each CPU's tick at its own phase. */
+			/* Whole units, each CPU's at its own phase. */
 			ticks = st->seen[c].busy * TICKS_PER_S * b->seconds;
 			ticks = floor(ticks + sim_uniform(b->s));
 			st->seen[c].busy = ticks / (TICKS_PER_S * b->seconds);
@@ -151,6 +163,14 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 			err = all ? 0 : -ETIMEDOUT;
 			break;
 		}
+		/* As the loader times its rounds. */
+		if (b->interval > 0)
+			b->seconds = balance_round_ms(mem, b->interval * 1000 +
+							   0.5) / 1000.0;
+		in.ticks = TICKS_PER_S * b->seconds;
+		in.seconds = b->seconds;
+		in.max_moves = b->interval > 0 ?
+			       balance_round_moves(mem, max_moves) : max_moves;
 		if (b->before_round)
 			b->before_round(b, run->rounds);
 		box_observe(b, true, st);
@@ -183,6 +203,8 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 		balance_remember(mem, plan, b->probe.verdict == 1 ||
 					     b->probe.verdict == 3);
 		balance_probe_rest(&b->probe, mem);
+		balance_settle(mem, plan, &b->probe);
+		b->elapsed += b->seconds;
 		if (getenv("BOX_DEBUG")) {
 			int w;
 			fprintf(stderr, "round %d: state %d ratio %.3f moves %d:", run->rounds, plan->state, plan->ratio, plan->nmoves);

@@ -30,6 +30,11 @@ struct box {
 	double app[STEER_MAX_CPUS];	/* CPU share an application takes,
 					 * first */
 	double seconds;			/* a round */
+	double interval;		/* > 0: the policy's interval, s: each
+					 * round then lasts as the loader makes
+					 * it (balance_round_ms(): short while
+					 * settling), in 'seconds' */
+	double elapsed;			/* the rounds' seconds, summed */
 	struct balance_probe probe;	/* the balancer's trial, if any */
 	int trials, undone;		/* trials begun, and moved back */
 	double gen;			/* > 0: a generator shares the one

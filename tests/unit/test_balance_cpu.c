@@ -577,6 +577,7 @@ static int climb_round(const unsigned char *frozen, const unsigned char *hold,
 	/* Rounds counted at this placement: a step is judged against
 	 * their mean. */
 	p->base = (struct balance_window){ BALANCE_CLIMB_BEFORE,
+					   BALANCE_CLIMB_BEFORE,
 					   BALANCE_CLIMB_BEFORE * 1e6,
 					   BALANCE_CLIMB_BEFORE * 1e12 };
 	err = balance_plan(&in, out, plan);
