@@ -10,10 +10,19 @@
  * share on most of them. Every round's counts are the rate times a factor
  * drawn from 0.95 to 1.05 (rounds of one placement differ by up to 10 %,
  * as on the host of issue 49), on top of the ticks and counts as
- * measured. On 20 seeds each, from the table as an attach builds it: the
- * rounds end within 3 % of the best placement's rate, get there within a
- * bounded number of rounds and stay there, and once there move (almost)
- * nothing.
+ * measured, a round of T seconds sqrt(1 s / T) times as noisy as one of
+ * 1 s (the box's rounds last as the loader makes them: short while the
+ * balancer settles). On 20 seeds each, from the table as an attach builds
+ * it: the run ends within 3 % of the best placement's rate; the placement
+ * kept is within 3 % of the end rate 10 s after the attach (in all seeds
+ * but one) and stays there; settling moves at most a table's worth of
+ * buckets; once settled the rounds move (almost) nothing. Prints, per
+ * optimum, the worst seed's time to within 3 % of the end rate and of
+ * the best, the settling's seconds and moves, the distance from the best
+ * at the end and the moves a minute once settled; CLIMB_DEBUG=1 each
+ * seed's, CLIMB_TRACE=N seed N's rounds, CLIMB_SEEDS=N more seeds, and
+ * CLIMB_LONG=1 the rounds all of the policy's interval (as before short
+ * rounds: it fails the 10 s).
  */
 #include <math.h>
 #include <stdio.h>
@@ -30,24 +39,36 @@
 #define INTERVAL_S	(POLICY_BALANCE_INTERVAL_DEFAULT / 1000.0)
 
 #define SEEDS		20
-/* Rounds of a run: five minutes at the default interval. */
-#define ROUNDS		((int)(300 / INTERVAL_S))
-/* Within this of the best placement's rate. */
+/* Seconds of a run: five minutes. */
+#define RUN_S		300
+/* Within this of the best placement's rate, and of the end's. */
 #define NEAR		0.97
-/* Rounds from the attach after which every round's placement is within
- * NEAR of the best: issue 49 asks for 10 s on the benchmarks' host, the
- * estimates' own rounds; the climb's steps, judged through noise, take
- * longer where the estimates stop far from the best (see the bound's
- * use). */
-#define SETTLE_S	60	/* measured: 1-46 rounds, 1-50 on 100
-				 * seeds */
-#define SETTLE_ROUNDS	((int)(SETTLE_S / INTERVAL_S))
+/* Seconds from the attach after which every placement kept is within
+ * NEAR of the rate the run ends at (issue 49: 10 s): rounds are short
+ * (BALANCE_SETTLE_MS) while the balancer settles, the time is theirs
+ * summed, a placement counted until the round after it ends. Measured,
+ * worst of the 20 seeds: 7.5, 4.25, 10.25 and 0.5 s (at 1 s a round, as
+ * before: 47, 28, 19 and 2 s). The climb judges its last steps through
+ * the noise after settling, and may find a placement 3 % better than
+ * one it kept: on 100 seeds 388 of 400 runs were within 3 % by 10 s,
+ * the others by 11-14 s or, in 6, only after the climb's first rest
+ * (43-123 s). So: SETTLE_MISSES seeds may take up to SETTLE_ALL_S. */
+#define SETTLE_S	10
+#define SETTLE_MISSES	1
+#define SETTLE_ALL_S	60
+/* ... and within NEAR of the best placement's from SETTLE_ALL_S on: the
+ * climb's steps after settling are judged on 1 s rounds, each against
+ * up to 8 s of them. */
+/* Buckets moved while the balancer settles (short rounds), at most: a
+ * table's worth, each move a drain. */
+#define SETTLE_MOVES	512
 /* Once settled, the last two minutes: moves a round at most. Settled,
  * the climb tries one step a rest, the ways taking turns, and the rests
  * double to two and then four minutes: at most two steps in two
  * minutes, each at most max_moves buckets and as many back. (Before
  * issue 49 the climb moved 0.7-2.6 buckets a round there.) */
-#define LAST_ROUNDS	((int)(120 / INTERVAL_S))
+#define LAST_S		120
+#define LAST_ROUNDS	((int)(LAST_S / INTERVAL_S))
 #define SETTLED_MOVES	(2.0 * 2 * MOVES / LAST_ROUNDS)
 /* ... and rounds below NEAR, steps on trial that lose: a step toward
  * the steep side of the best (the worker saturated and the collector
@@ -99,6 +120,9 @@ static int box_new(struct box *b, __u64 seed)
 	b->work[0] = b->work[1] = cur->work;
 	b->burst = BURST;
 	b->seconds = INTERVAL_S;
+	/* Rounds as the loader times them; CLIMB_LONG=1: every round the
+	 * policy's interval, as before settling had short ones. */
+	b->interval = getenv("CLIMB_LONG") ? 0 : INTERVAL_S;
 	return 0;
 }
 
@@ -125,51 +149,83 @@ struct outcome {
 	double end;		/* the rate over the best's of the last
 				 * placement kept (no step on trial) */
 	double share;		/* the collector's share at the end */
-	int settled;		/* rounds until every later one was near,
-				 * but for steps on trial */
-	int last_moves;		/* moves in the last LAST_ROUNDS */
+	double near_best;	/* seconds until every placement kept was
+				 * within NEAR of the best's rate */
+	double near_end;	/* ... of the end's */
+	double settling;	/* seconds of short rounds */
+	int settle_moves;	/* moves made in them */
+	int last_moves;		/* moves in the last LAST_S seconds */
 	int last_dips;		/* of those rounds, below NEAR (steps on
 				 * trial) */
 	int moves;
 };
 
-/* ROUNDS rounds from the table as an attach builds it. */
+/* Up to 2048 rounds: when each ended, and the placement kept after it
+ * (its rate over the best's; < 0: a step on trial). */
+#define MAX_ROUNDS	2048
+
+/* RUN_S seconds of rounds from the table as an attach builds it. */
 static int climb(struct box *b, double best, struct outcome *o, bool trace)
 {
+	static double end_at[MAX_ROUNDS], kept[MAX_ROUNDS];
 	struct box_state st;
 	struct balance_memory mem;
 	struct sim_run run;
+	double was;
 	__u32 i;
-	int r;
+	int r, n;
 
 	memset(&mem, 0, sizeof(mem));
 	memset(o, 0, sizeof(*o));
-	for (r = 0; r < ROUNDS; r++) {
+	b->elapsed = 0;
+	box_observe(b, false, &st);
+	was = st.forwarded / best;
+	for (r = 0; b->elapsed < RUN_S && r < MAX_ROUNDS; r++) {
+		bool settling = !mem.calm;
+
 		if (box_balance(b, &mem, TOL_CPU, MOVES, 1, true, &run, NULL))
 			return -1;
 		o->moves += run.moves;
-		if (r >= ROUNDS - LAST_ROUNDS)
+		if (settling) {
+			o->settle_moves += run.moves;
+			o->settling = b->elapsed;
+		}
+		if (b->elapsed > RUN_S - LAST_S)
 			o->last_moves += run.moves;
+		end_at[r] = b->elapsed;
 		box_observe(b, false, &st);
 		/* A step on trial asks the box a question; the placement the
 		 * climb keeps is the answer. */
-		if (st.forwarded < NEAR * best && !b->probe.on)
-			o->settled = r + 1;
-		if (st.forwarded < NEAR * best && r >= ROUNDS - LAST_ROUNDS)
+		kept[r] = b->probe.on ? -1 : st.forwarded / best;
+		if (st.forwarded < NEAR * best && b->elapsed > RUN_S - LAST_S)
 			o->last_dips++;
 		if (!b->probe.on)
 			o->end = st.forwarded / best;
 		if (trace) {
 			char note[512];
-			__u32 k, n = 0;
+			__u32 k, c = 0;
 
 			for (k = 0; k < b->s->size; k++)
-				n += b->s->table[k] == 0;
+				c += b->s->table[k] == 0;
 			balance_climb_note(&b->probe, note, sizeof(note));
-			printf("      round %d: %.3f of the best, %.1f %% on the collector, %d moves%s%s\n",
-			       r, st.forwarded / best, 100.0 * n / b->s->size,
-			       run.moves, *note ? ": " : "", note);
+			printf("      %.2f s: %.3f of the best, %.1f %% on the collector, %d moves%s%s\n",
+			       b->elapsed, st.forwarded / best,
+			       100.0 * c / b->s->size, run.moves,
+			       *note ? ": " : "", note);
 		}
+	}
+	n = r;
+	/* A placement kept after round r is in force until round r + 1
+	 * ends: one below ends no earlier. */
+	if (was < NEAR)
+		o->near_best = end_at[0];
+	if (was < NEAR * o->end)
+		o->near_end = end_at[0];
+	for (r = 0; r + 1 < n; r++) {
+		if (kept[r] >= 0 && kept[r] < NEAR)
+			o->near_best = end_at[r + 1];
+		if (kept[r] >= 0 && kept[r] < NEAR * o->end)
+			o->near_end = end_at[r + 1];
 	}
 	for (i = 0; i < b->s->size; i++)
 		o->share += b->s->table[i] == 0;
@@ -179,13 +235,17 @@ static int climb(struct box *b, double best, struct outcome *o, bool trace)
 
 static void test_finds_best(void)
 {
-	double best, fbest = 0, worst = 2, moved = 0;
-	int slowest = 0, dips = 0, seed, far = 0, slow = 0, busy = 0;
-	int dipped = 0;
+	double best, fbest = 0, worst = 2, moved = 0, slowest = 0, slowest_end = 0;
+	double settling = 0;
+	int dips = 0, seed, far = 0, slow = 0, busy = 0, most = 0, churn = 0;
+	int late = 0;
+	int dipped = 0, nseeds;
 	struct outcome o;
 	struct box b;
 
-	for (seed = 1; seed <= SEEDS; seed++) {
+	/* CLIMB_SEEDS=N measures on more. */
+	nseeds = getenv("CLIMB_SEEDS") ? atoi(getenv("CLIMB_SEEDS")) : SEEDS;
+	for (seed = 1; seed <= nseeds; seed++) {
 		if (box_new(&b, seed))
 			return;
 		best = best_split(&b, &fbest);
@@ -206,27 +266,39 @@ static void test_finds_best(void)
 			return;
 		}
 		if (getenv("CLIMB_DEBUG"))
-			printf("    seed %d: %.3f of the best at %.0f %% on the collector, near from round %d, %d moves, %d in the last %d rounds, %d of them below\n",
-			       seed, o.end, 100 * o.share, o.settled, o.moves,
-			       o.last_moves, LAST_ROUNDS, o.last_dips);
+			printf("    seed %d: %.3f of the best at %.0f %% on the collector, within 3 %% of the end from %.2f s, of the best from %.2f s, %d moves in %.2f s of settling, %d in all, %d in the last %d s, %d rounds of them below\n",
+			       seed, o.end, 100 * o.share, o.near_end,
+			       o.near_best, o.settle_moves, o.settling,
+			       o.moves, o.last_moves, LAST_S, o.last_dips);
 		worst = o.end < worst ? o.end : worst;
-		slowest = o.settled > slowest ? o.settled : slowest;
+		slowest = o.near_best > slowest ? o.near_best : slowest;
+		slowest_end = o.near_end > slowest_end ? o.near_end :
+							 slowest_end;
+		settling = o.settling > settling ? o.settling : settling;
+		most = o.settle_moves > most ? o.settle_moves : most;
 		moved = (double)o.last_moves / LAST_ROUNDS > moved ?
 			(double)o.last_moves / LAST_ROUNDS : moved;
 		dips = o.last_dips > dips ? o.last_dips : dips;
 		far += o.end < NEAR;
-		slow += o.settled > SETTLE_ROUNDS;
+		slow += o.near_end > SETTLE_S;
+		late += o.near_end > SETTLE_ALL_S || o.near_best > SETTLE_ALL_S;
+		churn += o.settle_moves > SETTLE_MOVES;
 		busy += o.last_moves > SETTLED_MOVES * LAST_ROUNDS;
 		dipped += o.last_dips > SETTLED_DIPS;
 		free(b.s);
 	}
-	printf("  best at %.0f %% on the collector: worst seed ends %.1f %% below the best, near it from round %d at the latest, in the last %d rounds at most %.2f moves a round and %d rounds below (steps on trial)\n",
-	       100 * fbest, 100 * (1 - worst), slowest, LAST_ROUNDS, moved,
+	printf("  best at %.0f %% on the collector: worst seed ends %.1f %% below the best, within 3 %% of its end rate from %.2f s (%d seeds after %d s) and of the best from %.2f s at the latest; settling takes %.2f s and %d moves at most; in the last %d s at most %.1f moves a minute and %d rounds below (steps on trial)\n",
+	       100 * fbest, 100 * (1 - worst), slowest_end, slow, SETTLE_S,
+	       slowest, settling, most, LAST_S, 60 * moved / INTERVAL_S,
 	       dips);
 	EXPECT_EQ(far, 0,
 		  "every seed ends within 3 % of the best placement's rate");
-	EXPECT_EQ(slow, 0,
-		  "in every seed the placement kept is within 3 % of the best from SETTLE_ROUNDS on");
+	EXPECT(slow <= SETTLE_MISSES,
+	       "in all seeds but SETTLE_MISSES the placement kept is within 3 % of the end rate from SETTLE_S seconds after the attach on");
+	EXPECT_EQ(late, 0,
+		  "in every seed the placement kept is within 3 % of the end rate and of the best from SETTLE_ALL_S seconds after the attach on");
+	EXPECT_EQ(churn, 0,
+		  "in every seed settling moves at most SETTLE_MOVES buckets");
 	EXPECT_EQ(busy, 0,
 		  "once settled, every seed moves at most SETTLED_MOVES buckets a round");
 	EXPECT_EQ(dipped, 0,
@@ -254,7 +326,7 @@ static void test_settling_explained(void)
 		return;
 	b.spread = SPREAD;
 	memset(&mem, 0, sizeof(mem));
-	for (r = 0; r < ROUNDS && !b.probe.settled; r++)
+	for (r = 0; b.elapsed < RUN_S && !b.probe.settled; r++)
 		if (box_balance(&b, &mem, TOL_CPU, MOVES, 1, true, &run, NULL))
 			break;
 	if (!EXPECT(b.probe.settled, "the climb settles within the run")) {
@@ -291,7 +363,7 @@ int main(int argc, char **argv)
 		TEST_ENTRY(test_settling_explained,
 			   "balance climb: the round that settles the climb says the last step each way, its gain and the gain it needed"),
 	};
-	char name[160];
+	char name[256];
 	int failed = 0;
 	size_t i;
 
@@ -300,7 +372,7 @@ int main(int argc, char **argv)
 
 		cur = &optima[i];
 		snprintf(name, sizeof(name),
-			 "balance climb: best share %.0f %% on the collector, rounds 10 %% apart: within 3 %% of the best in every seed, settled, quiet",
+			 "balance climb: best share %.0f %% on the collector, rounds 10 %% apart: within 3 %% of the end rate 10 s after the attach (all seeds but one; 60 s), ends within 3 %% of the best, settling's moves bounded, quiet once settled",
 			 100 * cur->share);
 		failed |= test_run_all("balance_climb", t, 1, argc, argv);
 	}
