@@ -14,9 +14,11 @@
 #     rate delivered to the stack over 1-second windows, and each CPU's
 #     share of the frames.
 #  2. `xdp-steer balance` (the policy's settings: a round a second,
-#     tolerance 5 %) runs BALANCE_CPU_RUN (28) seconds under the same
-#     traffic (the 2-vCPU development VM's rounds took 11-13 s to call
-#     the workers even, and the climb begins 8 rounds after that); its rounds
+#     250 ms while it settles after the attach, tolerance 5 %) runs
+#     BALANCE_CPU_RUN (28) seconds under the same traffic (before the
+#     short rounds the 2-vCPU development VM's rounds took 11-13 s to call
+#     the workers even, and the climb began 8 rounds after that; while
+#     settling it begins after 4, once settled after 8); its rounds
 #     weigh CPU time (`by: cpu`, each worker's busy share) and move
 #     buckets; SIGTERM stops it. A second later (its last
 #     moves drained), BALANCE_CPU_AFTER (5) seconds measured as before.
@@ -178,7 +180,8 @@ print("busy_given %d" % (bool(planned) and all("busy" in w for r in planned for 
 print("moves %d" % sum(len(r["moves"]) for r in moved))
 # The climb (model/balance.h): a round whose plan moves nothing, with a
 # worker 95 % busy and BALANCE_CLIMB_BEFORE (8) rounds counted since the
-# last move, this one included, begins a step unless the climb rests,
+# last move (BALANCE_SETTLE_BEFORE, 4, while it settles: 8 holds for
+# both), this one included, begins a step unless the climb rests,
 # which only follows its settling (1000 flows always make a step); the
 # rounds that plan after it judge it until one keeps it or moves it back.
 CLIMB_BEFORE = 8
