@@ -2,35 +2,65 @@
 /* steer_apply(): a parsed policy into an attached interface's maps. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernel/clock.h"
 #include "kernel/maps.h"
 #include "kernel/netdev.h"
+#include "kernel/numa.h"
 #include "kernel/trace.h"
 #include "policy/compile.h"
 #include "lib/lib_int.h"
 
 /* A default CPU list leaves the CPUs that take the interface's RX
- * interrupts to collecting; when every CPU does, every CPU works, and the
- * caller is told. */
+ * interrupts to collecting, and the other nodes' CPUs out when the NIC's
+ * node has workers of its own; when every CPU collects, every CPU works,
+ * and the caller is told. */
 static void default_workers(struct steer_ctx *ctx, const char *ifname,
 			    const struct steer_policy *p,
 			    struct policy_cpus *out, struct table_cpu *buf,
 			    bool *fallback)
 {
 	struct netdev_info ni, *nip = NULL;
+	struct numa_layout *l = NULL;
+	char list[CPUSET_STR_MAX];
+	enum numa_default how;
 	struct cpu_set irq;
-	int err;
+	int err, node = -1;
 
 	if (!netdev_info(ifname, &ni))
 		nip = &ni;
 	err = p->cpus_default ? netdev_irq_cpus(ifname, nip, NULL, &irq) : 0;
-	policy_default_workers(p, err ? NULL : &irq, out, buf, fallback);
+	if (p->cpus_default) {
+		node = numa_netdev_node(ifname, NULL);
+		l = node >= 0 ? malloc(sizeof(*l)) : NULL;
+		if (l && numa_read_layout(NULL, l)) {
+			free(l);
+			l = NULL;
+		}
+	}
+	how = policy_default_workers(p, err ? NULL : &irq, l, node, out, buf);
+	*fallback = how == NUMA_DEFAULT_ALL;
 	if (*fallback)
 		lib_note(ctx, STEER_WARN,
 			 "%s: 'cpus' is not set and every online CPU takes this interface's RX interrupts, so every CPU works (and collects); set 'cpus', or move the interrupts",
 			 ifname);
+	else if (how == NUMA_DEFAULT_NODE_COLLECTS)
+		lib_note(ctx, STEER_WARN,
+			 "%s: 'cpus' is not set and every CPU of NUMA node %d, %s's, takes its RX interrupts (%s), so the workers are the other nodes' CPUs, and every frame crosses nodes; move some interrupts off node %d, or set 'cpus'",
+			 ifname, node, ifname,
+			 cpuset_format(numa_node_cpus(l, node), list, sizeof(list)),
+			 node);
+	else if (how == NUMA_DEFAULT_NODE_EMPTY)
+		lib_note(ctx, STEER_WARN,
+			 "%s: 'cpus' is not set and NUMA node %d, %s's, has no online CPU a cpumap can address, so the workers are the other nodes' CPUs; set 'cpus' to say which",
+			 ifname, node, ifname);
+	else if (how == NUMA_DEFAULT_NODE)
+		lib_note(ctx, STEER_INFO,
+			 "%s: 'cpus' is not set: the workers are the CPUs of NUMA node %d, %s's, but those taking its RX interrupts",
+			 ifname, node, ifname);
+	free(l);
 	if (p->hash_key == POLICY_HASH_VLAN && nip && ni.features_known &&
 	    ni.rxvlan)
 		lib_note(ctx, STEER_WARN, "%s: " HEALTH_RXVLAN_MSG, ifname,

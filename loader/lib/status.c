@@ -11,6 +11,7 @@
 #include "kernel/possible.h"
 #include "kernel/maps.h"
 #include "kernel/netdev.h"
+#include "kernel/numa.h"
 #include "lib/lib_int.h"
 
 /* Reads what the warnings depend on from the system and decides them;
@@ -32,6 +33,7 @@ static void check_health(struct steer_status *st)
 		.buckets = st->view.buckets,
 		.possible_cpus = possible_span(),
 	};
+	struct numa_layout *l;
 	struct utsname u;
 	int t;
 
@@ -57,7 +59,12 @@ static void check_health(struct steer_status *st)
 	}
 	if (st->if_exists && !netdev_irq_cpus(st->ifname, nip, NULL, &irq))
 		in.irq = &irq;
+	in.nic_node = st->if_exists ? numa_netdev_node(st->ifname, NULL) : -1;
+	l = in.nic_node >= 0 ? malloc(sizeof(*l)) : NULL;
+	if (l && !numa_read_layout(NULL, l))
+		in.nic_node_cpus = numa_node_cpus(l, in.nic_node);
 	health_check(&in, &st->health);
+	free(l);
 }
 
 /* The balancer's record, and whether it still runs. */

@@ -128,6 +128,22 @@ int health_check(const struct health_input *in, struct health *h)
 			health_add(h, "worker CPUs %s also take %s's RX interrupts: they both collect and process; leave them out of 'cpus'",
 				   cpus_text(&cpus, list), ifname);
 	}
+	/* A frame steered off the NIC's node has its data read on another
+	 * node: cross-node misses on every frame, which a 2-socket router
+	 * pays at every hop. Said also of an explicit 'cpus', never
+	 * changed. */
+	if (in->table_size && in->nic_node >= 0 && in->nic_node_cpus) {
+		workers_vs(in->buckets, in->nic_node_cpus, false, &cpus);
+		if (cpuset_count(&cpus)) {
+			char node[CPUSET_STR_MAX];
+
+			health_add(h, "worker CPUs %s are not on NUMA node %d, where %s is: every frame steered to them crosses nodes; set 'cpus' to CPUs of node %d (%s), or leave it unset to default to them",
+				   cpuset_format(&cpus, list, sizeof(list)),
+				   in->nic_node, ifname, in->nic_node,
+				   cpuset_format(in->nic_node_cpus, node,
+						 sizeof(node)));
+		}
+	}
 	/* Each keeps a kthread and its ring; only an apply removes them
 	 * (kernel/slots.c, retire()). */
 	if (in->table_size && in->idle_entries)

@@ -45,12 +45,22 @@ struct health_case {
 				 * NULL: none */
 	bool rxvlan;		/* rx-vlan-offload on */
 	__u32 key;		/* STEER_F_KEY_* of the policy's hash.key */
+	const char *node;	/* "N:LIST": the NIC's NUMA node and its CPUs;
+				 * NULL: no node */
 	const char *want[9];	/* a substring of each warning, in order */
 };
 
 static const struct health_case cases[] = {
 	{ .desc = "a healthy ixgbe setup gives no warning" },
 	{ .desc = "a healthy veth setup gives no warning", .driver = "veth", .irq = "" },
+	/* ---- NUMA: workers off the NIC's node ---- */
+	{ .desc = "workers all on the NIC's node give no warning",
+	  .node = "1:0-7" },
+	{ .desc = "workers on a node the NIC is not on are warned of, naming the node's CPUs",
+	  .node = "1:4-7",
+	  .want = { "worker CPUs 2-3 are not on NUMA node 1, where eth2 is: every frame steered to them crosses nodes; set 'cpus' to CPUs of node 1 (4-7), or leave it unset to default to them" } },
+	{ .desc = "workers on node 0 of a NIC on node 0 of two give no warning",
+	  .node = "0:0-5" },
 	/* ---- hash.key vlan and the NIC's VLAN offload ---- */
 	{ .desc = "key vlan with rx-vlan-offload on warns, naming the ethtool command",
 	  .key = STEER_F_KEY_VLAN, .rxvlan = true, .driver = "veth", .irq = "",
@@ -176,7 +186,7 @@ static const struct health_case cases[] = {
 struct row_input {
 	struct health_input in;
 	__u32 buckets[STEER_MAX_CPUS];
-	struct cpu_set online, irq, misplaced;
+	struct cpu_set online, irq, misplaced, node;
 	struct netdev_info ni;
 };
 
@@ -214,6 +224,12 @@ static int row_input(const struct health_case *c, struct row_input *r)
 		if (parse_or_default(&r->online, c->online, "0-7"))
 			return -EINVAL;
 		r->in.online = &r->online;
+	}
+	if (c->node) {
+		r->in.nic_node = atoi(c->node);
+		if (cpuset_parse(&r->node, strchr(c->node, ':') + 1))
+			return -EINVAL;
+		r->in.nic_node_cpus = &r->node;
 	}
 	if (c->misplaced && strcmp(c->misplaced, UNREADABLE)) {
 		if (cpuset_parse(&r->misplaced, c->misplaced))
