@@ -86,21 +86,31 @@ int numa_read_layout(const char *sys, struct numa_layout *l)
 	return err;
 }
 
-int numa_netdev_node(const char *ifname, const char *sys)
+int numa_netdev_node(const char *ifname, const char *bus_info,
+		     const char *sys)
 {
+	static const char *const buses[] = { "pci", "virtio" };
 	char path[PATH_MAX + 16], dev[PATH_MAX], top[PATH_MAX], val[32], *slash;
 	long node;
+	size_t i;
 	int err;
 
 	if (!sys)
 		sys = "/sys";
-	snprintf(path, sizeof(path), "%s/class/net/%s/device", sys, ifname);
 	snprintf(top, sizeof(top), "%s/devices", sys);
 	/* realpath() of the root, for a fake tree reached through links. */
 	if (realpath(top, dev))
 		memcpy(top, dev, sizeof(top));
-	if (!realpath(path, dev))
-		return -errno;
+	snprintf(path, sizeof(path), "%s/class/net/%s/device", sys, ifname);
+	err = realpath(path, dev) ? 0 : -errno;
+	for (i = 0; err && bus_info && *bus_info && !strchr(bus_info, '/') &&
+		    i < sizeof(buses) / sizeof(buses[0]); i++) {
+		snprintf(path, sizeof(path), "%s/bus/%s/devices/%s", sys,
+			 buses[i], bus_info);
+		err = realpath(path, dev) ? 0 : -errno;
+	}
+	if (err)
+		return err;
 	for (;;) {
 		snprintf(path, sizeof(path), "%s/numa_node", dev);
 		err = read_line(path, val, sizeof(val));

@@ -17,9 +17,14 @@ int numa_read_layout(const char *sys, struct numa_layout *l);
 
 /* The node of 'ifname''s device: the numa_node of /sys/class/net/IF/device,
  * or of the nearest device above it that has one (a virtio-net device's
- * is its PCI function's). Returns the node (>= 0), -ENOENT when there is
- * none (no device, as veth; numa_node -1: a one-node machine, or firmware
- * that does not say), or another negative errno. */
-int numa_netdev_node(const char *ifname, const char *sys);
+ * is its PCI function's). sysfs shows the interfaces of the namespace
+ * that mounted it, so one in another namespace (nsenter without a sysfs of
+ * its own) is found by 'bus_info' (ethtool's: "0000:81:00.0", "virtio4";
+ * NULL or "": none) under /sys/bus/{pci,virtio}/devices. Returns the node
+ * (>= 0), -ENOENT when there is none (no device, as veth; numa_node -1: a
+ * one-node machine, or firmware that does not say), or another negative
+ * errno. */
+int numa_netdev_node(const char *ifname, const char *bus_info,
+		     const char *sys);
 
 #endif /* XDP_STEER_KERNEL_NUMA_H */

@@ -33,7 +33,7 @@ static void default_workers(struct steer_ctx *ctx, const char *ifname,
 		nip = &ni;
 	err = p->cpus_default ? netdev_irq_cpus(ifname, nip, NULL, &irq) : 0;
 	if (p->cpus_default) {
-		node = numa_netdev_node(ifname, NULL);
+		node = numa_netdev_node(ifname, nip ? ni.bus_info : NULL, NULL);
 		l = node >= 0 ? malloc(sizeof(*l)) : NULL;
 		if (l && numa_read_layout(NULL, l)) {
 			free(l);

@@ -59,7 +59,8 @@ static void check_health(struct steer_status *st)
 	}
 	if (st->if_exists && !netdev_irq_cpus(st->ifname, nip, NULL, &irq))
 		in.irq = &irq;
-	in.nic_node = st->if_exists ? numa_netdev_node(st->ifname, NULL) : -1;
+	in.nic_node = st->if_exists ?
+		      numa_netdev_node(st->ifname, nip ? ni.bus_info : NULL, NULL) : -1;
 	l = in.nic_node >= 0 ? malloc(sizeof(*l)) : NULL;
 	if (l && !numa_read_layout(NULL, l))
 		in.nic_node_cpus = numa_node_cpus(l, in.nic_node);

@@ -254,6 +254,10 @@ static void test_sysfs(void)
 		"../../../devices/pci0000:80/0000:80:00.0/0000:81:00.0/virtio4");
 	link_to("class/net/eth1/device", "../../../devices/pci0000:00/0000:00:02.0");
 	put("class/net/veth0/address", "00:00:00:00:00:01\n");
+	link_to("bus/pci/devices/0000:81:00.0",
+		"../../../devices/pci0000:80/0000:80:00.0/0000:81:00.0");
+	link_to("bus/virtio/devices/virtio4",
+		"../../../devices/pci0000:80/0000:80:00.0/0000:81:00.0/virtio4");
 
 	if (EXPECT_EQ(numa_read_layout(root, &l), 0, "the layout is read") &&
 	    EXPECT_EQ(l.n, 2, "two nodes")) {
@@ -261,12 +265,18 @@ static void test_sysfs(void)
 		EXPECT(c && !strcmp(cpuset_format(c, list, sizeof(list)), "4-7,12-15"),
 		       "node 2 (node 1 absent) has CPUs 4-7,12-15");
 	}
-	EXPECT_EQ(numa_netdev_node("eth9", root), 2,
+	EXPECT_EQ(numa_netdev_node("eth9", NULL, root), 2,
 		  "a virtio-net NIC's node is its PCI function's");
-	EXPECT_EQ(numa_netdev_node("eth1", root), -ENOENT,
+	EXPECT_EQ(numa_netdev_node("eth1", NULL, root), -ENOENT,
 		  "numa_node -1 is no node");
-	EXPECT_EQ(numa_netdev_node("veth0", root), -ENOENT,
+	EXPECT_EQ(numa_netdev_node("veth0", NULL, root), -ENOENT,
 		  "a veth has no device, so no node");
+	EXPECT_EQ(numa_netdev_node("eth5", "0000:81:00.0", root), 2,
+		  "a PCI NIC of another namespace is found by its bus_info");
+	EXPECT_EQ(numa_netdev_node("eth6", "virtio4", root), 2,
+		  "a virtio-net NIC of another namespace, by its virtio device");
+	EXPECT_EQ(numa_netdev_node("eth7", "../../etc", root), -ENOENT,
+		  "a bus_info with a slash is not followed");
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	if (system(cmd))
 		fprintf(stderr, "  cannot remove %s\n", root);
