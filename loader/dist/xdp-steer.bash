@@ -16,7 +16,7 @@ _xdp_steer_global_opts="-v --verbose -q --quiet -h --help -V --version"
 # _xdp_steer_opts COMMAND: the options COMMAND takes.
 _xdp_steer_opts() {
 	case $1 in
-	check)		echo "--policy --cpus" ;;
+	check)		echo "--policy --cpus --nodes --nic-node" ;;
 	attach)		echo "--policy --mode" ;;
 	apply)		echo "--policy --dry-run --json" ;;
 	detach)		echo "--stale" ;;
