@@ -13,6 +13,31 @@
 #include "policy/compile.h"
 #include "lib/lib_int.h"
 
+/* The NUMA layout (the caller frees it) and *node, the interface's node;
+ * NULL when it has none, or the layout cannot be read (said). */
+static struct numa_layout *nic_layout(struct steer_ctx *ctx, const char *ifname,
+				      const struct netdev_info *nip, int *node)
+{
+	struct numa_layout *l;
+	int err;
+
+	*node = numa_netdev_node(ifname, nip ? nip->bus_info : NULL, NULL);
+	l = *node >= 0 ? malloc(sizeof(*l)) : NULL;
+	err = l ? numa_read_layout(NULL, l) : 0;
+	if (!err)
+		return l;
+	free(l);
+	if (err == -E2BIG)
+		lib_note(ctx, STEER_WARN,
+			 "%s: 'cpus' is not set and the machine has more NUMA nodes than the %d xdp-steer reads, or a node id past %d, so the workers are not kept to node %d, %s's; set 'cpus'",
+			 ifname, NUMA_MAX_NODES, NUMA_MAX_NODE_ID, *node, ifname);
+	else
+		lib_note(ctx, STEER_WARN,
+			 "%s: 'cpus' is not set and the NUMA nodes could not be read from /sys/devices/system/node (%s), so the workers are not kept to node %d, %s's; set 'cpus'",
+			 ifname, strerror(-err), *node, ifname);
+	return NULL;
+}
+
 /* A default CPU list leaves the CPUs that take the interface's RX
  * interrupts to collecting, and the other nodes' CPUs out when the NIC's
  * node has workers of its own; when every CPU collects, every CPU works,
@@ -32,14 +57,8 @@ static void default_workers(struct steer_ctx *ctx, const char *ifname,
 	if (!netdev_info(ifname, &ni))
 		nip = &ni;
 	err = p->cpus_default ? netdev_irq_cpus(ifname, nip, NULL, &irq) : 0;
-	if (p->cpus_default) {
-		node = numa_netdev_node(ifname, nip ? ni.bus_info : NULL, NULL);
-		l = node >= 0 ? malloc(sizeof(*l)) : NULL;
-		if (l && numa_read_layout(NULL, l)) {
-			free(l);
-			l = NULL;
-		}
-	}
+	if (p->cpus_default)
+		l = nic_layout(ctx, ifname, nip, &node);
 	how = policy_default_workers(p, err ? NULL : &irq, l, node, out, buf);
 	*fallback = how == NUMA_DEFAULT_ALL;
 	if (*fallback)
