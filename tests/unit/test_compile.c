@@ -937,7 +937,7 @@ static const struct test_case tests[] = {
 	TEST_ENTRY(test_decap, "decap compiles into the slot's bits and UDP ports, and its digest"),
 	TEST_ENTRY(test_seed_random, "a random seed is left to apply, marked STEER_LF_SEED_RANDOM"),
 	TEST_ENTRY(test_workers_override, "a worker list overrides the policy's table CPUs"),
-	TEST_ENTRY(test_default_workers, "default workers leave out RX-interrupt CPUs, and fall back to all when none is left"),
+	TEST_ENTRY(test_default_workers, "default workers leave out RX-interrupt CPUs, keep to the NIC's node, and fall back to all when none is left"),
 	TEST_ENTRY(test_rule_cpus_too_big, "rule CPU sets too big for rule_cpus are an error"),
 	TEST_ENTRY(test_rule_cpus_at_limit, "rule CPU sets at the limit compile, nested prefixes included"),
 };
