@@ -166,7 +166,7 @@ static int check_handle(int opt, const char *arg, void *ctx)
 static void check_nodes(const struct check_opts *o,
 			const struct steer_policy *p)
 {
-	char list[CPUSET_STR_MAX], ids[256];
+	char list[CPUSET_STR_MAX], ids[CPUSET_STR_MAX];
 	struct cpu_set online, workers, off;
 	const struct cpu_set *node;
 	enum numa_default how;

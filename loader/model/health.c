@@ -135,13 +135,12 @@ int health_check(const struct health_input *in, struct health *h)
 	if (in->table_size && in->nic_node >= 0 && in->nic_node_cpus) {
 		workers_vs(in->buckets, in->nic_node_cpus, false, &cpus);
 		if (cpuset_count(&cpus)) {
-			char node[CPUSET_STR_MAX];
+			char node[HEALTH_CPULIST_MAX];
 
 			health_add(h, "worker CPUs %s are not on NUMA node %d, where %s is: every frame steered to them crosses nodes; set 'cpus' to CPUs of node %d (%s), or leave it unset to default to them",
-				   cpuset_format(&cpus, list, sizeof(list)),
-				   in->nic_node, ifname, in->nic_node,
-				   cpuset_format(in->nic_node_cpus, node,
-						 sizeof(node)));
+				   cpus_text(&cpus, list), in->nic_node,
+				   ifname, in->nic_node,
+				   cpus_text(in->nic_node_cpus, node));
 		}
 	}
 	/* Each keeps a kthread and its ring; only an apply removes them
