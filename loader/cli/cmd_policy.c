@@ -263,8 +263,10 @@ int cmd_check(int argc, char **argv)
 		free(o.nodes);
 		return EXIT_USAGE;
 	}
+	/* Without --cpus the messages call the CPUs "online", which a name
+	 * of "" would blank out. */
 	if (cli_load_policy(o.policy, o.cpus_name[0] ? &o.cpus : NULL,
-			    o.cpus_name, quiet, &p)) {
+			    o.cpus_name[0] ? o.cpus_name : NULL, quiet, &p)) {
 		free(o.nodes);
 		return EXIT_FAIL;
 	}
