@@ -19,7 +19,7 @@ _xdp_steer_opts() {
 	check)		echo "--policy --cpus" ;;
 	attach)		echo "--policy --mode" ;;
 	apply)		echo "--policy --dry-run --json" ;;
-	detach)		echo "--stale" ;;
+	detach)		echo "--stale --unless-restarting" ;;
 	status)		echo "--json" ;;
 	stats)		echo "--interval --count --totals --json --prometheus" ;;
 	which)		echo "--json" ;;
@@ -34,7 +34,7 @@ _xdp_steer_opts() {
 # word. A letter means one thing in every command that takes it.
 _xdp_steer_takes_arg() {
 	case $1:$2 in
-	*:--policy|*:--mode|*:--interval|*:--count|*:--cpus) return 0 ;;
+	*:--policy|*:--mode|*:--interval|*:--count|*:--cpus|detach:--unless-restarting) return 0 ;;
 	check:-p|attach:-p|apply:-p|attach:-m|stats:-i|stats:-c) return 0 ;;
 	esac
 	return 1
