@@ -3,8 +3,7 @@
  * During the stop half of `systemctl restart`, the unit's job is of type
  * "restart" (it becomes "start" only once the stop is done), so a
  * unit's ExecStop can tell a restart from a stop. systemctl talks to
- * PID 1 on its private socket: no D-Bus daemon is needed, and it answers
- * during shutdown too. */
+ * PID 1 on its private socket: no D-Bus daemon is needed. */
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
