@@ -91,7 +91,7 @@ STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o upgrade.o deta
 CLI_OBJS   := $(addprefix loader/cli/,main.o log.o json.o cmd_policy.o \
 	      cmd_detach.o cmd_status.o cmd_stats.o print_status.o \
 	      print_stats.o print_prom.o fold.o cmd_which.o print_which.o \
-	      cmd_balance.o print_balance.o print_plan.o)
+	      cmd_balance.o print_balance.o print_plan.o unit_job.o)
 LOADER_OBJS := $(CLI_OBJS) $(STEERLIB_OBJS) $(KERNEL_OBJS) $(POLICY_OBJS) \
 	       $(BALANCE_OBJ)
 TABLE_OBJ  := loader/model/table.o
