@@ -196,6 +196,8 @@ int lib_apply_compile(struct steer_ctx *ctx, const struct lib_iface *it,
 				why[0] ? why : strerror(-err));
 	if (*cpus_fallback)
 		b->slot.loader_flags |= STEER_LF_CPUS_FALLBACK;
+	if (p->cpus_default)
+		b->slot.loader_flags |= STEER_LF_CPUS_DEFAULT;
 	return 0;
 }
 

@@ -10,9 +10,9 @@
 #             online CPUs, so finding 3's 4096-byte lines are not reached)
 #   default   configs/default.yaml (no 'cpus' key): check and attach work,
 #             the default workers are 0-1 (/proc/interrupts parsed with 264
-#             possible CPUs, no worker lost or made up), and both warn
-#             that the default leaves CPU 263 out, naming the limit
-#             (finding 2: a CPU is never dropped silently)
+#             possible CPUs, no worker lost or made up), and they and
+#             status warn that the default leaves CPU 263 out, naming the
+#             limit (finding 2: a CPU is never dropped silently)
 #   refuse    a policy naming CPU 263 as a worker: check, attach and apply
 #             refuse it at file:line:col naming the limit, exit non-zero;
 #             attach leaves no program and no pins, apply leaves the
@@ -23,7 +23,10 @@
 #             runs the receiving side's XDP on the sending CPU): stats
 #             --json and --totals count the frames under those CPU ids;
 #             CPU 263's rows, if shown, count nothing (nothing was sent
-#             there); the workers in status are 0 and 1 (finding 5)
+#             there); the workers in status are 0 and 1 (finding 5); then
+#             UDP from CPU 263 counts under 263, and status warns that a
+#             receiving CPU past the limit keeps its buckets on their
+#             workers (finding 1 until it is fixed: the rx part below)
 #   rx        only with BIGCPU_RX=1: finding 1, a receiving CPU >= 256
 #             under drain. Marked UDP of 200 flows (traffic_gen) sent from
 #             CPU 263, $IF_B's NAPI threaded on 263, rebalance: drain,
@@ -181,12 +184,9 @@ rc=$?
 check "status exits 0 with $(wc -l </proc/interrupts) lines of /proc/interrupts to read (exit $rc)" \
 	test $rc -eq 0
 grep -E 'workers|warn|cpu' "$T/status.out" | sed 's/^/  status: /'
-# Said, not asserted: the issue asks status to warn too; today only check
-# and attach do.
-if grep -qiE "cpus? $HIGH([^0-9]|$)|$LIMIT or more|limit" "$T/status.out"; then
-	echo "  status names CPU $HIGH or the limit"
-else
-	echo "  status does not name CPU $HIGH or the limit $LIMIT"
+if [ "$HIGH" -ge "$LIMIT" ]; then
+	check "status warns that the default 'cpus' leaves out the online CPU past the limit" \
+		grep -q "the default 'cpus' leaves out 1 online CPU with an id of $LIMIT or more" "$T/status.out"
 fi
 
 if [ "$HIGH" -ge "$LIMIT" ]; then
@@ -243,6 +243,20 @@ check "stats --totals shows rx CPU 0 and 1 with at least the counts of stats --j
 	eval "[ \"\$(totals_rx 0)\" -ge $j0 ] && [ \"\$(totals_rx 1)\" -ge $j1 ]"
 check "stats --totals shows no row for rx CPU $HIGH, or one of 0 frames" \
 	eval "[ -z \"\$(totals_rx $HIGH)\" ] || [ \"\$(totals_rx $HIGH)\" -eq 0 ]"
+
+# A CPU past the limit receives: counted under its own id, and status
+# says what the drain cannot do there (model/health.c).
+if [ "$HIGH" -ge "$LIMIT" ]; then
+	send_from "$HIGH" 30
+	stats_json >"$T/s3"
+	dh=$(rx_delta "$T/s2" "$T/s3" "$HIGH")
+	check "30 datagrams sent from CPU $HIGH count under rx CPU $HIGH ($dh)" \
+		within "$dh" 30 32
+	steer status "$IF_B" >"$T/status.rx" 2>&1
+	grep -i "received" "$T/status.rx" | sed 's/^/  status: /'
+	check "status warns that CPU $HIGH received frames past what the drain can follow" \
+		grep -q "CPUs $HIGH received $IF_B's frames, and receiving CPUs with ids of $LIMIT or more are past what the drain can follow" "$T/status.rx"
+fi
 
 # ---- rx: finding 1, a receiving CPU >= 256 under drain (BIGCPU_RX=1) --------------
 
