@@ -57,7 +57,7 @@ OMIT_BPF   := $(patsubst %,tests/bench/omit/%.bpf.o,$(OMIT_PARTS))
 UNIT_NAMES := test_hash test_table test_policy test_health test_compile \
 	      test_configs test_input test_prom test_balance test_balance_cpu \
 	      test_balance_climb test_netns test_vlog test_drain_rule \
-	      test_possible test_plan test_summary
+	      test_possible test_plan test_summary test_numa
 UNIT_BINS  := $(addprefix tests/unit/,$(UNIT_NAMES))
 PROG_BINS  := tests/prog/test_prog
 PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
@@ -76,14 +76,14 @@ TESTLIB_OBJS := tests/lib/frame.o tests/lib/prog_util.o $(TEST_OBJ) \
 LOADER     := loader/xdp-steer
 SKEL       := bpf/xdp_steer.skel.h
 MODEL_OBJS := $(addprefix loader/model/,cpuset.o cpulist.o table.o keymap.o \
-	      build.o health.o plan.o)
+	      build.o health.o plan.o numa.o)
 # The balancer's rounds (needs libm), for the loader and its tests only.
 BALANCE_OBJ := loader/model/balance.o loader/model/balance_note.o
 POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
 	       policy_rules.o policy_decap.o policy_print.o compile.o flow_arg.o) $(MODEL_OBJS)
 KERNEL_OBJS := $(addprefix loader/kernel/,netns.o bpffs.o possible.o progtag.o pins.o lock.o maps.o \
 	       prog.o slots.o cpumap.o netdev.o failpoint.o clock.o window.o \
-	       evidence.o \
+	       evidence.o numa.o \
 	       trace.o leak.o kthreads.o features.o cputime.o vlog.o)
 STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o upgrade.o detach.o \
 		 status.o stats.o stats_view.o which.o balance.o features.o \
@@ -91,7 +91,7 @@ STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o upgrade.o deta
 CLI_OBJS   := $(addprefix loader/cli/,main.o log.o json.o cmd_policy.o \
 	      cmd_detach.o cmd_status.o cmd_stats.o print_status.o \
 	      print_stats.o print_prom.o fold.o cmd_which.o print_which.o \
-	      cmd_balance.o print_balance.o print_plan.o)
+	      cmd_balance.o print_balance.o print_plan.o unit_job.o)
 LOADER_OBJS := $(CLI_OBJS) $(STEERLIB_OBJS) $(KERNEL_OBJS) $(POLICY_OBJS) \
 	       $(BALANCE_OBJ)
 TABLE_OBJ  := loader/model/table.o
@@ -191,6 +191,10 @@ test_table_OBJS   := $(TABLE_OBJ) $(TEST_OBJ)
 # test_drain_rule: the drain's rule of include/xdp_steer.h alone.
 test_drain_rule_OBJS := $(TEST_OBJ)
 test_possible_OBJS := loader/kernel/possible.o $(TEST_OBJ)
+# test_numa: the default workers by the NIC's node, and the layout read
+# from a fake sysfs.
+test_numa_OBJS    := loader/model/numa.o loader/model/cpuset.o \
+		     loader/kernel/numa.o $(TEST_OBJ)
 test_table_LIBS   := -lm
 test_policy_OBJS  := $(POLICY_OBJS) $(TEST_OBJ)
 test_policy_LIBS  := -lyaml

@@ -423,6 +423,9 @@ static inline int steer_decap_add_port(struct steer_slot *s, __u16 port,
 					   * re-apply so flows do not move */
 #define STEER_LF_CPUS_FALLBACK	(1u << 1) /* cpus not set, and every online
 					   * CPU takes RX interrupts: all work */
+#define STEER_LF_CPUS_DEFAULT	(1u << 2) /* cpus not set: the default
+					   * workers (status warns of online
+					   * CPUs it cannot take) */
 
 /* Fields of a flow a rule can match; a "shape" is a set of them. A shape
  * with STEER_M_PREFIX_SRC (or _DST) matches its source (destination)

@@ -1,19 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* detach: take xdp_steer off an interface and remove its pins, or sweep
  * the pins of interfaces and namespaces that are gone. */
+#include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cmd.h"
 #include "cli/log.h"
+#include "cli/unit_job.h"
 #include "kernel/lock.h"
 
-static int stale_handle(int opt, const char *arg, void *ctx)
+struct detach_opts {
+	int stale;
+	const char *unless_restarting;
+};
+
+static int detach_handle(int opt, const char *arg, void *ctx)
 {
-	(void)arg;
-	if (opt != 's')
+	struct detach_opts *o = ctx;
+
+	if (opt == 's')
+		o->stale = 1;
+	else if (opt == 'r')
+		o->unless_restarting = arg;
+	else
 		return -1;
-	*(int *)ctx = 1;
 	return 0;
 }
 
@@ -46,32 +60,79 @@ static int detach_stale(void)
 	return ret;
 }
 
+/* ExecStop's question: whether systemd stops 'unit' for a restart and
+ * xdp_steer runs alone on 'ifname', so that the start's attach replaces
+ * the programs in place, no frame lost, where a detach would leave the
+ * interface unsteered (and reset a NIC's rings) until it. Without an
+ * answer from systemd, a stop: a stop must never leave a program attached
+ * that its unit no longer accounts for. Under libxdp's dispatcher, where
+ * attach cannot upgrade in place, a restart detaches and attaches again,
+ * as it always did. */
+static bool keep_for_restart(const char *ifname, const char *unit)
+{
+	struct steer_status *st;
+	struct steer_ctx ctx;
+	bool keep = false;
+	int ret;
+
+	ret = unit_job_is_restart(unit);
+	if (ret < 0)
+		pr_info("%s: systemd did not say whether %s is restarting (%s): detaching\n",
+			ifname, unit,
+			ret == -ENOTCONN ? "systemctl show failed" : strerror(-ret));
+	if (ret <= 0)
+		return false;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return false;
+	cli_ctx_init(&ctx);
+	if (steer_status(&ctx, ifname, st) || !st->at.prog_id) {
+		/* Nothing running to upgrade: detach tidies what is left. */
+	} else if (st->at.dispatcher) {
+		pr_info("%s: %s is restarting, and xdp_steer runs in libxdp's dispatcher here, which an upgrade in place cannot replace: detaching, then attaching again\n",
+			ifname, unit);
+	} else {
+		pr_info("%s: %s is restarting: xdp_steer stays attached, and its start upgrades it in place\n",
+			ifname, unit);
+		keep = true;
+	}
+	free(st);
+	return keep;
+}
+
 int cmd_detach(int argc, char **argv)
 {
-	const char *usage = "xdp-steer detach IFACE | --stale\n"
+	const char *usage = "xdp-steer detach IFACE [--unless-restarting UNIT] | --stale\n"
 		"  Unloads xdp_steer from IFACE and removes its pins (also when IFACE\n"
-		"  is gone). --stale removes the pins of every interface and network\n"
+		"  is gone). --unless-restarting UNIT: not while systemd restarts UNIT\n"
+		"  and xdp_steer runs alone on IFACE (the unit's ExecStop: the start\n"
+		"  that follows upgrades in place); when systemd cannot say, it\n"
+		"  detaches. --stale removes the pins of every interface and network\n"
 		"  namespace that is gone, unless a program still uses them, and lock\n"
 		"  files nothing needs.";
 	static const struct option longopts[] = {
 		{ "stale", no_argument, NULL, 's' },
+		{ "unless-restarting", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct detach_opts o = { 0 };
 	struct steer_detach_result res;
 	struct steer_ctx ctx;
 	const char *ifname;
-	int ret, stale = 0;
+	int ret;
 
-	ret = cmd_getopt(argc, argv, "", longopts, usage, stale_handle, &stale);
+	ret = cmd_getopt(argc, argv, "", longopts, usage, detach_handle, &o);
 	if (ret >= 0)
 		return ret;
-	if (stale)
-		return cmd_args(argc, argv, 0, 0, usage) ? EXIT_USAGE :
-		       detach_stale();
+	if (o.stale)
+		return cmd_args(argc, argv, 0, 0, usage) || o.unless_restarting ?
+		       cmd_usage_error(usage) : detach_stale();
 	if (cmd_args(argc, argv, 1, 1, usage) ||
 	    cmd_ifname(argv[optind], usage))
 		return EXIT_USAGE;
 	ifname = argv[optind];
+	if (o.unless_restarting && keep_for_restart(ifname, o.unless_restarting))
+		return 0;
 	cli_ctx_init(&ctx);
 	if (steer_detach(&ctx, ifname, &res))
 		return cli_fail(&ctx);

@@ -4,11 +4,13 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cmd.h"
 #include "cli/log.h"
 #include "cli/print_plan.h"
+#include "model/numa.h"
 
 /* --policy FILE (-p FILE), the same in every command that reads one. */
 #define POLICY_LONGOPT	{ "policy", required_argument, NULL, 'p' }
@@ -97,12 +99,47 @@ struct check_opts {
 	const char *policy;
 	struct cpu_set cpus;
 	char cpus_name[CPUSET_STR_MAX + 16];	/* "--cpus 0-63"; "" without */
+	struct numa_layout *nodes;		/* --nodes; NULL without */
+	int nic_node;				/* --nic-node; -1 without */
 };
+
+static int nodes_handle(struct check_opts *o, int opt, const char *arg)
+{
+	char why[128], *end;
+	long id;
+
+	if (opt == 'D') {
+		errno = 0;
+		id = strtol(arg, &end, 10);
+		if (!*arg || *end || errno || id < 0 || id > NUMA_MAX_NODE_ID ||
+		    arg[strspn(arg, "0123456789")]) {
+			pr_err("--nic-node takes a node id, 0-%d, not '%s'\n",
+			       NUMA_MAX_NODE_ID, arg);
+			return -1;
+		}
+		o->nic_node = id;
+		return 0;
+	}
+	if (!o->nodes)
+		o->nodes = malloc(sizeof(*o->nodes));
+	if (!o->nodes) {
+		pr_err("--nodes: out of memory\n");
+		return -1;
+	}
+	if (numa_layout_parse(o->nodes, arg, why, sizeof(why))) {
+		pr_err("--nodes: %s (NODE:CPUS, each node's CPUs in the kernel's list syntax, as in /sys/devices/system/node/nodeN/cpulist)\n",
+		       why);
+		return -1;
+	}
+	return 0;
+}
 
 static int check_handle(int opt, const char *arg, void *ctx)
 {
 	struct check_opts *o = ctx;
 
+	if (opt == 'N' || opt == 'D')
+		return nodes_handle(o, opt, arg);
 	if (opt != 'C')
 		return policy_handle(opt, arg, &o->policy);
 	/* The kernel's list syntax, strictly: no spaces, signs or hex. */
@@ -122,48 +159,131 @@ static int check_handle(int opt, const char *arg, void *ctx)
 	return 0;
 }
 
+/* What --nodes (and --nic-node) tell of the policy's workers, after it
+ * checked: the default's workers on the NIC's node, an explicit 'cpus'
+ * off it or across nodes, said as warnings (never mistakes: a policy may
+ * have its reasons). */
+static void check_nodes(const struct check_opts *o,
+			const struct steer_policy *p)
+{
+	char list[CPUSET_STR_MAX], ids[CPUSET_STR_MAX];
+	struct cpu_set online, workers, off;
+	const struct cpu_set *node;
+	enum numa_default how;
+	int i;
+
+	cpuset_zero(&workers);
+	for (i = 0; i < p->cpus.n; i++)
+		cpuset_set(&workers, p->cpus.v[i].cpu);
+	node = numa_node_cpus(o->nodes, o->nic_node);
+	if (o->nic_node >= 0 && !node) {
+		pr_warn("%s: --nodes has no node %d, the one of --nic-node\n",
+			o->policy, o->nic_node);
+		return;
+	}
+	if (p->cpus_default && o->nic_node < 0) {
+		pr_note("%s: 'cpus' is not set: the workers are the CPUs of the NIC's NUMA node but those taking its RX interrupts; --nic-node N says which node the NIC is on\n",
+			o->policy);
+		return;
+	}
+	if (p->cpus_default) {
+		/* The default's list is the online CPUs (those of --cpus). */
+		online = workers;
+		how = numa_default_workers(&online, o->nodes, o->nic_node,
+					   NULL, &workers);
+		cpuset_format(&workers, list, sizeof(list));
+		if (how == NUMA_DEFAULT_NODE)
+			pr_note("%s: 'cpus' is not set: the workers are node %d's CPUs %s but those taking the NIC's RX interrupts\n",
+				o->policy, o->nic_node, list);
+		else if (how == NUMA_DEFAULT_NODE_EMPTY)
+			pr_warn("%s: 'cpus' is not set, and node %d, the NIC's, has none of the online CPUs: the workers are all of them but those taking its RX interrupts, across nodes (%s); set 'cpus'\n",
+				o->policy, o->nic_node, list);
+		else
+			pr_note("%s: 'cpus' is not set: the workers are the online CPUs %s but those taking the NIC's RX interrupts (node %d has them all)\n",
+				o->policy, list, o->nic_node);
+		return;
+	}
+	if (node) {
+		cpuset_zero(&off);
+		for (i = 0; i < p->cpus.n; i++)
+			if (!cpuset_has(node, p->cpus.v[i].cpu))
+				cpuset_set(&off, p->cpus.v[i].cpu);
+		if (cpuset_count(&off))
+			pr_warn("%s: worker CPUs %s are not on NUMA node %d, the NIC's: every frame steered to them crosses nodes; set 'cpus' to CPUs of node %d (%s), or leave it unset to default to them\n",
+				o->policy, cpuset_format(&off, list, sizeof(list)),
+				o->nic_node, o->nic_node,
+				cpuset_format(node, ids, sizeof(ids)));
+		return;
+	}
+	if (numa_nodes_of(o->nodes, &workers, ids, sizeof(ids)) > 1)
+		pr_warn("%s: the worker CPUs span NUMA nodes %s: frames steered off the NIC's node cross nodes; keep 'cpus' to the NIC's node (--nic-node N checks it)\n",
+			o->policy, ids);
+}
+
 int cmd_check(int argc, char **argv)
 {
-	const char *usage = "xdp-steer check --policy POLICY [--cpus LIST]\n"
+	const char *usage = "xdp-steer check --policy POLICY [--cpus LIST] [--nodes LAYOUT [--nic-node N]]\n"
 		"  Validates POLICY against this machine's online CPUs and kernel, or the\n"
 		"  CPUs of LIST (another machine's, like 0-63 or 0-15,32-47), and prints it\n"
 		"  normalized, every default filled in. Exit 1 if it has errors; with\n"
 		"  -q (--quiet) it prints only those. Short option: -p POLICY.\n"
+		"  --nodes LAYOUT: that machine's NUMA nodes, like 0:0-15,1:16-31, and\n"
+		"  --nic-node N the NIC's: warns of workers off the NIC's node (or across\n"
+		"  nodes), and says which CPUs a default 'cpus' takes there.\n"
 		"  'xdp-steer check POLICY', the old spelling, still works (deprecated).";
 	static const struct option longopts[] = {
 		POLICY_LONGOPT,
 		/* No letter: -c is stats' --count. */
 		{ "cpus", required_argument, NULL, 'C' },
+		{ "nodes", required_argument, NULL, 'N' },
+		{ "nic-node", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct check_opts o = {};
+	struct check_opts o = { .nic_node = -1 };
 	struct steer_policy p;
 	struct steer_ctx ctx;
 	bool quiet;
 	int ret;
 
 	ret = cmd_getopt(argc, argv, "p:", longopts, usage, check_handle, &o);
-	if (ret >= 0)
+	if (ret >= 0) {
+		free(o.nodes);
 		return ret;
+	}
+	if (o.nic_node >= 0 && !o.nodes) {
+		free(o.nodes);
+		pr_err("--nic-node needs --nodes, the layout it is a node of\n");
+		return cmd_usage_error(usage);
+	}
 	/* -q before the command or after it */
 	quiet = log_threshold < LOG_NOTE;
 	o.policy = policy_file(argc, argv, 0, o.policy,
 			       "xdp-steer check --policy POLICY", usage);
-	if (!o.policy)
+	if (!o.policy) {
+		free(o.nodes);
 		return EXIT_USAGE;
+	}
+	/* Without --cpus the messages call the CPUs "online", which a name
+	 * of "" would blank out. */
 	if (cli_load_policy(o.policy, o.cpus_name[0] ? &o.cpus : NULL,
-			    o.cpus_name, quiet, &p))
+			    o.cpus_name[0] ? o.cpus_name : NULL, quiet, &p)) {
+		free(o.nodes);
 		return EXIT_FAIL;
+	}
 	/* For this machine, its kernel too: a policy it cannot run is no
 	 * policy for it. */
 	cli_ctx_init(&ctx);
 	if (!o.cpus_name[0] && steer_kernel_check(&ctx, NULL)) {
 		policy_free(&p);
+		free(o.nodes);
 		return cli_fail(&ctx);
 	}
+	if (o.nodes && !quiet)
+		check_nodes(&o, &p);
 	if (!quiet)
 		policy_print(stdout, &p);
 	policy_free(&p);
+	free(o.nodes);
 	return 0;
 }
 

@@ -16,10 +16,10 @@ _xdp_steer_global_opts="-v --verbose -q --quiet -h --help -V --version"
 # _xdp_steer_opts COMMAND: the options COMMAND takes.
 _xdp_steer_opts() {
 	case $1 in
-	check)		echo "--policy --cpus" ;;
+	check)		echo "--policy --cpus --nodes --nic-node" ;;
 	attach)		echo "--policy --mode" ;;
 	apply)		echo "--policy --dry-run --json" ;;
-	detach)		echo "--stale" ;;
+	detach)		echo "--stale --unless-restarting" ;;
 	status)		echo "--json --top --all" ;;
 	stats)		echo "--interval --count --totals --json --prometheus --top --all" ;;
 	which)		echo "--json" ;;
@@ -34,7 +34,7 @@ _xdp_steer_opts() {
 # word. A letter means one thing in every command that takes it.
 _xdp_steer_takes_arg() {
 	case $1:$2 in
-	*:--policy|*:--mode|*:--interval|*:--count|*:--cpus|*:--top) return 0 ;;
+	*:--policy|*:--mode|*:--interval|*:--count|*:--cpus|*:--top|detach:--unless-restarting) return 0 ;;
 	check:-p|attach:-p|apply:-p|attach:-m|stats:-i|stats:-c) return 0 ;;
 	esac
 	return 1

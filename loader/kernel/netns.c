@@ -44,6 +44,57 @@ static int pid2_is_kthreadd(void)
 	return !strcmp(comm, "kthreadd\n");
 }
 
+/* 1 when kthreadd's network namespace, the initial one, lists this
+ * thread's socket 'fd' (an AF_UNIX one) in its /proc/2/net/unix, 0 when
+ * it does not, negative errno when that cannot be read. The way when
+ * /proc/2/ns/net cannot be: reading another process's namespace links
+ * takes ptrace access, which a process holding fewer capabilities than
+ * kthreadd lacks (a systemd unit with CapabilityBoundingSet=), where
+ * /proc/PID/net asks for none. */
+static int unix_listed_by_kthreadd(int fd)
+{
+	char line[512], want[32];
+	struct stat st;
+	int found = 0;
+	FILE *f;
+
+	if (fstat(fd, &st))
+		return -errno;
+	f = fopen("/proc/2/net/unix", "re");
+	if (!f)
+		return -errno;
+	/* Num RefCount Protocol Flags Type St Inode [Path]: the inode is
+	 * the 7th field. */
+	snprintf(want, sizeof(want), "%llu", (unsigned long long)st.st_ino);
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *tok, *save = NULL;
+		int i = 0;
+
+		for (tok = strtok_r(line, " \n", &save); tok;
+		     tok = strtok_r(NULL, " \n", &save))
+			if (++i == 7) {
+				found = !strcmp(tok, want);
+				break;
+			}
+	}
+	fclose(f);
+	return found;
+}
+
+/* Whether this thread is in kthreadd's network namespace, by its socket
+ * in /proc/2/net/unix (unix_listed_by_kthreadd()). */
+static int initial_by_unix(void)
+{
+	int fd, ret;
+
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	ret = unix_listed_by_kthreadd(fd);
+	close(fd);
+	return ret;
+}
+
 /* The cookie of the namespace this thread is in. */
 static int cookie_here(__u64 *cookie)
 {
@@ -87,6 +138,8 @@ int netns_self(struct steer_netns *ns, char *why, size_t len)
 	 * sound here, both ends being alive. */
 	if (pid2_is_kthreadd() && !ns_stat("/proc/2/ns/net", &init))
 		ns->initial = self.st_ino == init.st_ino;
+	else if (pid2_is_kthreadd() && (err = initial_by_unix()) >= 0)
+		ns->initial = err;
 	else if (!ns_stat("/proc/1/ns/net", &init))
 		ns->initial = self.st_ino == init.st_ino;
 	else

@@ -2,35 +2,84 @@
 /* steer_apply(): a parsed policy into an attached interface's maps. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernel/clock.h"
 #include "kernel/maps.h"
 #include "kernel/netdev.h"
+#include "kernel/numa.h"
 #include "kernel/trace.h"
 #include "policy/compile.h"
 #include "lib/lib_int.h"
 
+/* The NUMA layout (the caller frees it) and *node, the interface's node;
+ * NULL when it has none, or the layout cannot be read (said). */
+static struct numa_layout *nic_layout(struct steer_ctx *ctx, const char *ifname,
+				      const struct netdev_info *nip, int *node)
+{
+	struct numa_layout *l;
+	int err;
+
+	*node = numa_netdev_node(ifname, nip ? nip->bus_info : NULL, NULL);
+	l = *node >= 0 ? malloc(sizeof(*l)) : NULL;
+	err = l ? numa_read_layout(NULL, l) : 0;
+	if (!err)
+		return l;
+	free(l);
+	if (err == -E2BIG)
+		lib_note(ctx, STEER_WARN,
+			 "%s: 'cpus' is not set and the machine has more NUMA nodes than the %d xdp-steer reads, or a node id past %d, so the workers are not kept to node %d, %s's; set 'cpus'",
+			 ifname, NUMA_MAX_NODES, NUMA_MAX_NODE_ID, *node, ifname);
+	else
+		lib_note(ctx, STEER_WARN,
+			 "%s: 'cpus' is not set and the NUMA nodes could not be read from /sys/devices/system/node (%s), so the workers are not kept to node %d, %s's; set 'cpus'",
+			 ifname, strerror(-err), *node, ifname);
+	return NULL;
+}
+
 /* A default CPU list leaves the CPUs that take the interface's RX
- * interrupts to collecting; when every CPU does, every CPU works, and the
- * caller is told. */
+ * interrupts to collecting, and the other nodes' CPUs out when the NIC's
+ * node has workers of its own; when every CPU collects, every CPU works,
+ * and the caller is told. */
 static void default_workers(struct steer_ctx *ctx, const char *ifname,
 			    const struct steer_policy *p,
 			    struct policy_cpus *out, struct table_cpu *buf,
 			    bool *fallback)
 {
 	struct netdev_info ni, *nip = NULL;
+	struct numa_layout *l = NULL;
+	char list[CPUSET_STR_MAX];
+	enum numa_default how;
 	struct cpu_set irq;
-	int err;
+	int err, node = -1;
 
 	if (!netdev_info(ifname, &ni))
 		nip = &ni;
 	err = p->cpus_default ? netdev_irq_cpus(ifname, nip, NULL, &irq) : 0;
-	policy_default_workers(p, err ? NULL : &irq, out, buf, fallback);
+	if (p->cpus_default)
+		l = nic_layout(ctx, ifname, nip, &node);
+	how = policy_default_workers(p, err ? NULL : &irq, l, node, out, buf);
+	*fallback = how == NUMA_DEFAULT_ALL;
 	if (*fallback)
 		lib_note(ctx, STEER_WARN,
 			 "%s: 'cpus' is not set and every online CPU takes this interface's RX interrupts, so every CPU works (and collects); set 'cpus', or move the interrupts",
 			 ifname);
+	else if (how == NUMA_DEFAULT_NODE_COLLECTS)
+		lib_note(ctx, STEER_WARN,
+			 "%s: 'cpus' is not set and every CPU of NUMA node %d, %s's, takes its RX interrupts (%s), so the workers are the other nodes' CPUs, and every frame crosses nodes; move some interrupts off node %d, or set 'cpus'",
+			 ifname, node, ifname,
+			 cpuset_format(numa_node_cpus(l, node), list, sizeof(list)),
+			 node);
+	else if (how == NUMA_DEFAULT_NODE_EMPTY)
+		lib_note(ctx, STEER_WARN,
+			 "%s: 'cpus' is not set and NUMA node %d, %s's, has no online CPU a cpumap can address, so the workers are the other nodes' CPUs; set 'cpus' to say which",
+			 ifname, node, ifname);
+	else if (how == NUMA_DEFAULT_NODE)
+		lib_note(ctx, STEER_INFO,
+			 "%s: 'cpus' is not set: the workers are the CPUs of NUMA node %d, %s's, but those taking its RX interrupts",
+			 ifname, node, ifname);
+	free(l);
 	if (p->hash_key == POLICY_HASH_VLAN && nip && ni.features_known &&
 	    ni.rxvlan)
 		lib_note(ctx, STEER_WARN, "%s: " HEALTH_RXVLAN_MSG, ifname,
@@ -147,6 +196,8 @@ int lib_apply_compile(struct steer_ctx *ctx, const struct lib_iface *it,
 				why[0] ? why : strerror(-err));
 	if (*cpus_fallback)
 		b->slot.loader_flags |= STEER_LF_CPUS_FALLBACK;
+	if (p->cpus_default)
+		b->slot.loader_flags |= STEER_LF_CPUS_DEFAULT;
 	return 0;
 }
 

@@ -11,11 +11,35 @@
 #include "kernel/possible.h"
 #include "kernel/maps.h"
 #include "kernel/netdev.h"
+#include "kernel/numa.h"
 #include "lib/lib_int.h"
+
+/* The CPUs with ids of STEER_MAX_CPUS or more that have received the
+ * interface's frames, by their steer_stats rows (per-CPU maps have one for
+ * every possible CPU); ascending, into a malloc()ed *ids. */
+static size_t rx_beyond(const struct steer_maps *m, __u32 **ids)
+{
+	int span = possible_span(), cpu;
+	struct steer_stats *by_id;
+	size_t n = 0;
+
+	*ids = NULL;
+	if (span <= STEER_MAX_CPUS)
+		return 0;
+	by_id = calloc(span, sizeof(*by_id));
+	*ids = calloc(span - STEER_MAX_CPUS, sizeof(**ids));
+	if (by_id && *ids &&
+	    !maps_percpu_read(m->steer_stats, 0, sizeof(*by_id), by_id))
+		for (cpu = STEER_MAX_CPUS; cpu < span; cpu++)
+			if (by_id[cpu].rx_packets)
+				(*ids)[n++] = cpu;
+	free(by_id);
+	return n;
+}
 
 /* Reads what the warnings depend on from the system and decides them;
  * what cannot be read is left out of the decision (model/health.h). */
-static void check_health(struct steer_status *st)
+static void check_health(struct steer_status *st, const struct steer_maps *m)
 {
 	struct cpu_set online, irq, misplaced;
 	struct netdev_info ni, *nip = NULL;
@@ -32,7 +56,9 @@ static void check_health(struct steer_status *st)
 		.buckets = st->view.buckets,
 		.possible_cpus = possible_span(),
 	};
+	struct numa_layout *l;
 	struct utsname u;
+	__u32 *beyond;
 	int t;
 
 	if (!uname(&u))
@@ -49,15 +75,26 @@ static void check_health(struct steer_status *st)
 	}
 	in.misplaced = &misplaced;
 
-	if (!cpuset_read_online(&online, NULL))
+	if (!cpuset_read_online(&online, NULL)) {
 		in.online = &online;
+		in.online_beyond = online.beyond;
+	}
 	if (st->if_exists && !netdev_info(st->ifname, &ni)) {
 		nip = &ni;
 		in.netdev = nip;
 	}
 	if (st->if_exists && !netdev_irq_cpus(st->ifname, nip, NULL, &irq))
 		in.irq = &irq;
+	in.nic_node = st->if_exists ?
+		      numa_netdev_node(st->ifname, nip ? ni.bus_info : NULL, NULL) : -1;
+	l = in.nic_node >= 0 ? malloc(sizeof(*l)) : NULL;
+	if (l && !numa_read_layout(NULL, l))
+		in.nic_node_cpus = numa_node_cpus(l, in.nic_node);
+	in.nrx_beyond = rx_beyond(m, &beyond);
+	in.rx_beyond = beyond;
 	health_check(&in, &st->health);
+	free(beyond);
+	free(l);
 }
 
 /* The balancer's record, and whether it still runs. */
@@ -106,7 +143,7 @@ int steer_status(struct steer_ctx *ctx, const char *ifname,
 		lib_fail(ctx, err, "%s: reading the maps in %s failed: %s",
 			 ifname, it.dir, strerror(-err));
 	else
-		check_health(st);
+		check_health(st, &m);
 	maps_close(&m);
 out:
 	lib_iface_end(&it);

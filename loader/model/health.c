@@ -128,6 +128,39 @@ int health_check(const struct health_input *in, struct health *h)
 			health_add(h, "worker CPUs %s also take %s's RX interrupts: they both collect and process; leave them out of 'cpus'",
 				   cpus_text(&cpus, list), ifname);
 	}
+	/* A frame steered off the NIC's node has its data read on another
+	 * node: cross-node misses on every frame, which a 2-socket router
+	 * pays at every hop. Said also of an explicit 'cpus', never
+	 * changed. */
+	if (in->table_size && in->nic_node >= 0 && in->nic_node_cpus) {
+		workers_vs(in->buckets, in->nic_node_cpus, false, &cpus);
+		if (cpuset_count(&cpus)) {
+			char node[HEALTH_CPULIST_MAX];
+
+			health_add(h, "worker CPUs %s are not on NUMA node %d, where %s is: every frame steered to them crosses nodes; set 'cpus' to CPUs of node %d (%s), or leave it unset to default to them",
+				   cpus_text(&cpus, list), in->nic_node,
+				   ifname, in->nic_node,
+				   cpus_text(in->nic_node_cpus, node));
+		}
+	}
+	/* The design's limit (include/xdp_steer.h, STEER_MAX_CPUS): the
+	 * drain keeps its evidence per receiving CPU below it. A bucket a
+	 * CPU past it receives keeps its worker, in order, whatever the
+	 * table says (drain.h waits for evidence that never comes). */
+	if (in->nrx_beyond) {
+		cpulist_format(in->rx_beyond, in->nrx_beyond, list,
+			       sizeof(list));
+		health_add(h, "CPUs %s received %s's frames, and receiving CPUs with ids of %d or more are past what the drain can follow: a bucket received there stays on its worker (in order), whatever an apply or the balancer says; keep %s's interrupts (and its NAPI threads) on CPUs below %d",
+			   list, ifname, STEER_MAX_CPUS, ifname,
+			   STEER_MAX_CPUS);
+	}
+	if (in->table_size && (in->loader_flags & STEER_LF_CPUS_DEFAULT) &&
+	    in->online_beyond)
+		health_add(h, "the default 'cpus' leaves out %u online %s of %d or more: xdp-steer steers to CPUs below %d only; name the workers with 'cpus' to choose which work",
+			   in->online_beyond,
+			   in->online_beyond == 1 ? "CPU with an id" :
+						    "CPUs with ids",
+			   STEER_MAX_CPUS, STEER_MAX_CPUS);
 	/* Each keeps a kthread and its ring; only an apply removes them
 	 * (kernel/slots.c, retire()). */
 	if (in->table_size && in->idle_entries)

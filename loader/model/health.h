@@ -66,6 +66,16 @@ struct health_input {
 	 * CPUs than its own (kernel/kthreads.h). */
 	const struct cpu_set *misplaced;
 	__u32 slot_flags;	/* active slot's STEER_F_*: its hash.key */
+	/* The NIC's NUMA node (< 0: none) and its CPUs (NULL: unknown):
+	 * workers off it are warned of, on a machine of more nodes. */
+	int nic_node;
+	const struct cpu_set *nic_node_cpus;
+	/* Online CPUs with ids of STEER_MAX_CPUS or more (struct cpu_set
+	 * holds none of them: its 'beyond'), and those of them that have
+	 * received the interface's frames (rx_packets), ascending. */
+	__u32 online_beyond;
+	const __u32 *rx_beyond;
+	size_t nrx_beyond;
 };
 
 /* hash.key vlan on a NIC that takes the outer tag off before XDP: said by

@@ -28,25 +28,31 @@ void policy_seed_key(__u64 seed, __u64 key[STEER_HASH_KEY_WORDS])
 		key[i] = splitmix64(&seed);
 }
 
-void policy_default_workers(const struct steer_policy *p,
-			    const struct cpu_set *irq, struct policy_cpus *out,
-			    struct table_cpu *buf, bool *fallback)
+enum numa_default policy_default_workers(const struct steer_policy *p,
+					 const struct cpu_set *irq,
+					 const struct numa_layout *l,
+					 int nic_node, struct policy_cpus *out,
+					 struct table_cpu *buf)
 {
+	struct cpu_set online, keep;
+	enum numa_default how;
 	int i, n = 0;
 
 	*out = p->cpus;
-	*fallback = false;
-	if (!p->cpus_default || !irq || !cpuset_count(irq))
-		return;
+	if (!p->cpus_default)
+		return NUMA_DEFAULT_ONLINE;
+	cpuset_zero(&online);
 	for (i = 0; i < p->cpus.n; i++)
-		if (!cpuset_has(irq, p->cpus.v[i].cpu))
+		cpuset_set(&online, p->cpus.v[i].cpu);
+	how = numa_default_workers(&online, l, nic_node, irq, &keep);
+	for (i = 0; i < p->cpus.n; i++)
+		if (cpuset_has(&keep, p->cpus.v[i].cpu))
 			buf[n++] = p->cpus.v[i];
-	if (!n) {
-		*fallback = true;
-		return;
-	}
+	if (n == p->cpus.n)
+		return how;
 	out->v = buf;
 	out->n = n;
+	return how;
 }
 
 /* A rule's target: one CPU, or its set laid out in rule_cpus with each CPU

@@ -7,6 +7,7 @@
 #define XDP_STEER_COMPILE_H
 
 #include "model/build.h"
+#include "model/numa.h"
 #include "policy/policy.h"
 
 /* Fills *b (the caller frees it with build_free()). 'workers' overrides
@@ -18,13 +19,17 @@ int policy_compile(const struct steer_policy *p,
 		   char *why, size_t why_len);
 
 /* The workers of a policy whose 'cpus' is not set, on an interface whose
- * RX interrupts go to 'irq' (NULL: unknown): the policy's CPUs (every
- * online one) but those, so collectors only collect. When that leaves none,
- * every CPU works and *fallback says so. 'buf' holds STEER_MAX_CPUS. A
- * policy with 'cpus' keeps its list. */
-void policy_default_workers(const struct steer_policy *p,
-			    const struct cpu_set *irq, struct policy_cpus *out,
-			    struct table_cpu *buf, bool *fallback);
+ * RX interrupts go to 'irq' (NULL: unknown) and whose device is on node
+ * 'nic_node' of 'l' (l NULL or nic_node < 0: no node): the policy's CPUs
+ * (every online one) chosen by numa_default_workers(), so collectors only
+ * collect and workers share the NIC's node. Returns how they were chosen
+ * (NUMA_DEFAULT_ALL: every CPU works, collectors too). 'buf' holds
+ * STEER_MAX_CPUS. A policy with 'cpus' keeps its list (NUMA_DEFAULT_ONLINE). */
+enum numa_default policy_default_workers(const struct steer_policy *p,
+					 const struct cpu_set *irq,
+					 const struct numa_layout *l,
+					 int nic_node, struct policy_cpus *out,
+					 struct table_cpu *buf);
 
 /* The hash key an explicit seed stands for. */
 void policy_seed_key(__u64 seed, __u64 key[STEER_HASH_KEY_WORDS]);

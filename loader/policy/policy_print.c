@@ -127,10 +127,10 @@ int policy_print(FILE *f, const struct steer_policy *p)
 
 	fprintf(f, "version: %d\n", p->version);
 	/* An absent 'cpus' means "online CPUs minus the RX-interrupt ones,
-	 * at apply time": writing the list out would change that meaning, so
+	 * of the NIC's node when it has some, at apply time": writing the list out would change that meaning, so
 	 * it is shown as a comment. */
 	if (p->cpus_default)
-		fputs("# cpus: not set, so the online CPUs but those taking RX interrupts: [", f);
+		fputs("# cpus: not set, so the online CPUs but those taking RX interrupts, of the NIC's NUMA node if it has some: [", f);
 	else
 		fputs("cpus: [", f);
 	print_cpus(f, &p->cpus);

@@ -47,6 +47,7 @@ unit_command() {
 	esac
 	line=${line//%i/$IF_B}
 	line=${line//%I/$IF_B}
+	line=${line//%n/xdp-steer@$IF_B.service}
 	case $line in
 	*%*) echo "$key: a specifier not handled here: $line"; return 1 ;;
 	esac
@@ -254,7 +255,7 @@ in_b ip link del "$G" 2>/dev/null
 # ---- stop -------------------------------------------------------------------
 
 run_unit ExecStop
-check "stop (ExecStop: detach IFACE) exits 0" rc_is 0
+check "stop (ExecStop: detach IFACE --unless-restarting UNIT; no restart here) exits 0" rc_is 0
 check "stop removed the pins ($PIN_B)" test ! -e "$PIN_B"
 no_xdp() { ! in_b ip link show "$IF_B" | grep -q 'xdp'; }
 check "stop left no XDP program on the interface" no_xdp

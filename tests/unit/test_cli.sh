@@ -254,6 +254,50 @@ check "check --cpus of CPUs no policy can use is a usage error (exit 2)" \
 	rc_out 2 xs check --cpus 256-300 -p "$T/big.yaml"
 check "  saying so" has "^xdp-steer: --cpus 256-300 names no CPU below 256" err
 
+# check --nodes LAYOUT [--nic-node N]: the NUMA nodes of the machine a
+# policy is for. Warnings, never mistakes: exit 0 either way.
+printf 'version: 1\ncpus: [0-3, 16-17]\n' >"$T/span.yaml"
+printf 'version: 1\ncpus: [16-31]\n' >"$T/node1.yaml"
+printf 'version: 1\n' >"$T/default.yaml"
+NODES=0:0-15,1:16-31
+check "check --nodes with --nic-node warns of workers off the NIC's node (exit 0)" \
+	rc_out 0 xs check --cpus 0-31 --nodes $NODES --nic-node 1 -p "$T/span.yaml"
+check "  naming them and the node's CPUs" \
+	has "^xdp-steer: warning: $T/span.yaml: worker CPUs 0-3 are not on NUMA node 1, the NIC's: every frame steered to them crosses nodes; set 'cpus' to CPUs of node 1 (16-31)" err
+check "  and prints the policy, its 'cpus' unchanged" has '^cpus: \[0-3, 16-17\]$' out
+check "workers all on the NIC's node give no warning" \
+	rc_out 0 xs check --cpus 0-31 --nodes $NODES --nic-node 1 -p "$T/node1.yaml"
+check "  (stderr is empty)" test ! -s "$T/err"
+check "without --nic-node, workers across nodes are warned of" \
+	rc_out 0 xs check --cpus 0-31 --nodes $NODES -p "$T/span.yaml"
+check "  naming the nodes" has "worker CPUs span NUMA nodes 0,1" err
+check "a default 'cpus' on a NIC of node 1 is node 1's CPUs" \
+	rc_out 0 xs check --cpus 0-31 --nodes $NODES --nic-node 1 -p "$T/default.yaml"
+check "  said" has "^xdp-steer: note: $T/default.yaml: 'cpus' is not set: the workers are node 1's CPUs 16-31 but those taking the NIC's RX interrupts$" err
+check "sparse ids: SMT siblings numbered apart, a default on node 1" \
+	rc_out 0 xs check --cpus 0-63 --nodes 0:0-15,32-47,1:16-31,48-63 --nic-node 1 -p "$T/default.yaml"
+check "  is 16-31,48-63" has "node 1's CPUs 16-31,48-63 but" err
+check "a node of CPUs past 255 only: the default crosses nodes, warned" \
+	rc_out 0 xs check --cpus 0-255 --nodes 0:0-255,1:256-511 --nic-node 1 -p "$T/default.yaml"
+check "  saying node 1 has none of the online CPUs" \
+	has "node 1, the NIC's, has none of the online CPUs: the workers are all of them but those taking its RX interrupts, across nodes (0-255)" err
+check "-q says none of it" rc_out 0 xs check -q --cpus 0-31 --nodes $NODES --nic-node 1 -p "$T/span.yaml"
+check "  (stderr and stdout are empty)" bash -c "[ ! -s '$T/err' ] && [ ! -s '$T/out' ]"
+for v in 0-15 x:0-3 0:0-3,,1:4 0:0-3,1:3-5 0:0-3,0:4-7 4096:0; do
+	check "check --nodes '$v' is a usage error (exit 2)" \
+		rc_out 2 xs check --cpus 0-31 --nodes "$v" -p "$T/span.yaml"
+	check "  saying what a layout is" has "^xdp-steer: --nodes: .*(NODE:CPUS, each node's CPUs" err
+done
+check "  a CPU in two nodes is named" \
+	rc_out 2 xs check --cpus 0-31 --nodes 0:0-3,1:3-5 -p "$T/span.yaml"
+check "  (CPU 3)" has "^xdp-steer: --nodes: CPU 3 is in node 0 and in node 1" err
+check "--nic-node without --nodes is a usage error (exit 2)" \
+	rc_out 2 xs check --cpus 0-31 --nic-node 1 -p "$T/span.yaml"
+check "  saying so" has "^xdp-steer: --nic-node needs --nodes" err
+check "--nic-node of a node --nodes lacks is warned of" \
+	rc_out 0 xs check --cpus 0-31 --nodes $NODES --nic-node 2 -p "$T/span.yaml"
+check "  saying so" has "--nodes has no node 2, the one of --nic-node" err
+
 # An interface argument that cannot name an interface is a usage error
 # like any other unreadable argument, in every command that takes one,
 # before anything looks for the interface (so no root needed).

@@ -823,13 +823,15 @@ out:
 }
 
 /* A policy without 'cpus' leaves the RX-interrupt CPUs out of the table,
- * unless that leaves nothing. */
+ * unless that leaves nothing, and keeps to the NIC's node. */
 static void test_default_workers(void)
 {
 	struct table_cpu buf[STEER_MAX_CPUS];
 	struct policy_cpus w;
 	struct steer_policy p, listed;
+	struct numa_layout l;
 	struct cpu_set irq;
+	char why[128];
 	bool fallback;
 
 	if (!EXPECT_EQ(parse(V1, "0-3", &p), 0, "a policy without cpus parses") ||
@@ -837,20 +839,29 @@ static void test_default_workers(void)
 		       "a policy with cpus parses"))
 		goto out;
 	cpuset_parse(&irq, "0,2");
-	policy_default_workers(&p, &irq, &w, buf, &fallback);
+	fallback = policy_default_workers(&p, &irq, NULL, -1, &w, buf) == NUMA_DEFAULT_ALL;
 	EXPECT(w.n == 2 && w.v[0].cpu == 1 && w.v[1].cpu == 3 && !fallback,
 	       "the CPUs taking RX interrupts (0, 2) are left out: workers 1 and 3");
-	policy_default_workers(&listed, &irq, &w, buf, &fallback);
+	fallback = policy_default_workers(&listed, &irq, NULL, -1, &w, buf) == NUMA_DEFAULT_ALL;
 	EXPECT(w.n == 4 && !fallback, "a policy that lists its CPUs keeps them all");
 	cpuset_parse(&irq, "0-3");
-	policy_default_workers(&p, &irq, &w, buf, &fallback);
+	fallback = policy_default_workers(&p, &irq, NULL, -1, &w, buf) == NUMA_DEFAULT_ALL;
 	EXPECT(w.n == 4 && fallback,
 	       "when every CPU takes RX interrupts, all work and the fallback is said");
 	cpuset_parse(&irq, "");
-	policy_default_workers(&p, &irq, &w, buf, &fallback);
+	fallback = policy_default_workers(&p, &irq, NULL, -1, &w, buf) == NUMA_DEFAULT_ALL;
 	EXPECT(w.n == 4 && !fallback, "an interface without interrupts (veth) leaves all CPUs working");
-	policy_default_workers(&p, NULL, &w, buf, &fallback);
+	fallback = policy_default_workers(&p, NULL, NULL, -1, &w, buf) == NUMA_DEFAULT_ALL;
 	EXPECT(w.n == 4 && !fallback, "unknown interrupts leave all CPUs working, no fallback said");
+	if (!EXPECT_EQ(numa_layout_parse(&l, "0:0-1,1:2-3", why, sizeof(why)), 0,
+		       "the layout 0:0-1,1:2-3 parses"))
+		goto out;
+	cpuset_parse(&irq, "2");
+	EXPECT(policy_default_workers(&p, &irq, &l, 1, &w, buf) == NUMA_DEFAULT_NODE &&
+	       w.n == 1 && w.v[0].cpu == 3,
+	       "a NIC on node 1 (CPUs 2-3) collecting on CPU 2: the one worker is CPU 3");
+	EXPECT(policy_default_workers(&listed, &irq, &l, 1, &w, buf) == NUMA_DEFAULT_ONLINE &&
+	       w.n == 4, "a policy that lists its CPUs keeps them all, node or not");
 out:
 	policy_free(&p);
 	policy_free(&listed);
@@ -926,7 +937,7 @@ static const struct test_case tests[] = {
 	TEST_ENTRY(test_decap, "decap compiles into the slot's bits and UDP ports, and its digest"),
 	TEST_ENTRY(test_seed_random, "a random seed is left to apply, marked STEER_LF_SEED_RANDOM"),
 	TEST_ENTRY(test_workers_override, "a worker list overrides the policy's table CPUs"),
-	TEST_ENTRY(test_default_workers, "default workers leave out RX-interrupt CPUs, and fall back to all when none is left"),
+	TEST_ENTRY(test_default_workers, "default workers leave out RX-interrupt CPUs, keep to the NIC's node, and fall back to all when none is left"),
 	TEST_ENTRY(test_rule_cpus_too_big, "rule CPU sets too big for rule_cpus are an error"),
 	TEST_ENTRY(test_rule_cpus_at_limit, "rule CPU sets at the limit compile, nested prefixes included"),
 };

@@ -45,12 +45,40 @@ struct health_case {
 				 * NULL: none */
 	bool rxvlan;		/* rx-vlan-offload on */
 	__u32 key;		/* STEER_F_KEY_* of the policy's hash.key */
+	const char *node;	/* "N:LIST": the NIC's NUMA node and its CPUs;
+				 * NULL: no node */
+	bool cpus_default;	/* the policy has no 'cpus' */
+	__u32 online_beyond;	/* online CPUs with ids past STEER_MAX_CPUS */
+	const __u32 *rx_beyond;	/* ... that received frames, ascending */
+	size_t nrx_beyond;
 	const char *want[9];	/* a substring of each warning, in order */
 };
 
 static const struct health_case cases[] = {
 	{ .desc = "a healthy ixgbe setup gives no warning" },
 	{ .desc = "a healthy veth setup gives no warning", .driver = "veth", .irq = "" },
+	/* ---- NUMA: workers off the NIC's node ---- */
+	{ .desc = "workers all on the NIC's node give no warning",
+	  .node = "1:0-7" },
+	{ .desc = "workers on a node the NIC is not on are warned of, naming the node's CPUs",
+	  .node = "1:4-7",
+	  .want = { "worker CPUs 2-3 are not on NUMA node 1, where eth2 is: every frame steered to them crosses nodes; set 'cpus' to CPUs of node 1 (4-7), or leave it unset to default to them" } },
+	{ .desc = "workers on node 0 of a NIC on node 0 of two give no warning",
+	  .node = "0:0-5" },
+	/* ---- CPU ids past the design's limit (STEER_MAX_CPUS, 256) ---- */
+	{ .desc = "a receiving CPU past the limit is warned of: its buckets stay on their workers",
+	  .rx_beyond = (const __u32[]){ 263 }, .nrx_beyond = 1,
+	  .want = { "CPUs 263 received eth2's frames, and receiving CPUs with ids of 256 or more are past what the drain can follow: a bucket received there stays on its worker (in order), whatever an apply or the balancer says; keep eth2's interrupts (and its NAPI threads) on CPUs below 256" } },
+	{ .desc = "several receiving CPUs past the limit are named as ranges",
+	  .rx_beyond = (const __u32[]){ 256, 257, 258, 1000 }, .nrx_beyond = 4,
+	  .want = { "CPUs 256-258,1000 received eth2's frames" } },
+	{ .desc = "the default 'cpus' with online CPUs past the limit says how many it leaves out",
+	  .cpus_default = true, .online_beyond = 8,
+	  .want = { "the default 'cpus' leaves out 8 online CPUs with ids of 256 or more: xdp-steer steers to CPUs below 256 only; name the workers with 'cpus' to choose which work" } },
+	{ .desc = "a policy naming its 'cpus' is not warned of online CPUs past the limit",
+	  .online_beyond = 8 },
+	{ .desc = "the default 'cpus' on a machine within the limit gives no warning",
+	  .cpus_default = true },
 	/* ---- hash.key vlan and the NIC's VLAN offload ---- */
 	{ .desc = "key vlan with rx-vlan-offload on warns, naming the ethtool command",
 	  .key = STEER_F_KEY_VLAN, .rxvlan = true, .driver = "veth", .irq = "",
@@ -176,7 +204,7 @@ static const struct health_case cases[] = {
 struct row_input {
 	struct health_input in;
 	__u32 buckets[STEER_MAX_CPUS];
-	struct cpu_set online, irq, misplaced;
+	struct cpu_set online, irq, misplaced, node;
 	struct netdev_info ni;
 };
 
@@ -203,17 +231,27 @@ static int row_input(const struct health_case *c, struct row_input *r)
 		.uses_pins = !c->foreign_maps,
 		.table_size = c->no_policy ? 0 : 512,
 		.queue_size = c->queue_size ?: 2048,
-		.loader_flags = c->fallback ? STEER_LF_CPUS_FALLBACK : 0,
+		.loader_flags = (c->fallback ? STEER_LF_CPUS_FALLBACK : 0) |
+				(c->cpus_default ? STEER_LF_CPUS_DEFAULT : 0),
 		.buckets = r->buckets,
 		.possible_cpus = c->possible ?: 8,
 		.release = c->release ?: "6.1.0-26-amd64",
 		.idle_entries = c->idle_entries,
 		.slot_flags = STEER_F_HASH_L4 | c->key,
+		.online_beyond = c->online_beyond,
+		.rx_beyond = c->rx_beyond,
+		.nrx_beyond = c->nrx_beyond,
 	};
 	if (!c->online || strcmp(c->online, UNREADABLE)) {
 		if (parse_or_default(&r->online, c->online, "0-7"))
 			return -EINVAL;
 		r->in.online = &r->online;
+	}
+	if (c->node) {
+		r->in.nic_node = atoi(c->node);
+		if (cpuset_parse(&r->node, strchr(c->node, ':') + 1))
+			return -EINVAL;
+		r->in.nic_node_cpus = &r->node;
 	}
 	if (c->misplaced && strcmp(c->misplaced, UNREADABLE)) {
 		if (cpuset_parse(&r->misplaced, c->misplaced))

@@ -87,7 +87,7 @@ UNIT=$D/usr/lib/systemd/system/xdp-steer@.service
 unit_paths() {
 	grep -qx 'ExecStart=/usr/sbin/xdp-steer attach %I --policy /etc/xdp-steer/%I.yaml' "$UNIT" &&
 	grep -qx 'ExecReload=/usr/sbin/xdp-steer attach %I --policy /etc/xdp-steer/%I.yaml' "$UNIT" &&
-	grep -qx 'ExecStop=/usr/sbin/xdp-steer detach %I' "$UNIT" ||
+	grep -qx 'ExecStop=/usr/sbin/xdp-steer detach %I --unless-restarting %n' "$UNIT" ||
 		{ grep ^Exec "$UNIT"; return 1; }
 }
 check "the unit runs /usr/sbin/xdp-steer with /etc/xdp-steer/IFACE.yaml" unit_paths

@@ -779,7 +779,7 @@ static void test_minimal_defaults(void)
 	text = print_str(&p);
 	EXPECT_STR(text,
 		   "version: 1\n"
-		   "# cpus: not set, so the online CPUs but those taking RX interrupts: [0-3, 6]\n"
+		   "# cpus: not set, so the online CPUs but those taking RX interrupts, of the NIC's NUMA node if it has some: [0-3, 6]\n"
 		   "queue_size: 2048\n"
 		   "table_size: 512\n"
 		   "hash: {key: l4, symmetric: false, seed: random}\n"
