@@ -136,6 +136,20 @@ e2e_link() {
 	ip link set "$2" netns "$NS_B" && ip -n "$NS_B" link set "$2" name "$IF_B"
 }
 
+# Waits up to 10 s for both ends of the link to have carrier (NICs of
+# E2E_NICS take a moment after they come up, or after an MTU change);
+# prints B's link when it does not come.
+e2e_link_up() {
+	local i
+	for i in $(seq 100); do
+		ip -n "$NS_A" link show "$IF_A" | grep -q LOWER_UP &&
+			ip -n "$NS_B" link show "$IF_B" | grep -q LOWER_UP && return 0
+		sleep 0.1
+	done
+	ip -n "$NS_B" link show "$IF_B"
+	return 1
+}
+
 e2e_setup() {
 	e2e_require_root
 	e2e_ensure_bpffs

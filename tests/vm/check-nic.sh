@@ -90,22 +90,12 @@ fi
 E2E_NICS="${NICS[0]} ${NICS[1]}"
 e2e_setup
 traffic_init
-link_up() {
-	local i
-	for i in $(seq 100); do
-		ip -n "$NS_A" link show "$IF_A" | grep -q LOWER_UP &&
-			ip -n "$NS_B" link show "$IF_B" | grep -q LOWER_UP && return 0
-		sleep 0.1
-	done
-	ip -n "$NS_B" link show "$IF_B"
-	return 1
-}
 # The largest rings: the generator's paced bursts must fit A's TX ring,
 # whose overflow drops frames no counter of the audit sees (only the
 # xdp_devmap_xmit tracepoint), and TCG is slow to drain it.
 ip netns exec "$NS_A" ethtool -G "$IF_A" tx 4096 >/dev/null 2>&1
 ip netns exec "$NS_B" ethtool -G "$IF_B" rx 4096 >/dev/null 2>&1
-check "the link between $IF_A and $IF_B comes up" link_up
+check "the link between $IF_A and $IF_B comes up" e2e_link_up
 # RSS over the UDP ports too, where the driver can.
 ip netns exec "$NS_B" ethtool -N "$IF_B" rx-flow-hash udp4 sdfn >/dev/null 2>&1
 
@@ -310,7 +300,7 @@ moves_under_traffic() {
 
 }
 moves_under_traffic
-link_up >/dev/null
+e2e_link_up >/dev/null
 audited "traffic after the moves" --count $((FLOWS * 10))
 
 # ---- next to another XDP program, under libxdp's dispatcher --------------------------
@@ -360,13 +350,13 @@ mtu_limits() {
 		not in_b ip link set "$IF_B" mtu 1511
 	steer -q detach "$IF_B" || fail "mtu: detach"
 	in_a ip link set "$IF_A" mtu 3046 && in_b ip link set "$IF_B" mtu 3046 &&
-		link_up >/dev/null || fail "mtu: MTU 3046 on both NICs"
+		e2e_link_up >/dev/null || fail "mtu: MTU 3046 on both NICs"
 	check "mtu: xdp-steer attaches at MTU 3046 (3072-byte buffers)" \
 		steer -q attach "$IF_B" --policy "$P_ALL"
-	link_up >/dev/null
+	e2e_link_up >/dev/null
 	audited "mtu 3046, 2048-byte frames" --size 2048 --count $((FLOWS * 5))
 	steer -q detach "$IF_B" || fail "mtu: detach"
-	in_b ip link set "$IF_B" mtu 3047 && link_up >/dev/null || fail "mtu: MTU 3047 on $IF_B"
+	in_b ip link set "$IF_B" mtu 3047 && e2e_link_up >/dev/null || fail "mtu: MTU 3047 on $IF_B"
 	check "mtu: at MTU 3047 attach fails and names igb's limit" \
 		err_has "igb refuses native XDP with MTU 3047" \
 		steer attach "$IF_B" --policy "$P_ALL"

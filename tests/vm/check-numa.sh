@@ -64,16 +64,7 @@ check "${NICS[1]} is on node 1 (its PCI function's numa_node)" \
 E2E_NICS="${NICS[0]} ${NICS[1]}"
 e2e_setup
 traffic_init
-link_up() {
-	local i
-	for i in $(seq 100); do
-		ip -n "$NS_A" link show "$IF_A" | grep -q LOWER_UP &&
-			ip -n "$NS_B" link show "$IF_B" | grep -q LOWER_UP && return 0
-		sleep 0.1
-	done
-	return 1
-}
-check "the link between $IF_A and $IF_B comes up" link_up
+check "the link between $IF_A and $IF_B comes up" e2e_link_up
 
 printf 'version: 1\n' >"$E2E_TMP/default.yaml"
 printf 'version: 1\ncpus: [0, 2-3]\n' >"$E2E_TMP/node0.yaml"
