@@ -10,10 +10,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
+#include <xdp/prog_dispatcher.h>
 
 #include "kernel/possible.h"
 #include "xdp_steer.h"
 #include "xdp_steer.skel.h"
+#include "kernel/failpoint.h"
 #include "kernel/leak.h"
 #include "kernel/prog.h"
 #include "kernel/vlog.h"
@@ -286,12 +288,30 @@ int prog_find(const char *pin_dir, int ifindex, struct attached *out)
 	return 0;
 }
 
-int prog_detach(int ifindex)
+/* The xdp_steer programs in a dispatcher, in 'out' (at most 'max'):
+ * program 'id' alone, or with 'but' every one except it (id 0: all);
+ * their count. Two are there only while an upgrade in place swaps them
+ * (prog_replace()), or after one was killed between its two steps. */
+static size_t steer_progs(struct xdp_multiprog *mp, __u32 id, bool but,
+			  struct xdp_program **out, size_t max)
 {
 	struct xdp_program *p = NULL;
+	size_t n = 0;
+
+	while ((p = xdp_multiprog__next_prog(p, mp)) && n < max)
+		if (!strcmp(xdp_program__name(p), STEER_STR(STEER_PROG_MAIN)) &&
+		    (xdp_program__id(p) == id) != but)
+			out[n++] = p;
+	return n;
+}
+
+int prog_detach(int ifindex)
+{
+	struct xdp_program *progs[MAX_DISPATCHER_ACTIONS];
 	struct xdp_multiprog *mp;
 	enum xdp_attach_mode mode;
 	struct leak_guard g;
+	size_t n = 0;
 	int err;
 
 	leak_guard_begin(&g);
@@ -301,18 +321,16 @@ int prog_detach(int ifindex)
 		goto out;
 	mode = xdp_multiprog__attach_mode(mp);
 	if (xdp_multiprog__is_legacy(mp)) {
-		p = xdp_multiprog__main_prog(mp);
+		progs[0] = xdp_multiprog__main_prog(mp);
+		n = progs[0] && !strcmp(xdp_program__name(progs[0]),
+					STEER_STR(STEER_PROG_MAIN));
 	} else {
-		for (p = xdp_multiprog__next_prog(NULL, mp); p;
-		     p = xdp_multiprog__next_prog(p, mp))
-			if (!strcmp(xdp_program__name(p),
-				    STEER_STR(STEER_PROG_MAIN)))
-				break;
+		/* Every xdp_steer in one step: a second one is left only by
+		 * an upgrade killed halfway, and must not outlive the pins. */
+		n = steer_progs(mp, 0, true, progs, MAX_DISPATCHER_ACTIONS);
 	}
-	if (!p || strcmp(xdp_program__name(p), STEER_STR(STEER_PROG_MAIN)))
-		err = -ENOENT;
-	else
-		err = xdp_program__detach(p, ifindex, mode, 0);
+	err = n ? xdp_program__detach_multi(progs, n, ifindex, mode, 0) :
+		  -ENOENT;
 	xdp_multiprog__close(mp);
 out:
 	/* Only now is xdp_steer freed, and its maps with it. */
@@ -335,8 +353,10 @@ static int mode_flags(enum xdp_attach_mode mode)
 	}
 }
 
-int prog_replace(const char *pin_dir, int ifindex, const struct attached *at,
-		 __u32 *new_id, char *why, size_t len)
+/* prog_replace() of a program alone on its interface. */
+static int replace_alone(const char *pin_dir, int ifindex,
+			 const struct attached *at, __u32 *new_id, char *why,
+			 size_t len)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
 	struct bpf_prog_info info = {};
@@ -344,7 +364,6 @@ int prog_replace(const char *pin_dir, int ifindex, const struct attached *at,
 	struct xdp_steer_bpf *skel;
 	int err, old_fd;
 
-	*new_id = 0;
 	old_fd = bpf_prog_get_fd_by_id(at->prog_id);
 	if (old_fd < 0) {
 		err = -errno;
@@ -391,6 +410,155 @@ out_skel:
 out_fd:
 	close(old_fd);
 	return err;
+}
+
+/* The running program's place in the dispatcher: its run priority and
+ * the actions after which the next program runs. */
+struct dispatcher_place {
+	unsigned int run_prio;
+	bool chain[XDP_REDIRECT + 1];
+};
+
+/* Where program 'id' runs in the dispatcher on 'ifindex'. */
+static int read_place(int ifindex, __u32 id, struct dispatcher_place *pl)
+{
+	struct xdp_program *p = NULL;
+	struct xdp_multiprog *mp;
+	unsigned int a;
+	int err;
+
+	mp = xdp_multiprog__get_from_ifindex(ifindex);
+	err = libxdp_get_error(mp);
+	if (err)
+		return err;
+	err = -ENOENT;
+	while ((p = xdp_multiprog__next_prog(p, mp)))
+		if (xdp_program__id(p) == id) {
+			pl->run_prio = xdp_program__run_prio(p);
+			for (a = 0; a <= XDP_REDIRECT; a++)
+				pl->chain[a] = xdp_program__chain_call_enabled(p, a);
+			err = 0;
+			break;
+		}
+	xdp_multiprog__close(mp);
+	return err;
+}
+
+/* This version's xdp_steer, on the pinned maps, into the dispatcher on
+ * 'ifindex' at place 'pl': libxdp builds a dispatcher of every program
+ * there and this one, and swaps it in. Its id in *new_id. */
+static int join_dispatcher(const char *pin_dir, int ifindex,
+			   enum xdp_attach_mode mode,
+			   const struct dispatcher_place *pl, __u32 *new_id)
+{
+	struct xdp_steer_bpf *skel;
+	struct xdp_program *prog;
+	unsigned int a;
+	int err;
+
+	skel = open_skel(pin_dir);
+	if (!skel)
+		return -errno;
+	bpf_program__set_autoload(skel->progs.STEER_PROG_WORKER, false);
+	bpf_program__set_autoload(skel->progs.STEER_PROG_WORKER_B, false);
+	prog = xdp_program__from_bpf_obj(skel->obj, "xdp");
+	err = libxdp_get_error(prog);
+	if (err)
+		goto out_skel;
+	err = xdp_program__set_run_prio(prog, pl->run_prio);
+	for (a = 0; a <= XDP_REDIRECT && !err; a++)
+		err = xdp_program__set_chain_call_enabled(prog, a, pl->chain[a]);
+	if (!err)
+		err = xdp_program__attach(prog, ifindex, mode, 0);
+	if (!err)
+		*new_id = xdp_program__id(prog);
+	xdp_program__close(prog);
+out_skel:
+	xdp_steer_bpf__destroy(skel);
+	return err;
+}
+
+/* Takes xdp_steer program 'id' (with 'but': every xdp_steer but it) out
+ * of the dispatcher on 'ifindex', in one swap. */
+static int leave_dispatcher(int ifindex, __u32 id, bool but)
+{
+	struct xdp_program *progs[MAX_DISPATCHER_ACTIONS];
+	struct xdp_multiprog *mp;
+	size_t n;
+	int err;
+
+	mp = xdp_multiprog__get_from_ifindex(ifindex);
+	err = libxdp_get_error(mp);
+	if (err)
+		return err;
+	n = steer_progs(mp, id, but, progs, MAX_DISPATCHER_ACTIONS);
+	err = n ? xdp_program__detach_multi(progs, n, ifindex,
+					    xdp_multiprog__attach_mode(mp), 0) : 0;
+	xdp_multiprog__close(mp);
+	return err;
+}
+
+/*
+ * prog_replace() under libxdp's dispatcher. libxdp (1.3.1) can add a
+ * program to a dispatcher or take one out, each by building a new
+ * dispatcher and swapping it in atomically, but cannot swap one program
+ * for another: so two swaps. The new xdp_steer joins at the running one's
+ * run priority and chain actions, so it keeps its place among the other
+ * programs; at equal priority and name libxdp runs a loaded program (the
+ * old one) before one it loads. Between the two swaps every frame meets
+ * the old xdp_steer first: one it redirects leaves the dispatcher there;
+ * one it passes (the fast path, non-IP frames, rules' passes, a missing
+ * cpumap entry) meets the new one, which reads the same maps, its records
+ * just written by the old one, and passes it too: counted twice in the
+ * stats and the balancer's loads, for that moment only. Then the old
+ * xdp_steer, and any an upgrade killed between the swaps left, leave.
+ */
+static int replace_in_dispatcher(const char *pin_dir, int ifindex,
+				 const struct attached *at, __u32 *new_id,
+				 char *why, size_t len)
+{
+	struct dispatcher_place pl = { 0 };
+	struct leak_guard g;
+	int err, undo;
+
+	leak_guard_begin(&g);
+	err = read_place(ifindex, at->prog_id, &pl);
+	if (err) {
+		snprintf(why, len, "cannot find the running program %u in libxdp's dispatcher: %s",
+			 at->prog_id, strerror(-err));
+		goto out;
+	}
+	err = join_dispatcher(pin_dir, ifindex, at->mode, &pl, new_id);
+	if (err) {
+		snprintf(why, len, "libxdp could not add this version's program to the dispatcher beside program %u (%s): a map's layout changed between the versions, the dispatcher is full, or the kernel refused it; -v says which",
+			 at->prog_id, strerror(-err));
+		*new_id = 0;
+		goto out;
+	}
+	err = failpoint("dispatcher-joined");
+	if (!err)
+		err = leave_dispatcher(ifindex, *new_id, true);
+	if (err) {
+		undo = leave_dispatcher(ifindex, *new_id, false);
+		snprintf(why, len, "libxdp could not take program %u out of the dispatcher after this version's (program %u) joined it: %s; %s",
+			 at->prog_id, *new_id, strerror(-err), undo ?
+			 "both run, each frame passed by the first seen by the second: 'xdp-steer attach' again finishes the upgrade" :
+			 "this version's was taken out again");
+		*new_id = undo ? *new_id : 0;
+	}
+out:
+	/* Only now is the old xdp_steer freed. */
+	leak_guard_end(&g);
+	return err;
+}
+
+int prog_replace(const char *pin_dir, int ifindex, const struct attached *at,
+		 __u32 *new_id, char *why, size_t len)
+{
+	*new_id = 0;
+	return at->dispatcher ?
+	       replace_in_dispatcher(pin_dir, ifindex, at, new_id, why, len) :
+	       replace_alone(pin_dir, ifindex, at, new_id, why, len);
 }
 
 int prog_worker_load(const char *pin_dir, struct xdp_steer_bpf **skelp)

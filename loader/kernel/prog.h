@@ -43,10 +43,13 @@ int prog_attach(const char *pin_dir, int ifindex, enum xdp_attach_mode mode,
 int prog_find(const char *pin_dir, int ifindex, struct attached *out);
 
 /* Upgrade in place: this binary's xdp_steer, loaded on the maps pinned in
- * 'pin_dir', takes the place of the running one ('at', alone on the
- * interface, not in libxdp's dispatcher) in one step (XDP_FLAGS_REPLACE).
- * Nothing changes when a pinned map's layout is not this version's: the
- * load fails first. The new program's id in *new_id; 'why' on failure. */
+ * 'pin_dir', takes the place of the running one ('at'). Alone on the
+ * interface, in one step (XDP_FLAGS_REPLACE); in libxdp's dispatcher, in
+ * two (it joins at the running one's place, then the running one leaves:
+ * prog.c says why that is sound), so every frame meets one of them or
+ * both. Nothing changes when a pinned map's layout is not this version's:
+ * the load fails first. The new program's id in *new_id (also on a
+ * failure that left both in the dispatcher); 'why' on failure. */
 int prog_replace(const char *pin_dir, int ifindex, const struct attached *at,
 		 __u32 *new_id, char *why, size_t len);
 

@@ -5,7 +5,8 @@
  * pinned maps, so the policy in force and every drain under way carry on;
  * then the policy given is applied as `apply` would.
  *
- * The XDP program is swapped in one step (kernel/prog.c). The cpumap
+ * The XDP program is swapped in one step alone on its interface, in two
+ * under libxdp's dispatcher (kernel/prog.c). The cpumap
  * workers of another version get new entries in the other bank, which the
  * apply moves every bucket to through drain, as for a new queue size.
  * Tracepoint programs of another version hand over bank by bank on that
@@ -131,9 +132,6 @@ int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 	int err, current, in;
 	bool renew;
 
-	if (res->at.dispatcher)
-		return lib_fail(ctx, -EOPNOTSUPP, "%s: xdp-steer runs in libxdp's dispatcher here (program %u), and an upgrade in place replaces a program alone on its interface: 'xdp-steer detach %s', then attach",
-				it->ifname, res->at.prog_id, it->ifname);
 	if (mode != res->at.mode)
 		return lib_fail(ctx, -EINVAL, "%s: xdp-steer runs in %s mode (program %u); attaching in %s mode takes 'xdp-steer detach %s' first",
 				it->ifname, prog_mode_name(res->at.mode),
