@@ -61,13 +61,11 @@ static int detach_stale(void)
 }
 
 /* ExecStop's question: whether systemd stops 'unit' for a restart and
- * xdp_steer runs alone on 'ifname', so that the start's attach replaces
- * the programs in place, no frame lost, where a detach would leave the
- * interface unsteered (and reset a NIC's rings) until it. Without an
- * answer from systemd, a stop: a stop must never leave a program attached
- * that its unit no longer accounts for. Under libxdp's dispatcher, where
- * attach cannot upgrade in place, a restart detaches and attaches again,
- * as it always did. */
+ * xdp_steer runs on 'ifname' (alone or in libxdp's dispatcher), so that
+ * the start's attach replaces the programs in place, no frame lost, where
+ * a detach would leave the interface unsteered (and reset a NIC's rings)
+ * until it. Without an answer from systemd, a stop: a stop must never
+ * leave a program attached that its unit no longer accounts for. */
 static bool keep_for_restart(const char *ifname, const char *unit)
 {
 	struct steer_status *st;
@@ -88,9 +86,6 @@ static bool keep_for_restart(const char *ifname, const char *unit)
 	cli_ctx_init(&ctx);
 	if (steer_status(&ctx, ifname, st) || !st->at.prog_id) {
 		/* Nothing running to upgrade: detach tidies what is left. */
-	} else if (st->at.dispatcher) {
-		pr_info("%s: %s is restarting, and xdp_steer runs in libxdp's dispatcher here, which an upgrade in place cannot replace: detaching, then attaching again\n",
-			ifname, unit);
 	} else {
 		pr_info("%s: %s is restarting: xdp_steer stays attached, and its start upgrades it in place\n",
 			ifname, unit);
@@ -105,9 +100,8 @@ int cmd_detach(int argc, char **argv)
 	const char *usage = "xdp-steer detach IFACE [--unless-restarting UNIT] | --stale\n"
 		"  Unloads xdp_steer from IFACE and removes its pins (also when IFACE\n"
 		"  is gone). --unless-restarting UNIT: not while systemd restarts UNIT\n"
-		"  and xdp_steer runs alone on IFACE (the unit's ExecStop: the start\n"
-		"  that follows upgrades in place); when systemd cannot say, it\n"
-		"  detaches. --stale removes the pins of every interface and network\n"
+		"  and xdp_steer runs on IFACE (the unit's ExecStop: the start that\n"
+		"  follows upgrades in place); when systemd cannot say, it detaches. --stale removes the pins of every interface and network\n"
 		"  namespace that is gone, unless a program still uses them, and lock\n"
 		"  files nothing needs.";
 	static const struct option longopts[] = {
