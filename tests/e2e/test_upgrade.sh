@@ -18,7 +18,16 @@
 #   - Refused before anything changes, the program and its policy kept:
 #     another attach mode.
 # UPGRADE_FROM=REV: the other version is commit REV of this repository
-# instead (tests/dist/test_upgrade_release.sh).
+# instead (tests/dist/test_upgrade_release.sh). UPGRADE_OLD=PATH: the
+# other version's binary, built already (tests/vm/matrix builds it on the
+# host: a VM under TCG compiles slowly).
+# UPGRADE_BESIDE=OBJ: under libxdp's dispatcher (Debian's 6.1 in the VM,
+# tests/vm/check-kernel.sh upgrade), another XDP program (OBJ's first,
+# loaded by xdp-loader) runs twice beside xdp_steer, once before it (run
+# priority 5) and once after it (20): the upgrades under the dispatcher
+# keep every program in its order, xdp_steer at its priority; an upgrade
+# killed between its two swaps of the dispatcher leaves two xdp_steer,
+# which the next attach settles.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/traffic_lib.sh"
@@ -41,7 +50,9 @@ xs() { in_b "$XDP_STEER" "$@"; }
 # takes over in place where their layout is this version's, and refuses
 # to, changing nothing, where not).
 mkdir -p "$T/old"
-if [ -n "${UPGRADE_FROM:-}" ]; then
+if [ -n "${UPGRADE_OLD:-}" ]; then
+	:
+elif [ -n "${UPGRADE_FROM:-}" ]; then
 	git -C "$E2E_ROOT" archive "$UPGRADE_FROM" | tar -C "$T/old" -xf -
 	salt=
 else
@@ -50,15 +61,12 @@ else
 	salt=BPF_SALT=1
 fi
 # shellcheck disable=SC2086 # $salt: no word, or one
+[ -n "${UPGRADE_OLD:-}" ] ||
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$T/old" -s -j2 $salt \
 	loader/xdp-steer >"$T/old.log" 2>&1 ||
 	{ fail "building the other version (${UPGRADE_FROM:-salted})"; sed 's/^/  /' "$T/old.log"; e2e_done; }
-OLD=$T/old/loader/xdp-steer
+OLD=${UPGRADE_OLD:-$T/old/loader/xdp-steer}
 old() { in_b "$OLD" "$@"; }
-prog_on() {	# the XDP program id on $IF_B per ip link, or 0
-	ip -n "$NS_B" -j -d link show dev "$IF_B" | python3 -c 'import json, sys
-print(json.load(sys.stdin)[0].get("xdp", {}).get("prog", {}).get("id", 0))'
-}
 # link_ids: the ids of the tracepoint links pinned for $IF_B (only the
 # plain names: tp_*_next are an incoming set's); link_tags: their
 # programs' tags.
@@ -78,8 +86,16 @@ print(json.load(sys.stdin)["prog_id"])' | xargs -I{} bpftool -j prog show id {} 
 			python3 -c 'import json, sys; print(json.load(sys.stdin)["tag"])'
 	done | tr '\n' ' '
 }
-prog_tag_on() { bpftool -j prog show id "$(prog_on)" | python3 -c 'import json, sys
+# steer_on: xdp_steer's program id, alone or in libxdp's dispatcher
+# (where ip link shows the dispatcher's); steer_tag_on: its tag.
+steer_on() { jget "$(xs status "$IF_B" --json)" 'd["prog_id"]'; }
+steer_tag_on() { bpftool -j prog show id "$(steer_on)" | python3 -c 'import json, sys
 print(json.load(sys.stdin)["tag"])'; }
+# in_order: the programs in the dispatcher, in their order, as
+# xdp-loader lists them: "priority name chain-actions" each (not ids and
+# tags, which an upgrade changes).
+in_order() { in_b xdp-loader status "$IF_B" |
+	awk '$1 == "=>" { $1 = $4 = $5 = ""; print }' | tr -s ' ' | paste -sd';'; }
 # Pins of an incoming set left (a handing over under way), one per line.
 next_pins() { ls "$PIN_B" | grep '_next$'; }
 mapped() { bpftool -j map show pinned "$PIN_B/steer_ctl" |
@@ -95,24 +111,35 @@ counter() { jget "$(xs stats "$IF_B" --json)" "d['totals']['$1']"; }
 
 check "the other version attaches configs/default.yaml as shipped (queue_size 16384)" \
 	old attach "$IF_B" --policy "$T/p.yaml"
+if [ -n "${UPGRADE_BESIDE:-}" ]; then
+	check "it runs under libxdp's dispatcher" \
+		json_holds "$(xs status "$IF_B" --json)" 'd["dispatcher"]'
+	check "xdp-loader loads $(basename "$UPGRADE_BESIDE") beside it, before it (priority 5)" \
+		in_b xdp-loader load -m native -P 5 "$IF_B" "$UPGRADE_BESIDE"
+	check "... and after it (priority 20)" \
+		in_b xdp-loader load -m native -P 20 "$IF_B" "$UPGRADE_BESIDE"
+	order0=$(in_order)
+	beside_ids=$(in_b xdp-loader status "$IF_B" | awk '$1 == "=>" && $3 != "xdp_steer" { print $4 }' | paste -sd,)
+	echo "  in the dispatcher: $order0"
+fi
 traffic_rx_pin >/dev/null || { fail "pinning the receiving CPU"; e2e_done; }
 ctl0=$(mapped)
 links0=$(link_ids)
 tags0=$(link_tags)
-xdptag0=$(prog_tag_on)
+xdptag0=$(steer_tag_on)
 check "its tracepoint programs are pinned" test -n "$links0"
 
 observer_start --drop || { fail "the observer starts"; e2e_done; }
 gen_start --group udp4:1000 --rate "$RATE" --duration 0
 sleep 1
-ids=("$(prog_on)")
+ids=("$(steer_on)")
 n=0
 nopol0=$(counter passed_no_policy) notgt0=$(counter passed_no_target)
 for pol in p weighted p; do
 	f=$T/$pol.yaml
 	if xs attach "$IF_B" --policy "$f" >"$T/up.$n" 2>&1 &&
 	   grep -q 'upgraded in place' "$T/up.$n"; then
-		ids+=("$(prog_on)")
+		ids+=("$(steer_on)")
 		links[n]=$(link_ids) tags[n]=$(link_tags)
 	else
 		echo "  upgrade $n ($pol):"; sed 's/^/    /' "$T/up.$n"
@@ -123,7 +150,7 @@ for pol in p weighted p; do
 done
 gen_stop >/dev/null
 observer_stop
-echo "  programs on $IF_B: ${ids[*]}"
+echo "  xdp_steer on $IF_B: ${ids[*]}"
 sed -n 1,2p "$T/up.1" | sed 's/^/  /'
 traffic_summary "$OBS_REPORT" 2>/dev/null | sed 's/^/  /'
 
@@ -132,7 +159,7 @@ if [ -n "${UPGRADE_FROM:-}" ] && ! grep -q 'upgraded in place' "$T/up.0"; then
 	check "the upgrade from $UPGRADE_FROM is refused, naming the map whose layout differs" \
 		grep -q "another version\|layout" "$T/up.0"
 	check "... and the old program stays, with its maps" \
-		test "${ids[1]}" = failed -a "$(prog_tag_on)" = "$xdptag0" -a "$(mapped)" = "$ctl0"
+		test "${ids[1]}" = failed -a "$(steer_tag_on)" = "$xdptag0" -a "$(mapped)" = "$ctl0"
 	check "no frame came after a later one of its flow" traffic_not_late "$OBS_REPORT"
 	check "not one frame was lost" traffic_no_drops "$OBS_REPORT"
 	e2e_done
@@ -140,9 +167,17 @@ fi
 check "each of three attaches upgraded in place, each with a new program" \
 	python3 -c 'import sys; v = sys.argv[1:]
 sys.exit(0 if "failed" not in v and len(set(v)) == 4 and "0" not in v else 1)' "${ids[@]}"
+if [ -n "${UPGRADE_BESIDE:-}" ]; then
+	check "xdp_steer still runs under libxdp's dispatcher" \
+		json_holds "$(xs status "$IF_B" --json)" 'd["dispatcher"]'
+	check "every program of the dispatcher kept its place, xdp_steer its priority: $(in_order)" \
+		test "$(in_order)" = "$order0"
+	check "... the other programs' ids kept (neither reloaded)" test \
+		"$(in_b xdp-loader status "$IF_B" | awk '$1 == "=>" && $3 != "xdp_steer" { print $4 }' | paste -sd,)" = "$beside_ids"
+fi
 check "the maps stayed: the same steer_ctl" test "$(mapped)" = "$ctl0"
 check "the XDP program became this version's (another tag)" \
-	test "$(prog_tag_on)" != "$xdptag0"
+	test "$(steer_tag_on)" != "$xdptag0"
 check "the first upgrade gave every worker an entry with this version's program" \
 	grep -q "the apply gives every worker a new entry with this version's" "$T/up.0"
 if [ -n "${UPGRADE_FROM:-}" ] && [ "${tags[0]:-}" = "$tags0" ]; then
@@ -190,7 +225,7 @@ check "an upgrade killed once this version's tracepoint programs are pinned (exi
 check "... leaves them pinned beside the running ones (*_next)" \
 	test "$(next_pins | wc -l)" -eq 4
 check "... and the other version's XDP program in place" \
-	test "$(prog_tag_on)" = "$xdptag0"
+	test "$(steer_tag_on)" = "$xdptag0"
 check "an apply meanwhile works" xs apply "$IF_B" --policy "$T/weighted.yaml"
 check "attach again finishes the upgrade" xs attach "$IF_B" --policy "$T/p.yaml"
 check "... the tracepoint programs handed over, nothing _next left" \
@@ -206,13 +241,25 @@ check "... the other version's tracepoint programs in place, nothing _next left"
 	test "$(link_tags)" = "$tags0" -a -z "$(next_pins)"
 check "and this version upgrades over it again" xs attach "$IF_B" --policy "$T/p.yaml"
 check "... to its own tracepoint programs" test "$(link_tags)" = "$tags1"
+if [ -n "${UPGRADE_BESIDE:-}" ]; then
+	steers() { in_b xdp-loader status "$IF_B" | awk '$1 == "=>" && $3 == "xdp_steer"' | wc -l; }
+	XDP_STEER_FAILPOINT=dispatcher-joined:exit xs attach "$IF_B" --policy "$T/p.yaml" \
+		>"$T/out" 2>&1
+	check "an upgrade killed between its two swaps of the dispatcher (exit 137)" \
+		test $? -eq 137
+	check "... leaves two xdp_steer in it, steering as one" \
+		test "$(steers)" -eq 2
+	check "the next attach settles it" xs attach "$IF_B" --policy "$T/p.yaml"
+	check "... one xdp_steer left, every program in its place" \
+		test "$(steers)" -eq 1 -a "$(in_order)" = "$order0"
+fi
 
 # ---- refused, and nothing changed ---------------------------------------------
 
-before=$(prog_on)
+before=$(steer_on)
 xs attach "$IF_B" --policy "$T/p.yaml" --mode skb >"$T/out" 2>&1
 check "an attach in another mode is refused" test $? -ne 0
 check "and says to detach first" grep -q "detach $IF_B' first" "$T/out"
-check "and left the program in place" test "$(prog_on)" = "$before"
+check "and left the program in place" test "$(steer_on)" = "$before"
 
 e2e_done

@@ -25,6 +25,15 @@
 #               leave nothing behind, and that the kernel's verifier does
 #               refuse xdp_steer; elsewhere, that nothing is missing (a
 #               few seconds; tests/vm/matrix runs it on every kernel)
+#   upgrade     tests/e2e/test_upgrade.sh under libxdp's dispatcher where the
+#               kernel takes xdp_steer in it (6.1): the other version's
+#               xdp_steer (salted; UPGRADE_OLD=PATH built on the host, else
+#               built here, slowly) upgraded in place three times under
+#               30k frames/s of 1000 UDP flows, beside the other XDP
+#               program loaded before and after it, which keep their
+#               order; not one frame lost, late or on two CPUs (about
+#               2 minutes under TCG; not among the parts run by default,
+#               tests/vm/matrix runs it on 6.1)
 #   gen         tests/e2e/test_traffic_gen.sh where the kernel has live
 #               test-run frames: the traffic generator's live and socket
 #               senders each audited, and their frames compared byte for
@@ -509,12 +518,17 @@ for part in "${parts[@]}"; do
 		echo "== features"
 		check_features
 		;;
+	upgrade)
+		echo "== upgrade"
+		counted upgrade env UPGRADE_BESIDE="$OTHER_OBJ" E2E_ID=vmup \
+			SUITE=$SUITE/upgrade bash tests/e2e/test_upgrade.sh
+		;;
 	gen)
 		echo "== gen"
 		counted gen env E2E_ID=vmtg SUITE=$SUITE/traffic-gen \
 			bash tests/e2e/test_traffic_gen.sh
 		;;
-	*)	echo "check-kernel.sh: unknown part '$part' (prog, dispatcher, hotplug, balance, features, gen)" >&2
+	*)	echo "check-kernel.sh: unknown part '$part' (prog, dispatcher, hotplug, balance, features, gen, upgrade)" >&2
 		exit 2 ;;
 	esac
 done
