@@ -7,6 +7,11 @@
 # device unit from udev), and:
 #   - `systemctl start` attaches with /etc/xdp-steer/xsu0.yaml and starts
 #     xdp-steer-balance@xsu0;
+#   - under libxdp's dispatcher (where the kernel takes xdp_steer in it),
+#     `systemctl reload` and `restart` upgrade in place: another xdp_steer
+#     in the dispatcher, the maps kept, an XDP program on the interface at
+#     every sample through the restart; then, with LIBXDP_SKIP_DISPATCHER=1
+#     in a drop-in, xdp_steer alone:
 #   - `systemctl reload` upgrades in place: another program id, the maps
 #     kept (the same map id behind the pin);
 #   - `systemctl restart` upgrades in place too: sampled while it runs,
@@ -135,6 +140,32 @@ wait_for() {
 }
 differ() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" != "$2" ] || { echo "'$1' then '$2'"; return 1; }; }
 same() { [ -n "$1" ] && [ "$1" = "$2" ] || { echo "'$1' then '$2'"; return 1; }; }
+# steer_prog: xdp_steer's program id (under the dispatcher, ip link
+# shows the dispatcher's).
+steer_prog() {
+	xdp-steer status "$IF" --json 2>/dev/null |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["prog_id"])'
+}
+# sample_during COMMAND...: runs it while the XDP program on $IF is
+# sampled as fast as `ip` runs ($T/samples, $nsamples); its status in
+# $sampled_rc.
+sample_during() {
+	rm -f "$T/stop-sampling"
+	( while [ ! -e "$T/stop-sampling" ]; do echo "x$(prog_id)"; done ) >"$T/samples" &
+	SAMPLER=$!
+	sleep 0.5
+	"$@"
+	sampled_rc=$?
+	sleep 0.5
+	touch "$T/stop-sampling"
+	wait "$SAMPLER"
+	SAMPLER=
+	nsamples=$(wc -l <"$T/samples")
+}
+gaps() {
+	[ "$nsamples" -ge 5 ] || { echo "only $nsamples samples"; return 1; }
+	! grep -qx x "$T/samples" || { echo "$(grep -cx x "$T/samples") samples of $nsamples without one"; return 1; }
+}
 
 # ---- start ------------------------------------------------------------------
 
@@ -149,16 +180,27 @@ check "  with $POLICY (status, from outside the unit: workers 1-3)" workers
 check "  and starts $BUNIT" wait_for 10 active "$BUNIT"
 
 # Under libxdp's dispatcher (where the kernel takes xdp_steer in it, as
-# Debian's do), which an upgrade in place cannot replace, a restart
-# detaches and attaches again, as it always did.
+# Debian's 6.1 does), reload and restart upgrade in place too: xdp_steer
+# joins the dispatcher beside the running one, which then leaves, each a
+# new dispatcher swapped in whole (ip link shows the dispatcher's id).
 if ! xdp-steer status "$IF" | grep -q 'single program'; then
-	p0=$(prog_id)
-	check "under libxdp's dispatcher, systemctl restart succeeds" systemctl restart "$UNIT"
-	check "  detaching and attaching again (the journal says so; $p0 then $(prog_id))" \
-		bash -c "journalctl -u $UNIT --no-pager -o cat | grep -q 'dispatcher here, which an upgrade in place cannot replace: detaching'"
-	check "  $IF is attached" attached
+	s0=$(steer_prog) m0=$(map_id steer_stats)
+	check "under libxdp's dispatcher, systemctl reload succeeds" systemctl reload "$UNIT"
+	s1=$(steer_prog) m1=$(map_id steer_stats)
+	check "  and upgrades in place: another xdp_steer ($s0 then $s1)" differ "$s0" "$s1"
+	check "  its maps kept (steer_stats: map $m0 then $m1)" same "$m0" "$m1"
+	sample_during systemctl restart "$UNIT"
+	check "under libxdp's dispatcher, systemctl restart succeeds" test "$sampled_rc" = 0
+	check "  its stop leaves xdp_steer attached (the journal says so)" \
+		bash -c "journalctl -u $UNIT --no-pager -o cat | grep -q 'is restarting: xdp_steer stays attached'"
+	check "  $IF has an XDP program at every one of $nsamples samples through it" gaps
+	s2=$(steer_prog) m2=$(map_id steer_stats)
+	check "  and it upgrades in place: another xdp_steer ($s1 then $s2)" differ "$s1" "$s2"
+	check "  its maps kept (steer_stats: map $m1 then $m2)" same "$m1" "$m2"
+	check "  still under libxdp's dispatcher" \
+		bash -c "xdp-steer status $IF | grep -q \"under libxdp's dispatcher\""
 else
-	echo "SKIP vm/check-units: a restart under libxdp's dispatcher (the kernel does not take xdp_steer in it)"
+	echo "SKIP vm/check-units: reload and restart under libxdp's dispatcher (the kernel does not take xdp_steer in it)"
 fi
 # The rest with xdp_steer alone on $IF, where attach upgrades in place.
 systemctl stop "$UNIT"
@@ -230,20 +272,9 @@ check "  its maps kept (steer_stats: map $m0 then $m1)" same "$m0" "$m1"
 # The XDP program on $IF, sampled as fast as `ip` runs, while systemd
 # restarts the unit.
 bpid0=$(systemctl show -P MainPID "$BUNIT")
-( while [ ! -e "$T/stop-sampling" ]; do echo "x$(prog_id)"; done ) >"$T/samples" &
-SAMPLER=$!
-sleep 0.5
-check "systemctl restart $UNIT succeeds" systemctl restart "$UNIT"
-sleep 0.5
-touch "$T/stop-sampling"
-wait "$SAMPLER"
-SAMPLER=
+sample_during systemctl restart "$UNIT"
+check "systemctl restart $UNIT succeeds" test "$sampled_rc" = 0
 p2=$(prog_id) m2=$(map_id steer_stats)
-nsamples=$(wc -l <"$T/samples")
-gaps() {
-	[ "$nsamples" -ge 5 ] || { echo "only $nsamples samples"; return 1; }
-	! grep -qx x "$T/samples" || { echo "$(grep -cx x "$T/samples") samples of $nsamples without one"; return 1; }
-}
 check "  $IF has an XDP program at every one of $nsamples samples through it" gaps
 check "  and it upgrades in place: another program ($p1 then $p2)" differ "$p1" "$p2"
 check "  its maps kept (steer_stats: map $m1 then $m2)" same "$m1" "$m2"
