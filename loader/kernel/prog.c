@@ -453,6 +453,8 @@ static int join_dispatcher(const char *pin_dir, int ifindex,
 {
 	struct xdp_steer_bpf *skel;
 	struct xdp_program *prog;
+	char *saved;
+	const char *env;
 	unsigned int a;
 	int err;
 
@@ -468,8 +470,16 @@ static int join_dispatcher(const char *pin_dir, int ifindex,
 	err = xdp_program__set_run_prio(prog, pl->run_prio);
 	for (a = 0; a <= XDP_REDIRECT && !err; a++)
 		err = xdp_program__set_chain_call_enabled(prog, a, pl->chain[a]);
+	/* The dispatcher is there: LIBXDP_SKIP_DISPATCHER, which makes
+	 * libxdp attach a program alone, cannot apply, and would fail. */
+	env = getenv("LIBXDP_SKIP_DISPATCHER");
+	saved = env ? strdup(env) : NULL;
+	unsetenv("LIBXDP_SKIP_DISPATCHER");
 	if (!err)
 		err = xdp_program__attach(prog, ifindex, mode, 0);
+	if (saved)
+		setenv("LIBXDP_SKIP_DISPATCHER", saved, 1);
+	free(saved);
 	if (!err)
 		*new_id = xdp_program__id(prog);
 	xdp_program__close(prog);

@@ -249,9 +249,14 @@ if [ -n "${UPGRADE_BESIDE:-}" ]; then
 		test $? -eq 137
 	check "... leaves two xdp_steer in it, steering as one" \
 		test "$(steers)" -eq 2
-	check "the next attach settles it" xs attach "$IF_B" --policy "$T/p.yaml"
+	# As a unit with a drop-in of LIBXDP_SKIP_DISPATCHER=1 would: the
+	# dispatcher is there, and the upgrade keeps it.
+	check "the next attach settles it (LIBXDP_SKIP_DISPATCHER=1 set, which cannot apply)" \
+		in_b env LIBXDP_SKIP_DISPATCHER=1 "$XDP_STEER" attach "$IF_B" --policy "$T/p.yaml"
 	check "... one xdp_steer left, every program in its place" \
 		test "$(steers)" -eq 1 -a "$(in_order)" = "$order0"
+	check "... still under libxdp's dispatcher" \
+		json_holds "$(xs status "$IF_B" --json)" 'd["dispatcher"]'
 fi
 
 # ---- refused, and nothing changed ---------------------------------------------
