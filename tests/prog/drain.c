@@ -181,11 +181,22 @@ static int send_frame(const struct frame *f)
 	return verdict;
 }
 
+/* The receiver slot of 'cpu' (struct steer_rx_pool), claimed by hand as
+ * the datapath would when it holds none yet: the marks a case writes for
+ * a CPU's stream are those of its slot. */
+static __u32 slot_of(int cpu)
+{
+	int s = steer_prog_rx_slot_of(&prog, cpu, true);
+
+	EXPECT(s >= 0, "the CPU holds a receiver slot");
+	return s < 0 ? 0 : (__u32)s;
+}
+
 /* Stamped frames this CPU queued to 'target' (steer_seq): where the
  * frames went while a drain might ask. */
 static __u32 queued_to(int target)
 {
-	__u32 key = local_cpu * STEER_TARGETS + target, v = ~0u;
+	__u32 key = slot_of(local_cpu) * STEER_TARGETS + target, v = ~0u;
 
 	bpf_map_lookup_elem(prog.steer_seq, &key, &v);
 	return v;
@@ -248,7 +259,7 @@ static bool ring(int target, __u32 entered, __u32 done, __u64 last_ns)
  * that began at its report count 'base': its only mark of our stream. */
 static bool marked(int target, __u32 seq, __u32 base)
 {
-	__u32 key = target * STEER_MAX_CPUS + local_cpu;
+	__u32 key = target * STEER_RX_SLOTS + slot_of(local_cpu);
 	struct steer_deq d = { .h = { STEER_MARK(seq, base) } };
 
 	return EXPECT_EQ(bpf_map_update_elem(prog.steer_deq, &key, &d, BPF_ANY),
@@ -475,7 +486,7 @@ static void test_flush_gap_releases(void)
 		struct steer_deq d = { .h = { STEER_MARK(last + 2, 60),
 					      STEER_MARK(last, 10) } };
 
-		key = remote_cpu * STEER_MAX_CPUS + local_cpu;
+		key = remote_cpu * STEER_RX_SLOTS + slot_of(local_cpu);
 		if (!EXPECT_EQ(bpf_map_update_elem(prog.steer_deq, &key, &d,
 						   BPF_ANY), 0, "two marks were written"))
 			return;
@@ -1437,13 +1448,14 @@ static void test_bucket_cold_here_goes_straight_when_the_old_cpu_held_nothing(vo
 }
 /* ---- the worker's stamps, run by hand --------------------------------------- */
 
-/* The stamp R's frame to 'target' carries: its 'seq', the tag under the
- * key the tests set (STEER_TEST_STAMP_KEY). */
+/* The stamp CPU rx's frame to 'target' carries: its 'seq', rx's receiver
+ * slot, the tag under the key the tests set (STEER_TEST_STAMP_KEY). */
 static struct steer_stamp stamp_of(__u32 seq, int rx, int target)
 {
-	struct steer_stamp m = { .seq = seq, .rx_cpu = rx, .target = target };
+	struct steer_stamp m = { .seq = seq, .rx_slot = slot_of(rx),
+				 .target = target };
 
-	m.tag = steer_stamp_tag(m.seq, m.rx_cpu, m.target, STEER_TEST_STAMP_KEY);
+	m.tag = steer_stamp_tag(m.seq, m.rx_slot, m.target, STEER_TEST_STAMP_KEY);
 	return m;
 }
 
@@ -1501,7 +1513,7 @@ static bool look(bool on)
 /* 'target's mark of R's stream in slot 'i' (steer_deq). */
 static __u64 mark_of_remote(int target, int i)
 {
-	__u32 key = target * STEER_MAX_CPUS + remote_cpu;
+	__u32 key = target * STEER_RX_SLOTS + slot_of(remote_cpu);
 	struct steer_deq d = {};
 
 	bpf_map_lookup_elem(prog.steer_deq, &key, &d);
@@ -1511,10 +1523,13 @@ static __u64 mark_of_remote(int target, int i)
 static void test_worker_reads_the_stamp_in_the_headroom(void)
 {
 	struct drain_case c;
-	struct steer_stamp m = stamp_of(7, remote_cpu, local_cpu);
+	struct steer_stamp m;
 
-	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT) || !look(true) ||
-	    !ring(local_cpu, 200, 70, BUSY_NOW()) || !run_worker(&c.f, &m))
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT))
+		return;
+	m = stamp_of(7, remote_cpu, local_cpu);
+	if (!look(true) || !ring(local_cpu, 200, 70, BUSY_NOW()) ||
+	    !run_worker(&c.f, &m))
 		return;
 	EXPECT_EQ(mark_of_remote(local_cpu, 70 / STEER_MARK_EPOCH),
 		  STEER_MARK(7, 70),
@@ -1524,11 +1539,12 @@ static void test_worker_reads_the_stamp_in_the_headroom(void)
 static void test_worker_takes_no_stamp_without_its_tag(void)
 {
 	struct drain_case c;
-	struct steer_stamp m = stamp_of(7, remote_cpu, local_cpu);
+	struct steer_stamp m;
 	int i;
 
 	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT) || !look(true))
 		return;
+	m = stamp_of(7, remote_cpu, local_cpu);
 	m.tag ^= 1;
 	if (!run_worker(&c.f, &m))
 		return;
@@ -1542,7 +1558,7 @@ static void test_worker_takes_no_stamp_without_its_tag(void)
 		return;
 	EXPECT_EQ(mark_of_remote(local_cpu, 0), 0, "nor a headroom of zeros");
 	EXPECT_EQ(steer_prog_set_stamp_key(&prog, 0), 0, "the key was unset");
-	m.tag = steer_stamp_tag(m.seq, m.rx_cpu, m.target, 0);
+	m.tag = steer_stamp_tag(m.seq, m.rx_slot, m.target, 0);
 	run_worker(&c.f, &m);
 	EXPECT_EQ(steer_prog_set_stamp_key(&prog, STEER_TEST_STAMP_KEY), 0,
 		  "the key was set again");
@@ -1557,11 +1573,15 @@ static void test_worker_takes_no_stamp_without_its_tag(void)
 static void test_worker_marks_the_stamps_target_wherever_it_runs(void)
 {
 	struct drain_case c;
-	struct steer_stamp m = stamp_of(7, local_cpu, remote_cpu);
-	__u32 key = remote_cpu * STEER_MAX_CPUS + local_cpu;
+	struct steer_stamp m;
 	struct steer_deq d = {};
+	__u32 key;
 
-	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT) || !look(true) ||
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT))
+		return;
+	m = stamp_of(7, local_cpu, remote_cpu);
+	key = remote_cpu * STEER_RX_SLOTS + slot_of(local_cpu);
+	if (!look(true) ||
 	    !ring(remote_cpu, 50, 40, BUSY_NOW()) ||
 	    !ring(local_cpu, 900, 800, BUSY_NOW()) || !run_worker(&c.f, &m))
 		return;
@@ -1575,12 +1595,14 @@ static void test_worker_marks_the_stamps_target_wherever_it_runs(void)
 static void test_worker_looks_for_no_stamp_while_the_gate_is_shut(void)
 {
 	struct drain_case c;
-	struct steer_stamp m = stamp_of(7, remote_cpu, local_cpu);
+	struct steer_stamp m;
 	struct steer_look l = {};
 	__u32 zero = 0, before;
 
-	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT) || !look(false) ||
-	    !run_worker(&c.f, &m))
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT))
+		return;
+	m = stamp_of(7, remote_cpu, local_cpu);
+	if (!look(false) || !run_worker(&c.f, &m))
 		return;
 	EXPECT_EQ(mark_of_remote(local_cpu, 0), 0, "with the gate shut, no stamp is looked for");
 	/* A gate held until a tick gone by is shut too. */
@@ -1880,7 +1902,7 @@ static void test_the_real_worker_and_tracepoints_publish_and_release(void)
 	/* No napi_polls asserted: a live test run flushes its batches
 	 * outside any NAPI poll (6.1 and 6.12, seen in the VM tier), so the
 	 * napi_poll program is tested by hand above. */
-	key = remote_cpu * STEER_MAX_CPUS + local_cpu;
+	key = remote_cpu * STEER_RX_SLOTS + slot_of(local_cpu);
 	bpf_map_lookup_elem(prog.steer_deq, &key, &d);
 	EXPECT(steer_mark_base(d.h, n, &base) && base < n && n - base <= 8,
 	       "R's marks reach our last frame, in a batch of at most 8 from its end");
@@ -1929,7 +1951,7 @@ static void test_unstamped_frames_leave_no_mark_and_are_reported(void)
 		goto out;
 	EXPECT_EQ(queued_to(STEER_MAX_CPUS + remote_cpu), 0, "though none was stamped");
 	EXPECT_EQ(wdone_of(remote_cpu).frames, 0, "R's bank-0 entry reported none");
-	key = (STEER_MAX_CPUS + remote_cpu) * STEER_MAX_CPUS + local_cpu;
+	key = (STEER_MAX_CPUS + remote_cpu) * STEER_RX_SLOTS + slot_of(local_cpu);
 	bpf_map_lookup_elem(prog.steer_deq, &key, &d);
 	EXPECT(!d.h[0] && !d.h[1] && !d.h[2] && !d.h[3],
 	       "unstamped frames leave no mark");
