@@ -346,7 +346,7 @@ __noinline int queued_lately(__u32 me, __u32 now, __u32 timeout)
 {
 	const struct steer_rx_pool *pool;
 	const struct steer_stats *st;
-	__u32 zero = 0, s, n, cpu, other, *c;
+	__u32 zero = 0, s, key, n, cpu, other, *c;
 	__u64 t;
 
 	pool = bpf_map_lookup_elem(&steer_rx_pool, &zero);
@@ -356,10 +356,14 @@ __noinline int queued_lately(__u32 me, __u32 now, __u32 timeout)
 	if (t && now - (__u32)t <= timeout)
 		return 1;
 	n = steer_rx_pool_used(pool);
+	/* The count in a register, the key a copy on the stack: 6.1's
+	 * verifier, finding the count only on the stack, took two turns
+	 * of the loop for the same state ("infinite loop detected"). */
 	for (s = 0; s < STEER_RX_SLOTS; s++) {
 		if (s >= n)
 			return 0;
-		c = bpf_map_lookup_elem(&steer_rx_cpu, &s);
+		key = s;
+		c = bpf_map_lookup_elem(&steer_rx_cpu, &key);
 		if (!c || !*c)
 			continue;	/* claimed, its CPU not yet written */
 		cpu = *c - 1;
