@@ -979,6 +979,27 @@ static int read_window_view(const struct steer_maps *m, struct slot_view *v)
 	return err;
 }
 
+/* The receiver slots handed out, and their CPUs (steer_rx_cpu); a slot
+ * claimed whose CPU is not written yet is left out. */
+static int read_rx_view(const struct steer_maps *m, struct slot_view *v)
+{
+	struct steer_rx_pool pool;
+	__u32 zero = 0, s, n, cpu;
+
+	if (bpf_map_lookup_elem(m->steer_rx_pool, &zero, &pool))
+		return -errno;
+	v->rx_slots = pool.limit && pool.limit < STEER_RX_SLOTS ? pool.limit :
+							      STEER_RX_SLOTS;
+	n = steer_rx_pool_used(&pool);
+	for (s = 0; s < n; s++) {
+		if (bpf_map_lookup_elem(m->steer_rx_cpu, &s, &cpu))
+			return -errno;
+		if (cpu)
+			v->rx_cpus[v->rx_held++] = cpu - 1;
+	}
+	return 0;
+}
+
 int slots_read_view(const struct steer_maps *m, struct slot_view *v)
 {
 	__u32 i, key, cpu;
@@ -1008,6 +1029,8 @@ int slots_read_view(const struct steer_maps *m, struct slot_view *v)
 				    &v->draining, &v->stalled, NULL);
 	if (!err)
 		err = read_window_view(m, v);
+	if (!err)
+		err = read_rx_view(m, v);
 	/* The kthreads are the system's to read, not the maps': a /proc
 	 * that cannot be read leaves them unknown (pid 0), no failure. */
 	if (!err)

@@ -8,7 +8,7 @@
 # 1. Workers [C1]: UDP from C0, queued to C1, gives C0 the only slot.
 # 2. Workers [C0]: paced UDP from C0 and from C1 (other ports) runs on;
 #    C1 queues to C0 and finds no slot, and status warns, naming C1 and
-#    the limit.
+#    the limit; status (text and JSON) says the slot is C0's.
 # 3. Workers [C1], the traffic running: C0's buckets leave its fast path
 #    for C1 (C0's frames are redirected from then on, the control), while
 #    C1's never reach C1's fast path: a bucket with a frame in the apply's
@@ -100,6 +100,11 @@ steer status "$IF_B" >"$T/status" 2>&1
 grep -i "receiver slot" "$T/status" | sed 's/^/  status: /'
 check "status warns that CPU $C1 found every receiver slot taken, naming the limit and what to do" \
 	grep -q "CPUs $C1 received $IF_B's frames but found all 1 of its receiver slots taken: .*'xdp-steer detach $IF_B' and attach it again" "$T/status"
+grep "receiver slots:" "$T/status" | sed 's/^/  status: /'
+check "status says the one slot is held, by C0" \
+	grep -q "receiver slots: 1 of 1 held, by receiving cpus $C0\$" "$T/status"
+check "status --json says the same" \
+	json_holds "$(steer status "$IF_B" --json)" "d['policy']['receiver_slots'] == 1 and d['policy']['receiver_slots_held'] == [$C0]"
 
 # ---- 3. a move: C1's buckets stay --------------------------------------------------
 
