@@ -98,12 +98,55 @@ static __always_inline struct steer_window *window_get(void)
 	return bpf_map_lookup_elem(&steer_window, &zero);
 }
 
+/* This CPU's receiver slot (struct steer_rx_pool), for steer_stats.rx_slot
+ * ('cached' its value, 0 or STEER_RX_SLOT_NONE): the one it holds, or the
+ * next free one, claimed; STEER_RX_SLOT_NONE when every slot is taken,
+ * and then the tick 'now' is noted as one in which a CPU without a slot
+ * queued (queued_lately() must assume it queued anywhere). Global,
+ * checked once by the verifier: called once a tick at most, and only
+ * until a slot is held. */
+__noinline __u32 rx_slot_tick(__u32 cached, __u32 now)
+{
+	__u32 zero = 0, me = bpf_get_smp_processor_id(), s, *mine, *cpu;
+	struct steer_rx_pool *pool;
+
+	pool = bpf_map_lookup_elem(&steer_rx_pool, &zero);
+	if (!pool)
+		return STEER_RX_SLOT_NONE;
+	/* A CPU id past steer_rx_slot (none on Linux: NR_CPUS <= 8192)
+	 * has no entry: no slot. A cache of 0 with an entry set: the cache
+	 * was lost, not the slot. */
+	mine = bpf_map_lookup_elem(&steer_rx_slot, &me);
+	if (mine && *mine)
+		return *mine;
+	if (mine && !cached) {
+		s = __sync_fetch_and_add(&pool->claimed, 1);
+		cpu = bpf_map_lookup_elem(&steer_rx_cpu, &s);
+		/* The slot's CPU first: a loop over the slots that finds
+		 * it then reads its queued_tick, written after. */
+		if (cpu && s < steer_rx_pool_used(pool)) {
+			*cpu = me + 1;
+			*mine = s + 1;
+			return s + 1;
+		}
+	}
+	pool->overflow_tick = now ? now : 1;
+	return STEER_RX_SLOT_NONE;
+}
+
 /* Notes the tick 'j' (bpf_jiffies64()) as one in which this CPU queued a
- * frame (queued_lately()): one store a tick. */
+ * frame (queued_lately()): one store a tick; and, until it holds one,
+ * claims its receiver slot first (rx_slot_tick()). So every CPU that
+ * queues frames under drain holds a slot from its first such frame on,
+ * or counts as one without (steer_rx_pool.overflow_tick). */
 static __always_inline void note_queued(struct steer_stats *st, __u64 j)
 {
-	if (st->queued_tick != j)
+	if (st->queued_tick != j) {
+		if ((__u32)st->rx_slot - 1 >= STEER_RX_SLOTS)
+			st->rx_slot = rx_slot_tick((__u32)st->rx_slot,
+						   (__u32)j);
 		st->queued_tick = j;
+	}
 }
 
 /* A frame was stamped, or a stamp found: keep the workers looking for
@@ -150,10 +193,10 @@ static __always_inline int redirect_to(int bank, __u32 cpu)
  * entry. *seq gets the frame's place in this CPU's stream to the target. */
 static __always_inline int queue_frame(struct xdp_md *ctx,
 				       const struct steer_slot *slot,
-				       struct steer_stats *st, __u32 me,
+				       struct steer_stats *st,
 				       __u32 target, int stamp, __u32 *seq)
 {
-	__u32 idx = me * STEER_TARGETS + target, *s, zero = 0;
+	__u32 idx, rx, *s, zero = 0;
 	struct steer_stamp *m;
 	__u64 *key;
 	void *end;
@@ -165,6 +208,15 @@ static __always_inline int queue_frame(struct xdp_md *ctx,
 	/* A stamped frame is a queued one too (queued_lately()). The
 	 * verifier inlines the helper into one load. */
 	note_queued(st, bpf_jiffies64());
+	/* Its stream is its receiver slot's, claimed by note_queued(). A
+	 * CPU without one sends unstamped: its drains wait (drained()). */
+	rx = (__u32)st->rx_slot - 1;
+	if (rx >= STEER_RX_SLOTS) {
+		st->no_rx_slot++;
+		*seq = 0;
+		return ret;
+	}
+	idx = rx * STEER_TARGETS + target;
 	s = bpf_map_lookup_elem(&steer_seq, &idx);
 	if (!s)
 		return ret;
@@ -189,9 +241,9 @@ static __always_inline int queue_frame(struct xdp_md *ctx,
 	end = (void *)(long)ctx->data_end;
 	if ((void *)(m + 1) <= end) {
 		m->seq = *seq;
-		m->rx_cpu = me;
+		m->rx_slot = rx;
 		m->target = target;
-		m->tag = steer_stamp_tag(*seq, me, target, *key);
+		m->tag = steer_stamp_tag(*seq, rx, target, *key);
 	} else {
 		st->unstamped++;
 		*seq = 0;
@@ -221,33 +273,39 @@ static __always_inline int queue_frame(struct xdp_md *ctx,
  * in one argument. */
 #define DRAIN_FRAME(seq, poll)	((__u64)(seq) | (__u64)(poll) << 32)
 
-/* Whether 'target' has handed the stack the last frame this CPU (me)
- * queued to it: stamped 'seq' (0: unstamped) while napi_polls stood at
- * 'poll', both from DRAIN_FRAME(); steer_drain_verdict() decides. 'now'
- * in jiffies, 'limits' from DRAIN_LIMITS(). */
-__noinline int drained(__u32 me, __u32 target, __u64 frame, __u32 now,
-		       __u64 limits)
+/* Whether 'target' has handed the stack the last frame this CPU queued
+ * to it: stamped 'seq' (0: unstamped) while napi_polls stood at 'poll',
+ * both from DRAIN_FRAME(); steer_drain_verdict() decides. 'now' in
+ * jiffies, 'limits' from DRAIN_LIMITS(). The marks are those of this
+ * CPU's receiver slot: a CPU without one never has evidence, and its
+ * buckets wait on their old targets (in order) for good. */
+__noinline int drained(__u32 target, __u64 frame, __u32 now, __u64 limits)
 {
 	struct steer_drain_facts f;
 	struct steer_stats *st;
 	struct steer_wdone *wd;
 	struct steer_wenq *we;
 	struct steer_deq *d;
-	__u32 key, base = 0;
+	__u32 key, base = 0, rx;
 	int found;
 
-	if (target >= STEER_TARGETS || me >= STEER_MAX_CPUS)
+	if (target >= STEER_TARGETS)
 		return STEER_DRAIN_WAIT;
 	/* One key for every lookup: 6.1's verifier caps the stack of this
 	 * call chain (tests/unit/test_bpf_stack.py). */
+	key = 0;
+	st = bpf_map_lookup_elem(&steer_stats, &key);
+	if (!st)
+		return STEER_DRAIN_WAIT;
+	rx = (__u32)st->rx_slot - 1;
+	if (rx >= STEER_RX_SLOTS)
+		return STEER_DRAIN_WAIT;
 	key = target;
 	wd = bpf_map_lookup_elem(&steer_wdone, &key);
 	we = bpf_map_lookup_elem(&steer_wenq, &key);
-	key = target * STEER_MAX_CPUS + me;
+	key = target * STEER_RX_SLOTS + rx;
 	d = bpf_map_lookup_elem(&steer_deq, &key);
-	key = 0;
-	st = bpf_map_lookup_elem(&steer_stats, &key);
-	if (!wd || !we || !d || !st)
+	if (!wd || !we || !d)
 		return STEER_DRAIN_WAIT;
 	/* Other CPUs write these: each read once, in the order the facts
 	 * need (struct steer_drain_facts). */
@@ -278,18 +336,40 @@ __noinline int drained(__u32 me, __u32 target, __u64 frame, __u32 now,
  * another CPU queued longer ago than the timeout is taken as delivered,
  * as an idle bucket's are. Each CPU's tick is one aligned store of its
  * own, made before the frames it covers leave (their ring's lock orders
- * them); a CPU past the possible ones finds no entry and ends the scan.
- * A global function, checked once by the verifier (see drained()). */
+ * them). The CPUs that queue are those holding receiver slots
+ * (rx_slot_tick() claims one before its first queued_tick), each found
+ * once it wrote its steer_rx_cpu entry, before that tick; a CPU that
+ * found none counts in the pool's overflow_tick, and then any CPU may
+ * have queued here, this one included. A global function, checked once
+ * by the verifier (see drained()). */
 __noinline int queued_lately(__u32 me, __u32 now, __u32 timeout)
 {
+	const struct steer_rx_pool *pool;
 	const struct steer_stats *st;
-	__u32 zero = 0, cpu, other;
+	__u32 zero = 0, s, key, n, cpu, other, *c;
 	__u64 t;
 
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++) {
+	pool = bpf_map_lookup_elem(&steer_rx_pool, &zero);
+	if (!pool)
+		return 1;
+	t = *(volatile __u32 *)&pool->overflow_tick;
+	if (t && now - (__u32)t <= timeout)
+		return 1;
+	n = steer_rx_pool_used(pool);
+	/* The count in a register, the key a copy on the stack: 6.1's
+	 * verifier, finding the count only on the stack, took two turns
+	 * of the loop for the same state ("infinite loop detected"). */
+	for (s = 0; s < STEER_RX_SLOTS; s++) {
+		if (s >= n)
+			return 0;
+		key = s;
+		c = bpf_map_lookup_elem(&steer_rx_cpu, &key);
+		if (!c || !*c)
+			continue;	/* claimed, its CPU not yet written */
+		cpu = *c - 1;
 		st = bpf_map_lookup_percpu_elem(&steer_stats, &zero, cpu);
 		if (!st)
-			return 0;
+			continue;
 		/* 1 unless cpu is me, by arithmetic: a branch on cpu == me
 		 * would teach the verifier me's value, and it would then
 		 * walk the rest of the loop once for every value. */
@@ -322,7 +402,7 @@ enum rxmove_state {
 
 /* Whether the marker of a queue that moved here (steer_rxmove) has
  * reached the stack. 'limits' from DRAIN_LIMITS(). */
-static __always_inline int rxmove_wait(__u32 me, __u32 now, __u64 limits)
+static __always_inline int rxmove_wait(__u32 now, __u64 limits)
 {
 	struct steer_rxmove *mv;
 	__u32 zero = 0;
@@ -339,7 +419,7 @@ static __always_inline int rxmove_wait(__u32 me, __u32 now, __u64 limits)
 	 * only a wait for a marker that could not be queued: this CPU's
 	 * entry is missing, and with it any ring the old CPU's frames could
 	 * wait in (the kernel empties an entry's ring before it frees it). */
-	state = mv->queued ? drained(me, mv->target,
+	state = mv->queued ? drained(mv->target,
 				     DRAIN_FRAME(mv->seq, mv->poll), now,
 				     limits) :
 		STEER_DRAIN_WAIT;	/* no marker yet: this frame becomes it */
@@ -445,7 +525,7 @@ __noinline int rxq_moved(__u32 q, __u32 me, __u32 now, __u64 limits)
 
 	owner = bpf_map_lookup_elem(&steer_rxq, &q);
 	mv = bpf_map_lookup_elem(&steer_rxmove, &zero);
-	if (!owner || !mv || me >= STEER_MAX_CPUS)
+	if (!owner || !mv)
 		return 0;
 	prev = *owner & ~(STEER_RXQ_PENDING | STEER_RXQ_QUEUED);
 	if (prev != me + 1 || (*owner & STEER_RXQ_QUEUED)) {
@@ -470,7 +550,7 @@ __noinline int rxq_moved(__u32 q, __u32 me, __u32 now, __u64 limits)
 	*owner = (me + 1) | (mv->pending ? STEER_RXQ_PENDING : 0);
 	if (!mv->pending)
 		return ret;
-	state = rxmove_wait(me, now, limits);
+	state = rxmove_wait(now, limits);
 	if (state != RXMOVE_WAIT)
 		*owner = me + 1;
 	if (state == RXMOVE_TIMEOUT)
@@ -532,7 +612,7 @@ static __always_inline int rxq_follow_queued(struct xdp_md *ctx,
 	struct steer_rxmove *mv;
 
 	owner = bpf_map_lookup_elem(&steer_rxq, &q);
-	if (!owner || me >= STEER_MAX_CPUS) {
+	if (!owner) {
 		st->rxq_mine = STEER_RXQ_MINE_QUEUED | ((__u64)q + 1);
 		return 0;
 	}

@@ -198,15 +198,13 @@ static __always_inline int count_queued(struct steer_stats *st, int ret,
 /* Queues the frame to queue target 'target' (not STEER_TARGET_LOCAL) and
  * counts it; a target without a cpumap entry falls back to XDP_PASS.
  * 'stamp': drain records are kept; *seq then gets its stamp when queued,
- * and 'me' (this CPU) is its sender: read only then. */
+ * in the stream of this CPU's receiver slot. */
 static __always_inline int send_queued(struct xdp_md *ctx,
 				       const struct steer_slot *slot,
 				       struct steer_stats *st, int stamp,
-				       __u32 me, __u32 target, __u64 bytes,
-				       __u32 *seq)
+				       __u32 target, __u64 bytes, __u32 *seq)
 {
-	return count_queued(st, queue_frame(ctx, slot, st, me, target, stamp,
-					    seq),
+	return count_queued(st, queue_frame(ctx, slot, st, target, stamp, seq),
 			    target_cpu_of(target), bytes);
 }
 
@@ -225,12 +223,12 @@ static __always_inline int send_plain(struct steer_stats *st,
 /* Sends the frame to 'target', passed here or queued (send_queued()). */
 static __always_inline int send(struct xdp_md *ctx,
 				const struct steer_slot *slot,
-				struct steer_stats *st, int stamp, __u32 me,
+				struct steer_stats *st, int stamp,
 				__u32 target, __u64 bytes, __u32 *seq)
 {
 	if (target & STEER_TARGET_LOCAL)
 		return pass_here(st, bytes);
-	return send_queued(ctx, slot, st, stamp, me, target, bytes, seq);
+	return send_queued(ctx, slot, st, stamp, target, bytes, seq);
 }
 
 /* The hash of the frame's flow under any key (steer_flow_hash()): for
@@ -285,16 +283,16 @@ static __always_inline int deliver(struct xdp_md *ctx, struct steer_stats *st,
 				   const struct steer_slot *slot, __u32 cpu,
 				   __u64 bytes)
 {
-	__u32 me = bpf_get_smp_processor_id(), seq;
 	struct steer_window *w;
 	int stamp = 0;
+	__u32 seq;
 
 	if (slot->flags & STEER_F_DRAIN) {
 		note_queued(st, bpf_jiffies64());
 		w = window_get();
 		stamp = w && w->open;
 	}
-	return send(ctx, slot, st, stamp, me, target_of(slot, cpu), bytes,
+	return send(ctx, slot, st, stamp, target_of(slot, cpu), bytes,
 		    &seq);
 }
 
@@ -389,10 +387,10 @@ static __noinline int deliver_drain(struct xdp_md *ctx, struct steer_stats *st,
 	 * no stamp and no record: only its queue was to follow. */
 	if (!(w && w->open) && !hold && !(want & STEER_TARGET_LOCAL) &&
 	    record_settles(slot, bucket, want))
-		return send(ctx, slot, st, 0, me, want, bytes, &seq);
+		return send(ctx, slot, st, 0, want, bytes, &seq);
 	b = bpf_map_lookup_elem(&steer_buckets, &bucket);
 	if (!b)
-		return send(ctx, slot, st, 0, me, want, bytes, &seq);
+		return send(ctx, slot, st, 0, want, bytes, &seq);
 	cold = bucket_cold(b, slot, now);
 
 	cur = b->target;
@@ -411,13 +409,13 @@ static __noinline int deliver_drain(struct xdp_md *ctx, struct steer_stats *st,
 						   b, slot->gro_units) ?
 				STEER_DRAIN_DONE : STEER_DRAIN_WAIT;
 		else
-			drain = drained(me, cur, DRAIN_FRAME(b->seq, b->poll),
+			drain = drained(cur, DRAIN_FRAME(b->seq, b->poll),
 					now, DRAIN_LIMITS(slot));
 		if (drain != STEER_DRAIN_DONE) {
 			st->drain_held++;
 			if (drain == STEER_DRAIN_STALLED)
 				st->drain_stalled++;
-			ret = send(ctx, slot, st, 1, me, cur, bytes, &seq);
+			ret = send(ctx, slot, st, 1, cur, bytes, &seq);
 			/* Its last frame there now, or passed here still.
 			 * Not one the old target's missing entry made us
 			 * pass here: wait on for the last one really queued
@@ -445,7 +443,7 @@ static __noinline int deliver_drain(struct xdp_md *ctx, struct steer_stats *st,
 		 * still wait there. Ours go behind them, and the bucket
 		 * drains from there as from any old target (drain.h). */
 		st->drain_held++;
-		ret = send(ctx, slot, st, 1, me, cur, bytes, &seq);
+		ret = send(ctx, slot, st, 1, cur, bytes, &seq);
 		/* seq 0 and the frame passed here: that target's entry is
 		 * gone (an apply retires one once its drains are done); the
 		 * record stays cold, and the next frame looks again. */
@@ -469,7 +467,7 @@ static __noinline int deliver_drain(struct xdp_md *ctx, struct steer_stats *st,
 	if (cold && (want & STEER_TARGET_LOCAL) &&
 	    queued_lately(me, now, slot->drain_units))
 		want &= ~STEER_TARGET_LOCAL;
-	ret = send(ctx, slot, st, 1, me, want, bytes, &seq);
+	ret = send(ctx, slot, st, 1, want, bytes, &seq);
 	/* A frame for a target without a cpumap entry was passed here: it
 	 * leaves as one of the fast path does. */
 	if (ret != XDP_REDIRECT)
@@ -643,8 +641,8 @@ static __always_inline int read_stamp(struct xdp_md *ctx,
 	if ((void *)(h + 1) <= (void *)(long)ctx->data_end) {
 		*m = *h;
 		found = m->target < STEER_TARGETS &&
-			m->rx_cpu < STEER_MAX_CPUS &&
-			m->tag == steer_stamp_tag(m->seq, m->rx_cpu, m->target,
+			m->rx_slot < STEER_RX_SLOTS &&
+			m->tag == steer_stamp_tag(m->seq, m->rx_slot, m->target,
 						  *key);
 	}
 	/* Back where the frame starts: the move above made the room. */
@@ -690,7 +688,7 @@ static __always_inline int worker(struct xdp_md *ctx)
 		return XDP_PASS;
 	idx = m.target;
 	wd = bpf_map_lookup_elem(&steer_wdone, &idx);
-	idx = idx * STEER_MAX_CPUS + m.rx_cpu;
+	idx = idx * STEER_RX_SLOTS + m.rx_slot;
 	d = bpf_map_lookup_elem(&steer_deq, &idx);
 	if (!wd || !d)
 		return XDP_PASS;

@@ -93,6 +93,17 @@
  * follows for the fast path (steer_rxq); frames of a higher queue are not
  * followed. ixgbe has at most 64, ice 256 per port by default. */
 #define STEER_MAX_RXQ		1024
+/* CPU ids a receiving CPU may have (steer_rx_slot's entries): Debian's
+ * NR_CPUS, the largest x86_64 allows (MAXSMP). Fixed, not sized from the
+ * possible CPUs at load: the object's maps have fixed sizes, so that
+ * xdp-loader load -p creates the same ones; 32 KiB per interface. */
+#define STEER_RX_CPU_IDS	8192
+/* Receiver slots (struct steer_rx_pool): dense indexes of the CPUs that
+ * queue frames under drain, which key steer_seq and steer_deq. At most
+ * STEER_MAX_CPUS, the rows those maps have. */
+#define STEER_RX_SLOTS		STEER_MAX_CPUS
+/* steer_stats.rx_slot of a CPU that found every slot taken. */
+#define STEER_RX_SLOT_NONE	0xffffffffu
 
 /* ---- names: defined once, used by BPF (as identifiers) and userspace ---- */
 
@@ -165,15 +176,27 @@
 	 * where its frames went last. */				\
 	X(steer_buckets, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
 	  struct steer_bucket, STEER_TABLE_MAX, 0)			\
-	/* [rx * STEER_TARGETS + target]: stamped frames the receiving	\
-	 * CPU queued to the target; written by that CPU only. */	\
+	/* [rx slot * STEER_TARGETS + target]: stamped frames the	\
+	 * receiving CPU of that slot (steer_rx_cpu) queued to the	\
+	 * target; written by that CPU only. */				\
 	X(steer_seq, BPF_MAP_TYPE_ARRAY, __u32, __u32,			\
-	  STEER_MAX_CPUS * STEER_TARGETS, 0)				\
-	/* [target * STEER_MAX_CPUS + rx]: how far the target's cpumap	\
-	 * program got in that receiving CPU's stamped frames; written	\
-	 * by the target's kthread only. */				\
+	  STEER_RX_SLOTS * STEER_TARGETS, 0)				\
+	/* [target * STEER_RX_SLOTS + rx slot]: how far the target's	\
+	 * cpumap program got in that receiving CPU's stamped frames;	\
+	 * written by the target's kthread only. */			\
 	X(steer_deq, BPF_MAP_TYPE_ARRAY, __u32, struct steer_deq,	\
-	  STEER_TARGETS * STEER_MAX_CPUS, 0)				\
+	  STEER_TARGETS * STEER_RX_SLOTS, 0)				\
+	/* [0]: the receiver slots handed out (struct steer_rx_pool). */\
+	X(steer_rx_pool, BPF_MAP_TYPE_ARRAY, __u32,			\
+	  struct steer_rx_pool, 1, 0)					\
+	/* [cpu id]: 1 + the receiver slot of that CPU; 0: none yet.	\
+	 * Written once, by that CPU. */				\
+	X(steer_rx_slot, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
+	  STEER_RX_CPU_IDS, 0)						\
+	/* [rx slot]: 1 + the CPU that holds it; 0: not (yet) held.	\
+	 * Written once, by that CPU: loops over receiving CPUs. */	\
+	X(steer_rx_cpu, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
+	  STEER_RX_SLOTS, 0)						\
 	STEER_MAP_WDONE(X)						\
 	STEER_MAP_WENQ(X)						\
 	/* [0]: while the workers look for stamps (struct steer_look). */\
@@ -524,7 +547,8 @@ struct steer_target {
 	X(encap_malformed, COUNT, "frames of those encapsulations truncated or malformed: steered by the outer flow, or by the inner IP header where that was read; passed on the receiving CPU behind PPPoE or MPLS without one") \
 	X(key_id_fallback, COUNT, "frames the id hash.key names does not apply to (no tag, no tunnel id, no ports), hashed on their flow") \
 	X(parsed_partial, COUNT, "frames with a readable IP header whose later headers were cut short or malformed (a tunnel look-alike, a short transport header), steered by what was read") \
-	X(passed_local_bytes, COUNT, "bytes of the frames passed_local counts")
+	X(passed_local_bytes, COUNT, "bytes of the frames passed_local counts") \
+	X(no_rx_slot, COUNT, "frames queued without a drain stamp because this receiving CPU found every receiver slot taken: the drain cannot follow its frames, and its buckets stay on their workers")
 /* One steer_stats row per encapsulation: encap_<name>. */
 #define STEER_ENCAP_STAT_(X, ID, name, port, help) X(encap_##name, COUNT, help)
 
@@ -569,6 +593,12 @@ struct steer_stats {
 	 * other receiving CPU may have queued its frames there. Written
 	 * once a tick; summed with the rest by readers and never shown. */
 	__u64 queued_tick;
+	/* Not a counter either: the datapath's cache of this CPU's
+	 * receiver slot (steer_rx_slot): slot + 1, STEER_RX_SLOT_NONE
+	 * when every slot was taken, 0: none claimed yet. In this value
+	 * because the frame has it in hand: a stamped frame reads it, no
+	 * lookup. Summed with the rest by readers and never shown. */
+	__u64 rx_slot;
 	/* Per target CPU, in the value the frame has in hand: a map of
 	 * their own (cpu_stats, before) cost a queued frame a lookup, 13
 	 * instructions and 1-5 ns (bench_prog --against). Every __u64 of
@@ -760,8 +790,9 @@ static inline int steer_polled_since(__u32 polls, __u32 poll_tick,
 	       (!gro_units || (__s32)(poll_tick - b->last) > 0);
 }
 
-/* steer_deq[target * STEER_MAX_CPUS + rx]: how far the target's cpumap
- * program got in receiving CPU rx's stamped frames: per epoch e of the
+/* steer_deq[target * STEER_RX_SLOTS + rx slot]: how far the target's
+ * cpumap program got in the stamped frames of the receiving CPU holding
+ * that slot: per epoch e of the
  * target's reported frames (steer_wdone.frames / STEER_MARK_EPOCH), at
  * h[e % STEER_MARKS], the last stamp taken then and the report count
  * before its batch (its base). Each mark is one 64-bit word, written in
@@ -985,17 +1016,45 @@ struct steer_window {
  * 2^-64, the key being secret: nothing outside the kernel reads headroom. */
 struct steer_stamp {
 	__u32 seq;		/* the sender's steer_seq for the target */
-	__u16 rx_cpu;
+	__u16 rx_slot;		/* the sender's receiver slot */
 	__u16 target;
 	__u64 tag;		/* steer_stamp_tag() */
 };
 
-/* The tag of a stamp whose first 8 bytes are 'seq', 'rx_cpu' and
+/* The tag of a stamp whose first 8 bytes are 'seq', 'rx_slot' and
  * 'target', under the key 'key' (steer_stamp_key, nonzero). */
-static inline __u64 steer_stamp_tag(__u32 seq, __u16 rx_cpu, __u16 target,
+static inline __u64 steer_stamp_tag(__u32 seq, __u16 rx_slot, __u16 target,
 				    __u64 key)
 {
-	return key ^ ((__u64)seq | (__u64)rx_cpu << 32 | (__u64)target << 48);
+	return key ^ ((__u64)seq | (__u64)rx_slot << 32 | (__u64)target << 48);
+}
+
+/*
+ * steer_rx_pool[0]: the receiver slots. A CPU that queues frames under
+ * drain takes the next slot at its first tick of doing so (bpf/drain.h,
+ * rx_slot_claim()): an atomic add on 'claimed', then it writes its own
+ * steer_rx_cpu and steer_rx_slot entries, in that order. Slots are never
+ * given back while these maps live; 'claimed' goes past 'limit' by one
+ * per CPU that found none (each asks once), so readers take the smaller.
+ */
+struct steer_rx_pool {
+	__u32 claimed;		/* slots asked for so far (atomic add) */
+	__u32 limit;		/* slots there are: set by the first apply
+				 * to these maps, <= STEER_RX_SLOTS;
+				 * 0: STEER_RX_SLOTS */
+	__u32 overflow_tick;	/* jiffies of the last tick in which a CPU
+				 * without a slot queued a frame under drain
+				 * (queued_lately() cannot name it); 0: none */
+	__u32 pad;
+};
+
+/* The slots of a pool that are handed out: at most its limit. */
+static inline __u32 steer_rx_pool_used(const struct steer_rx_pool *p)
+{
+	__u32 limit = p->limit && p->limit < STEER_RX_SLOTS ? p->limit :
+							       STEER_RX_SLOTS;
+
+	return p->claimed < limit ? p->claimed : limit;
 }
 
 /* ---- the flow hash ------------------------------------------------------ */

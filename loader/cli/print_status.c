@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/fold.h"
 #include "cli/json.h"
@@ -111,6 +112,27 @@ out:
 	free(keep);
 }
 
+/* The receiver slots held, and by which CPUs: "0-1,263" (slot order
+ * aside: the list is sorted). */
+static void print_rx_slots_text(const struct slot_view *v)
+{
+	char list[512];
+	__u32 ids[STEER_RX_SLOTS], i, j, t;
+
+	memcpy(ids, v->rx_cpus, v->rx_held * sizeof(ids[0]));
+	for (i = 1; i < v->rx_held; i++)
+		for (j = i; j > 0 && ids[j - 1] > ids[j]; j--) {
+			t = ids[j];
+			ids[j] = ids[j - 1];
+			ids[j - 1] = t;
+		}
+	cpulist_format(ids, v->rx_held, list, sizeof(list));
+	printf("  receiver slots: %u of %u held%s%s%s\n", v->rx_held,
+	       v->rx_slots, v->rx_held ? ", by receiving cpus " : "",
+	       v->rx_held ? list : "",
+	       v->rx_held ? "" : " (no CPU has queued under drain yet)");
+}
+
 /* Buckets still draining (and those waiting on a stalled CPU), an apply's
  * warm-up under way, and the cpumap entries kept for draining buckets (or
  * left over). */
@@ -126,6 +148,7 @@ static void print_drain_text(const struct slot_view *v)
 	print_unneeded(v, true, "; cpumap entries the policy no longer needs, kept while buckets drain from them:");
 	print_unneeded(v, false, "; cpumap entries the policy does not need, which no bucket drains from, left until the next apply:");
 	printf("\n");
+	print_rx_slots_text(v);
 }
 
 /* The slot's decap: "gre, vxlan (4789, 8472), esp", or "none". */
@@ -342,6 +365,11 @@ void print_status_json(const struct steer_status *st)
 	       s->queue_size, s->bank,
 	       s->table_size, v->nflow, v->nprefix, s->nshapes);
 	print_worker_sched_json(v);
+	printf(", \"receiver_slots\": %u, \"receiver_slots_held\": [",
+	       v->rx_slots);
+	for (cpu = 0; cpu < v->rx_held; cpu++)
+		printf("%s%u", cpu ? ", " : "", v->rx_cpus[cpu]);
+	printf("]");
 	printf(", \"decap\": ");
 	print_decap_json(s);
 	printf(", \"workers\": [");

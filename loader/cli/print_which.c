@@ -86,7 +86,7 @@ void print_which_text(const char *ifname, const struct steer_which *w)
 		       w->bucket, w->table_size, w->record);
 		if (!w->ndraining)
 			printf("not draining");
-		for (c = 0; c < STEER_MAX_CPUS; c++) {
+		for (c = 0; c < STEER_RX_CPU_IDS; c++) {
 			if (w->draining_to[c] == STEER_CPU_LOCAL)
 				continue;
 			printf("%s receiving cpu %d still sends it to cpu %u",
@@ -140,7 +140,7 @@ void print_which_json(const char *ifname, const struct steer_which *w)
 	       w->bucket, w->table_size, w->record,
 	       w->ndraining ? "true" : "false", w->nstalled ? "true" : "false",
 	       w->drain_ms);
-	for (c = 0; c < STEER_MAX_CPUS; c++) {
+	for (c = 0; c < STEER_RX_CPU_IDS; c++) {
 		if (w->draining_to[c] == STEER_CPU_LOCAL)
 			continue;
 		printf("%s{\"rx_cpu\": %d, \"cpu\": %u}", first ? "" : ", ", c,

@@ -85,7 +85,7 @@ static int in_use_one(__u32 key, const void *values, int ncpus, void *arg)
 	__u32 target;
 	int c, verdict;
 
-	for (c = 0; c < ncpus && c < STEER_MAX_CPUS; c++) {
+	for (c = 0; c < ncpus && c < STEER_RX_CPU_IDS; c++) {
 		if (!steer_bucket_live(&v[c], s->s->drain_gen))
 			continue;
 		target = v[c].target;

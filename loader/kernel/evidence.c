@@ -23,12 +23,32 @@ static int read_polls(const struct steer_maps *m, struct evidence *e)
 	if (!v)
 		return -ENOMEM;
 	err = maps_percpu_read(m->steer_stats, 0, sizeof(*v), v);
-	for (c = 0; !err && c < ncpus && c < STEER_MAX_CPUS; c++) {
+	for (c = 0; !err && c < ncpus && c < STEER_RX_CPU_IDS; c++) {
 		e->polls[c] = (__u32)v[c].napi_polls;
 		e->poll_tick[c] = (__u32)v[c].napi_poll_tick;
 	}
 	free(v);
 	return err;
+}
+
+/* Which CPU holds each receiver slot handed out (steer_rx_cpu), into
+ * e->rx_slot by CPU id. A slot claimed after this read names no CPU here:
+ * a record stamped under it is judged as waiting, which it may be. */
+static int read_slots(const struct steer_maps *m, struct evidence *e)
+{
+	struct steer_rx_pool pool;
+	__u32 zero = 0, s, n, cpu;
+
+	if (bpf_map_lookup_elem(m->steer_rx_pool, &zero, &pool))
+		return -errno;
+	n = steer_rx_pool_used(&pool);
+	for (s = 0; s < n; s++) {
+		if (bpf_map_lookup_elem(m->steer_rx_cpu, &s, &cpu))
+			return -errno;
+		if (cpu && cpu - 1 < STEER_RX_CPU_IDS)
+			e->rx_slot[cpu - 1] = (__u16)(s + 1);
+	}
+	return 0;
 }
 
 int evidence_read(const struct steer_maps *m, struct evidence *e)
@@ -43,7 +63,9 @@ int evidence_read(const struct steer_maps *m, struct evidence *e)
 	e->m = m;
 	/* The polls first: a poll counted as ended had flushed its frames
 	 * into their rings, and the enqueue counts read after hold them. */
-	err = read_polls(m, e);
+	err = read_slots(m, e);
+	if (!err)
+		err = read_polls(m, e);
 	if (err)
 		return err;
 	for (t = 0; t < STEER_TARGETS; t++) {
@@ -76,7 +98,7 @@ int evidence_judge(const struct evidence *e, __u32 rx,
 	__u32 target, idx, base = 0;
 	int found;
 
-	if (rx >= STEER_MAX_CPUS)
+	if (rx >= STEER_RX_CPU_IDS)
 		return STEER_DRAIN_WAIT;
 	/* The fast path: a poll ended since its last frame (drain.h). */
 	if (b->target & STEER_TARGET_LOCAL)
@@ -84,9 +106,9 @@ int evidence_judge(const struct evidence *e, __u32 rx,
 					  gro_units) ?
 		       STEER_DRAIN_DONE : STEER_DRAIN_WAIT;
 	target = b->target;
-	if (target >= STEER_TARGETS)
+	if (target >= STEER_TARGETS || !e->rx_slot[rx])
 		return STEER_DRAIN_WAIT;
-	idx = target * STEER_MAX_CPUS + rx;
+	idx = target * STEER_RX_SLOTS + e->rx_slot[rx] - 1;
 	/* Marks read after the facts only make them later: still facts. */
 	if (bpf_map_lookup_elem(e->m->steer_deq, &idx, &d))
 		memset(&d, 0, sizeof(d));

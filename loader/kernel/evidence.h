@@ -23,14 +23,18 @@ struct evidence {
 	 * facts without epoch_next, and its epochs' start ticks. */
 	struct steer_drain_facts facts[STEER_TARGETS];
 	__u32 epoch_at[STEER_TARGETS][4];
-	/* Per receiving CPU: steer_stats.napi_polls and napi_poll_tick. */
-	__u32 polls[STEER_MAX_CPUS];
-	__u32 poll_tick[STEER_MAX_CPUS];
+	/* Per receiving CPU id: steer_stats.napi_polls and napi_poll_tick,
+	 * and 1 + its receiver slot (steer_rx_slot; 0: none), whose marks
+	 * its stamped frames leave (steer_deq). */
+	__u32 polls[STEER_RX_CPU_IDS];
+	__u32 poll_tick[STEER_RX_CPU_IDS];
+	__u16 rx_slot[STEER_RX_CPU_IDS];
 	__u32 now;		/* jiffies, read after the facts */
 	__u64 now_ns;		/* CLOCK_MONOTONIC, as bpf_ktime_get_ns() */
 };
 
-/* Reads each receiving CPU's ended polls, then every target's facts
+/* Reads the receiver slots handed out and each receiving CPU's ended
+ * polls, then every target's facts
  * (enqueue counts first: struct steer_drain_facts says why), then the
  * clocks: a poll counted as ended flushed its frames into their rings
  * before, and a frame counted as entered was taken off before it was
@@ -39,8 +43,9 @@ int evidence_read(const struct steer_maps *m, struct evidence *e);
 
 /* The verdict (enum steer_drain) on receiving CPU 'rx''s record 'b' of
  * a drain bucket, as the datapath would give it now: for a queued target,
- * steer_drain_verdict() over its marks; for the fast path, whether a poll
- * has ended since its last frame. 'timeout' and 'gro_units' are the
+ * steer_drain_verdict() over the marks of rx's receiver slot (a CPU
+ * without one waits for good, as drained() has it); for the fast path,
+ * whether a poll has ended since its last frame. 'timeout' and 'gro_units' are the
  * slot's drain_units and gro_units. */
 int evidence_judge(const struct evidence *e, __u32 rx,
 		   const struct steer_bucket *b, __u32 timeout,

@@ -279,6 +279,34 @@ static int stamp_key_init(const struct steer_maps *m)
 				   BPF_ANY) ? -errno : 0;
 }
 
+/* How many receiver slots these maps hand out (struct steer_rx_pool):
+ * set by the first apply to them, before any frame is queued (nothing
+ * is without a policy), and kept while they live: the datapath claims
+ * against it. STEER_RX_SLOTS, or fewer by the test knob
+ * XDP_STEER_RX_SLOTS (1 to STEER_RX_SLOTS; loader/README.md), so that
+ * running out of slots can be tested on a machine of few CPUs. */
+static int rx_pool_init(const struct steer_maps *m)
+{
+	struct steer_rx_pool pool;
+	const char *knob = getenv("XDP_STEER_RX_SLOTS");
+	unsigned long n = STEER_RX_SLOTS;
+	__u32 zero = 0;
+	char *end;
+
+	if (bpf_map_lookup_elem(m->steer_rx_pool, &zero, &pool))
+		return -errno;
+	if (pool.limit)
+		return 0;
+	if (knob && *knob) {
+		n = strtoul(knob, &end, 10);
+		if (*end || !n || n > STEER_RX_SLOTS)
+			return -EINVAL;
+	}
+	pool.limit = (__u32)n;
+	return bpf_map_update_elem(m->steer_rx_pool, &zero, &pool,
+				   BPF_ANY) ? -errno : 0;
+}
+
 static int resolve_key(struct steer_build *b, const struct steer_slot *active)
 {
 	if (!build_keep_key(b, active))
@@ -641,6 +669,12 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 		err = -errno;
 	if (!err)
 		err = stamp_key_init(m);
+	if (!err) {
+		err = rx_pool_init(m);
+		if (err == -EINVAL)
+			snprintf(why, why_len, "XDP_STEER_RX_SLOTS (a test knob) must be a number of receiver slots from 1 to %d; unset it",
+				 STEER_RX_SLOTS);
+	}
 	if (err)
 		goto out;
 	/* First, for the caller's message: what stays in force on failure.
@@ -945,6 +979,27 @@ static int read_window_view(const struct steer_maps *m, struct slot_view *v)
 	return err;
 }
 
+/* The receiver slots handed out, and their CPUs (steer_rx_cpu); a slot
+ * claimed whose CPU is not written yet is left out. */
+static int read_rx_view(const struct steer_maps *m, struct slot_view *v)
+{
+	struct steer_rx_pool pool;
+	__u32 zero = 0, s, n, cpu;
+
+	if (bpf_map_lookup_elem(m->steer_rx_pool, &zero, &pool))
+		return -errno;
+	v->rx_slots = pool.limit && pool.limit < STEER_RX_SLOTS ? pool.limit :
+							      STEER_RX_SLOTS;
+	n = steer_rx_pool_used(&pool);
+	for (s = 0; s < n; s++) {
+		if (bpf_map_lookup_elem(m->steer_rx_cpu, &s, &cpu))
+			return -errno;
+		if (cpu)
+			v->rx_cpus[v->rx_held++] = cpu - 1;
+	}
+	return 0;
+}
+
 int slots_read_view(const struct steer_maps *m, struct slot_view *v)
 {
 	__u32 i, key, cpu;
@@ -974,6 +1029,8 @@ int slots_read_view(const struct steer_maps *m, struct slot_view *v)
 				    &v->draining, &v->stalled, NULL);
 	if (!err)
 		err = read_window_view(m, v);
+	if (!err)
+		err = read_rx_view(m, v);
 	/* The kthreads are the system's to read, not the maps': a /proc
 	 * that cannot be read leaves them unknown (pid 0), no failure. */
 	if (!err)

@@ -117,6 +117,11 @@ struct slot_view {
 	/* Each entry's kthread, by target; pid 0 where none was found. */
 	struct kthread_info kthreads[STEER_TARGETS];
 	int window_open;		/* an apply warms up (kernel/window.h) */
+	/* Receiver slots (struct steer_rx_pool): how many there are, and
+	 * the CPUs holding the first rx_held of them, in slot order. */
+	__u32 rx_slots;
+	__u32 rx_held;
+	__u32 rx_cpus[STEER_RX_SLOTS];
 };
 
 int slots_read_view(const struct steer_maps *m, struct slot_view *v);

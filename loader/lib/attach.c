@@ -111,6 +111,11 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 
 		if (!e)
 			maps_close(&m);
+		if (res->at.uses_pins &&
+		    lib_upgrade_refuse_unslotted(ctx, &it)) {
+			err = -EEXIST;
+			goto out;
+		}
 		if ((e == -ENOENT && lib_pins_lost(ctx, &it, missing)) ||
 		    (e == -EPROTO && lib_maps_failed(ctx, &it, e, missing))) {
 			err = -EEXIST;

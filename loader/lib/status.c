@@ -14,24 +14,32 @@
 #include "kernel/numa.h"
 #include "lib/lib_int.h"
 
-/* The CPUs with ids of STEER_MAX_CPUS or more that have received the
- * interface's frames, by their steer_stats rows (per-CPU maps have one for
- * every possible CPU); ascending, into a malloc()ed *ids. */
-static size_t rx_beyond(const struct steer_maps *m, __u32 **ids)
+/* The receiving CPUs that found every receiver slot taken, by their
+ * steer_stats rows (per-CPU maps have one for every possible CPU),
+ * ascending, into a malloc()ed *ids; and how many slots there are. */
+static size_t rx_no_slot(const struct steer_maps *m, __u32 **ids,
+			 __u32 *slots)
 {
 	int span = possible_span(), cpu;
+	struct steer_rx_pool pool = {};
 	struct steer_stats *by_id;
+	__u32 zero = 0;
 	size_t n = 0;
 
 	*ids = NULL;
-	if (span <= STEER_MAX_CPUS)
+	if (bpf_map_lookup_elem(m->steer_rx_pool, &zero, &pool) || span <= 0)
 		return 0;
+	*slots = pool.limit && pool.limit < STEER_RX_SLOTS ? pool.limit :
+							     STEER_RX_SLOTS;
+	if (pool.claimed <= *slots)
+		return 0;	/* every CPU that asked got one */
 	by_id = calloc(span, sizeof(*by_id));
-	*ids = calloc(span - STEER_MAX_CPUS, sizeof(**ids));
+	*ids = calloc(span, sizeof(**ids));
 	if (by_id && *ids &&
 	    !maps_percpu_read(m->steer_stats, 0, sizeof(*by_id), by_id))
-		for (cpu = STEER_MAX_CPUS; cpu < span; cpu++)
-			if (by_id[cpu].rx_packets)
+		for (cpu = 0; cpu < span; cpu++)
+			if ((__u32)by_id[cpu].rx_slot == STEER_RX_SLOT_NONE ||
+			    by_id[cpu].no_rx_slot)
 				(*ids)[n++] = cpu;
 	free(by_id);
 	return n;
@@ -58,7 +66,7 @@ static void check_health(struct steer_status *st, const struct steer_maps *m)
 	};
 	struct numa_layout *l;
 	struct utsname u;
-	__u32 *beyond;
+	__u32 *no_slot;
 	int t;
 
 	if (!uname(&u))
@@ -90,10 +98,10 @@ static void check_health(struct steer_status *st, const struct steer_maps *m)
 	l = in.nic_node >= 0 ? malloc(sizeof(*l)) : NULL;
 	if (l && !numa_read_layout(NULL, l))
 		in.nic_node_cpus = numa_node_cpus(l, in.nic_node);
-	in.nrx_beyond = rx_beyond(m, &beyond);
-	in.rx_beyond = beyond;
+	in.nrx_no_slot = rx_no_slot(m, &no_slot, &in.rx_slots);
+	in.rx_no_slot = no_slot;
 	health_check(&in, &st->health);
-	free(beyond);
+	free(no_slot);
 	free(l);
 }
 

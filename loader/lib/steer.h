@@ -299,7 +299,7 @@ struct steer_which {
 				 * 'cpu' */
 	/* TABLE, while the bucket drains: per receiving CPU whose record
 	 * still sends it elsewhere, that old CPU (STEER_CPU_LOCAL: none). */
-	__u32 draining_to[STEER_MAX_CPUS];
+	__u32 draining_to[STEER_RX_CPU_IDS];
 	int ndraining;		/* receiving CPUs draining it */
 	int nstalled;		/* ... from a CPU whose kthread took nothing
 				 * off its waiting ring for the drain

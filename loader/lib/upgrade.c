@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/limits.h>
 
 #include "kernel/cpumap.h"
 #include "kernel/maps.h"
@@ -24,6 +26,24 @@
 #include "kernel/slots.h"
 #include "kernel/trace.h"
 #include "lib/lib_int.h"
+
+int lib_upgrade_refuse_unslotted(struct steer_ctx *ctx,
+				 const struct lib_iface *it)
+{
+	char ctl[PATH_MAX + 32], pool[PATH_MAX + 32];
+
+	snprintf(ctl, sizeof(ctl), "%s/steer_ctl", it->dir);
+	snprintf(pool, sizeof(pool), "%s/steer_rx_pool", it->dir);
+	if (access(ctl, F_OK) || !access(pool, F_OK))
+		return 0;
+	/* Its steer_seq and steer_deq rows are CPU ids, ours receiver
+	 * slots: a mark of CPU 1's stream read as slot 1's could release a
+	 * bucket whose last frame still waits, and reorder its flow. The
+	 * old program writes them until the swap, so they cannot be
+	 * converted in place either. */
+	return lib_fail(ctx, -EEXIST, "%s: the running xdp-steer is another version, whose maps in %s keep the drain's evidence by CPU id, where this version keeps it by receiver slot (steer_rx_pool): taking them over could reorder flows, so nothing was changed; 'xdp-steer detach %s', then attach it again",
+			it->ifname, it->dir, it->ifname);
+}
 
 /* 1 when every cpumap entry runs this binary's worker program. */
 static int workers_current(struct steer_ctx *ctx, const struct lib_iface *it,

@@ -93,7 +93,7 @@ static int drain_state(const struct steer_maps *m,
 		err = clock_hz(&hz);
 	if (!err)
 		err = maps_percpu_read(m->steer_buckets, w->record, sizeof(*v), v);
-	for (c = 0; !err && c < ncpus && c < STEER_MAX_CPUS; c++) {
+	for (c = 0; !err && c < ncpus && c < STEER_RX_CPU_IDS; c++) {
 		if (!steer_bucket_live(&v[c], s->drain_gen) || !v[c].since)
 			continue;
 		verdict = evidence_judge(e, c, &v[c], s->drain_units,
@@ -143,7 +143,7 @@ int steer_which_flow(struct steer_ctx *ctx, const char *ifname,
 
 	memset(w, 0, sizeof(*w));
 	w->flow = *f;
-	for (i = 0; i < STEER_MAX_CPUS; i++)
+	for (i = 0; i < STEER_RX_CPU_IDS; i++)
 		w->draining_to[i] = STEER_CPU_LOCAL;
 	err = lib_iface_begin(ctx, ifname, false, &it);
 	if (err)

@@ -143,16 +143,16 @@ int health_check(const struct health_input *in, struct health *h)
 				   cpus_text(in->nic_node_cpus, node));
 		}
 	}
-	/* The design's limit (include/xdp_steer.h, STEER_MAX_CPUS): the
-	 * drain keeps its evidence per receiving CPU below it. A bucket a
-	 * CPU past it receives keeps its worker, in order, whatever the
+	/* The drain keeps its evidence per receiver slot (struct
+	 * steer_rx_pool), handed out once per attach. A bucket a CPU
+	 * without one receives keeps its worker, in order, whatever the
 	 * table says (drain.h waits for evidence that never comes). */
-	if (in->nrx_beyond) {
-		cpulist_format(in->rx_beyond, in->nrx_beyond, list,
+	if (in->nrx_no_slot) {
+		cpulist_format(in->rx_no_slot, in->nrx_no_slot, list,
 			       sizeof(list));
-		health_add(h, "CPUs %s received %s's frames, and receiving CPUs with ids of %d or more are past what the drain can follow: a bucket received there stays on its worker (in order), whatever an apply or the balancer says; keep %s's interrupts (and its NAPI threads) on CPUs below %d",
-			   list, ifname, STEER_MAX_CPUS, ifname,
-			   STEER_MAX_CPUS);
+		health_add(h, "CPUs %s received %s's frames but found all %u of its receiver slots taken: the drain cannot follow frames received there, so a bucket received there stays on its worker (in order), whatever an apply or the balancer says (stats: no_rx_slot); slots are handed out once per attach, to the first CPUs that queue: keep %s's interrupts (and its NAPI threads) on at most %u CPUs, then 'xdp-steer detach %s' and attach it again",
+			   list, ifname, in->rx_slots, ifname, in->rx_slots,
+			   ifname);
 	}
 	if (in->table_size && (in->loader_flags & STEER_LF_CPUS_DEFAULT) &&
 	    in->online_beyond)

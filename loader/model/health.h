@@ -71,11 +71,14 @@ struct health_input {
 	int nic_node;
 	const struct cpu_set *nic_node_cpus;
 	/* Online CPUs with ids of STEER_MAX_CPUS or more (struct cpu_set
-	 * holds none of them: its 'beyond'), and those of them that have
-	 * received the interface's frames (rx_packets), ascending. */
+	 * holds none of them: its 'beyond'). */
 	__u32 online_beyond;
-	const __u32 *rx_beyond;
-	size_t nrx_beyond;
+	/* Receiving CPUs that found every one of the interface's
+	 * 'rx_slots' receiver slots taken (struct steer_rx_pool),
+	 * ascending. */
+	const __u32 *rx_no_slot;
+	size_t nrx_no_slot;
+	__u32 rx_slots;
 };
 
 /* hash.key vlan on a NIC that takes the outer tag off before XDP: said by

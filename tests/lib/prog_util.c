@@ -588,11 +588,13 @@ int steer_prog_reset_drain(const struct steer_prog *p)
 	err = zero_percpu(p, p->steer_buckets, STEER_TABLE_MAX,
 			  sizeof(struct steer_bucket));
 	if (!err)
-		err = zero_array(p->steer_seq, STEER_MAX_CPUS * STEER_TARGETS,
+		err = zero_array(p->steer_seq, STEER_RX_SLOTS * STEER_TARGETS,
 				 sizeof(__u32));
 	if (!err)
-		err = zero_array(p->steer_deq, STEER_TARGETS * STEER_MAX_CPUS,
+		err = zero_array(p->steer_deq, STEER_TARGETS * STEER_RX_SLOTS,
 				 sizeof(struct steer_deq));
+	if (!err)
+		err = steer_prog_rx_slots(p, 0);
 	if (!err)
 		err = zero_array(p->steer_wdone, STEER_TARGETS,
 				 sizeof(struct steer_wdone));
@@ -680,11 +682,63 @@ static void queued_tick_edit(struct steer_stats *v, int c, const void *arg)
 		v->queued_tick = set->tick;
 }
 
+static void rx_slot_edit(struct steer_stats *v, int c, const void *arg)
+{
+	(void)c;
+	(void)arg;
+	v->rx_slot = 0;
+}
+
+int steer_prog_rx_slots(const struct steer_prog *p, __u32 limit)
+{
+	struct steer_rx_pool pool = { .limit = limit };
+	__u32 zero = 0;
+	int err;
+
+	err = zero_array(p->steer_rx_slot, STEER_RX_CPU_IDS, sizeof(__u32));
+	if (!err)
+		err = zero_array(p->steer_rx_cpu, STEER_RX_SLOTS, sizeof(__u32));
+	if (!err)
+		err = update(p->steer_rx_pool, &zero, &pool);
+	if (!err)
+		err = stats_lines_edit(p, rx_slot_edit, NULL);
+	return err;
+}
+
+int steer_prog_rx_slot_of(const struct steer_prog *p, int cpu, bool claim)
+{
+	struct steer_rx_pool pool = {};
+	__u32 key = cpu, slot = 0, zero = 0, one;
+
+	if (bpf_map_lookup_elem(p->steer_rx_slot, &key, &slot))
+		return -errno;
+	if (slot || !claim)
+		return (int)slot - 1;
+	/* As the datapath claims (bpf/drain.h, rx_slot_tick()). */
+	if (bpf_map_lookup_elem(p->steer_rx_pool, &zero, &pool))
+		return -errno;
+	slot = pool.claimed++;
+	if (slot >= steer_rx_pool_used(&pool))
+		return -ENOSPC;
+	one = cpu + 1;
+	if (update(p->steer_rx_pool, &zero, &pool) ||
+	    update(p->steer_rx_cpu, &slot, &one))
+		return -errno;
+	one = slot + 1;
+	return update(p->steer_rx_slot, &key, &one) ? -errno : (int)slot;
+}
+
 int steer_prog_queued_tick(const struct steer_prog *p, int cpu, __u64 tick)
 {
 	struct queued_tick_set set = { cpu, tick };
+	int c, err = 0;
 
-	return stats_lines_edit(p, queued_tick_edit, &set);
+	/* A CPU that queued holds a receiver slot (drain.h, note_queued()):
+	 * queued_lately() finds it by its slot. */
+	for (c = 0; tick && !err && c < p->ncpus; c++)
+		if (cpu < 0 || cpu == c)
+			err = steer_prog_rx_slot_of(p, c, true) < 0 ? -ENOSPC : 0;
+	return err ? err : stats_lines_edit(p, queued_tick_edit, &set);
 }
 
 /* One CPU's (every CPU's: cpu -1) count of ended NAPI polls and the tick

@@ -10,6 +10,7 @@
 #ifndef XDP_STEER_PROG_UTIL_H
 #define XDP_STEER_PROG_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -135,6 +136,15 @@ int steer_prog_window(const struct steer_prog *p, int open);
  * napi_poll tracepoint program keeps). */
 int steer_prog_polls(const struct steer_prog *p, int cpu, __u64 polls,
 		     __u64 tick);
+
+/* No receiver slot handed out, 'limit' of them (0: STEER_RX_SLOTS), and
+ * every CPU's cache of its own forgotten (struct steer_rx_pool). */
+int steer_prog_rx_slots(const struct steer_prog *p, __u32 limit);
+
+/* The receiver slot CPU 'cpu' holds (steer_rx_slot), -1 for none; with
+ * 'claim', one is claimed for it by hand as the datapath would, when it
+ * holds none: -ENOSPC when every slot is taken. */
+int steer_prog_rx_slot_of(const struct steer_prog *p, int cpu, bool claim);
 
 /* Says CPU 'cpu' (every CPU: -1) last queued a frame at jiffies 'tick'
  * (steer_stats.queued_tick; 0: never): whether a bucket cold on another

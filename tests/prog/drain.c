@@ -181,11 +181,22 @@ static int send_frame(const struct frame *f)
 	return verdict;
 }
 
+/* The receiver slot of 'cpu' (struct steer_rx_pool), claimed by hand as
+ * the datapath would when it holds none yet: the marks a case writes for
+ * a CPU's stream are those of its slot. */
+static __u32 slot_of(int cpu)
+{
+	int s = steer_prog_rx_slot_of(&prog, cpu, true);
+
+	EXPECT(s >= 0, "the CPU holds a receiver slot");
+	return s < 0 ? 0 : (__u32)s;
+}
+
 /* Stamped frames this CPU queued to 'target' (steer_seq): where the
  * frames went while a drain might ask. */
 static __u32 queued_to(int target)
 {
-	__u32 key = local_cpu * STEER_TARGETS + target, v = ~0u;
+	__u32 key = slot_of(local_cpu) * STEER_TARGETS + target, v = ~0u;
 
 	bpf_map_lookup_elem(prog.steer_seq, &key, &v);
 	return v;
@@ -248,7 +259,7 @@ static bool ring(int target, __u32 entered, __u32 done, __u64 last_ns)
  * that began at its report count 'base': its only mark of our stream. */
 static bool marked(int target, __u32 seq, __u32 base)
 {
-	__u32 key = target * STEER_MAX_CPUS + local_cpu;
+	__u32 key = target * STEER_RX_SLOTS + slot_of(local_cpu);
 	struct steer_deq d = { .h = { STEER_MARK(seq, base) } };
 
 	return EXPECT_EQ(bpf_map_update_elem(prog.steer_deq, &key, &d, BPF_ANY),
@@ -475,7 +486,7 @@ static void test_flush_gap_releases(void)
 		struct steer_deq d = { .h = { STEER_MARK(last + 2, 60),
 					      STEER_MARK(last, 10) } };
 
-		key = remote_cpu * STEER_MAX_CPUS + local_cpu;
+		key = remote_cpu * STEER_RX_SLOTS + slot_of(local_cpu);
 		if (!EXPECT_EQ(bpf_map_update_elem(prog.steer_deq, &key, &d,
 						   BPF_ANY), 0, "two marks were written"))
 			return;
@@ -1435,15 +1446,197 @@ static void test_bucket_cold_here_goes_straight_when_the_old_cpu_held_nothing(vo
 	EXPECT_EQ(queued_to(local_cpu), 1, "to L at once: the queue's move is older than the timeout");
 	EXPECT_EQ(queued_to(remote_cpu), 0, "nothing to R");
 }
+/* ---- receiver slots (struct steer_rx_pool) ---------------------------------- */
+
+/* CPU 'cpu''s own steer_stats line: its cache of its slot (rx_slot) and
+ * its no_rx_slot count. */
+static struct steer_stats stats_on(int cpu)
+{
+	struct steer_stats v[prog.ncpus], st = {};
+	__u32 zero = 0;
+
+	if (!bpf_map_lookup_elem(prog.steer_stats, &zero, v))
+		st = v[cpu];
+	return st;
+}
+
+static struct steer_rx_pool rx_pool(void)
+{
+	struct steer_rx_pool pool = {};
+	__u32 zero = 0;
+
+	bpf_map_lookup_elem(prog.steer_rx_pool, &zero, &pool);
+	return pool;
+}
+
+/* Which CPU holds slot 's' (steer_rx_cpu): 1 + its id, 0: none. */
+static __u32 rx_cpu_of(__u32 s)
+{
+	__u32 v = ~0u;
+
+	bpf_map_lookup_elem(prog.steer_rx_cpu, &s, &v);
+	return v;
+}
+
+/* No slot is handed out; R queues first, then L (every bucket on L, no
+ * fast path: both queue to L): R takes slot 0 and L slot 1, whatever their
+ * CPU ids, each caching it, and L's stamps count in slot 1's row. */
+static void test_a_cpus_first_queued_frame_claims_the_next_receiver_slot(void)
+{
+	struct drain_case c;
+	__u32 key, seq = 0;
+
+	if (!setup(&c, 0, local_cpu, NO_TIMEOUT))
+		return;
+	EXPECT_EQ(rx_pool().claimed, 0, "no slot is handed out after a reset");
+	if (!EXPECT_EQ(steer_pin_cpu(remote_cpu), remote_cpu, "the test runs on R"))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "on R, the frame is queued to L");
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "and the next");
+	if (!EXPECT_EQ(steer_pin_cpu(local_cpu), local_cpu, "the test runs on L again"))
+		return;
+	EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, false), 0, "R, the first to queue, holds slot 0");
+	EXPECT_EQ(rx_cpu_of(0), (__u32)remote_cpu + 1, "slot 0 names R");
+	EXPECT_EQ(stats_on(remote_cpu).rx_slot, 1, "R caches its slot (slot + 1) in its own stats line");
+	EXPECT_EQ(rx_pool().claimed, 1, "R asked once, for two frames");
+	EXPECT_EQ(steer_prog_rx_slot_of(&prog, local_cpu, false), -1, "L, which queued nothing yet, holds none");
+
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "on L, the frame is queued to L");
+	EXPECT_EQ(steer_prog_rx_slot_of(&prog, local_cpu, false), 1, "L holds the next slot, 1");
+	EXPECT_EQ(rx_cpu_of(1), (__u32)local_cpu + 1, "slot 1 names L");
+	EXPECT_EQ(stats_on(local_cpu).rx_slot, 2, "L caches it");
+	EXPECT_EQ(rx_pool().claimed, 2, "two slots handed out");
+	key = 1 * STEER_TARGETS + local_cpu;
+	bpf_map_lookup_elem(prog.steer_seq, &key, &seq);
+	EXPECT_EQ(seq, 1, "L's stamp to L counts in slot 1's stream");
+	key = 0 * STEER_TARGETS + local_cpu;
+	bpf_map_lookup_elem(prog.steer_seq, &key, &seq);
+	EXPECT_EQ(seq, 2, "R's two in slot 0's");
+	EXPECT_EQ(stats().no_rx_slot, 0, "no frame went without a slot");
+}
+
+/* A slot held in steer_rx_slot but missing from the CPU's cache (its
+ * stats line zeroed): the CPU takes its own back, and asks for no other. */
+static void test_a_cpu_that_lost_its_cache_takes_its_own_slot_back(void)
+{
+	struct drain_case c;
+
+	if (!setup(&c, 0, local_cpu, NO_TIMEOUT))
+		return;
+	send_frame(&c.f);
+	if (!EXPECT_EQ(steer_prog_rx_slot_of(&prog, local_cpu, false), 0, "L holds slot 0") ||
+	    !EXPECT_EQ(steer_prog_queued_tick(&prog, local_cpu, 0), 0, "L's tick was forgotten"))
+		return;
+	{
+		struct steer_stats v[prog.ncpus];
+		__u32 zero = 0;
+
+		if (!EXPECT_EQ(bpf_map_lookup_elem(prog.steer_stats, &zero, v), 0,
+			       "the stats were read"))
+			return;
+		v[local_cpu].rx_slot = 0;
+		if (!EXPECT_EQ(bpf_map_update_elem(prog.steer_stats, &zero, v,
+						   BPF_ANY), 0, "L's cache was zeroed"))
+			return;
+	}
+	send_frame(&c.f);
+	EXPECT_EQ(stats_on(local_cpu).rx_slot, 1, "L caches slot 0 again");
+	EXPECT_EQ(rx_pool().claimed, 1, "and asked for no other");
+	EXPECT_EQ(queued_to(local_cpu), 2, "its stamps go on in slot 0's stream");
+}
+
+/* One slot (the knob's least), which R takes; then L queues: it finds
+ * none, sends unstamped (counted), and a bucket of L's moved in the table
+ * stays on its old CPU however plainly that CPU looks done (ring empty,
+ * idle, polls ended): with no marks of L's, the drain cannot know. */
+static void test_a_cpu_without_a_slot_keeps_its_buckets_on_their_workers(void)
+{
+	struct drain_case c;
+	struct steer_bucket b;
+	int i;
+
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT) ||
+	    !EXPECT_EQ(steer_prog_rx_slots(&prog, 1), 0, "one receiver slot"))
+		return;
+	if (!EXPECT_EQ(steer_pin_cpu(remote_cpu), remote_cpu, "the test runs on R"))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "on R, the frame is queued to R");
+	if (!EXPECT_EQ(steer_pin_cpu(local_cpu), local_cpu, "the test runs on L again"))
+		return;
+	EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, false), 0, "R holds the only slot");
+
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "on L, the frame is queued to R");
+	EXPECT_EQ(steer_prog_rx_slot_of(&prog, local_cpu, false), -1, "L holds no slot");
+	EXPECT_EQ(stats_on(local_cpu).rx_slot, STEER_RX_SLOT_NONE, "L caches that it has none, and asks no more");
+	EXPECT_EQ(stats_on(local_cpu).no_rx_slot, 1, "its frame counts in no_rx_slot");
+	EXPECT(rx_pool().overflow_tick != 0, "the pool notes a tick in which a CPU without a slot queued");
+	b = bucket_state(&c);
+	EXPECT_EQ(b.seq, 0, "L's record holds no stamp");
+	if (!move_to(&c, local_cpu))
+		return;
+	for (i = 0; i < 3; i++) {
+		if (!poll_ended() || !ring(remote_cpu, 10, 10, IDLE_SINCE()))
+			return;
+		EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "moved to L, the bucket's frame still goes to R");
+	}
+	EXPECT_EQ(stats_on(local_cpu).queued[remote_cpu].packets, 4, "all four of L's frames to R");
+	EXPECT_EQ(stats_on(local_cpu).queued[local_cpu].packets, 0, "none to L");
+	b = bucket_state(&c);
+	EXPECT(b.since != 0, "the bucket drains, and waits");
+	EXPECT_EQ(stats().moves_done + stats().moves_idle + stats().moves_timeout, 0,
+		  "no move of any kind");
+	EXPECT_EQ(stats_on(local_cpu).no_rx_slot, 4, "every frame L queued counts");
+	EXPECT_EQ(rx_pool().claimed, 2, "L asked once");
+}
+
+/* One slot, L's. R, without a slot, queues a frame to L: L cannot find R
+ * among the slots, so R's tick in the pool (overflow_tick) sends a bucket
+ * cold on L's fast path through L's own queue, behind what R queued. */
+static void test_a_frame_a_cpu_without_a_slot_queued_holds_a_cold_bucket_off_the_fast_path(void)
+{
+	struct drain_case c;
+	struct frame o, x;
+	__u16 sport;
+
+	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, NO_TIMEOUT) ||
+	    !EXPECT_EQ(steer_prog_rx_slots(&prog, 1), 0, "one receiver slot") ||
+	    !EXPECT_EQ(steer_prog_window(&prog, 0), 0, "the window was shut") ||
+	    !other_frame(&c, &o) ||
+	    !EXPECT_EQ(steer_prog_set_bucket(&prog, 0, bucket_of(&o, &c.s),
+					     remote_cpu), 0,
+		       "o's bucket is on R"))
+		return;
+	for (sport = SPORT + 1; sport != SPORT; sport++) {
+		udp_frame(&x, sport);
+		if (bucket_of(&x, &c.s) != c.bucket &&
+		    bucket_of(&x, &c.s) != bucket_of(&o, &c.s))
+			break;
+	}
+	EXPECT_EQ(send_frame(&o), XDP_REDIRECT, "L queues o to R");
+	EXPECT_EQ(steer_prog_rx_slot_of(&prog, local_cpu, false), 0, "L holds the only slot");
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "no other CPU queued: the cold bucket takes the fast path");
+
+	if (!EXPECT_EQ(steer_pin_cpu(remote_cpu), remote_cpu, "the test runs on R"))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "on R, a frame of a bucket on L is queued to L");
+	if (!EXPECT_EQ(steer_pin_cpu(local_cpu), local_cpu, "the test runs on L again") ||
+	    !queue_was_on(local_cpu))
+		return;
+	EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, false), -1, "R holds no slot");
+	EXPECT_EQ(send_frame(&x), XDP_REDIRECT, "R, slotless, queued lately: a cold bucket goes through L's own queue");
+	EXPECT_EQ(queued_to(local_cpu), 1, "stamped, to L");
+}
+
 /* ---- the worker's stamps, run by hand --------------------------------------- */
 
-/* The stamp R's frame to 'target' carries: its 'seq', the tag under the
- * key the tests set (STEER_TEST_STAMP_KEY). */
+/* The stamp CPU rx's frame to 'target' carries: its 'seq', rx's receiver
+ * slot, the tag under the key the tests set (STEER_TEST_STAMP_KEY). */
 static struct steer_stamp stamp_of(__u32 seq, int rx, int target)
 {
-	struct steer_stamp m = { .seq = seq, .rx_cpu = rx, .target = target };
+	struct steer_stamp m = { .seq = seq, .rx_slot = slot_of(rx),
+				 .target = target };
 
-	m.tag = steer_stamp_tag(m.seq, m.rx_cpu, m.target, STEER_TEST_STAMP_KEY);
+	m.tag = steer_stamp_tag(m.seq, m.rx_slot, m.target, STEER_TEST_STAMP_KEY);
 	return m;
 }
 
@@ -1501,7 +1694,7 @@ static bool look(bool on)
 /* 'target's mark of R's stream in slot 'i' (steer_deq). */
 static __u64 mark_of_remote(int target, int i)
 {
-	__u32 key = target * STEER_MAX_CPUS + remote_cpu;
+	__u32 key = target * STEER_RX_SLOTS + slot_of(remote_cpu);
 	struct steer_deq d = {};
 
 	bpf_map_lookup_elem(prog.steer_deq, &key, &d);
@@ -1511,10 +1704,13 @@ static __u64 mark_of_remote(int target, int i)
 static void test_worker_reads_the_stamp_in_the_headroom(void)
 {
 	struct drain_case c;
-	struct steer_stamp m = stamp_of(7, remote_cpu, local_cpu);
+	struct steer_stamp m;
 
-	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT) || !look(true) ||
-	    !ring(local_cpu, 200, 70, BUSY_NOW()) || !run_worker(&c.f, &m))
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT))
+		return;
+	m = stamp_of(7, remote_cpu, local_cpu);
+	if (!look(true) || !ring(local_cpu, 200, 70, BUSY_NOW()) ||
+	    !run_worker(&c.f, &m))
 		return;
 	EXPECT_EQ(mark_of_remote(local_cpu, 70 / STEER_MARK_EPOCH),
 		  STEER_MARK(7, 70),
@@ -1524,11 +1720,12 @@ static void test_worker_reads_the_stamp_in_the_headroom(void)
 static void test_worker_takes_no_stamp_without_its_tag(void)
 {
 	struct drain_case c;
-	struct steer_stamp m = stamp_of(7, remote_cpu, local_cpu);
+	struct steer_stamp m;
 	int i;
 
 	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT) || !look(true))
 		return;
+	m = stamp_of(7, remote_cpu, local_cpu);
 	m.tag ^= 1;
 	if (!run_worker(&c.f, &m))
 		return;
@@ -1542,7 +1739,7 @@ static void test_worker_takes_no_stamp_without_its_tag(void)
 		return;
 	EXPECT_EQ(mark_of_remote(local_cpu, 0), 0, "nor a headroom of zeros");
 	EXPECT_EQ(steer_prog_set_stamp_key(&prog, 0), 0, "the key was unset");
-	m.tag = steer_stamp_tag(m.seq, m.rx_cpu, m.target, 0);
+	m.tag = steer_stamp_tag(m.seq, m.rx_slot, m.target, 0);
 	run_worker(&c.f, &m);
 	EXPECT_EQ(steer_prog_set_stamp_key(&prog, STEER_TEST_STAMP_KEY), 0,
 		  "the key was set again");
@@ -1557,11 +1754,15 @@ static void test_worker_takes_no_stamp_without_its_tag(void)
 static void test_worker_marks_the_stamps_target_wherever_it_runs(void)
 {
 	struct drain_case c;
-	struct steer_stamp m = stamp_of(7, local_cpu, remote_cpu);
-	__u32 key = remote_cpu * STEER_MAX_CPUS + local_cpu;
+	struct steer_stamp m;
 	struct steer_deq d = {};
+	__u32 key;
 
-	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT) || !look(true) ||
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT))
+		return;
+	m = stamp_of(7, local_cpu, remote_cpu);
+	key = remote_cpu * STEER_RX_SLOTS + slot_of(local_cpu);
+	if (!look(true) ||
 	    !ring(remote_cpu, 50, 40, BUSY_NOW()) ||
 	    !ring(local_cpu, 900, 800, BUSY_NOW()) || !run_worker(&c.f, &m))
 		return;
@@ -1575,12 +1776,14 @@ static void test_worker_marks_the_stamps_target_wherever_it_runs(void)
 static void test_worker_looks_for_no_stamp_while_the_gate_is_shut(void)
 {
 	struct drain_case c;
-	struct steer_stamp m = stamp_of(7, remote_cpu, local_cpu);
+	struct steer_stamp m;
 	struct steer_look l = {};
 	__u32 zero = 0, before;
 
-	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT) || !look(false) ||
-	    !run_worker(&c.f, &m))
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT))
+		return;
+	m = stamp_of(7, remote_cpu, local_cpu);
+	if (!look(false) || !run_worker(&c.f, &m))
 		return;
 	EXPECT_EQ(mark_of_remote(local_cpu, 0), 0, "with the gate shut, no stamp is looked for");
 	/* A gate held until a tick gone by is shut too. */
@@ -1880,7 +2083,7 @@ static void test_the_real_worker_and_tracepoints_publish_and_release(void)
 	/* No napi_polls asserted: a live test run flushes its batches
 	 * outside any NAPI poll (6.1 and 6.12, seen in the VM tier), so the
 	 * napi_poll program is tested by hand above. */
-	key = remote_cpu * STEER_MAX_CPUS + local_cpu;
+	key = remote_cpu * STEER_RX_SLOTS + slot_of(local_cpu);
 	bpf_map_lookup_elem(prog.steer_deq, &key, &d);
 	EXPECT(steer_mark_base(d.h, n, &base) && base < n && n - base <= 8,
 	       "R's marks reach our last frame, in a batch of at most 8 from its end");
@@ -1929,7 +2132,7 @@ static void test_unstamped_frames_leave_no_mark_and_are_reported(void)
 		goto out;
 	EXPECT_EQ(queued_to(STEER_MAX_CPUS + remote_cpu), 0, "though none was stamped");
 	EXPECT_EQ(wdone_of(remote_cpu).frames, 0, "R's bank-0 entry reported none");
-	key = (STEER_MAX_CPUS + remote_cpu) * STEER_MAX_CPUS + local_cpu;
+	key = (STEER_MAX_CPUS + remote_cpu) * STEER_RX_SLOTS + slot_of(local_cpu);
 	bpf_map_lookup_elem(prog.steer_deq, &key, &d);
 	EXPECT(!d.h[0] && !d.h[1] && !d.h[2] && !d.h[3],
 	       "unstamped frames leave no mark");
@@ -2005,6 +2208,14 @@ const struct test_case drain_tests[] = {
 		   "drain: a bucket cold here, whose queue came from a CPU holding it on an old target, goes there first, then moves"),
 	TEST_ENTRY(test_bucket_cold_here_goes_straight_when_the_old_cpu_held_nothing,
 		   "drain: a bucket cold here goes straight to its CPU when the queue's old CPU held nothing of it, or the queue moved long ago"),
+	TEST_ENTRY(test_a_cpus_first_queued_frame_claims_the_next_receiver_slot,
+		   "drain: a CPU's first frame queued under drain claims the next receiver slot, whatever its id, cached in its stats line; its stamps count in that slot's stream"),
+	TEST_ENTRY(test_a_cpu_that_lost_its_cache_takes_its_own_slot_back,
+		   "drain: a CPU whose cache of its slot was lost takes its own back and claims no other"),
+	TEST_ENTRY(test_a_cpu_without_a_slot_keeps_its_buckets_on_their_workers,
+		   "drain: a CPU that finds every receiver slot taken queues unstamped, counted in no_rx_slot, and keeps its buckets on their old workers, in order"),
+	TEST_ENTRY(test_a_frame_a_cpu_without_a_slot_queued_holds_a_cold_bucket_off_the_fast_path,
+		   "drain: a frame queued by a CPU without a slot sends a bucket cold on another CPU's fast path through that CPU's own queue"),
 	TEST_ENTRY(test_queue_taken_by_a_queued_frame_still_holds_the_fast_path,
 		   "drain: a queue first seen here by a frame queued elsewhere still holds the fast path back, counted once"),
 	TEST_ENTRY(test_queue_marker_out_before_a_pause_is_no_timeout,

@@ -49,8 +49,9 @@ struct health_case {
 				 * NULL: no node */
 	bool cpus_default;	/* the policy has no 'cpus' */
 	__u32 online_beyond;	/* online CPUs with ids past STEER_MAX_CPUS */
-	const __u32 *rx_beyond;	/* ... that received frames, ascending */
-	size_t nrx_beyond;
+	const __u32 *rx_no_slot;	/* receiving CPUs without a slot */
+	size_t nrx_no_slot;
+	__u32 rx_slots;
 	const char *want[9];	/* a substring of each warning, in order */
 };
 
@@ -65,13 +66,14 @@ static const struct health_case cases[] = {
 	  .want = { "worker CPUs 2-3 are not on NUMA node 1, where eth2 is: every frame steered to them crosses nodes; set 'cpus' to CPUs of node 1 (4-7), or leave it unset to default to them" } },
 	{ .desc = "workers on node 0 of a NIC on node 0 of two give no warning",
 	  .node = "0:0-5" },
-	/* ---- CPU ids past the design's limit (STEER_MAX_CPUS, 256) ---- */
-	{ .desc = "a receiving CPU past the limit is warned of: its buckets stay on their workers",
-	  .rx_beyond = (const __u32[]){ 263 }, .nrx_beyond = 1,
-	  .want = { "CPUs 263 received eth2's frames, and receiving CPUs with ids of 256 or more are past what the drain can follow: a bucket received there stays on its worker (in order), whatever an apply or the balancer says; keep eth2's interrupts (and its NAPI threads) on CPUs below 256" } },
-	{ .desc = "several receiving CPUs past the limit are named as ranges",
-	  .rx_beyond = (const __u32[]){ 256, 257, 258, 1000 }, .nrx_beyond = 4,
-	  .want = { "CPUs 256-258,1000 received eth2's frames" } },
+	/* ---- receiver slots (struct steer_rx_pool) and CPU ids past the
+	 * design's limit (STEER_MAX_CPUS, 256) ---- */
+	{ .desc = "a receiving CPU without a receiver slot is warned of: its buckets stay on their workers, and what to do",
+	  .rx_no_slot = (const __u32[]){ 263 }, .nrx_no_slot = 1, .rx_slots = 256,
+	  .want = { "CPUs 263 received eth2's frames but found all 256 of its receiver slots taken: the drain cannot follow frames received there, so a bucket received there stays on its worker (in order), whatever an apply or the balancer says (stats: no_rx_slot); slots are handed out once per attach, to the first CPUs that queue: keep eth2's interrupts (and its NAPI threads) on at most 256 CPUs, then 'xdp-steer detach eth2' and attach it again" } },
+	{ .desc = "several receiving CPUs without a slot are named as ranges, with the limit in force",
+	  .rx_no_slot = (const __u32[]){ 1, 256, 257, 258, 1000 }, .nrx_no_slot = 5, .rx_slots = 1,
+	  .want = { "CPUs 1,256-258,1000 received eth2's frames but found all 1 of its receiver slots taken" } },
 	{ .desc = "the default 'cpus' with online CPUs past the limit says how many it leaves out",
 	  .cpus_default = true, .online_beyond = 8,
 	  .want = { "the default 'cpus' leaves out 8 online CPUs with ids of 256 or more: xdp-steer steers to CPUs below 256 only; name the workers with 'cpus' to choose which work" } },
@@ -239,8 +241,9 @@ static int row_input(const struct health_case *c, struct row_input *r)
 		.idle_entries = c->idle_entries,
 		.slot_flags = STEER_F_HASH_L4 | c->key,
 		.online_beyond = c->online_beyond,
-		.rx_beyond = c->rx_beyond,
-		.nrx_beyond = c->nrx_beyond,
+		.rx_no_slot = c->rx_no_slot,
+		.nrx_no_slot = c->nrx_no_slot,
+		.rx_slots = c->rx_slots,
 	};
 	if (!c->online || strcmp(c->online, UNREADABLE)) {
 		if (parse_or_default(&r->online, c->online, "0-7"))
