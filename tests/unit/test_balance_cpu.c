@@ -604,7 +604,7 @@ static void test_climb_waits_for_cooling_and_held_buckets(void)
 	EXPECT(p.wait == BALANCE_WAIT_COOLING &&
 	       p.step == BALANCE_CLIMB_STEP && p.rest == 0,
 	       "saying they cool down, with no step counted missed, no rest begun");
-	hold[0] = BALANCE_HOLD_SHED;
+	hold[0] = BALANCE_HOLD_SHED | BALANCE_HOLD_STUCK;
 	EXPECT_EQ(climb_round(NULL, hold, &p), 4,
 		  "with cpu 0 held (it cannot drain), the climb waits");
 	EXPECT(p.wait == BALANCE_WAIT_HELD && p.step == BALANCE_CLIMB_STEP,
