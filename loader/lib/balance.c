@@ -454,6 +454,10 @@ static void probe(struct balancer *bl, const struct balance_input *in,
 		r->state = bl->plan.state;
 	if (p->verdict)
 		probe_note(bl, p, r->note, sizeof(r->note));
+	else if (p->undone)
+		snprintf(r->note, sizeof(r->note),
+			 "climb: %d move%s of the estimates left undone: between two saturated workers, the way the climb's last step each way found a loss",
+			 p->undone, p->undone == 1 ? "" : "s");
 	r->news = p->verdict >= 1 && p->verdict <= 3;
 	if (bl->o->dry_run)
 		balance_probe_forget(p);
@@ -498,6 +502,7 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 		.bias = b->slot.flags & STEER_F_BALANCE_FRAMES ? NULL :
 			bl->probe.bias,
 		.hold = bl->hold,
+		.settling = !bl->mem.calm,
 	};
 	__u32 c;
 	struct steer_apply_result res;
@@ -539,7 +544,8 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 	balance_hold(&bl->mem, bl->hold);
 	for (c = 0; c < STEER_MAX_CPUS; c++)
 		if (b->stuck[c] && b->weight[c])
-			bl->hold[c] |= BALANCE_HOLD_SHED | BALANCE_HOLD_GAIN;
+			bl->hold[c] |= BALANCE_HOLD_SHED | BALANCE_HOLD_GAIN |
+				       BALANCE_HOLD_STUCK;
 	r->hold = bl->hold;
 	r->stuck = b->stuck;
 	r->frames = loads(bl) / (r->seconds > 0 ? r->seconds : 1);

@@ -158,6 +158,16 @@ static bool held_out(const struct round *r, int s)
 	return true;
 }
 
+/* Whether a climb's step may not move a bucket off worker cpu ('bit'
+ * BALANCE_HOLD_SHED) or onto it (BALANCE_HOLD_GAIN): it cannot drain,
+ * or, once the balancer has settled, it is held (balance.h). */
+static bool trial_held(const struct balance_input *in, __u32 cpu,
+		       unsigned bit)
+{
+	return held(in, cpu, BALANCE_HOLD_STUCK) ||
+	       (!in->settling && held(in, cpu, bit));
+}
+
 static bool movable(const struct round *r, __u32 b)
 {
 	__u32 cpu = r->table[b];
@@ -811,6 +821,9 @@ static int climb_start(struct balance_probe *p, const struct balance_input *in,
 		/* With room to spare, even CPU time is the aim again. */
 		if (++p->idle >= BALANCE_CLIMB_REST) {
 			memset(p->bias, 0, sizeof(p->bias));
+			/* What the climb judged no longer binds the
+			 * rounds (balance.h). */
+			memset(p->way, 0, sizeof(p->way));
 			p->dir = false;
 			p->step = 0;
 			p->rest_len = 0;
@@ -837,10 +850,10 @@ static int climb_start(struct balance_probe *p, const struct balance_input *in,
 		p->dir = false;
 		return 0;
 	}
-	/* A worker that cannot drain (the loader holds both ways): no step
-	 * now, none counted as missed. */
-	if (held(in, f->cpu, BALANCE_HOLD_SHED) ||
-	    held(in, t->cpu, BALANCE_HOLD_GAIN))
+	/* A worker that cannot drain, or, once settled, held: no step now,
+	 * none counted as missed. */
+	if (trial_held(in, f->cpu, BALANCE_HOLD_SHED) ||
+	    trial_held(in, t->cpu, BALANCE_HOLD_GAIN))
 		return climb_waits(p, f->cpu, t->cpu, BALANCE_WAIT_HELD);
 	max = in->max_moves < BALANCE_CLIMB_MAX ? in->max_moves :
 						  BALANCE_CLIMB_MAX;
@@ -1046,6 +1059,58 @@ static int judge(struct balance_probe *p, const struct balance_input *in,
 	return 1;
 }
 
+/* Whether the climb judged a move from 'from' to 'to' a loss: the last
+ * step kept the other way, or moved back this way. */
+static bool judged_loss(const struct balance_probe *p, __u32 from, __u32 to)
+{
+	const struct balance_step *s;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		s = &p->way[i];
+		if (s->tried && ((s->kept && s->from == to && s->to == from) ||
+				 (!s->kept && s->from == from && s->to == to)))
+			return true;
+	}
+	return false;
+}
+
+/* The plan's moves between two saturated workers the way the climb
+ * judged a loss, dropped (balance.h): their buckets stay in table_out
+ * where they were, p->undone counts them. */
+static void keep_climbed(struct balance_probe *p,
+			 const struct balance_input *in,
+			 const struct balance_cpu *cpu, __u32 *table_out,
+			 struct balance_plan *plan)
+{
+	const struct balance_move *m;
+	int i, n = 0, w;
+
+	p->undone = 0;
+	for (i = 0; i < plan->nmoves; i++) {
+		m = &plan->moves[i];
+		if (cpu[m->from].busy >= BALANCE_CLIMB_BUSY &&
+		    cpu[m->to].busy >= BALANCE_CLIMB_BUSY &&
+		    judged_loss(p, m->from, m->to)) {
+			table_out[m->bucket] = in->table[m->bucket];
+			for (w = 0; w < plan->nworkers; w++) {
+				if (plan->workers[w].cpu == m->from)
+					plan->workers[w].after += m->load;
+				if (plan->workers[w].cpu == m->to)
+					plan->workers[w].after -= m->load;
+			}
+			p->undone++;
+			continue;
+		}
+		plan->moves[n++] = *m;
+	}
+	plan->nmoves = n;
+	if (p->undone && !n) {
+		plan->short_of_aim = false;
+		plan->state = STEER_BAL_BALANCED;
+	}
+}
+
 int balance_probe_round(struct balance_probe *p, const struct balance_input *in,
 			const struct balance_cpu *cpu, double taken,
 			__u32 *table_out, struct balance_plan *plan)
@@ -1054,6 +1119,7 @@ int balance_probe_round(struct balance_probe *p, const struct balance_input *in,
 
 	p->verdict = 0;
 	p->settled = false;
+	p->undone = 0;
 	/* A trial's rounds are judged whatever the round found, and they
 	 * make no other move: their counts are the trial's answer, and what
 	 * the plan made of them would be kept unjudged. */
@@ -1067,14 +1133,15 @@ int balance_probe_round(struct balance_probe *p, const struct balance_input *in,
 		plan->after = plan->ratio;
 		/* Its way back held (a worker that cannot drain now): judged
 		 * in a later round, on counts the hold did not skew. */
-		if (held(in, p->to, BALANCE_HOLD_SHED) ||
-		    held(in, p->from, BALANCE_HOLD_GAIN))
+		if (trial_held(in, p->to, BALANCE_HOLD_SHED) ||
+		    trial_held(in, p->from, BALANCE_HOLD_GAIN))
 			return 0;
 		return judge(p, in, taken, table_out, plan);
 	}
 	/* The rounds at the placement in force, since it changed; a long
 	 * window starts again, so a step is judged against the recent
 	 * past. */
+	keep_climbed(p, in, cpu, table_out, plan);
 	if (p->fresh || p->base.n >= 4 * BALANCE_CLIMB_JUDGE)
 		window_close(p, &p->base);
 	p->fresh = false;

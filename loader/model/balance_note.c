@@ -82,7 +82,7 @@ int balance_climb_note(const struct balance_probe *p, char *buf, size_t len)
 		break;
 	case 4:
 		if (p->wait == BALANCE_WAIT_HELD)
-			add(buf, len, &n, "climb: waits: a step from cpu %u to cpu %u would move buckets of a worker that cannot drain",
+			add(buf, len, &n, "climb: waits: a step from cpu %u to cpu %u would move buckets of a worker that cannot drain, or whose load turned again",
 			    p->from, p->to);
 		else
 			add(buf, len, &n, "climb: waits: cpu %u's buckets for a step to cpu %u cool down after a move",

@@ -19,6 +19,9 @@
 #                                    measured run (0: none)
 #   BENCH_DEFAULT_POLICY=FILE        the policy of "default" (the shipped
 #                                    configs/default.yaml)
+#   BENCH_BALANCE_LOG=FILE           append the balancer's output there
+#   BENCH_BALANCE_ARGS=--json        options for the balancer (--json:
+#                                    every round, with the climb's notes)
 #   BENCH_RAW=FILE                   also write every run's numbers there
 #                                    (tests/bench/project reads them)
 #   BENCH_PROFILE=1                  profile every run (perf cpu-clock) and

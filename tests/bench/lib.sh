@@ -371,7 +371,9 @@ c_frames() {
 # in B's namespace, from right after the attach until the next
 # configuration (balancer_stop), or the cleanup (balancer_kill); its
 # output is in $E2E_TMP/balance.log, whose last lines are shown when it
-# fails, and, with BENCH_BALANCE_LOG=FILE, appended to FILE when it stops.
+# fails, and, with BENCH_BALANCE_LOG=FILE, appended to FILE when it stops;
+# BENCH_BALANCE_ARGS adds options to it (--json: every round, with the
+# climb's note, for reading what it tried).
 # It follows the policy's balance key: with "off" it waits and
 # moves nothing. It starts cold (the table as the attach built it), so
 # the scripts give it BENCH_SETTLE seconds of traffic after each attach
@@ -452,7 +454,8 @@ balancer_start() {
 	BAL_LOG=$E2E_TMP/balance.log
 	echo "== $(date +%T.%N): attached $DEFAULT_POLICY" >>"$BAL_LOG"
 	# nsenter execs xdp-steer, so $! is the balancer's pid.
-	nsenter --net=/run/netns/"$NS_B" "$XDP_STEER" balance "$IF_B" >>"$BAL_LOG" 2>&1 &
+	# shellcheck disable=SC2086 # BENCH_BALANCE_ARGS: words, as given
+	nsenter --net=/run/netns/"$NS_B" "$XDP_STEER" balance "$IF_B" ${BENCH_BALANCE_ARGS:-} >>"$BAL_LOG" 2>&1 &
 	BAL_PID=$!
 	BAL_TABLE='' BAL_SETTLED=0
 	sleep 0.1

@@ -23,6 +23,47 @@
  * CPU (box.burst). */
 #define BURST_FROM	0.8
 
+/* Rounds of the collector's rate and the workers' busy shares answering
+ * each other (box.wake), from where the last round left them: enough for
+ * either of two rates to settle. */
+#define WAKE_ITERATIONS	64
+
+/*
+ * The generator's rate when the collector also wakes the workers'
+ * kthreads (box.wake), times 'factor' (the round's noise): each worker's
+ * idle share costs the collector wake us for each frame handed to it,
+ * and the rate sets how busy the workers are. Noisy, from the busy
+ * shares of the round before (a box in one of its two rates stays there
+ * until the noise or a move flips it); exact, from saturated workers (the
+ * higher rate, the one a fixed placement's best runs show).
+ */
+static double wake_rate(struct box *b, const double *share, double factor,
+			bool noise)
+{
+	double u[STEER_MAX_CPUS], cost, rate = b->rate * factor, left;
+	__u32 c;
+	int i;
+
+	for (c = 0; c < STEER_MAX_CPUS; c++)
+		u[c] = noise ? b->awake[c] : 1;
+	for (i = 0; i < WAKE_ITERATIONS; i++) {
+		cost = b->gen + b->collect + share[0] * b->local;
+		for (c = 1; c < STEER_MAX_CPUS; c++)
+			cost += share[c] * b->wake * (1 - u[c]);
+		rate = factor * (1 - b->app[0]) / cost;
+		for (c = 1; c < STEER_MAX_CPUS; c++) {
+			left = 1 - b->app[c];
+			u[c] = left <= 0 || share[c] <= 0 ? 0 :
+			       rate * share[c] * b->work[c] / left;
+			if (u[c] > 1)
+				u[c] = 1;
+		}
+	}
+	if (noise)
+		memcpy(b->awake, u, sizeof(u));
+	return rate;
+}
+
 void box_observe(struct box *b, bool noise, struct box_state *st)
 {
 	const struct sim *s = b->s;
@@ -47,6 +88,8 @@ void box_observe(struct box *b, bool noise, struct box_state *st)
 		rate *= 1 + scale * b->jitter * sim_normal(b->s);
 	if (noise && b->spread > 0)
 		rate *= 1 + scale * b->spread * (sim_uniform(b->s) - 0.5);
+	if (b->gen > 0 && b->wake > 0)
+		rate = wake_rate(b, share, rate / b->rate, noise);
 	per = rate / b->collectors;
 	for (k = 0; k < (__u32)b->collectors; k++) {
 		need = per * (b->collect + share[k] * b->local);
@@ -183,11 +226,13 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 		for (c = 0; c < STEER_MAX_CPUS; c++)
 			if (b->stuck[c] && s->weight[c])
 				hold[c] |= BALANCE_HOLD_SHED |
-					   BALANCE_HOLD_GAIN;
+					   BALANCE_HOLD_GAIN |
+					   BALANCE_HOLD_STUCK;
 		in.hold = hold;
 		balance_cpu_loads(s->size, s->table, s->weight, st->seen,
 				  st->counts, NULL, load, fixed);
 		in.going = mem->going;
+		in.settling = !mem->calm;
 		/* Planned apart from the table in force, as the loader does:
 		 * a round that judges a trial drops what it planned. */
 		err = balance_plan(&in, out, plan);

@@ -42,6 +42,22 @@ struct box {
 					 * time it leaves allows, at this many
 					 * us a frame (the benchmarks' setup):
 					 * 'rate' then follows the placement */
+	double wake;			/* > 0, with gen: us a frame handed to
+					 * a worker costs the collector to wake
+					 * its kthread, times the share of the
+					 * round the worker idles (its kthread
+					 * asleep, so each flush to it wakes
+					 * it: an IPI, on a VM an exit to the
+					 * host). A saturated worker costs
+					 * none, so the collector, and the
+					 * generator beside it, run faster
+					 * once the worker saturates: near
+					 * that placement the box has two
+					 * rates, and a round's noise flips it
+					 * from one to the other (awake) */
+	double awake[STEER_MAX_CPUS];	/* with wake: each worker's busy
+					 * share of the round before, where
+					 * the next round's starts from */
 	double burst;			/* > 0: a worker's ring overflows in
 					 * bursts before its CPU is wholly
 					 * busy: from 80 % busy on it drops a

@@ -7,7 +7,13 @@
  * cost per frame that puts its best share of the frames on the collector
  * at 5, 15, 40 or 70 %; a worker's ring overflows in bursts before its
  * CPU is full, so even CPU time (the estimates alone) misses the best
- * share on most of them. Every round's counts are the rate times a factor
+ * share on most of them. A fifth box also wakes its worker (box.wake):
+ * near the worker's saturation it has two rates 2x apart and a round's
+ * noise flips it, as the benchmarks' VM of issue 49 at 1518 B; its best
+ * (30 %) and each placement kept are the mean of 30 rounds, as
+ * forward.sh measures a split, and as near its best the rate is flat
+ * within what the climb's smallest steps can prove, from 60 s on the
+ * placement kept is held to the end rate only. Every round's counts are the rate times a factor
  * drawn from 0.95 to 1.05 (rounds of one placement differ by up to 10 %,
  * as on the host of issue 49), on top of the ticks and counts as
  * measured, a round of T seconds sqrt(1 s / T) times as noisy as one of
@@ -20,9 +26,11 @@
  * optimum, the worst seed's time to within 3 % of the end rate and of
  * the best, the settling's seconds and moves, the distance from the best
  * at the end and the moves a minute once settled; CLIMB_DEBUG=1 each
- * seed's, CLIMB_TRACE=N seed N's rounds, CLIMB_SEEDS=N more seeds, and
- * CLIMB_LONG=1 the rounds all of the policy's interval (as before short
- * rounds: it fails the 10 s).
+ * seed's, CLIMB_TRACE=N seed N's rounds, CLIMB_SEEDS=N more seeds,
+ * CLIMB_ONLY=I the I-th box alone (0-4), CLIMB_WORK=US and CLIMB_WAKE=US
+ * another worker's cost and wake-up cost, for exploring (the named best
+ * share no longer holds: that check fails), and CLIMB_LONG=1 the rounds all of the
+ * policy's interval (as before short rounds: it fails the 10 s).
  */
 #include <math.h>
 #include <stdio.h>
@@ -92,10 +100,14 @@ struct optimum {
 	double share;		/* the best share on the collector */
 	double work;		/* the worker's us a frame that puts it
 				 * there */
+	double wake;		/* the collector's us a frame to wake an
+				 * idle worker (box.wake), 0: none */
 };
 
 static const struct optimum optima[] = {
-	{ 0.05, 0.19 }, { 0.15, 0.30 }, { 0.40, 0.70 }, { 0.70, 2.10 },
+	{ 0.05, 0.19, 0 }, { 0.15, 0.30, 0 }, { 0.40, 0.70, 0 },
+	{ 0.70, 2.10, 0 },
+	{ 0.30, 0.50, 1.0 },
 };
 
 static const struct optimum *cur;
@@ -118,6 +130,9 @@ static int box_new(struct box *b, __u64 seed)
 	b->collect = COLLECT;
 	b->local = LOCAL;
 	b->work[0] = b->work[1] = cur->work;
+	b->wake = getenv("CLIMB_WAKE") ? atof(getenv("CLIMB_WAKE")) : cur->wake;
+	if (getenv("CLIMB_WORK"))
+		b->work[0] = b->work[1] = atof(getenv("CLIMB_WORK"));
 	b->burst = BURST;
 	b->seconds = INTERVAL_S;
 	/* Rounds as the loader times them; CLIMB_LONG=1: every round the
@@ -126,19 +141,55 @@ static int box_new(struct box *b, __u64 seed)
 	return 0;
 }
 
-/* The best rate any share of the collector gives, exact; its share. */
+/* Rounds of 1 s a placement of a box with two rates (box.wake) is
+ * measured on, as forward.sh measures a fixed split: their mean. */
+#define TWO_RATES_ROUNDS	30
+
+/* The rate of the placement in b->s->table: exact; on a box with two
+ * rates (box.wake), the mean of TWO_RATES_ROUNDS noisy rounds from the
+ * higher one, which near the edge of the worker's saturation the noise
+ * flips to the lower, as on the benchmarks' VM. The same draws for every
+ * placement, so that the best is not the luckiest of them and a
+ * placement measures the same each time; the box's generator, round
+ * length and state are left as they were. */
+static double rate_of(struct box *b)
+{
+	double awake[STEER_MAX_CPUS], seconds = b->seconds, sum = 0;
+	struct box_state st;
+	__u64 rng = b->s->rng;
+	int i;
+
+	if (!(b->wake > 0)) {
+		box_observe(b, false, &st);
+		return st.forwarded;
+	}
+	memcpy(awake, b->awake, sizeof(awake));
+	for (i = 0; i < STEER_MAX_CPUS; i++)
+		b->awake[i] = 1;
+	b->seconds = 1;
+	b->s->rng = 0x9e3779b97f4a7c15ull;
+	for (i = 0; i < TWO_RATES_ROUNDS; i++) {
+		box_observe(b, true, &st);
+		sum += st.forwarded;
+	}
+	memcpy(b->awake, awake, sizeof(awake));
+	b->seconds = seconds;
+	b->s->rng = rng;
+	return sum / TWO_RATES_ROUNDS;
+}
+
+/* The best rate any share of the collector gives; its share. */
 static double best_split(struct box *b, double *share)
 {
-	struct box_state st;
 	__u32 i, k, n = b->s->size;
-	double best = 0;
+	double best = 0, x;
 
 	for (k = 0; k <= n; k += 2) {
 		for (i = 0; i < n; i++)
 			b->s->table[i] = i < k ? 0 : 1;
-		box_observe(b, false, &st);
-		if (st.forwarded > best) {
-			best = st.forwarded;
+		x = rate_of(b);
+		if (x > best) {
+			best = x;
 			*share = (double)k / n;
 		}
 	}
@@ -155,8 +206,9 @@ struct outcome {
 	double settling;	/* seconds of short rounds */
 	int settle_moves;	/* moves made in them */
 	int last_moves;		/* moves in the last LAST_S seconds */
-	int last_dips;		/* of those rounds, below NEAR (steps on
-				 * trial) */
+	int last_dips;		/* of those rounds, below NEAR of the best
+				 * (steps on trial); on a box with two
+				 * rates, of the end */
 	int moves;
 };
 
@@ -167,19 +219,17 @@ struct outcome {
 /* RUN_S seconds of rounds from the table as an attach builds it. */
 static int climb(struct box *b, double best, struct outcome *o, bool trace)
 {
-	static double end_at[MAX_ROUNDS], kept[MAX_ROUNDS];
-	struct box_state st;
+	static double end_at[MAX_ROUNDS], kept[MAX_ROUNDS], seen[MAX_ROUNDS];
 	struct balance_memory mem;
 	struct sim_run run;
-	double was;
+	double was, x;
 	__u32 i;
 	int r, n;
 
 	memset(&mem, 0, sizeof(mem));
 	memset(o, 0, sizeof(*o));
 	b->elapsed = 0;
-	box_observe(b, false, &st);
-	was = st.forwarded / best;
+	was = rate_of(b) / best;
 	for (r = 0; b->elapsed < RUN_S && r < MAX_ROUNDS; r++) {
 		bool settling = !mem.calm;
 
@@ -193,14 +243,13 @@ static int climb(struct box *b, double best, struct outcome *o, bool trace)
 		if (b->elapsed > RUN_S - LAST_S)
 			o->last_moves += run.moves;
 		end_at[r] = b->elapsed;
-		box_observe(b, false, &st);
+		x = rate_of(b);
 		/* A step on trial asks the box a question; the placement the
 		 * climb keeps is the answer. */
-		kept[r] = b->probe.on ? -1 : st.forwarded / best;
-		if (st.forwarded < NEAR * best && b->elapsed > RUN_S - LAST_S)
-			o->last_dips++;
+		kept[r] = b->probe.on ? -1 : x / best;
+		seen[r] = x / best;
 		if (!b->probe.on)
-			o->end = st.forwarded / best;
+			o->end = x / best;
 		if (trace) {
 			char note[512];
 			__u32 k, c = 0;
@@ -209,7 +258,7 @@ static int climb(struct box *b, double best, struct outcome *o, bool trace)
 				c += b->s->table[k] == 0;
 			balance_climb_note(&b->probe, note, sizeof(note));
 			printf("      %.2f s: %.3f of the best, %.1f %% on the collector, %d moves%s%s\n",
-			       b->elapsed, st.forwarded / best,
+			       b->elapsed, x / best,
 			       100.0 * c / b->s->size, run.moves,
 			       *note ? ": " : "", note);
 		}
@@ -227,6 +276,9 @@ static int climb(struct box *b, double best, struct outcome *o, bool trace)
 		if (kept[r] >= 0 && kept[r] < NEAR * o->end)
 			o->near_end = end_at[r + 1];
 	}
+	for (r = 0; r < n; r++)
+		o->last_dips += end_at[r] > RUN_S - LAST_S &&
+				seen[r] < NEAR * (b->wake > 0 ? o->end : 1);
 	for (i = 0; i < b->s->size; i++)
 		o->share += b->s->table[i] == 0;
 	o->share /= b->s->size;
@@ -281,7 +333,8 @@ static void test_finds_best(void)
 		dips = o.last_dips > dips ? o.last_dips : dips;
 		far += o.end < NEAR;
 		slow += o.near_end > SETTLE_S;
-		late += o.near_end > SETTLE_ALL_S || o.near_best > SETTLE_ALL_S;
+		late += o.near_end > SETTLE_ALL_S ||
+			(!(cur->wake > 0) && o.near_best > SETTLE_ALL_S);
 		churn += o.settle_moves > SETTLE_MOVES;
 		busy += o.last_moves > SETTLED_MOVES * LAST_ROUNDS;
 		dipped += o.last_dips > SETTLED_DIPS;
@@ -371,6 +424,8 @@ int main(int argc, char **argv)
 		struct test_case t[] = { TEST_ENTRY(test_finds_best, name) };
 
 		cur = &optima[i];
+		if (getenv("CLIMB_ONLY") && atoi(getenv("CLIMB_ONLY")) != (int)i)
+			continue;
 		snprintf(name, sizeof(name),
 			 "balance climb: best share %.0f %% on the collector, rounds 10 %% apart: within 3 %% of the end rate 10 s after the attach (all seeds but one; 60 s), ends within 3 %% of the best, settling's moves bounded, quiet once settled",
 			 100 * cur->share);

@@ -547,8 +547,9 @@ next:
  * round whose plan moves nothing, where the climb would step from cpu 0.
  * 'frozen' marks buckets cooling after a move, 'hold' workers that cannot
  * drain. Returns the probe's verdict, its wait and step in *p. */
-static int climb_round(const unsigned char *frozen, const unsigned char *hold,
-		       struct balance_probe *p)
+static int climb_round_in(const unsigned char *frozen,
+			  const unsigned char *hold, bool settling,
+			  struct balance_probe *p)
 {
 	enum { SIZE = 64 };
 	static __u32 table[SIZE], out[SIZE], weight[STEER_MAX_CPUS];
@@ -560,7 +561,7 @@ static int climb_round(const unsigned char *frozen, const unsigned char *hold,
 	struct balance_input in = {
 		.size = SIZE, .table = table, .weight = weight, .load = load,
 		.frames = load, .frozen = frozen, .hold = hold,
-		.tolerance = 0.05, .max_moves = 16,
+		.tolerance = 0.05, .max_moves = 16, .settling = settling,
 	};
 	struct balance_plan *plan = calloc(1, sizeof(*plan));
 	__u32 b;
@@ -589,6 +590,13 @@ static int climb_round(const unsigned char *frozen, const unsigned char *hold,
 	return err ? err : p->verdict;
 }
 
+/* The same, settled. */
+static int climb_round(const unsigned char *frozen, const unsigned char *hold,
+		       struct balance_probe *p)
+{
+	return climb_round_in(frozen, hold, false, p);
+}
+
 static void test_climb_waits_for_cooling_and_held_buckets(void)
 {
 	unsigned char frozen[64] = { 0 }, hold[STEER_MAX_CPUS] = { 0 };
@@ -604,11 +612,90 @@ static void test_climb_waits_for_cooling_and_held_buckets(void)
 	EXPECT(p.wait == BALANCE_WAIT_COOLING &&
 	       p.step == BALANCE_CLIMB_STEP && p.rest == 0,
 	       "saying they cool down, with no step counted missed, no rest begun");
-	hold[0] = BALANCE_HOLD_SHED;
+	hold[0] = BALANCE_HOLD_SHED | BALANCE_HOLD_STUCK;
 	EXPECT_EQ(climb_round(NULL, hold, &p), 4,
 		  "with cpu 0 held (it cannot drain), the climb waits");
 	EXPECT(p.wait == BALANCE_WAIT_HELD && p.step == BALANCE_CLIMB_STEP,
 	       "saying a worker cannot drain, with no step counted missed");
+	EXPECT_EQ(climb_round_in(NULL, hold, true, &p), 4,
+		  "and so while the balancer settles");
+	hold[0] = BALANCE_HOLD_SHED | BALANCE_HOLD_GAIN;
+	EXPECT_EQ(climb_round(NULL, hold, &p), 4,
+		  "with cpu 0 held for load that turned again, the settled climb waits");
+	EXPECT_EQ(climb_round_in(NULL, hold, true, &p), 1,
+		  "while the balancer settles, the climb steps through that hold");
+}
+
+/* Two workers, cpu 1's ring dropping a third of what it is sent, so by
+ * CPU time the round moves buckets from cpu 1 to cpu 0; 'busy0' is cpu
+ * 0's busy share, 'way' what the climb judged last (NULL: nothing).
+ * The moves the round makes after the probe's round, or < 0. */
+static int judged_round(double busy0, const struct balance_step *way,
+			struct balance_probe *p, int *moved_back)
+{
+	enum { SIZE = 64 };
+	static __u32 table[SIZE], out[SIZE], weight[STEER_MAX_CPUS];
+	static double load[SIZE], frames[SIZE];
+	struct balance_cpu cpu[STEER_MAX_CPUS] = {
+		[0] = { .busy = busy0, .sent = 32000, .dropped = 0 },
+		[1] = { .busy = 1.0, .sent = 32000, .dropped = 10000 },
+	};
+	double fixed[STEER_MAX_CPUS] = { 0 };
+	struct balance_input in = {
+		.size = SIZE, .table = table, .weight = weight, .load = load,
+		.frames = frames, .fixed = fixed, .tolerance = 0.05,
+		.max_moves = 16,
+	};
+	struct balance_plan *plan = calloc(1, sizeof(*plan));
+	__u32 b;
+	int n = -1;
+
+	if (!plan)
+		return -1;
+	weight[0] = weight[1] = 1;
+	for (b = 0; b < SIZE; b++) {
+		table[b] = b % 2;
+		frames[b] = 1000;
+	}
+	balance_cpu_loads(SIZE, table, weight, cpu, frames, NULL, load, fixed);
+	memset(p, 0, sizeof(*p));
+	if (way)
+		p->way[way->from < way->to ? 0 : 1] = *way;
+	if (!balance_plan(&in, out, plan) && plan->nmoves) {
+		balance_probe_round(p, &in, cpu, 54000, out, plan);
+		n = plan->nmoves;
+		for (*moved_back = 0, b = 0; b < SIZE; b++)
+			*moved_back += out[b] != table[b];
+	}
+	free(plan);
+	return n;
+}
+
+/* Between two saturated workers the estimates make no move the way the
+ * climb last found a loss (a step moved back that way, or kept the other
+ * way), and say how many they left; with room on the other worker, or
+ * with nothing judged, they move as before. */
+static void test_estimates_keep_what_the_climb_judged(void)
+{
+	const struct balance_step back = { true, false, 1, 0, 0.08, -0.3, 0.2, 3 },
+				  kept = { true, true, 0, 1, 0.08, 0.3, 0.2, 3 },
+				  other = { true, false, 0, 1, 0.08, -0.3, 0.2, 3 };
+	struct balance_probe p;
+	int changed = 0;
+
+	EXPECT(judged_round(1.0, NULL, &p, &changed) > 0 && changed > 0,
+	       "with nothing judged, the round moves buckets off the dropping worker");
+	EXPECT(judged_round(1.0, &back, &p, &changed) == 0 && changed == 0 &&
+	       p.undone > 0,
+	       "with a step from cpu 1 to cpu 0 moved back, it moves none that way, and counts them undone");
+	EXPECT(judged_round(1.0, &kept, &p, &changed) == 0 && changed == 0 &&
+	       p.undone > 0,
+	       "with a step from cpu 0 to cpu 1 kept, it moves none back");
+	EXPECT(judged_round(1.0, &other, &p, &changed) > 0 && changed > 0,
+	       "a step judged the other way binds nothing this way");
+	EXPECT(judged_round(0.8, &back, &p, &changed) > 0 && changed > 0 &&
+	       p.undone == 0,
+	       "with room on cpu 0 (not saturated), the round moves as before");
 }
 
 int main(int argc, char **argv)
@@ -627,7 +714,9 @@ int main(int argc, char **argv)
 		TEST_ENTRY(test_idle_box_stays,
 			   "balance by cpu: a box under half busy moves nothing"),
 		TEST_ENTRY(test_climb_waits_for_cooling_and_held_buckets,
-			   "balance by cpu: the climb waits, and says so, while the buckets of its step cool down or a worker cannot drain, and counts no step missed"),
+			   "balance by cpu: the climb waits, and says so, while the buckets of its step cool down or a worker cannot drain (or, settled, is held), and counts no step missed"),
+		TEST_ENTRY(test_estimates_keep_what_the_climb_judged,
+			   "balance by cpu: between two saturated workers the rounds make no move the way the climb found a loss"),
 		TEST_ENTRY(test_application_comes_and_goes,
 			   "balance by cpu: an application that comes and goes on a worker's CPU: moves a minute bounded and falling, no ping-pong, none off or onto the CPU while its kthread cannot drain"),
 	};
