@@ -981,6 +981,32 @@ static void test_cold_fastpath_is_direct_when_no_other_cpu_queues(void)
 	EXPECT_EQ(stats().moves_done + stats().moves_idle, 0, "no move counted");
 }
 
+/* The cold fast path's case: c's bucket on L under the fast path, the
+ * window shut, 'slots' receiver slots (0: all), a frame o of another
+ * bucket on R, and x of a third bucket, on L. */
+static bool cold_case(struct drain_case *c, int slots, struct frame *o,
+		      struct frame *x)
+{
+	__u16 sport;
+
+	if (!setup(c, STEER_F_LOCAL_FASTPATH, local_cpu, NO_TIMEOUT) ||
+	    (slots && !EXPECT_EQ(steer_prog_rx_slots(&prog, slots), 0,
+				 "the receiver slots were set")) ||
+	    !EXPECT_EQ(steer_prog_window(&prog, 0), 0, "the window was shut") ||
+	    !other_frame(c, o) ||
+	    !EXPECT_EQ(steer_prog_set_bucket(&prog, 0, bucket_of(o, &c->s),
+					     remote_cpu), 0,
+		       "o's bucket is on R"))
+		return false;
+	for (sport = SPORT + 1; sport != SPORT; sport++) {
+		udp_frame(x, sport);
+		if (bucket_of(x, &c->s) != c->bucket &&
+		    bucket_of(x, &c->s) != bucket_of(o, &c->s))
+			return true;
+	}
+	return EXPECT(false, "a frame of a third bucket exists");
+}
+
 /* The tick a CPU queues in is the program's own note. L queues a frame to
  * R: L's own queueing makes no marker. Then R queues a frame to L (the
  * window shut: unstamped, its steady state), and a bucket cold on L's
@@ -990,22 +1016,9 @@ static void test_cold_fastpath_sees_a_frame_another_cpu_queued(void)
 	struct drain_case c;
 	struct frame o, x;
 	__u64 moves;
-	__u16 sport;
 
-	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, NO_TIMEOUT) ||
-	    !EXPECT_EQ(steer_prog_window(&prog, 0), 0, "the window was shut") ||
-	    !other_frame(&c, &o) ||
-	    !EXPECT_EQ(steer_prog_set_bucket(&prog, 0, bucket_of(&o, &c.s),
-					     remote_cpu), 0,
-		       "o's bucket is on R"))
+	if (!cold_case(&c, 0, &o, &x))
 		return;
-	/* x: a third bucket, on L. */
-	for (sport = SPORT + 1; sport != SPORT; sport++) {
-		udp_frame(&x, sport);
-		if (bucket_of(&x, &c.s) != c.bucket &&
-		    bucket_of(&x, &c.s) != bucket_of(&o, &c.s))
-			break;
-	}
 	EXPECT_EQ(send_frame(&o), XDP_REDIRECT, "L queues o to R");
 	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "L's own queueing: the cold bucket takes the fast path");
 
@@ -1596,22 +1609,9 @@ static void test_a_frame_a_cpu_without_a_slot_queued_holds_a_cold_bucket_off_the
 {
 	struct drain_case c;
 	struct frame o, x;
-	__u16 sport;
 
-	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, NO_TIMEOUT) ||
-	    !EXPECT_EQ(steer_prog_rx_slots(&prog, 1), 0, "one receiver slot") ||
-	    !EXPECT_EQ(steer_prog_window(&prog, 0), 0, "the window was shut") ||
-	    !other_frame(&c, &o) ||
-	    !EXPECT_EQ(steer_prog_set_bucket(&prog, 0, bucket_of(&o, &c.s),
-					     remote_cpu), 0,
-		       "o's bucket is on R"))
+	if (!cold_case(&c, 1, &o, &x))
 		return;
-	for (sport = SPORT + 1; sport != SPORT; sport++) {
-		udp_frame(&x, sport);
-		if (bucket_of(&x, &c.s) != c.bucket &&
-		    bucket_of(&x, &c.s) != bucket_of(&o, &c.s))
-			break;
-	}
 	EXPECT_EQ(send_frame(&o), XDP_REDIRECT, "L queues o to R");
 	EXPECT_EQ(steer_prog_rx_slot_of(&prog, local_cpu, false), 0, "L holds the only slot");
 	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "no other CPU queued: the cold bucket takes the fast path");
