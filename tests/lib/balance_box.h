@@ -82,6 +82,10 @@ struct box {
 	/* When set, called before each round: an application that comes
 	 * and goes (app[], stuck[]). */
 	void (*before_round)(struct box *b, int round);
+	bool uncounted;			/* box_observe() leaves st->counts
+					 * zero and draws none: a placement's
+					 * rate alone, asked often (the climb
+					 * test's), is many times faster */
 	bool forget_ways;		/* plan without balance_hold(): the
 					 * balancer before it, to compare */
 	int stuck_moves;		/* plan moves off or onto a CPU stuck
