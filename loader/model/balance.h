@@ -430,7 +430,9 @@ struct balance_probe {
 					 * trial began, 2 kept, 3 moved back,
 					 * 4 the climb waits (wait says why),
 					 * 5 a trial is being judged, 6 the
-					 * climb settled and rests */
+					 * climb's step could not be gathered
+					 * ('from' carries too little): the
+					 * other way next, or it settles */
 	int wait;			/* BALANCE_WAIT_*, with verdict 4 */
 	double after;			/* what they took in, judged */
 	double gain, need;		/* the trial's, judged or so far */
@@ -439,6 +441,8 @@ struct balance_probe {
 	struct balance_window base, trial;
 	bool fresh;			/* the placement changed: 'base'
 					 * starts again */
+	bool started;			/* a round was seen (the first counts
+					 * in no window) */
 	double from_part;		/* of the trial's rounds: the part of
 					 * the two workers' load 'from'
 					 * carried, times each round's
@@ -455,6 +459,9 @@ struct balance_probe {
 	int rest;			/* rounds before the next step */
 	int rest_len;			/* the last rest's rounds */
 	bool kept_since;		/* a step was kept since it settled */
+	bool edge;			/* the last step could not be gathered
+					 * (its 'from' carries too little): the
+					 * other way is tried before a miss */
 	bool settled;			/* this round's step back settled
 					 * it */
 	bool calm;			/* it has settled since the probe

@@ -141,6 +141,17 @@ void box_observe(struct box *b, bool noise, struct box_state *st)
 		st->ring_dropped += in[c] - done;
 		st->forwarded += done;
 	}
+	/* The traffic of the attach's round runs only the last 'start' of
+	 * it: the CPUs idle before. */
+	if (noise && b->starting) {
+		for (c = 0; c < STEER_MAX_CPUS; c++) {
+			st->seen[c].busy *= b->start;
+			st->seen[c].sent *= b->start;
+			st->seen[c].dropped *= b->start;
+		}
+		st->forwarded *= b->start;
+		taken *= b->start;
+	}
 	for (c = 0; c < STEER_MAX_CPUS; c++) {
 		if (c >= (__u32)b->collectors && !in[c])
 			st->demand[c] = st->seen[c].busy = b->app[c];
@@ -223,7 +234,9 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 			       balance_round_moves(mem, max_moves) : max_moves;
 		if (b->before_round)
 			b->before_round(b, run->rounds);
+		b->starting = b->start > 0 && b->elapsed == 0;
 		box_observe(b, true, st);
+		b->starting = false;
 		in.frames = st->counts;
 		/* The holds, as lib/balance.c puts them. */
 		if (b->forget_ways)

@@ -134,6 +134,11 @@ static int box_new(struct box *b, __u64 seed)
 	if (getenv("CLIMB_WORK"))
 		b->work[0] = b->work[1] = atof(getenv("CLIMB_WORK"));
 	b->burst = BURST;
+	/* CLIMB_START=F: the traffic starts with the attach, as forward.sh
+	 * sends it, running the last F of the first round (as a process
+	 * does, the boxes here keep their traffic going across the attach;
+	 * test_attach_round_sets_no_spread() starts it). */
+	b->start = getenv("CLIMB_START") ? atof(getenv("CLIMB_START")) : 0;
 	b->seconds = INTERVAL_S;
 	/* Rounds as the loader times them; CLIMB_LONG=1: every round the
 	 * policy's interval, as before settling had short ones. */
@@ -412,11 +417,59 @@ static void test_settling_explained(void)
 	free(b.s);
 }
 
+/* Traffic that starts with the attach, as forward.sh sends it: the
+ * balancer's first round takes in 0.08-0.23 of the next one's on the
+ * benchmarks' VM. Pooled into the climb's spread, that pair made every
+ * step's need 20-84 % through the settling there (2026-12-07, three
+ * attaches), so no step was proven and each next one was half as large.
+ * The first round counts in no window: the climb's first judging needs
+ * what the rounds after it spread (here at most 20 %, about 10 %; 97 %
+ * with the first round in). The box whose best is 40 %, a sixth of the
+ * first round with traffic, seeds 1-4. */
+#define START		0.15
+#define FIRST_NEED	0.20
+
+static void test_attach_round_sets_no_spread(void)
+{
+	struct balance_memory mem;
+	struct sim_run run;
+	double worst = 0;
+	struct box b;
+	int seed, r;
+
+	cur = &optima[2];
+	for (seed = 1; seed <= 4; seed++) {
+		if (box_new(&b, seed))
+			return;
+		b.spread = SPREAD;
+		b.start = START;
+		memset(&mem, 0, sizeof(mem));
+		for (r = 0; b.elapsed < 30 && b.probe.verdict != 5; r++)
+			if (box_balance(&b, &mem, TOL_CPU, MOVES, 1, true, &run,
+					NULL))
+				break;
+		if (!EXPECT(b.probe.verdict == 5,
+			    "the climb judges a step within 30 s")) {
+			free(b.s);
+			return;
+		}
+		if (b.probe.need > worst)
+			worst = b.probe.need;
+		free(b.s);
+	}
+	printf("  the first judging round needs %+.1f %% at most\n",
+	       100 * worst);
+	EXPECT(worst <= FIRST_NEED,
+	       "the climb's first judging needs at most FIRST_NEED: the attach's round is not in its spread");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct test_case explained[] = {
 		TEST_ENTRY(test_settling_explained,
 			   "balance climb: the round that settles the climb says the last step each way, its gain and the gain it needed"),
+		TEST_ENTRY(test_attach_round_sets_no_spread,
+			   "balance climb: traffic that starts with the attach does not set the spread the climb's steps are judged on"),
 	};
 	char name[256];
 	int failed = 0;
@@ -433,6 +486,7 @@ int main(int argc, char **argv)
 			 100 * cur->share);
 		failed |= test_run_all("balance_climb", t, 1, argc, argv);
 	}
-	failed |= test_run_all("balance_climb", explained, 1, argc, argv);
+	failed |= test_run_all("balance_climb", explained, ARRAY_SIZE(explained),
+			       argc, argv);
 	return failed;
 }
