@@ -1165,9 +1165,10 @@ int balance_probe_round(struct balance_probe *p, const struct balance_input *in,
 		window_close(p, &p->base);
 	p->fresh = false;
 	/* Not the first round: it counts from the attach, and traffic that
-	 * starts with it (as the benchmarks send it) takes in a tenth of
-	 * the next round's there, whose pair, pooled, set the spread 50 %
-	 * and every step's need 20-80 % through the settling (issue 49). */
+	 * starts with it (as the benchmarks send it) took in 0.08-0.23 of
+	 * the next round's there; that pair, pooled, set the spread to
+	 * 45-61 % and every step's need to 20-84 % through the settling
+	 * (balance.h). */
 	if (p->started)
 		window_add(&p->base, taken, in->seconds);
 	p->started = true;
