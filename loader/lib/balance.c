@@ -456,9 +456,9 @@ static void probe(struct balancer *bl, const struct balance_input *in,
 		probe_note(bl, p, r->note, sizeof(r->note));
 	else if (p->undone)
 		snprintf(r->note, sizeof(r->note),
-			 "climb: %d move%s of the estimates left undone: between two saturated workers, the way the climb's last step each way found a loss",
+			 "climb: %d move%s of the estimates left undone: between two saturated workers, which the climb's steps place",
 			 p->undone, p->undone == 1 ? "" : "s");
-	r->news = p->verdict >= 1 && p->verdict <= 3;
+	r->news = (p->verdict >= 1 && p->verdict <= 3) || p->settled;
 	if (bl->o->dry_run)
 		balance_probe_forget(p);
 }

@@ -332,7 +332,9 @@ unsigned balance_round_ms(const struct balance_memory *m, unsigned interval);
  * time), and a worker's ring overflows in bursts before its CPU is
  * wholly busy, which counts as load. So the climb moves a step of the
  * frames from the most busy worker to the least busy one (none if it
- * cannot gather half of that from buckets no larger than the step), and
+ * cannot gather half of that from buckets no larger than the step: that
+ * way is at its end, so the other way is tried first, as large, and a
+ * step that cannot be gathered either way counts as one moved back), and
  * judges it on the mean of the rounds after it against the mean of the
  * rounds before it at the placement it left, as a host's rounds differ
  * by several per cent (issue 49: up to 10 %): kept when the gain is at
@@ -359,19 +361,27 @@ unsigned balance_round_ms(const struct balance_memory *m, unsigned interval);
  *
  * What the climb judged, the estimates do not undo: between two
  * saturated workers, whose loads the estimates can tell apart only by
- * what a full ring drops, a round moves no bucket back the way of the
- * last step kept each way, nor the way of the last step moved back (the
- * climb's next steps try those ways, judged). The estimates disagree
- * with the box exactly where the climb was needed: a worker whose ring
- * overflows at the best placement (on the benchmarks' VM a saturated
- * worker spares the collector the IPIs that wake an idle one, so the
- * best placement keeps the worker's ring full, 7-23 % of what it is
- * sent dropped there) reads 1.3-2 times as loaded as the collector, and
- * the rounds by CPU time moved buckets back within a few seconds, to
- * where the worker idles and the collector wakes it, the box's rate
- * halved (issue 49, tests/bench/README.md; the box with two rates of
- * tests/unit/test_balance_climb.c). The round's note says how many
- * moves it kept where they were (balance_probe.undone).
+ * what a full ring drops, a round moves no bucket once the climb has
+ * judged a step between them, either way (the climb's next steps try
+ * both ways, judged). The estimates disagree with the box exactly where
+ * the climb was needed: a worker whose ring overflows at the best
+ * placement (on the benchmarks' VM a saturated worker spares the
+ * collector the IPIs that wake an idle one, so the best placement keeps
+ * the worker's ring full, 7-23 % of what it is sent dropped there) reads
+ * 1.3-2 times as loaded as the collector, and the rounds by CPU time
+ * moved buckets back within a few seconds, to where the worker idles and
+ * the collector wakes it, the box's rate halved (issue 49,
+ * tests/bench/README.md; the box with two rates of
+ * tests/unit/test_balance_climb.c, where a move the other way than the
+ * last loss did the same). The round's note says how many moves it kept
+ * where they were (balance_probe.undone).
+ *
+ * The balancer's first round counts in none of the climb's windows (and
+ * no probe begins before a round is counted): it counts from the attach,
+ * and traffic that starts with it, as the benchmarks send it, took in
+ * 0.08-0.23 of the next round's there; pooled into the spread, that pair set
+ * every step's need to 20-84 % through the settling on the benchmarks'
+ * VM, so no step was proven and each next one was half as large.
  */
 #define BALANCE_PROBE_DROPS	0.05	/* of what a worker was sent */
 #define BALANCE_PROBE_GAIN	0.02
@@ -430,7 +440,9 @@ struct balance_probe {
 					 * trial began, 2 kept, 3 moved back,
 					 * 4 the climb waits (wait says why),
 					 * 5 a trial is being judged, 6 the
-					 * climb settled and rests */
+					 * climb's step could not be gathered
+					 * ('from' carries too little): the
+					 * other way next, or it settles */
 	int wait;			/* BALANCE_WAIT_*, with verdict 4 */
 	double after;			/* what they took in, judged */
 	double gain, need;		/* the trial's, judged or so far */
@@ -439,6 +451,8 @@ struct balance_probe {
 	struct balance_window base, trial;
 	bool fresh;			/* the placement changed: 'base'
 					 * starts again */
+	bool started;			/* a round was seen (the first counts
+					 * in no window) */
 	double from_part;		/* of the trial's rounds: the part of
 					 * the two workers' load 'from'
 					 * carried, times each round's
@@ -455,6 +469,9 @@ struct balance_probe {
 	int rest;			/* rounds before the next step */
 	int rest_len;			/* the last rest's rounds */
 	bool kept_since;		/* a step was kept since it settled */
+	bool edge;			/* the last step could not be gathered
+					 * (its 'from' carries too little): the
+					 * other way is tried before a miss */
 	bool settled;			/* this round's step back settled
 					 * it */
 	bool calm;			/* it has settled since the probe

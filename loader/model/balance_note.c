@@ -41,10 +41,29 @@ static void way(char *buf, size_t len, int *n, const struct balance_step *s)
 	    100 * s->gain, s->rounds, 100 * s->need);
 }
 
+/* Why the climb settles: how long it rests, and the last step each way,
+ * what it gave and what it needed. */
+static void settles(char *buf, size_t len, int *n, const struct balance_probe *p)
+{
+	const char *sep = " ";
+	int i;
+
+	add(buf, len, n, "; settles for %d rounds, no step of %.1f %% or more gaining more than the noise:",
+	    p->rest, 100 * BALANCE_CLIMB_STEP_MIN);
+	for (i = 0; i < 2; i++) {
+		if (!p->way[i].tried)
+			continue;
+		add(buf, len, n, "%s", sep);
+		way(buf, len, n, &p->way[i]);
+		sep = "; ";
+	}
+	if (!p->way[0].tried && !p->way[1].tried)
+		add(buf, len, n, " no step was judged either way");
+}
+
 int balance_climb_note(const struct balance_probe *p, char *buf, size_t len)
 {
-	const char *sep;
-	int n = 0, i;
+	int n = 0;
 
 	if (len)
 		buf[0] = '\0';
@@ -65,20 +84,11 @@ int balance_climb_note(const struct balance_probe *p, char *buf, size_t len)
 		if (p->verdict == 2)
 			add(buf, len, &n, "; cpu %u's share x%.2f, cpu %u's x%.2f",
 			    p->from, bias(p, p->from), p->to, bias(p, p->to));
-		if (p->settled) {
-			add(buf, len, &n, "; settles for %d rounds, no step of %.1f %% or more gaining more than the noise:",
-			    p->rest, 100 * BALANCE_CLIMB_STEP_MIN);
-			for (i = 0, sep = " "; i < 2; i++) {
-				if (!p->way[i].tried)
-					continue;
-				add(buf, len, &n, "%s", sep);
-				way(buf, len, &n, &p->way[i]);
-				sep = "; ";
-			}
-		} else if (p->verdict == 3) {
+		if (p->settled)
+			settles(buf, len, &n, p);
+		else if (p->verdict == 3)
 			add(buf, len, &n, "; next a step of %.1f %% from cpu %u to cpu %u",
 			    100 * p->step, p->next_from, p->next_to);
-		}
 		break;
 	case 4:
 		if (p->wait == BALANCE_WAIT_HELD)
@@ -87,6 +97,15 @@ int balance_climb_note(const struct balance_probe *p, char *buf, size_t len)
 		else
 			add(buf, len, &n, "climb: waits: cpu %u's buckets for a step to cpu %u cool down after a move",
 			    p->from, p->to);
+		break;
+	case 6:
+		add(buf, len, &n, "climb: cpu %u carries too little for a step of %.1f %% of the frames to cpu %u",
+		    p->from, 100 * p->moved, p->to);
+		if (p->settled)
+			settles(buf, len, &n, p);
+		else
+			add(buf, len, &n, "; next a step of %.1f %% from cpu %u to cpu %u",
+			    100 * p->step, p->next_from, p->next_to);
 		break;
 	case 5:
 		add(buf, len, &n, "climb: judging %d buckets from cpu %u on cpu %u, round %d of at most %d: %+.1f %%, needs %+.1f %% either way",

@@ -40,18 +40,23 @@
 static double wake_rate(struct box *b, const double *share, double factor,
 			bool noise)
 {
-	double u[STEER_MAX_CPUS], cost, rate = b->rate * factor, left;
-	__u32 c;
+	double u[STEER_MAX_CPUS] = { 0 }, cost, rate = b->rate * factor, left;
+	__u32 c, top = 1;
 	int i;
 
-	for (c = 0; c < STEER_MAX_CPUS; c++)
+	/* Only the CPUs up to the last with a share: the rest idle, and
+	 * cost nothing to wake (the iterations stay cheap). */
+	for (c = 1; c < STEER_MAX_CPUS; c++)
+		if (share[c] > 0)
+			top = c + 1;
+	for (c = 0; c < top; c++)
 		u[c] = noise ? b->awake[c] : 1;
 	for (i = 0; i < WAKE_ITERATIONS; i++) {
 		cost = b->gen + b->collect + share[0] * b->local;
-		for (c = 1; c < STEER_MAX_CPUS; c++)
+		for (c = 1; c < top; c++)
 			cost += share[c] * b->wake * (1 - u[c]);
 		rate = factor * (1 - b->app[0]) / cost;
-		for (c = 1; c < STEER_MAX_CPUS; c++) {
+		for (c = 1; c < top; c++) {
 			left = 1 - b->app[c];
 			u[c] = left <= 0 || share[c] <= 0 ? 0 :
 			       rate * share[c] * b->work[c] / left;
@@ -136,6 +141,17 @@ void box_observe(struct box *b, bool noise, struct box_state *st)
 		st->ring_dropped += in[c] - done;
 		st->forwarded += done;
 	}
+	/* The traffic of the attach's round runs only the last 'start' of
+	 * it: the CPUs idle before. */
+	if (noise && b->starting) {
+		for (c = 0; c < STEER_MAX_CPUS; c++) {
+			st->seen[c].busy *= b->start;
+			st->seen[c].sent *= b->start;
+			st->seen[c].dropped *= b->start;
+		}
+		st->forwarded *= b->start;
+		taken *= b->start;
+	}
 	for (c = 0; c < STEER_MAX_CPUS; c++) {
 		if (c >= (__u32)b->collectors && !in[c])
 			st->demand[c] = st->seen[c].busy = b->app[c];
@@ -148,6 +164,8 @@ void box_observe(struct box *b, bool noise, struct box_state *st)
 			st->seen[c].busy = ticks / (TICKS_PER_S * b->seconds);
 		}
 	}
+	if (b->uncounted)
+		return;
 	frames = taken * 1e6 * b->seconds;
 	sim_measure(b->s, noise ? frames : 0, st->counts);
 	if (!noise)
@@ -216,7 +234,9 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 			       balance_round_moves(mem, max_moves) : max_moves;
 		if (b->before_round)
 			b->before_round(b, run->rounds);
+		b->starting = b->start > 0 && b->elapsed == 0;
 		box_observe(b, true, st);
+		b->starting = false;
 		in.frames = st->counts;
 		/* The holds, as lib/balance.c puts them. */
 		if (b->forget_ways)

@@ -82,6 +82,18 @@ struct box {
 	/* When set, called before each round: an application that comes
 	 * and goes (app[], stuck[]). */
 	void (*before_round)(struct box *b, int round);
+	double start;			/* > 0: the traffic starts with the
+					 * attach, as the benchmarks send it:
+					 * in box_balance()'s first round from
+					 * elapsed 0 it runs this share of the
+					 * round, the CPUs idle before (on the
+					 * benchmarks' VM it took in 0.08-0.23
+					 * of the next round's frames) */
+	bool starting;			/* that round is on */
+	bool uncounted;			/* box_observe() leaves st->counts
+					 * zero and draws none: a placement's
+					 * rate alone, asked often (the climb
+					 * test's), is many times faster */
 	bool forget_ways;		/* plan without balance_hold(): the
 					 * balancer before it, to compare */
 	int stuck_moves;		/* plan moves off or onto a CPU stuck

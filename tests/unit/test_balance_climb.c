@@ -27,7 +27,9 @@
  * the best, the settling's seconds and moves, the distance from the best
  * at the end and the moves a minute once settled; CLIMB_DEBUG=1 each
  * seed's, CLIMB_TRACE=N seed N's rounds, CLIMB_SEEDS=N more seeds,
- * CLIMB_ONLY=I the I-th box alone (0-4), CLIMB_WORK=US and CLIMB_WAKE=US
+ * CLIMB_ONLY=I the I-th box alone (0-4), CLIMB_START=F the traffic
+ * starting with the attach (the last F of the first round, as forward.sh
+ * sends it), CLIMB_WORK=US and CLIMB_WAKE=US
  * another worker's cost and wake-up cost, for exploring (the named best
  * share no longer holds: that check fails), and CLIMB_LONG=1 the rounds all of the
  * policy's interval (as before short rounds: it fails the 10 s).
@@ -55,12 +57,20 @@
  * NEAR of the rate the run ends at (issue 49: 10 s): rounds are short
  * (BALANCE_SETTLE_MS) while the balancer settles, the time is theirs
  * summed, a placement counted until the round after it ends. Measured,
- * worst of the 20 seeds: 7.5, 4.25, 10.25 and 0.5 s (at 1 s a round, as
- * before: 47, 28, 19 and 2 s). The climb judges its last steps through
- * the noise after settling, and may find a placement 3 % better than
- * one it kept: on 100 seeds 388 of 400 runs were within 3 % by 10 s,
- * the others by 11-14 s or, in 6, only after the climb's first rest
- * (43-123 s). So: SETTLE_MISSES seeds may take up to SETTLE_ALL_S. */
+ * worst of the 20 seeds: 10.5, 4.25, 10.25, 0.5 and 10.75 s (at 1 s a
+ * round, as before short rounds: 47, 28, 19 and 2 s). On 100 seeds a
+ * box, 479 of 500 runs are within 3 % of their end rate by 10 s (8, 1,
+ * 6, 0 and 6 seeds after it, by 12.25, 14, 123, 8 and 12 s at the
+ * latest; before the climb's changes of 2026-12-07 also 21 of 500, by
+ * 44.25, 14, 123, 8 and 28 s), and 499 end within 3 % of the best
+ * (worst 1.6, 1.1, 2.7, 2.6 and 3.8 % below it). What is left is the
+ * noise: rounds 10 % apart at random are a second's rate known to 2.9 %,
+ * so a first step that truly gains 3 % (the 40 % box: the estimates
+ * leave it 4.5 % below its best) reads as a loss after its 3 s of
+ * judging about one time in five, and its way back costs 10 s and
+ * more on 1-s rounds; the issue's every seed within 10 s is not met
+ * (SETTLE_MISSES stays 1). So: SETTLE_MISSES seeds may take up to
+ * SETTLE_ALL_S. */
 #define SETTLE_S	10
 #define SETTLE_MISSES	1
 #define SETTLE_ALL_S	60
@@ -134,6 +144,11 @@ static int box_new(struct box *b, __u64 seed)
 	if (getenv("CLIMB_WORK"))
 		b->work[0] = b->work[1] = atof(getenv("CLIMB_WORK"));
 	b->burst = BURST;
+	/* CLIMB_START=F: the traffic starts with the attach, as forward.sh
+	 * sends it, running the last F of the first round (as a process
+	 * does, the boxes here keep their traffic going across the attach;
+	 * test_attach_round_sets_no_spread() starts it). */
+	b->start = getenv("CLIMB_START") ? atof(getenv("CLIMB_START")) : 0;
 	b->seconds = INTERVAL_S;
 	/* Rounds as the loader times them; CLIMB_LONG=1: every round the
 	 * policy's interval, as before settling had short ones. */
@@ -168,10 +183,12 @@ static double rate_of(struct box *b)
 		b->awake[i] = 1;
 	b->seconds = 1;
 	b->s->rng = 0x9e3779b97f4a7c15ull;
+	b->uncounted = true;
 	for (i = 0; i < TWO_RATES_ROUNDS; i++) {
 		box_observe(b, true, &st);
 		sum += st.forwarded;
 	}
+	b->uncounted = false;
 	memcpy(b->awake, awake, sizeof(awake));
 	b->seconds = seconds;
 	b->s->rng = rng;
@@ -410,11 +427,59 @@ static void test_settling_explained(void)
 	free(b.s);
 }
 
+/* Traffic that starts with the attach, as forward.sh sends it: the
+ * balancer's first round takes in 0.08-0.23 of the next one's on the
+ * benchmarks' VM. Pooled into the climb's spread, that pair made every
+ * step's need 20-84 % through the settling there (2026-12-07, three
+ * attaches), so no step was proven and each next one was half as large.
+ * The first round counts in no window: the climb's first judging needs
+ * what the rounds after it spread (here at most 20 %, about 10 %; 97 %
+ * with the first round in). The box whose best is 40 %, a sixth of the
+ * first round with traffic, seeds 1-4. */
+#define START		0.15
+#define FIRST_NEED	0.20
+
+static void test_attach_round_sets_no_spread(void)
+{
+	struct balance_memory mem;
+	struct sim_run run;
+	double worst = 0;
+	struct box b;
+	int seed, r;
+
+	cur = &optima[2];
+	for (seed = 1; seed <= 4; seed++) {
+		if (box_new(&b, seed))
+			return;
+		b.spread = SPREAD;
+		b.start = START;
+		memset(&mem, 0, sizeof(mem));
+		for (r = 0; b.elapsed < 30 && b.probe.verdict != 5; r++)
+			if (box_balance(&b, &mem, TOL_CPU, MOVES, 1, true, &run,
+					NULL))
+				break;
+		if (!EXPECT(b.probe.verdict == 5,
+			    "the climb judges a step within 30 s")) {
+			free(b.s);
+			return;
+		}
+		if (b.probe.need > worst)
+			worst = b.probe.need;
+		free(b.s);
+	}
+	printf("  the first judging round needs %+.1f %% at most\n",
+	       100 * worst);
+	EXPECT(worst <= FIRST_NEED,
+	       "the climb's first judging needs at most FIRST_NEED: the attach's round is not in its spread");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct test_case explained[] = {
 		TEST_ENTRY(test_settling_explained,
 			   "balance climb: the round that settles the climb says the last step each way, its gain and the gain it needed"),
+		TEST_ENTRY(test_attach_round_sets_no_spread,
+			   "balance climb: traffic that starts with the attach does not set the spread the climb's steps are judged on"),
 	};
 	char name[256];
 	int failed = 0;
@@ -431,6 +496,7 @@ int main(int argc, char **argv)
 			 100 * cur->share);
 		failed |= test_run_all("balance_climb", t, 1, argc, argv);
 	}
-	failed |= test_run_all("balance_climb", explained, 1, argc, argv);
+	failed |= test_run_all("balance_climb", explained, ARRAY_SIZE(explained),
+			       argc, argv);
 	return failed;
 }

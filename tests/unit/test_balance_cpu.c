@@ -626,6 +626,84 @@ static void test_climb_waits_for_cooling_and_held_buckets(void)
 		  "while the balancer settles, the climb steps through that hold");
 }
 
+/* The climb's next step goes from cpu 0, which carries one bucket of
+ * 64 (under 1 % of the frames, its share as small), to cpu 1; 'edge': the
+ * step the other way could not be gathered either. The note of the
+ * round in 'note'; the verdict. */
+static int edge_round(bool edge, struct balance_probe *p, char *note,
+		      size_t len)
+{
+	enum { SIZE = 64 };
+	static __u32 table[SIZE], out[SIZE], weight[STEER_MAX_CPUS];
+	static double load[SIZE];
+	struct balance_cpu cpu[STEER_MAX_CPUS] = {
+		[0] = { .busy = 1.0, .sent = 50, .dropped = 0 },
+		[1] = { .busy = 0.98, .sent = 6300, .dropped = 0 },
+	};
+	struct balance_input in = {
+		.size = SIZE, .table = table, .weight = weight, .load = load,
+		.frames = load, .tolerance = 0.05, .max_moves = 16,
+	};
+	struct balance_plan *plan = calloc(1, sizeof(*plan));
+	__u32 b;
+
+	if (!plan)
+		return -ENOMEM;
+	weight[0] = 1;
+	weight[1] = 126;
+	for (b = 0; b < SIZE; b++) {
+		table[b] = b ? 1 : 0;
+		load[b] = b ? 100 : 50;
+	}
+	memset(p, 0, sizeof(*p));
+	p->base = (struct balance_window){ BALANCE_CLIMB_BEFORE,
+					   BALANCE_CLIMB_BEFORE,
+					   BALANCE_CLIMB_BEFORE * 1e6,
+					   BALANCE_CLIMB_BEFORE * 1e12 };
+	p->calm = true;
+	p->dir = true;
+	p->next_from = 0;
+	p->next_to = 1;
+	p->step = BALANCE_CLIMB_STEP_MIN;
+	p->edge = edge;
+	p->way[1] = (struct balance_step){ true, false, 1, 0, 0.02, -0.03,
+					   0.02, 3 };
+	if (!balance_plan(&in, out, plan) && !plan->nmoves)
+		balance_probe_round(p, &in, cpu, 1e6, out, plan);
+	free(plan);
+	balance_climb_note(p, note, len);
+	return p->verdict;
+}
+
+/* A step whose worker carries too little is no step judged: the climb
+ * tries the other way as large, and when that way cannot be taken
+ * either, settles, and says why in the round's note (issue 49: it did
+ * so in silence, and rested 30 rounds, on the box whose best leaves the
+ * collector 1-2 % of the frames). */
+static void test_climb_says_a_step_it_cannot_gather(void)
+{
+	struct balance_probe p;
+	char note[512];
+
+	EXPECT_EQ(edge_round(false, &p, note, sizeof(note)), 6,
+		  "a step cpu 0 cannot gather is said (verdict 6)");
+	printf("  %s\n", note);
+	EXPECT(!p.on && !p.settled && p.next_from == 1 && p.next_to == 0 &&
+	       p.step == BALANCE_CLIMB_STEP_MIN,
+	       "the other way comes next, as large, and the climb does not settle");
+	EXPECT(strstr(note, "climb: cpu 0 carries too little for a step of 2.0 % of the frames to cpu 1; next a step of 2.0 % from cpu 1 to cpu 0") != NULL,
+	       "the note says which worker carries too little and the step next");
+	EXPECT_EQ(edge_round(true, &p, note, sizeof(note)), 6,
+		  "the other way not taken either: said too");
+	printf("  %s\n", note);
+	EXPECT(p.settled && p.rest == BALANCE_CLIMB_REST,
+	       "the climb settles and rests");
+	EXPECT(strstr(note, "carries too little") &&
+	       strstr(note, "settles for 30 rounds") &&
+	       strstr(note, "a step of 2.0 % from cpu 1 to cpu 0 gave -3.0 % in 3 rounds, needed +2.0 %"),
+	       "the note says it settles, and the last step each way with its gain and the gain it needed");
+}
+
 /* Two workers, cpu 1's ring dropping a third of what it is sent, so by
  * CPU time the round moves buckets from cpu 1 to cpu 0; 'busy0' is cpu
  * 0's busy share, 'way' what the climb judged last (NULL: nothing).
@@ -671,10 +749,13 @@ static int judged_round(double busy0, const struct balance_step *way,
 	return n;
 }
 
-/* Between two saturated workers the estimates make no move the way the
- * climb last found a loss (a step moved back that way, or kept the other
- * way), and say how many they left; with room on the other worker, or
- * with nothing judged, they move as before. */
+/* Between two saturated workers the estimates make no move once the
+ * climb has judged a step between them, either way, kept or moved back,
+ * and say how many they left; with room on the other worker, or with
+ * nothing judged, they move as before. (A move the other way than the
+ * last loss was left to them before: on the two-rate box it took the
+ * worker off saturation, into the lower rate, and their turns then held
+ * the climb there for 20 s and more, tests/unit/test_balance_climb.c.) */
 static void test_estimates_keep_what_the_climb_judged(void)
 {
 	const struct balance_step back = { true, false, 1, 0, 0.08, -0.3, 0.2, 3 },
@@ -691,8 +772,9 @@ static void test_estimates_keep_what_the_climb_judged(void)
 	EXPECT(judged_round(1.0, &kept, &p, &changed) == 0 && changed == 0 &&
 	       p.undone > 0,
 	       "with a step from cpu 0 to cpu 1 kept, it moves none back");
-	EXPECT(judged_round(1.0, &other, &p, &changed) > 0 && changed > 0,
-	       "a step judged the other way binds nothing this way");
+	EXPECT(judged_round(1.0, &other, &p, &changed) == 0 && changed == 0 &&
+	       p.undone > 0,
+	       "with a step from cpu 0 to cpu 1 moved back, it moves none the other way either");
 	EXPECT(judged_round(0.8, &back, &p, &changed) > 0 && changed > 0 &&
 	       p.undone == 0,
 	       "with room on cpu 0 (not saturated), the round moves as before");
@@ -715,8 +797,10 @@ int main(int argc, char **argv)
 			   "balance by cpu: a box under half busy moves nothing"),
 		TEST_ENTRY(test_climb_waits_for_cooling_and_held_buckets,
 			   "balance by cpu: the climb waits, and says so, while the buckets of its step cool down or a worker cannot drain (or, settled, is held), and counts no step missed"),
+		TEST_ENTRY(test_climb_says_a_step_it_cannot_gather,
+			   "balance by cpu: a climb's step a worker carries too little for turns the climb, then settles it, and the note says so"),
 		TEST_ENTRY(test_estimates_keep_what_the_climb_judged,
-			   "balance by cpu: between two saturated workers the rounds make no move the way the climb found a loss"),
+			   "balance by cpu: between two saturated workers the rounds make no move once the climb judged a step between them"),
 		TEST_ENTRY(test_application_comes_and_goes,
 			   "balance by cpu: an application that comes and goes on a worker's CPU: moves a minute bounded and falling, no ping-pong, none off or onto the CPU while its kthread cannot drain"),
 	};
