@@ -83,7 +83,7 @@ POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
 	       policy_rules.o policy_decap.o policy_print.o compile.o flow_arg.o) $(MODEL_OBJS)
 KERNEL_OBJS := $(addprefix loader/kernel/,netns.o bpffs.o possible.o progtag.o pins.o lock.o maps.o \
 	       prog.o slots.o cpumap.o netdev.o failpoint.o clock.o window.o \
-	       evidence.o numa.o \
+	       evidence.o numa.o migrate.o \
 	       trace.o leak.o kthreads.o features.o cputime.o vlog.o)
 STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o upgrade.o detach.o \
 		 status.o stats.o stats_view.o which.o balance.o features.o \
@@ -132,7 +132,7 @@ $(SKEL): $(BPF_OBJ)
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name xdp_steer_bpf > $@ 2>/dev/null
 
-loader/kernel/prog.o: $(SKEL)
+loader/kernel/prog.o loader/kernel/migrate.o: $(SKEL)
 
 # The loader's window on the datapath's clock (loader/kernel/clock.h).
 CLOCK_BPF  := bpf/clock.bpf.o

@@ -111,11 +111,10 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 
 		if (!e)
 			maps_close(&m);
-		if (res->at.uses_pins &&
-		    lib_upgrade_refuse_unslotted(ctx, &it)) {
-			err = -EEXIST;
-			goto out;
-		}
+		/* Its steer_ctl pinned here: an upgrade, which carries
+		 * over or refuses maps of another layout (kernel/migrate.h). */
+		if (res->at.uses_pins && (e == -ENOENT || e == -EPROTO))
+			e = 0;
 		if ((e == -ENOENT && lib_pins_lost(ctx, &it, missing)) ||
 		    (e == -EPROTO && lib_maps_failed(ctx, &it, e, missing))) {
 			err = -EEXIST;

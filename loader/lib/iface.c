@@ -10,6 +10,7 @@
 
 #include "kernel/lock.h"
 #include "kernel/maps.h"
+#include "kernel/migrate.h"
 #include "kernel/prog.h"
 #include "lib/lib_int.h"
 
@@ -126,6 +127,29 @@ int lib_adopt_all(struct steer_ctx *ctx, const struct steer_netns *ns)
 	return pins_list(&old, adopt_one, &a);
 }
 
+/* An upgrade in place killed with maps staged (kernel/migrate.h):
+ * finished when the program on the interface uses them, else undone. */
+static int settle_upgrade(struct steer_ctx *ctx, const struct lib_iface *it)
+{
+	struct attached at = { 0 };
+	char why[512];
+	int r;
+
+	if (migrate_staged(it->dir) <= 0)
+		return 0;
+	if (it->ifindex && prog_find(it->dir, it->ifindex, &at))
+		at.prog_id = 0;
+	r = migrate_settle(it->dir, at.prog_id, why, sizeof(why));
+	if (r < 0)
+		return lib_fail(ctx, r, "%s: settling an upgrade in place left halfway (maps staged in %s) failed: %s",
+				it->ifname, it->dir, why);
+	lib_note(ctx, STEER_INFO, r == 1 ?
+		 "%s: an upgrade in place left halfway is finished: program %u runs on its new maps, now pinned under their names" :
+		 "%s: an upgrade in place left halfway before its program was swapped is undone: its staged maps removed%.0u",
+		 it->ifname, at.prog_id);
+	return 0;
+}
+
 int lib_iface_begin(struct steer_ctx *ctx, const char *ifname, bool exclusive,
 		    struct lib_iface *it)
 {
@@ -163,7 +187,7 @@ int lib_iface_begin(struct steer_ctx *ctx, const char *ifname, bool exclusive,
 				lib_priv_hint(err));
 	}
 	it->ifindex = if_nametoindex(ifname);
-	return 0;
+	return exclusive ? settle_upgrade(ctx, it) : 0;
 }
 
 int lib_iface_require(struct steer_ctx *ctx, const struct lib_iface *it)
