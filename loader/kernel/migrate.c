@@ -593,6 +593,36 @@ int migrate_finish(const char *dir, char *why, size_t len)
 	return err;
 }
 
+int migrate_prog_has_map(__u32 prog_id, const char *name)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), ids[64], n, k;
+	int fd, mfd, found = 0;
+
+	fd = name ? bpf_prog_get_fd_by_id(prog_id) : -1;
+	if (fd < 0)
+		return 0;
+	info.nr_map_ids = 64;
+	info.map_ids = (__u64)(unsigned long)ids;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		info.nr_map_ids = 0;
+	close(fd);
+	n = info.nr_map_ids < 64 ? info.nr_map_ids : 64;
+	for (k = 0; k < n && !found; k++) {
+		struct bpf_map_info mi = {};
+		__u32 mlen = sizeof(mi);
+
+		mfd = bpf_map_get_fd_by_id(ids[k]);
+		if (mfd < 0)
+			continue;
+		/* The kernel keeps BPF_OBJ_NAME_LEN - 1 characters. */
+		if (!bpf_obj_get_info_by_fd(mfd, &mi, &mlen))
+			found = !strncmp(mi.name, name, sizeof(mi.name) - 1);
+		close(mfd);
+	}
+	return found;
+}
+
 /* 1 when program 'prog_id' uses a map pinned NAME_staged in 'dir'. */
 static int uses_staged(const char *dir, __u32 prog_id)
 {

@@ -89,6 +89,10 @@ int migrate_settle(const char *dir, __u32 prog_id, char *why, size_t len);
  * the place of the pinned one of its name. */
 int migrate_prefer_staged(struct bpf_object *obj, const char *dir);
 
+/* 1 when program 'prog_id' has a map named 'name' (a pin of it removed,
+ * not a map its version lacks), else 0. */
+int migrate_prog_has_map(__u32 prog_id, const char *name);
+
 /* maps_open() of 'dir', staged maps in place of the pinned ones. */
 int migrate_maps_open(const char *dir, struct steer_maps *m,
 		      const char **missing);

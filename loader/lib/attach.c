@@ -8,6 +8,7 @@
 
 #include "kernel/possible.h"
 #include "kernel/failpoint.h"
+#include "kernel/migrate.h"
 #include "kernel/netdev.h"
 #include "lib/lib_int.h"
 
@@ -113,7 +114,10 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 			maps_close(&m);
 		/* Its steer_ctl pinned here: an upgrade, which carries
 		 * over or refuses maps of another layout (kernel/migrate.h). */
-		if (res->at.uses_pins && (e == -ENOENT || e == -EPROTO))
+		if (res->at.uses_pins &&
+		    (e == -EPROTO ||
+		     (e == -ENOENT && !migrate_prog_has_map(res->at.prog_id,
+							     missing))))
 			e = 0;
 		if ((e == -ENOENT && lib_pins_lost(ctx, &it, missing)) ||
 		    (e == -EPROTO && lib_maps_failed(ctx, &it, e, missing))) {

@@ -256,9 +256,12 @@ int lib_not_attached(struct steer_ctx *ctx, const struct lib_iface *it,
 int lib_maps_failed(struct steer_ctx *ctx, const struct lib_iface *it,
 		    int err, const char *missing)
 {
+	if (migrate_staged(it->dir) > 0)
+		return lib_fail(ctx, -EAGAIN, "%s: an upgrade in place was left halfway, its new maps staged beside the pins in %s (*" MIGRATE_STAGED "): the next 'xdp-steer attach' or 'xdp-steer apply' on %s settles it",
+				it->ifname, it->dir, it->ifname);
 	if (err == -EPROTO)
-		return lib_fail(ctx, err, "%s: the map %s pinned in %s is not this version's (its key, value or size differs): pinned by another version of xdp-steer; 'xdp-steer detach %s', then attach it again",
-				it->ifname, missing, it->dir, it->ifname);
+		return lib_fail(ctx, err, "%s: the map %s pinned in %s is not this version's (its key, value or size differs): pinned by another version of xdp-steer; 'xdp-steer attach %s --policy POLICY' upgrades it in place where its maps can be carried over, else says why; or 'xdp-steer detach %s', then attach it again",
+				it->ifname, missing, it->dir, it->ifname, it->ifname);
 	return lib_fail(ctx, err, "%s: cannot open the maps in %s: %s%s",
 			it->ifname, it->dir, strerror(-err),
 			lib_priv_hint(err));
