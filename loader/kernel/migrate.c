@@ -345,13 +345,15 @@ int migrate_plan(const char *dir, struct migrate_plan *p, char *why,
 		}
 		p->changes += mm->way != MIGRATE_KEEP;
 	}
-	/* Each change has a way, and the way applies to this plan. */
-	for (i = 0; i < NMAPS; i++) {
-		const struct migrate_map *mm = &p->map[i];
+	/* Each change has a way, and the way applies to this plan; a
+	 * change of design (a way that is a reason) is named first. */
+	for (i = 0; i < 2 * NMAPS; i++) {
+		const struct migrate_map *mm = &p->map[i % NMAPS];
 
-		if (mm->way == MIGRATE_KEEP)
-			continue;
 		w = way_of(mm->name);
+		if (mm->way == MIGRATE_KEEP ||
+		    (i < NMAPS && !(w && w->why)))
+			continue;
 		no = !w ? NULL : w->why ? w->why :
 		     mm->way == MIGRATE_CREATE && !w->seed ?
 		     "no way to create it is registered" :
