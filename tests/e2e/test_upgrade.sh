@@ -249,6 +249,42 @@ if [ -n "${UPGRADE_FROM:-}" ]; then
 	check "apply works on them" xs apply "$IF_B" --policy "$T/weighted.yaml"
 	check "balance --once works on them" xs balance "$IF_B" --once
 	check "detach works, and removes every pin" detached_clean
+	[ "$UPGRADE_FROM" = 9cbff08 ] || e2e_done
+	# ---- an upgrade over maps carried over, killed at each step ----
+	staged() { ls "$PIN_B" | grep -c '_staged$'; }
+	halfway() { ! xs status "$IF_B" >"$T/st" 2>&1 &&
+		grep -q "upgrade in place was left halfway" "$T/st" &&
+		! grep -q "detach" "$T/st" || { cat "$T/st"; return 1; }; }
+	check "the other version attaches again" old attach "$IF_B" --policy "$T/p.yaml"
+	xdptag1=$(steer_tag_on)
+	XDP_STEER_FAILPOINT=migrate-staged:exit xs attach "$IF_B" --policy "$T/p.yaml" \
+		>"$T/out" 2>&1
+	check "an upgrade killed with its new maps staged, just before the swap (exit 137)" \
+		test $? -eq 137
+	check "... leaves 4 maps staged (*_staged) and the other version's program on its own" \
+		test "$(staged)" -eq 4 -a "$(steer_tag_on)" = "$xdptag1"
+	check "status names the upgrade left halfway, and advises no detach" halfway
+	check "the next attach undoes the staging and upgrades" \
+		xs attach "$IF_B" --policy "$T/p.yaml"
+	check "... no map left staged, no incoming tracepoint set" \
+		test "$(staged)" -eq 0 -a -z "$(next_pins)"
+	reattach_old() { xs detach "$IF_B" && old attach "$IF_B" --policy "$T/p.yaml"; }
+	check "detach, and the other version attaches again" reattach_old
+	XDP_STEER_FAILPOINT=migrate-swapped:exit xs attach "$IF_B" --policy "$T/p.yaml" \
+		>"$T/out" 2>&1
+	check "an upgrade killed right after the swap, its new maps still staged (exit 137)" \
+		test $? -eq 137
+	check "... this version's program runs, on 4 staged maps" \
+		test "$(staged)" -eq 4 -a "$(steer_tag_on)" != "$xdptag1"
+	check "status names the upgrade left halfway, and advises no detach" halfway
+	check "the next apply finishes it: the staged maps take their pins" \
+		xs apply "$IF_B" --policy "$T/weighted.yaml"
+	check "... none left staged, and status reads them" \
+		test "$(staged)" -eq 0 -a -n "$(xs status "$IF_B" --json)"
+	check "attach again finishes the tracepoint programs' handing over" \
+		xs attach "$IF_B" --policy "$T/p.yaml"
+	check "... nothing _next left" test -z "$(next_pins)"
+	check "detach works, and removes every pin" detached_clean
 	e2e_done
 fi
 
