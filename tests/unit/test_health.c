@@ -70,7 +70,7 @@ static const struct health_case cases[] = {
 	 * design's limit (STEER_MAX_CPUS, 256) ---- */
 	{ .desc = "a receiving CPU without a receiver slot is warned of: its buckets stay on their workers, and what to do",
 	  .rx_no_slot = (const __u32[]){ 263 }, .nrx_no_slot = 1, .rx_slots = 256,
-	  .want = { "CPUs 263 received eth2's frames but found all 256 of its receiver slots taken: the drain cannot follow frames received there, so a bucket received there stays on its worker (in order), whatever an apply or the balancer says (stats: no_rx_slot); slots are handed out once per attach, to the first CPUs that queue: keep eth2's interrupts (and its NAPI threads) on at most 256 CPUs, then 'xdp-steer detach eth2' and attach it again" } },
+	  .want = { "CPUs 263 received eth2's frames but found all 256 of its receiver slots taken: the drain cannot follow frames received there, so a bucket received there stays on its worker (in order), whatever an apply or the balancer says (stats: no_rx_slot); slots are handed out once per attach, to the first CPUs that queue: keep eth2's interrupts (and its NAPI threads) on at most 256 CPUs, then 'xdp-steer detach eth2' and attach it again (an upgrade in place from a version before receiver slots gives slot n to CPU n, none to CPUs of id 256 or more; detach and attach hands them out densely)" } },
 	{ .desc = "several receiving CPUs without a slot are named as ranges, with the limit in force",
 	  .rx_no_slot = (const __u32[]){ 1, 256, 257, 258, 1000 }, .nrx_no_slot = 5, .rx_slots = 1,
 	  .want = { "CPUs 1,256-258,1000 received eth2's frames but found all 1 of its receiver slots taken" } },
