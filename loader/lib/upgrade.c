@@ -24,8 +24,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/limits.h>
-#include <bpf/bpf.h>
 
+#include "kernel/clock.h"
 #include "kernel/cpumap.h"
 #include "kernel/failpoint.h"
 #include "kernel/maps.h"
@@ -129,16 +129,61 @@ static int plan_trace(struct steer_ctx *ctx, const struct lib_iface *it,
 	return 0;
 }
 
-/* Counts the drain buckets whose drain began and is not done, on any
- * receiving CPU (steer_bucket.since). */
-static int count_since(__u32 key, const void *values, int ncpus, void *arg)
+/* Drain records whose drain began and whose bucket had a frame within
+ * the drain timeout (an idle one moves at its next frame, as any cold
+ * bucket does): (struct drain_scan). */
+struct drain_scan {
+	__u32 now, units;
+	int n;
+};
+
+static int count_draining(__u32 key, const void *values, int ncpus,
+			  void *arg)
 {
 	const struct steer_bucket *b = values;
+	struct drain_scan *d = arg;
 	int c;
 
 	(void)key;
 	for (c = 0; c < ncpus; c++)
-		*(int *)arg += b[c].since != 0;
+		d->n += b[c].since && b[c].last &&
+			d->now - b[c].last < d->units;
+	return 0;
+}
+
+/* Under libxdp's dispatcher both programs run on a frame between the two
+ * swaps, each with its own steer_stats: an old program reading a drain
+ * record the new one wrote could end the drain early (kernel/migrate.c).
+ * No drain starts while we hold the lock; one under way is waited out. */
+static int refuse_draining(struct steer_ctx *ctx, const struct lib_iface *it,
+			   const struct steer_maps *m)
+{
+	struct drain_scan d = { 0 };
+	struct steer_slot slot;
+	struct steer_ctl ctl;
+	__u32 *table;
+	int err;
+
+	table = calloc(STEER_TABLE_MAX, sizeof(*table));
+	if (!table)
+		return -ENOMEM;
+	err = slots_read_active(m, &ctl, &slot, table);
+	free(table);
+	if (err == -ENOENT)
+		return 0;	/* no policy: nothing drains */
+	if (!err)
+		err = clock_jiffies(&d.now);
+	d.units = slot.drain_units;
+	if (!err)
+		err = maps_percpu_scan(m->steer_buckets, STEER_TABLE_MAX,
+				       sizeof(struct steer_bucket),
+				       count_draining, &d);
+	if (err)
+		return lib_fail(ctx, err, "%s: reading the drain records failed: %s",
+				it->ifname, strerror(-err));
+	if (d.n)
+		return lib_fail(ctx, -EBUSY, "%s: cannot upgrade in place now: %d drain records are under way, and under libxdp's dispatcher the two versions' programs keep apart counts while both run; nothing was changed; retry in a few seconds",
+				it->ifname, d.n);
 	return 0;
 }
 
@@ -155,11 +200,10 @@ static bool plan_has_rebuild(const struct migrate_plan *p)
 /* Plans the maps (kernel/migrate.h), refusing what cannot be carried
  * over; stages the changed ones. 1 when some were staged. */
 static int plan_maps(struct steer_ctx *ctx, const struct lib_iface *it,
-		     const struct attached *at, struct migrate_plan *plan)
+		     struct migrate_plan *plan)
 {
 	char why[1024];
-	int err, fd, draining = 0;
-	char path[PATH_MAX + 32];
+	int err;
 
 	err = migrate_plan(it->dir, plan, why, sizeof(why));
 	if (err)
@@ -167,28 +211,6 @@ static int plan_maps(struct steer_ctx *ctx, const struct lib_iface *it,
 				it->ifname, why);
 	if (!plan->changes)
 		return 0;
-	/* Under libxdp's dispatcher both programs run on a frame between
-	 * the two swaps, each with its own steer_stats: an old program
-	 * reading a drain record the new one wrote could end the drain
-	 * early (kernel/migrate.c). No drain starts while we hold the
-	 * lock; one under way is waited out. */
-	if (at->dispatcher && plan_has_rebuild(plan)) {
-		snprintf(path, sizeof(path), "%s/%s", it->dir,
-			 STEER_STR(steer_buckets));
-		fd = bpf_obj_get(path);
-		err = fd < 0 ? -errno :
-		      maps_percpu_scan(fd, STEER_TABLE_MAX,
-				       sizeof(struct steer_bucket), count_since,
-				       &draining);
-		if (fd >= 0)
-			close(fd);
-		if (err)
-			return lib_fail(ctx, err, "%s: reading the drain records failed: %s",
-					it->ifname, strerror(-err));
-		if (draining)
-			return lib_fail(ctx, -EBUSY, "%s: cannot upgrade in place now: %d drain records are under way, and under libxdp's dispatcher the two versions' programs keep apart counts while both run; nothing was changed; retry in a few seconds",
-					it->ifname, draining);
-	}
 	err = migrate_stage(plan, why, sizeof(why));
 	if (err)
 		return lib_fail(ctx, err, "%s: %s; nothing was changed",
@@ -228,7 +250,7 @@ int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 		return lib_fail(ctx, -EINVAL, "%s: xdp-steer runs in %s mode (program %u); attaching in %s mode takes 'xdp-steer detach %s' first",
 				it->ifname, prog_mode_name(res->at.mode),
 				res->at.prog_id, prog_mode_name(mode), it->ifname);
-	staged = plan_maps(ctx, it, &res->at, &mplan);
+	staged = plan_maps(ctx, it, &mplan);
 	if (staged < 0)
 		return staged;
 	err = migrate_maps_open(it->dir, &m, &missing);
@@ -236,6 +258,11 @@ int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 		if (staged)
 			migrate_unstage(it->dir);
 		return lib_maps_failed(ctx, it, err, missing);
+	}
+	if (staged && res->at.dispatcher && plan_has_rebuild(&mplan)) {
+		err = refuse_draining(ctx, it, &m);
+		if (err)
+			goto out;
 	}
 	/* Everything that could refuse, before anything changes. */
 	err = active_bank(&m, &bank);
@@ -283,6 +310,7 @@ int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 		if (err) {
 			lib_fail(ctx, err, "%s: this version's program %u runs on the maps staged in %s, but %s; the next attach or apply finishes it",
 				 it->ifname, new_id, it->dir, why);
+			staged = 0;	/* they are the program's now */
 			goto out;
 		}
 		res->migrated = mplan.changes;
@@ -311,9 +339,10 @@ int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 undo:
 	if (plan == TRACE_BEGIN)
 		trace_handover_abort(&m, why, sizeof(why));
+out:
+	/* Staged and not swapped in: nothing uses them. */
 	if (staged)
 		migrate_unstage(it->dir);
-out:
 	maps_close(&m);
 	return err;
 }
