@@ -272,17 +272,21 @@ int prog_find(const char *pin_dir, int ifindex, struct attached *out)
 	out->dispatcher = !xdp_multiprog__is_legacy(mp);
 	out->nprogs = xdp_multiprog__program_count(mp);
 	if (out->dispatcher) {
-		for (p = xdp_multiprog__next_prog(NULL, mp); p;
-		     p = xdp_multiprog__next_prog(p, mp))
-			if (!strcmp(xdp_program__name(p),
-				    STEER_STR(STEER_PROG_MAIN)))
-				break;
+		struct xdp_program *q;
+
+		for (q = xdp_multiprog__next_prog(NULL, mp); q;
+		     q = xdp_multiprog__next_prog(q, mp))
+			if (!strcmp(xdp_program__name(q),
+				    STEER_STR(STEER_PROG_MAIN)) &&
+			    !out->nsteer++)
+				p = q;
 	} else {
 		p = xdp_multiprog__main_prog(mp);
 		out->nprogs = p ? 1 : 0;
 		if (p && strcmp(xdp_program__name(p),
 				STEER_STR(STEER_PROG_MAIN)))
 			p = NULL;
+		out->nsteer = p ? 1 : 0;
 	}
 	if (p) {
 		out->prog_id = xdp_program__id(p);

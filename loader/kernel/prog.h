@@ -21,6 +21,9 @@ struct attached {
 	enum xdp_attach_mode mode;	/* native, skb, hw */
 	bool dispatcher;		/* under libxdp's dispatcher */
 	int nprogs;			/* XDP programs on the interface */
+	int nsteer;			/* xdp_steer programs among them: 2
+					 * after an upgrade killed between
+					 * its two swaps of the dispatcher */
 	bool uses_pins;			/* its steer_ctl is the pinned one */
 	bool ext_refused;		/* prog_attach: the kernel refused it
 					 * in libxdp's dispatcher (prog.c), so

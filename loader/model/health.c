@@ -95,6 +95,12 @@ int health_check(const struct health_input *in, struct health *h)
 			   ifname);
 	else if (!in->uses_pins)
 		health_add(h, "the attached xdp_steer program does not use the pinned maps: policy changes have no effect; detach and attach again");
+	/* Left by an upgrade in place killed between its two swaps of the
+	 * dispatcher (kernel/prog.c): both steer as one, the first's passes
+	 * seen by the second. */
+	if (in->attached && in->nsteer > 1)
+		health_add(h, "%d xdp_steer programs run in libxdp's dispatcher: an upgrade in place was killed between its two swaps; they steer as one, frames the first passes counted twice; the next 'xdp-steer attach %s --policy POLICY' finishes the upgrade",
+			   in->nsteer, ifname);
 	if (!in->table_size)
 		health_add(h, "no policy applied: every frame passes on the receiving CPU; 'xdp-steer apply %s --policy POLICY'",
 			   ifname);

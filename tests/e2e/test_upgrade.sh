@@ -325,6 +325,10 @@ if [ -n "${UPGRADE_BESIDE:-}" ]; then
 		test $? -eq 137
 	check "... leaves two xdp_steer in it, steering as one" \
 		test "$(steers)" -eq 2
+	two_said() { xs status "$IF_B" >"$T/st" 2>&1
+		grep -q "2 xdp_steer programs run in libxdp's dispatcher: an upgrade in place was killed between its two swaps.*the next 'xdp-steer attach $IF_B --policy POLICY' finishes the upgrade" "$T/st" ||
+			{ cat "$T/st"; return 1; }; }
+	check "status says so, and that the next attach finishes the upgrade" two_said
 	# As a unit with a drop-in of LIBXDP_SKIP_DISPATCHER=1 would: the
 	# dispatcher is there, and the upgrade keeps it.
 	check "the next attach settles it (LIBXDP_SKIP_DISPATCHER=1 set, which cannot apply)" \

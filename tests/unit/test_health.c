@@ -28,6 +28,8 @@ struct health_case {
 	bool no_iface;		/* the interface is not in the namespace */
 	bool detached;		/* no xdp_steer program on it */
 	bool foreign_maps;	/* a program that does not use the pins */
+	int nsteer;		/* xdp_steer programs in the dispatcher;
+				 * 0: 1 */
 	bool no_policy;		/* active slot empty (table_size 0) */
 	__u32 queue_size;	/* 0: 2048 */
 	const char *workers;	/* CPUs owning buckets; NULL: "2-5" */
@@ -186,6 +188,9 @@ static const struct health_case cases[] = {
 	  .want = { "maps are pinned but no xdp_steer program is attached: nothing steers; 'xdp-steer detach eth2' cleans up" } },
 	{ .desc = "a program that does not use the pins warns", .foreign_maps = true,
 	  .want = { "the attached xdp_steer program does not use the pinned maps: policy changes have no effect; detach and attach again" } },
+	{ .desc = "two xdp_steer in the dispatcher (an upgrade killed between its swaps) are warned of, with attach as the way out, not detach",
+	  .nsteer = 2,
+	  .want = { "2 xdp_steer programs run in libxdp's dispatcher: an upgrade in place was killed between its two swaps; they steer as one, frames the first passes counted twice; the next 'xdp-steer attach eth2 --policy POLICY' finishes the upgrade" } },
 	{ .desc = "a vanished interface warns and says how to remove its pins",
 	  .no_iface = true, .detached = true, .driver = UNREADABLE, .irq = "",
 	  .want = { "no interface eth2 in this network namespace (it was deleted): nothing steers; 'xdp-steer detach eth2' removes the pins" } },
@@ -231,6 +236,7 @@ static int row_input(const struct health_case *c, struct row_input *r)
 		.if_exists = !c->no_iface,
 		.attached = !c->detached,
 		.uses_pins = !c->foreign_maps,
+		.nsteer = c->nsteer ? c->nsteer : 1,
 		.table_size = c->no_policy ? 0 : 512,
 		.queue_size = c->queue_size ?: 2048,
 		.loader_flags = (c->fallback ? STEER_LF_CPUS_FALLBACK : 0) |
