@@ -90,9 +90,10 @@ print(json.load(sys.stdin)["prog_id"])' | xargs -I{} bpftool -j prog show id {} 
 # (where ip link shows the dispatcher's); steer_tag_on: its tag.
 # Before an upgrade from an older commit, only that version reads its
 # maps.
-steer_on() { local d
-	d=$(xs status "$IF_B" --json 2>/dev/null) || d=$(old status "$IF_B" --json)
-	jget "$d" 'd["prog_id"]'; }
+st_json() { local d
+	if d=$(xs status "$IF_B" --json 2>/dev/null); then echo "$d"
+	else old status "$IF_B" --json; fi; }
+steer_on() { jget "$(st_json)" 'd["prog_id"]'; }
 steer_tag_on() { bpftool -j prog show id "$(steer_on)" | python3 -c 'import json, sys
 print(json.load(sys.stdin)["tag"])'; }
 # in_order: the programs in the dispatcher, in their order, as
@@ -119,7 +120,7 @@ check "the other version attaches configs/default.yaml as shipped (queue_size 16
 	old attach "$IF_B" --policy "$T/p.yaml"
 if [ -n "${UPGRADE_BESIDE:-}" ]; then
 	check "it runs under libxdp's dispatcher" \
-		json_holds "$(xs status "$IF_B" --json)" 'd["dispatcher"]'
+		json_holds "$(st_json)" 'd["dispatcher"]'
 	check "xdp-loader loads $(basename "$UPGRADE_BESIDE") beside it, before it (priority 5)" \
 		in_b xdp-loader load -m native -P 5 "$IF_B" "$UPGRADE_BESIDE"
 	check "... and after it (priority 20)" \
