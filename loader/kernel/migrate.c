@@ -64,6 +64,10 @@ static const struct {
 #undef MIGRATE_ENTRY_
 };
 #define NMAPS ((int)(sizeof(this_version) / sizeof(this_version[0])))
+_Static_assert(sizeof(this_version) / sizeof(this_version[0]) <=
+	       sizeof(((struct migrate_plan *)0)->map) /
+	       sizeof(((struct migrate_plan *)0)->map[0]),
+	       "struct migrate_plan holds every map of STEER_MAPS");
 
 /* ---- the ways ------------------------------------------------------------ */
 
@@ -503,8 +507,9 @@ fail:
 }
 
 /* The pool's overflow_tick set to now (migrate.c's header says why),
- * when this migration made the pool: its slots are all taken, so no
- * claim races the write. */
+ * when this migration made the pool: its slots are all taken, so a claim
+ * the write races (a CPU past them asking once) can only lose its count
+ * past the limit, never give a slot twice. */
 static int mark_unnamed_queuers(const char *dir, bool staged)
 {
 	char path[PATH_MAX + 64];
@@ -525,7 +530,6 @@ static int mark_unnamed_queuers(const char *dir, bool staged)
 		err = -errno;
 	if (!err && pool.claimed >= pool.limit && pool.limit) {
 		pool.overflow_tick = now ? now : 1;
-		pool.claimed = pool.limit;
 		if (bpf_map_update_elem(fd, &zero, &pool, BPF_ANY))
 			err = -errno;
 	}

@@ -137,8 +137,9 @@ static int settle_upgrade(struct steer_ctx *ctx, const struct lib_iface *it)
 
 	if (migrate_staged(it->dir) <= 0)
 		return 0;
+	/* Unread, the program might use them: left for the next command. */
 	if (it->ifindex && prog_find(it->dir, it->ifindex, &at))
-		at.prog_id = 0;
+		return 0;
 	r = migrate_settle(it->dir, at.prog_id, why, sizeof(why));
 	if (r < 0)
 		return lib_fail(ctx, r, "%s: settling an upgrade in place left halfway (maps staged in %s) failed: %s",
