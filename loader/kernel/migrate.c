@@ -571,6 +571,19 @@ int migrate_before_swap(const struct migrate_plan *p, char *why, size_t len)
 	return err;
 }
 
+int migrate_after_swap(const struct migrate_plan *p, char *why, size_t len)
+{
+	int err;
+
+	if (!created(p, STEER_STR(steer_rx_pool)))
+		return 0;
+	err = mark_unnamed_queuers(p->dir, true);
+	if (err)
+		snprintf(why, len, "marking steer_rx_pool failed: %s",
+			 strerror(-err));
+	return err;
+}
+
 int migrate_finish(const char *dir, char *why, size_t len)
 {
 	char from[PATH_MAX + 64], to[PATH_MAX + 64];
@@ -591,7 +604,7 @@ int migrate_finish(const char *dir, char *why, size_t len)
 			return err;
 		}
 	}
-	/* Once more, now that the old XDP program queues no more. */
+	/* Once more, for a run killed between the swap and here. */
 	err = pool ? mark_unnamed_queuers(dir, false) : 0;
 	if (err)
 		snprintf(why, len, "marking steer_rx_pool failed: %s",

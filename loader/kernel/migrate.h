@@ -69,6 +69,10 @@ int migrate_stage(const struct migrate_plan *p, char *why, size_t len);
  * (see migrate.c). */
 int migrate_before_swap(const struct migrate_plan *p, char *why, size_t len);
 
+/* Right after the swap, before anything else: marks the evidence the old
+ * program kept apart once more, now that it queues no more. */
+int migrate_after_swap(const struct migrate_plan *p, char *why, size_t len);
+
 /* Once the XDP program on the interface uses the staged maps: renames
  * them over the old pins. Idempotent. */
 int migrate_finish(const char *dir, char *why, size_t len);

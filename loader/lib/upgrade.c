@@ -302,11 +302,13 @@ int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 		goto undo;
 	}
 	if (staged) {
-		err = failpoint("migrate-swapped");
+		err = migrate_after_swap(&mplan, why, sizeof(why));
+		if (!err && failpoint("migrate-swapped")) {
+			err = -EIO;
+			snprintf(why, sizeof(why), "failpoint migrate-swapped");
+		}
 		if (!err)
 			err = migrate_finish(it->dir, why, sizeof(why));
-		else
-			snprintf(why, sizeof(why), "failpoint migrate-swapped");
 		if (err) {
 			lib_fail(ctx, err, "%s: this version's program %u runs on the maps staged in %s, but %s; the next attach or apply finishes it",
 				 it->ifname, new_id, it->dir, why);
