@@ -142,6 +142,14 @@ $(CLOCK_SKEL): $(CLOCK_BPF)
 	$(Q)$(BPFTOOL) gen skeleton $< name clock_bpf > $@ 2>/dev/null
 loader/kernel/clock.o: $(CLOCK_SKEL)
 
+# The upgrade's mark of the receiver slots' pool (loader/kernel/migrate.c).
+MARK_BPF  := bpf/pool_mark.bpf.o
+MARK_SKEL := bpf/pool_mark.skel.h
+$(MARK_SKEL): $(MARK_BPF)
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name pool_mark_bpf > $@ 2>/dev/null
+loader/kernel/migrate.o: $(MARK_SKEL)
+
 # main.o prints VERSION; the stamp changes (and main.o is rebuilt) only when
 # VERSION does, so a new commit does not rebuild the rest.
 VERSION_STAMP := loader/cli/version.stamp
@@ -443,7 +451,7 @@ include loader/dist/dist.mk
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -f $(ALL) $(SKEL) $(CLOCK_SKEL) $(TRACE_SKEL) $(PROBE_SKEL) $(VERSION_STAMP) \
+	$(Q)rm -f $(ALL) $(SKEL) $(CLOCK_SKEL) $(MARK_SKEL) $(TRACE_SKEL) $(PROBE_SKEL) $(VERSION_STAMP) \
 		*/*.o */*.d */*/*.o */*/*.d
 	$(Q)rm -rf tests/bench/omit
 	$(Q)rm -rf $(SAN_DIR) $(FUZZ_DIR) $(FUZZ)

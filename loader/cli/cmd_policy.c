@@ -360,7 +360,7 @@ int cmd_attach(int argc, char **argv)
 			ifname, res.upgraded_from, res.at.prog_id,
 			prog_mode_name(res.at.mode));
 		if (res.migrated)
-			pr_info("%s: %d maps of another layout were created or rebuilt from the old ones, and renamed over their pins (loader/README.md, \"Upgrade in place\")\n",
+			pr_info("%s: %d maps of another layout were created or rebuilt from the old ones, and renamed over their pins (loader/README.md, \"Upgrade in place: maps of another layout\")\n",
 				ifname, res.migrated);
 		if (res.trace_handover == 1)
 			pr_info("%s: the tracepoint programs were handed over to this version's\n",

@@ -31,14 +31,14 @@
  *     in the new map, and queued_lately() could take a CPU for idle
  *     whose frames still wait: so the pool's overflow_tick (any CPU may
  *     have queued) is set just before the swap and again right after it,
- *     once the old program queues no more; for a drain timeout after
- *     that, every cold bucket arriving at a fast path waits for a marker.
+ *     once the old program queues no more (bpf/pool_mark.bpf.c: one
+ *     store, beside the CPUs' claims); for a drain timeout after that,
+ *     every cold bucket arriving at a fast path waits for a marker.
  * Counts the old programs add after the copy (microseconds before the
  * swap; napi_polls by the outgoing tracepoint set until it is handed
  * over) are lost: the counters never go back, they miss those.
  */
 #include <errno.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +49,7 @@
 
 #include "xdp_steer.h"
 #include "xdp_steer.skel.h"
+#include "pool_mark.skel.h"
 #include "kernel/clock.h"
 #include "kernel/migrate.h"
 #include "kernel/possible.h"
@@ -87,6 +88,13 @@ static bool created(const struct migrate_plan *p, const char *name)
 	const struct migrate_map *mm = plan_map(p, name);
 
 	return mm && mm->way == MIGRATE_CREATE;
+}
+
+static bool rebuilt(const struct migrate_plan *p, const char *name)
+{
+	const struct migrate_map *mm = plan_map(p, name);
+
+	return mm && mm->way == MIGRATE_REBUILD;
 }
 
 /* steer_rx_slot, steer_rx_cpu: entry c is c + 1 for each possible CPU c
@@ -187,13 +195,6 @@ static const char *copy_refused(const struct migrate_map *mm)
 
 static const char *stats_refused(const struct migrate_plan *p)
 {
-	const struct migrate_map *pool = plan_map(p, STEER_STR(steer_rx_pool));
-
-	/* The pool's overflow_tick stands in for the old programs' queued
-	 * ticks (above): a write to a pool whose slots are still claimed
-	 * could undo a claim's add, and give two CPUs one slot. */
-	if (!pool || pool->way != MIGRATE_CREATE)
-		return "rebuilding steer_stats beside a pool of receiver slots still claimed is not registered (loader/kernel/migrate.c)";
 	return copy_refused(plan_map(p, STEER_STR(steer_stats)));
 }
 
@@ -506,15 +507,13 @@ fail:
 	return err;
 }
 
-/* The pool's overflow_tick set to now (migrate.c's header says why),
- * when this migration made the pool: its slots are all taken, so a claim
- * the write races (a CPU past them asking once) can only lose its count
- * past the limit, never give a slot twice. */
+/* The pool's overflow_tick set to now (this file's header says why), by
+ * bpf/pool_mark.bpf.c: one store beside the receiving CPUs' claims. */
 static int mark_unnamed_queuers(const char *dir, bool staged)
 {
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
 	char path[PATH_MAX + 64];
-	struct steer_rx_pool pool;
-	__u32 zero = 0, now;
+	struct pool_mark_bpf *skel;
 	int fd, err;
 
 	if (staged)
@@ -525,14 +524,14 @@ static int mark_unnamed_queuers(const char *dir, bool staged)
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -errno;
-	err = clock_jiffies(&now);
-	if (!err && bpf_map_lookup_elem(fd, &zero, &pool))
-		err = -errno;
-	if (!err && pool.claimed >= pool.limit && pool.limit) {
-		pool.overflow_tick = now ? now : 1;
-		if (bpf_map_update_elem(fd, &zero, &pool, BPF_ANY))
-			err = -errno;
-	}
+	skel = pool_mark_bpf__open();
+	err = skel ? bpf_map__reuse_fd(skel->maps.steer_rx_pool, fd) : -errno;
+	if (!err)
+		err = pool_mark_bpf__load(skel);
+	if (!err)
+		err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.steer_pool_mark),
+					     &opts);
+	pool_mark_bpf__destroy(skel);
 	close(fd);
 	return err;
 }
@@ -562,8 +561,9 @@ int migrate_before_swap(const struct migrate_plan *p, char *why, size_t len)
 			snprintf(why, len, "rebuilding map %s from the pinned one failed: %s",
 				 mm->name, strerror(-err));
 	}
-	if (!err && created(p, STEER_STR(steer_rx_pool))) {
-		err = mark_unnamed_queuers(p->dir, true);
+	if (!err && rebuilt(p, STEER_STR(steer_stats))) {
+		err = mark_unnamed_queuers(p->dir,
+					   created(p, STEER_STR(steer_rx_pool)));
 		if (err)
 			snprintf(why, len, "marking steer_rx_pool failed: %s",
 				 strerror(-err));
@@ -575,9 +575,10 @@ int migrate_after_swap(const struct migrate_plan *p, char *why, size_t len)
 {
 	int err;
 
-	if (!created(p, STEER_STR(steer_rx_pool)))
+	if (!rebuilt(p, STEER_STR(steer_stats)))
 		return 0;
-	err = mark_unnamed_queuers(p->dir, true);
+	err = mark_unnamed_queuers(p->dir,
+				   created(p, STEER_STR(steer_rx_pool)));
 	if (err)
 		snprintf(why, len, "marking steer_rx_pool failed: %s",
 			 strerror(-err));
@@ -587,14 +588,14 @@ int migrate_after_swap(const struct migrate_plan *p, char *why, size_t len)
 int migrate_finish(const char *dir, char *why, size_t len)
 {
 	char from[PATH_MAX + 64], to[PATH_MAX + 64];
-	bool pool = false;
+	bool stats = false;
 	int i, err;
 
 	for (i = 0; i < NMAPS; i++) {
 		staged_path(dir, this_version[i].name, from, sizeof(from));
 		if (access(from, F_OK))
 			continue;
-		pool |= !strcmp(this_version[i].name, STEER_STR(steer_rx_pool));
+		stats |= !strcmp(this_version[i].name, STEER_STR(steer_stats));
 		/* bpffs replaces the old pin in one step. */
 		snprintf(to, sizeof(to), "%s/%s", dir, this_version[i].name);
 		if (rename(from, to)) {
@@ -605,7 +606,7 @@ int migrate_finish(const char *dir, char *why, size_t len)
 		}
 	}
 	/* Once more, for a run killed between the swap and here. */
-	err = pool ? mark_unnamed_queuers(dir, false) : 0;
+	err = stats ? mark_unnamed_queuers(dir, false) : 0;
 	if (err)
 		snprintf(why, len, "marking steer_rx_pool failed: %s",
 			 strerror(-err));
