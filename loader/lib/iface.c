@@ -144,10 +144,12 @@ static int settle_upgrade(struct steer_ctx *ctx, const struct lib_iface *it)
 	if (r < 0)
 		return lib_fail(ctx, r, "%s: settling an upgrade in place left halfway (maps staged in %s) failed: %s",
 				it->ifname, it->dir, why);
-	lib_note(ctx, STEER_INFO, r == 1 ?
-		 "%s: an upgrade in place left halfway is finished: program %u runs on its new maps, now pinned under their names" :
-		 "%s: an upgrade in place left halfway before its program was swapped is undone: its staged maps removed%.0u",
-		 it->ifname, at.prog_id);
+	if (r == 1)
+		lib_note(ctx, STEER_INFO, "%s: an upgrade in place left halfway is finished: program %u runs on its new maps, now pinned under their names",
+			 it->ifname, at.prog_id);
+	else
+		lib_note(ctx, STEER_INFO, "%s: an upgrade in place left halfway before its program was swapped is undone: its staged maps removed",
+			 it->ifname);
 	return 0;
 }
 

@@ -60,6 +60,16 @@ else
 		tar --null -T - -cf -) | tar -C "$T/old" -xf -
 	salt=BPF_SALT=1
 fi
+# UPGRADE_STATS_EXTRA=1: the other version's steer_stats has a counter
+# this one lacks, before passed_local_bytes (every field after it moves):
+# as when a version adds a counter, the upgrade rebuilds steer_stats by
+# copy beside the receiver slots' pool it keeps (loader/kernel/migrate.c).
+if [ -n "${UPGRADE_STATS_EXTRA:-}" ] && [ -z "${UPGRADE_OLD:-}" ]; then
+	sed -i 's|^\t\(X(passed_local_bytes, COUNT\)|\tX(other_only, COUNT, "a counter only the other version has") \\\n\t\1|' \
+		"$T/old/include/xdp_steer.h"
+	grep -q 'X(other_only' "$T/old/include/xdp_steer.h" ||
+		{ fail "adding a counter to the other version's steer_stats"; e2e_done; }
+fi
 # shellcheck disable=SC2086 # $salt: no word, or one
 [ -n "${UPGRADE_OLD:-}" ] ||
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$T/old" -s -j2 $salt \
@@ -112,9 +122,16 @@ mapped() { bpftool -j map show pinned "$PIN_B/steer_ctl" |
 { cat "$E2E_ROOT/configs/default.yaml"; echo "queue_size: 16384"; } >"$T/p.yaml"
 { cat "$T/p.yaml"; echo "cpus: [{cpu: 0, weight: 1}, {cpu: 1, weight: 3}]"
 } >"$T/weighted.yaml"
-counter() { local d
-	d=$(xs stats "$IF_B" --json 2>/dev/null) || d=$(old stats "$IF_B" --json)
-	jget "$d" "d['totals']['$1']"; }
+stats_json() { local d
+	if d=$(xs stats "$IF_B" --json 2>/dev/null); then echo "$d"
+	else old stats "$IF_B" --json; fi; }
+counter() { jget "$(stats_json)" "d['totals']['$1']"; }
+# Counters at each end of steer_stats (rx_packets first, then
+# passed_local_bytes and the per-worker queued_packets, whose fields move
+# when a counter is added before them), comma-separated.
+carried() { jget "$(stats_json)" "'%d,%d,%d' % (d['totals']['rx_packets'],
+	d['totals']['passed_local_bytes'],
+	sum(w['queued_packets'] for w in d['workers']))"; }
 
 check "the other version attaches configs/default.yaml as shipped (queue_size 16384)" \
 	old attach "$IF_B" --policy "$T/p.yaml"
@@ -144,13 +161,13 @@ n=0
 nopol0=$(counter passed_no_policy) notgt0=$(counter passed_no_target)
 # The counters as the other version reads them (its maps' layout), then
 # as this one does after each upgrade: they never go back.
-rx=("$(counter rx_packets)")
+rx=("$(carried)")
 for pol in p weighted p; do
 	f=$T/$pol.yaml
 	if xs attach "$IF_B" --policy "$f" >"$T/up.$n" 2>&1 &&
 	   grep -q 'upgraded in place' "$T/up.$n"; then
 		ids+=("$(steer_on)")
-		rx+=("$(counter rx_packets)")
+		rx+=("$(carried)")
 		links[n]=$(link_ids) tags[n]=$(link_tags)
 	else
 		echo "  upgrade $n ($pol):"; sed 's/^/    /' "$T/up.$n"
@@ -193,9 +210,11 @@ if [ -n "${UPGRADE_BESIDE:-}" ]; then
 		"$(in_b xdp-loader status "$IF_B" | awk '$1 == "=>" && $3 != "xdp_steer" { print $4 }' | paste -sd,)" = "$beside_ids"
 fi
 check "the maps stayed: the same steer_ctl" test "$(mapped)" = "$ctl0"
-check "the counters never went back (rx_packets: ${rx[*]})" python3 -c 'import sys
-v = [int(x) for x in sys.argv[1:]]
-sys.exit(0 if len(v) == 4 and v == sorted(v) else 1)' "${rx[@]}"
+check "the counters never went back (rx_packets, passed_local_bytes, queued_packets: ${rx[*]})" \
+	python3 -c 'import sys
+v = [[int(x) for x in a.split(",")] for a in sys.argv[1:]]
+sys.exit(0 if len(v) == 4 and all(len(r) == 3 for r in v) and
+	 all(sorted(c) == list(c) for c in zip(*v)) else 1)' "${rx[@]}"
 check "no staged map is left pinned (*_staged)" \
 	test -z "$(ls "$PIN_B" | grep '_staged$')"
 check "the XDP program became this version's (another tag)" \
@@ -205,6 +224,10 @@ if [ "${UPGRADE_FROM:-}" = 9cbff08 ]; then
 	check "the first upgrade carried the maps of another layout over (receiver slots, steer_stats)" \
 		grep -q "4 maps of another layout were created or rebuilt" "$T/up.0"
 else
+if [ -n "${UPGRADE_STATS_EXTRA:-}" ]; then
+	check "the first upgrade rebuilt steer_stats, its counters carried over" \
+		grep -q "1 maps of another layout were created or rebuilt" "$T/up.0"
+fi
 check "the first upgrade gave every worker an entry with this version's program" \
 	grep -q "the apply gives every worker a new entry with this version's" "$T/up.0"
 fi
@@ -240,9 +263,9 @@ check "not one frame was lost through the upgrades" traffic_no_drops "$OBS_REPOR
 check "every frame was seen or counted dropped" traffic_accounted "$OBS_REPORT"
 
 # An older commit knows no handing over: the kills below need the other
-# version to be this one's code. Every command works on the maps carried
-# over.
-if [ -n "${UPGRADE_FROM:-}" ]; then
+# version to be this one's code, maps and all. Every command works on the
+# maps carried over.
+if [ -n "${UPGRADE_FROM:-}" ] || [ -n "${UPGRADE_STATS_EXTRA:-}" ]; then
 	no_detach_advice() { ! xs status "$IF_B" 2>&1 | grep -q detach; }
 	detached_clean() { xs detach "$IF_B" && ! test -e "$PIN_B"; }
 	check "status reads the carried-over maps, with no advice to detach" \
@@ -250,7 +273,7 @@ if [ -n "${UPGRADE_FROM:-}" ]; then
 	check "apply works on them" xs apply "$IF_B" --policy "$T/weighted.yaml"
 	check "balance --once works on them" xs balance "$IF_B" --once
 	check "detach works, and removes every pin" detached_clean
-	[ "$UPGRADE_FROM" = 9cbff08 ] || e2e_done
+	[ "${UPGRADE_FROM:-}" = 9cbff08 ] || e2e_done
 	# ---- an upgrade over maps carried over, killed at each step ----
 	staged() { ls "$PIN_B" | grep -c '_staged$'; }
 	halfway() { ! xs status "$IF_B" >"$T/st" 2>&1 &&
