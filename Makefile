@@ -83,7 +83,7 @@ POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
 	       policy_rules.o policy_decap.o policy_print.o compile.o flow_arg.o) $(MODEL_OBJS)
 KERNEL_OBJS := $(addprefix loader/kernel/,netns.o bpffs.o possible.o progtag.o pins.o lock.o maps.o \
 	       prog.o slots.o cpumap.o netdev.o failpoint.o clock.o window.o \
-	       evidence.o numa.o \
+	       evidence.o numa.o migrate.o \
 	       trace.o leak.o kthreads.o features.o cputime.o vlog.o)
 STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o upgrade.o detach.o \
 		 status.o stats.o stats_view.o which.o balance.o features.o \
@@ -132,7 +132,7 @@ $(SKEL): $(BPF_OBJ)
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name xdp_steer_bpf > $@ 2>/dev/null
 
-loader/kernel/prog.o: $(SKEL)
+loader/kernel/prog.o loader/kernel/migrate.o: $(SKEL)
 
 # The loader's window on the datapath's clock (loader/kernel/clock.h).
 CLOCK_BPF  := bpf/clock.bpf.o
@@ -141,6 +141,14 @@ $(CLOCK_SKEL): $(CLOCK_BPF)
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name clock_bpf > $@ 2>/dev/null
 loader/kernel/clock.o: $(CLOCK_SKEL)
+
+# The upgrade's mark of the receiver slots' pool (loader/kernel/migrate.c).
+MARK_BPF  := bpf/pool_mark.bpf.o
+MARK_SKEL := bpf/pool_mark.skel.h
+$(MARK_SKEL): $(MARK_BPF)
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name pool_mark_bpf > $@ 2>/dev/null
+loader/kernel/migrate.o: $(MARK_SKEL)
 
 # main.o prints VERSION; the stamp changes (and main.o is rebuilt) only when
 # VERSION does, so a new commit does not rebuild the rest.
@@ -443,7 +451,7 @@ include loader/dist/dist.mk
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -f $(ALL) $(SKEL) $(CLOCK_SKEL) $(TRACE_SKEL) $(PROBE_SKEL) $(VERSION_STAMP) \
+	$(Q)rm -f $(ALL) $(SKEL) $(CLOCK_SKEL) $(MARK_SKEL) $(TRACE_SKEL) $(PROBE_SKEL) $(VERSION_STAMP) \
 		*/*.o */*.d */*/*.o */*/*.d
 	$(Q)rm -rf tests/bench/omit
 	$(Q)rm -rf $(SAN_DIR) $(FUZZ_DIR) $(FUZZ)

@@ -359,6 +359,9 @@ int cmd_attach(int argc, char **argv)
 		pr_info("%s: upgraded in place: program %u replaced by this version's (program %u) in %s mode, traffic flowing; the maps, the policy and the drains under way carried on\n",
 			ifname, res.upgraded_from, res.at.prog_id,
 			prog_mode_name(res.at.mode));
+		if (res.migrated)
+			pr_info("%s: %d maps of another layout were created or rebuilt from the old ones, and renamed over their pins (loader/README.md, \"Upgrade in place: maps of another layout\")\n",
+				ifname, res.migrated);
 		if (res.trace_handover == 1)
 			pr_info("%s: the tracepoint programs were handed over to this version's\n",
 				ifname);

@@ -51,7 +51,8 @@ PAGES = {
         "sections": ["SYNOPSIS", "DESCRIPTION", "COMMANDS", "OPTIONS",
                      "EXIT STATUS", "ENVIRONMENT", "COUNTERS",
                      "HEALTH WARNINGS", "PINNED MAPS",
-                     "LOCKING", "BALANCING", "CPU HOTPLUG", "RUNNING AT BOOT",
+                     "LOCKING", "BALANCING", "CPU HOTPLUG", "UPGRADE IN PLACE",
+                     "RUNNING AT BOOT",
                      "MONITORING", "FILES",
                      "EXAMPLES"],
         "see_also": ["xdp-steer.yaml(5)", "xdp-loader(8)", "bpftool(8)",
@@ -75,6 +76,8 @@ MARKER = re.compile(r"^<!-- man: (.*?) -->\s*$")
 XREFS = {
     "A worker CPU offline and back": ("xdp-steer.8", "CPU HOTPLUG"),
     "Balancing load": ("xdp-steer.8", "BALANCING"),
+    "Upgrade in place: maps of another layout": ("xdp-steer.8",
+                                                 "UPGRADE IN PLACE"),
     "Every frame accounted for": ("xdp-steer.8", "COUNTERS"),
     "Prometheus": ("xdp-steer.8", "MONITORING"),
     "Where the maps are pinned": ("xdp-steer.8", "PINNED MAPS"),

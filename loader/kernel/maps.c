@@ -45,6 +45,12 @@ static bool entries_ok(struct steer_maps *m, size_t i, __u32 entries)
 
 int maps_open(const char *dir, struct steer_maps *m, const char **missing)
 {
+	return maps_open_prefer(dir, m, missing, NULL);
+}
+
+int maps_open_prefer(const char *dir, struct steer_maps *m,
+		     const char **missing, const char *suffix)
+{
 	char path[PATH_MAX + 64];
 	size_t i;
 	int err;
@@ -58,8 +64,17 @@ int maps_open(const char *dir, struct steer_maps *m, const char **missing)
 		struct bpf_map_info info = {};
 		__u32 len = sizeof(info);
 
-		snprintf(path, sizeof(path), "%s/%s", dir, map_list[i].name);
-		*fd_of(m, i) = bpf_obj_get(path);
+		*fd_of(m, i) = -1;
+		if (suffix) {
+			snprintf(path, sizeof(path), "%s/%s%s", dir,
+				 map_list[i].name, suffix);
+			*fd_of(m, i) = bpf_obj_get(path);
+		}
+		if (*fd_of(m, i) < 0) {
+			snprintf(path, sizeof(path), "%s/%s", dir,
+				 map_list[i].name);
+			*fd_of(m, i) = bpf_obj_get(path);
+		}
 		err = *fd_of(m, i) < 0 ? -errno :
 		      bpf_obj_get_info_by_fd(*fd_of(m, i), &info, &len) ? -errno :
 		      /* Another version's map: its values are not ours to

@@ -28,6 +28,10 @@ struct steer_maps {
  * when not NULL. The two cpumaps may have any size up to STEER_MAX_CPUS,
  * the same. */
 int maps_open(const char *dir, struct steer_maps *m, const char **missing);
+/* The same, a map pinned as NAME 'suffix' (an upgrade's staged one,
+ * kernel/migrate.h) taking the place of NAME. */
+int maps_open_prefer(const char *dir, struct steer_maps *m,
+		     const char **missing, const char *suffix);
 void maps_close(struct steer_maps *m);
 
 /* Reads a per-CPU array entry of 'value_size' bytes into by_id (one value

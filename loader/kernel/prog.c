@@ -17,6 +17,7 @@
 #include "xdp_steer.skel.h"
 #include "kernel/failpoint.h"
 #include "kernel/leak.h"
+#include "kernel/migrate.h"
 #include "kernel/prog.h"
 #include "kernel/vlog.h"
 
@@ -72,6 +73,10 @@ static struct xdp_steer_bpf *open_skel(const char *pin_dir)
 
 	if (!skel)
 		return NULL;
+	/* An upgrade in place loads on the maps it staged (migrate.h). */
+	err = migrate_prefer_staged(skel->obj, pin_dir);
+	if (err)
+		goto fail;
 	if (n <= 0) {
 		err = n ? n : -ENODEV;
 		goto fail;
@@ -267,17 +272,21 @@ int prog_find(const char *pin_dir, int ifindex, struct attached *out)
 	out->dispatcher = !xdp_multiprog__is_legacy(mp);
 	out->nprogs = xdp_multiprog__program_count(mp);
 	if (out->dispatcher) {
-		for (p = xdp_multiprog__next_prog(NULL, mp); p;
-		     p = xdp_multiprog__next_prog(p, mp))
-			if (!strcmp(xdp_program__name(p),
-				    STEER_STR(STEER_PROG_MAIN)))
-				break;
+		struct xdp_program *q;
+
+		for (q = xdp_multiprog__next_prog(NULL, mp); q;
+		     q = xdp_multiprog__next_prog(q, mp))
+			if (!strcmp(xdp_program__name(q),
+				    STEER_STR(STEER_PROG_MAIN)) &&
+			    !out->nsteer++)
+				p = q;
 	} else {
 		p = xdp_multiprog__main_prog(mp);
 		out->nprogs = p ? 1 : 0;
 		if (p && strcmp(xdp_program__name(p),
 				STEER_STR(STEER_PROG_MAIN)))
 			p = NULL;
+		out->nsteer = p ? 1 : 0;
 	}
 	if (p) {
 		out->prog_id = xdp_program__id(p);
@@ -355,7 +364,8 @@ static int mode_flags(enum xdp_attach_mode mode)
 
 /* prog_replace() of a program alone on its interface. */
 static int replace_alone(const char *pin_dir, int ifindex,
-			 const struct attached *at, __u32 *new_id, char *why,
+			 const struct attached *at, __u32 *new_id,
+			 const struct prog_swap_hook *hook, char *why,
 			 size_t len)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
@@ -388,6 +398,11 @@ static int replace_alone(const char *pin_dir, int ifindex,
 		snprintf(why, len, "this version's program does not load on the maps pinned in %s (%s): a map's layout changed between the versions; -v names it; 'xdp-steer detach' and attach again to upgrade",
 			 pin_dir, strerror(-err));
 		goto out_skel;
+	}
+	if (hook) {
+		err = hook->fn(hook->arg, why, len);
+		if (err)
+			goto out_skel;
 	}
 	/* One netlink request: the kernel swaps the program on the
 	 * interface if the one there is still at->prog_id, so each frame
@@ -525,6 +540,7 @@ static int leave_dispatcher(int ifindex, __u32 id, bool but)
  */
 static int replace_in_dispatcher(const char *pin_dir, int ifindex,
 				 const struct attached *at, __u32 *new_id,
+				 const struct prog_swap_hook *hook,
 				 char *why, size_t len)
 {
 	struct dispatcher_place pl = { 0 };
@@ -537,6 +553,12 @@ static int replace_in_dispatcher(const char *pin_dir, int ifindex,
 		snprintf(why, len, "cannot find the running program %u in libxdp's dispatcher: %s",
 			 at->prog_id, strerror(-err));
 		goto out;
+	}
+	/* libxdp loads and swaps in one call: the hook runs before. */
+	if (hook) {
+		err = hook->fn(hook->arg, why, len);
+		if (err)
+			goto out;
 	}
 	err = join_dispatcher(pin_dir, ifindex, at->mode, &pl, new_id);
 	if (err) {
@@ -563,12 +585,14 @@ out:
 }
 
 int prog_replace(const char *pin_dir, int ifindex, const struct attached *at,
-		 __u32 *new_id, char *why, size_t len)
+		 __u32 *new_id, const struct prog_swap_hook *hook, char *why,
+		 size_t len)
 {
 	*new_id = 0;
 	return at->dispatcher ?
-	       replace_in_dispatcher(pin_dir, ifindex, at, new_id, why, len) :
-	       replace_alone(pin_dir, ifindex, at, new_id, why, len);
+	       replace_in_dispatcher(pin_dir, ifindex, at, new_id, hook, why,
+				     len) :
+	       replace_alone(pin_dir, ifindex, at, new_id, hook, why, len);
 }
 
 int prog_worker_load(const char *pin_dir, struct xdp_steer_bpf **skelp)

@@ -21,6 +21,9 @@ struct attached {
 	enum xdp_attach_mode mode;	/* native, skb, hw */
 	bool dispatcher;		/* under libxdp's dispatcher */
 	int nprogs;			/* XDP programs on the interface */
+	int nsteer;			/* xdp_steer programs among them: 2
+					 * after an upgrade killed between
+					 * its two swaps of the dispatcher */
 	bool uses_pins;			/* its steer_ctl is the pinned one */
 	bool ext_refused;		/* prog_attach: the kernel refused it
 					 * in libxdp's dispatcher (prog.c), so
@@ -48,10 +51,19 @@ int prog_find(const char *pin_dir, int ifindex, struct attached *out);
  * two (it joins at the running one's place, then the running one leaves:
  * prog.c says why that is sound), so every frame meets one of them or
  * both. Nothing changes when a pinned map's layout is not this version's:
- * the load fails first. The new program's id in *new_id (also on a
+ * the load fails first. Maps an upgrade staged (migrate.h) take the
+ * place of the pinned ones; 'hook' (may be NULL) runs just before the
+ * swap. The new program's id in *new_id (also on a
  * failure that left both in the dispatcher); 'why' on failure. */
+struct prog_swap_hook {
+	/* Runs once the new program is ready, right before the swap; its
+	 * error (with 'why') stops the upgrade, nothing swapped. */
+	int (*fn)(void *arg, char *why, size_t len);
+	void *arg;
+};
 int prog_replace(const char *pin_dir, int ifindex, const struct attached *at,
-		 __u32 *new_id, char *why, size_t len);
+		 __u32 *new_id, const struct prog_swap_hook *hook, char *why,
+		 size_t len);
 
 /* Entries of the interface's cpumaps: those of the one pinned in 'pin_dir'
  * (NULL: none looked for), else the kernel's possible CPUs, at most

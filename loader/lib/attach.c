@@ -8,6 +8,7 @@
 
 #include "kernel/possible.h"
 #include "kernel/failpoint.h"
+#include "kernel/migrate.h"
 #include "kernel/netdev.h"
 #include "lib/lib_int.h"
 
@@ -111,11 +112,13 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 
 		if (!e)
 			maps_close(&m);
+		/* Its steer_ctl pinned here: an upgrade, which carries
+		 * over or refuses maps of another layout (kernel/migrate.h). */
 		if (res->at.uses_pins &&
-		    lib_upgrade_refuse_unslotted(ctx, &it)) {
-			err = -EEXIST;
-			goto out;
-		}
+		    (e == -EPROTO ||
+		     (e == -ENOENT && !migrate_prog_has_map(res->at.prog_id,
+							     missing))))
+			e = 0;
 		if ((e == -ENOENT && lib_pins_lost(ctx, &it, missing)) ||
 		    (e == -EPROTO && lib_maps_failed(ctx, &it, e, missing))) {
 			err = -EEXIST;

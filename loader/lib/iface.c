@@ -10,6 +10,7 @@
 
 #include "kernel/lock.h"
 #include "kernel/maps.h"
+#include "kernel/migrate.h"
 #include "kernel/prog.h"
 #include "lib/lib_int.h"
 
@@ -126,6 +127,32 @@ int lib_adopt_all(struct steer_ctx *ctx, const struct steer_netns *ns)
 	return pins_list(&old, adopt_one, &a);
 }
 
+/* An upgrade in place killed with maps staged (kernel/migrate.h):
+ * finished when the program on the interface uses them, else undone. */
+static int settle_upgrade(struct steer_ctx *ctx, const struct lib_iface *it)
+{
+	struct attached at = { 0 };
+	char why[512];
+	int r;
+
+	if (migrate_staged(it->dir) <= 0)
+		return 0;
+	/* Unread, the program might use them: left for the next command. */
+	if (it->ifindex && prog_find(it->dir, it->ifindex, &at))
+		return 0;
+	r = migrate_settle(it->dir, at.prog_id, why, sizeof(why));
+	if (r < 0)
+		return lib_fail(ctx, r, "%s: settling an upgrade in place left halfway (maps staged in %s) failed: %s",
+				it->ifname, it->dir, why);
+	if (r == 1)
+		lib_note(ctx, STEER_INFO, "%s: an upgrade in place left halfway is finished: program %u runs on its new maps, now pinned under their names",
+			 it->ifname, at.prog_id);
+	else
+		lib_note(ctx, STEER_INFO, "%s: an upgrade in place left halfway before its program was swapped is undone: its staged maps removed",
+			 it->ifname);
+	return 0;
+}
+
 int lib_iface_begin(struct steer_ctx *ctx, const char *ifname, bool exclusive,
 		    struct lib_iface *it)
 {
@@ -163,7 +190,7 @@ int lib_iface_begin(struct steer_ctx *ctx, const char *ifname, bool exclusive,
 				lib_priv_hint(err));
 	}
 	it->ifindex = if_nametoindex(ifname);
-	return 0;
+	return exclusive ? settle_upgrade(ctx, it) : 0;
 }
 
 int lib_iface_require(struct steer_ctx *ctx, const struct lib_iface *it)
@@ -232,9 +259,12 @@ int lib_not_attached(struct steer_ctx *ctx, const struct lib_iface *it,
 int lib_maps_failed(struct steer_ctx *ctx, const struct lib_iface *it,
 		    int err, const char *missing)
 {
+	if (migrate_staged(it->dir) > 0)
+		return lib_fail(ctx, -EAGAIN, "%s: an upgrade in place was left halfway, its new maps staged beside the pins in %s (*" MIGRATE_STAGED "): the next 'xdp-steer attach' or 'xdp-steer apply' on %s settles it",
+				it->ifname, it->dir, it->ifname);
 	if (err == -EPROTO)
-		return lib_fail(ctx, err, "%s: the map %s pinned in %s is not this version's (its key, value or size differs): pinned by another version of xdp-steer; 'xdp-steer detach %s', then attach it again",
-				it->ifname, missing, it->dir, it->ifname);
+		return lib_fail(ctx, err, "%s: the map %s pinned in %s is not this version's (its key, value or size differs): pinned by another version of xdp-steer; 'xdp-steer attach %s --policy POLICY' upgrades it in place where its maps can be carried over, else says why; or 'xdp-steer detach %s', then attach it again",
+				it->ifname, missing, it->dir, it->ifname, it->ifname);
 	return lib_fail(ctx, err, "%s: cannot open the maps in %s: %s%s",
 			it->ifname, it->dir, strerror(-err),
 			lib_priv_hint(err));

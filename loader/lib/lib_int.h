@@ -90,12 +90,6 @@ int lib_apply_renewing(struct steer_ctx *ctx, const struct lib_iface *it,
 		       const struct steer_policy *p, bool renew,
 		       struct steer_apply_result *res);
 
-/* Refuses (-EEXIST, said) an upgrade in place from a version whose maps
- * in it->dir key the drain's evidence by CPU id, not by receiver slot
- * (no steer_rx_pool pinned beside steer_ctl); 0 for any other. */
-int lib_upgrade_refuse_unslotted(struct steer_ctx *ctx,
-				 const struct lib_iface *it);
-
 /* attach where xdp-steer already runs (res->at), locked: lib/upgrade.c. */
 int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 		       const struct steer_policy *p,

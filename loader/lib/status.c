@@ -57,6 +57,7 @@ static void check_health(struct steer_status *st, const struct steer_maps *m)
 		.if_exists = st->if_exists,
 		.attached = st->at.prog_id != 0,
 		.uses_pins = st->at.uses_pins,
+		.nsteer = st->at.nsteer,
 		.table_size = st->view.slot.table_size,
 		.queue_size = st->view.slot.queue_size,
 		.loader_flags = st->view.slot.loader_flags,

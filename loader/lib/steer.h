@@ -60,6 +60,8 @@ struct steer_apply_result {
 struct steer_attach_result {
 	struct attached at;
 	__u32 upgraded_from;	/* the program replaced in place, or 0 */
+	int migrated;		/* maps of another layout an upgrade
+				 * created or rebuilt (kernel/migrate.h) */
 	int trace_handover;	/* an upgrade's tracepoint programs: 0 kept
 				 * (this version's already), 1 handed over,
 				 * 2 handing over still (kernel/trace.h) */

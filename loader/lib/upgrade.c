@@ -12,6 +12,11 @@
  * Tracepoint programs of another version hand over bank by bank on that
  * same switch (kernel/trace.h): the drain's evidence is exact counts, and
  * each ring stays counted by one set of programs throughout.
+ *
+ * Maps whose layout is not this version's are carried over as
+ * kernel/migrate.h plans: new ones staged beside the pins before
+ * anything changes, filled from the old ones just before the swap, and
+ * renamed over the old pins right after it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,30 +25,15 @@
 #include <unistd.h>
 #include <linux/limits.h>
 
+#include "kernel/clock.h"
 #include "kernel/cpumap.h"
+#include "kernel/failpoint.h"
 #include "kernel/maps.h"
+#include "kernel/migrate.h"
 #include "kernel/prog.h"
 #include "kernel/slots.h"
 #include "kernel/trace.h"
 #include "lib/lib_int.h"
-
-int lib_upgrade_refuse_unslotted(struct steer_ctx *ctx,
-				 const struct lib_iface *it)
-{
-	char ctl[PATH_MAX + 32], pool[PATH_MAX + 32];
-
-	snprintf(ctl, sizeof(ctl), "%s/steer_ctl", it->dir);
-	snprintf(pool, sizeof(pool), "%s/steer_rx_pool", it->dir);
-	if (access(ctl, F_OK) || !access(pool, F_OK))
-		return 0;
-	/* Its steer_seq and steer_deq rows are CPU ids, ours receiver
-	 * slots: a mark of CPU 1's stream read as slot 1's could release a
-	 * bucket whose last frame still waits, and reorder its flow. The
-	 * old program writes them until the swap, so they cannot be
-	 * converted in place either. */
-	return lib_fail(ctx, -EEXIST, "%s: the running xdp-steer is another version, whose maps in %s keep the drain's evidence by CPU id, where this version keeps it by receiver slot (steer_rx_pool): taking them over could reorder flows, so nothing was changed; 'xdp-steer detach %s', then attach it again",
-			it->ifname, it->dir, it->ifname);
-}
 
 /* 1 when every cpumap entry runs this binary's worker program. */
 static int workers_current(struct steer_ctx *ctx, const struct lib_iface *it,
@@ -139,6 +129,107 @@ static int plan_trace(struct steer_ctx *ctx, const struct lib_iface *it,
 	return 0;
 }
 
+/* Drain records whose drain began and whose bucket had a frame within
+ * the drain timeout (an idle one moves at its next frame, as any cold
+ * bucket does): (struct drain_scan). */
+struct drain_scan {
+	__u32 now, units;
+	int n;
+};
+
+static int count_draining(__u32 key, const void *values, int ncpus,
+			  void *arg)
+{
+	const struct steer_bucket *b = values;
+	struct drain_scan *d = arg;
+	int c;
+
+	(void)key;
+	for (c = 0; c < ncpus; c++)
+		d->n += b[c].since && b[c].last &&
+			d->now - b[c].last < d->units;
+	return 0;
+}
+
+/* Under libxdp's dispatcher both programs run on a frame between the two
+ * swaps, each with its own steer_stats: an old program reading a drain
+ * record the new one wrote could end the drain early (kernel/migrate.c).
+ * No drain starts while we hold the lock; one under way is waited out. */
+static int refuse_draining(struct steer_ctx *ctx, const struct lib_iface *it,
+			   const struct steer_maps *m)
+{
+	struct drain_scan d = { 0 };
+	struct steer_slot slot;
+	struct steer_ctl ctl;
+	__u32 *table;
+	int err;
+
+	table = calloc(STEER_TABLE_MAX, sizeof(*table));
+	if (!table)
+		return -ENOMEM;
+	err = slots_read_active(m, &ctl, &slot, table);
+	free(table);
+	if (err == -ENOENT)
+		return 0;	/* no policy: nothing drains */
+	if (!err)
+		err = clock_jiffies(&d.now);
+	d.units = slot.drain_units;
+	if (!err)
+		err = maps_percpu_scan(m->steer_buckets, STEER_TABLE_MAX,
+				       sizeof(struct steer_bucket),
+				       count_draining, &d);
+	if (err)
+		return lib_fail(ctx, err, "%s: reading the drain records failed: %s",
+				it->ifname, strerror(-err));
+	if (d.n)
+		return lib_fail(ctx, -EBUSY, "%s: cannot upgrade in place now: %d drain records are under way, and under libxdp's dispatcher the two versions' programs keep apart counts while both run; nothing was changed; retry in a few seconds",
+				it->ifname, d.n);
+	return 0;
+}
+
+static bool plan_has_rebuild(const struct migrate_plan *p)
+{
+	int i;
+
+	for (i = 0; i < p->nmaps; i++)
+		if (p->map[i].way == MIGRATE_REBUILD)
+			return true;
+	return false;
+}
+
+/* Plans the maps (kernel/migrate.h), refusing what cannot be carried
+ * over; stages the changed ones. 1 when some were staged. */
+static int plan_maps(struct steer_ctx *ctx, const struct lib_iface *it,
+		     struct migrate_plan *plan)
+{
+	char why[1024];
+	int err;
+
+	err = migrate_plan(it->dir, plan, why, sizeof(why));
+	if (err)
+		return lib_fail(ctx, err, "%s: cannot upgrade in place: %s",
+				it->ifname, why);
+	if (!plan->changes)
+		return 0;
+	err = migrate_stage(plan, why, sizeof(why));
+	if (err)
+		return lib_fail(ctx, err, "%s: %s; nothing was changed",
+				it->ifname, why);
+	return 1;
+}
+
+/* prog_replace()'s hook: the rebuilt maps filled just before the swap. */
+static int before_swap(void *arg, char *why, size_t len)
+{
+	int err = failpoint("migrate-staged");
+
+	if (err) {
+		snprintf(why, len, "failpoint migrate-staged");
+		return err;
+	}
+	return migrate_before_swap(arg, why, len);
+}
+
 int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 		       const struct steer_policy *p,
 		       enum xdp_attach_mode mode,
@@ -146,7 +237,10 @@ int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 {
 	enum trace_plan plan = TRACE_KEEP;
 	const char *missing = NULL;
+	struct migrate_plan mplan;
+	struct prog_swap_hook hook = { before_swap, &mplan };
 	struct steer_maps m;
+	int staged;
 	__u32 new_id = 0, bank;
 	char why[512];
 	int err, current, in;
@@ -156,9 +250,20 @@ int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 		return lib_fail(ctx, -EINVAL, "%s: xdp-steer runs in %s mode (program %u); attaching in %s mode takes 'xdp-steer detach %s' first",
 				it->ifname, prog_mode_name(res->at.mode),
 				res->at.prog_id, prog_mode_name(mode), it->ifname);
-	err = maps_open(it->dir, &m, &missing);
-	if (err)
+	staged = plan_maps(ctx, it, &mplan);
+	if (staged < 0)
+		return staged;
+	err = migrate_maps_open(it->dir, &m, &missing);
+	if (err) {
+		if (staged)
+			migrate_unstage(it->dir);
 		return lib_maps_failed(ctx, it, err, missing);
+	}
+	if (staged && res->at.dispatcher && plan_has_rebuild(&mplan)) {
+		err = refuse_draining(ctx, it, &m);
+		if (err)
+			goto out;
+	}
 	/* Everything that could refuse, before anything changes. */
 	err = active_bank(&m, &bank);
 	if (err) {
@@ -182,12 +287,36 @@ int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 			goto out;
 		}
 	}
-	err = prog_replace(it->dir, it->ifindex, &res->at, &new_id, why,
-			   sizeof(why));
+	err = prog_replace(it->dir, it->ifindex, &res->at, &new_id,
+			   staged ? &hook : NULL, why, sizeof(why));
+	if (err && staged && new_id) {
+		/* Both in the dispatcher: the new one on the staged maps. */
+		char also[256];
+
+		migrate_finish(it->dir, also, sizeof(also));
+		staged = 0;
+	}
 	if (err) {
 		lib_fail(ctx, err, "%s: %s; program %u stays, and its policy", it->ifname,
 			 why, res->at.prog_id);
 		goto undo;
+	}
+	if (staged) {
+		err = migrate_after_swap(&mplan, why, sizeof(why));
+		if (!err && failpoint("migrate-swapped")) {
+			err = -EIO;
+			snprintf(why, sizeof(why), "failpoint migrate-swapped");
+		}
+		if (!err)
+			err = migrate_finish(it->dir, why, sizeof(why));
+		if (err) {
+			lib_fail(ctx, err, "%s: this version's program %u runs on the maps staged in %s, but %s; the next attach or apply finishes it",
+				 it->ifname, new_id, it->dir, why);
+			staged = 0;	/* they are the program's now */
+			goto out;
+		}
+		res->migrated = mplan.changes;
+		staged = 0;
 	}
 	res->upgraded_from = res->at.prog_id;
 	res->at.prog_id = new_id;
@@ -213,6 +342,9 @@ undo:
 	if (plan == TRACE_BEGIN)
 		trace_handover_abort(&m, why, sizeof(why));
 out:
+	/* Staged and not swapped in: nothing uses them. */
+	if (staged)
+		migrate_unstage(it->dir);
 	maps_close(&m);
 	return err;
 }

@@ -95,6 +95,12 @@ int health_check(const struct health_input *in, struct health *h)
 			   ifname);
 	else if (!in->uses_pins)
 		health_add(h, "the attached xdp_steer program does not use the pinned maps: policy changes have no effect; detach and attach again");
+	/* Left by an upgrade in place killed between its two swaps of the
+	 * dispatcher (kernel/prog.c): both steer as one, the first's passes
+	 * seen by the second. */
+	if (in->attached && in->nsteer > 1)
+		health_add(h, "%d xdp_steer programs run in libxdp's dispatcher: an upgrade in place was killed between its two swaps; they steer as one, frames the first passes counted twice; the next 'xdp-steer attach %s --policy POLICY' finishes the upgrade",
+			   in->nsteer, ifname);
 	if (!in->table_size)
 		health_add(h, "no policy applied: every frame passes on the receiving CPU; 'xdp-steer apply %s --policy POLICY'",
 			   ifname);
@@ -150,7 +156,7 @@ int health_check(const struct health_input *in, struct health *h)
 	if (in->nrx_no_slot) {
 		cpulist_format(in->rx_no_slot, in->nrx_no_slot, list,
 			       sizeof(list));
-		health_add(h, "CPUs %s received %s's frames but found all %u of its receiver slots taken: the drain cannot follow frames received there, so a bucket received there stays on its worker (in order), whatever an apply or the balancer says (stats: no_rx_slot); slots are handed out once per attach, to the first CPUs that queue: keep %s's interrupts (and its NAPI threads) on at most %u CPUs, then 'xdp-steer detach %s' and attach it again",
+		health_add(h, "CPUs %s received %s's frames but found all %u of its receiver slots taken: the drain cannot follow frames received there, so a bucket received there stays on its worker (in order), whatever an apply or the balancer says (stats: no_rx_slot); slots are handed out once per attach, to the first CPUs that queue: keep %s's interrupts (and its NAPI threads) on at most %u CPUs, then 'xdp-steer detach %s' and attach it again (an upgrade in place from a version before receiver slots gives slot n to CPU n, none to CPUs of id 256 or more; detach and attach hands them out densely)",
 			   list, ifname, in->rx_slots, ifname, in->rx_slots,
 			   ifname);
 	}

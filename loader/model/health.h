@@ -51,6 +51,7 @@ struct health_input {
 	bool if_exists;		/* the interface is in this namespace */
 	bool attached;		/* an xdp_steer program is on it */
 	bool uses_pins;		/* ... and it uses the pinned maps */
+	int nsteer;		/* xdp_steer programs in libxdp's dispatcher */
 	__u32 table_size;	/* active slot; 0: no policy applied */
 	__u32 queue_size;	/* active slot's cpumap ring, frames */
 	__u32 loader_flags;	/* active slot's STEER_LF_* */

@@ -371,20 +371,31 @@ check "detach takes it off" run_rc 0 xs detach "$IF_B"
 check "and attach works again" run_rc 0 xs attach "$IF_B" --policy "$T/p0.yaml"
 
 # A map pinned by another version (a counter added moves every field
-# after it): its values are not read as this version's.
+# after it): its values are not read as this version's, and an upgrade in
+# place refuses it, no way to carry it over being registered
+# (loader/kernel/migrate.c), before it changes anything.
 rm "$PIN_B/steer_window"
 bpftool map create "$PIN_B/steer_window" type array key 4 value 8 entries 1 name steer_window
-OTHER="the map steer_window pinned in $PIN_B is not this version's (its key, value or size differs): pinned by another version of xdp-steer; 'xdp-steer detach $IF_B', then attach it again"
-for cmd in status stats apply attach; do
+OTHER="the map steer_window pinned in $PIN_B is not this version's (its key, value or size differs): pinned by another version of xdp-steer; 'xdp-steer attach $IF_B --policy POLICY' upgrades it in place where its maps can be carried over, else says why; or 'xdp-steer detach $IF_B', then attach it again"
+for cmd in status stats apply; do
 	case $cmd in
 	apply) args=("$T/p1.yaml") ;;
-	attach) args=(--policy "$T/p1.yaml") ;;
 	stats) args=(--totals) ;;
 	*) args=() ;;
 	esac
 	check "with another version's map pinned, $cmd exits 1" run_rc 1 xs "$cmd" "$IF_B" "${args[@]}"
 	check "$cmd names the map and the way out" out_has "$OTHER"
 done
+PROG=$(prog_on "$NS_B" "$IF_B")
+pins0=$(ls "$PIN_B")
+check "with another version's map pinned, attach (an upgrade in place) exits 1" \
+	run_rc 1 xs attach "$IF_B" --policy "$T/p1.yaml"
+check "... naming the map and both layouts" \
+	out_has "cannot upgrade in place: map steer_window's layout changed (pinned: array, key 4 B, value 8 B, 1 entries, flags 0; this version's: array, key 4 B, value "
+check "... why it cannot carry it over, and the way out" \
+	out_has "no way to carry it over is registered (loader/kernel/migrate.c); nothing was changed; 'xdp-steer detach', then attach again, to upgrade"
+check "... the program left in place" test "$(prog_on "$NS_B" "$IF_B")" = "$PROG"
+check "... and every pin as it was, none staged" test "$(ls "$PIN_B")" = "$pins0"
 check "detach takes it all off" run_rc 0 xs detach "$IF_B"
 check "and attach works again" run_rc 0 xs attach "$IF_B" --policy "$T/p0.yaml"
 check "detach works after all this" run_rc 0 xs detach "$IF_B"

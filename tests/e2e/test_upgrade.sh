@@ -60,6 +60,16 @@ else
 		tar --null -T - -cf -) | tar -C "$T/old" -xf -
 	salt=BPF_SALT=1
 fi
+# UPGRADE_STATS_EXTRA=1: the other version's steer_stats has a counter
+# this one lacks, before passed_local_bytes (every field after it moves):
+# as when a version adds a counter, the upgrade rebuilds steer_stats by
+# copy beside the receiver slots' pool it keeps (loader/kernel/migrate.c).
+if [ -n "${UPGRADE_STATS_EXTRA:-}" ] && [ -z "${UPGRADE_OLD:-}" ]; then
+	sed -i 's|^\t\(X(passed_local_bytes, COUNT\)|\tX(other_only, COUNT, "a counter only the other version has") \\\n\t\1|' \
+		"$T/old/include/xdp_steer.h"
+	grep -q 'X(other_only' "$T/old/include/xdp_steer.h" ||
+		{ fail "adding a counter to the other version's steer_stats"; e2e_done; }
+fi
 # shellcheck disable=SC2086 # $salt: no word, or one
 [ -n "${UPGRADE_OLD:-}" ] ||
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$T/old" -s -j2 $salt \
@@ -88,7 +98,12 @@ print(json.load(sys.stdin)["prog_id"])' | xargs -I{} bpftool -j prog show id {} 
 }
 # steer_on: xdp_steer's program id, alone or in libxdp's dispatcher
 # (where ip link shows the dispatcher's); steer_tag_on: its tag.
-steer_on() { jget "$(xs status "$IF_B" --json)" 'd["prog_id"]'; }
+# Before an upgrade from an older commit, only that version reads its
+# maps.
+st_json() { local d
+	if d=$(xs status "$IF_B" --json 2>/dev/null); then echo "$d"
+	else old status "$IF_B" --json; fi; }
+steer_on() { jget "$(st_json)" 'd["prog_id"]'; }
 steer_tag_on() { bpftool -j prog show id "$(steer_on)" | python3 -c 'import json, sys
 print(json.load(sys.stdin)["tag"])'; }
 # in_order: the programs in the dispatcher, in their order, as
@@ -107,13 +122,22 @@ mapped() { bpftool -j map show pinned "$PIN_B/steer_ctl" |
 { cat "$E2E_ROOT/configs/default.yaml"; echo "queue_size: 16384"; } >"$T/p.yaml"
 { cat "$T/p.yaml"; echo "cpus: [{cpu: 0, weight: 1}, {cpu: 1, weight: 3}]"
 } >"$T/weighted.yaml"
-counter() { jget "$(xs stats "$IF_B" --json)" "d['totals']['$1']"; }
+stats_json() { local d
+	if d=$(xs stats "$IF_B" --json 2>/dev/null); then echo "$d"
+	else old stats "$IF_B" --json; fi; }
+counter() { jget "$(stats_json)" "d['totals']['$1']"; }
+# Counters at each end of steer_stats (rx_packets first, then
+# passed_local_bytes and the per-worker queued_packets, whose fields move
+# when a counter is added before them), comma-separated.
+carried() { jget "$(stats_json)" "'%d,%d,%d' % (d['totals']['rx_packets'],
+	d['totals']['passed_local_bytes'],
+	sum(w['queued_packets'] for w in d['workers']))"; }
 
 check "the other version attaches configs/default.yaml as shipped (queue_size 16384)" \
 	old attach "$IF_B" --policy "$T/p.yaml"
 if [ -n "${UPGRADE_BESIDE:-}" ]; then
 	check "it runs under libxdp's dispatcher" \
-		json_holds "$(xs status "$IF_B" --json)" 'd["dispatcher"]'
+		json_holds "$(st_json)" 'd["dispatcher"]'
 	check "xdp-loader loads $(basename "$UPGRADE_BESIDE") beside it, before it (priority 5)" \
 		in_b xdp-loader load -m native -P 5 "$IF_B" "$UPGRADE_BESIDE"
 	check "... and after it (priority 20)" \
@@ -135,11 +159,15 @@ sleep 1
 ids=("$(steer_on)")
 n=0
 nopol0=$(counter passed_no_policy) notgt0=$(counter passed_no_target)
+# The counters as the other version reads them (its maps' layout), then
+# as this one does after each upgrade: they never go back.
+rx=("$(carried)")
 for pol in p weighted p; do
 	f=$T/$pol.yaml
 	if xs attach "$IF_B" --policy "$f" >"$T/up.$n" 2>&1 &&
 	   grep -q 'upgraded in place' "$T/up.$n"; then
 		ids+=("$(steer_on)")
+		rx+=("$(carried)")
 		links[n]=$(link_ids) tags[n]=$(link_tags)
 	else
 		echo "  upgrade $n ($pol):"; sed 's/^/    /' "$T/up.$n"
@@ -156,8 +184,14 @@ traffic_summary "$OBS_REPORT" 2>/dev/null | sed 's/^/  /'
 
 if [ -n "${UPGRADE_FROM:-}" ] && ! grep -q 'upgraded in place' "$T/up.0"; then
 	# A layout this version cannot take over: refused, nothing changed.
-	check "the upgrade from $UPGRADE_FROM is refused, naming the map whose layout differs" \
-		grep -q "another version\|layout" "$T/up.0"
+	check "the upgrade from $UPGRADE_FROM is refused, naming the map it cannot carry over and why" \
+		grep -q "cannot upgrade in place: .*map [a-z_]*.*nothing was changed" "$T/up.0"
+	case $UPGRADE_FROM in
+	7237213)
+		check "... steer_wdone: that version's drain waits out a timeout, another design" \
+			grep -q "no map steer_wdone.*waits out a timeout" "$T/up.0" ;;
+	esac
+	check "... no staged map is left pinned" test -z "$(ls "$PIN_B" | grep '_staged$')"
 	check "... and the old program stays, with its maps" \
 		test "${ids[1]}" = failed -a "$(steer_tag_on)" = "$xdptag0" -a "$(mapped)" = "$ctl0"
 	check "no frame came after a later one of its flow" traffic_not_late "$OBS_REPORT"
@@ -176,21 +210,41 @@ if [ -n "${UPGRADE_BESIDE:-}" ]; then
 		"$(in_b xdp-loader status "$IF_B" | awk '$1 == "=>" && $3 != "xdp_steer" { print $4 }' | paste -sd,)" = "$beside_ids"
 fi
 check "the maps stayed: the same steer_ctl" test "$(mapped)" = "$ctl0"
+check "the counters never went back (rx_packets, passed_local_bytes, queued_packets: ${rx[*]})" \
+	python3 -c 'import sys
+v = [[int(x) for x in a.split(",")] for a in sys.argv[1:]]
+sys.exit(0 if len(v) == 4 and all(len(r) == 3 for r in v) and
+	 all(sorted(c) == list(c) for c in zip(*v)) else 1)' "${rx[@]}"
+check "no staged map is left pinned (*_staged)" \
+	test -z "$(ls "$PIN_B" | grep '_staged$')"
 check "the XDP program became this version's (another tag)" \
 	test "$(steer_tag_on)" != "$xdptag0"
+if [ "${UPGRADE_FROM:-}" = 9cbff08 ]; then
+	# Its cpumap program is this version's, tag for tag: the workers stay.
+	check "the first upgrade carried the maps of another layout over (receiver slots, steer_stats)" \
+		grep -q "4 maps of another layout were created or rebuilt" "$T/up.0"
+else
+if [ -n "${UPGRADE_STATS_EXTRA:-}" ]; then
+	check "the first upgrade rebuilt steer_stats, its counters carried over" \
+		grep -q "1 maps of another layout were created or rebuilt" "$T/up.0"
+fi
 check "the first upgrade gave every worker an entry with this version's program" \
 	grep -q "the apply gives every worker a new entry with this version's" "$T/up.0"
+fi
 if [ -n "${UPGRADE_FROM:-}" ] && [ "${tags[0]:-}" = "$tags0" ]; then
 	check "tracepoint programs of the same code as this version's stay: the same links" \
 		test "${links[0]:-}" = "$links0"
 else
 check "the first upgrade handed the tracepoint programs over" \
 	grep -q 'tracepoint programs were handed over' "$T/up.0"
+# From an older commit, a tracepoint program of the same code keeps its
+# tag (its new link shows it was loaded anew, on the maps carried over).
 check "... to new links of programs with other tags" python3 -c 'import sys
-a, b, c, d = (x.split() for x in sys.argv[1:])
-sys.exit(0 if len(a) == len(b) == 3 and not set(a) & set(b) and
-	 len(c) == len(d) == 3 and all(x != y for x, y in zip(c, d)) else 1)' \
-	"$links0" "${links[0]:-}" "$tags0" "${tags[0]:-}"
+a, b, c, d = (x.split() for x in sys.argv[1:5])
+ok = len(a) == len(b) == 3 and not set(a) & set(b) and len(c) == len(d) == 3
+ok = ok and (any if sys.argv[5] else all)(x != y for x, y in zip(c, d))
+sys.exit(0 if ok else "links %s -> %s, tags %s -> %s" % (a, b, c, d))' \
+	"$links0" "${links[0]:-}" "$tags0" "${tags[0]:-}" "${UPGRADE_FROM:-}"
 fi
 check "no incoming set is left pinned (tp_*_next, cpumap_ids_next)" \
 	test -z "$(next_pins)"
@@ -209,8 +263,54 @@ check "not one frame was lost through the upgrades" traffic_no_drops "$OBS_REPOR
 check "every frame was seen or counted dropped" traffic_accounted "$OBS_REPORT"
 
 # An older commit knows no handing over: the kills below need the other
-# version to be this one's code.
-[ -n "${UPGRADE_FROM:-}" ] && e2e_done
+# version to be this one's code, maps and all. Every command works on the
+# maps carried over.
+if [ -n "${UPGRADE_FROM:-}" ] || [ -n "${UPGRADE_STATS_EXTRA:-}" ]; then
+	no_detach_advice() { ! xs status "$IF_B" 2>&1 | grep -q detach; }
+	detached_clean() { xs detach "$IF_B" && ! test -e "$PIN_B"; }
+	check "status reads the carried-over maps, with no advice to detach" \
+		no_detach_advice
+	check "apply works on them" xs apply "$IF_B" --policy "$T/weighted.yaml"
+	check "balance --once works on them" xs balance "$IF_B" --once
+	check "detach works, and removes every pin" detached_clean
+	[ "${UPGRADE_FROM:-}" = 9cbff08 ] || e2e_done
+	# ---- an upgrade over maps carried over, killed at each step ----
+	staged() { ls "$PIN_B" | grep -c '_staged$'; }
+	halfway() { ! xs status "$IF_B" >"$T/st" 2>&1 &&
+		grep -q "upgrade in place was left halfway" "$T/st" &&
+		! grep -q "detach" "$T/st" || { cat "$T/st"; return 1; }; }
+	check "the other version attaches again" old attach "$IF_B" --policy "$T/p.yaml"
+	xdptag1=$(steer_tag_on)
+	XDP_STEER_FAILPOINT=migrate-staged:exit xs attach "$IF_B" --policy "$T/p.yaml" \
+		>"$T/out" 2>&1
+	check "an upgrade killed with its new maps staged, just before the swap (exit 137)" \
+		test $? -eq 137
+	check "... leaves 4 maps staged (*_staged) and the other version's program on its own" \
+		test "$(staged)" -eq 4 -a "$(steer_tag_on)" = "$xdptag1"
+	check "status names the upgrade left halfway, and advises no detach" halfway
+	check "the next attach undoes the staging and upgrades" \
+		xs attach "$IF_B" --policy "$T/p.yaml"
+	check "... no map left staged, no incoming tracepoint set" \
+		test "$(staged)" -eq 0 -a -z "$(next_pins)"
+	reattach_old() { xs detach "$IF_B" && old attach "$IF_B" --policy "$T/p.yaml"; }
+	check "detach, and the other version attaches again" reattach_old
+	XDP_STEER_FAILPOINT=migrate-swapped:exit xs attach "$IF_B" --policy "$T/p.yaml" \
+		>"$T/out" 2>&1
+	check "an upgrade killed right after the swap, its new maps still staged (exit 137)" \
+		test $? -eq 137
+	check "... this version's program runs, on 4 staged maps" \
+		test "$(staged)" -eq 4 -a "$(steer_tag_on)" != "$xdptag1"
+	check "status names the upgrade left halfway, and advises no detach" halfway
+	check "the next apply finishes it: the staged maps take their pins" \
+		xs apply "$IF_B" --policy "$T/weighted.yaml"
+	check "... none left staged, and status reads them" \
+		test "$(staged)" -eq 0 -a -n "$(xs status "$IF_B" --json)"
+	check "attach again finishes the tracepoint programs' handing over" \
+		xs attach "$IF_B" --policy "$T/p.yaml"
+	check "... nothing _next left" test -z "$(next_pins)"
+	check "detach works, and removes every pin" detached_clean
+	e2e_done
+fi
 
 # ---- a handing over killed at each step ---------------------------------------
 
@@ -249,6 +349,10 @@ if [ -n "${UPGRADE_BESIDE:-}" ]; then
 		test $? -eq 137
 	check "... leaves two xdp_steer in it, steering as one" \
 		test "$(steers)" -eq 2
+	two_said() { xs status "$IF_B" >"$T/st" 2>&1
+		grep -q "2 xdp_steer programs run in libxdp's dispatcher: an upgrade in place was killed between its two swaps.*the next 'xdp-steer attach $IF_B --policy POLICY' finishes the upgrade" "$T/st" ||
+			{ cat "$T/st"; return 1; }; }
+	check "status says so, and that the next attach finishes the upgrade" two_said
 	# As a unit with a drop-in of LIBXDP_SKIP_DISPATCHER=1 would: the
 	# dispatcher is there, and the upgrade keeps it.
 	check "the next attach settles it (LIBXDP_SKIP_DISPATCHER=1 set, which cannot apply)" \

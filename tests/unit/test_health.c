@@ -28,6 +28,8 @@ struct health_case {
 	bool no_iface;		/* the interface is not in the namespace */
 	bool detached;		/* no xdp_steer program on it */
 	bool foreign_maps;	/* a program that does not use the pins */
+	int nsteer;		/* xdp_steer programs in the dispatcher;
+				 * 0: 1 */
 	bool no_policy;		/* active slot empty (table_size 0) */
 	__u32 queue_size;	/* 0: 2048 */
 	const char *workers;	/* CPUs owning buckets; NULL: "2-5" */
@@ -70,7 +72,7 @@ static const struct health_case cases[] = {
 	 * design's limit (STEER_MAX_CPUS, 256) ---- */
 	{ .desc = "a receiving CPU without a receiver slot is warned of: its buckets stay on their workers, and what to do",
 	  .rx_no_slot = (const __u32[]){ 263 }, .nrx_no_slot = 1, .rx_slots = 256,
-	  .want = { "CPUs 263 received eth2's frames but found all 256 of its receiver slots taken: the drain cannot follow frames received there, so a bucket received there stays on its worker (in order), whatever an apply or the balancer says (stats: no_rx_slot); slots are handed out once per attach, to the first CPUs that queue: keep eth2's interrupts (and its NAPI threads) on at most 256 CPUs, then 'xdp-steer detach eth2' and attach it again" } },
+	  .want = { "CPUs 263 received eth2's frames but found all 256 of its receiver slots taken: the drain cannot follow frames received there, so a bucket received there stays on its worker (in order), whatever an apply or the balancer says (stats: no_rx_slot); slots are handed out once per attach, to the first CPUs that queue: keep eth2's interrupts (and its NAPI threads) on at most 256 CPUs, then 'xdp-steer detach eth2' and attach it again (an upgrade in place from a version before receiver slots gives slot n to CPU n, none to CPUs of id 256 or more; detach and attach hands them out densely)" } },
 	{ .desc = "several receiving CPUs without a slot are named as ranges, with the limit in force",
 	  .rx_no_slot = (const __u32[]){ 1, 256, 257, 258, 1000 }, .nrx_no_slot = 5, .rx_slots = 1,
 	  .want = { "CPUs 1,256-258,1000 received eth2's frames but found all 1 of its receiver slots taken" } },
@@ -186,6 +188,9 @@ static const struct health_case cases[] = {
 	  .want = { "maps are pinned but no xdp_steer program is attached: nothing steers; 'xdp-steer detach eth2' cleans up" } },
 	{ .desc = "a program that does not use the pins warns", .foreign_maps = true,
 	  .want = { "the attached xdp_steer program does not use the pinned maps: policy changes have no effect; detach and attach again" } },
+	{ .desc = "two xdp_steer in the dispatcher (an upgrade killed between its swaps) are warned of, with attach as the way out, not detach",
+	  .nsteer = 2,
+	  .want = { "2 xdp_steer programs run in libxdp's dispatcher: an upgrade in place was killed between its two swaps; they steer as one, frames the first passes counted twice; the next 'xdp-steer attach eth2 --policy POLICY' finishes the upgrade" } },
 	{ .desc = "a vanished interface warns and says how to remove its pins",
 	  .no_iface = true, .detached = true, .driver = UNREADABLE, .irq = "",
 	  .want = { "no interface eth2 in this network namespace (it was deleted): nothing steers; 'xdp-steer detach eth2' removes the pins" } },
@@ -231,6 +236,7 @@ static int row_input(const struct health_case *c, struct row_input *r)
 		.if_exists = !c->no_iface,
 		.attached = !c->detached,
 		.uses_pins = !c->foreign_maps,
+		.nsteer = c->nsteer ? c->nsteer : 1,
 		.table_size = c->no_policy ? 0 : 512,
 		.queue_size = c->queue_size ?: 2048,
 		.loader_flags = (c->fallback ? STEER_LF_CPUS_FALLBACK : 0) |

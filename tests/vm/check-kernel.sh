@@ -34,6 +34,14 @@
 #               order; not one frame lost, late or on two CPUs (about
 #               2 minutes under TCG; not among the parts run by default,
 #               tests/vm/matrix runs it on 6.1)
+#   upgrade-release
+#               the same from 9cbff08, the last commit before receiver
+#               slots, whose maps are carried over (slot = CPU id,
+#               steer_stats rebuilt by copy) under the dispatcher; then
+#               status, apply, balance and detach on them, and the upgrade
+#               killed before and after the swap, settled (about 2
+#               minutes under TCG with UPGRADE_OLD=PATH of that commit
+#               built on the host; not among the parts run by default)
 #   gen         tests/e2e/test_traffic_gen.sh where the kernel has live
 #               test-run frames: the traffic generator's live and socket
 #               senders each audited, and their frames compared byte for
@@ -528,12 +536,22 @@ for part in "${parts[@]}"; do
 		counted upgrade env UPGRADE_BESIDE="$OTHER_OBJ" E2E_ID=vmup \
 			SUITE=$SUITE/upgrade bash tests/e2e/test_upgrade.sh
 		;;
+	upgrade-release)
+		# The upgrade from 9cbff08 (before receiver slots): its maps
+		# carried over under the dispatcher (loader/kernel/migrate.c).
+		# UPGRADE_OLD: that commit's binary built on the host, else
+		# built here from the history (slowly).
+		echo "== upgrade-release"
+		counted upgrade-release env UPGRADE_FROM=9cbff08 \
+			UPGRADE_BESIDE="$OTHER_OBJ" E2E_ID=vmur \
+			SUITE=$SUITE/upgrade-release bash tests/e2e/test_upgrade.sh
+		;;
 	gen)
 		echo "== gen"
 		counted gen env E2E_ID=vmtg SUITE=$SUITE/traffic-gen \
 			bash tests/e2e/test_traffic_gen.sh
 		;;
-	*)	echo "check-kernel.sh: unknown part '$part' (prog, dispatcher, hotplug, balance, features, gen, upgrade)" >&2
+	*)	echo "check-kernel.sh: unknown part '$part' (prog, dispatcher, hotplug, balance, features, gen, upgrade, upgrade-release)" >&2
 		exit 2 ;;
 	esac
 done

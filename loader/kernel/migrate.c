@@ -1,0 +1,709 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * migrate.c - the ways an upgrade in place carries a pinned map of
+ * another layout over (migrate.h): one row per map in ways[] below, the
+ * only place that knows what changed between versions.
+ *
+ * Receiver slots over CPU-keyed maps (before 387dfb4): the three slot
+ * maps are created with slot = CPU id for every possible CPU below
+ * STEER_RX_SLOTS, all slots taken (claimed = limit). The old programs'
+ * rows of steer_seq and steer_deq, and their stamps' rx_cpu (the u16
+ * where rx_slot is now), then mean what this version reads, so old and
+ * new programs share those maps, kept. A CPU at or past STEER_RX_SLOTS
+ * gets no slot, as it had no row before.
+ *
+ * steer_stats, rebuilt by copy, field by field of the same name and size
+ * as the two maps' BTF say, so counters carry on; the caches are reset
+ * (rxq_mine: look in steer_rxq again; rx_slot: the identity slot). What
+ * the drain reads in it, read from a copy that lags the old map:
+ *   napi_polls, napi_poll_tick: a record holds the count of the program
+ *     that wrote it. The old programs' count runs ahead of the copy, so
+ *     the new program finds "a poll ended since" only after one more
+ *     poll ended than the old count had at the record: later, never
+ *     earlier. On each CPU the old XDP program runs before the new one,
+ *     never after, alone on its interface (one swap). Under libxdp's
+ *     dispatcher both run on a frame between the two swaps: the old one
+ *     could read a record the new one wrote with its lagging count, and
+ *     end a drain early; so there, the upgrade refuses while a bucket
+ *     drains (lib/upgrade.c), and no drain starts while it holds the
+ *     lock.
+ *   queued_tick: a tick the old program notes after the copy is missing
+ *     in the new map, and queued_lately() could take a CPU for idle
+ *     whose frames still wait: so the pool's overflow_tick (any CPU may
+ *     have queued) is set just before the swap and again right after it,
+ *     once the old program queues no more (bpf/pool_mark.bpf.c: one
+ *     store, beside the CPUs' claims); for a drain timeout after that,
+ *     every cold bucket arriving at a fast path waits for a marker.
+ * Counts the old programs add after the copy (microseconds before the
+ * swap; napi_polls by the outgoing tracepoint set until it is handed
+ * over) are lost: the counters never go back, they miss those.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "xdp_steer.h"
+#include "xdp_steer.skel.h"
+#include "pool_mark.skel.h"
+#include "kernel/clock.h"
+#include "kernel/migrate.h"
+#include "kernel/possible.h"
+#include "kernel/trace.h"
+
+static const struct {
+	const char *name;
+	struct migrate_layout want;
+} this_version[] = {
+#define MIGRATE_ENTRY_(name, type, key, value, max, flags)		\
+	{ #name, { type, sizeof(key), sizeof(value), max, flags, 0, 0 } },
+	STEER_MAPS(MIGRATE_ENTRY_)
+#undef MIGRATE_ENTRY_
+};
+#define NMAPS ((int)(sizeof(this_version) / sizeof(this_version[0])))
+_Static_assert(sizeof(this_version) / sizeof(this_version[0]) <=
+	       sizeof(((struct migrate_plan *)0)->map) /
+	       sizeof(((struct migrate_plan *)0)->map[0]),
+	       "struct migrate_plan holds every map of STEER_MAPS");
+
+/* ---- the ways ------------------------------------------------------------ */
+
+static const struct migrate_map *plan_map(const struct migrate_plan *p,
+					  const char *name)
+{
+	int i;
+
+	for (i = 0; i < p->nmaps; i++)
+		if (!strcmp(p->map[i].name, name))
+			return &p->map[i];
+	return NULL;
+}
+
+static bool created(const struct migrate_plan *p, const char *name)
+{
+	const struct migrate_map *mm = plan_map(p, name);
+
+	return mm && mm->way == MIGRATE_CREATE;
+}
+
+static bool rebuilt(const struct migrate_plan *p, const char *name)
+{
+	const struct migrate_map *mm = plan_map(p, name);
+
+	return mm && mm->way == MIGRATE_REBUILD;
+}
+
+/* steer_rx_slot, steer_rx_cpu: entry c is c + 1 for each possible CPU c
+ * below STEER_RX_SLOTS (slot = CPU id). */
+static int seed_identity(int fd, const struct migrate_plan *p)
+{
+	const struct possible_cpus *pc = possible_cpus();
+	__u32 c, v;
+	int i;
+
+	(void)p;
+	if (!pc)
+		return -errno;
+	for (i = 0; i < pc->count; i++) {
+		c = pc->id[i];
+		if (c >= STEER_RX_SLOTS)
+			continue;
+		v = c + 1;
+		if (bpf_map_update_elem(fd, &c, &v, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+/* steer_rx_pool: every slot taken, each by its CPU (seed_identity()), and
+ * a CPU that may have queued unnamed: now (the old programs). */
+static int seed_pool(int fd, const struct migrate_plan *p)
+{
+	struct steer_rx_pool pool = {
+		.claimed = STEER_RX_SLOTS,
+		.limit = STEER_RX_SLOTS,
+	};
+	__u32 zero = 0;
+	int err;
+
+	(void)p;
+	err = clock_jiffies(&pool.overflow_tick);
+	if (err)
+		return err;
+	pool.overflow_tick += !pool.overflow_tick;
+	return bpf_map_update_elem(fd, &zero, &pool, BPF_ANY) ? -errno : 0;
+}
+
+/* Why the slot maps cannot be created now, or NULL. */
+static const char *slots_refused(const struct migrate_plan *p)
+{
+	if (!created(p, STEER_STR(steer_rx_pool)) ||
+	    !created(p, STEER_STR(steer_rx_slot)) ||
+	    !created(p, STEER_STR(steer_rx_cpu)))
+		return "steer_rx_pool, steer_rx_slot and steer_rx_cpu are made together (slot = CPU id), and some of them are pinned already";
+	return NULL;
+}
+
+/* The members of 'nt' in 'nb' get those of the same name and size in
+ * 'ot' of 'ob'; the others stay as they are (zeros). */
+static int copy_by_name(const struct btf *ob, __u32 ot, const void *ov,
+			const struct btf *nb, __u32 nt, void *nv)
+{
+	const struct btf_type *o, *n;
+	const struct btf_member *om, *nm;
+	int i, j;
+
+	o = btf__type_by_id(ob, btf__resolve_type(ob, ot));
+	n = btf__type_by_id(nb, btf__resolve_type(nb, nt));
+	if (!o || !n || !btf_is_struct(o) || !btf_is_struct(n))
+		return -EPROTO;
+	nm = btf_members(n);
+	for (i = 0; i < btf_vlen(n); i++, nm++) {
+		const char *name = btf__name_by_offset(nb, nm->name_off);
+		__s64 nsz = btf__resolve_size(nb, nm->type);
+
+		if (!name || !*name || btf_member_bitfield_size(n, i) ||
+		    nsz <= 0)
+			continue;
+		om = btf_members(o);
+		for (j = 0; j < btf_vlen(o); j++, om++) {
+			const char *oname = btf__name_by_offset(ob, om->name_off);
+
+			if (!oname || strcmp(oname, name) ||
+			    btf_member_bitfield_size(o, j) ||
+			    btf__resolve_size(ob, om->type) != nsz)
+				continue;
+			memcpy((char *)nv + btf_member_bit_offset(n, i) / 8,
+			       (const char *)ov + btf_member_bit_offset(o, j) / 8,
+			       nsz);
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Why a map cannot be rebuilt by copy: no BTF to tell its fields. */
+static const char *copy_refused(const struct migrate_map *mm)
+{
+	return mm->old.btf_id && mm->old.btf_value_type_id ? NULL :
+	       "the pinned map has no BTF, so its fields cannot be told apart";
+}
+
+static const char *stats_refused(const struct migrate_plan *p)
+{
+	return copy_refused(plan_map(p, STEER_STR(steer_stats)));
+}
+
+/* steer_stats: per CPU, the old value's fields by name; caches reset. */
+static int rebuild_stats(int old_fd, int new_fd, const struct migrate_plan *p)
+{
+	const struct migrate_map *mm = plan_map(p, STEER_STR(steer_stats));
+	const struct possible_cpus *pc = possible_cpus();
+	struct btf *ob = NULL, *nb = NULL;
+	struct bpf_map_info info = {};
+	__u32 ilen = sizeof(info), zero = 0, c;
+	size_t osz, nsz = sizeof(struct steer_stats);
+	char *ov = NULL;
+	struct steer_stats *nv = NULL;
+	int i, err;
+
+	if (!pc)
+		return -errno;
+	if (bpf_obj_get_info_by_fd(new_fd, &info, &ilen))
+		return -errno;
+	osz = (mm->old.value_size + 7) & ~7u;
+	ov = calloc(pc->count, osz);
+	nv = calloc(pc->count, nsz);
+	ob = btf__load_from_kernel_by_id(mm->old.btf_id);
+	nb = info.btf_id ? btf__load_from_kernel_by_id(info.btf_id) : NULL;
+	err = !ov || !nv ? -ENOMEM : !ob || !nb ? -EPROTO : 0;
+	if (!err && bpf_map_lookup_elem(old_fd, &zero, ov))
+		err = -errno;
+	for (i = 0; !err && i < pc->count; i++) {
+		err = copy_by_name(ob, mm->old.btf_value_type_id, ov + i * osz,
+				   nb, info.btf_value_type_id, &nv[i]);
+		c = pc->id[i];
+		nv[i].rxq_mine = 0;
+		if (created(p, STEER_STR(steer_rx_slot)))
+			nv[i].rx_slot = c < STEER_RX_SLOTS ? c + 1 : 0;
+	}
+	if (!err && bpf_map_update_elem(new_fd, &zero, nv, BPF_ANY))
+		err = -errno;
+	btf__free(ob);
+	btf__free(nb);
+	free(ov);
+	free(nv);
+	return err;
+}
+
+/*
+ * One row per map whose layout changed between versions, or that a
+ * version added: 'seed' fills it when it is created, 'rebuild' makes it
+ * from the old one just before the swap; 'refused' says why the way does
+ * not apply to this plan (NULL: it does); 'why' says why a missing map
+ * without a way cannot be made.
+ */
+static const struct way {
+	const char *name;
+	int (*seed)(int fd, const struct migrate_plan *p);
+	int (*rebuild)(int old_fd, int new_fd, const struct migrate_plan *p);
+	const char *(*refused)(const struct migrate_plan *p);
+	const char *why;
+} ways[] = {
+	{ STEER_STR(steer_rx_pool), seed_pool, NULL, slots_refused, NULL },
+	{ STEER_STR(steer_rx_slot), seed_identity, NULL, slots_refused, NULL },
+	{ STEER_STR(steer_rx_cpu), seed_identity, NULL, slots_refused, NULL },
+	{ STEER_STR(steer_stats), NULL, rebuild_stats, stats_refused, NULL },
+	/* The drain by exact counts (117e363) added these: the version
+	 * before waited out a timeout, and its buckets in mid-drain have
+	 * no evidence this version could wait on. */
+	{ STEER_STR(steer_wdone), NULL, NULL, NULL,
+	  "the running version's drain waits out a timeout (a design before 117e363), where this version's waits on the workers' exact reports (steer_wdone): a bucket it moves has no evidence this version could wait on" },
+};
+
+static const struct way *way_of(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ways) / sizeof(ways[0]); i++)
+		if (!strcmp(ways[i].name, name))
+			return &ways[i];
+	return NULL;
+}
+
+/* ---- the plan ------------------------------------------------------------ */
+
+static const char *type_name(__u32 type)
+{
+	const char *s = libbpf_bpf_map_type_str(type);
+
+	return s ? s : "?";
+}
+
+static void layout_str(const struct migrate_layout *l, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s, key %u B, value %u B, %u entries, flags %#x",
+		 type_name(l->type), l->key_size, l->value_size,
+		 l->max_entries, l->flags);
+}
+
+static bool same_layout(const struct migrate_layout *a,
+			const struct migrate_layout *b)
+{
+	/* A cpumap is sized to the possible CPUs at load (kernel/prog.c). */
+	return a->type == b->type && a->key_size == b->key_size &&
+	       a->value_size == b->value_size && a->flags == b->flags &&
+	       (a->max_entries == b->max_entries ||
+		(a->type == BPF_MAP_TYPE_CPUMAP &&
+		 a->max_entries <= b->max_entries));
+}
+
+static int read_layout(const char *path, struct migrate_layout *l)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int fd = bpf_obj_get(path), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		err = -errno;
+	close(fd);
+	*l = (struct migrate_layout){ info.type, info.key_size,
+				      info.value_size, info.max_entries,
+				      info.map_flags, info.btf_id,
+				      info.btf_value_type_id };
+	return err;
+}
+
+int migrate_plan(const char *dir, struct migrate_plan *p, char *why,
+		 size_t len)
+{
+	char path[PATH_MAX + 64], a[128], b[128];
+	const struct way *w;
+	const char *no;
+	int i, err;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->dir, sizeof(p->dir), "%s", dir);
+	p->nmaps = NMAPS;
+	for (i = 0; i < NMAPS; i++) {
+		struct migrate_map *mm = &p->map[i];
+
+		mm->name = this_version[i].name;
+		mm->want = this_version[i].want;
+		snprintf(path, sizeof(path), "%s/%s", dir, mm->name);
+		err = read_layout(path, &mm->old);
+		if (err == -ENOENT)
+			mm->way = MIGRATE_CREATE;
+		else if (err) {
+			snprintf(why, len, "cannot read the map pinned at %s: %s",
+				 path, strerror(-err));
+			return err;
+		} else {
+			mm->way = same_layout(&mm->old, &mm->want) ?
+				  MIGRATE_KEEP : MIGRATE_REBUILD;
+		}
+		p->changes += mm->way != MIGRATE_KEEP;
+	}
+	/* Each change has a way, and the way applies to this plan; a
+	 * change of design (a way that is a reason) is named first. */
+	for (i = 0; i < 2 * NMAPS; i++) {
+		const struct migrate_map *mm = &p->map[i % NMAPS];
+
+		w = way_of(mm->name);
+		if (mm->way == MIGRATE_KEEP ||
+		    (i < NMAPS && !(w && w->why)))
+			continue;
+		no = !w ? NULL : w->why ? w->why :
+		     mm->way == MIGRATE_CREATE && !w->seed ?
+		     "no way to create it is registered" :
+		     mm->way == MIGRATE_REBUILD && !w->rebuild ?
+		     "no way to rebuild it is registered" :
+		     w->refused ? w->refused(p) : NULL;
+		if (w && !no)
+			continue;
+		layout_str(&mm->want, b, sizeof(b));
+		if (mm->way == MIGRATE_CREATE) {
+			snprintf(why, len, "the running version has no map %s (this version's: %s): %s; nothing was changed; 'xdp-steer detach', then attach again, to upgrade",
+				 mm->name, b, no ? no : "no way to make it under a running program is registered (loader/kernel/migrate.c)");
+		} else {
+			layout_str(&mm->old, a, sizeof(a));
+			snprintf(why, len, "map %s's layout changed (pinned: %s; this version's: %s): %s; nothing was changed; 'xdp-steer detach', then attach again, to upgrade",
+				 mm->name, a, b, no ? no : "no way to carry it over is registered (loader/kernel/migrate.c)");
+		}
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* ---- staging ------------------------------------------------------------- */
+
+static void staged_path(const char *dir, const char *name, char *buf,
+			size_t len)
+{
+	snprintf(buf, len, "%s/%s" MIGRATE_STAGED, dir, name);
+}
+
+int migrate_prefer_staged(struct bpf_object *obj, const char *dir)
+{
+	char path[PATH_MAX + 64];
+	struct bpf_map *map;
+	int err;
+
+	bpf_object__for_each_map(map, obj) {
+		staged_path(dir, bpf_map__name(map), path, sizeof(path));
+		if (access(path, F_OK))
+			continue;
+		err = bpf_map__set_pin_path(map, path);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int migrate_maps_open(const char *dir, struct steer_maps *m,
+		      const char **missing)
+{
+	return maps_open_prefer(dir, m, missing, MIGRATE_STAGED);
+}
+
+void migrate_unstage(const char *dir)
+{
+	char path[PATH_MAX + 64];
+	int i;
+
+	for (i = 0; i < NMAPS; i++) {
+		staged_path(dir, this_version[i].name, path, sizeof(path));
+		unlink(path);
+	}
+}
+
+int migrate_staged(const char *dir)
+{
+	char path[PATH_MAX + 64];
+	int i, n = 0;
+
+	for (i = 0; i < NMAPS; i++) {
+		staged_path(dir, this_version[i].name, path, sizeof(path));
+		n += !access(path, F_OK);
+	}
+	return n;
+}
+
+/* The object's maps created as libbpf would for this version: the kept
+ * ones reused from their pins (sized as pinned), the others made and
+ * pinned NAME_staged; no program is loaded. */
+static int stage_maps(const struct migrate_plan *p)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = p->dir);
+	struct xdp_steer_bpf *skel = xdp_steer_bpf__open_opts(&opts);
+	char path[PATH_MAX + 64];
+	const struct migrate_map *mm;
+	struct bpf_program *prog;
+	struct bpf_map *map;
+	int err = 0;
+
+	if (!skel)
+		return -errno;
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_autoload(prog, false);
+	bpf_object__for_each_map(map, skel->obj) {
+		mm = plan_map(p, bpf_map__name(map));
+		if (!mm)
+			continue;
+		if (mm->way == MIGRATE_KEEP) {
+			err = bpf_map__set_max_entries(map, mm->old.max_entries);
+		} else {
+			staged_path(p->dir, mm->name, path, sizeof(path));
+			err = bpf_map__set_pin_path(map, path);
+		}
+		if (err)
+			break;
+	}
+	if (!err)
+		err = xdp_steer_bpf__load(skel);
+	xdp_steer_bpf__destroy(skel);
+	return err;
+}
+
+int migrate_stage(const struct migrate_plan *p, char *why, size_t len)
+{
+	char path[PATH_MAX + 64];
+	const struct way *w;
+	int i, fd, err;
+
+	migrate_unstage(p->dir);
+	err = stage_maps(p);
+	if (err) {
+		snprintf(why, len, "creating this version's maps beside those pinned in %s failed: %s; -v shows libbpf's message",
+			 p->dir, strerror(-err));
+		goto fail;
+	}
+	for (i = 0; i < p->nmaps; i++) {
+		const struct migrate_map *mm = &p->map[i];
+
+		w = way_of(mm->name);
+		if (mm->way != MIGRATE_CREATE || !w || !w->seed)
+			continue;
+		staged_path(p->dir, mm->name, path, sizeof(path));
+		fd = bpf_obj_get(path);
+		err = fd < 0 ? -errno : w->seed(fd, p);
+		if (fd >= 0)
+			close(fd);
+		if (err) {
+			snprintf(why, len, "seeding the new map %s failed: %s",
+				 mm->name, strerror(-err));
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	migrate_unstage(p->dir);
+	return err;
+}
+
+/* The pool's overflow_tick set to now (this file's header says why), by
+ * bpf/pool_mark.bpf.c: one store beside the receiving CPUs' claims. */
+static int mark_unnamed_queuers(const char *dir, bool staged)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	char path[PATH_MAX + 64];
+	struct pool_mark_bpf *skel;
+	int fd, err;
+
+	if (staged)
+		staged_path(dir, STEER_STR(steer_rx_pool), path, sizeof(path));
+	else
+		snprintf(path, sizeof(path), "%s/%s", dir,
+			 STEER_STR(steer_rx_pool));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	skel = pool_mark_bpf__open();
+	err = skel ? bpf_map__reuse_fd(skel->maps.steer_rx_pool, fd) : -errno;
+	if (!err)
+		err = pool_mark_bpf__load(skel);
+	if (!err)
+		err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.steer_pool_mark),
+					     &opts);
+	pool_mark_bpf__destroy(skel);
+	close(fd);
+	return err;
+}
+
+int migrate_before_swap(const struct migrate_plan *p, char *why, size_t len)
+{
+	char path[PATH_MAX + 64];
+	const struct way *w;
+	int i, ofd, nfd, err = 0;
+
+	for (i = 0; i < p->nmaps && !err; i++) {
+		const struct migrate_map *mm = &p->map[i];
+
+		w = way_of(mm->name);
+		if (mm->way != MIGRATE_REBUILD || !w || !w->rebuild)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", p->dir, mm->name);
+		ofd = bpf_obj_get(path);
+		staged_path(p->dir, mm->name, path, sizeof(path));
+		nfd = bpf_obj_get(path);
+		err = ofd < 0 || nfd < 0 ? -errno : w->rebuild(ofd, nfd, p);
+		if (ofd >= 0)
+			close(ofd);
+		if (nfd >= 0)
+			close(nfd);
+		if (err)
+			snprintf(why, len, "rebuilding map %s from the pinned one failed: %s",
+				 mm->name, strerror(-err));
+	}
+	if (!err && rebuilt(p, STEER_STR(steer_stats))) {
+		err = mark_unnamed_queuers(p->dir,
+					   created(p, STEER_STR(steer_rx_pool)));
+		if (err)
+			snprintf(why, len, "marking steer_rx_pool failed: %s",
+				 strerror(-err));
+	}
+	return err;
+}
+
+int migrate_after_swap(const struct migrate_plan *p, char *why, size_t len)
+{
+	int err;
+
+	if (!rebuilt(p, STEER_STR(steer_stats)))
+		return 0;
+	err = mark_unnamed_queuers(p->dir,
+				   created(p, STEER_STR(steer_rx_pool)));
+	if (err)
+		snprintf(why, len, "marking steer_rx_pool failed: %s",
+			 strerror(-err));
+	return err;
+}
+
+int migrate_finish(const char *dir, char *why, size_t len)
+{
+	char from[PATH_MAX + 64], to[PATH_MAX + 64];
+	bool stats = false;
+	int i, err;
+
+	for (i = 0; i < NMAPS; i++) {
+		staged_path(dir, this_version[i].name, from, sizeof(from));
+		if (access(from, F_OK))
+			continue;
+		stats |= !strcmp(this_version[i].name, STEER_STR(steer_stats));
+		/* bpffs replaces the old pin in one step. */
+		snprintf(to, sizeof(to), "%s/%s", dir, this_version[i].name);
+		if (rename(from, to)) {
+			err = -errno;
+			snprintf(why, len, "renaming %s over %s failed: %s",
+				 from, to, strerror(-err));
+			return err;
+		}
+	}
+	/* Once more, for a run killed between the swap and here. */
+	err = stats ? mark_unnamed_queuers(dir, false) : 0;
+	if (err)
+		snprintf(why, len, "marking steer_rx_pool failed: %s",
+			 strerror(-err));
+	return err;
+}
+
+int migrate_prog_has_map(__u32 prog_id, const char *name)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), ids[64], n, k;
+	int fd, mfd, found = 0;
+
+	fd = name ? bpf_prog_get_fd_by_id(prog_id) : -1;
+	if (fd < 0)
+		return 0;
+	info.nr_map_ids = 64;
+	info.map_ids = (__u64)(unsigned long)ids;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		info.nr_map_ids = 0;
+	close(fd);
+	n = info.nr_map_ids < 64 ? info.nr_map_ids : 64;
+	for (k = 0; k < n && !found; k++) {
+		struct bpf_map_info mi = {};
+		__u32 mlen = sizeof(mi);
+
+		mfd = bpf_map_get_fd_by_id(ids[k]);
+		if (mfd < 0)
+			continue;
+		/* The kernel keeps BPF_OBJ_NAME_LEN - 1 characters. */
+		if (!bpf_obj_get_info_by_fd(mfd, &mi, &mlen))
+			found = !strncmp(mi.name, name, sizeof(mi.name) - 1);
+		close(mfd);
+	}
+	return found;
+}
+
+/* 1 when program 'prog_id' uses a map pinned NAME_staged in 'dir'. */
+static int uses_staged(const char *dir, __u32 prog_id)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), ids[64], n, k;
+	char path[PATH_MAX + 64];
+	int fd, mfd, i, found = 0;
+
+	fd = prog_id ? bpf_prog_get_fd_by_id(prog_id) : -1;
+	if (fd < 0)
+		return 0;
+	info.nr_map_ids = 64;
+	info.map_ids = (__u64)(unsigned long)ids;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		close(fd);
+		return -errno;
+	}
+	close(fd);
+	n = info.nr_map_ids < 64 ? info.nr_map_ids : 64;
+	for (i = 0; i < NMAPS && !found; i++) {
+		struct bpf_map_info mi = {};
+		__u32 mlen = sizeof(mi);
+
+		staged_path(dir, this_version[i].name, path, sizeof(path));
+		mfd = bpf_obj_get(path);
+		if (mfd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(mfd, &mi, &mlen))
+			for (k = 0; k < n; k++)
+				found |= ids[k] == mi.id;
+		close(mfd);
+	}
+	return found;
+}
+
+int migrate_settle(const char *dir, __u32 prog_id, char *why, size_t len)
+{
+	int used, err;
+
+	if (migrate_staged(dir) <= 0)
+		return 0;
+	used = uses_staged(dir, prog_id);
+	if (used < 0) {
+		snprintf(why, len, "reading program %u failed: %s", prog_id,
+			 strerror(-used));
+		return used;
+	}
+	if (!used) {
+		struct steer_maps m;
+
+		/* Killed before the swap: an incoming tracepoint set loaded
+		 * on the staged maps would count into maps nothing reads. */
+		if (!migrate_maps_open(dir, &m, NULL)) {
+			err = trace_handover_abort(&m, why, len);
+			maps_close(&m);
+			if (err < 0)
+				return err;
+		}
+		migrate_unstage(dir);
+		return 2;
+	}
+	err = migrate_finish(dir, why, len);
+	return err ? err : 1;
+}
