@@ -40,8 +40,9 @@
 #               steer_stats rebuilt by copy) under the dispatcher; then
 #               status, apply, balance and detach on them, and the upgrade
 #               killed before and after the swap, settled (about 2
-#               minutes under TCG with UPGRADE_OLD=PATH of that commit
-#               built on the host; not among the parts run by default)
+#               minutes under TCG with UPGRADE_RELEASE_OLD=PATH, that
+#               commit's binary built on the host; not among the parts
+#               run by default, tests/vm/matrix runs it on 6.1)
 #   gen         tests/e2e/test_traffic_gen.sh where the kernel has live
 #               test-run frames: the traffic generator's live and socket
 #               senders each audited, and their frames compared byte for
@@ -539,10 +540,13 @@ for part in "${parts[@]}"; do
 	upgrade-release)
 		# The upgrade from 9cbff08 (before receiver slots): its maps
 		# carried over under the dispatcher (loader/kernel/migrate.c).
-		# UPGRADE_OLD: that commit's binary built on the host, else
-		# built here from the history (slowly).
+		# UPGRADE_RELEASE_OLD: that commit's binary built on the host
+		# (tests/vm/matrix), else built here from the history (slowly);
+		# UPGRADE_OLD is the upgrade part's salted build, not this one.
 		echo "== upgrade-release"
-		counted upgrade-release env UPGRADE_FROM=9cbff08 \
+		counted upgrade-release env -u UPGRADE_OLD \
+			${UPGRADE_RELEASE_OLD:+UPGRADE_OLD=$UPGRADE_RELEASE_OLD} \
+			UPGRADE_FROM=9cbff08 \
 			UPGRADE_BESIDE="$OTHER_OBJ" E2E_ID=vmur \
 			SUITE=$SUITE/upgrade-release bash tests/e2e/test_upgrade.sh
 		;;
