@@ -158,8 +158,11 @@
 	/* Indirection tables: slot * STEER_TABLE_MAX + bucket. */	\
 	X(steer_table, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
 	  STEER_SLOTS * STEER_TABLE_MAX, 0)				\
+	/* Not preallocated: entries cost memory as rules are applied	\
+	 * (the datapath only reads it; apply writes it). */		\
 	X(flow_rules, BPF_MAP_TYPE_HASH, struct steer_rule_key,	\
-	  struct steer_target, STEER_SLOTS * STEER_MAX_RULES, 0)	\
+	  struct steer_target, STEER_SLOTS * STEER_MAX_RULES,		\
+	  BPF_F_NO_PREALLOC)						\
 	X(prefix_rules, BPF_MAP_TYPE_LPM_TRIE, struct steer_prefix_key,\
 	  struct steer_target, STEER_SLOTS * STEER_MAX_RULES,		\
 	  BPF_F_NO_PREALLOC)						\

@@ -240,6 +240,61 @@ static int rebuild_stats(int old_fd, int new_fd, const struct migrate_plan *p)
 	return err;
 }
 
+/* A map the datapath only reads and only an apply writes (flow_rules):
+ * every entry copied as it is. The loader holds the interface's lock
+ * through the upgrade, so no apply writes either map meanwhile, and the
+ * old program reads the old map until the swap: the copy is the map. */
+static int rebuild_entries(int old_fd, int new_fd,
+			   const struct migrate_plan *p, const char *name)
+{
+	const struct migrate_map *mm = plan_map(p, name);
+	void *key, *next, *val;
+	int err = 0, end;
+
+	key = calloc(1, mm->old.key_size);
+	next = calloc(1, mm->old.key_size);
+	val = calloc(1, (mm->old.value_size + 7) & ~7u);
+	if (!key || !next || !val) {
+		err = -ENOMEM;
+		goto out;
+	}
+	end = bpf_map_get_next_key(old_fd, NULL, next) ? errno : 0;
+	while (!end && !err) {
+		memcpy(key, next, mm->old.key_size);
+		end = bpf_map_get_next_key(old_fd, key, next) ? errno : 0;
+		if (bpf_map_lookup_elem(old_fd, key, val))
+			err = -errno;
+		else if (bpf_map_update_elem(new_fd, key, val, BPF_NOEXIST))
+			err = -errno;
+	}
+	if (!err && end != ENOENT)
+		err = -end;
+out:
+	free(key);
+	free(next);
+	free(val);
+	return err;
+}
+
+/* flow_rules: preallocated before BPF_F_NO_PREALLOC; same keys and values. */
+static int rebuild_flow_rules(int old_fd, int new_fd,
+			      const struct migrate_plan *p)
+{
+	return rebuild_entries(old_fd, new_fd, p, STEER_STR(flow_rules));
+}
+
+/* Why flow_rules cannot be rebuilt by copying entries, or NULL. */
+static const char *flow_rules_refused(const struct migrate_plan *p)
+{
+	const struct migrate_map *mm = plan_map(p, STEER_STR(flow_rules));
+
+	return mm->old.type == mm->want.type &&
+	       mm->old.key_size == mm->want.key_size &&
+	       mm->old.value_size == mm->want.value_size &&
+	       mm->old.max_entries <= mm->want.max_entries ? NULL :
+	       "its keys or values are not this version's, so its entries cannot be copied";
+}
+
 /*
  * One row per map whose layout changed between versions, or that a
  * version added: 'seed' fills it when it is created, 'rebuild' makes it
@@ -258,6 +313,8 @@ static const struct way {
 	{ STEER_STR(steer_rx_slot), seed_identity, NULL, slots_refused, NULL },
 	{ STEER_STR(steer_rx_cpu), seed_identity, NULL, slots_refused, NULL },
 	{ STEER_STR(steer_stats), NULL, rebuild_stats, stats_refused, NULL },
+	{ STEER_STR(flow_rules), NULL, rebuild_flow_rules,
+	  flow_rules_refused, NULL },
 	/* The drain by exact counts (117e363) added these: the version
 	 * before waited out a timeout, and its buckets in mid-drain have
 	 * no evidence this version could wait on. */
