@@ -295,6 +295,133 @@ static const char *flow_rules_refused(const struct migrate_plan *p)
 	       "its keys or values are not this version's, so its entries cannot be copied";
 }
 
+/* The pool map as this upgrade has it: the staged one when created. */
+static int open_pool_map(const struct migrate_plan *p, const char *name)
+{
+	char path[PATH_MAX + 64];
+
+	if (created(p, name))
+		snprintf(path, sizeof(path), "%s/%s" MIGRATE_STAGED, p->dir,
+			 name);
+	else
+		snprintf(path, sizeof(path), "%s/%s", p->dir, name);
+	return bpf_obj_get(path);
+}
+
+/* Rows the per-slot maps get on an upgrade: the pool's limit (every slot
+ * its programs may hand out, the old ones' included until the swap). */
+static __u32 upgrade_rx_rows(const struct migrate_plan *p)
+{
+	struct steer_rx_pool pool = { 0 };
+	__u32 zero = 0;
+	int fd = created(p, STEER_STR(steer_rx_pool)) ? -1 :
+		 open_pool_map(p, STEER_STR(steer_rx_pool));
+
+	if (fd >= 0) {
+		if (bpf_map_lookup_elem(fd, &zero, &pool))
+			pool.limit = 0;
+		close(fd);
+	}
+	return pool.limit && pool.limit < STEER_RX_SLOTS ? pool.limit :
+							   STEER_RX_SLOTS;
+}
+
+/*
+ * steer_buckets, steer_load from their per-CPU layout (before per-slot
+ * rows): CPU c's row becomes the row of the slot c holds (steer_rx_slot,
+ * the identity slot when seeded above). The upgrade quiesces first
+ * (lib/upgrade.c): with the interface's lock held, no drain starts, and
+ * it waits until none is under way (no warm-up open, no record
+ * draining), else refuses. Why: a record copied before a drain completes
+ * and read after the swap would send a frame to the old worker after
+ * later frames went to the new one. The copy lags the old map by the
+ * frames of the microseconds before the swap (a fast path's last and
+ * poll); so no bucket moves until the drain timeout has passed since the
+ * swap (lib/upgrade.c waits before its apply): by then every bucket
+ * that had a frame has its record written by the new program, and a
+ * record left stale is older than the timeout, as the true one is, and
+ * both decide "cold" alike. A CPU that holds no slot had only fast-path
+ * records (a CPU claims one before it queues under drain); its rows are
+ * left out: it claims a slot at its next table frame, and its buckets
+ * arrive there cold, as after any idle time.
+ */
+static int rebuild_per_slot(int old_fd, int new_fd,
+			    const struct migrate_plan *p, const char *name)
+{
+	const struct migrate_map *mm = plan_map(p, name);
+	const struct possible_cpus *pc = possible_cpus();
+	size_t vsz = (mm->old.value_size + 7) & ~7u;
+	__u32 rows = upgrade_rx_rows(p), k, key, c, slot;
+	int i, err = 0, slot_fd;
+	char *v = NULL;
+
+	if (!pc)
+		return -errno;
+	slot_fd = open_pool_map(p, STEER_STR(steer_rx_slot));
+	if (slot_fd < 0)
+		return -errno;
+	v = calloc(pc->count, vsz);
+	if (!v) {
+		close(slot_fd);
+		return -ENOMEM;
+	}
+	for (k = 0; k < mm->old.max_entries && k < STEER_TABLE_MAX && !err; k++) {
+		if (bpf_map_lookup_elem(old_fd, &k, v)) {
+			err = -errno;
+			break;
+		}
+		for (i = 0; i < pc->count && !err; i++) {
+			c = pc->id[i];
+			if (bpf_map_lookup_elem(slot_fd, &c, &slot) || !slot ||
+			    slot - 1 >= rows)
+				continue;
+			key = (slot - 1) * STEER_TABLE_MAX + k;
+			if (bpf_map_update_elem(new_fd, &key, v + i * vsz,
+						BPF_ANY))
+				err = -errno;
+		}
+	}
+	free(v);
+	close(slot_fd);
+	return err;
+}
+
+static int rebuild_buckets(int old_fd, int new_fd,
+			   const struct migrate_plan *p)
+{
+	return rebuild_per_slot(old_fd, new_fd, p, STEER_STR(steer_buckets));
+}
+
+static int rebuild_load(int old_fd, int new_fd, const struct migrate_plan *p)
+{
+	return rebuild_per_slot(old_fd, new_fd, p, STEER_STR(steer_load));
+}
+
+/* Why a per-slot map cannot be made from the pinned one, or NULL. */
+static const char *per_slot_refused(const struct migrate_plan *p,
+				    const char *name, size_t value_size)
+{
+	const struct migrate_map *mm = plan_map(p, name);
+
+	return mm->old.type == BPF_MAP_TYPE_PERCPU_ARRAY &&
+	       mm->old.key_size == sizeof(__u32) &&
+	       mm->old.value_size == value_size &&
+	       mm->old.max_entries == STEER_TABLE_MAX ? NULL :
+	       "it is neither the per-CPU layout of before receiver slots' rows nor this version's";
+}
+
+static const char *buckets_refused(const struct migrate_plan *p)
+{
+	return per_slot_refused(p, STEER_STR(steer_buckets),
+				sizeof(struct steer_bucket));
+}
+
+static const char *load_refused(const struct migrate_plan *p)
+{
+	return per_slot_refused(p, STEER_STR(steer_load),
+				sizeof(struct steer_load));
+}
+
 /*
  * One row per map whose layout changed between versions, or that a
  * version added: 'seed' fills it when it is created, 'rebuild' makes it
@@ -315,6 +442,9 @@ static const struct way {
 	{ STEER_STR(steer_stats), NULL, rebuild_stats, stats_refused, NULL },
 	{ STEER_STR(flow_rules), NULL, rebuild_flow_rules,
 	  flow_rules_refused, NULL },
+	{ STEER_STR(steer_buckets), NULL, rebuild_buckets, buckets_refused,
+	  NULL },
+	{ STEER_STR(steer_load), NULL, rebuild_load, load_refused, NULL },
 	/* The drain by exact counts (117e363) added these: the version
 	 * before waited out a timeout, and its buckets in mid-drain have
 	 * no evidence this version could wait on. */
@@ -348,14 +478,24 @@ static void layout_str(const struct migrate_layout *l, char *buf, size_t len)
 		 l->max_entries, l->flags);
 }
 
-static bool same_layout(const struct migrate_layout *a,
+static bool per_slot(const char *name)
+{
+	return !strcmp(name, STEER_STR(steer_buckets)) ||
+	       !strcmp(name, STEER_STR(steer_load));
+}
+
+static bool same_layout(const char *name, const struct migrate_layout *a,
 			const struct migrate_layout *b)
 {
-	/* A cpumap is sized to the possible CPUs at load (kernel/prog.c). */
+	/* A cpumap is sized to the possible CPUs at load (kernel/prog.c),
+	 * the per-slot maps to the receiver slots, rows of STEER_TABLE_MAX. */
 	return a->type == b->type && a->key_size == b->key_size &&
 	       a->value_size == b->value_size && a->flags == b->flags &&
 	       (a->max_entries == b->max_entries ||
 		(a->type == BPF_MAP_TYPE_CPUMAP &&
+		 a->max_entries <= b->max_entries) ||
+		(per_slot(name) && a->max_entries &&
+		 !(a->max_entries % STEER_TABLE_MAX) &&
 		 a->max_entries <= b->max_entries));
 }
 
@@ -402,7 +542,7 @@ int migrate_plan(const char *dir, struct migrate_plan *p, char *why,
 				 path, strerror(-err));
 			return err;
 		} else {
-			mm->way = same_layout(&mm->old, &mm->want) ?
+			mm->way = same_layout(mm->name, &mm->old, &mm->want) ?
 				  MIGRATE_KEEP : MIGRATE_REBUILD;
 		}
 		p->changes += mm->way != MIGRATE_KEEP;
@@ -518,6 +658,9 @@ static int stage_maps(const struct migrate_plan *p)
 		} else {
 			staged_path(p->dir, mm->name, path, sizeof(path));
 			err = bpf_map__set_pin_path(map, path);
+			if (!err && per_slot(mm->name))
+				err = bpf_map__set_max_entries(map,
+					upgrade_rx_rows(p) * STEER_TABLE_MAX);
 		}
 		if (err)
 			break;
