@@ -90,7 +90,9 @@ int maps_open_prefer(const char *dir, struct steer_maps *m,
 		err = *fd_of(m, i) < 0 ? -errno :
 		      bpf_obj_get_info_by_fd(*fd_of(m, i), &info, &len) ? -errno :
 		      /* Another version's map: its values are not ours to
-		       * read (a counter added moves the fields after it). */
+		       * read (a counter added moves the fields after it; a
+		       * per-CPU map became per receiver slot). */
+		      info.type != map_list[i].type ||
 		      info.key_size != map_list[i].key_size ||
 		      info.value_size != map_list[i].value_size ||
 		      !entries_ok(m, i, info.max_entries) ? -EPROTO : 0;
