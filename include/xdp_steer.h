@@ -1055,6 +1055,12 @@ struct steer_rx_pool {
 	__u32 pad;
 };
 
+/* bpf/pool_mark.bpf.c's steer_pool_limit(), its context. */
+struct steer_pool_limit_args {
+	__u32 limit;		/* in: the new limit */
+	__u32 claimed;		/* out: claimed, read after the store */
+};
+
 /* The slots of a pool that are handed out: at most its limit. */
 static inline __u32 steer_rx_pool_used(const struct steer_rx_pool *p)
 {

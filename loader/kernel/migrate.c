@@ -53,6 +53,7 @@
 #include "kernel/clock.h"
 #include "kernel/migrate.h"
 #include "kernel/possible.h"
+#include "kernel/prog.h"
 #include "kernel/trace.h"
 
 static const struct {
@@ -119,18 +120,23 @@ static int seed_identity(int fd, const struct migrate_plan *p)
 	return 0;
 }
 
+/* Rows of the per-slot maps this upgrade makes (plan_rx_rows()). */
+static __u32 upgrade_rx_rows(const struct migrate_plan *p)
+{
+	return p->rx_rows ? p->rx_rows : STEER_RX_SLOTS;
+}
+
 /* steer_rx_pool: every slot taken, each by its CPU (seed_identity()), and
  * a CPU that may have queued unnamed: now (the old programs). */
 static int seed_pool(int fd, const struct migrate_plan *p)
 {
 	struct steer_rx_pool pool = {
-		.claimed = STEER_RX_SLOTS,
-		.limit = STEER_RX_SLOTS,
+		.claimed = upgrade_rx_rows(p),
+		.limit = upgrade_rx_rows(p),
 	};
 	__u32 zero = 0;
 	int err;
 
-	(void)p;
 	err = clock_jiffies(&pool.overflow_tick);
 	if (err)
 		return err;
@@ -308,22 +314,87 @@ static int open_pool_map(const struct migrate_plan *p, const char *name)
 	return bpf_obj_get(path);
 }
 
-/* Rows the per-slot maps get on an upgrade: the pool's limit (every slot
- * its programs may hand out, the old ones' included until the swap). */
-static __u32 upgrade_rx_rows(const struct migrate_plan *p)
+/* The pinned pool's limit set to 'limit' by bpf/pool_mark.bpf.c (one
+ * store beside the claims); *claimed: its claims read after it. */
+static int set_pool_limit(const char *dir, __u32 limit, __u32 *claimed)
+{
+	struct steer_pool_limit_args a = { .limit = limit };
+	/* A syscall program's context is copied back to ctx_in. */
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &a,
+		    .ctx_size_in = sizeof(a));
+	char path[PATH_MAX + 64];
+	struct pool_mark_bpf *skel;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, STEER_STR(steer_rx_pool));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	skel = pool_mark_bpf__open();
+	err = skel ? bpf_map__reuse_fd(skel->maps.steer_rx_pool, fd) : -errno;
+	if (!err)
+		err = pool_mark_bpf__load(skel);
+	if (!err)
+		err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.steer_pool_limit),
+					     &opts);
+	if (!err && opts.retval)
+		err = -ENOENT;
+	pool_mark_bpf__destroy(skel);
+	close(fd);
+	*claimed = a.claimed;
+	return err;
+}
+
+/*
+ * The rows of the per-slot maps this upgrade makes (p->rx_rows). A pool
+ * made now (slot = CPU id): the possible span, at most STEER_RX_SLOTS. A
+ * pinned pool of an older version hands out up to 256 slots: it is
+ * lowered to what a fresh attach would have (prog_rx_slots_for()), or to
+ * the slots already taken if more, so the maps are not 256 rows. A claim
+ * racing the store took a slot below the claims read after it
+ * (set_pool_limit()): while that is above the limit, the limit rises to
+ * it and is set again. An upgrade refused after this leaves the lower
+ * limit: the old programs' CPUs past it, if any, find no slot.
+ */
+static int plan_rx_rows(struct migrate_plan *p)
 {
 	struct steer_rx_pool pool = { 0 };
-	__u32 zero = 0;
-	int fd = created(p, STEER_STR(steer_rx_pool)) ? -1 :
-		 open_pool_map(p, STEER_STR(steer_rx_pool));
+	__u32 zero = 0, limit, old, claimed;
+	const char *ifname = strrchr(p->dir, '/');
+	int span = possible_span(), fd, err, n;
 
-	if (fd >= 0) {
-		if (bpf_map_lookup_elem(fd, &zero, &pool))
-			pool.limit = 0;
-		close(fd);
+	if (!rebuilt(p, STEER_STR(steer_buckets)) &&
+	    !created(p, STEER_STR(steer_buckets)))
+		return 0;
+	if (created(p, STEER_STR(steer_rx_pool))) {
+		if (span < 0)
+			return span;
+		p->rx_rows = span < STEER_RX_SLOTS ? (__u32)span : STEER_RX_SLOTS;
+		return 0;
 	}
-	return pool.limit && pool.limit < STEER_RX_SLOTS ? pool.limit :
-							   STEER_RX_SLOTS;
+	fd = open_pool_map(p, STEER_STR(steer_rx_pool));
+	if (fd < 0)
+		return -errno;
+	err = bpf_map_lookup_elem(fd, &zero, &pool) ? -errno : 0;
+	close(fd);
+	if (err)
+		return err;
+	old = pool.limit && pool.limit < STEER_RX_SLOTS ? pool.limit :
+							  STEER_RX_SLOTS;
+	n = prog_rx_slots_for(ifname ? ifname + 1 : NULL);
+	if (n < 0)
+		return n;
+	limit = (__u32)n < old ? (__u32)n : old;
+	claimed = steer_rx_pool_used(&pool);
+	while (claimed > limit || !p->rx_rows) {
+		limit = claimed > limit ? claimed : limit;
+		p->rx_rows = limit;
+		err = set_pool_limit(p->dir, limit, &claimed);
+		if (err)
+			return err;
+		claimed = claimed < old ? claimed : old;
+	}
+	return 0;
 }
 
 /*
@@ -671,13 +742,19 @@ static int stage_maps(const struct migrate_plan *p)
 	return err;
 }
 
-int migrate_stage(const struct migrate_plan *p, char *why, size_t len)
+int migrate_stage(struct migrate_plan *p, char *why, size_t len)
 {
 	char path[PATH_MAX + 64];
 	const struct way *w;
 	int i, fd, err;
 
 	migrate_unstage(p->dir);
+	err = plan_rx_rows(p);
+	if (err) {
+		snprintf(why, len, "sizing the receiver slots' maps of %s failed: %s",
+			 p->dir, strerror(-err));
+		goto fail;
+	}
 	err = stage_maps(p);
 	if (err) {
 		snprintf(why, len, "creating this version's maps beside those pinned in %s failed: %s; -v shows libbpf's message",

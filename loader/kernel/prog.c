@@ -87,11 +87,10 @@ static int pinned_entries(const char *dir, const char *name)
 
 int prog_rx_slots(const char *pin_dir)
 {
-	const struct possible_cpus *pc = possible_cpus();
 	const char *knob = getenv("XDP_STEER_RX_SLOTS"), *ifname;
 	unsigned long k;
 	char *end;
-	int n, ch;
+	int n;
 
 	n = pin_dir ? pinned_entries(pin_dir, STEER_STR(steer_buckets)) :
 		      -ENOENT;
@@ -103,10 +102,18 @@ int prog_rx_slots(const char *pin_dir)
 		if (!*end && k && k <= STEER_RX_SLOTS)
 			return (int)k;
 	}
+	ifname = pin_dir ? strrchr(pin_dir, '/') : NULL;
+	return prog_rx_slots_for(ifname ? ifname + 1 : NULL);
+}
+
+int prog_rx_slots_for(const char *ifname)
+{
+	const struct possible_cpus *pc = possible_cpus();
+	int n, ch;
+
 	if (!pc)
 		return -errno;
-	ifname = pin_dir ? strrchr(pin_dir, '/') : NULL;
-	ch = ifname ? netdev_rx_channels(ifname + 1) : -ENOENT;
+	ch = ifname ? netdev_rx_channels(ifname) : -ENOENT;
 	/* A driver that does not say: one channel, as veth of old. */
 	n = 2 * (ch > 0 ? ch : 1);
 	n = n > 16 ? n : 16;

@@ -78,6 +78,10 @@ int prog_cpumap_entries(const char *pin_dir);
  * channels)), at most STEER_RX_SLOTS; or a negative errno. */
 int prog_rx_slots(const char *pin_dir);
 
+/* min(possible CPUs, max(16, 2 x the receive channels of 'ifname' (NULL
+ * or a driver that does not say: 1))), at most STEER_RX_SLOTS. */
+int prog_rx_slots_for(const char *ifname);
+
 /* Takes xdp_steer off 'ifindex'; -ENOENT when it is not there. */
 int prog_detach(int ifindex);
 

@@ -8,8 +8,9 @@
 # balance on, receives 256 UDP flows on C0 (veth receives on the sending
 # CPU): C0 queues some (so holds a slot) and passes the others on its fast
 # path (drain records). No traffic after that, so the records stand
-# still: after the upgrade both maps are plain arrays with a row for each
-# of the pool's slots (256), and the row of C0's slot holds, bucket for
+# still: after the upgrade both maps are plain arrays of R rows, R as a
+# fresh attach has it (the pool's 256 slots lowered to R), and the row of
+# C0's slot holds, bucket for
 # bucket, C0's records and loads from before; which, status and
 # balance --once read them. Needs the repository's history.
 set -u
@@ -59,10 +60,23 @@ check "this version's attach upgrades in place" grep -q "upgraded in place" <<<"
 [ "$E2E_FAILED" = 0 ] || printf '  %s\n' "$out"
 dump steer_buckets new_buckets
 dump steer_load new_load
-check "steer_buckets and steer_load are plain arrays of 256 rows of 4096 (the pool's limit)" \
+# R as a fresh attach makes it (test_rx_rows.sh): the pool of 256 slots
+# is lowered to it (one slot is taken, fewer than R).
+possible=$(python3 -c 'n = 0
+for part in open("/sys/devices/system/cpu/possible").read().strip().split(","):
+    a, _, b = part.partition("-")
+    n += int(b or a) - int(a) + 1
+print(n)')
+channels=$(in_b ethtool -l "$IF_B" | awk '/^Current/ { cur = 1 } cur && /^(RX|Combined):/ && $2 ~ /^[0-9]+$/ { n += $2 } END { print n + 0 }')
+[ "$channels" -gt 0 ] || channels=1
+R=$((2 * channels > 16 ? 2 * channels : 16))
+R=$((R < possible ? R : possible))
+check "steer_buckets and steer_load are plain arrays of R rows of 4096 (R = $R), not the old pool's 256" \
 	bash -c "for m in steer_buckets steer_load; do bpftool -j map show pinned $PIN_B/\$m | python3 -c 'import json, sys
 d = json.load(sys.stdin)
-sys.exit(0 if d[\"type\"] == \"array\" and d[\"max_entries\"] == 256 * 4096 else 1)' || exit 1; done"
+sys.exit(0 if d[\"type\"] == \"array\" and d[\"max_entries\"] == $R * 4096 else 1)' || exit 1; done"
+check "the pool's limit is R: status says $R receiver slots" \
+	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER status $IF_B | grep -q 'receiver slots: 1 of $R held'"
 check "no staged map is left pinned (*_staged)" \
 	bash -c "! ls '$PIN_B' | grep -q _staged"
 
