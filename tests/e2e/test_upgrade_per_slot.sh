@@ -12,7 +12,9 @@
 # fresh attach has it (the pool's 256 slots lowered to R), and the row of
 # C0's slot holds, bucket for
 # bucket, C0's records and loads from before; which, status and
-# balance --once read them. Needs the repository's history.
+# balance --once read them. First, with a warm-up opened by hand, the
+# upgrade waits, then refuses, changing nothing (lib/upgrade.c quiesce()).
+# Needs the repository's history.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/traffic_lib.sh"
@@ -54,6 +56,31 @@ dump steer_load old_load
 dump steer_rx_slot old_rx_slot
 check "$FROM's steer_buckets is per CPU" \
 	bash -c "bpftool -j map show pinned $PIN_B/steer_buckets | grep -q '\"type\":\"percpu_array\"'"
+
+# A warm-up open (steer_window.open, set by hand): the copy waits for
+# it, a drain timeout at a time, then refuses, changing nothing.
+window() {	# window OPEN: steer_window[0].open set to OPEN, the rest kept
+	local v
+	v=$(bpftool -j map lookup pinned "$PIN_B/steer_window" key 0 0 0 0 |
+		python3 -c 'import json, sys
+v = json.load(sys.stdin)["value"]
+v[0] = sys.argv[1]
+print(" ".join(v))' "$1") &&
+	# shellcheck disable=SC2086 # bytes are words
+	bpftool map update pinned "$PIN_B/steer_window" key 0 0 0 0 value $v
+}
+prog_id() { ip -n "$NS_B" -j link show "$IF_B" | python3 -c 'import json, sys
+print(json.load(sys.stdin)[0].get("xdp", {}).get("prog", {}).get("id", 0))'; }
+id0=$(prog_id)
+check "a warm-up is opened by hand" window 0x01
+out=$(xs attach "$IF_B" --policy "$T/p.yaml" 2>&1)
+rc=$?
+check "the upgrade waits, then refuses while a warm-up is open (exit 1, retry)" \
+	bash -c "[ $rc = 1 ] && grep -q 'drains are still under way' <<<\"\$1\"" _ "$out"
+[ $rc = 1 ] || printf '  %s\n' "$out"
+check "... the other version's program stays, its maps unstaged, steer_buckets per CPU" \
+	bash -c "[ \"$(prog_id)\" = $id0 ] && ! ls '$PIN_B' | grep -q _staged && bpftool -j map show pinned $PIN_B/steer_buckets | grep -q percpu_array"
+check "the warm-up is closed by hand" window 0x00
 
 out=$(xs attach "$IF_B" --policy "$T/p.yaml" 2>&1)
 check "this version's attach upgrades in place" grep -q "upgraded in place" <<<"$out"
