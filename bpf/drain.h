@@ -489,13 +489,20 @@ static __always_inline __u32 rxq_inherited(__u32 bucket,
 {
 	const struct steer_bucket *old;
 	struct steer_rxmove *mv;
-	__u32 zero = 0, last;
+	__u32 zero = 0, last, key, *from;
 
 	mv = bpf_map_lookup_elem(&steer_rxmove, &zero);
 	if (!mv || !mv->from || now - mv->from_at >= slot->drain_units)
 		return NO_TARGET;
-	old = bpf_map_lookup_percpu_elem(&steer_buckets, &bucket,
-					 mv->from - 1);
+	/* That CPU's record is in its receiver slot's row; without a slot
+	 * it passed the bucket's frames where it received them. */
+	key = mv->from - 1;
+	from = bpf_map_lookup_elem(&steer_rx_slot, &key);
+	if (!from || (__u32)*from - 1 >= STEER_RX_SLOTS)
+		return NO_TARGET;
+	key = ((__u32)*from - 1) * STEER_TABLE_MAX +
+	      (bucket & (STEER_TABLE_MAX - 1));
+	old = bpf_map_lookup_elem(&steer_buckets, &key);
 	if (!old || !steer_bucket_live(old, slot->drain_gen))
 		return NO_TARGET;
 	/* Warm there, or still draining from its old target, however

@@ -518,8 +518,8 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 	return deliver_drain(ctx, st, slot, bucket, cpu);
 }
 
-/* The balancer's per-bucket load (steer_load): this CPU's own entry, no
- * atomics; the per-CPU array lookup is inlined by the verifier (6.10+). */
+/* The balancer's per-bucket load (steer_load): this CPU's receiver slot's
+ * entry, written by this CPU only: no atomics. */
 static __always_inline void count_load(__u32 bucket, __u64 bytes)
 {
 	struct steer_load *l = bpf_map_lookup_elem(&steer_load, &bucket);
@@ -540,7 +540,7 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 	struct parsed p;	/* written whole by parse_frame() when it
 				 * returns 0; read only then (PARSE_HASHED:
 				 * the hash only) */
-	__u32 zero = 0, slot_id, hash, cpu, bucket, *entry;
+	__u32 zero = 0, slot_id, hash, cpu, bucket, rx, *entry;
 	int err, prefix_hit = 0;
 	__u64 bytes;
 
@@ -617,7 +617,20 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 		st->passed_no_target++;
 		return XDP_PASS;
 	}
-	bucket = steer_table_index(hash, STEER_TABLE_MAX);
+	/* Drain records and loads are kept per receiver slot: a CPU claims
+	 * its slot at its first table frame; one that finds none passes
+	 * its table frames here, counted, rather than act on no record. */
+	rx = (__u32)st->rx_slot - 1;
+	if (rx >= STEER_RX_SLOTS) {
+		if (!st->rx_slot)
+			st->rx_slot = rx_slot_tick(0, (__u32)bpf_jiffies64());
+		rx = (__u32)st->rx_slot - 1;
+		if (rx >= STEER_RX_SLOTS) {
+			st->no_rx_slot++;
+			return pass_here(st, bytes);
+		}
+	}
+	bucket = rx * STEER_TABLE_MAX + steer_table_index(hash, STEER_TABLE_MAX);
 	if (slot->flags & STEER_F_BALANCE)
 		count_load(bucket, bytes);
 	return deliver_bucket(ctx, st, slot, bucket, *entry, bytes);

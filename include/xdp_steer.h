@@ -158,8 +158,11 @@
 	/* Indirection tables: slot * STEER_TABLE_MAX + bucket. */	\
 	X(steer_table, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
 	  STEER_SLOTS * STEER_TABLE_MAX, 0)				\
+	/* Not preallocated: entries cost memory as rules are applied	\
+	 * (the datapath only reads it; apply writes it). */		\
 	X(flow_rules, BPF_MAP_TYPE_HASH, struct steer_rule_key,	\
-	  struct steer_target, STEER_SLOTS * STEER_MAX_RULES, 0)	\
+	  struct steer_target, STEER_SLOTS * STEER_MAX_RULES,		\
+	  BPF_F_NO_PREALLOC)						\
 	X(prefix_rules, BPF_MAP_TYPE_LPM_TRIE, struct steer_prefix_key,\
 	  struct steer_target, STEER_SLOTS * STEER_MAX_RULES,		\
 	  BPF_F_NO_PREALLOC)						\
@@ -172,10 +175,13 @@
 	STEER_MAP_STATS(X)						\
 	X(worker_stats, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
 	  struct steer_worker_stats, 1, 0)				\
-	/* Drain (bpf/drain.h): per receiving CPU and drain bucket,	\
-	 * where its frames went last. */				\
-	X(steer_buckets, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
-	  struct steer_bucket, STEER_TABLE_MAX, 0)			\
+	/* Drain (bpf/drain.h): [rx slot * STEER_TABLE_MAX + drain	\
+	 * bucket], where that receiving CPU's frames of the bucket	\
+	 * went last; written by that CPU only. Sized at load to the	\
+	 * receiver slots R (kernel/prog.c); the object's size is	\
+	 * STEER_RX_SLOTS. */						\
+	X(steer_buckets, BPF_MAP_TYPE_ARRAY, __u32,			\
+	  struct steer_bucket, STEER_RX_SLOTS * STEER_TABLE_MAX, 0)	\
 	/* [rx slot * STEER_TARGETS + target]: stamped frames the	\
 	 * receiving CPU of that slot (steer_rx_cpu) queued to the	\
 	 * target; written by that CPU only. */				\
@@ -218,10 +224,11 @@
 	 * is stamped and recorded (struct steer_window). */		\
 	X(steer_window, BPF_MAP_TYPE_ARRAY, __u32,			\
 	  struct steer_window, 1, 0)					\
-	/* [drain bucket], per receiving CPU: what the table placed	\
-	 * there, under a policy with balance: (STEER_F_BALANCE). */	\
-	X(steer_load, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
-	  struct steer_load, STEER_TABLE_MAX, 0)				\
+	/* [rx slot * STEER_TABLE_MAX + drain bucket]: what the table	\
+	 * placed there of that receiving CPU's frames, under a policy	\
+	 * with balance: (STEER_F_BALANCE); sized as steer_buckets. */	\
+	X(steer_load, BPF_MAP_TYPE_ARRAY, __u32,			\
+	  struct steer_load, STEER_RX_SLOTS * STEER_TABLE_MAX, 0)	\
 	/* [0]: the balancer's last round, for status; userspace only. */\
 	X(steer_balance, BPF_MAP_TYPE_ARRAY, __u32,			\
 	  struct steer_balance, 1, 0)					\
@@ -548,7 +555,7 @@ struct steer_target {
 	X(key_id_fallback, COUNT, "frames the id hash.key names does not apply to (no tag, no tunnel id, no ports), hashed on their flow") \
 	X(parsed_partial, COUNT, "frames with a readable IP header whose later headers were cut short or malformed (a tunnel look-alike, a short transport header), steered by what was read") \
 	X(passed_local_bytes, COUNT, "bytes of the frames passed_local counts") \
-	X(no_rx_slot, COUNT, "frames queued without a drain stamp because this receiving CPU found every receiver slot taken: the drain cannot follow its frames, and its buckets stay on their workers")
+	X(no_rx_slot, COUNT, "frames of this receiving CPU while it found every receiver slot taken: those of the table passed here (its drain records and loads are kept per slot), the others queued without a drain stamp")
 /* One steer_stats row per encapsulation: encap_<name>. */
 #define STEER_ENCAP_STAT_(X, ID, name, port, help) X(encap_##name, COUNT, help)
 
@@ -1046,6 +1053,12 @@ struct steer_rx_pool {
 				 * without a slot queued a frame under drain
 				 * (queued_lately() cannot name it); 0: none */
 	__u32 pad;
+};
+
+/* bpf/pool_mark.bpf.c's steer_pool_limit(), its context. */
+struct steer_pool_limit_args {
+	__u32 limit;		/* in: the new limit */
+	__u32 claimed;		/* out: claimed, read after the store */
 };
 
 /* The slots of a pool that are handed out: at most its limit. */

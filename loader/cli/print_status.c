@@ -130,7 +130,7 @@ static void print_rx_slots_text(const struct slot_view *v)
 	printf("  receiver slots: %u of %u held%s%s%s\n", v->rx_held,
 	       v->rx_slots, v->rx_held ? ", by receiving cpus " : "",
 	       v->rx_held ? list : "",
-	       v->rx_held ? "" : " (no CPU has queued under drain yet)");
+	       v->rx_held ? "" : " (no CPU has received a frame of the table yet)");
 }
 
 /* Buckets still draining (and those waiting on a stalled CPU), an apply's

@@ -137,9 +137,9 @@ int cpumap_in_use(const struct steer_maps *m, const struct steer_slot *s,
 	}
 	scan.e = e;
 	if (!err)
-		err = maps_percpu_scan(m->steer_buckets, STEER_TABLE_MAX,
-				       sizeof(struct steer_bucket),
-				       in_use_one, &scan);
+		err = maps_rx_scan(m, m->steer_buckets,
+				   sizeof(struct steer_bucket), in_use_one,
+				   &scan);
 	free(e);
 	if (draining)
 		*draining = scan.draining;

@@ -34,6 +34,17 @@ static int *fd_of(struct steer_maps *m, size_t i)
  * both banks. */
 static bool entries_ok(struct steer_maps *m, size_t i, __u32 entries)
 {
+	/* The per-slot maps: R rows as the loader sized them, the same R
+	 * for both. */
+	if (map_list[i].off == offsetof(struct steer_maps, steer_buckets) ||
+	    map_list[i].off == offsetof(struct steer_maps, steer_load)) {
+		if (!entries || entries % STEER_TABLE_MAX ||
+		    entries > map_list[i].max_entries ||
+		    (m->rx_rows && entries / STEER_TABLE_MAX != m->rx_rows))
+			return false;
+		m->rx_rows = entries / STEER_TABLE_MAX;
+		return true;
+	}
 	if (map_list[i].type != BPF_MAP_TYPE_CPUMAP)
 		return entries == map_list[i].max_entries;
 	if (!entries || entries > map_list[i].max_entries ||
@@ -58,6 +69,7 @@ int maps_open_prefer(const char *dir, struct steer_maps *m,
 	for (i = 0; i < NMAPS; i++)
 		*fd_of(m, i) = -1;
 	m->cpumap_entries = 0;
+	m->rx_rows = 0;
 	if (snprintf(m->dir, sizeof(m->dir), "%s", dir) >= (int)sizeof(m->dir))
 		return -ENAMETOOLONG;
 	for (i = 0; i < NMAPS; i++) {
@@ -78,7 +90,9 @@ int maps_open_prefer(const char *dir, struct steer_maps *m,
 		err = *fd_of(m, i) < 0 ? -errno :
 		      bpf_obj_get_info_by_fd(*fd_of(m, i), &info, &len) ? -errno :
 		      /* Another version's map: its values are not ours to
-		       * read (a counter added moves the fields after it). */
+		       * read (a counter added moves the fields after it; a
+		       * per-CPU map became per receiver slot). */
+		      info.type != map_list[i].type ||
 		      info.key_size != map_list[i].key_size ||
 		      info.value_size != map_list[i].value_size ||
 		      !entries_ok(m, i, info.max_entries) ? -EPROTO : 0;
@@ -317,4 +331,128 @@ int maps_pinned_same(const struct steer_maps *m)
 	if (!err)
 		err = maps_id(m->steer_ctl, &ours);
 	return err ? err : pinned == ours;
+}
+
+/* Entries first..first+n-1 of an array map into 'out', many per system
+ * call where the kernel batches lookups. */
+static int read_array(int fd, __u32 first, __u32 n, size_t value_size,
+		      void *out)
+{
+	__u32 keys[SCAN_CHUNK], got, i, prev, next, done;
+	int err = 0;
+
+	for (done = 0; done < n && !err; done += got) {
+		LIBBPF_OPTS(bpf_map_batch_opts, opts);
+
+		got = n - done < SCAN_CHUNK ? n - done : SCAN_CHUNK;
+		prev = first + done - 1;
+		err = bpf_map_lookup_batch(fd, first + done ? &prev : NULL,
+					   &next, keys,
+					   (char *)out + done * value_size,
+					   &got, &opts);
+		if (err == -ENOENT)
+			err = 0;
+		if (!err && (!got || keys[0] != first + done))
+			err = -EIO;
+		if (err == -EINVAL || err == -EOPNOTSUPP) {
+			/* An old kernel: one by one. */
+			got = n - done < SCAN_CHUNK ? n - done : SCAN_CHUNK;
+			for (i = 0, err = 0; i < got && !err; i++) {
+				keys[i] = first + done + i;
+				if (bpf_map_lookup_elem(fd, &keys[i], (char *)out +
+							(done + i) * value_size))
+					err = -errno;
+			}
+		}
+	}
+	return err;
+}
+
+/* cpu_of[slot]: the CPU id holding each of the R slots, or -1. */
+static int *slot_cpus(const struct steer_maps *m, int span)
+{
+	__u32 s, v;
+	int *cpu_of = calloc(m->rx_rows ? m->rx_rows : 1, sizeof(*cpu_of));
+
+	if (!cpu_of)
+		return NULL;
+	for (s = 0; s < m->rx_rows; s++) {
+		cpu_of[s] = -1;
+		if (!bpf_map_lookup_elem(m->steer_rx_cpu, &s, &v) && v &&
+		    (int)v - 1 < span)
+			cpu_of[s] = (int)v - 1;
+	}
+	return cpu_of;
+}
+
+int maps_rx_scan(const struct steer_maps *m, int fd, size_t value_size,
+		 int (*fn)(__u32 key, const void *values, int ncpus,
+			   void *arg), void *arg)
+{
+	const struct possible_cpus *p = possible_cpus();
+	int *cpu_of = NULL, err = 0;
+	char *rows = NULL, *by_id = NULL;
+	__u32 s, k, nslots = 0;
+
+	if (!p)
+		return -errno;
+	cpu_of = slot_cpus(m, p->span);
+	by_id = calloc(p->span, value_size);
+	if (!cpu_of || !by_id) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (s = 0; s < m->rx_rows; s++)
+		if (cpu_of[s] >= 0)
+			nslots = s + 1;
+	rows = calloc((size_t)(nslots ? nslots : 1) * STEER_TABLE_MAX,
+		      value_size);
+	if (!rows) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (s = 0; s < nslots && !err; s++)
+		if (cpu_of[s] >= 0)
+			err = read_array(fd, s * STEER_TABLE_MAX,
+					 STEER_TABLE_MAX, value_size,
+					 rows + (size_t)s * STEER_TABLE_MAX *
+						value_size);
+	for (k = 0; k < STEER_TABLE_MAX && !err; k++) {
+		memset(by_id, 0, (size_t)p->span * value_size);
+		for (s = 0; s < nslots; s++)
+			if (cpu_of[s] >= 0)
+				memcpy(by_id + (size_t)cpu_of[s] * value_size,
+				       rows + ((size_t)s * STEER_TABLE_MAX + k) *
+					      value_size, value_size);
+		err = fn(k, by_id, p->span, arg);
+	}
+out:
+	free(cpu_of);
+	free(rows);
+	free(by_id);
+	return err;
+}
+
+int maps_rx_read(const struct steer_maps *m, int fd, __u32 key,
+		 size_t value_size, void *by_id)
+{
+	const struct possible_cpus *p = possible_cpus();
+	int *cpu_of, err = 0;
+	__u32 s, k;
+
+	if (!p)
+		return -errno;
+	cpu_of = slot_cpus(m, p->span);
+	if (!cpu_of)
+		return -ENOMEM;
+	memset(by_id, 0, (size_t)p->span * value_size);
+	for (s = 0; s < m->rx_rows && !err; s++) {
+		k = s * STEER_TABLE_MAX + key;
+		if (cpu_of[s] >= 0 &&
+		    bpf_map_lookup_elem(fd, &k, (char *)by_id +
+					(size_t)cpu_of[s] * value_size))
+			err = -errno;
+	}
+	free(cpu_of);
+	return err;
 }

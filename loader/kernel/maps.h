@@ -20,6 +20,9 @@ struct steer_maps {
 	/* Entries of cpu_map (and cpu_map_b): the kernel's possible CPUs
 	 * when the loader made them, at most STEER_MAX_CPUS (prog.c). */
 	__u32 cpumap_entries;
+	/* Receiver slots R: rows of steer_buckets and steer_load, each of
+	 * STEER_TABLE_MAX entries, as sized at load (prog.c). */
+	__u32 rx_rows;
 };
 
 /* Opens every map pinned in 'dir'; -ENOENT when one is missing (nothing
@@ -53,6 +56,19 @@ int maps_percpu_sum(int fd, __u32 key, size_t value_size, void *sum,
 int maps_percpu_scan(int fd, __u32 nkeys, size_t value_size,
 		     int (*fn)(__u32 key, const void *values, int ncpus,
 			       void *arg), void *arg);
+
+/* maps_percpu_scan() of a per-slot map (steer_buckets, steer_load: [rx
+ * slot * STEER_TABLE_MAX + bucket]): fn gets each bucket's values by the
+ * CPU id that holds each slot (steer_rx_cpu), zeros for the other CPUs;
+ * rows of a slot whose CPU is not written yet are zeros (that CPU writes
+ * its steer_rx_cpu entry before its rows). */
+int maps_rx_scan(const struct steer_maps *m, int fd, size_t value_size,
+		 int (*fn)(__u32 key, const void *values, int ncpus,
+			   void *arg), void *arg);
+
+/* maps_percpu_read() of bucket 'key' of a per-slot map, by CPU id. */
+int maps_rx_read(const struct steer_maps *m, int fd, __u32 key,
+		 size_t value_size, void *by_id);
 
 /* Writes entries first..first+n-1 of an array map from 'values' ('value_size'
  * bytes each), many per system call where the kernel batches updates. */

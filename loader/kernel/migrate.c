@@ -53,6 +53,7 @@
 #include "kernel/clock.h"
 #include "kernel/migrate.h"
 #include "kernel/possible.h"
+#include "kernel/prog.h"
 #include "kernel/trace.h"
 
 static const struct {
@@ -119,18 +120,23 @@ static int seed_identity(int fd, const struct migrate_plan *p)
 	return 0;
 }
 
+/* Rows of the per-slot maps this upgrade makes (plan_rx_rows()). */
+static __u32 upgrade_rx_rows(const struct migrate_plan *p)
+{
+	return p->rx_rows ? p->rx_rows : STEER_RX_SLOTS;
+}
+
 /* steer_rx_pool: every slot taken, each by its CPU (seed_identity()), and
  * a CPU that may have queued unnamed: now (the old programs). */
 static int seed_pool(int fd, const struct migrate_plan *p)
 {
 	struct steer_rx_pool pool = {
-		.claimed = STEER_RX_SLOTS,
-		.limit = STEER_RX_SLOTS,
+		.claimed = upgrade_rx_rows(p),
+		.limit = upgrade_rx_rows(p),
 	};
 	__u32 zero = 0;
 	int err;
 
-	(void)p;
 	err = clock_jiffies(&pool.overflow_tick);
 	if (err)
 		return err;
@@ -240,6 +246,253 @@ static int rebuild_stats(int old_fd, int new_fd, const struct migrate_plan *p)
 	return err;
 }
 
+/* A map the datapath only reads and only an apply writes (flow_rules):
+ * every entry copied as it is. The loader holds the interface's lock
+ * through the upgrade, so no apply writes either map meanwhile, and the
+ * old program reads the old map until the swap: the copy is the map. */
+static int rebuild_entries(int old_fd, int new_fd,
+			   const struct migrate_plan *p, const char *name)
+{
+	const struct migrate_map *mm = plan_map(p, name);
+	void *key, *next, *val;
+	int err = 0, end;
+
+	key = calloc(1, mm->old.key_size);
+	next = calloc(1, mm->old.key_size);
+	val = calloc(1, (mm->old.value_size + 7) & ~7u);
+	if (!key || !next || !val) {
+		err = -ENOMEM;
+		goto out;
+	}
+	end = bpf_map_get_next_key(old_fd, NULL, next) ? errno : 0;
+	while (!end && !err) {
+		memcpy(key, next, mm->old.key_size);
+		end = bpf_map_get_next_key(old_fd, key, next) ? errno : 0;
+		if (bpf_map_lookup_elem(old_fd, key, val))
+			err = -errno;
+		else if (bpf_map_update_elem(new_fd, key, val, BPF_NOEXIST))
+			err = -errno;
+	}
+	if (!err && end != ENOENT)
+		err = -end;
+out:
+	free(key);
+	free(next);
+	free(val);
+	return err;
+}
+
+/* flow_rules: preallocated before BPF_F_NO_PREALLOC; same keys and values. */
+static int rebuild_flow_rules(int old_fd, int new_fd,
+			      const struct migrate_plan *p)
+{
+	return rebuild_entries(old_fd, new_fd, p, STEER_STR(flow_rules));
+}
+
+/* Why flow_rules cannot be rebuilt by copying entries, or NULL. */
+static const char *flow_rules_refused(const struct migrate_plan *p)
+{
+	const struct migrate_map *mm = plan_map(p, STEER_STR(flow_rules));
+
+	return mm->old.type == mm->want.type &&
+	       mm->old.key_size == mm->want.key_size &&
+	       mm->old.value_size == mm->want.value_size &&
+	       mm->old.max_entries <= mm->want.max_entries ? NULL :
+	       "its keys or values are not this version's, so its entries cannot be copied";
+}
+
+/* The pool map as this upgrade has it: the staged one when created. */
+static int open_pool_map(const struct migrate_plan *p, const char *name)
+{
+	char path[PATH_MAX + 64];
+
+	if (created(p, name))
+		snprintf(path, sizeof(path), "%s/%s" MIGRATE_STAGED, p->dir,
+			 name);
+	else
+		snprintf(path, sizeof(path), "%s/%s", p->dir, name);
+	return bpf_obj_get(path);
+}
+
+/* The pinned pool's limit set to 'limit' by bpf/pool_mark.bpf.c (one
+ * store beside the claims); *claimed: its claims read after it. */
+static int set_pool_limit(const char *dir, __u32 limit, __u32 *claimed)
+{
+	struct steer_pool_limit_args a = { .limit = limit };
+	/* A syscall program's context is copied back to ctx_in. */
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &a,
+		    .ctx_size_in = sizeof(a));
+	char path[PATH_MAX + 64];
+	struct pool_mark_bpf *skel;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, STEER_STR(steer_rx_pool));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	skel = pool_mark_bpf__open();
+	err = skel ? bpf_map__reuse_fd(skel->maps.steer_rx_pool, fd) : -errno;
+	if (!err)
+		err = pool_mark_bpf__load(skel);
+	if (!err)
+		err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.steer_pool_limit),
+					     &opts);
+	if (!err && opts.retval)
+		err = -ENOENT;
+	pool_mark_bpf__destroy(skel);
+	close(fd);
+	*claimed = a.claimed;
+	return err;
+}
+
+/*
+ * The rows of the per-slot maps this upgrade makes (p->rx_rows). A pool
+ * made now (slot = CPU id): the possible span, at most STEER_RX_SLOTS. A
+ * pinned pool of an older version hands out up to 256 slots: it is
+ * lowered to what a fresh attach would have (prog_rx_slots_for()), or to
+ * the slots already taken if more, so the maps are not 256 rows. A claim
+ * racing the store took a slot below the claims read after it
+ * (set_pool_limit()): while that is above the limit, the limit rises to
+ * it and is set again. An upgrade refused after this leaves the lower
+ * limit: the old programs' CPUs past it, if any, find no slot.
+ */
+static int plan_rx_rows(struct migrate_plan *p)
+{
+	struct steer_rx_pool pool = { 0 };
+	__u32 zero = 0, limit, old, claimed;
+	const char *ifname = strrchr(p->dir, '/');
+	int span = possible_span(), fd, err, n;
+
+	if (!rebuilt(p, STEER_STR(steer_buckets)) &&
+	    !created(p, STEER_STR(steer_buckets)))
+		return 0;
+	if (created(p, STEER_STR(steer_rx_pool))) {
+		if (span < 0)
+			return span;
+		p->rx_rows = span < STEER_RX_SLOTS ? (__u32)span : STEER_RX_SLOTS;
+		return 0;
+	}
+	fd = open_pool_map(p, STEER_STR(steer_rx_pool));
+	if (fd < 0)
+		return -errno;
+	err = bpf_map_lookup_elem(fd, &zero, &pool) ? -errno : 0;
+	close(fd);
+	if (err)
+		return err;
+	old = pool.limit && pool.limit < STEER_RX_SLOTS ? pool.limit :
+							  STEER_RX_SLOTS;
+	n = prog_rx_slots_for(ifname ? ifname + 1 : NULL);
+	if (n < 0)
+		return n;
+	limit = (__u32)n < old ? (__u32)n : old;
+	claimed = steer_rx_pool_used(&pool);
+	while (claimed > limit || !p->rx_rows) {
+		limit = claimed > limit ? claimed : limit;
+		p->rx_rows = limit;
+		err = set_pool_limit(p->dir, limit, &claimed);
+		if (err)
+			return err;
+		claimed = claimed < old ? claimed : old;
+	}
+	return 0;
+}
+
+/*
+ * steer_buckets, steer_load from their per-CPU layout (before per-slot
+ * rows): CPU c's row becomes the row of the slot c holds (steer_rx_slot,
+ * the identity slot when seeded above). The upgrade quiesces first
+ * (lib/upgrade.c): with the interface's lock held, no drain starts, and
+ * it waits until none is under way (no warm-up open, no record
+ * draining), else refuses. Why: a record copied before a drain completes
+ * and read after the swap would send a frame to the old worker after
+ * later frames went to the new one. The copy lags the old map by the
+ * frames of the microseconds before the swap (a fast path's last and
+ * poll); so no bucket moves until the drain timeout has passed since the
+ * swap (lib/upgrade.c waits before its apply): by then every bucket
+ * that had a frame has its record written by the new program, and a
+ * record left stale is older than the timeout, as the true one is, and
+ * both decide "cold" alike. A CPU that holds no slot had only fast-path
+ * records (a CPU claims one before it queues under drain); its rows are
+ * left out: it claims a slot at its next table frame, and its buckets
+ * arrive there cold, as after any idle time.
+ */
+static int rebuild_per_slot(int old_fd, int new_fd,
+			    const struct migrate_plan *p, const char *name)
+{
+	const struct migrate_map *mm = plan_map(p, name);
+	const struct possible_cpus *pc = possible_cpus();
+	size_t vsz = (mm->old.value_size + 7) & ~7u;
+	__u32 rows = upgrade_rx_rows(p), k, key, c, slot;
+	int i, err = 0, slot_fd;
+	char *v = NULL;
+
+	if (!pc)
+		return -errno;
+	slot_fd = open_pool_map(p, STEER_STR(steer_rx_slot));
+	if (slot_fd < 0)
+		return -errno;
+	v = calloc(pc->count, vsz);
+	if (!v) {
+		close(slot_fd);
+		return -ENOMEM;
+	}
+	for (k = 0; k < mm->old.max_entries && k < STEER_TABLE_MAX && !err; k++) {
+		if (bpf_map_lookup_elem(old_fd, &k, v)) {
+			err = -errno;
+			break;
+		}
+		for (i = 0; i < pc->count && !err; i++) {
+			c = pc->id[i];
+			if (bpf_map_lookup_elem(slot_fd, &c, &slot) || !slot ||
+			    slot - 1 >= rows)
+				continue;
+			key = (slot - 1) * STEER_TABLE_MAX + k;
+			if (bpf_map_update_elem(new_fd, &key, v + i * vsz,
+						BPF_ANY))
+				err = -errno;
+		}
+	}
+	free(v);
+	close(slot_fd);
+	return err;
+}
+
+static int rebuild_buckets(int old_fd, int new_fd,
+			   const struct migrate_plan *p)
+{
+	return rebuild_per_slot(old_fd, new_fd, p, STEER_STR(steer_buckets));
+}
+
+static int rebuild_load(int old_fd, int new_fd, const struct migrate_plan *p)
+{
+	return rebuild_per_slot(old_fd, new_fd, p, STEER_STR(steer_load));
+}
+
+/* Why a per-slot map cannot be made from the pinned one, or NULL. */
+static const char *per_slot_refused(const struct migrate_plan *p,
+				    const char *name, size_t value_size)
+{
+	const struct migrate_map *mm = plan_map(p, name);
+
+	return mm->old.type == BPF_MAP_TYPE_PERCPU_ARRAY &&
+	       mm->old.key_size == sizeof(__u32) &&
+	       mm->old.value_size == value_size &&
+	       mm->old.max_entries == STEER_TABLE_MAX ? NULL :
+	       "it is neither the per-CPU layout of before receiver slots' rows nor this version's";
+}
+
+static const char *buckets_refused(const struct migrate_plan *p)
+{
+	return per_slot_refused(p, STEER_STR(steer_buckets),
+				sizeof(struct steer_bucket));
+}
+
+static const char *load_refused(const struct migrate_plan *p)
+{
+	return per_slot_refused(p, STEER_STR(steer_load),
+				sizeof(struct steer_load));
+}
+
 /*
  * One row per map whose layout changed between versions, or that a
  * version added: 'seed' fills it when it is created, 'rebuild' makes it
@@ -258,6 +511,11 @@ static const struct way {
 	{ STEER_STR(steer_rx_slot), seed_identity, NULL, slots_refused, NULL },
 	{ STEER_STR(steer_rx_cpu), seed_identity, NULL, slots_refused, NULL },
 	{ STEER_STR(steer_stats), NULL, rebuild_stats, stats_refused, NULL },
+	{ STEER_STR(flow_rules), NULL, rebuild_flow_rules,
+	  flow_rules_refused, NULL },
+	{ STEER_STR(steer_buckets), NULL, rebuild_buckets, buckets_refused,
+	  NULL },
+	{ STEER_STR(steer_load), NULL, rebuild_load, load_refused, NULL },
 	/* The drain by exact counts (117e363) added these: the version
 	 * before waited out a timeout, and its buckets in mid-drain have
 	 * no evidence this version could wait on. */
@@ -291,14 +549,24 @@ static void layout_str(const struct migrate_layout *l, char *buf, size_t len)
 		 l->max_entries, l->flags);
 }
 
-static bool same_layout(const struct migrate_layout *a,
+static bool per_slot(const char *name)
+{
+	return !strcmp(name, STEER_STR(steer_buckets)) ||
+	       !strcmp(name, STEER_STR(steer_load));
+}
+
+static bool same_layout(const char *name, const struct migrate_layout *a,
 			const struct migrate_layout *b)
 {
-	/* A cpumap is sized to the possible CPUs at load (kernel/prog.c). */
+	/* A cpumap is sized to the possible CPUs at load (kernel/prog.c),
+	 * the per-slot maps to the receiver slots, rows of STEER_TABLE_MAX. */
 	return a->type == b->type && a->key_size == b->key_size &&
 	       a->value_size == b->value_size && a->flags == b->flags &&
 	       (a->max_entries == b->max_entries ||
 		(a->type == BPF_MAP_TYPE_CPUMAP &&
+		 a->max_entries <= b->max_entries) ||
+		(per_slot(name) && a->max_entries &&
+		 !(a->max_entries % STEER_TABLE_MAX) &&
 		 a->max_entries <= b->max_entries));
 }
 
@@ -345,7 +613,7 @@ int migrate_plan(const char *dir, struct migrate_plan *p, char *why,
 				 path, strerror(-err));
 			return err;
 		} else {
-			mm->way = same_layout(&mm->old, &mm->want) ?
+			mm->way = same_layout(mm->name, &mm->old, &mm->want) ?
 				  MIGRATE_KEEP : MIGRATE_REBUILD;
 		}
 		p->changes += mm->way != MIGRATE_KEEP;
@@ -461,6 +729,9 @@ static int stage_maps(const struct migrate_plan *p)
 		} else {
 			staged_path(p->dir, mm->name, path, sizeof(path));
 			err = bpf_map__set_pin_path(map, path);
+			if (!err && per_slot(mm->name))
+				err = bpf_map__set_max_entries(map,
+					upgrade_rx_rows(p) * STEER_TABLE_MAX);
 		}
 		if (err)
 			break;
@@ -471,13 +742,19 @@ static int stage_maps(const struct migrate_plan *p)
 	return err;
 }
 
-int migrate_stage(const struct migrate_plan *p, char *why, size_t len)
+int migrate_stage(struct migrate_plan *p, char *why, size_t len)
 {
 	char path[PATH_MAX + 64];
 	const struct way *w;
 	int i, fd, err;
 
 	migrate_unstage(p->dir);
+	err = plan_rx_rows(p);
+	if (err) {
+		snprintf(why, len, "sizing the receiver slots' maps of %s failed: %s",
+			 p->dir, strerror(-err));
+		goto fail;
+	}
 	err = stage_maps(p);
 	if (err) {
 		snprintf(why, len, "creating this version's maps beside those pinned in %s failed: %s; -v shows libbpf's message",

@@ -50,6 +50,8 @@ struct migrate_plan {
 	char dir[PATH_MAX];
 	int nmaps;
 	int changes;			/* maps created or rebuilt */
+	__u32 rx_rows;			/* rows of the per-slot maps made
+					 * (migrate_stage()); 0: none made */
 	struct migrate_map map[64];
 };
 
@@ -61,8 +63,9 @@ int migrate_plan(const char *dir, struct migrate_plan *p, char *why,
 		 size_t len);
 
 /* Creates and pins (NAME_staged) the plan's created and rebuilt maps, and
- * seeds the created ones; on failure none is left pinned. */
-int migrate_stage(const struct migrate_plan *p, char *why, size_t len);
+ * seeds the created ones; on failure none is left pinned. Sets
+ * p->rx_rows, lowering a pinned pool's limit to it (migrate.c). */
+int migrate_stage(struct migrate_plan *p, char *why, size_t len);
 
 /* Just before the XDP program is swapped: fills each rebuilt map from the
  * old one, and marks the drain's evidence the old programs keep apart

@@ -189,3 +189,23 @@ out:
 	close(fd);
 	return err;
 }
+
+int netdev_rx_channels(const char *ifname)
+{
+	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
+	struct ifreq ifr;
+	int fd, n;
+
+	if (strlen(ifname) >= sizeof(ifr.ifr_name))
+		return -EINVAL;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = (void *)&ch;
+	n = ioctl(fd, SIOCETHTOOL, &ifr) ? -errno :
+	    (int)(ch.rx_count + ch.combined_count);
+	close(fd);
+	return n;
+}

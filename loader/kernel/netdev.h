@@ -13,6 +13,10 @@
 /* Driver, bus, MTU and features of 'ifname' (ethtool ioctls). */
 int netdev_info(const char *ifname, struct netdev_info *info);
 
+/* The NIC's receive channels in use (ETHTOOL_GCHANNELS: rx + combined),
+ * or a negative errno (-EOPNOTSUPP: the driver does not say). */
+int netdev_rx_channels(const char *ifname);
+
 /*
  * CPUs the interface's RX interrupts are affine to, from /proc/interrupts
  * and /proc/irq/N/effective_affinity_list (smp_affinity_list when the

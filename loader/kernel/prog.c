@@ -18,6 +18,7 @@
 #include "kernel/failpoint.h"
 #include "kernel/leak.h"
 #include "kernel/migrate.h"
+#include "kernel/netdev.h"
 #include "kernel/prog.h"
 #include "kernel/vlog.h"
 
@@ -61,6 +62,65 @@ int prog_cpumap_entries(const char *pin_dir)
 	return n < STEER_MAX_CPUS ? n : STEER_MAX_CPUS;
 }
 
+/* max_entries of the map 'name' pinned in 'dir' (its staged one first,
+ * migrate.h), or -ENOENT. */
+static int pinned_entries(const char *dir, const char *name)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	char path[PATH_MAX + 64];
+	int fd, n;
+
+	snprintf(path, sizeof(path), "%s/%s" MIGRATE_STAGED, dir, name);
+	fd = bpf_obj_get(path);
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		fd = bpf_obj_get(path);
+	}
+	if (fd < 0)
+		return -errno;
+	n = bpf_obj_get_info_by_fd(fd, &info, &len) ? -errno :
+	    (int)info.max_entries;
+	close(fd);
+	return n;
+}
+
+int prog_rx_slots(const char *pin_dir)
+{
+	const char *knob = getenv("XDP_STEER_RX_SLOTS"), *ifname;
+	unsigned long k;
+	char *end;
+	int n;
+
+	n = pin_dir ? pinned_entries(pin_dir, STEER_STR(steer_buckets)) :
+		      -ENOENT;
+	if (n != -ENOENT)
+		return n < 0 ? n : n / STEER_TABLE_MAX;
+	if (knob && *knob) {
+		k = strtoul(knob, &end, 10);
+		/* Out of range: the first apply refuses it, saying so. */
+		if (!*end && k && k <= STEER_RX_SLOTS)
+			return (int)k;
+	}
+	ifname = pin_dir ? strrchr(pin_dir, '/') : NULL;
+	return prog_rx_slots_for(ifname ? ifname + 1 : NULL);
+}
+
+int prog_rx_slots_for(const char *ifname)
+{
+	const struct possible_cpus *pc = possible_cpus();
+	int n, ch;
+
+	if (!pc)
+		return -errno;
+	ch = ifname ? netdev_rx_channels(ifname) : -ENOENT;
+	/* A driver that does not say: one channel, as veth of old. */
+	n = 2 * (ch > 0 ? ch : 1);
+	n = n > 16 ? n : 16;
+	n = n < pc->count ? n : pc->count;
+	return n < STEER_RX_SLOTS ? n : STEER_RX_SLOTS;
+}
+
 /* The object, its maps to be reused from 'pin_dir', its cpumaps sized to
  * the kernel's possible CPUs (prog_cpumap_entries()): a cpumap larger than
  * the kernel's NR_CPUS is refused with E2BIG, as small router kernels
@@ -69,7 +129,7 @@ static struct xdp_steer_bpf *open_skel(const char *pin_dir)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = pin_dir);
 	struct xdp_steer_bpf *skel = xdp_steer_bpf__open_opts(&opts);
-	int n = prog_cpumap_entries(pin_dir), err;
+	int n = prog_cpumap_entries(pin_dir), r, err;
 
 	if (!skel)
 		return NULL;
@@ -84,6 +144,16 @@ static struct xdp_steer_bpf *open_skel(const char *pin_dir)
 	err = bpf_map__set_max_entries(skel->maps.cpu_map, (__u32)n);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.cpu_map_b, (__u32)n);
+	/* The per-slot maps: a row of drain buckets per receiver slot. */
+	r = prog_rx_slots(pin_dir);
+	if (!err && r <= 0)
+		err = r ? r : -EINVAL;
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.steer_buckets,
+					       (__u32)r * STEER_TABLE_MAX);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.steer_load,
+					       (__u32)r * STEER_TABLE_MAX);
 	if (!err)
 		return skel;
 fail:

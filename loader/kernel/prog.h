@@ -71,6 +71,17 @@ int prog_replace(const char *pin_dir, int ifindex, const struct attached *at,
  * worker. */
 int prog_cpumap_entries(const char *pin_dir);
 
+/* The receiver slots R of the interface whose pins are in 'pin_dir' (its
+ * last component the interface's name): those of the steer_buckets
+ * pinned there (max_entries / STEER_TABLE_MAX), else XDP_STEER_RX_SLOTS
+ * (a test knob), else min(possible CPUs, max(16, 2 x the NIC's receive
+ * channels)), at most STEER_RX_SLOTS; or a negative errno. */
+int prog_rx_slots(const char *pin_dir);
+
+/* min(possible CPUs, max(16, 2 x the receive channels of 'ifname' (NULL
+ * or a driver that does not say: 1))), at most STEER_RX_SLOTS. */
+int prog_rx_slots_for(const char *ifname);
+
 /* Takes xdp_steer off 'ifindex'; -ENOENT when it is not there. */
 int prog_detach(int ifindex);
 

@@ -282,14 +282,15 @@ static int stamp_key_init(const struct steer_maps *m)
 /* How many receiver slots these maps hand out (struct steer_rx_pool):
  * set by the first apply to them, before any frame is queued (nothing
  * is without a policy), and kept while they live: the datapath claims
- * against it. STEER_RX_SLOTS, or fewer by the test knob
- * XDP_STEER_RX_SLOTS (1 to STEER_RX_SLOTS; loader/README.md), so that
- * running out of slots can be tested on a machine of few CPUs. */
+ * against it. The rows the per-slot maps were sized to at load (R,
+ * kernel/prog.c), or fewer by the test knob XDP_STEER_RX_SLOTS (1 to
+ * STEER_RX_SLOTS; loader/README.md), so that running out of slots can be
+ * tested on a machine of few CPUs. */
 static int rx_pool_init(const struct steer_maps *m)
 {
 	struct steer_rx_pool pool;
 	const char *knob = getenv("XDP_STEER_RX_SLOTS");
-	unsigned long n = STEER_RX_SLOTS;
+	unsigned long n = m->rx_rows;
 	__u32 zero = 0;
 	char *end;
 
@@ -301,6 +302,7 @@ static int rx_pool_init(const struct steer_maps *m)
 		n = strtoul(knob, &end, 10);
 		if (*end || !n || n > STEER_RX_SLOTS)
 			return -EINVAL;
+		n = n < m->rx_rows ? n : m->rx_rows;
 	}
 	pool.limit = (__u32)n;
 	return bpf_map_update_elem(m->steer_rx_pool, &zero, &pool,

@@ -288,8 +288,8 @@ static int take(struct balancer *bl, struct sample *s, bool *renewed)
 	if (err)
 		return err;
 	s->t = mono_now();
-	err = lib_sum_keys(bl->m.steer_load, STEER_TABLE_MAX,
-			   sizeof(struct steer_load), s->load);
+	err = lib_sum_slots(&bl->m, bl->m.steer_load,
+			    sizeof(struct steer_load), s->load);
 	if (!err)
 		err = read_toward(bl, s);
 	s->traced = bl->traced;

@@ -22,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <linux/limits.h>
 
 #include "kernel/clock.h"
@@ -175,15 +177,99 @@ static int refuse_draining(struct steer_ctx *ctx, const struct lib_iface *it,
 		err = clock_jiffies(&d.now);
 	d.units = slot.drain_units;
 	if (!err)
-		err = maps_percpu_scan(m->steer_buckets, STEER_TABLE_MAX,
-				       sizeof(struct steer_bucket),
-				       count_draining, &d);
+		err = maps_rx_scan(m, m->steer_buckets,
+				   sizeof(struct steer_bucket), count_draining,
+				   &d);
 	if (err)
 		return lib_fail(ctx, err, "%s: reading the drain records failed: %s",
 				it->ifname, strerror(-err));
 	if (d.n)
 		return lib_fail(ctx, -EBUSY, "%s: cannot upgrade in place now: %d drain records are under way, and under libxdp's dispatcher the two versions' programs keep apart counts while both run; nothing was changed; retry in a few seconds",
 				it->ifname, d.n);
+	return 0;
+}
+
+/* Tries of quiesce() before it refuses, a drain timeout apart. */
+#define QUIESCE_TRIES	20
+
+static bool plan_rebuilds(const struct migrate_plan *p, const char *name)
+{
+	int i;
+
+	for (i = 0; i < p->nmaps; i++)
+		if (!strcmp(p->map[i].name, name))
+			return p->map[i].way == MIGRATE_REBUILD;
+	return false;
+}
+
+/* Drain records under way in the pinned per-CPU steer_buckets of an
+ * older version, and whether a warm-up is open; 0 or a negative errno. */
+static int old_draining(const struct lib_iface *it, const struct steer_maps *m,
+			const struct steer_slot *slot, int *n)
+{
+	struct drain_scan d = { 0 };
+	struct steer_window w = { 0 };
+	char path[PATH_MAX + 64];
+	__u32 zero = 0;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/%s", it->dir, STEER_STR(steer_buckets));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	d.units = slot->drain_units;
+	err = clock_jiffies(&d.now);
+	if (!err)
+		err = maps_percpu_scan(fd, STEER_TABLE_MAX,
+				       sizeof(struct steer_bucket),
+				       count_draining, &d);
+	close(fd);
+	if (!err && bpf_map_lookup_elem(m->steer_window, &zero, &w))
+		err = -errno;
+	*n = d.n + !!w.open;
+	return err;
+}
+
+/* steer_buckets rebuilt from its per-CPU layout (kernel/migrate.c says
+ * why): no drain may be under way at the copy. We hold the lock, so none
+ * starts; one under way is waited out, a drain timeout at a time, and
+ * after QUIESCE_TRIES the upgrade is refused. *wait_ms gets the drain
+ * timeout: no bucket moves until it has passed after the swap. */
+static int quiesce(struct steer_ctx *ctx, const struct lib_iface *it,
+		   const struct steer_maps *m, const struct migrate_plan *p,
+		   __u32 *wait_ms)
+{
+	struct steer_slot slot;
+	struct steer_ctl ctl;
+	struct timespec pause;
+	__u32 *table;
+	int err, n = 0, i;
+
+	*wait_ms = 0;
+	if (!plan_rebuilds(p, STEER_STR(steer_buckets)))
+		return 0;
+	table = calloc(STEER_TABLE_MAX, sizeof(*table));
+	if (!table)
+		return -ENOMEM;
+	err = slots_read_active(m, &ctl, &slot, table);
+	free(table);
+	if (err == -ENOENT)
+		return 0;	/* no policy: nothing drains */
+	for (i = 0; !err && i < QUIESCE_TRIES; i++) {
+		err = old_draining(it, m, &slot, &n);
+		if (err || !n)
+			break;
+		pause.tv_sec = slot.drain_ms / 1000;
+		pause.tv_nsec = (long)(slot.drain_ms % 1000) * 1000000L + 1000000L;
+		nanosleep(&pause, NULL);
+	}
+	if (err)
+		return lib_fail(ctx, err, "%s: reading the drain records failed: %s",
+				it->ifname, strerror(-err));
+	if (n)
+		return lib_fail(ctx, -EBUSY, "%s: cannot upgrade in place now: drains are still under way after %d drain timeouts, and the drain records are copied to their receiver slots only when none is; nothing was changed; retry in a few seconds",
+				it->ifname, QUIESCE_TRIES);
+	*wait_ms = slot.drain_ms;
 	return 0;
 }
 
@@ -241,7 +327,7 @@ int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 	struct prog_swap_hook hook = { before_swap, &mplan };
 	struct steer_maps m;
 	int staged;
-	__u32 new_id = 0, bank;
+	__u32 new_id = 0, bank, wait_ms = 0;
 	char why[512];
 	int err, current, in;
 	bool renew;
@@ -259,8 +345,14 @@ int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 			migrate_unstage(it->dir);
 		return lib_maps_failed(ctx, it, err, missing);
 	}
-	if (staged && res->at.dispatcher && plan_has_rebuild(&mplan)) {
+	if (staged && res->at.dispatcher && plan_has_rebuild(&mplan) &&
+	    !plan_rebuilds(&mplan, STEER_STR(steer_buckets))) {
 		err = refuse_draining(ctx, it, &m);
+		if (err)
+			goto out;
+	}
+	if (staged) {
+		err = quiesce(ctx, it, &m, &mplan, &wait_ms);
 		if (err)
 			goto out;
 	}
@@ -317,6 +409,17 @@ int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 		}
 		res->migrated = mplan.changes;
 		staged = 0;
+		if (wait_ms) {
+			/* No move until the drain timeout has passed since
+			 * the swap (quiesce()). */
+			struct timespec pause = {
+				.tv_sec = wait_ms / 1000,
+				.tv_nsec = (long)(wait_ms % 1000) * 1000000L +
+					   1000000L,
+			};
+
+			nanosleep(&pause, NULL);
+		}
 	}
 	res->upgraded_from = res->at.prog_id;
 	res->at.prog_id = new_id;

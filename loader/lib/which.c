@@ -92,7 +92,8 @@ static int drain_state(const struct steer_maps *m,
 	if (!err)
 		err = clock_hz(&hz);
 	if (!err)
-		err = maps_percpu_read(m->steer_buckets, w->record, sizeof(*v), v);
+		err = maps_rx_read(m, m->steer_buckets, w->record, sizeof(*v),
+				   v);
 	for (c = 0; !err && c < ncpus && c < STEER_RX_CPU_IDS; c++) {
 		if (!steer_bucket_live(&v[c], s->drain_gen) || !v[c].since)
 			continue;

@@ -100,7 +100,7 @@ static int out_of_place(const struct steer_maps *m, const struct steer_slot *s,
 
 	err = clock_jiffies(&sc.now);
 	if (!err)
-		err = maps_percpu_scan(m->steer_buckets, STEER_TABLE_MAX,
+		err = maps_rx_scan(m, m->steer_buckets,
 				       sizeof(struct steer_bucket),
 				       check_bucket, &sc);
 	*count = sc.count;

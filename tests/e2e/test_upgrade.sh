@@ -18,9 +18,9 @@
 #   - Refused before anything changes, the program and its policy kept:
 #     another attach mode.
 # UPGRADE_FROM=REV: the other version is commit REV of this repository
-# instead (tests/dist/test_upgrade_release.sh). UPGRADE_OLD=PATH: the
-# other version's binary, built already (tests/vm/matrix builds it on the
-# host: a VM under TCG compiles slowly).
+# instead (tests/dist/test_upgrade_release.sh), salted with UPGRADE_SALT=1.
+# UPGRADE_OLD=PATH: the other version's binary, built already
+# (tests/vm/matrix builds it on the host: a VM under TCG compiles slowly).
 # UPGRADE_BESIDE=OBJ: under libxdp's dispatcher (Debian's 6.1 in the VM,
 # tests/vm/check-kernel.sh upgrade), another XDP program (OBJ's first,
 # loaded by xdp-loader) runs twice beside xdp_steer, once before it (run
@@ -55,6 +55,9 @@ if [ -n "${UPGRADE_OLD:-}" ]; then
 elif [ -n "${UPGRADE_FROM:-}" ]; then
 	git -C "$E2E_ROOT" archive "$UPGRADE_FROM" | tar -C "$T/old" -xf -
 	salt=
+	# UPGRADE_SALT=1: REV salted too, for a REV whose programs are this
+	# version's (a change of map layout only: the swap still happens).
+	[ -n "${UPGRADE_SALT:-}" ] && salt=BPF_SALT=1
 else
 	(cd "$E2E_ROOT" && git ls-files -z --cached --others --exclude-standard |
 		tar --null -T - -cf -) | tar -C "$T/old" -xf -
@@ -219,10 +222,14 @@ check "no staged map is left pinned (*_staged)" \
 	test -z "$(ls "$PIN_B" | grep '_staged$')"
 check "the XDP program became this version's (another tag)" \
 	test "$(steer_tag_on)" != "$xdptag0"
+# The maps 9cbff08 has of another layout: the three receiver slot maps,
+# steer_stats, flow_rules (preallocated there), steer_buckets and
+# steer_load (per CPU there).
+CARRIED=7
 if [ "${UPGRADE_FROM:-}" = 9cbff08 ]; then
 	# Its cpumap program is this version's, tag for tag: the workers stay.
-	check "the first upgrade carried the maps of another layout over (receiver slots, steer_stats)" \
-		grep -q "4 maps of another layout were created or rebuilt" "$T/up.0"
+	check "the first upgrade carried the maps of another layout over (receiver slots, steer_stats, flow_rules)" \
+		grep -q "$CARRIED maps of another layout were created or rebuilt" "$T/up.0"
 else
 if [ -n "${UPGRADE_STATS_EXTRA:-}" ]; then
 	check "the first upgrade rebuilt steer_stats, its counters carried over" \
@@ -285,8 +292,8 @@ if [ -n "${UPGRADE_FROM:-}" ] || [ -n "${UPGRADE_STATS_EXTRA:-}" ]; then
 		>"$T/out" 2>&1
 	check "an upgrade killed with its new maps staged, just before the swap (exit 137)" \
 		test $? -eq 137
-	check "... leaves 4 maps staged (*_staged) and the other version's program on its own" \
-		test "$(staged)" -eq 4 -a "$(steer_tag_on)" = "$xdptag1"
+	check "... leaves $CARRIED maps staged (*_staged) and the other version's program on its own" \
+		test "$(staged)" -eq $CARRIED -a "$(steer_tag_on)" = "$xdptag1"
 	check "status names the upgrade left halfway, and advises no detach" halfway
 	check "the next attach undoes the staging and upgrades" \
 		xs attach "$IF_B" --policy "$T/p.yaml"
@@ -298,8 +305,8 @@ if [ -n "${UPGRADE_FROM:-}" ] || [ -n "${UPGRADE_STATS_EXTRA:-}" ]; then
 		>"$T/out" 2>&1
 	check "an upgrade killed right after the swap, its new maps still staged (exit 137)" \
 		test $? -eq 137
-	check "... this version's program runs, on 4 staged maps" \
-		test "$(staged)" -eq 4 -a "$(steer_tag_on)" != "$xdptag1"
+	check "... this version's program runs, on $CARRIED staged maps" \
+		test "$(staged)" -eq $CARRIED -a "$(steer_tag_on)" != "$xdptag1"
 	check "status names the upgrade left halfway, and advises no detach" halfway
 	check "the next apply finishes it: the staged maps take their pins" \
 		xs apply "$IF_B" --policy "$T/weighted.yaml"

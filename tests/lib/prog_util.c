@@ -101,6 +101,18 @@ int steer_prog_open(struct steer_prog *p, const char *path)
 		if (err)
 			goto err_close;
 	}
+	/* A row of the per-slot maps per possible CPU, as the loader sizes
+	 * them on a machine of few CPUs (kernel/prog.c). */
+	p->rx_rows = p->ncpus < STEER_RX_SLOTS ? p->ncpus : STEER_RX_SLOTS;
+	map = bpf_object__find_map_by_name(p->obj, STEER_STR(steer_buckets));
+	err = map ? bpf_map__set_max_entries(map, p->rx_rows * STEER_TABLE_MAX) :
+		    -ENOENT;
+	map = bpf_object__find_map_by_name(p->obj, STEER_STR(steer_load));
+	if (!err)
+		err = map ? bpf_map__set_max_entries(map, p->rx_rows *
+						     STEER_TABLE_MAX) : -ENOENT;
+	if (err)
+		goto err_close;
 	err = bpf_object__load(p->obj);
 	if (err)
 		goto err_close;
@@ -585,8 +597,8 @@ int steer_prog_reset_drain(const struct steer_prog *p)
 {
 	int err;
 
-	err = zero_percpu(p, p->steer_buckets, STEER_TABLE_MAX,
-			  sizeof(struct steer_bucket));
+	err = zero_array(p->steer_buckets, p->rx_rows * STEER_TABLE_MAX,
+			 sizeof(struct steer_bucket));
 	if (!err)
 		err = zero_array(p->steer_seq, STEER_RX_SLOTS * STEER_TARGETS,
 				 sizeof(__u32));
@@ -623,25 +635,24 @@ int steer_prog_bucket_at(const struct steer_prog *p, __u32 cpu,
 			 __u32 record, __u16 target, __u32 last)
 {
 	struct steer_window w = {};
-	struct steer_bucket *v;
-	int err;
+	struct steer_bucket v = {};
+	int err, slot;
 
 	if (cpu >= (__u32)p->ncpus)
 		return -EINVAL;
-	v = calloc(p->ncpus, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
+	/* The record is in the CPU's receiver slot's row: claimed by hand
+	 * as its first table frame would. */
+	slot = steer_prog_rx_slot_of(p, cpu, true);
+	if (slot < 0)
+		return slot;
+	record += (__u32)slot * STEER_TABLE_MAX;
 	err = steer_prog_read_window(p, &w);
-	if (!err && bpf_map_lookup_elem(p->steer_buckets, &record, v))
-		err = -errno;
 	if (!err) {
-		memset(&v[cpu], 0, sizeof(v[cpu]));
-		v[cpu].target = target;
-		v[cpu].last = last;
-		v[cpu].gen = w.gen;
-		err = update(p->steer_buckets, &record, v);
+		v.target = target;
+		v.last = last;
+		v.gen = w.gen;
+		err = update(p->steer_buckets, &record, &v);
 	}
-	free(v);
 	return err;
 }
 
@@ -895,15 +906,48 @@ int steer_prog_reset_stats(const struct steer_prog *p)
 		err = zero_percpu(p, p->worker_stats, 1,
 				  sizeof(struct steer_worker_stats));
 	if (!err)
-		err = zero_percpu(p, p->steer_load, STEER_TABLE_MAX,
-				  sizeof(struct steer_load));
+		err = zero_array(p->steer_load, p->rx_rows * STEER_TABLE_MAX,
+				 sizeof(struct steer_load));
 	return err;
 }
 
 int steer_prog_read_load(const struct steer_prog *p, __u32 record,
 			 struct steer_load *s)
 {
-	return percpu_sum(p, p->steer_load, record, s, sizeof(*s));
+	struct steer_load *v = calloc(p->ncpus, sizeof(*v));
+	int c, err;
+
+	if (!v)
+		return -ENOMEM;
+	err = steer_prog_rx_read(p, p->steer_load, record, v, sizeof(*v));
+	memset(s, 0, sizeof(*s));
+	for (c = 0; !err && c < p->ncpus; c++) {
+		s->packets += v[c].packets;
+		s->bytes += v[c].bytes;
+	}
+	free(v);
+	return err;
+}
+
+int steer_prog_rx_read(const struct steer_prog *p, int fd, __u32 record,
+		       void *by_cpu, size_t value_size)
+{
+	__u32 key, slot;
+	int c;
+
+	memset(by_cpu, 0, (size_t)p->ncpus * value_size);
+	for (c = 0; c < p->ncpus; c++) {
+		key = c;
+		if (bpf_map_lookup_elem(p->steer_rx_slot, &key, &slot))
+			return -errno;
+		if (!slot || slot > p->rx_rows)
+			continue;
+		key = (slot - 1) * STEER_TABLE_MAX + record;
+		if (bpf_map_lookup_elem(fd, &key, (char *)by_cpu +
+					(size_t)c * value_size))
+			return -errno;
+	}
+	return 0;
 }
 
 int steer_prog_run_repeat(const struct steer_prog *p, const void *data,

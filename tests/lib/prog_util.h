@@ -26,6 +26,7 @@ struct steer_prog {
 	int prog_fd;		/* STEER_PROG_MAIN */
 	int worker_fd;		/* STEER_PROG_WORKER (bank 0) */
 	int worker_fds[STEER_BANKS];	/* each bank's cpumap program */
+	__u32 rx_rows;		/* receiver slots: rows of steer_buckets, steer_load */
 	int ncpus;		/* possible CPUs: per-CPU values per entry */
 	/* An fd per map of STEER_MAPS, named like the map. */
 #define STEER_PROG_FD_(name, ...) int name;
@@ -145,6 +146,11 @@ int steer_prog_rx_slots(const struct steer_prog *p, __u32 limit);
  * 'claim', one is claimed for it by hand as the datapath would, when it
  * holds none: -ENOSPC when every slot is taken. */
 int steer_prog_rx_slot_of(const struct steer_prog *p, int cpu, bool claim);
+
+/* Drain bucket 'record' of a per-slot map (steer_buckets, steer_load) for
+ * each CPU, from the row of the slot it holds; zeros for a CPU without. */
+int steer_prog_rx_read(const struct steer_prog *p, int fd, __u32 record,
+		       void *by_cpu, size_t value_size);
 
 /* Says CPU 'cpu' (every CPU: -1) last queued a frame at jiffies 'tick'
  * (steer_stats.queued_tick; 0: never): whether a bucket cold on another

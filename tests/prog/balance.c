@@ -24,7 +24,8 @@ static bool load_is(__u32 record, int cpu, __u64 frames, __u64 bytes)
 	if (!EXPECT(v != NULL, "memory for the per-CPU values"))
 		return false;
 	for (key = 0; key < STEER_TABLE_MAX && ok; key++) {
-		ok = EXPECT_EQ(bpf_map_lookup_elem(prog.steer_load, &key, v), 0,
+		ok = EXPECT_EQ(steer_prog_rx_read(&prog, prog.steer_load, key,
+						  v, sizeof(*v)), 0,
 			       "steer_load could be read");
 		for (c = 0; ok && c < prog.ncpus; c++) {
 			if (key == record && c == cpu)

@@ -207,7 +207,8 @@ static struct steer_bucket bucket_state(const struct drain_case *c)
 {
 	struct steer_bucket v[prog.ncpus], b = { .target = 0xdead };
 
-	if (!bpf_map_lookup_elem(prog.steer_buckets, &c->record, v))
+	if (!steer_prog_rx_read(&prog, prog.steer_buckets, c->record, v,
+				sizeof(v[0])))
 		b = v[local_cpu];
 	return b;
 }
@@ -1558,14 +1559,14 @@ static void test_a_cpu_that_lost_its_cache_takes_its_own_slot_back(void)
 	EXPECT_EQ(queued_to(local_cpu), 2, "its stamps go on in slot 0's stream");
 }
 
-/* One slot (the knob's least), which R takes; then L queues: it finds
- * none, sends unstamped (counted), and a bucket of L's moved in the table
- * stays on its old CPU however plainly that CPU looks done (ring empty,
- * idle, polls ended): with no marks of L's, the drain cannot know. */
-static void test_a_cpu_without_a_slot_keeps_its_buckets_on_their_workers(void)
+/* One slot (the knob's least), which R takes; then a table frame on L:
+ * L finds none, and with no row for its drain records it passes the
+ * frame here, counted, rather than queue it to the table's CPU with no
+ * record ("immediate", which a move would reorder); so does every table
+ * frame of L's, the bucket moved in the table or not. */
+static void test_a_cpu_without_a_slot_passes_its_table_frames_here_counted(void)
 {
 	struct drain_case c;
-	struct steer_bucket b;
 	int i;
 
 	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT) ||
@@ -1578,34 +1579,33 @@ static void test_a_cpu_without_a_slot_keeps_its_buckets_on_their_workers(void)
 		return;
 	EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, false), 0, "R holds the only slot");
 
-	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "on L, the frame is queued to R");
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "on L, slotless, the frame is passed here, not queued to R");
 	EXPECT_EQ(steer_prog_rx_slot_of(&prog, local_cpu, false), -1, "L holds no slot");
 	EXPECT_EQ(stats_on(local_cpu).rx_slot, STEER_RX_SLOT_NONE, "L caches that it has none, and asks no more");
 	EXPECT_EQ(stats_on(local_cpu).no_rx_slot, 1, "its frame counts in no_rx_slot");
-	EXPECT(rx_pool().overflow_tick != 0, "the pool notes a tick in which a CPU without a slot queued");
-	b = bucket_state(&c);
-	EXPECT_EQ(b.seq, 0, "L's record holds no stamp");
+	EXPECT_EQ(stats_on(local_cpu).passed_local, 1, "and in passed_local");
+	EXPECT(rx_pool().overflow_tick != 0, "the pool notes the tick in which a CPU found no slot");
 	if (!move_to(&c, local_cpu))
 		return;
 	for (i = 0; i < 3; i++) {
 		if (!poll_ended() || !ring(remote_cpu, 10, 10, IDLE_SINCE()))
 			return;
-		EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "moved to L, the bucket's frame still goes to R");
+		EXPECT_EQ(send_frame(&c.f), XDP_PASS, "moved to L, the bucket's frame is passed here still");
 	}
-	EXPECT_EQ(stats_on(local_cpu).queued[remote_cpu].packets, 4, "all four of L's frames to R");
-	EXPECT_EQ(stats_on(local_cpu).queued[local_cpu].packets, 0, "none to L");
-	b = bucket_state(&c);
-	EXPECT(b.since != 0, "the bucket drains, and waits");
+	EXPECT_EQ(stats_on(local_cpu).queued[remote_cpu].packets, 0, "none of L's frames to R");
+	EXPECT_EQ(stats_on(local_cpu).queued[local_cpu].packets, 0, "none to L's queue");
 	EXPECT_EQ(stats().moves_done + stats().moves_idle + stats().moves_timeout, 0,
 		  "no move of any kind");
-	EXPECT_EQ(stats_on(local_cpu).no_rx_slot, 4, "every frame L queued counts");
+	EXPECT_EQ(stats_on(local_cpu).no_rx_slot, 4, "every frame of L's counts");
 	EXPECT_EQ(rx_pool().claimed, 2, "L asked once");
 }
 
-/* One slot, L's. R, without a slot, queues a frame to L: L cannot find R
- * among the slots, so R's tick in the pool (overflow_tick) sends a bucket
- * cold on L's fast path through L's own queue, behind what R queued. */
-static void test_a_frame_a_cpu_without_a_slot_queued_holds_a_cold_bucket_off_the_fast_path(void)
+/* One slot, L's. R, without a slot, passes its table frame on R; its
+ * failed claim notes a tick in the pool (overflow_tick), since a slotless
+ * CPU may still queue (a rule's frames): L cannot find R among the slots,
+ * so a bucket cold on L's fast path goes through L's own queue, behind
+ * whatever R may have queued. */
+static void test_a_cpu_without_a_slot_holds_a_cold_bucket_off_the_fast_path(void)
 {
 	struct drain_case c;
 	struct frame o, x;
@@ -1618,7 +1618,7 @@ static void test_a_frame_a_cpu_without_a_slot_queued_holds_a_cold_bucket_off_the
 
 	if (!EXPECT_EQ(steer_pin_cpu(remote_cpu), remote_cpu, "the test runs on R"))
 		return;
-	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "on R, a frame of a bucket on L is queued to L");
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "on R, slotless, a frame of a bucket on L is passed on R");
 	if (!EXPECT_EQ(steer_pin_cpu(local_cpu), local_cpu, "the test runs on L again") ||
 	    !queue_was_on(local_cpu))
 		return;
@@ -2212,10 +2212,10 @@ const struct test_case drain_tests[] = {
 		   "drain: a CPU's first frame queued under drain claims the next receiver slot, whatever its id, cached in its stats line; its stamps count in that slot's stream"),
 	TEST_ENTRY(test_a_cpu_that_lost_its_cache_takes_its_own_slot_back,
 		   "drain: a CPU whose cache of its slot was lost takes its own back and claims no other"),
-	TEST_ENTRY(test_a_cpu_without_a_slot_keeps_its_buckets_on_their_workers,
-		   "drain: a CPU that finds every receiver slot taken queues unstamped, counted in no_rx_slot, and keeps its buckets on their old workers, in order"),
-	TEST_ENTRY(test_a_frame_a_cpu_without_a_slot_queued_holds_a_cold_bucket_off_the_fast_path,
-		   "drain: a frame queued by a CPU without a slot sends a bucket cold on another CPU's fast path through that CPU's own queue"),
+	TEST_ENTRY(test_a_cpu_without_a_slot_passes_its_table_frames_here_counted,
+		   "drain: a CPU that finds every receiver slot taken passes its table frames here, counted in no_rx_slot, never queued without a record"),
+	TEST_ENTRY(test_a_cpu_without_a_slot_holds_a_cold_bucket_off_the_fast_path,
+		   "drain: a CPU that found no slot sends a bucket cold on another CPU's fast path through that CPU's own queue"),
 	TEST_ENTRY(test_queue_taken_by_a_queued_frame_still_holds_the_fast_path,
 		   "drain: a queue first seen here by a frame queued elsewhere still holds the fast path back, counted once"),
 	TEST_ENTRY(test_queue_marker_out_before_a_pause_is_no_timeout,

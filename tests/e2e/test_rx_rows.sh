@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# The per-slot maps' size (issue 46, "Cost"): steer_buckets and steer_load
+# are plain arrays of a row of STEER_TABLE_MAX (4096) drain buckets per
+# receiver slot, R rows sized at load (kernel/prog.c prog_rx_slots()):
+# R = min(possible CPUs, max(16, 2 x the NIC's receive channels)), read
+# here from /sys and `ethtool -l`, not from the loader. The test knob
+# XDP_STEER_RX_SLOTS sizes them too; an attach over pinned maps keeps
+# their rows; detach and attach sizes them again. No traffic.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+e2e_setup
+xs() { in_b "$XDP_STEER" "$@"; }
+
+# entries MAP / type MAP: the pinned map's max_entries / type.
+entries() {
+	bpftool -j map show pinned "$PIN_B/$1" |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["max_entries"])'
+}
+type_of() {
+	bpftool -j map show pinned "$PIN_B/$1" |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["type"])'
+}
+possible=$(python3 -c 'import sys
+n = 0
+for part in open("/sys/devices/system/cpu/possible").read().strip().split(","):
+    a, _, b = part.partition("-")
+    n += int(b or a) - int(a) + 1
+print(n)')
+channels=$(in_b ethtool -l "$IF_B" | awk '/^Current/ { cur = 1 } cur && /^(RX|Combined):/ && $2 ~ /^[0-9]+$/ { n += $2 } END { print n + 0 }')
+[ "$channels" -gt 0 ] || channels=1
+R=$((2 * channels > 16 ? 2 * channels : 16))
+R=$((R < possible ? R : possible))
+R=$((R < 256 ? R : 256))
+echo "  $possible possible CPUs, $channels receive channels: R = $R"
+
+check "attach" xs attach "$IF_B" --policy "$E2E_ROOT/configs/default.yaml"
+check "steer_buckets is a plain array (per receiver slot, not per CPU)" \
+	test "$(type_of steer_buckets)" = array -a "$(type_of steer_load)" = array
+check "steer_buckets has R x 4096 entries ($R x 4096)" \
+	test "$(entries steer_buckets)" -eq $((R * 4096))
+check "steer_load the same" test "$(entries steer_load)" -eq $((R * 4096))
+check "status says R receiver slots" \
+	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER status $IF_B | grep -q 'receiver slots: [0-9]* of $R held'"
+check "an attach over the pinned maps keeps them (an upgrade in place of the same version)" \
+	bash -c "nsenter --net=/run/netns/$NS_B env XDP_STEER_RX_SLOTS=1 $XDP_STEER attach $IF_B --policy $E2E_ROOT/configs/default.yaml && test \"\$(bpftool -j map show pinned $PIN_B/steer_buckets | python3 -c 'import json, sys; print(json.load(sys.stdin)[\"max_entries\"])')\" -eq $((R * 4096))"
+check "detach" xs detach "$IF_B"
+check "attach with XDP_STEER_RX_SLOTS=1" \
+	in_b env XDP_STEER_RX_SLOTS=1 "$XDP_STEER" attach "$IF_B" --policy "$E2E_ROOT/configs/default.yaml"
+check "steer_buckets and steer_load have one row (4096 entries)" \
+	test "$(entries steer_buckets)" -eq 4096 -a "$(entries steer_load)" -eq 4096
+check "status says 1 receiver slot" \
+	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER status $IF_B | grep -q 'receiver slots: [0-9]* of 1 held'"
+e2e_done
