@@ -244,9 +244,9 @@ check "stats --totals shows rx CPU 0 and 1 with at least the counts of stats --j
 check "stats --totals shows no row for rx CPU $HIGH, or one of 0 frames" \
 	eval "[ -z \"\$(totals_rx $HIGH)\" ] || [ \"\$(totals_rx $HIGH)\" -eq 0 ]"
 
-# A CPU past the limit receives: counted under its own id; it takes a
-# receiver slot (its frames are queued to the workers under drain), so
-# status has no slot to warn of (model/health.c).
+# A CPU past the limit receives: counted under its own id; it takes one
+# of the R receiver slots sized at attach (R = max(16, 2 x channels)
+# here), so status has no slot to warn of (model/health.c).
 if [ "$HIGH" -ge "$LIMIT" ]; then
 	send_from "$HIGH" 30
 	stats_json >"$T/s3"
@@ -258,7 +258,7 @@ if [ "$HIGH" -ge "$LIMIT" ]; then
 	check "status gives no warning of a receiving CPU without a receiver slot" \
 		eval "! grep -q 'receiver slots taken' '$T/status.rx'"
 	check "status says CPU $HIGH holds a receiver slot" \
-		grep -q "receiver slots: [0-9]* of $LIMIT held, by receiving cpus .*$HIGH" "$T/status.rx"
+		grep -q "receiver slots: [0-9]* of [0-9]* held, by receiving cpus .*$HIGH" "$T/status.rx"
 	check "and no frame counts in no_rx_slot ($(total "$T/s3" no_rx_slot))" \
 		test "$(total "$T/s3" no_rx_slot)" = 0
 fi
