@@ -415,8 +415,11 @@ clean-e2e-traffic:
 # (as root on Debian/Ubuntu), then build in a fresh make so the tools found
 # are used: `make deps` what building and the demo need, `make deps-test`
 # that and what only the tests need (tests/lib/deps.sh --test).
+# The build takes every CPU (about half of its minute on 2); the tests
+# then run one after another.
+JOBS	?= $(shell nproc 2>/dev/null || echo 1)
 test: deps-test
-	$(Q)$(MAKE) --no-print-directory all $(SAN_BINS) $(FUZZ)
+	$(Q)$(MAKE) --no-print-directory -j$(JOBS) all $(SAN_BINS) $(FUZZ)
 	$(Q)tests/run
 
 # The live demo: two namespaces, a veth pair, real traffic (root).
