@@ -263,7 +263,10 @@ SAN_FLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
 	     -fno-omit-frame-pointer
 SAN_BINS  := $(addprefix $(SAN_DIR)/,$(UNIT_NAMES))
 
-$(SAN_DIR)/%.o: %.c
+# The sanitized copies of loader files include the same generated
+# skeletons as theirs (make -j builds them first).
+$(SAN_DIR)/%.o: %.c | $(SKEL) $(CLOCK_SKEL) $(MARK_SKEL) $(TRACE_SKEL) \
+		      $(PROBE_SKEL)
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
