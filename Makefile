@@ -418,7 +418,7 @@ clean-e2e-traffic:
 # (as root on Debian/Ubuntu), then build in a fresh make so the tools found
 # are used: `make deps` what building and the demo need, `make deps-test`
 # that and what only the tests need (tests/lib/deps.sh --test).
-# The build takes every CPU (about half of its minute on 2); the tests
+# The build takes every CPU (JOBS=1 for one); the tests
 # then run one after another.
 JOBS	?= $(shell nproc 2>/dev/null || echo 1)
 test: deps-test
