@@ -69,10 +69,9 @@ enum trace_plan {
 				 * over still */
 };
 
-/* The bank of the slot in force (0 without a policy). */
-static int active_bank(const struct steer_maps *m, __u32 *bank)
+/* The slot in force; -ENOENT without a policy. */
+static int read_active_slot(const struct steer_maps *m, struct steer_slot *slot)
 {
-	struct steer_slot slot;
 	struct steer_ctl ctl;
 	__u32 *table;
 	int err;
@@ -80,8 +79,17 @@ static int active_bank(const struct steer_maps *m, __u32 *bank)
 	table = calloc(STEER_TABLE_MAX, sizeof(*table));
 	if (!table)
 		return -ENOMEM;
-	err = slots_read_active(m, &ctl, &slot, table);
+	err = slots_read_active(m, &ctl, slot, table);
 	free(table);
+	return err;
+}
+
+/* The bank of the slot in force (0 without a policy). */
+static int active_bank(const struct steer_maps *m, __u32 *bank)
+{
+	struct steer_slot slot;
+	int err = read_active_slot(m, &slot);
+
 	*bank = err ? 0 : slot.bank;
 	return err == -ENOENT ? 0 : err;
 }
@@ -162,15 +170,9 @@ static int refuse_draining(struct steer_ctx *ctx, const struct lib_iface *it,
 {
 	struct drain_scan d = { 0 };
 	struct steer_slot slot;
-	struct steer_ctl ctl;
-	__u32 *table;
 	int err;
 
-	table = calloc(STEER_TABLE_MAX, sizeof(*table));
-	if (!table)
-		return -ENOMEM;
-	err = slots_read_active(m, &ctl, &slot, table);
-	free(table);
+	err = read_active_slot(m, &slot);
 	if (err == -ENOENT)
 		return 0;	/* no policy: nothing drains */
 	if (!err)
