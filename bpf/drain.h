@@ -281,6 +281,7 @@ static __always_inline int queue_frame(struct xdp_md *ctx,
  * buckets wait on their old targets (in order) for good. */
 __noinline int drained(__u32 target, __u64 frame, __u32 now, __u64 limits)
 {
+	const struct steer_rx_pool *pool;
 	struct steer_drain_facts f;
 	struct steer_stats *st;
 	struct steer_wdone *wd;
@@ -297,14 +298,15 @@ __noinline int drained(__u32 target, __u64 frame, __u32 now, __u64 limits)
 	st = bpf_map_lookup_elem(&steer_stats, &key);
 	if (!st)
 		return STEER_DRAIN_WAIT;
+	pool = bpf_map_lookup_elem(&steer_rx_pool, &key);
 	rx = (__u32)st->rx_slot - 1;
-	if (rx >= STEER_RX_SLOTS)
+	if (!pool || rx >= steer_rx_pool_rows(pool))
 		return STEER_DRAIN_WAIT;
+	key = target * steer_rx_pool_rows(pool) + rx;
+	d = bpf_map_lookup_elem(&steer_deq, &key);
 	key = target;
 	wd = bpf_map_lookup_elem(&steer_wdone, &key);
 	we = bpf_map_lookup_elem(&steer_wenq, &key);
-	key = target * STEER_RX_SLOTS + rx;
-	d = bpf_map_lookup_elem(&steer_deq, &key);
 	if (!wd || !we || !d)
 		return STEER_DRAIN_WAIT;
 	/* Other CPUs write these: each read once, in the order the facts

@@ -676,6 +676,7 @@ static __always_inline int read_stamp(struct xdp_md *ctx,
 static __always_inline int worker(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
+	const struct steer_rx_pool *pool;
 	struct steer_worker_stats *ws;
 	struct steer_stamp m = {};
 	struct steer_look *look;
@@ -699,10 +700,15 @@ static __always_inline int worker(struct xdp_md *ctx)
 		return XDP_ABORTED;
 	if (!stamped)
 		return XDP_PASS;
+	/* The rows of steer_deq as sized at load: a stamp of a slot past
+	 * them names none (and would alias another target's row). */
+	pool = bpf_map_lookup_elem(&steer_rx_pool, &zero);
+	if (!pool || m.rx_slot >= steer_rx_pool_rows(pool))
+		return XDP_PASS;
+	idx = m.target * steer_rx_pool_rows(pool) + m.rx_slot;
+	d = bpf_map_lookup_elem(&steer_deq, &idx);
 	idx = m.target;
 	wd = bpf_map_lookup_elem(&steer_wdone, &idx);
-	idx = idx * STEER_RX_SLOTS + m.rx_slot;
-	d = bpf_map_lookup_elem(&steer_deq, &idx);
 	if (!wd || !d)
 		return XDP_PASS;
 	base = *(volatile __u32 *)&wd->frames;

@@ -184,12 +184,13 @@
 	  struct steer_bucket, STEER_RX_SLOTS * STEER_TABLE_MAX, 0)	\
 	/* [rx slot * STEER_TARGETS + target]: stamped frames the	\
 	 * receiving CPU of that slot (steer_rx_cpu) queued to the	\
-	 * target; written by that CPU only. */				\
+	 * target; written by that CPU only. Rows sized at load as	\
+	 * steer_rx_cpu's (steer_rx_pool.rows). */			\
 	X(steer_seq, BPF_MAP_TYPE_ARRAY, __u32, __u32,			\
 	  STEER_RX_SLOTS * STEER_TARGETS, 0)				\
-	/* [target * STEER_RX_SLOTS + rx slot]: how far the target's	\
-	 * cpumap program got in that receiving CPU's stamped frames;	\
-	 * written by the target's kthread only. */			\
+	/* [target * rows + rx slot]: how far the target's cpumap	\
+	 * program got in that receiving CPU's stamped frames; written	\
+	 * by the target's kthread only. 'rows': steer_rx_pool.rows. */	\
 	X(steer_deq, BPF_MAP_TYPE_ARRAY, __u32, struct steer_deq,	\
 	  STEER_TARGETS * STEER_RX_SLOTS, 0)				\
 	/* [0]: the receiver slots handed out (struct steer_rx_pool). */\
@@ -200,7 +201,9 @@
 	X(steer_rx_slot, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
 	  STEER_RX_CPU_IDS, 0)						\
 	/* [rx slot]: 1 + the CPU that holds it; 0: not (yet) held.	\
-	 * Written once, by that CPU: loops over receiving CPUs. */	\
+	 * Written once, by that CPU: loops over receiving CPUs. Sized	\
+	 * at load to R rows (kernel/prog.c), or kept at a pinned map's	\
+	 * 256 with steer_seq's and steer_deq's (steer_rx_pool.rows). */\
 	X(steer_rx_cpu, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
 	  STEER_RX_SLOTS, 0)						\
 	STEER_MAP_WDONE(X)						\
@@ -797,14 +800,13 @@ static inline int steer_polled_since(__u32 polls, __u32 poll_tick,
 	       (!gro_units || (__s32)(poll_tick - b->last) > 0);
 }
 
-/* steer_deq[target * STEER_RX_SLOTS + rx slot]: how far the target's
- * cpumap program got in the stamped frames of the receiving CPU holding
- * that slot: per epoch e of the
- * target's reported frames (steer_wdone.frames / STEER_MARK_EPOCH), at
- * h[e % STEER_MARKS], the last stamp taken then and the report count
- * before its batch (its base). Each mark is one 64-bit word, written in
- * one store so no reader sees half of one: the stamp in bits 0-31, the
- * base in bits 32-63. Frames up to a mark's stamp were in batches that
+/* steer_deq[target * rows + rx slot] (steer_rx_pool_rows()): how far
+ * the target's cpumap program got in the stamped frames of the receiving
+ * CPU holding that slot: per epoch e of the target's reported frames
+ * (steer_wdone.frames / STEER_MARK_EPOCH), at h[e % STEER_MARKS], the
+ * last stamp taken then and the report count before its batch (its
+ * base). Each mark is one 64-bit word, written in one store so no reader
+ * sees half of one: the stamp in bits 0-31, the base in bits 32-63. Frames up to a mark's stamp were in batches that
  * began at most at its base: a fact that stays true, so any mark, however
  * old, bounds the frames before it. */
 struct steer_deq {
@@ -1052,7 +1054,12 @@ struct steer_rx_pool {
 	__u32 overflow_tick;	/* jiffies of the last tick in which a CPU
 				 * without a slot queued a frame under drain
 				 * (queued_lately() cannot name it); 0: none */
-	__u32 pad;
+	__u32 rows;		/* rows of steer_seq, steer_deq and
+				 * steer_rx_cpu as sized at load (the stride
+				 * of steer_deq's key), set with 'limit';
+				 * 0: STEER_RX_SLOTS, the rows of versions
+				 * before (this word was their pad), whose
+				 * maps an upgrade keeps */
 };
 
 /* bpf/pool_mark.bpf.c's steer_pool_limit(), its context. */
@@ -1060,6 +1067,12 @@ struct steer_pool_limit_args {
 	__u32 limit;		/* in: the new limit */
 	__u32 claimed;		/* out: claimed, read after the store */
 };
+
+/* Rows of the slot-keyed maps (steer_seq, steer_deq, steer_rx_cpu). */
+static inline __u32 steer_rx_pool_rows(const struct steer_rx_pool *p)
+{
+	return p->rows && p->rows < STEER_RX_SLOTS ? p->rows : STEER_RX_SLOTS;
+}
 
 /* The slots of a pool that are handed out: at most its limit. */
 static inline __u32 steer_rx_pool_used(const struct steer_rx_pool *p)

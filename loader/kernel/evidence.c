@@ -108,7 +108,9 @@ int evidence_judge(const struct evidence *e, __u32 rx,
 	target = b->target;
 	if (target >= STEER_TARGETS || !e->rx_slot[rx])
 		return STEER_DRAIN_WAIT;
-	idx = target * STEER_RX_SLOTS + e->rx_slot[rx] - 1;
+	if (e->rx_slot[rx] > e->m->slot_rows)
+		return STEER_DRAIN_WAIT;
+	idx = target * e->m->slot_rows + e->rx_slot[rx] - 1;
 	/* Marks read after the facts only make them later: still facts. */
 	if (bpf_map_lookup_elem(e->m->steer_deq, &idx, &d))
 		memset(&d, 0, sizeof(d));

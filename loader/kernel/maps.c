@@ -45,6 +45,21 @@ static bool entries_ok(struct steer_maps *m, size_t i, __u32 entries)
 		m->rx_rows = entries / STEER_TABLE_MAX;
 		return true;
 	}
+	/* The slot-keyed maps: rows as sized at load (R, or 256 of an
+	 * older version kept), the same for the three. span: a row of
+	 * steer_seq and steer_deq is STEER_TARGETS entries. */
+	if (map_list[i].off == offsetof(struct steer_maps, steer_seq) ||
+	    map_list[i].off == offsetof(struct steer_maps, steer_deq) ||
+	    map_list[i].off == offsetof(struct steer_maps, steer_rx_cpu)) {
+		__u32 per_row = map_list[i].max_entries / STEER_RX_SLOTS;
+
+		if (!entries || entries % per_row ||
+		    entries > map_list[i].max_entries ||
+		    (m->slot_rows && entries / per_row != m->slot_rows))
+			return false;
+		m->slot_rows = entries / per_row;
+		return true;
+	}
 	if (map_list[i].type != BPF_MAP_TYPE_CPUMAP)
 		return entries == map_list[i].max_entries;
 	if (!entries || entries > map_list[i].max_entries ||
@@ -70,6 +85,7 @@ int maps_open_prefer(const char *dir, struct steer_maps *m,
 		*fd_of(m, i) = -1;
 	m->cpumap_entries = 0;
 	m->rx_rows = 0;
+	m->slot_rows = 0;
 	if (snprintf(m->dir, sizeof(m->dir), "%s", dir) >= (int)sizeof(m->dir))
 		return -ENAMETOOLONG;
 	for (i = 0; i < NMAPS; i++) {

@@ -23,6 +23,10 @@ struct steer_maps {
 	/* Receiver slots R: rows of steer_buckets and steer_load, each of
 	 * STEER_TABLE_MAX entries, as sized at load (prog.c). */
 	__u32 rx_rows;
+	/* Rows of steer_seq, steer_deq and steer_rx_cpu: R as sized at
+	 * load, or 256 where an upgrade kept an older version's (prog.c);
+	 * the receiver slots there can be are the fewer of the two. */
+	__u32 slot_rows;
 };
 
 /* Opens every map pinned in 'dir'; -ENOENT when one is missing (nothing

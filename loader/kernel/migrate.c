@@ -130,6 +130,7 @@ static __u32 upgrade_rx_rows(const struct migrate_plan *p)
  * a CPU that may have queued unnamed: now (the old programs). */
 static int seed_pool(int fd, const struct migrate_plan *p)
 {
+	/* rows 0: steer_seq and steer_deq, kept, have STEER_RX_SLOTS. */
 	struct steer_rx_pool pool = {
 		.claimed = upgrade_rx_rows(p),
 		.limit = upgrade_rx_rows(p),
@@ -555,11 +556,25 @@ static bool per_slot(const char *name)
 	       !strcmp(name, STEER_STR(steer_load));
 }
 
+/* Entries per row of a slot-keyed map sized by its rows at load
+ * (steer_seq, steer_deq, steer_rx_cpu; kernel/prog.c), else 0. */
+static __u32 slot_keyed_row(const char *name)
+{
+	if (!strcmp(name, STEER_STR(steer_seq)) ||
+	    !strcmp(name, STEER_STR(steer_deq)))
+		return STEER_TARGETS;	/* span */
+	return !strcmp(name, STEER_STR(steer_rx_cpu)) ? 1 : 0;
+}
+
 static bool same_layout(const char *name, const struct migrate_layout *a,
 			const struct migrate_layout *b)
 {
+	__u32 row = slot_keyed_row(name);
+
 	/* A cpumap is sized to the possible CPUs at load (kernel/prog.c),
-	 * the per-slot maps to the receiver slots, rows of STEER_TABLE_MAX. */
+	 * the per-slot maps to the receiver slots, rows of STEER_TABLE_MAX,
+	 * the slot-keyed maps to their rows (256 before: kept as pinned,
+	 * with the pool's rows 0 saying so). */
 	return a->type == b->type && a->key_size == b->key_size &&
 	       a->value_size == b->value_size && a->flags == b->flags &&
 	       (a->max_entries == b->max_entries ||
@@ -567,6 +582,8 @@ static bool same_layout(const char *name, const struct migrate_layout *a,
 		 a->max_entries <= b->max_entries) ||
 		(per_slot(name) && a->max_entries &&
 		 !(a->max_entries % STEER_TABLE_MAX) &&
+		 a->max_entries <= b->max_entries) ||
+		(row && a->max_entries && !(a->max_entries % row) &&
 		 a->max_entries <= b->max_entries));
 }
 

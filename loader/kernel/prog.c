@@ -106,6 +106,17 @@ int prog_rx_slots(const char *pin_dir)
 	return prog_rx_slots_for(ifname ? ifname + 1 : NULL);
 }
 
+int prog_slot_rows(const char *pin_dir)
+{
+	int n;
+
+	n = pin_dir ? pinned_entries(pin_dir, STEER_STR(steer_rx_cpu)) :
+		      -ENOENT;
+	if (n != -ENOENT)
+		return n;
+	return prog_rx_slots(pin_dir);
+}
+
 int prog_rx_slots_for(const char *ifname)
 {
 	const struct possible_cpus *pc = possible_cpus();
@@ -154,6 +165,18 @@ static struct xdp_steer_bpf *open_skel(const char *pin_dir)
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.steer_load,
 					       (__u32)r * STEER_TABLE_MAX);
+	/* The slot-keyed maps: R rows, or a pinned set's (256 before). */
+	r = err ? 0 : prog_slot_rows(pin_dir);
+	if (!err && r <= 0)
+		err = r ? r : -EINVAL;
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.steer_rx_cpu, (__u32)r);
+	if (!err)	/* span: STEER_TARGETS */
+		err = bpf_map__set_max_entries(skel->maps.steer_seq,
+					       (__u32)r * STEER_TARGETS);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.steer_deq,
+					       (__u32)r * STEER_TARGETS);
 	if (!err)
 		return skel;
 fail:

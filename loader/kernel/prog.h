@@ -78,6 +78,12 @@ int prog_cpumap_entries(const char *pin_dir);
  * channels)), at most STEER_RX_SLOTS; or a negative errno. */
 int prog_rx_slots(const char *pin_dir);
 
+/* Rows of the slot-keyed maps (steer_seq, steer_deq, steer_rx_cpu) of
+ * the interface whose pins are in 'pin_dir': those of the steer_rx_cpu
+ * pinned there (256 before they were sized: an upgrade keeps them), else
+ * prog_rx_slots(); or a negative errno. */
+int prog_slot_rows(const char *pin_dir);
+
 /* min(possible CPUs, max(16, 2 x the receive channels of 'ifname' (NULL
  * or a driver that does not say: 1))), at most STEER_RX_SLOTS. */
 int prog_rx_slots_for(const char *ifname);

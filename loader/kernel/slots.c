@@ -304,7 +304,11 @@ static int rx_pool_init(const struct steer_maps *m)
 			return -EINVAL;
 		n = n < m->rx_rows ? n : m->rx_rows;
 	}
+	/* No slot past the rows of the slot-keyed maps either. */
+	n = n < m->slot_rows ? n : m->slot_rows;
 	pool.limit = (__u32)n;
+	/* Their stride, for the datapath (steer_deq's key). */
+	pool.rows = m->slot_rows;
 	return bpf_map_update_elem(m->steer_rx_pool, &zero, &pool,
 				   BPF_ANY) ? -errno : 0;
 }

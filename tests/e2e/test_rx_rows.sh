@@ -4,9 +4,10 @@
 # are plain arrays of a row of STEER_TABLE_MAX (4096) drain buckets per
 # receiver slot, R rows sized at load (kernel/prog.c prog_rx_slots()):
 # R = min(possible CPUs, max(16, 2 x the NIC's receive channels)), read
-# here from /sys and `ethtool -l`, not from the loader. The test knob
-# XDP_STEER_RX_SLOTS sizes them too; an attach over pinned maps keeps
-# their rows; detach and attach sizes them again. No traffic.
+# here from /sys and `ethtool -l`, not from the loader; steer_seq,
+# steer_deq and steer_rx_cpu have R rows too, their stride in the pool.
+# The test knob XDP_STEER_RX_SLOTS sizes them too; an attach over pinned
+# maps keeps their rows; detach and attach sizes them again. No traffic.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -41,6 +42,13 @@ check "steer_buckets is a plain array (per receiver slot, not per CPU)" \
 check "steer_buckets has R x 4096 entries ($R x 4096)" \
 	test "$(entries steer_buckets)" -eq $((R * 4096))
 check "steer_load the same" test "$(entries steer_load)" -eq $((R * 4096))
+# Targets: the entries of steer_wdone ([target]), the row of steer_seq.
+T=$(entries steer_wdone)
+check "steer_seq has R rows of the targets ($R x $T), steer_deq the same" \
+	test "$(entries steer_seq)" -eq $((R * T)) -a "$(entries steer_deq)" -eq $((R * T))
+check "steer_rx_cpu has R entries" test "$(entries steer_rx_cpu)" -eq "$R"
+check "steer_rx_pool's rows (the datapath's stride of steer_deq) are R" \
+	bash -c "bpftool -j map dump pinned $PIN_B/steer_rx_pool | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"formatted\"][\"value\"][\"rows\"])' | grep -qx $R"
 check "status says R receiver slots" \
 	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER status $IF_B | grep -q 'receiver slots: [0-9]* of $R held'"
 check "an attach over the pinned maps keeps them (an upgrade in place of the same version)" \
@@ -50,6 +58,8 @@ check "attach with XDP_STEER_RX_SLOTS=1" \
 	in_b env XDP_STEER_RX_SLOTS=1 "$XDP_STEER" attach "$IF_B" --policy "$E2E_ROOT/configs/default.yaml"
 check "steer_buckets and steer_load have one row (4096 entries)" \
 	test "$(entries steer_buckets)" -eq 4096 -a "$(entries steer_load)" -eq 4096
+check "steer_seq, steer_deq and steer_rx_cpu one row too" \
+	test "$(entries steer_seq)" -eq "$T" -a "$(entries steer_deq)" -eq "$T" -a "$(entries steer_rx_cpu)" -eq 1
 check "status says 1 receiver slot" \
 	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER status $IF_B | grep -q 'receiver slots: [0-9]* of 1 held'"
 e2e_done

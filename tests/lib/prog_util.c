@@ -111,6 +111,18 @@ int steer_prog_open(struct steer_prog *p, const char *path)
 	if (!err)
 		err = map ? bpf_map__set_max_entries(map, p->rx_rows *
 						     STEER_TABLE_MAX) : -ENOENT;
+	/* The slot-keyed maps too: their stride is the pool's rows. */
+	map = bpf_object__find_map_by_name(p->obj, STEER_STR(steer_seq));
+	if (!err)
+		err = map ? bpf_map__set_max_entries(map, p->rx_rows *
+						     STEER_TARGETS) : -ENOENT;
+	map = bpf_object__find_map_by_name(p->obj, STEER_STR(steer_deq));
+	if (!err)
+		err = map ? bpf_map__set_max_entries(map, p->rx_rows *
+						     STEER_TARGETS) : -ENOENT;
+	map = bpf_object__find_map_by_name(p->obj, STEER_STR(steer_rx_cpu));
+	if (!err)
+		err = map ? bpf_map__set_max_entries(map, p->rx_rows) : -ENOENT;
 	if (err)
 		goto err_close;
 	err = bpf_object__load(p->obj);
@@ -145,6 +157,9 @@ int steer_prog_open(struct steer_prog *p, const char *path)
 	/* The loader's first apply sets a random key; a fixed one here,
 	 * so a test can write a stamp the worker takes. */
 	err = steer_prog_set_stamp_key(p, STEER_TEST_STAMP_KEY);
+	/* The pool's rows, as the loader's first apply writes them. */
+	if (!err)
+		err = steer_prog_rx_slots(p, 0);
 	if (err)
 		goto err_close;
 	return 0;
@@ -600,10 +615,10 @@ int steer_prog_reset_drain(const struct steer_prog *p)
 	err = zero_array(p->steer_buckets, p->rx_rows * STEER_TABLE_MAX,
 			 sizeof(struct steer_bucket));
 	if (!err)
-		err = zero_array(p->steer_seq, STEER_RX_SLOTS * STEER_TARGETS,
+		err = zero_array(p->steer_seq, p->rx_rows * STEER_TARGETS,
 				 sizeof(__u32));
 	if (!err)
-		err = zero_array(p->steer_deq, STEER_TARGETS * STEER_RX_SLOTS,
+		err = zero_array(p->steer_deq, STEER_TARGETS * p->rx_rows,
 				 sizeof(struct steer_deq));
 	if (!err)
 		err = steer_prog_rx_slots(p, 0);
@@ -702,13 +717,13 @@ static void rx_slot_edit(struct steer_stats *v, int c, const void *arg)
 
 int steer_prog_rx_slots(const struct steer_prog *p, __u32 limit)
 {
-	struct steer_rx_pool pool = { .limit = limit };
+	struct steer_rx_pool pool = { .limit = limit, .rows = p->rx_rows };
 	__u32 zero = 0;
 	int err;
 
 	err = zero_array(p->steer_rx_slot, STEER_RX_CPU_IDS, sizeof(__u32));
 	if (!err)
-		err = zero_array(p->steer_rx_cpu, STEER_RX_SLOTS, sizeof(__u32));
+		err = zero_array(p->steer_rx_cpu, p->rx_rows, sizeof(__u32));
 	if (!err)
 		err = update(p->steer_rx_pool, &zero, &pool);
 	if (!err)

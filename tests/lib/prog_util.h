@@ -26,7 +26,8 @@ struct steer_prog {
 	int prog_fd;		/* STEER_PROG_MAIN */
 	int worker_fd;		/* STEER_PROG_WORKER (bank 0) */
 	int worker_fds[STEER_BANKS];	/* each bank's cpumap program */
-	__u32 rx_rows;		/* receiver slots: rows of steer_buckets, steer_load */
+	__u32 rx_rows;		/* receiver slots: rows of steer_buckets, steer_load,
+				 * steer_seq, steer_deq, steer_rx_cpu */
 	int ncpus;		/* possible CPUs: per-CPU values per entry */
 	/* An fd per map of STEER_MAPS, named like the map. */
 #define STEER_PROG_FD_(name, ...) int name;

@@ -260,7 +260,7 @@ static bool ring(int target, __u32 entered, __u32 done, __u64 last_ns)
  * that began at its report count 'base': its only mark of our stream. */
 static bool marked(int target, __u32 seq, __u32 base)
 {
-	__u32 key = target * STEER_RX_SLOTS + slot_of(local_cpu);
+	__u32 key = target * prog.rx_rows + slot_of(local_cpu);
 	struct steer_deq d = { .h = { STEER_MARK(seq, base) } };
 
 	return EXPECT_EQ(bpf_map_update_elem(prog.steer_deq, &key, &d, BPF_ANY),
@@ -487,7 +487,7 @@ static void test_flush_gap_releases(void)
 		struct steer_deq d = { .h = { STEER_MARK(last + 2, 60),
 					      STEER_MARK(last, 10) } };
 
-		key = remote_cpu * STEER_RX_SLOTS + slot_of(local_cpu);
+		key = remote_cpu * prog.rx_rows + slot_of(local_cpu);
 		if (!EXPECT_EQ(bpf_map_update_elem(prog.steer_deq, &key, &d,
 						   BPF_ANY), 0, "two marks were written"))
 			return;
@@ -1694,7 +1694,7 @@ static bool look(bool on)
 /* 'target's mark of R's stream in slot 'i' (steer_deq). */
 static __u64 mark_of_remote(int target, int i)
 {
-	__u32 key = target * STEER_RX_SLOTS + slot_of(remote_cpu);
+	__u32 key = target * prog.rx_rows + slot_of(remote_cpu);
 	struct steer_deq d = {};
 
 	bpf_map_lookup_elem(prog.steer_deq, &key, &d);
@@ -1761,7 +1761,7 @@ static void test_worker_marks_the_stamps_target_wherever_it_runs(void)
 	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT))
 		return;
 	m = stamp_of(7, local_cpu, remote_cpu);
-	key = remote_cpu * STEER_RX_SLOTS + slot_of(local_cpu);
+	key = remote_cpu * prog.rx_rows + slot_of(local_cpu);
 	if (!look(true) ||
 	    !ring(remote_cpu, 50, 40, BUSY_NOW()) ||
 	    !ring(local_cpu, 900, 800, BUSY_NOW()) || !run_worker(&c.f, &m))
@@ -2083,7 +2083,7 @@ static void test_the_real_worker_and_tracepoints_publish_and_release(void)
 	/* No napi_polls asserted: a live test run flushes its batches
 	 * outside any NAPI poll (6.1 and 6.12, seen in the VM tier), so the
 	 * napi_poll program is tested by hand above. */
-	key = remote_cpu * STEER_RX_SLOTS + slot_of(local_cpu);
+	key = remote_cpu * prog.rx_rows + slot_of(local_cpu);
 	bpf_map_lookup_elem(prog.steer_deq, &key, &d);
 	EXPECT(steer_mark_base(d.h, n, &base) && base < n && n - base <= 8,
 	       "R's marks reach our last frame, in a batch of at most 8 from its end");
@@ -2132,7 +2132,7 @@ static void test_unstamped_frames_leave_no_mark_and_are_reported(void)
 		goto out;
 	EXPECT_EQ(queued_to(STEER_MAX_CPUS + remote_cpu), 0, "though none was stamped");
 	EXPECT_EQ(wdone_of(remote_cpu).frames, 0, "R's bank-0 entry reported none");
-	key = (STEER_MAX_CPUS + remote_cpu) * STEER_RX_SLOTS + slot_of(local_cpu);
+	key = (STEER_MAX_CPUS + remote_cpu) * prog.rx_rows + slot_of(local_cpu);
 	bpf_map_lookup_elem(prog.steer_deq, &key, &d);
 	EXPECT(!d.h[0] && !d.h[1] && !d.h[2] && !d.h[3],
 	       "unstamped frames leave no mark");
