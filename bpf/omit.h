@@ -17,7 +17,7 @@
 	X(PARSE, "parsing: a fixed flow instead of the frame's")	\
 	X(HASH, "hashing: a fixed hash")				\
 	X(COUNTERS, "the per-frame counters of steer_stats")		\
-	X(CPU_STATS, "the per-target counters (steer_stats.queued)")
+	X(CPU_STATS, "the per-target counters (steer_queued)")
 
 enum {
 #define STEER_OMIT_BIT_(name, what) STEER_OMIT_BIT_##name,

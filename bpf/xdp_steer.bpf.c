@@ -171,11 +171,52 @@ static __always_inline int pass_here(struct steer_stats *st, __u64 bytes)
 	return XDP_PASS;
 }
 
-/* Counts the verdict of a frame queued to 'cpu' (< STEER_MAX_CPUS). */
+/* A frame queued to 'cpu' by this CPU while its slot cache ('cached',
+ * steer_stats.rx_slot) names no slot: at its first such frame (0) it
+ * claims one (rule and non-IP frames count per slot too, so only a CPU
+ * that found every slot taken shares a row), and counts there; else it
+ * adds to the row of CPUs without a slot (steer_queued's last, 'rows'),
+ * atomically, as they share it: what was sent to a worker stays whole.
+ * Returns the cache's new value. Global, checked once by the verifier;
+ * called only by a CPU without a slot. */
+__noinline __u32 count_queued_unslotted(__u32 cached, __u32 cpu, __u64 bytes)
+{
+	struct steer_cpu_stats *cs;
+	struct steer_rx_pool *pool;
+	__u32 idx = 0, rx;
+
+	if (!cached)
+		cached = rx_slot_tick(0, (__u32)bpf_jiffies64());
+	rx = cached - 1;
+	if (rx < STEER_RX_SLOTS) {
+		idx = rx * STEER_MAX_CPUS + cpu;	/* span */
+		cs = bpf_map_lookup_elem(&steer_queued, &idx);
+		if (cs) {
+			cs->packets++;
+			cs->bytes += bytes;
+		}
+		return cached;
+	}
+	pool = bpf_map_lookup_elem(&steer_rx_pool, &idx);
+	if (!pool)
+		return cached;
+	idx = steer_rx_pool_rows(pool) * STEER_MAX_CPUS + cpu;	/* span */
+	cs = bpf_map_lookup_elem(&steer_queued, &idx);
+	if (cs) {
+		__sync_fetch_and_add(&cs->packets, 1);
+		__sync_fetch_and_add(&cs->bytes, bytes);
+	}
+	return cached;
+}
+
+/* Counts the verdict of a frame queued to 'cpu' (< STEER_MAX_CPUS): in
+ * its receiver slot's row of steer_queued, the slot from the value in
+ * hand. */
 static __always_inline int count_queued(struct steer_stats *st, int ret,
 					__u32 cpu, __u64 bytes)
 {
 	struct steer_cpu_stats *cs;
+	__u32 idx;
 
 	if (ret != XDP_REDIRECT) {
 		st->passed_no_target++;
@@ -185,7 +226,16 @@ static __always_inline int count_queued(struct steer_stats *st, int ret,
 		st->redirected++;
 	if (omitted(CPU_STATS))
 		return ret;
-	cs = &st->queued[cpu];
+	/* No slot (a cache of 0 or STEER_RX_SLOT_NONE) makes a key past
+	 * the map's (2^32 less one or two rows), so the lookup's own bound
+	 * checks it: one test less. span: STEER_MAX_CPUS */
+	idx = ((__u32)st->rx_slot - 1) * STEER_MAX_CPUS + cpu;
+	cs = bpf_map_lookup_elem(&steer_queued, &idx);
+	if (__builtin_expect(!cs, 0)) {
+		st->rx_slot = count_queued_unslotted((__u32)st->rx_slot, cpu,
+						     bytes);
+		return ret;
+	}
 	cs->packets++;
 	cs->bytes += bytes;
 	/* Kept apart from pass_here()'s counting: clang shares the last

@@ -206,6 +206,14 @@
 	 * 256 with steer_seq's and steer_deq's (steer_rx_pool.rows). */\
 	X(steer_rx_cpu, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
 	  STEER_RX_SLOTS, 0)						\
+	/* [rx slot * STEER_MAX_CPUS + cpu]: what the receiving CPU of	\
+	 * that slot queued to 'cpu' (struct steer_cpu_stats); written	\
+	 * by that CPU only. Row 'rows' (steer_rx_pool.rows, the last):	\
+	 * CPUs without a slot, by atomic adds. Sized at load to rows	\
+	 * + 1 (kernel/prog.c). span: STEER_MAX_CPUS. */		\
+	X(steer_queued, BPF_MAP_TYPE_ARRAY, __u32,			\
+	  struct steer_cpu_stats,					\
+	  (STEER_RX_SLOTS + 1) * STEER_MAX_CPUS, 0)			\
 	STEER_MAP_WDONE(X)						\
 	STEER_MAP_WENQ(X)						\
 	/* [0]: while the workers look for stamps (struct steer_look). */\
@@ -562,12 +570,12 @@ struct steer_target {
 /* One steer_stats row per encapsulation: encap_<name>. */
 #define STEER_ENCAP_STAT_(X, ID, name, port, help) X(encap_##name, COUNT, help)
 
-/* steer_stats.queued[cpu]: frames the receiving CPU queued to 'cpu'
- * (bpf_redirect_map() said XDP_REDIRECT). A frame passed on the spot
- * counts in passed_local and passed_local_bytes instead: so what was sent
- * to a worker is one counter, which never goes back between two reads (a
- * difference of two counters read apart can), and what went toward a CPU
- * is the sum of both. */
+/* steer_queued[rx slot * STEER_MAX_CPUS + cpu]: frames the receiving CPU
+ * of that slot queued to 'cpu' (bpf_redirect_map() said XDP_REDIRECT). A
+ * frame passed on the spot counts in passed_local and passed_local_bytes
+ * instead: so what was sent to a worker is one counter per row, which
+ * never goes back between two reads (a difference of two counters read
+ * apart can), and what went toward a CPU is the sum of both. */
 struct steer_cpu_stats {
 	__u64 packets;
 	__u64 bytes;
@@ -609,11 +617,9 @@ struct steer_stats {
 	 * because the frame has it in hand: a stamped frame reads it, no
 	 * lookup. Summed with the rest by readers and never shown. */
 	__u64 rx_slot;
-	/* Per target CPU, in the value the frame has in hand: a map of
-	 * their own (cpu_stats, before) cost a queued frame a lookup, 13
-	 * instructions and 1-5 ns (bench_prog --against). Every __u64 of
-	 * the value sums across CPUs like the counters above. */
-	struct steer_cpu_stats queued[STEER_MAX_CPUS];
+	/* What this CPU queued per target CPU is in steer_queued, by its
+	 * receiver slot: here (queued[256], before) it was 4 KiB per
+	 * possible CPU, 2 MiB at 512, for a lookup less a queued frame. */
 };
 
 /* worker_stats[0] (per-CPU array): frames the cpumap program dequeued on

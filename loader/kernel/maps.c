@@ -60,6 +60,11 @@ static bool entries_ok(struct steer_maps *m, size_t i, __u32 entries)
 		m->slot_rows = entries / per_row;
 		return true;
 	}
+	/* A row per slot-keyed row and one more (struct steer_cpu_stats),
+	 * after steer_rx_cpu in STEER_MAPS. span: STEER_MAX_CPUS */
+	if (map_list[i].off == offsetof(struct steer_maps, steer_queued))
+		return m->slot_rows &&
+		       entries == (m->slot_rows + 1) * STEER_MAX_CPUS;
 	if (map_list[i].type != BPF_MAP_TYPE_CPUMAP)
 		return entries == map_list[i].max_entries;
 	if (!entries || entries > map_list[i].max_entries ||
@@ -470,5 +475,25 @@ int maps_rx_read(const struct steer_maps *m, int fd, __u32 key,
 			err = -errno;
 	}
 	free(cpu_of);
+	return err;
+}
+
+int maps_queued_sum(const struct steer_maps *m, struct steer_cpu_stats *by_cpu)
+{
+	/* span: STEER_MAX_CPUS entries a row */
+	__u32 n = (m->slot_rows + 1) * STEER_MAX_CPUS, i;
+	struct steer_cpu_stats *rows;
+	int err;
+
+	memset(by_cpu, 0, STEER_MAX_CPUS * sizeof(*by_cpu));
+	rows = calloc(n, sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	err = read_array(m->steer_queued, 0, n, sizeof(*rows), rows);
+	for (i = 0; !err && i < n; i++) {
+		by_cpu[i % STEER_MAX_CPUS].packets += rows[i].packets;
+		by_cpu[i % STEER_MAX_CPUS].bytes += rows[i].bytes;
+	}
+	free(rows);
 	return err;
 }

@@ -70,6 +70,11 @@ int maps_rx_scan(const struct steer_maps *m, int fd, size_t value_size,
 		 int (*fn)(__u32 key, const void *values, int ncpus,
 			   void *arg), void *arg);
 
+/* What every receiving CPU queued to each worker CPU (steer_queued, its
+ * rows summed, the row of CPUs without a slot too) into by_cpu
+ * [STEER_MAX_CPUS]. */
+int maps_queued_sum(const struct steer_maps *m, struct steer_cpu_stats *by_cpu);
+
 /* maps_percpu_read() of bucket 'key' of a per-slot map, by CPU id. */
 int maps_rx_read(const struct steer_maps *m, int fd, __u32 key,
 		 size_t value_size, void *by_id);

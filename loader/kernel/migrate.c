@@ -36,7 +36,10 @@
  *     every cold bucket arriving at a fast path waits for a marker.
  * Counts the old programs add after the copy (microseconds before the
  * swap; napi_polls by the outgoing tracepoint set until it is handed
- * over) are lost: the counters never go back, they miss those.
+ * over) are lost: the counters never go back, they miss those. A
+ * steer_stats whose value held queued[] (per target CPU, before
+ * steer_queued) has it summed into steer_queued's rows by the slot each
+ * CPU holds (fill_queued()), in the same step.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -205,6 +208,112 @@ static const char *stats_refused(const struct migrate_plan *p)
 	return copy_refused(plan_map(p, STEER_STR(steer_stats)));
 }
 
+static int open_pool_map(const struct migrate_plan *p, const char *name);
+
+/* Rows of steer_seq, steer_deq and steer_rx_cpu after this upgrade:
+ * steer_rx_cpu's kept, or made at the object's size (STEER_RX_SLOTS). */
+static __u32 plan_slot_rows(const struct migrate_plan *p)
+{
+	const struct migrate_map *mm = plan_map(p, STEER_STR(steer_rx_cpu));
+
+	return mm && mm->way == MIGRATE_KEEP ? mm->old.max_entries :
+	       STEER_RX_SLOTS;
+}
+
+/* The slot CPU 'c' holds after this upgrade, or -1: the identity slot
+ * where the slot maps are made now (seed_identity()), else its entry of
+ * the pinned steer_rx_slot ('fd'). */
+static int slot_after(const struct migrate_plan *p, int fd, __u32 c)
+{
+	__u32 v = 0;
+
+	if (created(p, STEER_STR(steer_rx_slot)))
+		return c < STEER_RX_SLOTS ? (int)c : -1;
+	if (fd < 0 || bpf_map_lookup_elem(fd, &c, &v) || !v ||
+	    v - 1 >= plan_slot_rows(p))
+		return -1;
+	return (int)v - 1;
+}
+
+/*
+ * steer_queued, made by this upgrade beside a steer_stats whose value
+ * held queued[] (a target CPU's packets and bytes per receiving CPU, 4
+ * KiB per possible CPU): each CPU's queued[] added into the row of the
+ * slot it holds, or the row of CPUs without one (the last), just after
+ * steer_stats is copied ('ov', 'osz' bytes per possible CPU). The stats
+ * read per worker the sum of the rows, so what was sent never goes back;
+ * what the old program queues after this read is lost, as the other
+ * counters' (this file's header).
+ */
+static int fill_queued(const struct btf *ob, __u32 ot, const char *ov,
+		       size_t osz, const struct migrate_plan *p)
+{
+	const struct possible_cpus *pc = possible_cpus();
+	const struct btf_type *o;
+	const struct btf_member *om;
+	struct steer_cpu_stats *rows = NULL;
+	const struct steer_cpu_stats *q;
+	char path[PATH_MAX + 64];
+	__u32 nrows = plan_slot_rows(p) + 1, off = 0, n = 0, k;
+	int i, j, fd = -1, slots = -1, s, err = 0;
+
+	o = btf__type_by_id(ob, btf__resolve_type(ob, ot));
+	if (!pc || !o || !btf_is_struct(o))
+		return -EPROTO;
+	om = btf_members(o);
+	for (j = 0; j < btf_vlen(o); j++, om++) {
+		const char *name = btf__name_by_offset(ob, om->name_off);
+
+		if (name && !strcmp(name, "queued")) {
+			off = btf_member_bit_offset(o, j) / 8;
+			n = (__u32)(btf__resolve_size(ob, om->type) /
+				    (__s64)sizeof(*q));
+		}
+	}
+	if (!n)
+		return 0;	/* none there: nothing to carry */
+	n = n < STEER_MAX_CPUS ? n : STEER_MAX_CPUS;
+	snprintf(path, sizeof(path), "%s/%s" MIGRATE_STAGED, p->dir,
+		 STEER_STR(steer_queued));
+	fd = bpf_obj_get(path);
+	slots = open_pool_map(p, STEER_STR(steer_rx_slot));
+	rows = calloc((size_t)nrows * STEER_MAX_CPUS, sizeof(*rows));
+	err = fd < 0 ? -errno : !rows ? -ENOMEM : 0;
+	for (i = 0; !err && i < pc->count; i++) {
+		s = slot_after(p, slots, pc->id[i]);
+		s = s >= 0 ? s : (int)nrows - 1;
+		q = (const void *)(ov + (size_t)i * osz + off);
+		for (k = 0; k < n; k++) {
+			rows[(size_t)s * STEER_MAX_CPUS + k].packets += q[k].packets;
+			rows[(size_t)s * STEER_MAX_CPUS + k].bytes += q[k].bytes;
+		}
+	}
+	if (!err)
+		err = maps_write_array(fd, 0, rows, sizeof(*rows),
+				       nrows * STEER_MAX_CPUS);
+	if (fd >= 0)
+		close(fd);
+	if (slots >= 0)
+		close(slots);
+	free(rows);
+	return err;
+}
+
+/* steer_queued, made with steer_stats rebuilt: filled by rebuild_stats()
+ * from the old value's queued[], just before the swap; zeros till then. */
+static int seed_queued(int fd, const struct migrate_plan *p)
+{
+	(void)fd;
+	(void)p;
+	return 0;
+}
+
+static const char *queued_refused(const struct migrate_plan *p)
+{
+	return rebuilt(p, STEER_STR(steer_stats)) ? NULL :
+	       "steer_stats is kept, so its queued counts cannot be carried over into it";
+}
+
 /* steer_stats: per CPU, the old value's fields by name; caches reset. */
 static int rebuild_stats(int old_fd, int new_fd, const struct migrate_plan *p)
 {
@@ -240,6 +349,8 @@ static int rebuild_stats(int old_fd, int new_fd, const struct migrate_plan *p)
 	}
 	if (!err && bpf_map_update_elem(new_fd, &zero, nv, BPF_ANY))
 		err = -errno;
+	if (!err && created(p, STEER_STR(steer_queued)))
+		err = fill_queued(ob, mm->old.btf_value_type_id, ov, osz, p);
 	btf__free(ob);
 	btf__free(nb);
 	free(ov);
@@ -517,6 +628,7 @@ static const struct way {
 	{ STEER_STR(steer_buckets), NULL, rebuild_buckets, buckets_refused,
 	  NULL },
 	{ STEER_STR(steer_load), NULL, rebuild_load, load_refused, NULL },
+	{ STEER_STR(steer_queued), seed_queued, NULL, queued_refused, NULL },
 	/* The drain by exact counts (117e363) added these: the version
 	 * before waited out a timeout, and its buckets in mid-drain have
 	 * no evidence this version could wait on. */
@@ -557,12 +669,15 @@ static bool per_slot(const char *name)
 }
 
 /* Entries per row of a slot-keyed map sized by its rows at load
- * (steer_seq, steer_deq, steer_rx_cpu; kernel/prog.c), else 0. */
+ * (steer_seq, steer_deq, steer_rx_cpu, steer_queued; kernel/prog.c),
+ * else 0. */
 static __u32 slot_keyed_row(const char *name)
 {
 	if (!strcmp(name, STEER_STR(steer_seq)) ||
 	    !strcmp(name, STEER_STR(steer_deq)))
 		return STEER_TARGETS;	/* span */
+	if (!strcmp(name, STEER_STR(steer_queued)))
+		return STEER_MAX_CPUS;	/* span; a row more than the others */
 	return !strcmp(name, STEER_STR(steer_rx_cpu)) ? 1 : 0;
 }
 
@@ -749,6 +864,10 @@ static int stage_maps(const struct migrate_plan *p)
 			if (!err && per_slot(mm->name))
 				err = bpf_map__set_max_entries(map,
 					upgrade_rx_rows(p) * STEER_TABLE_MAX);
+			/* span: STEER_MAX_CPUS */
+			if (!err && !strcmp(mm->name, STEER_STR(steer_queued)))
+				err = bpf_map__set_max_entries(map,
+					(plan_slot_rows(p) + 1) * STEER_MAX_CPUS);
 		}
 		if (err)
 			break;

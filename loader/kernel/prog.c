@@ -165,7 +165,8 @@ static struct xdp_steer_bpf *open_skel(const char *pin_dir)
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.steer_load,
 					       (__u32)r * STEER_TABLE_MAX);
-	/* The slot-keyed maps: R rows, or a pinned set's (256 before). */
+	/* The slot-keyed maps: R rows, or a pinned set's (256 before), and
+	 * steer_queued by them. */
 	r = err ? 0 : prog_slot_rows(pin_dir);
 	if (!err && r <= 0)
 		err = r ? r : -EINVAL;
@@ -177,6 +178,10 @@ static struct xdp_steer_bpf *open_skel(const char *pin_dir)
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.steer_deq,
 					       (__u32)r * STEER_TARGETS);
+	/* A row more: the CPUs without a slot. span: STEER_MAX_CPUS */
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.steer_queued,
+					       ((__u32)r + 1) * STEER_MAX_CPUS);
 	if (!err)
 		return skel;
 fail:

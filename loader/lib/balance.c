@@ -261,8 +261,8 @@ out:
 }
 
 /* What was sent toward each CPU into s->cpu: queued to it by every
- * receiving CPU (steer_stats.queued), and passed on the spot by itself
- * (its own steer_stats). */
+ * receiving CPU (steer_queued), and passed on the spot by itself (its
+ * own steer_stats). */
 static int read_toward(struct balancer *bl, struct sample *s)
 {
 	struct steer_stats total;
@@ -271,7 +271,7 @@ static int read_toward(struct balancer *bl, struct sample *s)
 	err = maps_percpu_sum(bl->m.steer_stats, 0, sizeof(total), &total,
 			      bl->rx);
 	if (!err)
-		memcpy(s->cpu, total.queued, sizeof(s->cpu));
+		err = maps_queued_sum(&bl->m, s->cpu);
 	for (c = 0; !err && c < bl->ncpus && c < STEER_MAX_CPUS; c++) {
 		s->cpu[c].packets += bl->rx[c].passed_local;
 		s->cpu[c].bytes += bl->rx[c].passed_local_bytes;

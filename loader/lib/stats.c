@@ -33,7 +33,8 @@ int steer_sample_alloc(struct steer_sample *s)
 	s->deq = calloc(s->ncpus, sizeof(*s->deq));
 	s->ring = calloc(STEER_MAX_CPUS, sizeof(*s->ring));
 	s->kthread = calloc(s->ncpus, sizeof(*s->kthread));
-	if (s->rx && s->deq && s->ring && s->kthread)
+	s->queued = calloc(STEER_MAX_CPUS, sizeof(*s->queued));
+	if (s->rx && s->deq && s->ring && s->kthread && s->queued)
 		return 0;
 	steer_sample_free(s);
 	return -ENOMEM;
@@ -45,6 +46,8 @@ void steer_sample_free(struct steer_sample *s)
 	free(s->deq);
 	free(s->ring);
 	free(s->kthread);
+	free(s->queued);
+	s->queued = NULL;
 	s->rx = NULL;
 	s->deq = NULL;
 	s->ring = NULL;
@@ -202,6 +205,8 @@ int steer_stats_read(struct steer_stats_src *src, struct steer_sample *s)
 	if (!err)
 		err = maps_percpu_sum(src->m.steer_stats, 0, sizeof(s->total),
 				      &s->total, s->rx);
+	if (!err)
+		err = maps_queued_sum(&src->m, s->queued);
 	/* Which series to show at 0: a CPU list that cannot be read leaves
 	 * only the CPUs that count already, as before. */
 	if (cpuset_read_online(&s->online, NULL))

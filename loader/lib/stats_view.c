@@ -16,7 +16,7 @@ bool steer_worker_view(const struct steer_sample *s, int cpu,
 	v->cpu = cpu;
 	if (cpu < 0 || cpu >= STEER_MAX_CPUS)
 		return false;
-	/* steer_stats.queued counts what the receiving CPUs queued to a
+	/* steer_queued counts what the receiving CPUs queued to a
 	 * CPU; what a CPU passed on the spot, itself its target, is in its
 	 * own passed_local and passed_local_bytes. Sent is one counter, so
 	 * it never goes back from one read to the next; the load adds
@@ -29,9 +29,9 @@ bool steer_worker_view(const struct steer_sample *s, int cpu,
 		if (s->traced)
 			v->kthread = s->kthread[cpu];
 	}
-	v->sent = s->total.queued[cpu].packets;
-	v->toward = s->total.queued[cpu].packets + local;
-	v->toward_bytes = s->total.queued[cpu].bytes + local_bytes;
+	v->sent = s->queued[cpu].packets;
+	v->toward = s->queued[cpu].packets + local;
+	v->toward_bytes = s->queued[cpu].bytes + local_bytes;
 	v->load = balance_cost(v->toward, v->toward_bytes);
 	if (s->traced) {
 		v->ring = s->ring[cpu];

@@ -199,10 +199,11 @@ struct steer_sample {
 	int ncpus;			/* possible CPUs */
 	bool steering;			/* the interface is there, and a
 					 * program using these maps is on it */
-	struct steer_stats total;	/* total.queued[cpu]: queued to a
-					 * CPU; local passes are in
-					 * rx[cpu].passed_local* */
+	struct steer_stats total;
 	struct steer_stats *rx;		/* [ncpus]: per receiving CPU */
+	/* [STEER_MAX_CPUS]: queued to each CPU by every receiving CPU
+	 * (steer_queued); local passes are in rx[cpu].passed_local* */
+	struct steer_cpu_stats *queued;
 	struct steer_worker_stats *deq;	/* [ncpus]: dequeued by a worker */
 	/* The cpumap tracepoints' counters (kernel/trace.h); all zero when
 	 * 'traced' is false (their programs are not pinned). */
@@ -237,7 +238,7 @@ struct steer_worker_view {
 	int cpu;
 	__u64 sent;		/* queued to its ring: bpf_redirect_map()
 				 * returned XDP_REDIRECT
-				 * (steer_stats.queued) */
+				 * (steer_queued) */
 	__u64 toward;		/* sent, and what it passed on the spot */
 	__u64 toward_bytes;
 	__u64 delivered;	/* its cpumap program ran on them */

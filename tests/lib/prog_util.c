@@ -123,6 +123,10 @@ int steer_prog_open(struct steer_prog *p, const char *path)
 	map = bpf_object__find_map_by_name(p->obj, STEER_STR(steer_rx_cpu));
 	if (!err)
 		err = map ? bpf_map__set_max_entries(map, p->rx_rows) : -ENOENT;
+	map = bpf_object__find_map_by_name(p->obj, STEER_STR(steer_queued));
+	if (!err)
+		err = map ? bpf_map__set_max_entries(map, (p->rx_rows + 1) *
+						     STEER_MAX_CPUS) : -ENOENT;
 	if (err)
 		goto err_close;
 	err = bpf_object__load(p->obj);
@@ -864,27 +868,48 @@ int steer_prog_read_stats(const struct steer_prog *p, struct steer_stats *s)
 int steer_prog_read_cpu_stats(const struct steer_prog *p, __u32 cpu,
 			      struct steer_cpu_stats *s)
 {
-	struct steer_stats st;
+	struct steer_cpu_stats all[STEER_MAX_CPUS];
 	int err;
 
 	if (cpu >= STEER_MAX_CPUS)
 		return -EINVAL;
-	err = steer_prog_read_stats(p, &st);
+	err = steer_prog_read_all_cpu_stats(p, all);
 	if (!err)
-		*s = st.queued[cpu];
+		*s = all[cpu];
 	return err;
 }
 
 int steer_prog_read_all_cpu_stats(const struct steer_prog *p,
 				  struct steer_cpu_stats *all)
 {
-	struct steer_stats st;
-	int err;
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u32 k, n = (p->rx_rows + 1) * STEER_MAX_CPUS, count = n, out = 0;
+	struct steer_cpu_stats *v = calloc(n, sizeof(*v));
+	__u32 *keys = calloc(n, sizeof(*keys));
+	int err = v && keys ? 0 : -ENOMEM;
 
-	err = steer_prog_read_stats(p, &st);
-	if (!err)
-		memcpy(all, st.queued, sizeof(st.queued));
+	/* One call: tests read it after each of thousands of frames. */
+	if (!err && bpf_map_lookup_batch(p->steer_queued, NULL, &out, keys, v,
+					 &count, &opts) && errno != ENOENT)
+		err = -errno;
+	if (!err && count != n)
+		err = -EIO;
+	memset(all, 0, STEER_MAX_CPUS * sizeof(*all));
+	for (k = 0; !err && k < n; k++) {
+		all[keys[k] % STEER_MAX_CPUS].packets += v[k].packets;
+		all[keys[k] % STEER_MAX_CPUS].bytes += v[k].bytes;
+	}
+	free(v);
+	free(keys);
 	return err;
+}
+
+int steer_prog_read_row_stats(const struct steer_prog *p, __u32 row,
+			      __u32 cpu, struct steer_cpu_stats *s)
+{
+	__u32 k = row * STEER_MAX_CPUS + cpu;
+
+	return bpf_map_lookup_elem(p->steer_queued, &k, s) ? -errno : 0;
 }
 
 int steer_prog_read_worker_stats(const struct steer_prog *p,
@@ -909,7 +934,12 @@ static void frame_counters_zero(struct steer_stats *v, int c, const void *arg)
 
 int steer_prog_reset_frame_counters(const struct steer_prog *p)
 {
-	return stats_lines_edit(p, frame_counters_zero, NULL);
+	int err = stats_lines_edit(p, frame_counters_zero, NULL);
+
+	if (!err)
+		err = zero_array(p->steer_queued, (p->rx_rows + 1) *
+				 STEER_MAX_CPUS, sizeof(struct steer_cpu_stats));
+	return err;
 }
 
 int steer_prog_reset_stats(const struct steer_prog *p)

@@ -185,12 +185,16 @@ int steer_prog_del_cpu(const struct steer_prog *p, __u32 cpu);
 /* Per-CPU counters summed over the possible CPUs; reset_stats zeroes
  * them, steer_load included. */
 int steer_prog_read_stats(const struct steer_prog *p, struct steer_stats *s);
-/* steer_stats.queued: one target CPU's, or every one's at once
- * (STEER_MAX_CPUS entries) in one read of the map. */
+/* steer_queued, its rows summed: one target CPU's, or every one's at once
+ * (STEER_MAX_CPUS entries). */
 int steer_prog_read_cpu_stats(const struct steer_prog *p, __u32 cpu,
 			      struct steer_cpu_stats *s);
 int steer_prog_read_all_cpu_stats(const struct steer_prog *p,
 				  struct steer_cpu_stats *all);
+/* What the CPUs of steer_queued's row 'row' (a receiver slot, or rx_rows:
+ * the CPUs without one) queued to 'cpu'. */
+int steer_prog_read_row_stats(const struct steer_prog *p, __u32 row,
+			      __u32 cpu, struct steer_cpu_stats *s);
 int steer_prog_read_worker_stats(const struct steer_prog *p,
 				 struct steer_worker_stats *s);
 int steer_prog_reset_stats(const struct steer_prog *p);

@@ -1559,6 +1559,75 @@ static void test_a_cpu_that_lost_its_cache_takes_its_own_slot_back(void)
 	EXPECT_EQ(queued_to(local_cpu), 2, "its stamps go on in slot 0's stream");
 }
 
+/* Frames steer_queued's row 'row' counts queued to 'cpu'. */
+static __u64 row_sent(__u32 row, int cpu)
+{
+	struct steer_cpu_stats cs = {};
+
+	steer_prog_read_row_stats(&prog, row, cpu, &cs);
+	return cs.packets;
+}
+
+/* Two frames queued to R, one on L, one on R: each counts in its
+ * receiving CPU's slot's row of steer_queued (only that CPU writes it),
+ * whatever that CPU's id; none in the row of the CPUs without a slot. */
+static void test_each_cpu_counts_what_it_queued_in_its_slots_row(void)
+{
+	struct drain_case c;
+	int l, r;
+
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT) ||
+	    !EXPECT_EQ(steer_prog_reset_stats(&prog), 0, "counters zeroed"))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "on L, the frame is queued to R");
+	if (!EXPECT_EQ(steer_pin_cpu(remote_cpu), remote_cpu, "the test runs on R"))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "on R, the frame is queued to R (no fast path)");
+	if (!EXPECT_EQ(steer_pin_cpu(local_cpu), local_cpu, "the test runs on L again"))
+		return;
+	l = steer_prog_rx_slot_of(&prog, local_cpu, false);
+	r = steer_prog_rx_slot_of(&prog, remote_cpu, false);
+	if (!EXPECT(l >= 0 && r >= 0 && l != r, "L and R hold a slot each"))
+		return;
+	EXPECT_EQ(row_sent(l, remote_cpu), 1, "L's row counts L's frame to R");
+	EXPECT_EQ(row_sent(r, remote_cpu), 1, "R's row counts R's frame to R");
+	EXPECT_EQ(row_sent(prog.rx_rows, remote_cpu), 0, "the row of CPUs without a slot counts none");
+}
+
+/* One slot, R's; L, without one, queues a non-IP frame to R (a rule's
+ * or non-IP frame is queued whatever the slots): it counts in the row of
+ * the CPUs without a slot, the last, so what was sent to R stays whole. */
+static void test_a_cpu_without_a_slot_counts_what_it_queued_in_the_shared_row(void)
+{
+	struct drain_case c;
+	struct frame a;
+	struct steer_cpu_stats cs = {};
+
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT) ||
+	    !EXPECT_EQ(steer_prog_rx_slots(&prog, 1), 0, "one receiver slot") ||
+	    !EXPECT_EQ(steer_prog_reset_stats(&prog), 0, "counters zeroed"))
+		return;
+	c.s.nonip_cpu = remote_cpu;
+	if (!EXPECT_EQ(commit(&c.s), 0, "non-IP frames go to R"))
+		return;
+	if (!EXPECT_EQ(steer_pin_cpu(remote_cpu), remote_cpu, "the test runs on R"))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "on R, the frame is queued to R");
+	if (!EXPECT_EQ(steer_pin_cpu(local_cpu), local_cpu, "the test runs on L again"))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "on L, slotless, the table frame is passed here");
+	frame_init(&a);
+	frame_eth(&a, ETH_P_ARP);
+	frame_arp(&a, 1, "10.0.0.1", "10.0.0.2");
+	EXPECT_EQ(send_frame(&a), XDP_REDIRECT, "on L, the non-IP frame is queued to R");
+	EXPECT_EQ(steer_prog_rx_slot_of(&prog, local_cpu, false), -1, "L holds no slot");
+	EXPECT_EQ(row_sent(prog.rx_rows, remote_cpu), 1, "the shared row counts L's frame to R");
+	EXPECT_EQ(row_sent(0, remote_cpu), 1, "R's row (slot 0) counts R's own");
+	EXPECT_EQ(steer_prog_read_cpu_stats(&prog, remote_cpu, &cs), 0, "the rows could be summed");
+	EXPECT_EQ(cs.packets, 2, "what was sent to R is both");
+	EXPECT_EQ(cs.bytes, c.f.len + a.len, "and their bytes");
+}
+
 /* One slot (the knob's least), which R takes; then a table frame on L:
  * L finds none, and with no row for its drain records it passes the
  * frame here, counted, rather than queue it to the table's CPU with no
@@ -1592,8 +1661,8 @@ static void test_a_cpu_without_a_slot_passes_its_table_frames_here_counted(void)
 			return;
 		EXPECT_EQ(send_frame(&c.f), XDP_PASS, "moved to L, the bucket's frame is passed here still");
 	}
-	EXPECT_EQ(stats_on(local_cpu).queued[remote_cpu].packets, 0, "none of L's frames to R");
-	EXPECT_EQ(stats_on(local_cpu).queued[local_cpu].packets, 0, "none to L's queue");
+	EXPECT_EQ(row_sent(prog.rx_rows, remote_cpu), 0, "none of L's frames to R");
+	EXPECT_EQ(row_sent(prog.rx_rows, local_cpu), 0, "none to L's queue");
 	EXPECT_EQ(stats().moves_done + stats().moves_idle + stats().moves_timeout, 0,
 		  "no move of any kind");
 	EXPECT_EQ(stats_on(local_cpu).no_rx_slot, 4, "every frame of L's counts");
@@ -2214,6 +2283,10 @@ const struct test_case drain_tests[] = {
 		   "drain: a CPU whose cache of its slot was lost takes its own back and claims no other"),
 	TEST_ENTRY(test_a_cpu_without_a_slot_passes_its_table_frames_here_counted,
 		   "drain: a CPU that finds every receiver slot taken passes its table frames here, counted in no_rx_slot, never queued without a record"),
+	TEST_ENTRY(test_each_cpu_counts_what_it_queued_in_its_slots_row,
+		   "drain: each receiving CPU counts what it queued per worker in its receiver slot's row of steer_queued"),
+	TEST_ENTRY(test_a_cpu_without_a_slot_counts_what_it_queued_in_the_shared_row,
+		   "drain: a CPU without a slot counts what it queued (non-IP, rules) in steer_queued's shared last row, so a worker's sent stays whole"),
 	TEST_ENTRY(test_a_cpu_without_a_slot_holds_a_cold_bucket_off_the_fast_path,
 		   "drain: a CPU that found no slot sends a bucket cold on another CPU's fast path through that CPU's own queue"),
 	TEST_ENTRY(test_queue_taken_by_a_queued_frame_still_holds_the_fast_path,

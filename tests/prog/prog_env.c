@@ -159,7 +159,7 @@ __u64 counter(const struct steer_stats *st, size_t off)
 
 /* Runs one frame on zeroed counters and checks all of them against 'e':
  * the verdict, rx moved by one, exactly the expected counters moved, and
- * only the expected CPU's steer_stats.queued entry for a queued frame; a
+ * only the expected CPU's steer_queued entry for a queued frame; a
  * frame passed on the spot moves passed_local_bytes instead, and no queued
  * entry. Prints the frame when anything is off. */
 bool expect_run(const struct frame *f, const struct expect *e,
@@ -213,7 +213,7 @@ bool expect_run(const struct frame *f, const struct expect *e,
 			local ? "passed_local_bytes moved by the frame" :
 			"passed_local_bytes did not move");
 	err = steer_prog_read_all_cpu_stats(&prog, cs);
-	ok &= EXPECT_EQ(err, 0, "steer_stats.queued could be read");
+	ok &= EXPECT_EQ(err, 0, "steer_queued could be read");
 	for (c = 0; c < STEER_MAX_CPUS && !err; c++) {
 		int want = (int)c == cpu && !local;
 

@@ -16,10 +16,10 @@
 #include "test.h"
 
 /* A CPU id that never gets a cpumap entry (cpumap keys must be possible
- * CPUs; this one only needs to be a valid index of steer_stats.queued). */
+ * CPUs; this one only needs to be a valid index of steer_queued's rows). */
 #define CPU_MISSING	(STEER_MAX_CPUS - 1)
 /* CPUs of a case, resolved when the test runs. */
-#define CPU_NONE	(-1)	/* no steer_stats.queued entry moves */
+#define CPU_NONE	(-1)	/* no steer_queued entry moves */
 #define AT_LOCAL	(-2)	/* the CPU the test runs on */
 #define AT_REMOTE	(-3)	/* another present CPU */
 
@@ -49,7 +49,7 @@ int resolve_cpu(int cpu);
 /* What one frame must do. */
 struct expect {
 	int verdict;
-	int cpu;		/* whose steer_stats.queued entry counts the
+	int cpu;		/* whose steer_queued entry counts the
 				 * frame, or CPU_NONE */
 	size_t outcome;		/* the one redirected/passed_* counter */
 	unsigned int also;	/* ALSO_*: other counters that move */

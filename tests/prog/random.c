@@ -536,7 +536,7 @@ static bool random_run(const struct frame *f, const struct expect *e,
 	for (i = 0; i < 3; i++)
 		cpu_moved += cur.cpu_packets[i] - prev->cpu_packets[i];
 	ok &= EXPECT_EQ(cpu_moved, verdict == XDP_REDIRECT,
-			"steer_stats.queued moved for redirected frames only");
+			"steer_queued moved for redirected frames only");
 	ok &= EXPECT_EQ(cur.st.passed_local_bytes - prev->st.passed_local_bytes,
 			cur.st.passed_local != prev->st.passed_local ? f->len : 0,
 			"passed_local_bytes moved by a frame passed on the spot, only");
@@ -544,9 +544,9 @@ static bool random_run(const struct frame *f, const struct expect *e,
 		cpu = resolve_cpu(e->cpu);
 		ok &= EXPECT_EQ(verdict, e->verdict, "the verdict is the predicted one");
 		ok &= EXPECT_EQ(cur.cpu_packets[0] - prev->cpu_packets[0],
-				cpu == local_cpu, "the local CPU's steer_stats.queued moved as predicted");
+				cpu == local_cpu, "the local CPU's steer_queued moved as predicted");
 		ok &= EXPECT_EQ(cur.cpu_packets[1] - prev->cpu_packets[1],
-				cpu == remote_cpu, "the remote CPU's steer_stats.queued moved as predicted");
+				cpu == remote_cpu, "the remote CPU's steer_queued moved as predicted");
 	}
 	*prev = cur;
 	return ok;

@@ -17,9 +17,11 @@ int main(int argc, char **argv)
 	static struct steer_worker_stats deq[NCPUS];
 	static struct steer_ring_stats ring[STEER_MAX_CPUS];
 	static struct steer_kthread_stats kthread[NCPUS];
+	static struct steer_cpu_stats queued[STEER_MAX_CPUS];
 	struct steer_sample s = {
 		.ncpus = NCPUS, .steering = true, .traced = true,
 		.rx = rx, .deq = deq, .ring = ring, .kthread = kthread,
+		.queued = queued,
 		/* A balancer running by the default policy's interval. */
 		.balance = { .enabled = true, .interval_ms = 1000,
 			     .running = true,

@@ -24,6 +24,7 @@ struct fixture {
 	struct steer_worker_stats deq[NCPUS];
 	struct steer_ring_stats ring[STEER_MAX_CPUS];
 	struct steer_kthread_stats kthread[NCPUS];
+	struct steer_cpu_stats queued[STEER_MAX_CPUS];
 };
 
 static struct fixture fx;
@@ -36,6 +37,7 @@ static struct steer_sample *fixture(bool traced)
 	fx.s.deq = fx.deq;
 	fx.s.ring = fx.ring;
 	fx.s.kthread = fx.kthread;
+	fx.s.queued = fx.queued;
 	fx.s.traced = traced;
 	return &fx.s;
 }
@@ -52,9 +54,8 @@ static struct steer_sample *busy(bool traced)
 	fx.rx[0].redirected = 700;
 	fx.rx[0].passed_local = 300;
 	fx.rx[0].passed_local_bytes = 300 * 64;
-	fx.rx[0].queued[2].packets = 700;
-	fx.rx[0].queued[2].bytes = 700 * 64;
-	fx.s.total.queued[2] = fx.rx[0].queued[2];
+	fx.queued[2].packets = 700;
+	fx.queued[2].bytes = 700 * 64;
 	fx.deq[2].packets = 450;
 	fx.deq[2].bytes = 450 * 64;
 	fx.ring[2].enqueued = 500;
@@ -422,10 +423,10 @@ static void test_view(void)
 	struct steer_sample *s = busy(true);
 
 	EXPECT(steer_worker_view(s, 2, &v), "worker 2 has an account");
-	EXPECT_EQ(v.sent, 700, "sent is what steer_stats.queued counted toward worker 2");
+	EXPECT_EQ(v.sent, 700, "sent is what steer_queued counted toward worker 2");
 	EXPECT_EQ(v.in_flight, 50, "in flight is sent - delivered - ring-full drops");
 	EXPECT(steer_worker_view(s, 0, &v), "CPU 0 has an account (frames went toward it)");
-	EXPECT_EQ(v.sent, 0, "local passes are not sent: steer_stats.queued counts only what was queued");
+	EXPECT_EQ(v.sent, 0, "local passes are not sent: steer_queued counts only what was queued");
 	EXPECT(!steer_worker_view(s, 1, &v), "CPU 1, sent nothing and counting nothing, has none");
 	EXPECT(!steer_worker_view(s, STEER_MAX_CPUS, &v), "a CPU beyond the cpumap has none");
 	/* The load toward a CPU is what was queued to it and what it passed

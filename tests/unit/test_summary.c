@@ -229,6 +229,7 @@ struct machine {
 	struct steer_worker_stats deq_a[MAX_POSSIBLE], deq_b[MAX_POSSIBLE];
 	struct steer_ring_stats ring_a[STEER_MAX_CPUS], ring_b[STEER_MAX_CPUS];
 	struct steer_kthread_stats kt_a[MAX_POSSIBLE], kt_b[MAX_POSSIBLE];
+	struct steer_cpu_stats q_a[STEER_MAX_CPUS], q_b[STEER_MAX_CPUS];
 	__u32 rx[MAX_POSSIBLE], workers[STEER_MAX_CPUS];
 	size_t nrx, nworkers;
 };
@@ -244,10 +245,12 @@ static void machine(int possible, const struct span *rx, size_t nrx,
 	memset(&m, 0, sizeof(m));
 	m.a = (struct steer_sample){ .t = 10, .ncpus = possible, .rx = m.rx_a,
 				     .deq = m.deq_a, .ring = m.ring_a,
-				     .kthread = m.kt_a, .traced = true };
+				     .kthread = m.kt_a, .queued = m.q_a,
+				     .traced = true };
 	m.b = (struct steer_sample){ .t = 11, .ncpus = possible, .rx = m.rx_b,
 				     .deq = m.deq_b, .ring = m.ring_b,
-				     .kthread = m.kt_b, .traced = true };
+				     .kthread = m.kt_b, .queued = m.q_b,
+				     .traced = true };
 	m.nrx = ids_of(rx, nrx, m.rx);
 	m.nworkers = ids_of(w, nw, m.workers);
 	for (i = 0; i < m.nrx; i++) {
@@ -260,8 +263,8 @@ static void machine(int possible, const struct span *rx, size_t nrx,
 	}
 	for (i = 0; i < m.nworkers; i++) {
 		c = m.workers[i];
-		m.b.total.queued[c].packets = 10 * (c + 1);
-		m.b.total.queued[c].bytes = 640 * (c + 1);
+		m.q_b[c].packets = 10 * (c + 1);
+		m.q_b[c].bytes = 640 * (c + 1);
 		m.deq_b[c].packets = 10 * (c + 1);
 		m.deq_b[c].bytes = 640 * (c + 1);
 		m.ring_b[c].enqueued = 10 * (c + 1);
