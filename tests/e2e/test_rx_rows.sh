@@ -5,7 +5,8 @@
 # receiver slot, R rows sized at load (kernel/prog.c prog_rx_slots()):
 # R = min(possible CPUs, max(16, 2 x the NIC's receive channels)), read
 # here from /sys and `ethtool -l`, not from the loader; steer_seq,
-# steer_deq and steer_rx_cpu have R rows too, their stride in the pool.
+# steer_deq and steer_rx_cpu have R rows too, their stride in the pool,
+# and steer_queued (what each slot queued per worker) R + 1.
 # The test knob XDP_STEER_RX_SLOTS sizes them too; an attach over pinned
 # maps keeps their rows; detach and attach sizes them again. No traffic.
 set -u
@@ -49,6 +50,14 @@ check "steer_seq has R rows of the targets ($R x $T), steer_deq the same" \
 check "steer_rx_cpu has R entries" test "$(entries steer_rx_cpu)" -eq "$R"
 check "steer_rx_pool's rows (the datapath's stride of steer_deq) are R" \
 	bash -c "bpftool -j map dump pinned $PIN_B/steer_rx_pool | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"formatted\"][\"value\"][\"rows\"])' | grep -qx $R"
+value_of() {
+	bpftool -j map show pinned "$PIN_B/$1" |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["bytes_value"])'
+}
+check "steer_stats holds no per-worker counts: $(value_of steer_stats) B per possible CPU, under 1 KiB" \
+	test "$(value_of steer_stats)" -lt 1024
+check "steer_queued has R rows and one more (CPUs without a slot) of the cpumap's 256: $(entries steer_queued)" \
+	test "$(entries steer_queued)" -eq $(((R + 1) * 256))
 check "status says R receiver slots" \
 	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER status $IF_B | grep -q 'receiver slots: [0-9]* of $R held'"
 check "an attach over the pinned maps keeps them (an upgrade in place of the same version)" \
