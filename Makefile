@@ -150,6 +150,14 @@ $(MARK_SKEL): $(MARK_BPF)
 	$(Q)$(BPFTOOL) gen skeleton $< name pool_mark_bpf > $@ 2>/dev/null
 loader/kernel/migrate.o: $(MARK_SKEL)
 
+# The upgrade's carry of an older ring_stats (loader/kernel/trace.c).
+CARRY_BPF  := bpf/ring_carry.bpf.o
+CARRY_SKEL := bpf/ring_carry.skel.h
+$(CARRY_SKEL): $(CARRY_BPF)
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name ring_carry_bpf > $@ 2>/dev/null
+loader/kernel/trace.o: $(CARRY_SKEL)
+
 # main.o prints VERSION; the stamp changes (and main.o is rebuilt) only when
 # VERSION does, so a new commit does not rebuild the rest.
 VERSION_STAMP := loader/cli/version.stamp
@@ -265,7 +273,7 @@ SAN_BINS  := $(addprefix $(SAN_DIR)/,$(UNIT_NAMES))
 
 # The sanitized copies of loader files include the same generated
 # skeletons as theirs (make -j builds them first).
-$(SAN_DIR)/%.o: %.c | $(SKEL) $(CLOCK_SKEL) $(MARK_SKEL) $(TRACE_SKEL) \
+$(SAN_DIR)/%.o: %.c | $(SKEL) $(CLOCK_SKEL) $(MARK_SKEL) $(CARRY_SKEL) $(TRACE_SKEL) \
 		      $(PROBE_SKEL)
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(@D)
@@ -457,7 +465,7 @@ include loader/dist/dist.mk
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -f $(ALL) $(SKEL) $(CLOCK_SKEL) $(MARK_SKEL) $(TRACE_SKEL) $(PROBE_SKEL) $(VERSION_STAMP) \
+	$(Q)rm -f $(ALL) $(SKEL) $(CLOCK_SKEL) $(MARK_SKEL) $(CARRY_SKEL) $(TRACE_SKEL) $(PROBE_SKEL) $(VERSION_STAMP) \
 		*/*.o */*.d */*/*.o */*/*.d
 	$(Q)rm -rf tests/bench/omit
 	$(Q)rm -rf $(SAN_DIR) $(FUZZ_DIR) $(FUZZ)

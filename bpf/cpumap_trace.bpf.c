@@ -86,11 +86,15 @@ int STEER_TP_ENQUEUE(struct bpf_raw_tracepoint_args *ctx)
 	e = bpf_map_lookup_elem(&steer_wenq, &target);
 	if (e && frames > drops)
 		__sync_fetch_and_add(&e->frames, frames - drops);
+	/* Atomic: every CPU that queues to the worker adds here, once a
+	 * flush, as to steer_wenq above. */
 	r = bpf_map_lookup_elem(&ring_stats, &cpu);
 	if (!r)
 		return 0;
-	r->enqueued += frames - drops;
-	r->ring_full_drops += drops;
+	if (frames > drops)
+		__sync_fetch_and_add(&r->enqueued, frames - drops);
+	if (drops)
+		__sync_fetch_and_add(&r->ring_full_drops, drops);
 	return 0;
 }
 
@@ -174,11 +178,11 @@ int STEER_TP_KTHREAD(struct bpf_raw_tracepoint_args *ctx)
 	if (cpu >= 0 && own < STEER_MAX_CPUS)
 		report(own + (bank ? STEER_MAX_CPUS : 0), (__u32)ctx->args[1]);
 	if (cpu >= 0 && own != bpf_get_smp_processor_id()) {
-		/* This CPU's slot of the worker's counter: plain, as the
-		 * enqueue side's, since neither nests here. */
+		/* Atomic: the kthreads of both banks add here. */
 		r = bpf_map_lookup_elem(&ring_stats, &own);
 		if (r)
-			r->off_cpu += (__u32)ctx->args[1];
+			__sync_fetch_and_add(&r->off_cpu,
+					     (__u32)ctx->args[1]);
 	}
 	k = bpf_map_lookup_elem(&kthread_stats, &zero);
 	if (!k)

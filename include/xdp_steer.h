@@ -717,10 +717,11 @@ enum { STEER_BAL_STATES(STEER_BAL_ENUM_) STEER_BAL_NSTATES };
 	/* [0]: which cpumaps are this interface's. */			\
 	X(cpumap_ids, BPF_MAP_TYPE_ARRAY, __u32,			\
 	  struct steer_cpumap_ids, 1, 0)				\
-	/* [worker cpu], per receiving CPU: its frames' fate at the	\
-	 * worker's ring, both banks together; off_cpu per CPU the	\
-	 * worker's kthread ran on. */					\
-	X(ring_stats, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
+	/* [worker cpu]: the fate of frames at the worker's ring, both	\
+	 * banks together, added atomically by every CPU that queues	\
+	 * there and by its kthreads (per receiving CPU before: 3 MiB	\
+	 * at 512 possible CPUs, for a sum no reader split). span. */	\
+	X(ring_stats, BPF_MAP_TYPE_ARRAY, __u32,			\
 	  struct steer_ring_stats, STEER_MAX_CPUS, 0)			\
 	/* [0], per worker CPU: what its cpumap kthreads did. */	\
 	X(kthread_stats, BPF_MAP_TYPE_PERCPU_ARRAY, __u32,		\
@@ -754,6 +755,14 @@ struct steer_ring_stats {
 
 struct steer_kthread_stats {
 	STEER_KTHREAD_FIELDS(STEER_FIELD_U64_)
+};
+
+/* bpf/ring_carry.bpf.c's steer_ring_carry(), its context: 'add' added
+ * to ring_stats[cpu]. */
+struct steer_ring_carry_args {
+	__u32 cpu;
+	__u32 pad;
+	struct steer_ring_stats add;
 };
 
 /* steer_buckets[hash % STEER_TABLE_MAX], per receiving CPU: where the

@@ -478,6 +478,12 @@ int maps_rx_read(const struct steer_maps *m, int fd, __u32 key,
 	return err;
 }
 
+int maps_read_array(int fd, __u32 first, __u32 n, size_t value_size,
+		    void *out)
+{
+	return read_array(fd, first, n, value_size, out);
+}
+
 int maps_queued_sum(const struct steer_maps *m, struct steer_cpu_stats *by_cpu)
 {
 	/* span: STEER_MAX_CPUS entries a row */

@@ -70,6 +70,11 @@ int maps_rx_scan(const struct steer_maps *m, int fd, size_t value_size,
 		 int (*fn)(__u32 key, const void *values, int ncpus,
 			   void *arg), void *arg);
 
+/* Entries first..first+n-1 of a plain array map into 'out', many per
+ * system call where the kernel batches lookups. */
+int maps_read_array(int fd, __u32 first, __u32 n, size_t value_size,
+		    void *out);
+
 /* What every receiving CPU queued to each worker CPU (steer_queued, its
  * rows summed, the row of CPUs without a slot too) into by_cpu
  * [STEER_MAX_CPUS]. */

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -14,9 +15,11 @@
 
 #include "kernel/cpumap.h"
 #include "kernel/failpoint.h"
+#include "kernel/maps.h"
 #include "kernel/progtag.h"
 #include "kernel/trace.h"
 #include "cpumap_trace.skel.h"
+#include "ring_carry.skel.h"
 
 /* Every pin of the tracepoint programs: the maps, then the links, in the
  * order they are pinned. The links come last, so a set with its links
@@ -35,6 +38,8 @@ static const char *const link_pins[] = {
 /* The incoming set of an upgrade (trace.h, "Handing over") is pinned
  * under the same names with this suffix until it takes over. */
 #define NEXT	"_next"
+
+static int open_pins(const char *dir, struct trace_maps *t);
 
 /* cpumap_ids' bit for each bank a set counts. */
 #define BANKS_ALL	((1u << STEER_BANKS) - 1)
@@ -156,15 +161,126 @@ static int write_pinned_ids(const struct steer_maps *m, bool next,
 	return err;
 }
 
+/* ring_stats' type in this version (STEER_TRACE_MAPS). */
+#define RING_TYPE	BPF_MAP_TYPE_ARRAY
+
+/* Whether the map behind 'fd' has type 'type' and values of 'size'. */
+static bool map_current(int fd, __u32 type, __u32 size)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	return fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) &&
+	       info.type == type && info.value_size == size;
+}
+
+/* Whether 'map' of a set being made reuses the map of 'reuse' (the same
+ * kernel map), which stays pinned where it is. */
+static bool map_reused(struct cpumap_trace_bpf *skel, struct bpf_map *map,
+		       const struct trace_maps *reuse)
+{
+	struct bpf_map_info a = {}, b = {};
+	__u32 la = sizeof(a), lb = sizeof(b);
+	int fd = map == skel->maps.ring_stats ? reuse->ring_stats :
+		 map == skel->maps.kthread_stats ? reuse->kthread_stats : -1;
+
+	return fd >= 0 && !bpf_obj_get_info_by_fd(fd, &a, &la) &&
+	       !bpf_obj_get_info_by_fd(bpf_map__fd(map), &b, &lb) &&
+	       a.id == b.id;
+}
+
+/* What an older set of another layout counted, for the set made in its
+ * place (its maps cannot be reused): ring_stats summed over the
+ * receiving CPUs (per CPU before it was one entry per worker), and
+ * kthread_stats per CPU as it was, where its layout is this version's. */
+struct carry {
+	bool ring, kthread;
+	struct steer_ring_stats ring_sum[STEER_MAX_CPUS];
+	void *kthread_v;		/* the per-CPU value, as read */
+};
+
+static int sum_ring(__u32 key, const void *values, int ncpus, void *arg)
+{
+	struct steer_ring_stats *sum = arg;
+	const struct steer_ring_stats *v = values;
+	int c;
+
+	for (c = 0; c < ncpus && key < STEER_MAX_CPUS; c++) {
+		sum[key].enqueued += v[c].enqueued;
+		sum[key].ring_full_drops += v[c].ring_full_drops;
+		sum[key].off_cpu += v[c].off_cpu;
+	}
+	return 0;
+}
+
+/* Reads the set pinned under the plain names into 'c', what of it has a
+ * layout to carry; nothing is an error (a set older still starts at 0). */
+static void read_carry(const char *dir, struct carry *c)
+{
+	struct bpf_map_info info;
+	char path[PATH_MAX + 64];
+	__u32 len, zero = 0;
+	int fd, n;
+
+	memset(c, 0, sizeof(*c));
+	pin_path(dir, STEER_STR(ring_stats), false, path, sizeof(path));
+	fd = bpf_obj_get(path);
+	memset(&info, 0, sizeof(info));
+	len = sizeof(info);
+	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) &&
+	    info.type == BPF_MAP_TYPE_PERCPU_ARRAY &&
+	    info.value_size == sizeof(struct steer_ring_stats))
+		c->ring = !maps_percpu_scan(fd, info.max_entries < STEER_MAX_CPUS ?
+					    info.max_entries : STEER_MAX_CPUS,
+					    sizeof(struct steer_ring_stats),
+					    sum_ring, c->ring_sum);
+	if (fd >= 0)
+		close(fd);
+	pin_path(dir, STEER_STR(kthread_stats), false, path, sizeof(path));
+	fd = bpf_obj_get(path);
+	memset(&info, 0, sizeof(info));
+	len = sizeof(info);
+	n = libbpf_num_possible_cpus();
+	if (fd >= 0 && n > 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) &&
+	    info.type == BPF_MAP_TYPE_PERCPU_ARRAY &&
+	    info.value_size == sizeof(struct steer_kthread_stats)) {
+		c->kthread_v = calloc((size_t)n, sizeof(struct steer_kthread_stats));
+		c->kthread = c->kthread_v &&
+			     !bpf_map_lookup_elem(fd, &zero, c->kthread_v);
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Writes what 'c' carries into a set's new maps, before it is attached:
+ * nothing else writes them yet. */
+static int write_carry(struct cpumap_trace_bpf *skel, const struct carry *c)
+{
+	__u32 zero = 0;
+	int err = 0;
+
+	if (c && c->ring)
+		err = maps_write_array(bpf_map__fd(skel->maps.ring_stats), 0,
+				       c->ring_sum, sizeof(c->ring_sum[0]),
+				       STEER_MAX_CPUS);
+	if (!err && c && c->kthread &&
+	    bpf_map_update_elem(bpf_map__fd(skel->maps.kthread_stats), &zero,
+				c->kthread_v, BPF_ANY))
+		err = -errno;
+	return err;
+}
+
 /*
  * Loads, attaches and pins a set counting the banks in 'banks': under the
  * plain names ('next' false, the first apply), or as the incoming set of
  * an upgrade. Its own counters are the pinned set's when 'reuse' (an fd
  * per map, this version's layout) is given: they count on without a gap;
- * else new ones, pinned with the set.
+ * else new ones, pinned with the set, starting from what 'carry' (NULL:
+ * nothing) carries of an older set.
  */
 static int set_create(const struct steer_maps *m, bool next, unsigned banks,
-		      const struct trace_maps *reuse, char *why, size_t len)
+		      const struct trace_maps *reuse,
+		      const struct carry *carry, char *why, size_t len)
 {
 	char path[PATH_MAX + 64];
 	struct cpumap_trace_bpf *skel;
@@ -188,14 +304,16 @@ static int set_create(const struct steer_maps *m, bool next, unsigned banks,
 		err = bpf_map__reuse_fd(skel->maps.name, m->name);
 	STEER_TRACE_SHARED_MAPS(TRACE_REUSE_)
 #undef TRACE_REUSE_
-	if (reuse) {
-		if (!err)
-			err = bpf_map__reuse_fd(skel->maps.ring_stats,
-						reuse->ring_stats);
-		if (!err)
-			err = bpf_map__reuse_fd(skel->maps.kthread_stats,
-						reuse->kthread_stats);
-	}
+	/* Each counter map of 'reuse' whose layout is this version's. */
+	if (reuse && !err && map_current(reuse->ring_stats, RING_TYPE,
+					 sizeof(struct steer_ring_stats)))
+		err = bpf_map__reuse_fd(skel->maps.ring_stats,
+					reuse->ring_stats);
+	if (reuse && !err && map_current(reuse->kthread_stats,
+					 BPF_MAP_TYPE_PERCPU_ARRAY,
+					 sizeof(struct steer_kthread_stats)))
+		err = bpf_map__reuse_fd(skel->maps.kthread_stats,
+					reuse->kthread_stats);
 	if (!err)
 		err = cpumap_trace_bpf__load(skel);
 	if (err) {
@@ -207,6 +325,14 @@ static int set_create(const struct steer_maps *m, bool next, unsigned banks,
 			len);
 	if (err)
 		goto out;
+	if (!reuse) {
+		err = write_carry(skel, carry);
+		if (err) {
+			snprintf(why, len, "carrying the older tracepoint programs' counters over failed: %s",
+				 strerror(-err));
+			goto out;
+		}
+	}
 	err = cpumap_trace_bpf__attach(skel);
 	if (err) {
 		snprintf(why, len, "attaching to the xdp_cpumap_enqueue, xdp_cpumap_kthread and napi_poll tracepoints failed: %s",
@@ -223,7 +349,8 @@ static int set_create(const struct steer_maps *m, bool next, unsigned banks,
 #undef TRACE_LINK_
 	for (i = 0; i < NMAPS && !err; i++) {
 		/* Reused counters stay pinned where they are. */
-		if (reuse && maps[i] != skel->maps.cpumap_ids)
+		if (reuse && maps[i] != skel->maps.cpumap_ids &&
+		    map_reused(skel, maps[i], reuse))
 			continue;
 		pin_path(m->dir, map_pins[i], next, path, sizeof(path));
 		err = bpf_map__pin(maps[i], path);
@@ -243,18 +370,19 @@ out:
 	return err;
 }
 
-/* 1 when every map in 't' has this version's value size: an older
- * xdp-steer's (ring_stats before off_cpu) is made anew. */
+/* 1 when every map in 't' has this version's type and value size: an
+ * older xdp-steer's (ring_stats before off_cpu, or per CPU) is made anew,
+ * carrying what it counted (read_carry()). */
 static int trace_current(const struct trace_maps *t)
 {
 	struct bpf_map_info info;
 	__u32 len;
 
-#define TRACE_SIZE_(name, type, key, value, ...)			\
+#define TRACE_SIZE_(name, type_, key, value, ...)			\
 	memset(&info, 0, sizeof(info));					\
 	len = sizeof(info);						\
 	if (bpf_obj_get_info_by_fd(t->name, &info, &len) ||		\
-	    info.value_size != sizeof(value))				\
+	    info.type != (type_) || info.value_size != sizeof(value))	\
 		return 0;
 	STEER_TRACE_MAPS(TRACE_SIZE_)
 #undef TRACE_SIZE_
@@ -267,6 +395,50 @@ enum handover {
 	HANDOVER_PENDING,	/* two sets, each counting its own bank */
 };
 
+/* ring_stats pinned in 'dir' gets the sums over the receiving CPUs of
+ * 'old_fd' (an outgoing set's, per CPU), by bpf/ring_carry.bpf.c's
+ * atomic adds beside the running programs' own. The outgoing set counts
+ * nothing by now (its banks hold no entry), so its sums are final; a run
+ * killed between the rename and this loses them (counts then start
+ * lower, once). */
+static int carry_ring(const char *dir, int old_fd)
+{
+	struct steer_ring_stats sum[STEER_MAX_CPUS] = { 0 };
+	struct steer_ring_carry_args a;
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &a,
+		    .ctx_size_in = sizeof(a));
+	char path[PATH_MAX + 64];
+	struct ring_carry_bpf *skel;
+	__u32 cpu;
+	int fd, err;
+
+	err = maps_percpu_scan(old_fd, STEER_MAX_CPUS, sizeof(sum[0]),
+			       sum_ring, sum);
+	if (err)
+		return err;
+	pin_path(dir, STEER_STR(ring_stats), false, path, sizeof(path));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	skel = ring_carry_bpf__open();
+	err = skel ? bpf_map__reuse_fd(skel->maps.ring_stats, fd) : -errno;
+	if (!err)
+		err = ring_carry_bpf__load(skel);
+	for (cpu = 0; !err && cpu < STEER_MAX_CPUS; cpu++) {
+		if (!(sum[cpu].enqueued | sum[cpu].ring_full_drops |
+		      sum[cpu].off_cpu))
+			continue;
+		a = (struct steer_ring_carry_args){ .cpu = cpu, .add = sum[cpu] };
+		err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.steer_ring_carry),
+					     &opts);
+		if (!err && opts.retval)
+			err = -ENOENT;
+	}
+	ring_carry_bpf__destroy(skel);
+	close(fd);
+	return err;
+}
+
 /* Takes the incoming set's pins over the plain names, maps first (its
  * cpumap_ids last, as it tells the steps apart), then links: each rename
  * replaces the outgoing set's pin in one step, and the outgoing program
@@ -276,14 +448,42 @@ enum handover {
 static int take_over(const struct steer_maps *m, char *why, size_t len)
 {
 	char from[PATH_MAX + 64], to[PATH_MAX + 64];
+	int old_ring = -1, fd;
 	size_t i;
 	int err;
 
+	/* An outgoing ring_stats per receiving CPU: held, to be carried
+	 * into the incoming one once that has its name. */
+	pin_path(m->dir, STEER_STR(ring_stats), true, from, sizeof(from));
+	fd = bpf_obj_get(from);
+	if (fd >= 0 && map_current(fd, RING_TYPE,
+				   sizeof(struct steer_ring_stats))) {
+		pin_path(m->dir, STEER_STR(ring_stats), false, to, sizeof(to));
+		old_ring = bpf_obj_get(to);
+		if (old_ring >= 0 &&
+		    !map_current(old_ring, BPF_MAP_TYPE_PERCPU_ARRAY,
+				 sizeof(struct steer_ring_stats))) {
+			close(old_ring);
+			old_ring = -1;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
 	for (i = NMAPS; i-- > 0;) {	/* cpumap_ids, the first, last */
 		pin_path(m->dir, map_pins[i], true, from, sizeof(from));
 		pin_path(m->dir, map_pins[i], false, to, sizeof(to));
 		if (rename(from, to) && errno != ENOENT)
 			goto fail;
+	}
+	if (old_ring >= 0) {
+		err = carry_ring(m->dir, old_ring);
+		close(old_ring);
+		old_ring = -1;
+		if (err) {
+			snprintf(why, len, "adding the outgoing tracepoint programs' ring counts to the incoming ones' failed: %s",
+				 strerror(-err));
+			return err;
+		}
 	}
 	if (failpoint("take-over")) {
 		snprintf(why, len, "failpoint take-over");
@@ -300,6 +500,8 @@ fail:
 	err = -errno;
 	snprintf(why, len, "renaming %s to %s failed: %s", from, to,
 		 strerror(-err));
+	if (old_ring >= 0)
+		close(old_ring);
 	return err;
 }
 
@@ -375,13 +577,20 @@ int trace_ensure(const struct steer_maps *m, char *why, size_t len)
 	if (err)
 		return err < 0 ? err : 0;	/* pending: each set counts its own */
 	if (links_pinned(m->dir, false) < NLINKS)
-		return set_create(m, false, BANKS_ALL, NULL, why, len);
+		return set_create(m, false, BANKS_ALL, NULL, NULL, why, len);
 	/* Already counting: the cpumaps' ids only change if someone pinned
 	 * new cpumaps here, but writing them costs nothing. */
 	err = trace_open(m->dir, &t);
-	/* An older version's: their counts start again from 0. */
-	if (err == -ESTALE)
-		return set_create(m, false, BANKS_ALL, NULL, why, len);
+	/* An older version's: what can be carried over is (read_carry()),
+	 * the rest starts again from 0. */
+	if (err == -ESTALE) {
+		struct carry c;
+
+		read_carry(m->dir, &c);
+		err = set_create(m, false, BANKS_ALL, NULL, &c, why, len);
+		free(c.kthread_v);
+		return err;
+	}
 	if (err) {
 		snprintf(why, len, "cannot open the cpumap tracepoint maps in %s: %s",
 			 m->dir, strerror(-err));
@@ -421,13 +630,16 @@ int trace_handover_begin(const struct steer_maps *m, __u32 keep, char *why,
 	err = write_pinned_ids(m, false, BANKS_ALL & ~in_bank, why, len);
 	if (err)
 		return err;
-	err = trace_open(m->dir, &t);
-	if (err && err != -ESTALE) {
+	/* An older set's maps too (-ESTALE): set_create() reuses those of
+	 * this version's layout; a ring_stats per CPU is carried over when
+	 * the set takes over (take_over()). */
+	err = open_pins(m->dir, &t);
+	if (err) {
 		snprintf(why, len, "cannot open the cpumap tracepoint maps in %s: %s",
 			 m->dir, strerror(-err));
 		goto undo;
 	}
-	err = set_create(m, true, in_bank, err ? NULL : &t, why, len);
+	err = set_create(m, true, in_bank, &t, NULL, why, len);
 	trace_close(&t);
 	if (!err && failpoint("handover-begun")) {
 		snprintf(why, len, "failpoint handover-begun");
@@ -527,6 +739,18 @@ int trace_is_current(const struct steer_maps *m, bool next, char *why,
 
 int trace_open(const char *dir, struct trace_maps *t)
 {
+	int err = open_pins(dir, t);
+
+	if (!err && !trace_current(t))
+		err = -ESTALE;
+	if (err)
+		trace_close(t);
+	return err;
+}
+
+/* trace_open() of any set's pins, this version's layout or not. */
+static int open_pins(const char *dir, struct trace_maps *t)
+{
 	char path[PATH_MAX + 64];
 	int err = 0;
 
@@ -544,8 +768,6 @@ int trace_open(const char *dir, struct trace_maps *t)
 	}
 	STEER_TRACE_MAPS(TRACE_FD_)
 #undef TRACE_FD_
-	if (!err && !trace_current(t))
-		err = -ESTALE;
 	if (err)
 		trace_close(t);
 	return err;

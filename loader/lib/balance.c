@@ -294,8 +294,8 @@ static int take(struct balancer *bl, struct sample *s, bool *renewed)
 		err = read_toward(bl, s);
 	s->traced = bl->traced;
 	if (!err && bl->traced)
-		err = lib_sum_keys(bl->t.ring_stats, STEER_MAX_CPUS,
-				   sizeof(*s->ring), s->ring);
+		err = maps_read_array(bl->t.ring_stats, 0, STEER_MAX_CPUS,
+				      sizeof(*s->ring), s->ring);
 	if (!err && cputime_read(NULL, &s->busy))
 		memset(&s->busy, 0, sizeof(s->busy));
 	if (err)

@@ -141,12 +141,8 @@ struct steer_maps;
 int lib_maps_open(struct steer_ctx *ctx, const struct lib_iface *it,
 		  struct steer_maps *m);
 
-/* Sums each of keys 0..nkeys-1 of a per-CPU array of __u64 fields over
- * the CPUs into out[key] (value_size bytes each). */
-int lib_sum_keys(int fd, __u32 nkeys, size_t value_size, void *out);
-
-/* The same for a per-slot map (steer_load, kernel/maps.h maps_rx_scan()):
- * each drain bucket summed over the receiver slots into out[bucket]. */
+/* Sums a per-slot map (steer_load, kernel/maps.h maps_rx_scan()): each
+ * drain bucket summed over the receiver slots into out[bucket]. */
 int lib_sum_slots(const struct steer_maps *m, int fd, size_t value_size,
 		  void *out);
 

@@ -117,13 +117,6 @@ static int sum_key(__u32 key, const void *values, int ncpus, void *arg)
 	return 0;
 }
 
-int lib_sum_keys(int fd, __u32 nkeys, size_t value_size, void *out)
-{
-	struct sum_arg a = { out, value_size };
-
-	return maps_percpu_scan(fd, nkeys, value_size, sum_key, &a);
-}
-
 int lib_sum_slots(const struct steer_maps *m, int fd, size_t value_size,
 		  void *out)
 {
@@ -200,8 +193,8 @@ int steer_stats_read(struct steer_stats_src *src, struct steer_sample *s)
 		err = maps_percpu_sum(src->t.kthread_stats, 0, sizeof(ksum),
 				      &ksum, s->kthread);
 	if (!err && src->traced)
-		err = lib_sum_keys(src->t.ring_stats, STEER_MAX_CPUS,
-			       sizeof(*s->ring), s->ring);
+		err = maps_read_array(src->t.ring_stats, 0, STEER_MAX_CPUS,
+				      sizeof(*s->ring), s->ring);
 	if (!err)
 		err = maps_percpu_sum(src->m.steer_stats, 0, sizeof(s->total),
 				      &s->total, s->rx);

@@ -131,10 +131,15 @@ stats_json() { local d
 counter() { jget "$(stats_json)" "d['totals']['$1']"; }
 # Counters at each end of steer_stats (rx_packets first, then
 # passed_local_bytes and the per-worker queued_packets, whose fields move
-# when a counter is added before them), comma-separated.
-carried() { jget "$(stats_json)" "'%d,%d,%d' % (d['totals']['rx_packets'],
+# when a counter is added before them), and the tracepoints' enqueued
+# (ring_stats, per receiving CPU before f1c909d's successors, carried
+# over when the incoming set takes over) and kthread_processed,
+# comma-separated.
+carried() { jget "$(stats_json)" "'%d,%d,%d,%d,%d' % (d['totals']['rx_packets'],
 	d['totals']['passed_local_bytes'],
-	sum(w['queued_packets'] for w in d['workers']))"; }
+	sum(w['queued_packets'] for w in d['workers']),
+	sum(w['enqueued'] or 0 for w in d['workers']),
+	sum(w['kthread_processed'] or 0 for w in d['workers']))"; }
 
 check "the other version attaches configs/default.yaml as shipped (queue_size 16384)" \
 	old attach "$IF_B" --policy "$T/p.yaml"
@@ -213,10 +218,10 @@ if [ -n "${UPGRADE_BESIDE:-}" ]; then
 		"$(in_b xdp-loader status "$IF_B" | awk '$1 == "=>" && $3 != "xdp_steer" { print $4 }' | paste -sd,)" = "$beside_ids"
 fi
 check "the maps stayed: the same steer_ctl" test "$(mapped)" = "$ctl0"
-check "the counters never went back (rx_packets, passed_local_bytes, queued_packets: ${rx[*]})" \
+check "the counters never went back (rx_packets, passed_local_bytes, queued_packets, enqueued, kthread_processed: ${rx[*]})" \
 	python3 -c 'import sys
 v = [[int(x) for x in a.split(",")] for a in sys.argv[1:]]
-sys.exit(0 if len(v) == 4 and all(len(r) == 3 for r in v) and
+sys.exit(0 if len(v) == 4 and all(len(r) == 5 for r in v) and
 	 all(sorted(c) == list(c) for c in zip(*v)) else 1)' "${rx[@]}"
 check "no staged map is left pinned (*_staged)" \
 	test -z "$(ls "$PIN_B" | grep '_staged$')"
