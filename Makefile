@@ -64,6 +64,7 @@ PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
 	      tests/prog/fixtures.o tests/prog/loops.o tests/prog/random.o \
 	      tests/prog/compiled.o tests/prog/drain.o tests/prog/scan.o \
 	      tests/prog/filter.o tests/prog/encap.o tests/prog/balance.o \
+	      tests/prog/numa.o \
 	      tests/prog/keys.o
 BENCH_BINS := tests/bench/bench_prog
 TEST_OBJ   := tests/lib/test.o
@@ -83,7 +84,7 @@ POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
 	       policy_rules.o policy_decap.o policy_print.o compile.o flow_arg.o) $(MODEL_OBJS)
 KERNEL_OBJS := $(addprefix loader/kernel/,netns.o bpffs.o possible.o progtag.o pins.o lock.o maps.o \
 	       prog.o slots.o cpumap.o netdev.o failpoint.o clock.o window.o \
-	       evidence.o numa.o migrate.o \
+	       evidence.o numa.o map_numa.o migrate.o \
 	       trace.o leak.o kthreads.o features.o cputime.o vlog.o)
 STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o upgrade.o detach.o \
 		 status.o stats.o stats_view.o which.o balance.o features.o \
@@ -315,7 +316,8 @@ tests/e2e/swap_check: tests/e2e/swap_check.o tests/lib/frame.o
 tests/prog/test_prog: $(PROG_OBJS) $(TESTLIB_OBJS) $(POLICY_OBJS) \
 		      loader/kernel/slots.o loader/kernel/cpumap.o \
 		      loader/kernel/progtag.o loader/kernel/failpoint.o loader/kernel/kthreads.o \
-		      loader/kernel/window.o loader/kernel/evidence.o
+		      loader/kernel/window.o loader/kernel/evidence.o \
+		      loader/kernel/map_numa.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) -lyaml
 

@@ -54,6 +54,7 @@
 #include "xdp_steer.skel.h"
 #include "pool_mark.skel.h"
 #include "kernel/clock.h"
+#include "kernel/map_numa.h"
 #include "kernel/migrate.h"
 #include "kernel/possible.h"
 #include "kernel/prog.h"
@@ -690,8 +691,11 @@ static bool same_layout(const char *name, const struct migrate_layout *a,
 	 * the per-slot maps to the receiver slots, rows of STEER_TABLE_MAX,
 	 * the slot-keyed maps to their rows (256 before: kept as pinned,
 	 * with the pool's rows 0 saying so). */
+	/* BPF_F_NUMA_NODE says where a map lives, not its layout
+	 * (kernel/map_numa.h). */
 	return a->type == b->type && a->key_size == b->key_size &&
-	       a->value_size == b->value_size && a->flags == b->flags &&
+	       a->value_size == b->value_size &&
+	       (a->flags & ~BPF_F_NUMA_NODE) == (b->flags & ~BPF_F_NUMA_NODE) &&
 	       (a->max_entries == b->max_entries ||
 		(a->type == BPF_MAP_TYPE_CPUMAP &&
 		 a->max_entries <= b->max_entries) ||
@@ -872,6 +876,9 @@ static int stage_maps(const struct migrate_plan *p)
 		if (err)
 			break;
 	}
+	/* A kept per-slot map keeps its node flag; made ones have none. */
+	if (!err)
+		err = map_numa_apply(skel->obj, NULL, -1);
 	if (!err)
 		err = xdp_steer_bpf__load(skel);
 	xdp_steer_bpf__destroy(skel);

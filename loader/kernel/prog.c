@@ -17,8 +17,10 @@
 #include "xdp_steer.skel.h"
 #include "kernel/failpoint.h"
 #include "kernel/leak.h"
+#include "kernel/map_numa.h"
 #include "kernel/migrate.h"
 #include "kernel/netdev.h"
+#include "kernel/numa.h"
 #include "kernel/prog.h"
 #include "kernel/vlog.h"
 
@@ -132,6 +134,23 @@ int prog_rx_slots_for(const char *ifname)
 	return n < STEER_RX_SLOTS ? n : STEER_RX_SLOTS;
 }
 
+/* The NUMA node of the interface whose pins are in 'pin_dir' (its last
+ * component the interface's name), or -1: none known (veth; numa_node
+ * -1; no pin_dir). */
+static int nic_node(const char *pin_dir)
+{
+	const char *ifname = pin_dir ? strrchr(pin_dir, '/') : NULL;
+	struct netdev_info ni;
+	int node;
+
+	if (!ifname)
+		return -1;
+	ifname++;
+	node = numa_netdev_node(ifname, !netdev_info(ifname, &ni) ?
+				ni.bus_info : NULL, NULL);
+	return node >= 0 ? node : -1;
+}
+
 /* The object, its maps to be reused from 'pin_dir', its cpumaps sized to
  * the kernel's possible CPUs (prog_cpumap_entries()): a cpumap larger than
  * the kernel's NR_CPUS is refused with E2BIG, as small router kernels
@@ -182,6 +201,9 @@ static struct xdp_steer_bpf *open_skel(const char *pin_dir)
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.steer_queued,
 					       ((__u32)r + 1) * STEER_MAX_CPUS);
+	/* The per-slot maps on the NIC's node (map_numa.h). */
+	if (!err)
+		err = map_numa_apply(skel->obj, pin_dir, nic_node(pin_dir));
 	if (!err)
 		return skel;
 fail:

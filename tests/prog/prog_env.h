@@ -150,6 +150,8 @@ extern const struct test_case encap_tests[];
 extern const size_t n_encap_tests;
 extern const struct test_case balance_tests[];
 extern const size_t n_balance_tests;
+extern const struct test_case numa_tests[];
+extern const size_t n_numa_tests;
 extern const struct test_case key_tests[];
 extern const size_t n_key_tests;
 /* compiled.c: one test per policy case; returns 1 if any failed. */

@@ -294,5 +294,6 @@ int main(int argc, char **argv)
 			       argv);
 	failed |= test_run_all("prog", balance_tests, n_balance_tests, argc,
 			       argv);
+	failed |= test_run_all("prog", numa_tests, n_numa_tests, argc, argv);
 	return failed;
 }
