@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* check, attach, apply: the commands that read a policy. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -290,6 +291,7 @@ int cmd_check(int argc, char **argv)
 struct attach_opts {
 	const char *policy;
 	enum xdp_attach_mode mode;
+	__u32 rx_slots;		/* 0: the default R */
 };
 
 static int attach_handle(int opt, const char *arg, void *ctx)
@@ -310,23 +312,41 @@ static int attach_handle(int opt, const char *arg, void *ctx)
 			return -1;
 		}
 		return 0;
+	case 'r': {
+		unsigned long n;
+		char *end;
+
+		errno = 0;
+		n = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || !isdigit((unsigned char)*arg) ||
+		    !n || n > STEER_RX_SLOTS) {
+			pr_err("--rx-slots '%s': a number of receiver slots from 1 to %d (the most the design allows)\n",
+			       arg, STEER_RX_SLOTS);
+			return -1;
+		}
+		o->rx_slots = (__u32)n;
+		return 0;
+	}
 	}
 	return -1;
 }
 
 int cmd_attach(int argc, char **argv)
 {
-	const char *usage = "xdp-steer attach IFACE --policy POLICY [--mode native|skb]\n"
+	const char *usage = "xdp-steer attach IFACE --policy POLICY [--mode native|skb] [--rx-slots N]\n"
 		"  Loads the XDP program on IFACE (through libxdp's dispatcher when the\n"
 		"  kernel allows it), pins its maps ('xdp-steer pin-dir IFACE' says where)\n"
 		"  and applies POLICY. Mode defaults to native. All or nothing. Where\n"
 		"  xdp-steer already runs, upgrades it in place: this version's programs\n"
 		"  take the running ones' place, in their mode, on the same maps, traffic\n"
-		"  flowing; then POLICY is applied as by apply.\n"
+		"  flowing; then POLICY is applied as by apply. --rx-slots N: the receiver\n"
+		"  slots of the maps it makes (1 to 256; default: min(possible CPUs,\n"
+		"  max(16, 2 x receive channels))); the maps keep theirs until detach.\n"
 		"  Short options: -p POLICY, -m MODE.";
 	static const struct option longopts[] = {
 		POLICY_LONGOPT,
 		{ "mode", required_argument, NULL, 'm' },
+		{ "rx-slots", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	/* Unspecified: native for a new attach, the running mode for an
@@ -353,7 +373,7 @@ int cmd_attach(int argc, char **argv)
 	if (cli_load_policy(o.policy, NULL, NULL, false, &p))
 		return EXIT_FAIL;
 	cli_ctx_init(&ctx);
-	if (steer_attach(&ctx, ifname, &p, o.mode, &res)) {
+	if (steer_attach(&ctx, ifname, &p, o.mode, o.rx_slots, &res)) {
 		ret = cli_fail(&ctx);
 	} else if (res.upgraded_from) {
 		pr_info("%s: upgraded in place: program %u replaced by this version's (program %u) in %s mode, traffic flowing; the maps, the policy and the drains under way carried on\n",

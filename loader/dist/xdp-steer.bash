@@ -17,7 +17,7 @@ _xdp_steer_global_opts="-v --verbose -q --quiet -h --help -V --version"
 _xdp_steer_opts() {
 	case $1 in
 	check)		echo "--policy --cpus --nodes --nic-node" ;;
-	attach)		echo "--policy --mode" ;;
+	attach)		echo "--policy --mode --rx-slots" ;;
 	apply)		echo "--policy --dry-run --json" ;;
 	detach)		echo "--stale --unless-restarting" ;;
 	status)		echo "--json --top --all" ;;
@@ -34,7 +34,7 @@ _xdp_steer_opts() {
 # word. A letter means one thing in every command that takes it.
 _xdp_steer_takes_arg() {
 	case $1:$2 in
-	*:--policy|*:--mode|*:--interval|*:--count|*:--cpus|*:--top|detach:--unless-restarting) return 0 ;;
+	*:--policy|*:--mode|*:--interval|*:--count|*:--cpus|*:--top|attach:--rx-slots|detach:--unless-restarting) return 0 ;;
 	check:-p|attach:-p|apply:-p|attach:-m|stats:-i|stats:-c) return 0 ;;
 	esac
 	return 1

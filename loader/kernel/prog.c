@@ -87,6 +87,14 @@ static int pinned_entries(const char *dir, const char *name)
 	return n;
 }
 
+/* attach --rx-slots (0: none): for the maps an attach makes. */
+static __u32 wanted_rx_slots;
+
+void prog_want_rx_slots(__u32 n)
+{
+	wanted_rx_slots = n <= STEER_RX_SLOTS ? n : 0;
+}
+
 int prog_rx_slots(const char *pin_dir)
 {
 	const char *knob = getenv("XDP_STEER_RX_SLOTS"), *ifname;
@@ -98,6 +106,8 @@ int prog_rx_slots(const char *pin_dir)
 		      -ENOENT;
 	if (n != -ENOENT)
 		return n < 0 ? n : n / STEER_TABLE_MAX;
+	if (wanted_rx_slots)
+		return (int)wanted_rx_slots;
 	if (knob && *knob) {
 		k = strtoul(knob, &end, 10);
 		/* Out of range: the first apply refuses it, saying so. */

@@ -73,10 +73,15 @@ int prog_cpumap_entries(const char *pin_dir);
 
 /* The receiver slots R of the interface whose pins are in 'pin_dir' (its
  * last component the interface's name): those of the steer_buckets
- * pinned there (max_entries / STEER_TABLE_MAX), else XDP_STEER_RX_SLOTS
- * (a test knob), else min(possible CPUs, max(16, 2 x the NIC's receive
- * channels)), at most STEER_RX_SLOTS; or a negative errno. */
+ * pinned there (max_entries / STEER_TABLE_MAX), else attach --rx-slots
+ * (prog_want_rx_slots()), else XDP_STEER_RX_SLOTS (a test knob), else
+ * min(possible CPUs, max(16, 2 x the NIC's receive channels)), at most
+ * STEER_RX_SLOTS; or a negative errno. */
 int prog_rx_slots(const char *pin_dir);
+
+/* R for the maps the loads that follow make (attach --rx-slots N, 1 to
+ * STEER_RX_SLOTS); 0: prog_rx_slots()'s default again. */
+void prog_want_rx_slots(__u32 n);
 
 /* Rows of the slot-keyed maps (steer_seq, steer_deq, steer_rx_cpu) of
  * the interface whose pins are in 'pin_dir': those of the steer_rx_cpu

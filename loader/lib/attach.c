@@ -77,7 +77,7 @@ static void attach_advice(const char *ifname, enum xdp_attach_mode mode,
 
 int steer_attach(struct steer_ctx *ctx, const char *ifname,
 		 const struct steer_policy *p, enum xdp_attach_mode mode,
-		 struct steer_attach_result *res)
+		 __u32 rx_slots, struct steer_attach_result *res)
 {
 	struct lib_iface it;
 	char why[512];
@@ -109,9 +109,12 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 		struct steer_maps m;
 		int e = res->at.uses_pins ? maps_open(it.dir, &m, &missing) :
 			-ENOENT;
+		__u32 rows = 0;		/* R of maps of this version's layout */
 
-		if (!e)
+		if (!e) {
+			rows = m.rx_rows;
 			maps_close(&m);
+		}
 		/* Its steer_ctl pinned here: an upgrade, which carries
 		 * over or refuses maps of another layout (kernel/migrate.h). */
 		if (res->at.uses_pins &&
@@ -122,6 +125,17 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 		if ((e == -ENOENT && lib_pins_lost(ctx, &it, missing)) ||
 		    (e == -EPROTO && lib_maps_failed(ctx, &it, e, missing))) {
 			err = -EEXIST;
+			goto out;
+		}
+		/* R is the pinned maps': an upgrade keeps it. */
+		if (!e && rx_slots && rows && rows != rx_slots) {
+			err = lib_fail(ctx, -EEXIST, "%s: its maps have %u receiver slots, and --rx-slots %u cannot change them in place; nothing was changed: 'xdp-steer detach %s', then attach it again with --rx-slots %u",
+				       ifname, rows, rx_slots, ifname, rx_slots);
+			goto out;
+		}
+		if (!e && rx_slots && !rows) {
+			err = lib_fail(ctx, -EEXIST, "%s: its maps are another version's, whose receiver slots an upgrade in place sizes itself, not --rx-slots %u; nothing was changed: attach without --rx-slots, or 'xdp-steer detach %s', then attach it again with --rx-slots %u",
+				       ifname, rx_slots, ifname, rx_slots);
 			goto out;
 		}
 		if (!e) {
@@ -152,7 +166,9 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 		lib_fail(ctx, err, "%s: %s", ifname, why);
 		goto out;
 	}
+	prog_want_rx_slots(rx_slots);
 	err = prog_attach(it.dir, it.ifindex, mode, &res->at);
+	prog_want_rx_slots(0);
 	if (err && res->at.ext_refused && (err == -EEXIST || err == -EBUSY)) {
 		lib_fail(ctx, err, "%s: %s; it could run only as the one XDP program on %s, and another is there: take that off first ('xdp-loader status %s' shows it), or use libxdp 1.5.5 or later",
 			 ifname, EXT_REFUSED, ifname, ifname);

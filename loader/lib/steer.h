@@ -70,14 +70,16 @@ struct steer_attach_result {
 
 /* Loads xdp_steer on 'ifname' (libxdp's dispatcher where the kernel allows
  * it, else as the only program) in 'mode' (XDP_MODE_UNSPEC: native, or
- * the running one's for an upgrade), pins its maps and applies 'p'. All or
+ * the running one's for an upgrade), pins its maps, with 'rx_slots'
+ * receiver slots (1 to STEER_RX_SLOTS; 0: the default R, kernel/prog.h;
+ * an upgrade refuses any but its maps' own), and applies 'p'. All or
  * nothing: on failure nothing is left on the interface or in bpffs.
  * Where xdp-steer already runs, upgrades it in place (lib/upgrade.c):
  * this binary's programs take the running ones' place, on the same maps,
  * traffic flowing, then 'p' is applied; res->upgraded_from says so. */
 int steer_attach(struct steer_ctx *ctx, const char *ifname,
 		 const struct steer_policy *p, enum xdp_attach_mode mode,
-		 struct steer_attach_result *res);
+		 __u32 rx_slots, struct steer_attach_result *res);
 
 /* Applies 'p' to 'ifname', attached by steer_attach or `xdp-loader load -p
  * <pin dir>`. Atomic: a failure leaves the policy in force. */

@@ -156,7 +156,7 @@ int health_check(const struct health_input *in, struct health *h)
 	if (in->nrx_no_slot) {
 		cpulist_format(in->rx_no_slot, in->nrx_no_slot, list,
 			       sizeof(list));
-		health_add(h, "CPUs %s received %s's frames but found all %u of its receiver slots taken: with no row for drain records and loads there, the frames of the table received there are passed there, whatever an apply or the balancer says (stats: no_rx_slot); slots are handed out once per attach, to the first CPUs that receive: keep %s's interrupts (and its NAPI threads) on at most %u CPUs, then 'xdp-steer detach %s' and attach it again (an upgrade in place from a version before receiver slots gives slot n to CPU n, none to CPUs of id 256 or more; detach and attach hands them out densely)",
+		health_add(h, "CPUs %s received %s's frames but found all %u of its receiver slots taken: with no row for drain records and loads there, the frames of the table received there are passed there, whatever an apply or the balancer says (stats: no_rx_slot); slots are handed out once per attach, to the first CPUs that receive: keep %s's interrupts (and its NAPI threads) on at most %u CPUs, or raise the slots (up to 256) with attach's --rx-slots, then 'xdp-steer detach %s' and attach it again (an upgrade in place from a version before receiver slots gives slot n to CPU n, none to CPUs of id 256 or more; detach and attach hands them out densely)",
 			   list, ifname, in->rx_slots, ifname, in->rx_slots,
 			   ifname);
 	}

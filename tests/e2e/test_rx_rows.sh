@@ -8,7 +8,9 @@
 # steer_deq and steer_rx_cpu have R rows too, their stride in the pool,
 # and steer_queued (what each slot queued per worker) R + 1.
 # The test knob XDP_STEER_RX_SLOTS sizes them too; an attach over pinned
-# maps keeps their rows; detach and attach sizes them again. No traffic.
+# maps keeps their rows; detach and attach sizes them again; attach
+# --rx-slots N sets R, kept by apply and an upgrade, an attach with
+# another N over them refused, N out of 1..256 a usage error. No traffic.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -71,4 +73,30 @@ check "steer_seq, steer_deq and steer_rx_cpu one row too" \
 	test "$(entries steer_seq)" -eq "$T" -a "$(entries steer_deq)" -eq "$T" -a "$(entries steer_rx_cpu)" -eq 1
 check "status says 1 receiver slot" \
 	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER status $IF_B | grep -q 'receiver slots: [0-9]* of 1 held'"
+check "detach" xs detach "$IF_B"
+
+# attach --rx-slots N: R for the maps it makes, kept until detach.
+N=$((R + 3))
+check "attach --rx-slots $N" xs attach "$IF_B" --policy "$E2E_ROOT/configs/default.yaml" --rx-slots $N
+check "the per-slot maps have $N rows" \
+	test "$(entries steer_buckets)" -eq $((N * 4096)) -a "$(entries steer_load)" -eq $((N * 4096)) -a "$(entries steer_seq)" -eq $((N * T)) -a "$(entries steer_deq)" -eq $((N * T)) -a "$(entries steer_rx_cpu)" -eq "$N" -a "$(entries steer_queued)" -eq $(((N + 1) * 256))
+check "status says $N receiver slots" \
+	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER status $IF_B | grep -q 'receiver slots: [0-9]* of $N held'"
+check "an apply keeps them" \
+	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER apply $IF_B --policy $E2E_ROOT/configs/default.yaml >/dev/null && test \"\$(bpftool -j map show pinned $PIN_B/steer_buckets | python3 -c 'import json, sys; print(json.load(sys.stdin)[\"max_entries\"])')\" -eq $((N * 4096))"
+check "an attach over them (an upgrade in place) with no --rx-slots keeps them" \
+	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER attach $IF_B --policy $E2E_ROOT/configs/default.yaml >/dev/null && test \"\$(bpftool -j map show pinned $PIN_B/steer_buckets | python3 -c 'import json, sys; print(json.load(sys.stdin)[\"max_entries\"])')\" -eq $((N * 4096))"
+check "... and so does one with --rx-slots $N" \
+	xs attach "$IF_B" --policy "$E2E_ROOT/configs/default.yaml" --rx-slots $N
+prog0=$(in_b bpftool -j net show dev "$IF_B" | python3 -c 'import json, sys; d = json.load(sys.stdin); print(d)' | md5sum)
+out=$(xs attach "$IF_B" --policy "$E2E_ROOT/configs/default.yaml" --rx-slots $((N + 1)) 2>&1); rc=$?
+check "an attach with another --rx-slots over them refuses (exit 1), naming theirs and the way: $out" \
+	bash -c '[ "$1" = 1 ] && grep -q "have $3 receiver slots" <<<"$2" && grep -q detach <<<"$2"' _ "$rc" "$out" "$N"
+check "... and changes nothing (the program and the maps' rows)" \
+	bash -c "[ \"\$(nsenter --net=/run/netns/$NS_B bpftool -j net show dev $IF_B | python3 -c 'import json, sys; d = json.load(sys.stdin); print(d)' | md5sum)\" = '$prog0' ] && test \"\$(bpftool -j map show pinned $PIN_B/steer_buckets | python3 -c 'import json, sys; print(json.load(sys.stdin)[\"max_entries\"])')\" -eq $((N * 4096))"
+for bad in 0 257 x 1e2 -3 ''; do
+	out=$(xs attach "$IF_B" --policy "$E2E_ROOT/configs/default.yaml" --rx-slots "$bad" 2>&1); rc=$?
+	check "--rx-slots '$bad' is a usage error (exit 2) naming the limit" \
+		bash -c '[ "$1" = 2 ] && grep -q "from 1 to 256" <<<"$2"' _ "$rc" "$out"
+done
 e2e_done
