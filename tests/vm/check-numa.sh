@@ -6,7 +6,8 @@
 #
 #   tests/vm/run --cpus 4 --numa 2 --nics virtio -- tests/vm/check-numa.sh
 #
-# Node 0 has CPUs 0-1, node 1 CPUs 2-3, the NICs say numa_node 1. A policy
+# Node 0 has CPUs 0-1, node 1 CPUs 2-3, the NICs say numa_node 1; the
+# per-slot maps are made on a node (BPF_F_NUMA_NODE). A policy
 # without 'cpus' takes node 1's CPUs as workers (virtio_net names its
 # interrupts after the device, so no collector is known and none is left
 # out); steered traffic reaches the stack on those CPUs only, each flow on
@@ -89,6 +90,15 @@ check "attach says the workers are node 1's CPUs" \
 check "the default workers are node 1's CPUs, 2 and 3 (status)" \
 	test "$(workers)" = "2,3"
 check "status gives no NUMA warning" status_quiet_on_nodes
+# The per-slot maps on the NIC's node: the kernel shows no node, but keeps
+# BPF_F_NUMA_NODE (0x4) in a map's flags only when it took one.
+numa_flag() {
+	bpftool -j map show pinned "$(steer pin-dir "$IF_B")/$1" |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["flags"] & 4)'
+}
+check "the per-slot maps were made on a node (BPF_F_NUMA_NODE: $(for m in steer_buckets steer_load steer_seq steer_deq steer_queued; do printf '%s ' "$(numa_flag $m)"; done))" \
+	test "$(for m in steer_buckets steer_load steer_seq steer_deq steer_queued; do numa_flag $m; done | sort -u)" = 4
+check "  a per-CPU map (steer_stats) was not" test "$(numa_flag steer_stats)" = 0
 
 if observer_start --drop; then
 	gen_run --native --rate "$RATE" --group "$GROUP" --count $((FLOWS * 10)) ||
