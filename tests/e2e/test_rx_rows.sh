@@ -6,7 +6,8 @@
 # R = min(possible CPUs, max(16, 2 x the NIC's receive channels)), read
 # here from /sys and `ethtool -l`, not from the loader; steer_seq,
 # steer_deq and steer_rx_cpu have R rows too, their stride in the pool,
-# and steer_queued (what each slot queued per worker) R + 1.
+# and steer_queued (what each slot queued per worker) R + 1; ring_stats
+# is a plain array (one entry per worker).
 # The test knob XDP_STEER_RX_SLOTS sizes them too; an attach over pinned
 # maps keeps their rows; detach and attach sizes them again; attach
 # --rx-slots N sets R, kept by apply and an upgrade, an attach with
@@ -60,6 +61,8 @@ check "steer_stats holds no per-worker counts: $(value_of steer_stats) B per pos
 	test "$(value_of steer_stats)" -lt 1024
 check "steer_queued has R rows and one more (CPUs without a slot) of the cpumap's 256: $(entries steer_queued)" \
 	test "$(entries steer_queued)" -eq $(((R + 1) * 256))
+check "ring_stats is one plain array entry per worker, not per CPU: $(type_of ring_stats)" \
+	test "$(type_of ring_stats)" = array
 check "status says R receiver slots" \
 	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER status $IF_B | grep -q 'receiver slots: [0-9]* of $R held'"
 check "an attach over the pinned maps keeps them (an upgrade in place of the same version)" \
