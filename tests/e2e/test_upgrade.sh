@@ -229,11 +229,12 @@ check "the XDP program became this version's (another tag)" \
 	test "$(steer_tag_on)" != "$xdptag0"
 # The maps 9cbff08 has of another layout: the three receiver slot maps,
 # steer_stats, flow_rules (preallocated there), steer_buckets and
-# steer_load (per CPU there).
-CARRIED=7
+# steer_load (per CPU there), and steer_queued (steer_stats' queued[]
+# there).
+CARRIED=8
 if [ "${UPGRADE_FROM:-}" = 9cbff08 ]; then
 	# Its cpumap program is this version's, tag for tag: the workers stay.
-	check "the first upgrade carried the maps of another layout over (receiver slots, steer_stats, flow_rules)" \
+	check "the first upgrade carried the maps of another layout over (receiver slots, steer_stats, flow_rules, steer_queued)" \
 		grep -q "$CARRIED maps of another layout were created or rebuilt" "$T/up.0"
 else
 if [ -n "${UPGRADE_STATS_EXTRA:-}" ]; then
