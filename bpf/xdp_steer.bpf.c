@@ -288,7 +288,7 @@ static __always_inline int deliver(struct xdp_md *ctx, struct steer_stats *st,
 	__u32 seq;
 
 	if (slot->flags & STEER_F_DRAIN) {
-		note_queued(st, bpf_jiffies64());
+		note_queued(st, bpf_jiffies64(), slot->rx_lease);
 		w = window_get();
 		stamp = w && w->open;
 	}
@@ -509,7 +509,7 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 	} else if (!(flags & STEER_F_DRAIN)) {
 		return send_plain(st, slot, cpu, bytes);
 	} else {
-		note_queued(st, bpf_jiffies64());
+		note_queued(st, bpf_jiffies64(), slot->rx_lease);
 		w = window_get();
 		if (w && !w->open && rxq_held_queued(ctx, st) &&
 		    record_settles(slot, bucket, queue_target(slot, cpu)))
@@ -540,7 +540,7 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 	struct parsed p;	/* written whole by parse_frame() when it
 				 * returns 0; read only then (PARSE_HASHED:
 				 * the hash only) */
-	__u32 zero = 0, slot_id, hash, cpu, bucket, rx, *entry;
+	__u32 zero = 0, slot_id, hash, cpu, bucket, rx, now, *entry;
 	int err, prefix_hit = 0;
 	__u64 bytes;
 
@@ -618,17 +618,17 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 		return XDP_PASS;
 	}
 	/* Drain records and loads are kept per receiver slot: a CPU claims
-	 * its slot at its first table frame; one that finds none passes
-	 * its table frames here, counted, rather than act on no record. */
+	 * its slot at its first table frame, and checks at its first of
+	 * each tick that the slot is still its own (a slot idle for the
+	 * lease is taken over: drain.h); one that finds none passes its
+	 * table frames here, counted, rather than act on no record. */
+	now = (__u32)bpf_jiffies64();
+	if ((__u32)(st->rx_slot >> 32) != now)
+		st->rx_slot = rx_slot_tick(st->rx_slot, now, slot->rx_lease, 0);
 	rx = (__u32)st->rx_slot - 1;
 	if (rx >= STEER_RX_SLOTS) {
-		if (!st->rx_slot)
-			st->rx_slot = rx_slot_tick(0, (__u32)bpf_jiffies64());
-		rx = (__u32)st->rx_slot - 1;
-		if (rx >= STEER_RX_SLOTS) {
-			st->no_rx_slot++;
-			return pass_here(st, bytes);
-		}
+		st->no_rx_slot++;
+		return pass_here(st, bytes);
 	}
 	bucket = rx * STEER_TABLE_MAX + steer_table_index(hash, STEER_TABLE_MAX);
 	if (slot->flags & STEER_F_BALANCE)

@@ -200,8 +200,14 @@
 	X(steer_rx_slot, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
 	  STEER_RX_CPU_IDS, 0)						\
 	/* [rx slot]: 1 + the CPU that holds it; 0: not (yet) held.	\
-	 * Written once, by that CPU: loops over receiving CPUs. */	\
+	 * Written by the CPU that claims it, or takes it over (an	\
+	 * atomic compare and swap, drain.h): loops over receiving CPUs. */\
 	X(steer_rx_cpu, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
+	  STEER_RX_SLOTS, 0)						\
+	/* [rx slot]: jiffies of the last tick its CPU held it (its	\
+	 * lease, drain.h rx_slot_tick()); 0: not seen held since these	\
+	 * maps were made. */						\
+	X(steer_rx_tick, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
 	  STEER_RX_SLOTS, 0)						\
 	STEER_MAP_WDONE(X)						\
 	STEER_MAP_WENQ(X)						\
@@ -426,7 +432,11 @@ struct steer_slot {
 	__u32 balance_ms;	/* interval between rounds */
 	__u32 balance_tolerance; /* percent a worker may exceed its share */
 	__u32 balance_max_moves; /* buckets moved per round, at most */
-	__u32 pad2;
+	/* The datapath reads this one: the lease of a receiver slot, in
+	 * jiffies: a slot whose CPU has not held it for this long may be
+	 * taken over by a CPU that finds none (drain.h, rx_slot_tick());
+	 * far longer than the drain timeout. 0: never taken over. */
+	__u32 rx_lease;
 };
 
 /* Adds UDP destination port 'port' (network order) of encapsulation
@@ -555,7 +565,8 @@ struct steer_target {
 	X(key_id_fallback, COUNT, "frames the id hash.key names does not apply to (no tag, no tunnel id, no ports), hashed on their flow") \
 	X(parsed_partial, COUNT, "frames with a readable IP header whose later headers were cut short or malformed (a tunnel look-alike, a short transport header), steered by what was read") \
 	X(passed_local_bytes, COUNT, "bytes of the frames passed_local counts") \
-	X(no_rx_slot, COUNT, "frames of this receiving CPU while it found every receiver slot taken: those of the table passed here (its drain records and loads are kept per slot), the others queued without a drain stamp")
+	X(no_rx_slot, COUNT, "frames of this receiving CPU while it found every receiver slot taken: those of the table passed here (its drain records and loads are kept per slot), the others queued without a drain stamp") \
+	X(rx_slot_takeovers, COUNT, "receiver slots this CPU took over from a CPU that had not received for the lease (rx_lease), finding every slot taken")
 /* One steer_stats row per encapsulation: encap_<name>. */
 #define STEER_ENCAP_STAT_(X, ID, name, port, help) X(encap_##name, COUNT, help)
 
@@ -601,9 +612,12 @@ struct steer_stats {
 	 * once a tick; summed with the rest by readers and never shown. */
 	__u64 queued_tick;
 	/* Not a counter either: the datapath's cache of this CPU's
-	 * receiver slot (steer_rx_slot): slot + 1, STEER_RX_SLOT_NONE
-	 * when every slot was taken, 0: none claimed yet. In this value
-	 * because the frame has it in hand: a stamped frame reads it, no
+	 * receiver slot (steer_rx_slot): in bits 0-31 slot + 1,
+	 * STEER_RX_SLOT_NONE when every slot was taken, 0: none claimed
+	 * yet; in bits 32-63 the tick (jiffies) it was last checked in:
+	 * valid for that tick only, since a slot idle for the lease may
+	 * be taken over (drain.h, rx_slot_tick()). In this value because
+	 * the frame has it in hand: a frame compares the tick, no
 	 * lookup. Summed with the rest by readers and never shown. */
 	__u64 rx_slot;
 	/* Per target CPU, in the value the frame has in hand: a map of
@@ -1039,10 +1053,12 @@ static inline __u64 steer_stamp_tag(__u32 seq, __u16 rx_slot, __u16 target,
 /*
  * steer_rx_pool[0]: the receiver slots. A CPU that queues frames under
  * drain takes the next slot at its first tick of doing so (bpf/drain.h,
- * rx_slot_claim()): an atomic add on 'claimed', then it writes its own
- * steer_rx_cpu and steer_rx_slot entries, in that order. Slots are never
- * given back while these maps live; 'claimed' goes past 'limit' by one
- * per CPU that found none (each asks once), so readers take the smaller.
+ * rx_slot_tick()): an atomic add on 'claimed', then it writes its own
+ * steer_rx_cpu and steer_rx_slot entries, in that order. Once every slot
+ * is taken, a CPU that finds none takes over one whose CPU has not held
+ * it for the lease (steer_slot.rx_lease, steer_rx_tick); 'claimed' goes
+ * past 'limit' by at most one per CPU (each adds only while it reads
+ * room left), so readers take the smaller.
  */
 struct steer_rx_pool {
 	__u32 claimed;		/* slots asked for so far (atomic add) */
@@ -1061,11 +1077,17 @@ struct steer_pool_limit_args {
 	__u32 claimed;		/* out: claimed, read after the store */
 };
 
+/* The slots a pool has: its limit. */
+static inline __u32 steer_rx_pool_limit(const struct steer_rx_pool *p)
+{
+	return p->limit && p->limit < STEER_RX_SLOTS ? p->limit :
+						       STEER_RX_SLOTS;
+}
+
 /* The slots of a pool that are handed out: at most its limit. */
 static inline __u32 steer_rx_pool_used(const struct steer_rx_pool *p)
 {
-	__u32 limit = p->limit && p->limit < STEER_RX_SLOTS ? p->limit :
-							       STEER_RX_SLOTS;
+	__u32 limit = steer_rx_pool_limit(p);
 
 	return p->claimed < limit ? p->claimed : limit;
 }

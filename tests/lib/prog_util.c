@@ -710,6 +710,8 @@ int steer_prog_rx_slots(const struct steer_prog *p, __u32 limit)
 	if (!err)
 		err = zero_array(p->steer_rx_cpu, STEER_RX_SLOTS, sizeof(__u32));
 	if (!err)
+		err = zero_array(p->steer_rx_tick, STEER_RX_SLOTS, sizeof(__u32));
+	if (!err)
 		err = update(p->steer_rx_pool, &zero, &pool);
 	if (!err)
 		err = stats_lines_edit(p, rx_slot_edit, NULL);
