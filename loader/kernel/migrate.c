@@ -120,6 +120,19 @@ static int seed_identity(int fd, const struct migrate_plan *p)
 	return 0;
 }
 
+/* steer_rx_tick, which the versions before slot leases lack: made
+ * zeroed, every slot's tick 0, "not seen held since these maps were
+ * made". The old programs' CPUs hold their slots without writing a tick;
+ * a CPU looking for a slot to take over then starts such a slot's lease
+ * (bpf/drain.h, rx_slot_take()) instead of taking it: a lease after the
+ * upgrade at the soonest, whatever the old programs did. */
+static int seed_unseen(int fd, const struct migrate_plan *p)
+{
+	(void)fd;
+	(void)p;
+	return 0;
+}
+
 /* Rows of the per-slot maps this upgrade makes (plan_rx_rows()). */
 static __u32 upgrade_rx_rows(const struct migrate_plan *p)
 {
@@ -510,6 +523,7 @@ static const struct way {
 	{ STEER_STR(steer_rx_pool), seed_pool, NULL, slots_refused, NULL },
 	{ STEER_STR(steer_rx_slot), seed_identity, NULL, slots_refused, NULL },
 	{ STEER_STR(steer_rx_cpu), seed_identity, NULL, slots_refused, NULL },
+	{ STEER_STR(steer_rx_tick), seed_unseen, NULL, NULL, NULL },
 	{ STEER_STR(steer_stats), NULL, rebuild_stats, stats_refused, NULL },
 	{ STEER_STR(flow_rules), NULL, rebuild_flow_rules,
 	  flow_rules_refused, NULL },
