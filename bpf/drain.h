@@ -114,14 +114,35 @@ static __always_inline __u64 rx_slot_cache(__u32 now, __u32 v)
  * it. */
 static __always_inline int rx_slot_hold(__u32 s, __u32 me, __u32 now)
 {
-	__u32 key = s, *tick, *cpu;
+	struct steer_rx_lease *l;
+	__u32 key = s, *cpu;
 
-	tick = bpf_map_lookup_elem(&steer_rx_tick, &key);
+	l = bpf_map_lookup_elem(&steer_rx_lease, &key);
 	cpu = bpf_map_lookup_elem(&steer_rx_cpu, &key);
-	if (!tick || !cpu)
+	if (!l || !cpu)
 		return 0;
-	__sync_lock_test_and_set(tick, now ? now : 1);
+	__sync_lock_test_and_set(&l->tick, now ? now : 1);
 	return *(volatile __u32 *)cpu == me + 1;
+}
+
+/* Slot 's' + 1, held by this CPU (whose napi_polls is 'polls') in tick
+ * 'now', as the cache to use: STEER_RX_SLOT_NONE while it waits after a
+ * takeover. A CPU takes a slot over only after passing its table frames
+ * here for want of one; those of the NAPI poll under way may still be in
+ * its GRO lists, and the slot's records know nothing of them: so the CPU
+ * goes on passing them here, slot held, until a poll has ended since. */
+static __always_inline __u64 rx_slot_ready(__u32 s, __u32 now, __u32 polls)
+{
+	struct steer_rx_lease *l;
+	__u32 key = s - 1;
+
+	l = bpf_map_lookup_elem(&steer_rx_lease, &key);
+	if (l && l->pending) {
+		if ((__s32)(polls - l->poll) <= 0)
+			return rx_slot_cache(now, STEER_RX_SLOT_NONE);
+		l->pending = 0;
+	}
+	return rx_slot_cache(now, s);
 }
 
 /* A slot's records (steer_buckets), taken over: rx_rebase_one() gives each
@@ -150,7 +171,7 @@ static long rx_rebase_one(__u32 i, void *ctx)
 }
 
 /* A slot of the pool's whose CPU has not held it for 'lease' ticks (its
- * steer_rx_tick), taken over by this CPU ('me') in tick 'now': slot + 1,
+ * steer_rx_lease), taken over by this CPU ('me') in tick 'now': slot + 1,
  * or 0 when none is. One slot tried a tick: its CPU swapped for this one
  * (an atomic compare and swap, a full barrier), then its tick read again:
  * if its CPU held it meanwhile (rx_slot_hold()), it is given back. A tick
@@ -161,7 +182,8 @@ static long rx_rebase_one(__u32 i, void *ctx)
 static __always_inline __u32 rx_slot_take(const struct steer_rx_pool *pool,
 					  __u32 me, __u32 now, __u32 lease)
 {
-	__u32 s, key, n, t, owner, *tick, *cpu, *was;
+	__u32 s, key, n, t, owner, *cpu, *was;
+	struct steer_rx_lease *l;
 
 	n = steer_rx_pool_used(pool);
 	/* The count in a register, as in queued_lately(). */
@@ -169,13 +191,13 @@ static __always_inline __u32 rx_slot_take(const struct steer_rx_pool *pool,
 		if (s >= n)
 			return 0;
 		key = s;
-		tick = bpf_map_lookup_elem(&steer_rx_tick, &key);
+		l = bpf_map_lookup_elem(&steer_rx_lease, &key);
 		cpu = bpf_map_lookup_elem(&steer_rx_cpu, &key);
-		if (!tick || !cpu)
+		if (!l || !cpu)
 			continue;
-		t = *(volatile __u32 *)tick;
+		t = *(volatile __u32 *)&l->tick;
 		if (!t) {
-			__sync_val_compare_and_swap(tick, 0, now ? now : 1);
+			__sync_val_compare_and_swap(&l->tick, 0, now ? now : 1);
 			continue;
 		}
 		owner = *(volatile __u32 *)cpu;
@@ -184,7 +206,7 @@ static __always_inline __u32 rx_slot_take(const struct steer_rx_pool *pool,
 			continue;
 		if (__sync_val_compare_and_swap(cpu, owner, me + 1) != owner)
 			return 0;
-		if (now - *(volatile __u32 *)tick <= lease) {
+		if (now - *(volatile __u32 *)&l->tick <= lease) {
 			__sync_val_compare_and_swap(cpu, me + 1, owner);
 			return 0;
 		}
@@ -201,25 +223,29 @@ static __always_inline __u32 rx_slot_take(const struct steer_rx_pool *pool,
  * steer_stats.rx_slot ('cached' its value, rx_slot_cache()): the one it
  * holds, still its own; or the next free one, claimed; or, with every
  * slot taken, one idle for 'lease' ticks (steer_slot.rx_lease; 0: none),
- * taken over; else STEER_RX_SLOT_NONE, and then, when 'queuing' or at
- * the CPU's first look, the tick is noted as one in which a CPU without
- * a slot queued (queued_lately() must assume it queued anywhere). A slot
- * taken over since its CPU last held it is that CPU's no more: it looks
- * for another at once, before any frame of the tick uses a slot. Global,
- * checked once by the verifier: called once a tick at most. */
+ * taken over, and used once a poll of this CPU's has ended since
+ * (rx_slot_ready()); else STEER_RX_SLOT_NONE, and then, when 'queuing'
+ * or at the CPU's first look, the tick is noted as one in which a CPU
+ * without a slot queued (queued_lately() must assume it queued anywhere).
+ * A slot taken over since its CPU last held it is that CPU's no more: it
+ * looks for another at once, before any frame of the tick uses a slot.
+ * Global, checked once by the verifier: called once a tick at most. */
 __noinline __u64 rx_slot_tick(__u64 cached, __u32 now, __u32 lease,
 			      int queuing)
 {
-	__u32 zero = 0, me = bpf_get_smp_processor_id(), s, *mine, *cpu;
+	__u32 zero = 0, me = bpf_get_smp_processor_id(), s, polls, *mine, *cpu;
 	struct steer_rx_pool *pool;
+	struct steer_rx_lease *l;
 	struct steer_stats *st;
 	struct rx_rebase r;
-	int took;
 
 	pool = bpf_map_lookup_elem(&steer_rx_pool, &zero);
-	if (!pool)
+	st = bpf_map_lookup_elem(&steer_stats, &zero);
+	if (!pool || !st)
 		return rx_slot_cache(now, STEER_RX_SLOT_NONE);
-	/* Looked for already in this tick: held, or none found. */
+	polls = (__u32)st->napi_polls;
+	/* Looked for already in this tick: held, or none found (or not
+	 * usable yet). */
 	if ((__u32)(cached >> 32) == now && (__u32)cached) {
 		if ((__u32)cached - 1 < STEER_RX_SLOTS)
 			return cached;
@@ -234,7 +260,7 @@ __noinline __u64 rx_slot_tick(__u64 cached, __u32 now, __u32 lease,
 	s = *mine;
 	if (s - 1 < STEER_RX_SLOTS) {
 		if (rx_slot_hold(s - 1, me, now))
-			return rx_slot_cache(now, s);
+			return rx_slot_ready(s, now, polls);
 		__sync_val_compare_and_swap(mine, s, 0);
 	}
 	/* A free slot, while the pool reads as having one: 'claimed' grows
@@ -247,24 +273,27 @@ __noinline __u64 rx_slot_tick(__u64 cached, __u32 now, __u32 lease,
 		if (!cpu || s >= steer_rx_pool_used(pool))
 			goto none;
 		*cpu = me + 1;
-		took = 0;
-	} else {
-		s = lease ? rx_slot_take(pool, me, now, lease) : 0;
-		if (!s--)
+		if (!rx_slot_hold(s, me, now))
 			goto none;
-		took = 1;
+		*mine = s + 1;
+		return rx_slot_cache(now, s + 1);
 	}
-	if (!rx_slot_hold(s, me, now))
+	s = lease ? rx_slot_take(pool, me, now, lease) : 0;
+	if (!s)
 		goto none;
-	*mine = s + 1;
-	st = bpf_map_lookup_elem(&steer_stats, &zero);
-	if (took && st) {
-		st->rx_slot_takeovers++;
-		r.base = s * STEER_TABLE_MAX;
-		r.poll = (__u32)st->napi_polls - 1;
-		bpf_loop(STEER_TABLE_MAX, rx_rebase_one, &r, 0);
+	if (!rx_slot_hold(--s, me, now))
+		goto none;
+	l = bpf_map_lookup_elem(&steer_rx_lease, &s);
+	if (l) {
+		l->poll = polls;
+		l->pending = 1;
 	}
-	return rx_slot_cache(now, s + 1);
+	*mine = s + 1;
+	st->rx_slot_takeovers++;
+	r.base = s * STEER_TABLE_MAX;
+	r.poll = polls - 1;
+	bpf_loop(STEER_TABLE_MAX, rx_rebase_one, &r, 0);
+	return rx_slot_cache(now, STEER_RX_SLOT_NONE);
 none:
 	if (queuing || !(__u32)cached)
 		pool->overflow_tick = now ? now : 1;

@@ -204,11 +204,9 @@
 	 * atomic compare and swap, drain.h): loops over receiving CPUs. */\
 	X(steer_rx_cpu, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
 	  STEER_RX_SLOTS, 0)						\
-	/* [rx slot]: jiffies of the last tick its CPU held it (its	\
-	 * lease, drain.h rx_slot_tick()); 0: not seen held since these	\
-	 * maps were made. */						\
-	X(steer_rx_tick, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
-	  STEER_RX_SLOTS, 0)						\
+	/* [rx slot]: its lease (struct steer_rx_lease). */		\
+	X(steer_rx_lease, BPF_MAP_TYPE_ARRAY, __u32,			\
+	  struct steer_rx_lease, STEER_RX_SLOTS, 0)			\
 	STEER_MAP_WDONE(X)						\
 	STEER_MAP_WENQ(X)						\
 	/* [0]: while the workers look for stamps (struct steer_look). */\
@@ -1056,7 +1054,7 @@ static inline __u64 steer_stamp_tag(__u32 seq, __u16 rx_slot, __u16 target,
  * rx_slot_tick()): an atomic add on 'claimed', then it writes its own
  * steer_rx_cpu and steer_rx_slot entries, in that order. Once every slot
  * is taken, a CPU that finds none takes over one whose CPU has not held
- * it for the lease (steer_slot.rx_lease, steer_rx_tick); 'claimed' goes
+ * it for the lease (steer_slot.rx_lease, struct steer_rx_lease); 'claimed' goes
  * past 'limit' by at most one per CPU (each adds only while it reads
  * room left), so readers take the smaller.
  */
@@ -1068,6 +1066,21 @@ struct steer_rx_pool {
 	__u32 overflow_tick;	/* jiffies of the last tick in which a CPU
 				 * without a slot queued a frame under drain
 				 * (queued_lately() cannot name it); 0: none */
+	__u32 pad;
+};
+
+/* steer_rx_lease[slot]: the lease of a receiver slot (bpf/drain.h,
+ * rx_slot_tick()). 'tick' is written by the slot's CPU at its first frame
+ * of each tick, and once by a CPU that starts the lease of a slot never
+ * seen held; the rest by the slot's CPU only. */
+struct steer_rx_lease {
+	__u32 tick;		/* jiffies of the last tick its CPU held it;
+				 * 0: not seen held since these maps were
+				 * made */
+	__u32 pending;		/* 1: taken over, not used yet: its CPU
+				 * passes its table frames here until a NAPI
+				 * poll of its own ends after 'poll' */
+	__u32 poll;		/* its CPU's napi_polls at the takeover */
 	__u32 pad;
 };
 

@@ -120,7 +120,7 @@ static int seed_identity(int fd, const struct migrate_plan *p)
 	return 0;
 }
 
-/* steer_rx_tick, which the versions before slot leases lack: made
+/* steer_rx_lease, which the versions before slot leases lack: made
  * zeroed, every slot's tick 0, "not seen held since these maps were
  * made". The old programs' CPUs hold their slots without writing a tick;
  * a CPU looking for a slot to take over then starts such a slot's lease
@@ -523,7 +523,7 @@ static const struct way {
 	{ STEER_STR(steer_rx_pool), seed_pool, NULL, slots_refused, NULL },
 	{ STEER_STR(steer_rx_slot), seed_identity, NULL, slots_refused, NULL },
 	{ STEER_STR(steer_rx_cpu), seed_identity, NULL, slots_refused, NULL },
-	{ STEER_STR(steer_rx_tick), seed_unseen, NULL, NULL, NULL },
+	{ STEER_STR(steer_rx_lease), seed_unseen, NULL, NULL, NULL },
 	{ STEER_STR(steer_stats), NULL, rebuild_stats, stats_refused, NULL },
 	{ STEER_STR(flow_rules), NULL, rebuild_flow_rules,
 	  flow_rules_refused, NULL },

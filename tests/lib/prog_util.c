@@ -710,7 +710,8 @@ int steer_prog_rx_slots(const struct steer_prog *p, __u32 limit)
 	if (!err)
 		err = zero_array(p->steer_rx_cpu, STEER_RX_SLOTS, sizeof(__u32));
 	if (!err)
-		err = zero_array(p->steer_rx_tick, STEER_RX_SLOTS, sizeof(__u32));
+		err = zero_array(p->steer_rx_lease, STEER_RX_SLOTS,
+				 sizeof(struct steer_rx_lease));
 	if (!err)
 		err = update(p->steer_rx_pool, &zero, &pool);
 	if (!err)

@@ -1644,23 +1644,31 @@ static bool lease_case(struct drain_case *c, int from, __u32 slots)
 	return EXPECT_EQ(commit(&c->s), 0, "the lease was written");
 }
 
-/* The tick slot 's' was last held in (steer_rx_tick). */
-static __u32 rx_tick_of(__u32 s)
+/* Slot 's''s lease (steer_rx_lease). */
+static struct steer_rx_lease rx_lease_of(__u32 s)
 {
-	__u32 v = 0;
+	struct steer_rx_lease l = {};
 
-	bpf_map_lookup_elem(prog.steer_rx_tick, &s, &v);
-	return v;
+	bpf_map_lookup_elem(prog.steer_rx_lease, &s, &l);
+	return l;
 }
 
 /* Slot 's' last held 'ago' ticks ago, as its CPU's first frame of that
  * tick would have written it. */
 static bool rx_held_ago(__u32 s, __u32 ago)
 {
-	__u32 t = jiffies() - ago;
+	struct steer_rx_lease l = rx_lease_of(s);
 
-	return EXPECT_EQ(bpf_map_update_elem(prog.steer_rx_tick, &s, &t, BPF_ANY),
+	l.tick = jiffies() - ago;
+	return EXPECT_EQ(bpf_map_update_elem(prog.steer_rx_lease, &s, &l, BPF_ANY),
 			 0, "the slot's tick was written");
+}
+
+/* A NAPI poll ended on 'cpu', now. */
+static bool poll_ended_on(int cpu)
+{
+	return EXPECT_EQ(steer_prog_polls(&prog, cpu, stats_on(cpu).napi_polls + 1,
+					  jiffies()), 0, "a poll's end was written");
 }
 
 /* Waits for the next tick: a CPU checks its slot at its first frame of a
@@ -1687,9 +1695,12 @@ static int send_on(int cpu, const struct frame *f)
 }
 
 /* One slot, R's, idle past the lease; a table frame on L, which finds
- * every slot taken: L takes R's over, by its first frame, and queues it
- * as the table says with a record in that slot's row; R's entry no longer
- * names it (a CPU that lost its cache finds none, not this one). */
+ * every slot taken: L takes R's over, by its first frame, and R's entry
+ * no longer names it (a CPU that lost its cache finds none, not this
+ * one). L passed its frames here until then, without a slot: it goes on
+ * passing them here, slot held, until a poll of its own has ended (they
+ * may still be in its GRO lists); then it queues them as the table says,
+ * with a record in that slot's row. */
 static void test_a_slot_idle_past_the_lease_goes_to_a_cpu_that_finds_none(void)
 {
 	struct drain_case c;
@@ -1702,16 +1713,49 @@ static void test_a_slot_idle_past_the_lease_goes_to_a_cpu_that_finds_none(void)
 	    !rx_held_ago(0, LEASE + 10))
 		return;
 	before = jiffies();
-	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "on L, the frame is queued to R, as the table says");
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "on L, the frame of the takeover is passed here");
 	EXPECT_EQ(steer_prog_rx_slot_of(&prog, local_cpu, false), 0, "L holds slot 0");
 	EXPECT_EQ(rx_cpu_of(0), (__u32)local_cpu + 1, "slot 0 names L");
 	EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, false), -1, "R's entry names no slot");
-	EXPECT_EQ((__u32)stats_on(local_cpu).rx_slot, 1, "L caches slot 0");
 	EXPECT_EQ(stats_on(local_cpu).rx_slot_takeovers, 1, "L counts one takeover");
-	EXPECT_EQ(stats_on(local_cpu).no_rx_slot, 0, "its frame went with a slot");
-	EXPECT((__s32)(rx_tick_of(0) - before) >= 0, "slot 0's tick is L's, of now");
-	EXPECT_EQ(bucket_state(&c).target, remote_cpu, "L's record of the bucket, in slot 0's row, says R");
+	EXPECT((__s32)(rx_lease_of(0).tick - before) >= 0, "slot 0's tick is L's, of now");
+	EXPECT_EQ(rx_lease_of(0).pending, 1, "not used until a poll of L's has ended");
 	EXPECT_EQ(rx_pool().claimed, 1, "no slot was claimed past the limit");
+	if (!poll_ended() )
+		return;
+	next_tick();
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "a poll later, the frame is queued to R, as the table says");
+	EXPECT_EQ((__u32)stats_on(local_cpu).rx_slot, 1, "L caches slot 0");
+	EXPECT_EQ(rx_lease_of(0).pending, 0, "the slot is in use");
+	EXPECT_EQ(stats_on(local_cpu).no_rx_slot, 1, "only the takeover's frame went without a slot");
+	EXPECT_EQ(bucket_state(&c).target, remote_cpu, "L's record of the bucket, in slot 0's row, says R");
+}
+
+/* After a takeover, L passes its table frames here, tick after tick, for
+ * as long as no poll of its own has ended; the first frame after one uses
+ * the slot. */
+static void test_a_cpu_that_took_a_slot_over_uses_it_once_a_poll_of_its_own_ended(void)
+{
+	struct drain_case c;
+	int i;
+
+	if (!lease_case(&c, remote_cpu, 1) ||
+	    !EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, true), 0, "R holds the only slot") ||
+	    !rx_held_ago(0, LEASE + 10))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "on L, the frame of the takeover is passed here");
+	for (i = 0; i < 3; i++) {
+		next_tick();
+		EXPECT_EQ(send_frame(&c.f), XDP_PASS, "a tick later, no poll ended: passed here still");
+	}
+	EXPECT_EQ(stats_on(local_cpu).no_rx_slot, 4, "each counted in no_rx_slot");
+	EXPECT_EQ(rx_cpu_of(0), (__u32)local_cpu + 1, "slot 0 names L all along");
+	if (!poll_ended())
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "a poll ended, in the same tick: the tick's look is done, passed here");
+	next_tick();
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the next tick: queued to R with the slot");
+	EXPECT_EQ(stats_on(local_cpu).no_rx_slot, 5, "no more frames without a slot");
 }
 
 /* One slot, R's, held a few ticks ago (within the lease): L finds none,
@@ -1747,7 +1791,7 @@ static void test_a_slot_never_seen_held_starts_its_lease_at_the_first_look(void)
 		return;
 	before = jiffies();
 	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "on L, slotless: the frame is passed here");
-	EXPECT((__s32)(rx_tick_of(0) - before) >= 0, "slot 0's lease starts now");
+	EXPECT((__s32)(rx_lease_of(0).tick - before) >= 0, "slot 0's lease starts now");
 	EXPECT_EQ(rx_cpu_of(0), (__u32)remote_cpu + 1, "slot 0 still names R");
 }
 
@@ -1769,9 +1813,12 @@ static void test_a_cpu_back_after_losing_its_slot_takes_another_and_never_writes
 	    !EXPECT_EQ(steer_prog_rx_slot_of(&prog, CPU_MISSING, true), 1, "Z holds slot 1") ||
 	    !rx_held_ago(0, LEASE + 10) || !rx_held_ago(1, 1))
 		return;
-	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "on L, the frame is queued to R");
-	if (!EXPECT_EQ(steer_prog_rx_slot_of(&prog, local_cpu, false), 0, "L took slot 0 over"))
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "on L, the frame of the takeover is passed here");
+	if (!EXPECT_EQ(steer_prog_rx_slot_of(&prog, local_cpu, false), 0, "L took slot 0 over") ||
+	    !poll_ended())
 		return;
+	next_tick();
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "a poll later, on L, the frame is queued to R");
 	key = c.record;
 	bpf_map_lookup_elem(prog.steer_buckets, &key, &rec0);
 	key = 0 * STEER_TARGETS + remote_cpu;
@@ -1794,11 +1841,15 @@ static void test_a_cpu_back_after_losing_its_slot_takes_another_and_never_writes
 	if (!rx_held_ago(1, LEASE + 10))
 		return;
 	next_tick();
-	EXPECT_EQ(send_on(remote_cpu, &c.f), XDP_REDIRECT, "on R, queued to R as the table says, with a slot");
+	EXPECT_EQ(send_on(remote_cpu, &c.f), XDP_PASS, "on R, the frame of its takeover is passed there");
 	EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, false), 1, "R took Z's idle slot 1 over");
 	EXPECT_EQ(rx_cpu_of(1), (__u32)remote_cpu + 1, "slot 1 names R");
 	EXPECT_EQ(stats_on(remote_cpu).rx_slot_takeovers, 1, "R counts one takeover");
-	EXPECT_EQ(stats_on(remote_cpu).no_rx_slot, 1, "and no more frames without a slot");
+	if (!poll_ended_on(remote_cpu))
+		return;
+	next_tick();
+	EXPECT_EQ(send_on(remote_cpu, &c.f), XDP_REDIRECT, "a poll later, on R, queued to R as the table says, with its slot");
+	EXPECT_EQ(stats_on(remote_cpu).no_rx_slot, 2, "and no more frames without a slot");
 	key = c.record;
 	bpf_map_lookup_elem(prog.steer_buckets, &key, &now0);
 	EXPECT(!memcmp(&rec0, &now0, sizeof(rec0)), "slot 0's record of the bucket is as L left it");
@@ -1839,8 +1890,12 @@ static void test_a_record_taken_over_drains_by_its_old_targets_evidence(void)
 	    !ring(remote_cpu, 7, 7, IDLE_SINCE()) ||
 	    !move_to(&c, local_cpu))
 		return;
-	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "on L, the frame is queued");
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "on L, the frame of the takeover is passed here");
 	EXPECT_EQ(stats_on(local_cpu).rx_slot_takeovers, 1, "L took R's slot over");
+	if (!poll_ended())
+		return;
+	next_tick();
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "a poll later, the frame is queued");
 	EXPECT_EQ(bucket_state(&c).target, local_cpu, "to L, the bucket's new CPU: its drain is done");
 	EXPECT_EQ(stats().moves_done, 1, "one move done");
 	EXPECT_EQ(stats().drain_held, 0, "no frame held on R");
@@ -2437,6 +2492,8 @@ const struct test_case drain_tests[] = {
 		   "drain: a CPU that found no slot sends a bucket cold on another CPU's fast path through that CPU's own queue"),
 	TEST_ENTRY(test_a_slot_idle_past_the_lease_goes_to_a_cpu_that_finds_none,
 		   "drain: a receiver slot idle past the lease goes to a CPU that finds every slot taken, at its first frame; the old CPU's entry names it no more"),
+	TEST_ENTRY(test_a_cpu_that_took_a_slot_over_uses_it_once_a_poll_of_its_own_ended,
+		   "drain: a CPU that took a slot over passes its table frames here until a NAPI poll of its own has ended, then uses the slot"),
 	TEST_ENTRY(test_a_slot_held_within_the_lease_is_not_taken_over,
 		   "drain: a receiver slot held within the lease is not taken over"),
 	TEST_ENTRY(test_a_slot_never_seen_held_starts_its_lease_at_the_first_look,
