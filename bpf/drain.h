@@ -70,9 +70,10 @@
  * that CPU's frames there first (rxq_inherited()), and drains from there.
  *
  * Every value read across CPUs is written by one CPU only (steer_wenq:
- * atomically by many), and each is one aligned store: a reader sees some
- * past value, never a torn one, and each deq mark states a fact that
- * stays true.
+ * atomically by many; a receiver slot's CPU and lease tick: by
+ * compare and swap and exchange, rx_slot_tick()), and each is one aligned
+ * store: a reader sees some past value, never a torn one, and each deq
+ * mark states a fact that stays true.
  */
 #ifndef XDP_STEER_DRAIN_H
 #define XDP_STEER_DRAIN_H

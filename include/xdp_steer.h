@@ -195,8 +195,8 @@
 	/* [0]: the receiver slots handed out (struct steer_rx_pool). */\
 	X(steer_rx_pool, BPF_MAP_TYPE_ARRAY, __u32,			\
 	  struct steer_rx_pool, 1, 0)					\
-	/* [cpu id]: 1 + the receiver slot of that CPU; 0: none yet.	\
-	 * Written once, by that CPU. */				\
+	/* [cpu id]: 1 + the receiver slot of that CPU; 0: none. Written \
+	 * by that CPU, and cleared by one that took its slot over. */	\
 	X(steer_rx_slot, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
 	  STEER_RX_CPU_IDS, 0)						\
 	/* [rx slot]: 1 + the CPU that holds it; 0: not (yet) held.	\
