@@ -171,6 +171,20 @@ static long rx_rebase_one(__u32 i, void *ctx)
 	return 0;
 }
 
+/* Whether slot 's' is still idle for 'lease' ticks in tick 'now', read
+ * after the swap of its CPU (rx_slot_take()). Global, checked once by the
+ * verifier, and a function of its own so that the program tier can run
+ * the old CPU's renewal right before it, as the race would (an fentry
+ * program, tests/prog/race.bpf.c). */
+__noinline int rx_slot_idle(__u32 s, __u32 now, __u32 lease)
+{
+	struct steer_rx_lease *l;
+	__u32 key = s;
+
+	l = bpf_map_lookup_elem(&steer_rx_lease, &key);
+	return l && now - *(volatile __u32 *)&l->tick > lease;
+}
+
 /* A slot of the pool's whose CPU has not held it for 'lease' ticks (its
  * steer_rx_lease), taken over by this CPU ('me') in tick 'now': slot + 1,
  * or 0 when none is. One slot tried a tick: its CPU swapped for this one
@@ -207,7 +221,7 @@ static __always_inline __u32 rx_slot_take(const struct steer_rx_pool *pool,
 			continue;
 		if (__sync_val_compare_and_swap(cpu, owner, me + 1) != owner)
 			return 0;
-		if (now - *(volatile __u32 *)&l->tick <= lease) {
+		if (!rx_slot_idle(s, now, lease)) {
 			__sync_val_compare_and_swap(cpu, me + 1, owner);
 			return 0;
 		}

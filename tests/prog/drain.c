@@ -26,6 +26,7 @@
 
 #include "fixtures.h"
 #include "kernel/clock.h"
+#include "race.skel.h"
 
 /* Drain timeouts in jiffies, as the slot keeps them: a long one (a second
  * and more), and about 25 ms for the cases that wait past it
@@ -1861,6 +1862,67 @@ static void test_a_cpu_back_after_losing_its_slot_takes_another_and_never_writes
 	EXPECT(now0.last != 0, "R's record of the bucket is in slot 1's row");
 }
 
+/* The race's stand-in (tests/prog/race.bpf.c), attached to the loaded
+ * program's rx_slot_idle() with the program's steer_rx_lease; NULL with
+ * *why set when this kernel refuses it. */
+static struct race_bpf *race_attach(char *why, size_t len)
+{
+	struct race_bpf *r = race_bpf__open();
+	int err;
+
+	if (!r) {
+		snprintf(why, len, "opening the race program failed: %s", strerror(errno));
+		return NULL;
+	}
+	err = bpf_map__reuse_fd(r->maps.steer_rx_lease, prog.steer_rx_lease);
+	if (!err)
+		err = bpf_program__set_attach_target(r->progs.steer_race_renew,
+						     prog.prog_fd,
+						     "rx_slot_idle");
+	if (!err)
+		err = race_bpf__load(r);
+	if (!err)
+		err = race_bpf__attach(r);
+	if (err) {
+		snprintf(why, len, "this kernel refuses an fentry program on an XDP program's function: %s",
+			 strerror(-err));
+		race_bpf__destroy(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* One slot, R's, idle past the lease; L finds every slot taken and swaps
+ * itself in as slot 0's CPU, and R's first frame of a tick renews the
+ * lease right then, between L's swap and its second read of the tick
+ * (race.bpf.c, run before rx_slot_idle()). L sees the tick renewed and
+ * gives the slot back: R holds it still, L holds none and passes its
+ * frame here, and no takeover is counted. */
+static void test_a_takeover_that_meets_the_old_cpus_renewal_gives_the_slot_back(void)
+{
+	struct race_bpf *r;
+	struct drain_case c;
+	char why[256];
+
+	if (!lease_case(&c, remote_cpu, 1) ||
+	    !EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, true), 0, "R holds the only slot") ||
+	    !rx_held_ago(0, LEASE + 10))
+		return;
+	r = race_attach(why, sizeof(why));
+	if (!r) {
+		test_skip("%s", why);
+		return;
+	}
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "on L, slotless, the frame is passed here");
+	EXPECT_EQ(r->bss->renewed, 1, "R renewed its lease between L's swap and its second look");
+	race_bpf__destroy(r);
+	EXPECT_EQ(rx_cpu_of(0), (__u32)remote_cpu + 1, "slot 0 names R again");
+	EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, false), 0, "R's entry still names it");
+	EXPECT_EQ(steer_prog_rx_slot_of(&prog, local_cpu, false), -1, "L holds none");
+	EXPECT_EQ(stats_on(local_cpu).rx_slot_takeovers, 0, "no takeover counted");
+	EXPECT_EQ(stats_on(local_cpu).no_rx_slot, 1, "L's frame counts in no_rx_slot");
+}
+
 /* R's record of a bucket queued to R, unstamped, while R's count of ended
  * polls stood far above L's; R's slot idle past the lease, the bucket
  * moved to L in the table. L takes the slot over with the record: its
@@ -2494,6 +2556,8 @@ const struct test_case drain_tests[] = {
 		   "drain: a receiver slot idle past the lease goes to a CPU that finds every slot taken, at its first frame; the old CPU's entry names it no more"),
 	TEST_ENTRY(test_a_cpu_that_took_a_slot_over_uses_it_once_a_poll_of_its_own_ended,
 		   "drain: a CPU that took a slot over passes its table frames here until a NAPI poll of its own has ended, then uses the slot"),
+	TEST_ENTRY(test_a_takeover_that_meets_the_old_cpus_renewal_gives_the_slot_back,
+		   "drain: a takeover whose slot's old CPU renews its lease between the swap and the second look gives the slot back"),
 	TEST_ENTRY(test_a_slot_held_within_the_lease_is_not_taken_over,
 		   "drain: a receiver slot held within the lease is not taken over"),
 	TEST_ENTRY(test_a_slot_never_seen_held_starts_its_lease_at_the_first_look,
