@@ -182,7 +182,9 @@ __noinline int rx_slot_idle(__u32 s, __u32 now, __u32 lease)
 	__u32 key = s;
 
 	l = bpf_map_lookup_elem(&steer_rx_lease, &key);
-	return l && now - *(volatile __u32 *)&l->tick > lease;
+	/* Signed: the slot's CPU may have renewed it at a tick later than
+	 * the one this CPU read. */
+	return l && (__s32)(now - *(volatile __u32 *)&l->tick) > (__s32)lease;
 }
 
 /* A slot of the pool's whose CPU has not held it for 'lease' ticks (its
@@ -216,8 +218,10 @@ static __always_inline __u32 rx_slot_take(const struct steer_rx_pool *pool,
 			continue;
 		}
 		owner = *(volatile __u32 *)cpu;
-		/* 0: claimed, its CPU not yet written (and holding it) */
-		if (now - t <= lease || !owner)
+		/* Signed, as in rx_slot_idle(), which reads the tick again
+		 * after the swap. Owner 0: claimed, its CPU not yet written
+		 * (and holding it). */
+		if ((__s32)(now - t) <= (__s32)lease || !owner)
 			continue;
 		if (__sync_val_compare_and_swap(cpu, owner, me + 1) != owner)
 			return 0;

@@ -1778,6 +1778,27 @@ static void test_a_slot_held_within_the_lease_is_not_taken_over(void)
 	EXPECT_EQ(stats_on(local_cpu).no_rx_slot, 1, "L's frame counts in no_rx_slot");
 }
 
+/* One slot, R's, renewed by R at a tick later than the one L read (jiffies
+ * move on between the two CPUs' reads): not idle, not taken over. */
+static void test_a_slot_renewed_at_a_later_tick_than_the_takers_is_not_taken_over(void)
+{
+	struct steer_rx_lease l;
+	struct drain_case c;
+	__u32 s = 0;
+
+	if (!lease_case(&c, remote_cpu, 1) ||
+	    !EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, true), 0, "R holds the only slot"))
+		return;
+	l = rx_lease_of(0);
+	l.tick = jiffies() + 5;
+	if (!EXPECT_EQ(bpf_map_update_elem(prog.steer_rx_lease, &s, &l, BPF_ANY), 0,
+		       "R's tick is a few ticks ahead of L's"))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "on L, slotless, the frame is passed here");
+	EXPECT_EQ(rx_cpu_of(0), (__u32)remote_cpu + 1, "slot 0 still names R");
+	EXPECT_EQ(stats_on(local_cpu).rx_slot_takeovers, 0, "no takeover counted");
+}
+
 /* A slot with a tick of 0 (never seen held since the maps were made, as
  * after an upgrade from a version without leases): its lease starts at
  * the first look, and only a lease later is it taken over. */
@@ -2558,6 +2579,8 @@ const struct test_case drain_tests[] = {
 		   "drain: a CPU that took a slot over passes its table frames here until a NAPI poll of its own has ended, then uses the slot"),
 	TEST_ENTRY(test_a_takeover_that_meets_the_old_cpus_renewal_gives_the_slot_back,
 		   "drain: a takeover whose slot's old CPU renews its lease between the swap and the second look gives the slot back"),
+	TEST_ENTRY(test_a_slot_renewed_at_a_later_tick_than_the_takers_is_not_taken_over,
+		   "drain: a receiver slot renewed at a tick later than the one its would-be taker read is not taken over"),
 	TEST_ENTRY(test_a_slot_held_within_the_lease_is_not_taken_over,
 		   "drain: a receiver slot held within the lease is not taken over"),
 	TEST_ENTRY(test_a_slot_never_seen_held_starts_its_lease_at_the_first_look,
