@@ -321,6 +321,18 @@ tests/prog/test_prog: $(PROG_OBJS) $(TESTLIB_OBJS) $(POLICY_OBJS) \
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) -lyaml
 
+# The program tier's stand-in for a slot's old CPU renewing its lease in
+# the middle of a takeover (tests/prog/race.bpf.c), embedded through its
+# skeleton.
+tests/prog/race.skel.h: tests/prog/race.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name race_bpf > $@ 2>/dev/null
+tests/prog/drain.o: tests/prog/race.skel.h
+clean: clean-prog-race
+clean-prog-race:
+	$(Q)rm -f tests/prog/race.skel.h tests/prog/race.bpf.o
+.PHONY: clean-prog-race
+
 # The balancer on paper (tests/bench/run balance).
 ALL += tests/bench/balance_sim
 all: tests/bench/balance_sim

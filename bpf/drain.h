@@ -70,9 +70,10 @@
  * that CPU's frames there first (rxq_inherited()), and drains from there.
  *
  * Every value read across CPUs is written by one CPU only (steer_wenq:
- * atomically by many), and each is one aligned store: a reader sees some
- * past value, never a torn one, and each deq mark states a fact that
- * stays true.
+ * atomically by many; a receiver slot's CPU and lease tick: by
+ * compare and swap and exchange, rx_slot_tick()), and each is one aligned
+ * store: a reader sees some past value, never a torn one, and each deq
+ * mark states a fact that stays true.
  */
 #ifndef XDP_STEER_DRAIN_H
 #define XDP_STEER_DRAIN_H
@@ -98,53 +99,240 @@ static __always_inline struct steer_window *window_get(void)
 	return bpf_map_lookup_elem(&steer_window, &zero);
 }
 
-/* This CPU's receiver slot (struct steer_rx_pool), for steer_stats.rx_slot
- * ('cached' its value, 0 or STEER_RX_SLOT_NONE): the one it holds, or the
- * next free one, claimed; STEER_RX_SLOT_NONE when every slot is taken,
- * and then the tick 'now' is noted as one in which a CPU without a slot
- * queued (queued_lately() must assume it queued anywhere). Global,
- * checked once by the verifier: called once a tick at most, and only
- * until a slot is held. */
-__noinline __u32 rx_slot_tick(__u32 cached, __u32 now)
+/* steer_stats.rx_slot: 'v' (slot + 1, or STEER_RX_SLOT_NONE) as found in
+ * tick 'now', and good for that tick only. */
+static __always_inline __u64 rx_slot_cache(__u32 now, __u32 v)
 {
-	__u32 zero = 0, me = bpf_get_smp_processor_id(), s, *mine, *cpu;
+	return (__u64)now << 32 | v;
+}
+
+/* Whether this CPU ('me') holds slot 's' in tick 'now': it writes the
+ * slot's tick (its lease), then reads the slot's CPU. The write is an
+ * exchange, which orders as a full barrier, and a CPU taking the slot
+ * over swaps the CPU, then reads the tick (rx_slot_take()): of the two,
+ * one sees the other's write (as in Dekker's mutual exclusion), so this
+ * CPU never writes the slot's rows in a tick in which another has taken
+ * it. */
+static __always_inline int rx_slot_hold(__u32 s, __u32 me, __u32 now)
+{
+	struct steer_rx_lease *l;
+	__u32 key = s, *cpu;
+
+	l = bpf_map_lookup_elem(&steer_rx_lease, &key);
+	cpu = bpf_map_lookup_elem(&steer_rx_cpu, &key);
+	if (!l || !cpu)
+		return 0;
+	__sync_lock_test_and_set(&l->tick, now ? now : 1);
+	return *(volatile __u32 *)cpu == me + 1;
+}
+
+/* Slot 's' + 1, held by this CPU (whose napi_polls is 'polls') in tick
+ * 'now', as the cache to use: STEER_RX_SLOT_NONE while it waits after a
+ * takeover. A CPU takes a slot over only after passing its table frames
+ * here for want of one; those of the NAPI poll under way may still be in
+ * its GRO lists, and the slot's records know nothing of them: so the CPU
+ * goes on passing them here, slot held, until a poll has ended since. */
+static __always_inline __u64 rx_slot_ready(__u32 s, __u32 now, __u32 polls)
+{
+	struct steer_rx_lease *l;
+	__u32 key = s - 1;
+
+	l = bpf_map_lookup_elem(&steer_rx_lease, &key);
+	if (l && l->pending) {
+		if ((__s32)(polls - l->poll) <= 0)
+			return rx_slot_cache(now, STEER_RX_SLOT_NONE);
+		l->pending = 0;
+	}
+	return rx_slot_cache(now, s);
+}
+
+/* A slot's records (steer_buckets), taken over: rx_rebase_one() gives each
+ * record the new CPU's count of ended NAPI polls, less one. */
+struct rx_rebase {
+	__u32 base;		/* the slot's first record */
+	__u32 poll;		/* the new CPU's napi_polls - 1 */
+};
+
+/* A record holds its CPU's count of ended NAPI polls at its last frame
+ * (steer_bucket.poll), which the drain compares with its own CPU's count.
+ * The old CPU's count says nothing to the new one; the record's last frame
+ * left the old CPU a lease ago (its polls have ended since), so the record
+ * now says so in the new CPU's count. Where the frame went, its stamp and
+ * its tick stay: the drain still waits on its old target's evidence. */
+static long rx_rebase_one(__u32 i, void *ctx)
+{
+	struct rx_rebase *r = ctx;
+	struct steer_bucket *b;
+	__u32 key = r->base + (i & (STEER_TABLE_MAX - 1));
+
+	b = bpf_map_lookup_elem(&steer_buckets, &key);
+	if (b && b->last)
+		b->poll = r->poll;
+	return 0;
+}
+
+/* Whether slot 's' is still idle for 'lease' ticks in tick 'now', read
+ * after the swap of its CPU (rx_slot_take()). Global, checked once by the
+ * verifier, and a function of its own so that the program tier can run
+ * the old CPU's renewal right before it, as the race would (an fentry
+ * program, tests/prog/race.bpf.c). */
+__noinline int rx_slot_idle(__u32 s, __u32 now, __u32 lease)
+{
+	struct steer_rx_lease *l;
+	__u32 key = s;
+
+	l = bpf_map_lookup_elem(&steer_rx_lease, &key);
+	/* Signed: the slot's CPU may have renewed it at a tick later than
+	 * the one this CPU read. */
+	return l && (__s32)(now - *(volatile __u32 *)&l->tick) > (__s32)lease;
+}
+
+/* A slot of the pool's whose CPU has not held it for 'lease' ticks (its
+ * steer_rx_lease), taken over by this CPU ('me') in tick 'now': slot + 1,
+ * or 0 when none is. One slot tried a tick: its CPU swapped for this one
+ * (an atomic compare and swap, a full barrier), then its tick read again:
+ * if its CPU held it meanwhile (rx_slot_hold()), it is given back. A tick
+ * of 0 (a slot not seen held since these maps were made, by an upgrade
+ * from a version without leases) starts its lease now. The old CPU's
+ * entry in steer_rx_slot is cleared here: a CPU that lost its cache as
+ * well as its slot then finds none, never this one. */
+static __always_inline __u32 rx_slot_take(const struct steer_rx_pool *pool,
+					  __u32 me, __u32 now, __u32 lease)
+{
+	__u32 s, key, n, t, owner, *cpu, *was;
+	struct steer_rx_lease *l;
+
+	n = steer_rx_pool_used(pool);
+	/* The count in a register, as in queued_lately(). */
+	for (s = 0; s < STEER_RX_SLOTS; s++) {
+		if (s >= n)
+			return 0;
+		key = s;
+		l = bpf_map_lookup_elem(&steer_rx_lease, &key);
+		cpu = bpf_map_lookup_elem(&steer_rx_cpu, &key);
+		if (!l || !cpu)
+			continue;
+		t = *(volatile __u32 *)&l->tick;
+		if (!t) {
+			__sync_val_compare_and_swap(&l->tick, 0, now ? now : 1);
+			continue;
+		}
+		owner = *(volatile __u32 *)cpu;
+		/* Signed, as in rx_slot_idle(), which reads the tick again
+		 * after the swap. Owner 0: claimed, its CPU not yet written
+		 * (and holding it). */
+		if ((__s32)(now - t) <= (__s32)lease || !owner)
+			continue;
+		if (__sync_val_compare_and_swap(cpu, owner, me + 1) != owner)
+			return 0;
+		if (!rx_slot_idle(s, now, lease)) {
+			__sync_val_compare_and_swap(cpu, me + 1, owner);
+			return 0;
+		}
+		key = owner - 1;
+		was = bpf_map_lookup_elem(&steer_rx_slot, &key);
+		if (was)
+			__sync_val_compare_and_swap(was, s + 1, 0);
+		return s + 1;
+	}
+	return 0;
+}
+
+/* This CPU's receiver slot (struct steer_rx_pool) in tick 'now', for
+ * steer_stats.rx_slot ('cached' its value, rx_slot_cache()): the one it
+ * holds, still its own; or the next free one, claimed; or, with every
+ * slot taken, one idle for 'lease' ticks (steer_slot.rx_lease; 0: none),
+ * taken over, and used once a poll of this CPU's has ended since
+ * (rx_slot_ready()); else STEER_RX_SLOT_NONE, and then, when 'queuing'
+ * or at the CPU's first look, the tick is noted as one in which a CPU
+ * without a slot queued (queued_lately() must assume it queued anywhere).
+ * A slot taken over since its CPU last held it is that CPU's no more: it
+ * looks for another at once, before any frame of the tick uses a slot.
+ * Global, checked once by the verifier: called once a tick at most. */
+__noinline __u64 rx_slot_tick(__u64 cached, __u32 now, __u32 lease,
+			      int queuing)
+{
+	__u32 zero = 0, me = bpf_get_smp_processor_id(), s, polls, *mine, *cpu;
 	struct steer_rx_pool *pool;
+	struct steer_rx_lease *l;
+	struct steer_stats *st;
+	struct rx_rebase r;
 
 	pool = bpf_map_lookup_elem(&steer_rx_pool, &zero);
-	if (!pool)
-		return STEER_RX_SLOT_NONE;
+	st = bpf_map_lookup_elem(&steer_stats, &zero);
+	if (!pool || !st)
+		return rx_slot_cache(now, STEER_RX_SLOT_NONE);
+	polls = (__u32)st->napi_polls;
+	/* Looked for already in this tick: held, or none found (or not
+	 * usable yet). */
+	if ((__u32)(cached >> 32) == now && (__u32)cached) {
+		if ((__u32)cached - 1 < STEER_RX_SLOTS)
+			return cached;
+		goto none;
+	}
 	/* A CPU id past steer_rx_slot (none on Linux: NR_CPUS <= 8192)
-	 * has no entry: no slot. A cache of 0 with an entry set: the cache
-	 * was lost, not the slot. */
+	 * has no entry: no slot. The entry, not the cache, says which slot
+	 * this CPU holds: a cache lost is not a slot lost. */
 	mine = bpf_map_lookup_elem(&steer_rx_slot, &me);
-	if (mine && *mine)
-		return *mine;
-	if (mine && !cached) {
+	if (!mine)
+		goto none;
+	s = *mine;
+	if (s - 1 < STEER_RX_SLOTS) {
+		if (rx_slot_hold(s - 1, me, now))
+			return rx_slot_ready(s, now, polls);
+		__sync_val_compare_and_swap(mine, s, 0);
+	}
+	/* A free slot, while the pool reads as having one: 'claimed' grows
+	 * past the limit by one per CPU racing for the last, no more. */
+	if (*(volatile __u32 *)&pool->claimed < steer_rx_pool_limit(pool)) {
 		s = __sync_fetch_and_add(&pool->claimed, 1);
 		cpu = bpf_map_lookup_elem(&steer_rx_cpu, &s);
 		/* The slot's CPU first: a loop over the slots that finds
 		 * it then reads its queued_tick, written after. */
-		if (cpu && s < steer_rx_pool_used(pool)) {
-			*cpu = me + 1;
-			*mine = s + 1;
-			return s + 1;
-		}
+		if (!cpu || s >= steer_rx_pool_used(pool))
+			goto none;
+		*cpu = me + 1;
+		if (!rx_slot_hold(s, me, now))
+			goto none;
+		*mine = s + 1;
+		return rx_slot_cache(now, s + 1);
 	}
-	pool->overflow_tick = now ? now : 1;
-	return STEER_RX_SLOT_NONE;
+	s = lease ? rx_slot_take(pool, me, now, lease) : 0;
+	if (!s)
+		goto none;
+	if (!rx_slot_hold(--s, me, now))
+		goto none;
+	l = bpf_map_lookup_elem(&steer_rx_lease, &s);
+	if (l) {
+		l->poll = polls;
+		l->pending = 1;
+	}
+	*mine = s + 1;
+	st->rx_slot_takeovers++;
+	r.base = s * STEER_TABLE_MAX;
+	r.poll = polls - 1;
+	bpf_loop(STEER_TABLE_MAX, rx_rebase_one, &r, 0);
+	return rx_slot_cache(now, STEER_RX_SLOT_NONE);
+none:
+	if (queuing || !(__u32)cached)
+		pool->overflow_tick = now ? now : 1;
+	return rx_slot_cache(now, STEER_RX_SLOT_NONE);
 }
 
 /* Notes the tick 'j' (bpf_jiffies64()) as one in which this CPU queued a
- * frame (queued_lately()): one store a tick; and, until it holds one,
- * claims its receiver slot first (rx_slot_tick()). So every CPU that
- * queues frames under drain holds a slot from its first such frame on,
- * or counts as one without (steer_rx_pool.overflow_tick). */
-static __always_inline void note_queued(struct steer_stats *st, __u64 j)
+ * frame (queued_lately()): one store a tick; and first checks its
+ * receiver slot for the tick (rx_slot_tick(); 'lease' steer_slot.rx_lease)
+ * when no table frame did. So every CPU that queues frames under drain
+ * holds a slot from its first such frame on, or counts as one without
+ * (steer_rx_pool.overflow_tick). */
+static __always_inline void note_queued(struct steer_stats *st, __u64 j,
+					__u32 lease)
 {
 	if (st->queued_tick != j) {
-		if ((__u32)st->rx_slot - 1 >= STEER_RX_SLOTS)
-			st->rx_slot = rx_slot_tick((__u32)st->rx_slot,
-						   (__u32)j);
+		if ((__u32)(st->rx_slot >> 32) != (__u32)j ||
+		    (__u32)st->rx_slot - 1 >= STEER_RX_SLOTS)
+			st->rx_slot = rx_slot_tick(st->rx_slot, (__u32)j,
+						   lease, 1);
 		st->queued_tick = j;
 	}
 }
@@ -198,7 +386,7 @@ static __always_inline int queue_frame(struct xdp_md *ctx,
 {
 	__u32 idx, rx, *s, zero = 0;
 	struct steer_stamp *m;
-	__u64 *key;
+	__u64 *key, j;
 	void *end;
 	int ret;
 
@@ -206,10 +394,16 @@ static __always_inline int queue_frame(struct xdp_md *ctx,
 	if (ret != XDP_REDIRECT || !stamp)
 		return ret;
 	/* A stamped frame is a queued one too (queued_lately()). The
-	 * verifier inlines the helper into one load. */
-	note_queued(st, bpf_jiffies64());
-	/* Its stream is its receiver slot's, claimed by note_queued(). A
-	 * CPU without one sends unstamped: its drains wait (drained()). */
+	 * verifier inlines the helper into one load. Its slot was checked
+	 * for this run already, by note_queued() (deliver()) or the table's
+	 * check (STEER_PROG_MAIN): no call to rx_slot_tick() from here, whose
+	 * frame would sit under deliver_drain()'s in 6.1's stack count
+	 * (tests/unit/test_bpf_stack.py). */
+	j = bpf_jiffies64();
+	if (st->queued_tick != j)
+		st->queued_tick = j;
+	/* Its stream is its receiver slot's. A CPU without one sends
+	 * unstamped: its drains wait (drained()). */
 	rx = (__u32)st->rx_slot - 1;
 	if (rx >= STEER_RX_SLOTS) {
 		st->no_rx_slot++;

@@ -171,47 +171,34 @@ static __always_inline int pass_here(struct steer_stats *st, __u64 bytes)
 	return XDP_PASS;
 }
 
-/* A frame queued to 'cpu' by this CPU while its slot cache ('cached',
- * steer_stats.rx_slot) names no slot: at its first such frame (0) it
- * claims one (rule and non-IP frames count per slot too, so only a CPU
- * that found every slot taken shares a row), and counts there; else it
- * adds to the row of CPUs without a slot (steer_queued's last, 'rows'),
- * atomically, as they share it: what was sent to a worker stays whole.
- * Returns the cache's new value. Global, checked once by the verifier;
- * called only by a CPU without a slot. */
-__noinline __u32 count_queued_unslotted(__u32 cached, __u32 cpu, __u64 bytes)
+/* A frame queued to 'cpu' by this CPU while it holds no receiver slot in
+ * this tick (steer_stats.rx_slot, checked for the tick by every frame
+ * that can queue: the table's and deliver()'s): counted in the row of
+ * the CPUs without a slot (steer_queued's last, 'rows'), atomically, as
+ * they share it: what was sent to a worker stays whole. Global, checked
+ * once by the verifier; called only by a CPU without a slot. */
+__noinline int count_queued_unslotted(__u32 cpu, __u64 bytes)
 {
 	struct steer_cpu_stats *cs;
 	struct steer_rx_pool *pool;
-	__u32 idx = 0, rx;
+	__u32 idx = 0;
 
-	if (!cached)
-		cached = rx_slot_tick(0, (__u32)bpf_jiffies64());
-	rx = cached - 1;
-	if (rx < STEER_RX_SLOTS) {
-		idx = rx * STEER_MAX_CPUS + cpu;	/* span */
-		cs = bpf_map_lookup_elem(&steer_queued, &idx);
-		if (cs) {
-			cs->packets++;
-			cs->bytes += bytes;
-		}
-		return cached;
-	}
 	pool = bpf_map_lookup_elem(&steer_rx_pool, &idx);
 	if (!pool)
-		return cached;
+		return 0;
 	idx = steer_rx_pool_rows(pool) * STEER_MAX_CPUS + cpu;	/* span */
 	cs = bpf_map_lookup_elem(&steer_queued, &idx);
 	if (cs) {
 		__sync_fetch_and_add(&cs->packets, 1);
 		__sync_fetch_and_add(&cs->bytes, bytes);
 	}
-	return cached;
+	return 0;
 }
 
 /* Counts the verdict of a frame queued to 'cpu' (< STEER_MAX_CPUS): in
  * its receiver slot's row of steer_queued, the slot from the value in
- * hand. */
+ * hand (held in this tick: two CPUs never write a slot's rows in the same
+ * tick, drain.h). */
 static __always_inline int count_queued(struct steer_stats *st, int ret,
 					__u32 cpu, __u64 bytes)
 {
@@ -232,8 +219,7 @@ static __always_inline int count_queued(struct steer_stats *st, int ret,
 	idx = ((__u32)st->rx_slot - 1) * STEER_MAX_CPUS + cpu;
 	cs = bpf_map_lookup_elem(&steer_queued, &idx);
 	if (__builtin_expect(!cs, 0)) {
-		st->rx_slot = count_queued_unslotted((__u32)st->rx_slot, cpu,
-						     bytes);
+		count_queued_unslotted(cpu, bytes);
 		return ret;
 	}
 	cs->packets++;
@@ -333,17 +319,23 @@ static __always_inline int deliver(struct xdp_md *ctx, struct steer_stats *st,
 				   const struct steer_slot *slot, __u32 cpu,
 				   __u64 bytes)
 {
+	__u32 seq, now, target = target_of(slot, cpu);
 	struct steer_window *w;
 	int stamp = 0;
-	__u32 seq;
 
+	/* A frame to be queued: its receiver slot for the tick, as the
+	 * table's frames check it, since what it queues counts in the
+	 * slot's row (count_queued()). */
+	now = (__u32)bpf_jiffies64();
+	if (!(target & STEER_TARGET_LOCAL) &&
+	    (__u32)(st->rx_slot >> 32) != now)
+		st->rx_slot = rx_slot_tick(st->rx_slot, now, slot->rx_lease, 0);
 	if (slot->flags & STEER_F_DRAIN) {
-		note_queued(st, bpf_jiffies64());
+		note_queued(st, bpf_jiffies64(), slot->rx_lease);
 		w = window_get();
 		stamp = w && w->open;
 	}
-	return send(ctx, slot, st, stamp, target_of(slot, cpu), bytes,
-		    &seq);
+	return send(ctx, slot, st, stamp, target, bytes, &seq);
 }
 
 /* The bucket's record says no frame for the drain timeout: maybe a flow
@@ -559,7 +551,7 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 	} else if (!(flags & STEER_F_DRAIN)) {
 		return send_plain(st, slot, cpu, bytes);
 	} else {
-		note_queued(st, bpf_jiffies64());
+		note_queued(st, bpf_jiffies64(), slot->rx_lease);
 		w = window_get();
 		if (w && !w->open && rxq_held_queued(ctx, st) &&
 		    record_settles(slot, bucket, queue_target(slot, cpu)))
@@ -590,7 +582,7 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 	struct parsed p;	/* written whole by parse_frame() when it
 				 * returns 0; read only then (PARSE_HASHED:
 				 * the hash only) */
-	__u32 zero = 0, slot_id, hash, cpu, bucket, rx, *entry;
+	__u32 zero = 0, slot_id, hash, cpu, bucket, rx, now, *entry;
 	int err, prefix_hit = 0;
 	__u64 bytes;
 
@@ -668,17 +660,17 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 		return XDP_PASS;
 	}
 	/* Drain records and loads are kept per receiver slot: a CPU claims
-	 * its slot at its first table frame; one that finds none passes
-	 * its table frames here, counted, rather than act on no record. */
+	 * its slot at its first table frame, and checks at its first of
+	 * each tick that the slot is still its own (a slot idle for the
+	 * lease is taken over: drain.h); one that finds none passes its
+	 * table frames here, counted, rather than act on no record. */
+	now = (__u32)bpf_jiffies64();
+	if ((__u32)(st->rx_slot >> 32) != now)
+		st->rx_slot = rx_slot_tick(st->rx_slot, now, slot->rx_lease, 0);
 	rx = (__u32)st->rx_slot - 1;
 	if (rx >= STEER_RX_SLOTS) {
-		if (!st->rx_slot)
-			st->rx_slot = rx_slot_tick(0, (__u32)bpf_jiffies64());
-		rx = (__u32)st->rx_slot - 1;
-		if (rx >= STEER_RX_SLOTS) {
-			st->no_rx_slot++;
-			return pass_here(st, bytes);
-		}
+		st->no_rx_slot++;
+		return pass_here(st, bytes);
 	}
 	bucket = rx * STEER_TABLE_MAX + steer_table_index(hash, STEER_TABLE_MAX);
 	if (slot->flags & STEER_F_BALANCE)

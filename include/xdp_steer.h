@@ -196,21 +196,28 @@
 	/* [0]: the receiver slots handed out (struct steer_rx_pool). */\
 	X(steer_rx_pool, BPF_MAP_TYPE_ARRAY, __u32,			\
 	  struct steer_rx_pool, 1, 0)					\
-	/* [cpu id]: 1 + the receiver slot of that CPU; 0: none yet.	\
-	 * Written once, by that CPU. */				\
+	/* [cpu id]: 1 + the receiver slot of that CPU; 0: none. Written \
+	 * by that CPU, and cleared by one that took its slot over. */	\
 	X(steer_rx_slot, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
 	  STEER_RX_CPU_IDS, 0)						\
 	/* [rx slot]: 1 + the CPU that holds it; 0: not (yet) held.	\
-	 * Written once, by that CPU: loops over receiving CPUs. Sized	\
-	 * at load to R rows (kernel/prog.c), or kept at a pinned map's	\
-	 * 256 with steer_seq's and steer_deq's (steer_rx_pool.rows). */\
+	 * Written by the CPU that claims it, or takes it over (an	\
+	 * atomic compare and swap, drain.h): loops over receiving CPUs.	\
+	 * Sized at load to R rows (kernel/prog.c), or kept at a pinned	\
+	 * map's 256 with steer_seq's and steer_deq's			\
+	 * (steer_rx_pool.rows). */					\
 	X(steer_rx_cpu, BPF_MAP_TYPE_ARRAY, __u32, __u32,		\
 	  STEER_RX_SLOTS, 0)						\
+	/* [rx slot]: its lease (struct steer_rx_lease); rows as	\
+	 * steer_rx_cpu's. */						\
+	X(steer_rx_lease, BPF_MAP_TYPE_ARRAY, __u32,			\
+	  struct steer_rx_lease, STEER_RX_SLOTS, 0)			\
 	/* [rx slot * STEER_MAX_CPUS + cpu]: what the receiving CPU of	\
 	 * that slot queued to 'cpu' (struct steer_cpu_stats); written	\
-	 * by that CPU only. Row 'rows' (steer_rx_pool.rows, the last):	\
-	 * CPUs without a slot, by atomic adds. Sized at load to rows	\
-	 * + 1 (kernel/prog.c). span: STEER_MAX_CPUS. */		\
+	 * by the CPU holding the slot in the tick. Row 'rows'		\
+	 * (steer_rx_pool.rows, the last): CPUs without a slot, by	\
+	 * atomic adds. Sized at load to rows + 1 (kernel/prog.c).	\
+	 * span: STEER_MAX_CPUS. */					\
 	X(steer_queued, BPF_MAP_TYPE_ARRAY, __u32,			\
 	  struct steer_cpu_stats,					\
 	  (STEER_RX_SLOTS + 1) * STEER_MAX_CPUS, 0)			\
@@ -437,7 +444,11 @@ struct steer_slot {
 	__u32 balance_ms;	/* interval between rounds */
 	__u32 balance_tolerance; /* percent a worker may exceed its share */
 	__u32 balance_max_moves; /* buckets moved per round, at most */
-	__u32 pad2;
+	/* The datapath reads this one: the lease of a receiver slot, in
+	 * jiffies: a slot whose CPU has not held it for this long may be
+	 * taken over by a CPU that finds none (drain.h, rx_slot_tick());
+	 * far longer than the drain timeout. 0: never taken over. */
+	__u32 rx_lease;
 };
 
 /* Adds UDP destination port 'port' (network order) of encapsulation
@@ -566,7 +577,8 @@ struct steer_target {
 	X(key_id_fallback, COUNT, "frames the id hash.key names does not apply to (no tag, no tunnel id, no ports), hashed on their flow") \
 	X(parsed_partial, COUNT, "frames with a readable IP header whose later headers were cut short or malformed (a tunnel look-alike, a short transport header), steered by what was read") \
 	X(passed_local_bytes, COUNT, "bytes of the frames passed_local counts") \
-	X(no_rx_slot, COUNT, "frames of this receiving CPU while it found every receiver slot taken: those of the table passed here (its drain records and loads are kept per slot), the others queued without a drain stamp")
+	X(no_rx_slot, COUNT, "frames of this receiving CPU while it found every receiver slot taken: those of the table passed here (its drain records and loads are kept per slot), the others queued without a drain stamp") \
+	X(rx_slot_takeovers, COUNT, "receiver slots this CPU took over from a CPU that had not received for the lease (rx_lease), finding every slot taken")
 /* One steer_stats row per encapsulation: encap_<name>. */
 #define STEER_ENCAP_STAT_(X, ID, name, port, help) X(encap_##name, COUNT, help)
 
@@ -612,9 +624,12 @@ struct steer_stats {
 	 * once a tick; summed with the rest by readers and never shown. */
 	__u64 queued_tick;
 	/* Not a counter either: the datapath's cache of this CPU's
-	 * receiver slot (steer_rx_slot): slot + 1, STEER_RX_SLOT_NONE
-	 * when every slot was taken, 0: none claimed yet. In this value
-	 * because the frame has it in hand: a stamped frame reads it, no
+	 * receiver slot (steer_rx_slot): in bits 0-31 slot + 1,
+	 * STEER_RX_SLOT_NONE when every slot was taken, 0: none claimed
+	 * yet; in bits 32-63 the tick (jiffies) it was last checked in:
+	 * valid for that tick only, since a slot idle for the lease may
+	 * be taken over (drain.h, rx_slot_tick()). In this value because
+	 * the frame has it in hand: a frame compares the tick, no
 	 * lookup. Summed with the rest by readers and never shown. */
 	__u64 rx_slot;
 	/* What this CPU queued per target CPU is in steer_queued, by its
@@ -1056,10 +1071,12 @@ static inline __u64 steer_stamp_tag(__u32 seq, __u16 rx_slot, __u16 target,
 /*
  * steer_rx_pool[0]: the receiver slots. A CPU that queues frames under
  * drain takes the next slot at its first tick of doing so (bpf/drain.h,
- * rx_slot_claim()): an atomic add on 'claimed', then it writes its own
- * steer_rx_cpu and steer_rx_slot entries, in that order. Slots are never
- * given back while these maps live; 'claimed' goes past 'limit' by one
- * per CPU that found none (each asks once), so readers take the smaller.
+ * rx_slot_tick()): an atomic add on 'claimed', then it writes its own
+ * steer_rx_cpu and steer_rx_slot entries, in that order. Once every slot
+ * is taken, a CPU that finds none takes over one whose CPU has not held
+ * it for the lease (steer_slot.rx_lease, struct steer_rx_lease); 'claimed' goes
+ * past 'limit' by at most one per CPU (each adds only while it reads
+ * room left), so readers take the smaller.
  */
 struct steer_rx_pool {
 	__u32 claimed;		/* slots asked for so far (atomic add) */
@@ -1077,23 +1094,45 @@ struct steer_rx_pool {
 				 * maps an upgrade keeps */
 };
 
+/* steer_rx_lease[slot]: the lease of a receiver slot (bpf/drain.h,
+ * rx_slot_tick()). 'tick' is written by the slot's CPU at its first frame
+ * of each tick, and once by a CPU that starts the lease of a slot never
+ * seen held; the rest by the slot's CPU only. */
+struct steer_rx_lease {
+	__u32 tick;		/* jiffies of the last tick its CPU held it;
+				 * 0: not seen held since these maps were
+				 * made */
+	__u32 pending;		/* 1: taken over, not used yet: its CPU
+				 * passes its table frames here until a NAPI
+				 * poll of its own ends after 'poll' */
+	__u32 poll;		/* its CPU's napi_polls at the takeover */
+	__u32 pad;
+};
+
 /* bpf/pool_mark.bpf.c's steer_pool_limit(), its context. */
 struct steer_pool_limit_args {
 	__u32 limit;		/* in: the new limit */
 	__u32 claimed;		/* out: claimed, read after the store */
 };
 
-/* Rows of the slot-keyed maps (steer_seq, steer_deq, steer_rx_cpu). */
+/* Rows of the slot-keyed maps (steer_seq, steer_deq, steer_rx_cpu,
+ * steer_rx_lease). */
 static inline __u32 steer_rx_pool_rows(const struct steer_rx_pool *p)
 {
 	return p->rows && p->rows < STEER_RX_SLOTS ? p->rows : STEER_RX_SLOTS;
 }
 
+/* The slots a pool has: its limit. */
+static inline __u32 steer_rx_pool_limit(const struct steer_rx_pool *p)
+{
+	return p->limit && p->limit < STEER_RX_SLOTS ? p->limit :
+						       STEER_RX_SLOTS;
+}
+
 /* The slots of a pool that are handed out: at most its limit. */
 static inline __u32 steer_rx_pool_used(const struct steer_rx_pool *p)
 {
-	__u32 limit = p->limit && p->limit < STEER_RX_SLOTS ? p->limit :
-							       STEER_RX_SLOTS;
+	__u32 limit = steer_rx_pool_limit(p);
 
 	return p->claimed < limit ? p->claimed : limit;
 }

@@ -328,6 +328,7 @@ void features_kernel(int r[STEER_KF_COUNT], bool *kthread_by_release)
 	r[STEER_KF_netns_cookie] = features_netns_cookie(&cookie);
 	r[STEER_KF_percpu_lookup] =
 		probe_xdp_helper(BPF_FUNC_map_lookup_percpu_elem);
+	r[STEER_KF_loop] = probe_xdp_helper(BPF_FUNC_loop);
 	r[STEER_KF_xdp_frags] = features_xdp_frags();
 }
 

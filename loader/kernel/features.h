@@ -34,6 +34,8 @@
 	  "5.17", true)							\
 	X(percpu_lookup, "bpf_map_lookup_percpu_elem() in XDP programs, the drain's", \
 	  "5.19", true)							\
+	X(loop, "bpf_loop() in XDP programs, a receiver slot's takeover", \
+	  "5.17", true)							\
 	X(xdp_frags, "XDP frags, multi-buffer programs", "5.18", false)
 
 #define STEER_KF_ENUM(id, what, since, needed)	STEER_KF_##id,

@@ -46,11 +46,12 @@ static bool entries_ok(struct steer_maps *m, size_t i, __u32 entries)
 		return true;
 	}
 	/* The slot-keyed maps: rows as sized at load (R, or 256 of an
-	 * older version kept), the same for the three. span: a row of
+	 * older version kept), the same for the four. span: a row of
 	 * steer_seq and steer_deq is STEER_TARGETS entries. */
 	if (map_list[i].off == offsetof(struct steer_maps, steer_seq) ||
 	    map_list[i].off == offsetof(struct steer_maps, steer_deq) ||
-	    map_list[i].off == offsetof(struct steer_maps, steer_rx_cpu)) {
+	    map_list[i].off == offsetof(struct steer_maps, steer_rx_cpu) ||
+	    map_list[i].off == offsetof(struct steer_maps, steer_rx_lease)) {
 		__u32 per_row = map_list[i].max_entries / STEER_RX_SLOTS;
 
 		if (!entries || entries % per_row ||

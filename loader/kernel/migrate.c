@@ -124,6 +124,19 @@ static int seed_identity(int fd, const struct migrate_plan *p)
 	return 0;
 }
 
+/* steer_rx_lease, which the versions before slot leases lack: made
+ * zeroed, every slot's tick 0, "not seen held since these maps were
+ * made". The old programs' CPUs hold their slots without writing a tick;
+ * a CPU looking for a slot to take over then starts such a slot's lease
+ * (bpf/drain.h, rx_slot_take()) instead of taking it: a lease after the
+ * upgrade at the soonest, whatever the old programs did. */
+static int seed_unseen(int fd, const struct migrate_plan *p)
+{
+	(void)fd;
+	(void)p;
+	return 0;
+}
+
 /* Rows of the per-slot maps this upgrade makes (plan_rx_rows()). */
 static __u32 upgrade_rx_rows(const struct migrate_plan *p)
 {
@@ -623,6 +636,7 @@ static const struct way {
 	{ STEER_STR(steer_rx_pool), seed_pool, NULL, slots_refused, NULL },
 	{ STEER_STR(steer_rx_slot), seed_identity, NULL, slots_refused, NULL },
 	{ STEER_STR(steer_rx_cpu), seed_identity, NULL, slots_refused, NULL },
+	{ STEER_STR(steer_rx_lease), seed_unseen, NULL, NULL, NULL },
 	{ STEER_STR(steer_stats), NULL, rebuild_stats, stats_refused, NULL },
 	{ STEER_STR(flow_rules), NULL, rebuild_flow_rules,
 	  flow_rules_refused, NULL },
@@ -679,7 +693,8 @@ static __u32 slot_keyed_row(const char *name)
 		return STEER_TARGETS;	/* span */
 	if (!strcmp(name, STEER_STR(steer_queued)))
 		return STEER_MAX_CPUS;	/* span; a row more than the others */
-	return !strcmp(name, STEER_STR(steer_rx_cpu)) ? 1 : 0;
+	return !strcmp(name, STEER_STR(steer_rx_cpu)) ||
+	       !strcmp(name, STEER_STR(steer_rx_lease)) ? 1 : 0;
 }
 
 static bool same_layout(const char *name, const struct migrate_layout *a,
@@ -868,6 +883,10 @@ static int stage_maps(const struct migrate_plan *p)
 			if (!err && per_slot(mm->name))
 				err = bpf_map__set_max_entries(map,
 					upgrade_rx_rows(p) * STEER_TABLE_MAX);
+			/* As steer_rx_cpu's rows, kept or made. */
+			if (!err && !strcmp(mm->name, STEER_STR(steer_rx_lease)))
+				err = bpf_map__set_max_entries(map,
+					plan_slot_rows(p));
 			/* span: STEER_MAX_CPUS */
 			if (!err && !strcmp(mm->name, STEER_STR(steer_queued)))
 				err = bpf_map__set_max_entries(map,

@@ -201,6 +201,9 @@ static struct xdp_steer_bpf *open_skel(const char *pin_dir)
 		err = r ? r : -EINVAL;
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.steer_rx_cpu, (__u32)r);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.steer_rx_lease,
+					       (__u32)r);
 	if (!err)	/* span: STEER_TARGETS */
 		err = bpf_map__set_max_entries(skel->maps.steer_seq,
 					       (__u32)r * STEER_TARGETS);

@@ -86,6 +86,38 @@ static void default_workers(struct steer_ctx *ctx, const char *ifname,
 			 ifname);
 }
 
+/* The longest XDP_STEER_RX_LEASE_MS: a day. */
+#define STEER_RX_LEASE_MAX_MS	86400000u
+
+/* The lease of a receiver slot (steer_slot.rx_lease, bpf/drain.h): a
+ * slot whose CPU has not held it for this long may go to a CPU that finds
+ * none. Far longer than the drain timeout 'drain_units', so that nothing
+ * the old CPU queued can still wait anywhere: 100 drain timeouts, and 10 s
+ * at least (an interrupt that irqbalance moves stays for seconds at
+ * least). The test knob XDP_STEER_RX_LEASE_MS sets it shorter, but never
+ * below two drain timeouts. */
+static int rx_lease_ticks(__u32 drain_units, int hz, __u32 *lease)
+{
+	const char *knob = getenv("XDP_STEER_RX_LEASE_MS");
+	__u64 ticks = (__u64)drain_units * 100, floor = 2ull * drain_units + 2;
+	unsigned long ms;
+	char *end;
+
+	if (ticks < 10ull * (__u64)hz)
+		ticks = 10ull * (__u64)hz;
+	if (knob && *knob) {
+		ms = strtoul(knob, &end, 10);
+		if (*end || !ms || ms > STEER_RX_LEASE_MAX_MS)
+			return -EINVAL;
+		ticks = clock_ms_to_ticks((__u32)ms, hz);
+		if (ticks < floor)
+			ticks = floor;
+	}
+	/* Half the tick counter's span: a signed difference still orders. */
+	*lease = ticks < 0x7fffffffull ? (__u32)ticks : 0x7fffffffu;
+	return 0;
+}
+
 int lib_apply_ticks(struct steer_ctx *ctx, const struct lib_iface *it,
 		    struct steer_build *b)
 {
@@ -99,6 +131,10 @@ int lib_apply_ticks(struct steer_ctx *ctx, const struct lib_iface *it,
 				it->ifname, strerror(-err));
 	b->slot.drain_units = clock_ms_to_ticks(b->slot.drain_ms, hz);
 	b->slot.gro_units = hz < 1000 ? 0 : STEER_GRO_UNITS;
+	err = rx_lease_ticks(b->slot.drain_units, hz, &b->slot.rx_lease);
+	if (err)
+		return lib_fail(ctx, err, "%s: XDP_STEER_RX_LEASE_MS (a test knob) must be a number of milliseconds from 1 to %u; unset it",
+				it->ifname, STEER_RX_LEASE_MAX_MS);
 	return 0;
 }
 

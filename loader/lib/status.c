@@ -14,9 +14,20 @@
 #include "kernel/numa.h"
 #include "lib/lib_int.h"
 
-/* The receiving CPUs that found every receiver slot taken, by their
- * steer_stats rows (per-CPU maps have one for every possible CPU),
- * ascending, into a malloc()ed *ids; and how many slots there are. */
+/* Whether CPU 'cpu' holds a receiver slot now (steer_rx_slot). */
+static bool rx_holds(const struct steer_maps *m, int cpu)
+{
+	__u32 key = (__u32)cpu, slot = 0;
+
+	return !bpf_map_lookup_elem(m->steer_rx_slot, &key, &slot) && slot;
+}
+
+/* The receiving CPUs without a receiver slot now that found every one
+ * taken, by their steer_stats rows (per-CPU maps have one for every
+ * possible CPU): those whose last look found none, and those that passed
+ * frames for want of one and have taken none over since (a slot is
+ * taken over only a lease after its CPU left it: bpf/drain.h); ascending,
+ * into a malloc()ed *ids; and how many slots there are. */
 static size_t rx_no_slot(const struct steer_maps *m, __u32 **ids,
 			 __u32 *slots)
 {
@@ -31,15 +42,15 @@ static size_t rx_no_slot(const struct steer_maps *m, __u32 **ids,
 		return 0;
 	*slots = pool.limit && pool.limit < STEER_RX_SLOTS ? pool.limit :
 							     STEER_RX_SLOTS;
-	if (pool.claimed <= *slots)
-		return 0;	/* every CPU that asked got one */
+	if (pool.claimed < *slots)
+		return 0;	/* one is free: every CPU that asked got one */
 	by_id = calloc(span, sizeof(*by_id));
 	*ids = calloc(span, sizeof(**ids));
 	if (by_id && *ids &&
 	    !maps_percpu_read(m->steer_stats, 0, sizeof(*by_id), by_id))
 		for (cpu = 0; cpu < span; cpu++)
-			if ((__u32)by_id[cpu].rx_slot == STEER_RX_SLOT_NONE ||
-			    by_id[cpu].no_rx_slot)
+			if (((__u32)by_id[cpu].rx_slot == STEER_RX_SLOT_NONE ||
+			     by_id[cpu].no_rx_slot) && !rx_holds(m, cpu))
 				(*ids)[n++] = cpu;
 	free(by_id);
 	return n;

@@ -57,7 +57,8 @@ __u64 build_digest(const struct steer_build *b, const __u32 *table)
 	for (i = 0; i < (int)s->nshapes && i < STEER_MAX_SHAPES; i++)
 		h = MIX(h, s->shapes[i]);
 	h = MIX(MIX(MIX(h, s->queue_size), s->loader_flags), s->drain_units);
-	h = MIX(MIX(MIX(h, s->bank), s->gro_units), s->drain_ms);
+	h = MIX(MIX(MIX(MIX(h, s->bank), s->gro_units), s->drain_ms),
+		s->rx_lease);
 	h = MIX(MIX(h, s->decap), s->decap_port_bits);
 	for (i = 0; i < STEER_DECAP_PORTS; i++)
 		h = MIX(MIX(h, s->decap_port[i]), s->decap_port_encap[i]);

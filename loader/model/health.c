@@ -150,13 +150,14 @@ int health_check(const struct health_input *in, struct health *h)
 		}
 	}
 	/* The drain keeps its evidence per receiver slot (struct
-	 * steer_rx_pool), handed out once per attach. A bucket a CPU
+	 * steer_rx_pool), leased: taken over only a lease after its CPU
+	 * stopped receiving. A bucket a CPU
 	 * without one receives keeps its worker, in order, whatever the
 	 * table says (drain.h waits for evidence that never comes). */
 	if (in->nrx_no_slot) {
 		cpulist_format(in->rx_no_slot, in->nrx_no_slot, list,
 			       sizeof(list));
-		health_add(h, "CPUs %s received %s's frames but found all %u of its receiver slots taken: with no row for drain records and loads there, the frames of the table received there are passed there, whatever an apply or the balancer says (stats: no_rx_slot); slots are handed out once per attach, to the first CPUs that receive: keep %s's interrupts (and its NAPI threads) on at most %u CPUs, or raise the slots (up to 256) with attach's --rx-slots, then 'xdp-steer detach %s' and attach it again (an upgrade in place from a version before receiver slots gives slot n to CPU n, none to CPUs of id 256 or more; detach and attach hands them out densely)",
+		health_add(h, "CPUs %s received %s's frames but found all %u of its receiver slots taken: with no row for drain records and loads there, the frames of the table received there are passed there, whatever an apply or the balancer says (stats: no_rx_slot); a slot goes to another CPU only once its CPU has received nothing for the slot's lease (100 drain timeouts, 10 s at least): keep %s's interrupts (and its NAPI threads) on at most %u CPUs at a time, or raise the slots (up to 256) with attach's --rx-slots: 'xdp-steer detach %s' and attach it again (an upgrade in place from a version before receiver slots gives slot n to CPU n, none to CPUs of id 256 or more; detach and attach hands them out densely)",
 			   list, ifname, in->rx_slots, ifname, in->rx_slots,
 			   ifname);
 	}

@@ -54,7 +54,7 @@ printf 'version: 1\ncpus: [0-1]\nqueue_sise: 1024\n' >"$T/bad.yaml"
 # polls (of any device's NAPI, here too), not what an apply writes; so
 # are the receiver slots, which a CPU claims with its first frame queued
 # under drain (a stray IPv6 packet on the veth is enough).
-COUNTERS='steer_stats|steer_queued|worker_stats|steer_buckets|steer_seq|steer_deq|steer_wdone|steer_wenq|steer_load|steer_rxq|steer_rxmove|steer_look|steer_rx_pool|steer_rx_slot|steer_rx_cpu|ring_stats|kthread_stats'
+COUNTERS='steer_stats|steer_queued|worker_stats|steer_buckets|steer_seq|steer_deq|steer_wdone|steer_wenq|steer_load|steer_rxq|steer_rxmove|steer_look|steer_rx_pool|steer_rx_slot|steer_rx_cpu|steer_rx_lease|ring_stats|kthread_stats'
 snapshot() {
 	local f name
 	mkdir -p "$1"

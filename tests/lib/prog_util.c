@@ -123,6 +123,9 @@ int steer_prog_open(struct steer_prog *p, const char *path)
 	map = bpf_object__find_map_by_name(p->obj, STEER_STR(steer_rx_cpu));
 	if (!err)
 		err = map ? bpf_map__set_max_entries(map, p->rx_rows) : -ENOENT;
+	map = bpf_object__find_map_by_name(p->obj, STEER_STR(steer_rx_lease));
+	if (!err)
+		err = map ? bpf_map__set_max_entries(map, p->rx_rows) : -ENOENT;
 	map = bpf_object__find_map_by_name(p->obj, STEER_STR(steer_queued));
 	if (!err)
 		err = map ? bpf_map__set_max_entries(map, (p->rx_rows + 1) *
@@ -728,6 +731,9 @@ int steer_prog_rx_slots(const struct steer_prog *p, __u32 limit)
 	err = zero_array(p->steer_rx_slot, STEER_RX_CPU_IDS, sizeof(__u32));
 	if (!err)
 		err = zero_array(p->steer_rx_cpu, p->rx_rows, sizeof(__u32));
+	if (!err)
+		err = zero_array(p->steer_rx_lease, p->rx_rows,
+				 sizeof(struct steer_rx_lease));
 	if (!err)
 		err = update(p->steer_rx_pool, &zero, &pool);
 	if (!err)

@@ -26,6 +26,7 @@
 
 #include "fixtures.h"
 #include "kernel/clock.h"
+#include "race.skel.h"
 
 /* Drain timeouts in jiffies, as the slot keeps them: a long one (a second
  * and more), and about 25 ms for the cases that wait past it
@@ -1511,14 +1512,14 @@ static void test_a_cpus_first_queued_frame_claims_the_next_receiver_slot(void)
 		return;
 	EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, false), 0, "R, the first to queue, holds slot 0");
 	EXPECT_EQ(rx_cpu_of(0), (__u32)remote_cpu + 1, "slot 0 names R");
-	EXPECT_EQ(stats_on(remote_cpu).rx_slot, 1, "R caches its slot (slot + 1) in its own stats line");
+	EXPECT_EQ((__u32)stats_on(remote_cpu).rx_slot, 1, "R caches its slot (slot + 1) in its own stats line");
 	EXPECT_EQ(rx_pool().claimed, 1, "R asked once, for two frames");
 	EXPECT_EQ(steer_prog_rx_slot_of(&prog, local_cpu, false), -1, "L, which queued nothing yet, holds none");
 
 	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "on L, the frame is queued to L");
 	EXPECT_EQ(steer_prog_rx_slot_of(&prog, local_cpu, false), 1, "L holds the next slot, 1");
 	EXPECT_EQ(rx_cpu_of(1), (__u32)local_cpu + 1, "slot 1 names L");
-	EXPECT_EQ(stats_on(local_cpu).rx_slot, 2, "L caches it");
+	EXPECT_EQ((__u32)stats_on(local_cpu).rx_slot, 2, "L caches it");
 	EXPECT_EQ(rx_pool().claimed, 2, "two slots handed out");
 	key = 1 * STEER_TARGETS + local_cpu;
 	bpf_map_lookup_elem(prog.steer_seq, &key, &seq);
@@ -1554,7 +1555,7 @@ static void test_a_cpu_that_lost_its_cache_takes_its_own_slot_back(void)
 			return;
 	}
 	send_frame(&c.f);
-	EXPECT_EQ(stats_on(local_cpu).rx_slot, 1, "L caches slot 0 again");
+	EXPECT_EQ((__u32)stats_on(local_cpu).rx_slot, 1, "L caches slot 0 again");
 	EXPECT_EQ(rx_pool().claimed, 1, "and asked for no other");
 	EXPECT_EQ(queued_to(local_cpu), 2, "its stamps go on in slot 0's stream");
 }
@@ -1650,7 +1651,7 @@ static void test_a_cpu_without_a_slot_passes_its_table_frames_here_counted(void)
 
 	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "on L, slotless, the frame is passed here, not queued to R");
 	EXPECT_EQ(steer_prog_rx_slot_of(&prog, local_cpu, false), -1, "L holds no slot");
-	EXPECT_EQ(stats_on(local_cpu).rx_slot, STEER_RX_SLOT_NONE, "L caches that it has none, and asks no more");
+	EXPECT_EQ((__u32)stats_on(local_cpu).rx_slot, STEER_RX_SLOT_NONE, "L caches that it has none, for the tick");
 	EXPECT_EQ(stats_on(local_cpu).no_rx_slot, 1, "its frame counts in no_rx_slot");
 	EXPECT_EQ(stats_on(local_cpu).passed_local, 1, "and in passed_local");
 	EXPECT(rx_pool().overflow_tick != 0, "the pool notes the tick in which a CPU found no slot");
@@ -1666,7 +1667,7 @@ static void test_a_cpu_without_a_slot_passes_its_table_frames_here_counted(void)
 	EXPECT_EQ(stats().moves_done + stats().moves_idle + stats().moves_timeout, 0,
 		  "no move of any kind");
 	EXPECT_EQ(stats_on(local_cpu).no_rx_slot, 4, "every frame of L's counts");
-	EXPECT_EQ(rx_pool().claimed, 2, "L asked once");
+	EXPECT_EQ(rx_pool().claimed, 1, "L took nothing from a pool it read as full: 'claimed' stays at the limit");
 }
 
 /* One slot, L's. R, without a slot, passes its table frame on R; its
@@ -1694,6 +1695,362 @@ static void test_a_cpu_without_a_slot_holds_a_cold_bucket_off_the_fast_path(void
 	EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, false), -1, "R holds no slot");
 	EXPECT_EQ(send_frame(&x), XDP_REDIRECT, "R, slotless, queued lately: a cold bucket goes through L's own queue");
 	EXPECT_EQ(queued_to(local_cpu), 1, "stamped, to L");
+}
+
+/* ---- receiver slots taken over (steer_slot.rx_lease) ---------------------- */
+
+/* The lease of the cases below, in jiffies: short, so that a slot's tick
+ * set by hand this far back is idle past it, and the tick of a CPU that
+ * held it within a few ticks is not. */
+#define LEASE		50
+
+/* A case with 'slots' receiver slots and a lease of LEASE. */
+static bool lease_case(struct drain_case *c, int from, __u32 slots)
+{
+	if (!setup(c, 0, from, NO_TIMEOUT) ||
+	    !EXPECT_EQ(steer_prog_rx_slots(&prog, slots), 0, "the receiver slots were set"))
+		return false;
+	c->s.rx_lease = LEASE;
+	return EXPECT_EQ(commit(&c->s), 0, "the lease was written");
+}
+
+/* Slot 's''s lease (steer_rx_lease). */
+static struct steer_rx_lease rx_lease_of(__u32 s)
+{
+	struct steer_rx_lease l = {};
+
+	bpf_map_lookup_elem(prog.steer_rx_lease, &s, &l);
+	return l;
+}
+
+/* Slot 's' last held 'ago' ticks ago, as its CPU's first frame of that
+ * tick would have written it. */
+static bool rx_held_ago(__u32 s, __u32 ago)
+{
+	struct steer_rx_lease l = rx_lease_of(s);
+
+	l.tick = jiffies() - ago;
+	return EXPECT_EQ(bpf_map_update_elem(prog.steer_rx_lease, &s, &l, BPF_ANY),
+			 0, "the slot's tick was written");
+}
+
+/* A NAPI poll ended on 'cpu', now. */
+static bool poll_ended_on(int cpu)
+{
+	return EXPECT_EQ(steer_prog_polls(&prog, cpu, stats_on(cpu).napi_polls + 1,
+					  jiffies()), 0, "a poll's end was written");
+}
+
+/* Waits for the next tick: a CPU checks its slot at its first frame of a
+ * tick, and a tick set back by hand (rx_held_ago()) stands for ticks gone
+ * by only once the CPU's own check of this tick is behind it. */
+static void next_tick(void)
+{
+	__u32 t = jiffies();
+
+	while (jiffies() == t)
+		usleep(1000);
+}
+
+/* A frame of the table on 'cpu': its verdict. */
+static int send_on(int cpu, const struct frame *f)
+{
+	int v;
+
+	if (!EXPECT_EQ(steer_pin_cpu(cpu), cpu, "the test runs on the CPU"))
+		return -1;
+	v = send_frame(f);
+	EXPECT_EQ(steer_pin_cpu(local_cpu), local_cpu, "the test runs on L again");
+	return v;
+}
+
+/* One slot, R's, idle past the lease; a table frame on L, which finds
+ * every slot taken: L takes R's over, by its first frame, and R's entry
+ * no longer names it (a CPU that lost its cache finds none, not this
+ * one). L passed its frames here until then, without a slot: it goes on
+ * passing them here, slot held, until a poll of its own has ended (they
+ * may still be in its GRO lists); then it queues them as the table says,
+ * with a record in that slot's row. */
+static void test_a_slot_idle_past_the_lease_goes_to_a_cpu_that_finds_none(void)
+{
+	struct drain_case c;
+	__u32 before;
+
+	if (!lease_case(&c, remote_cpu, 1))
+		return;
+	send_on(remote_cpu, &c.f);
+	if (!EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, false), 0, "R holds the only slot") ||
+	    !rx_held_ago(0, LEASE + 10))
+		return;
+	before = jiffies();
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "on L, the frame of the takeover is passed here");
+	EXPECT_EQ(steer_prog_rx_slot_of(&prog, local_cpu, false), 0, "L holds slot 0");
+	EXPECT_EQ(rx_cpu_of(0), (__u32)local_cpu + 1, "slot 0 names L");
+	EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, false), -1, "R's entry names no slot");
+	EXPECT_EQ(stats_on(local_cpu).rx_slot_takeovers, 1, "L counts one takeover");
+	EXPECT((__s32)(rx_lease_of(0).tick - before) >= 0, "slot 0's tick is L's, of now");
+	EXPECT_EQ(rx_lease_of(0).pending, 1, "not used until a poll of L's has ended");
+	EXPECT_EQ(rx_pool().claimed, 1, "no slot was claimed past the limit");
+	if (!poll_ended() )
+		return;
+	next_tick();
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "a poll later, the frame is queued to R, as the table says");
+	EXPECT_EQ((__u32)stats_on(local_cpu).rx_slot, 1, "L caches slot 0");
+	EXPECT_EQ(rx_lease_of(0).pending, 0, "the slot is in use");
+	EXPECT_EQ(stats_on(local_cpu).no_rx_slot, 1, "only the takeover's frame went without a slot");
+	EXPECT_EQ(bucket_state(&c).target, remote_cpu, "L's record of the bucket, in slot 0's row, says R");
+}
+
+/* After a takeover, L passes its table frames here, tick after tick, for
+ * as long as no poll of its own has ended; the first frame after one uses
+ * the slot. */
+static void test_a_cpu_that_took_a_slot_over_uses_it_once_a_poll_of_its_own_ended(void)
+{
+	struct drain_case c;
+	int i;
+
+	if (!lease_case(&c, remote_cpu, 1) ||
+	    !EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, true), 0, "R holds the only slot") ||
+	    !rx_held_ago(0, LEASE + 10))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "on L, the frame of the takeover is passed here");
+	for (i = 0; i < 3; i++) {
+		next_tick();
+		EXPECT_EQ(send_frame(&c.f), XDP_PASS, "a tick later, no poll ended: passed here still");
+	}
+	EXPECT_EQ(stats_on(local_cpu).no_rx_slot, 4, "each counted in no_rx_slot");
+	EXPECT_EQ(rx_cpu_of(0), (__u32)local_cpu + 1, "slot 0 names L all along");
+	if (!poll_ended())
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "a poll ended, in the same tick: the tick's look is done, passed here");
+	next_tick();
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the next tick: queued to R with the slot");
+	EXPECT_EQ(stats_on(local_cpu).no_rx_slot, 5, "no more frames without a slot");
+}
+
+/* One slot, R's, held a few ticks ago (within the lease): L finds none,
+ * passes its table frame here, and takes nothing over. */
+static void test_a_slot_held_within_the_lease_is_not_taken_over(void)
+{
+	struct drain_case c;
+
+	if (!lease_case(&c, remote_cpu, 1))
+		return;
+	send_on(remote_cpu, &c.f);
+	if (!rx_held_ago(0, LEASE - 10))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "on L, slotless, the frame is passed here");
+	EXPECT_EQ(rx_cpu_of(0), (__u32)remote_cpu + 1, "slot 0 still names R");
+	EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, false), 0, "R's entry still names it");
+	EXPECT_EQ(steer_prog_rx_slot_of(&prog, local_cpu, false), -1, "L holds none");
+	EXPECT_EQ(stats_on(local_cpu).rx_slot_takeovers, 0, "no takeover counted");
+	EXPECT_EQ(stats_on(local_cpu).no_rx_slot, 1, "L's frame counts in no_rx_slot");
+}
+
+/* One slot, R's, renewed by R at a tick later than the one L read (jiffies
+ * move on between the two CPUs' reads): not idle, not taken over. */
+static void test_a_slot_renewed_at_a_later_tick_than_the_takers_is_not_taken_over(void)
+{
+	struct steer_rx_lease l;
+	struct drain_case c;
+	__u32 s = 0;
+
+	if (!lease_case(&c, remote_cpu, 1) ||
+	    !EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, true), 0, "R holds the only slot"))
+		return;
+	l = rx_lease_of(0);
+	l.tick = jiffies() + 5;
+	if (!EXPECT_EQ(bpf_map_update_elem(prog.steer_rx_lease, &s, &l, BPF_ANY), 0,
+		       "R's tick is a few ticks ahead of L's"))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "on L, slotless, the frame is passed here");
+	EXPECT_EQ(rx_cpu_of(0), (__u32)remote_cpu + 1, "slot 0 still names R");
+	EXPECT_EQ(stats_on(local_cpu).rx_slot_takeovers, 0, "no takeover counted");
+}
+
+/* A slot with a tick of 0 (never seen held since the maps were made, as
+ * after an upgrade from a version without leases): its lease starts at
+ * the first look, and only a lease later is it taken over. */
+static void test_a_slot_never_seen_held_starts_its_lease_at_the_first_look(void)
+{
+	struct drain_case c;
+	__u32 before;
+
+	if (!lease_case(&c, remote_cpu, 1) ||
+	    !EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, true), 0, "R holds the only slot") ||
+	    !rx_held_ago(0, jiffies()))
+		return;
+	before = jiffies();
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "on L, slotless: the frame is passed here");
+	EXPECT((__s32)(rx_lease_of(0).tick - before) >= 0, "slot 0's lease starts now");
+	EXPECT_EQ(rx_cpu_of(0), (__u32)remote_cpu + 1, "slot 0 still names R");
+}
+
+/* Two slots: R's idle past the lease, and one of a CPU Z that holds it
+ * now. L takes R's over. Then R receives again: it finds its slot gone,
+ * and no free one; once Z's is idle past the lease, R takes that over.
+ * R never writes slot 0's rows again: L's record and stream there stay
+ * as L left them. */
+static void test_a_cpu_back_after_losing_its_slot_takes_another_and_never_writes_the_lost_rows(void)
+{
+	struct steer_bucket rec0, now0;
+	struct drain_case c;
+	__u32 key, seq0 = 0, seq = 0;
+
+	if (!lease_case(&c, remote_cpu, 2))
+		return;
+	send_on(remote_cpu, &c.f);
+	if (!EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, false), 0, "R holds slot 0") ||
+	    !EXPECT_EQ(steer_prog_rx_slot_of(&prog, CPU_MISSING, true), 1, "Z holds slot 1") ||
+	    !rx_held_ago(0, LEASE + 10) || !rx_held_ago(1, 1))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "on L, the frame of the takeover is passed here");
+	if (!EXPECT_EQ(steer_prog_rx_slot_of(&prog, local_cpu, false), 0, "L took slot 0 over") ||
+	    !poll_ended())
+		return;
+	next_tick();
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "a poll later, on L, the frame is queued to R");
+	key = c.record;
+	bpf_map_lookup_elem(prog.steer_buckets, &key, &rec0);
+	key = 0 * STEER_TARGETS + remote_cpu;
+	bpf_map_lookup_elem(prog.steer_seq, &key, &seq0);
+
+	/* R's entry names slot 0 again, as it does between L's swap of the
+	 * slot's CPU and its clearing of R's entry: R's own check must see
+	 * the slot gone. */
+	key = remote_cpu;
+	seq = 1;
+	if (!EXPECT_EQ(bpf_map_update_elem(prog.steer_rx_slot, &key, &seq, BPF_ANY), 0,
+		       "R's entry names slot 0"))
+		return;
+	seq = 0;
+	next_tick();
+	EXPECT_EQ(send_on(remote_cpu, &c.f), XDP_PASS, "back on R, its slot gone and none free: passed there");
+	EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, false), -1, "R's entry names no slot");
+	EXPECT_EQ(stats_on(remote_cpu).no_rx_slot, 1, "counted in R's no_rx_slot");
+	EXPECT_EQ(rx_cpu_of(0), (__u32)local_cpu + 1, "slot 0 still names L");
+	if (!rx_held_ago(1, LEASE + 10))
+		return;
+	next_tick();
+	EXPECT_EQ(send_on(remote_cpu, &c.f), XDP_PASS, "on R, the frame of its takeover is passed there");
+	EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, false), 1, "R took Z's idle slot 1 over");
+	EXPECT_EQ(rx_cpu_of(1), (__u32)remote_cpu + 1, "slot 1 names R");
+	EXPECT_EQ(stats_on(remote_cpu).rx_slot_takeovers, 1, "R counts one takeover");
+	if (!poll_ended_on(remote_cpu))
+		return;
+	next_tick();
+	EXPECT_EQ(send_on(remote_cpu, &c.f), XDP_REDIRECT, "a poll later, on R, queued to R as the table says, with its slot");
+	EXPECT_EQ(stats_on(remote_cpu).no_rx_slot, 2, "and no more frames without a slot");
+	key = c.record;
+	bpf_map_lookup_elem(prog.steer_buckets, &key, &now0);
+	EXPECT(!memcmp(&rec0, &now0, sizeof(rec0)), "slot 0's record of the bucket is as L left it");
+	key = 0 * STEER_TARGETS + remote_cpu;
+	bpf_map_lookup_elem(prog.steer_seq, &key, &seq);
+	EXPECT_EQ(seq, seq0, "slot 0's stream to R is as L left it");
+	key = STEER_TABLE_MAX + c.record;
+	bpf_map_lookup_elem(prog.steer_buckets, &key, &now0);
+	EXPECT(now0.last != 0, "R's record of the bucket is in slot 1's row");
+}
+
+/* The race's stand-in (tests/prog/race.bpf.c), attached to the loaded
+ * program's rx_slot_idle() with the program's steer_rx_lease; NULL with
+ * *why set when this kernel refuses it. */
+static struct race_bpf *race_attach(char *why, size_t len)
+{
+	struct race_bpf *r = race_bpf__open();
+	int err;
+
+	if (!r) {
+		snprintf(why, len, "opening the race program failed: %s", strerror(errno));
+		return NULL;
+	}
+	err = bpf_map__reuse_fd(r->maps.steer_rx_lease, prog.steer_rx_lease);
+	if (!err)
+		err = bpf_program__set_attach_target(r->progs.steer_race_renew,
+						     prog.prog_fd,
+						     "rx_slot_idle");
+	if (!err)
+		err = race_bpf__load(r);
+	if (!err)
+		err = race_bpf__attach(r);
+	if (err) {
+		snprintf(why, len, "this kernel refuses an fentry program on an XDP program's function: %s",
+			 strerror(-err));
+		race_bpf__destroy(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* One slot, R's, idle past the lease; L finds every slot taken and swaps
+ * itself in as slot 0's CPU, and R's first frame of a tick renews the
+ * lease right then, between L's swap and its second read of the tick
+ * (race.bpf.c, run before rx_slot_idle()). L sees the tick renewed and
+ * gives the slot back: R holds it still, L holds none and passes its
+ * frame here, and no takeover is counted. */
+static void test_a_takeover_that_meets_the_old_cpus_renewal_gives_the_slot_back(void)
+{
+	struct race_bpf *r;
+	struct drain_case c;
+	char why[256];
+
+	if (!lease_case(&c, remote_cpu, 1) ||
+	    !EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, true), 0, "R holds the only slot") ||
+	    !rx_held_ago(0, LEASE + 10))
+		return;
+	r = race_attach(why, sizeof(why));
+	if (!r) {
+		test_skip("%s", why);
+		return;
+	}
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "on L, slotless, the frame is passed here");
+	EXPECT_EQ(r->bss->renewed, 1, "R renewed its lease between L's swap and its second look");
+	race_bpf__destroy(r);
+	EXPECT_EQ(rx_cpu_of(0), (__u32)remote_cpu + 1, "slot 0 names R again");
+	EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, false), 0, "R's entry still names it");
+	EXPECT_EQ(steer_prog_rx_slot_of(&prog, local_cpu, false), -1, "L holds none");
+	EXPECT_EQ(stats_on(local_cpu).rx_slot_takeovers, 0, "no takeover counted");
+	EXPECT_EQ(stats_on(local_cpu).no_rx_slot, 1, "L's frame counts in no_rx_slot");
+}
+
+/* R's record of a bucket queued to R, unstamped, while R's count of ended
+ * polls stood far above L's; R's slot idle past the lease, the bucket
+ * moved to L in the table. L takes the slot over with the record: its
+ * frame left R a lease ago, and the record now says so in L's count, so
+ * the drain decides by R's ring alone: idle and empty, the bucket moves.
+ * Kept in R's count, it would wait until L's polls caught up. */
+static void test_a_record_taken_over_drains_by_its_old_targets_evidence(void)
+{
+	struct steer_bucket b = {};
+	struct drain_case c;
+	__u32 key;
+
+	if (!lease_case(&c, remote_cpu, 1) ||
+	    !EXPECT_EQ(steer_prog_rx_slot_of(&prog, remote_cpu, true), 0, "R holds the only slot") ||
+	    !rx_held_ago(0, LEASE + 10))
+		return;
+	b.target = remote_cpu;
+	b.last = jiffies() - LEASE - 10;
+	b.poll = 1000000;
+	b.gen = window().gen;
+	key = c.record;
+	if (!EXPECT_EQ(bpf_map_update_elem(prog.steer_buckets, &key, &b, BPF_ANY), 0,
+		       "R's record was written") ||
+	    !EXPECT_EQ(steer_prog_window(&prog, 0), 0, "the window was shut") ||
+	    !EXPECT_EQ(steer_prog_polls(&prog, local_cpu, 10, jiffies()), 0,
+		       "L's polls were written") ||
+	    !ring(remote_cpu, 7, 7, IDLE_SINCE()) ||
+	    !move_to(&c, local_cpu))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_PASS, "on L, the frame of the takeover is passed here");
+	EXPECT_EQ(stats_on(local_cpu).rx_slot_takeovers, 1, "L took R's slot over");
+	if (!poll_ended())
+		return;
+	next_tick();
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "a poll later, the frame is queued");
+	EXPECT_EQ(bucket_state(&c).target, local_cpu, "to L, the bucket's new CPU: its drain is done");
+	EXPECT_EQ(stats().moves_done, 1, "one move done");
+	EXPECT_EQ(stats().drain_held, 0, "no frame held on R");
 }
 
 /* ---- the worker's stamps, run by hand --------------------------------------- */
@@ -2289,6 +2646,22 @@ const struct test_case drain_tests[] = {
 		   "drain: a CPU without a slot counts what it queued (non-IP, rules) in steer_queued's shared last row, so a worker's sent stays whole"),
 	TEST_ENTRY(test_a_cpu_without_a_slot_holds_a_cold_bucket_off_the_fast_path,
 		   "drain: a CPU that found no slot sends a bucket cold on another CPU's fast path through that CPU's own queue"),
+	TEST_ENTRY(test_a_slot_idle_past_the_lease_goes_to_a_cpu_that_finds_none,
+		   "drain: a receiver slot idle past the lease goes to a CPU that finds every slot taken, at its first frame; the old CPU's entry names it no more"),
+	TEST_ENTRY(test_a_cpu_that_took_a_slot_over_uses_it_once_a_poll_of_its_own_ended,
+		   "drain: a CPU that took a slot over passes its table frames here until a NAPI poll of its own has ended, then uses the slot"),
+	TEST_ENTRY(test_a_takeover_that_meets_the_old_cpus_renewal_gives_the_slot_back,
+		   "drain: a takeover whose slot's old CPU renews its lease between the swap and the second look gives the slot back"),
+	TEST_ENTRY(test_a_slot_renewed_at_a_later_tick_than_the_takers_is_not_taken_over,
+		   "drain: a receiver slot renewed at a tick later than the one its would-be taker read is not taken over"),
+	TEST_ENTRY(test_a_slot_held_within_the_lease_is_not_taken_over,
+		   "drain: a receiver slot held within the lease is not taken over"),
+	TEST_ENTRY(test_a_slot_never_seen_held_starts_its_lease_at_the_first_look,
+		   "drain: a receiver slot never seen held (tick 0, as after an upgrade) starts its lease at the first look, and is not taken then"),
+	TEST_ENTRY(test_a_cpu_back_after_losing_its_slot_takes_another_and_never_writes_the_lost_rows,
+		   "drain: a CPU back after losing its slot finds it gone, takes another idle one over, and never writes the lost slot's rows"),
+	TEST_ENTRY(test_a_record_taken_over_drains_by_its_old_targets_evidence,
+		   "drain: a record taken over with its slot drains by its old target's evidence, never by the old CPU's poll count"),
 	TEST_ENTRY(test_queue_taken_by_a_queued_frame_still_holds_the_fast_path,
 		   "drain: a queue first seen here by a frame queued elsewhere still holds the fast path back, counted once"),
 	TEST_ENTRY(test_queue_marker_out_before_a_pause_is_no_timeout,
