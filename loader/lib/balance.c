@@ -88,7 +88,18 @@ struct balancer {
 	int moved[MINUTE_SLOTS];
 	__u64 moved_sec[MINUTE_SLOTS];
 	struct steer_balance rec;
+	double read_s;		/* CPU time of the sample taken after a
+				 * move, counted in the next round */
 };
+
+/* This thread's CPU time, seconds: what a round's phases cost. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 static double mono_now(void)
 {
@@ -566,7 +577,9 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 	if (bl->o->dry_run)
 		return;
 	if (bl->plan.nmoves) {
+		r->cpu_s.write = cpu_now();
 		err = move(bl, b->slot.generation, &res);
+		r->cpu_s.write = cpu_now() - r->cpu_s.write;
 		if (err == -ESTALE) {
 			r->state = STEER_BAL_STALE;
 			snprintf(r->note, sizeof(r->note),
@@ -676,6 +689,7 @@ int steer_balance(struct steer_ctx *ctx, const char *ifname,
 	struct timespec ts;
 	bool renewed;
 	__u32 n, ms;
+	double t0;
 	int err;
 
 	if (!bl)
@@ -710,10 +724,14 @@ int steer_balance(struct steer_ctx *ctx, const char *ifname,
 		pause_ms(ms, stop);
 		if (*stop)
 			break;
+		t0 = cpu_now();
 		err = take(bl, &bl->b, &renewed);
 		if (err)
 			break;
 		memset(&r, 0, sizeof(r));
+		r.cpu_s.read = cpu_now() - t0 + bl->read_s;
+		bl->read_s = 0;
+		t0 = cpu_now();
 		r.round = n;
 		r.dry_run = o->dry_run;
 		r.seconds = bl->b.t - bl->a.t;
@@ -728,8 +746,11 @@ int steer_balance(struct steer_ctx *ctx, const char *ifname,
 		} else {
 			round_plan(bl, &r);
 		}
+		r.cpu_s.plan = cpu_now() - t0 - r.cpu_s.write;
+		t0 = cpu_now();
 		if (!o->dry_run)
 			repair(bl, &r);
+		r.cpu_s.repair = cpu_now() - t0;
 		r.minute_moves = minute_moves(bl, r.applied && r.plan ?
 						  r.plan->nmoves : 0);
 		clock_gettime(CLOCK_REALTIME, &ts);
@@ -741,9 +762,11 @@ int steer_balance(struct steer_ctx *ctx, const char *ifname,
 		if (o->once)
 			break;
 		/* After a move the next round counts from the new table. */
-		if (r.applied)
+		if (r.applied) {
+			t0 = cpu_now();
 			err = take(bl, &bl->a, &renewed);
-		else
+			bl->read_s = cpu_now() - t0;
+		} else
 			bl->a = bl->b;
 	}
 out_maps:
