@@ -193,13 +193,29 @@ int maps_write_array(int fd, __u32 first, const void *values,
 /* Keys per batch: with 256 CPUs and 16-byte values, 1 MiB of values. */
 #define SCAN_CHUNK	256
 
+/* Whether lookups batch: until a kernel refuses (BPF_MAP_LOOKUP_BATCH
+ * came in 5.6), or a test or benchmark turns it off to compare. One
+ * refusal is enough: every later read would be refused the same. */
+static bool batch_on = true;
+
+void maps_batch_use(bool on)
+{
+	batch_on = on;
+}
+
+/* A batch refused as an old kernel refuses it. */
+static bool batch_refused(int err)
+{
+	return err == -EINVAL || err == -EOPNOTSUPP;
+}
+
 int maps_percpu_scan(int fd, __u32 nkeys, size_t value_size,
 		     int (*fn)(__u32 key, const void *values, int ncpus,
 			       void *arg), void *arg)
 {
 	const struct possible_cpus *p = possible_cpus();
 	__u32 keys[SCAN_CHUNK], first, n, i, prev, out;
-	int err = 0, batch = 1;
+	int err = 0;
 	char *vals, *by_id;
 	size_t row;
 
@@ -217,7 +233,7 @@ int maps_percpu_scan(int fd, __u32 nkeys, size_t value_size,
 		LIBBPF_OPTS(bpf_map_batch_opts, opts);
 
 		n = nkeys - first < SCAN_CHUNK ? nkeys - first : SCAN_CHUNK;
-		if (batch) {
+		if (batch_on) {
 			/* The batch starts after the key given (at 0 for
 			 * none). */
 			prev = first - 1;
@@ -225,8 +241,8 @@ int maps_percpu_scan(int fd, __u32 nkeys, size_t value_size,
 						   &out, keys, vals, &n, &opts);
 			if (err == -ENOENT)	/* the map's end: n is set */
 				err = 0;
-			if (err == -EINVAL || err == -EOPNOTSUPP) {
-				batch = 0;	/* an old kernel: one by one */
+			if (batch_refused(err)) {
+				batch_on = false;	/* an old kernel: one by one */
 				err = 0;
 				n = 0;
 				continue;
@@ -333,10 +349,8 @@ int maps_pinned_same(const struct steer_maps *m)
 	return err ? err : pinned == ours;
 }
 
-/* Entries first..first+n-1 of an array map into 'out', many per system
- * call where the kernel batches lookups. */
-static int read_array(int fd, __u32 first, __u32 n, size_t value_size,
-		      void *out)
+int maps_read_array(int fd, __u32 first, __u32 n, size_t value_size,
+		    void *out)
 {
 	__u32 keys[SCAN_CHUNK], got, i, prev, next, done;
 	int err = 0;
@@ -345,24 +359,28 @@ static int read_array(int fd, __u32 first, __u32 n, size_t value_size,
 		LIBBPF_OPTS(bpf_map_batch_opts, opts);
 
 		got = n - done < SCAN_CHUNK ? n - done : SCAN_CHUNK;
-		prev = first + done - 1;
-		err = bpf_map_lookup_batch(fd, first + done ? &prev : NULL,
-					   &next, keys,
-					   (char *)out + done * value_size,
-					   &got, &opts);
-		if (err == -ENOENT)
-			err = 0;
-		if (!err && (!got || keys[0] != first + done))
-			err = -EIO;
-		if (err == -EINVAL || err == -EOPNOTSUPP) {
-			/* An old kernel: one by one. */
+		if (batch_on) {
+			/* The batch starts after the key given (at 0 for
+			 * none). */
+			prev = first + done - 1;
+			err = bpf_map_lookup_batch(fd, first + done ? &prev : NULL,
+						   &next, keys,
+						   (char *)out + (size_t)done * value_size,
+						   &got, &opts);
+			if (err == -ENOENT)	/* the map's end: got is set */
+				err = 0;
+			if (!err && (!got || keys[0] != first + done))
+				err = -EIO;
+			if (!batch_refused(err))
+				continue;
+			batch_on = false;	/* an old kernel: one by one */
 			got = n - done < SCAN_CHUNK ? n - done : SCAN_CHUNK;
-			for (i = 0, err = 0; i < got && !err; i++) {
-				keys[i] = first + done + i;
-				if (bpf_map_lookup_elem(fd, &keys[i], (char *)out +
-							(done + i) * value_size))
-					err = -errno;
-			}
+		}
+		for (i = 0, err = 0; i < got && !err; i++) {
+			keys[i] = first + done + i;
+			if (bpf_map_lookup_elem(fd, &keys[i], (char *)out +
+						(size_t)(done + i) * value_size))
+				err = -errno;
 		}
 	}
 	return err;
@@ -413,7 +431,7 @@ int maps_rx_scan(const struct steer_maps *m, int fd, size_t value_size,
 	}
 	for (s = 0; s < nslots && !err; s++)
 		if (cpu_of[s] >= 0)
-			err = read_array(fd, s * STEER_TABLE_MAX,
+			err = maps_read_array(fd, s * STEER_TABLE_MAX,
 					 STEER_TABLE_MAX, value_size,
 					 rows + (size_t)s * STEER_TABLE_MAX *
 						value_size);

@@ -7,6 +7,7 @@
 #define XDP_STEER_MAPS_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <linux/types.h>
 
 #include "xdp_steer.h"
@@ -69,6 +70,16 @@ int maps_rx_scan(const struct steer_maps *m, int fd, size_t value_size,
 /* maps_percpu_read() of bucket 'key' of a per-slot map, by CPU id. */
 int maps_rx_read(const struct steer_maps *m, int fd, __u32 key,
 		 size_t value_size, void *by_id);
+
+/* Reads entries first..first+n-1 of an array map into 'out' ('value_size'
+ * bytes each, a plain array's value), many per system call where the
+ * kernel batches lookups, one by one where it refuses. */
+int maps_read_array(int fd, __u32 first, __u32 n, size_t value_size,
+		    void *out);
+
+/* Whether reads batch (on, until a kernel refuses): a test or benchmark
+ * turns it off to compare with the lookups one by one. */
+void maps_batch_use(bool on);
 
 /* Writes entries first..first+n-1 of an array map from 'values' ('value_size'
  * bytes each), many per system call where the kernel batches updates. */
