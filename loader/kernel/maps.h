@@ -60,12 +60,19 @@ int maps_percpu_scan(int fd, __u32 nkeys, size_t value_size,
 
 /* maps_percpu_scan() of a per-slot map (steer_buckets, steer_load: [rx
  * slot * STEER_TABLE_MAX + bucket]): fn gets each bucket's values by the
- * CPU id that holds each slot (steer_rx_cpu), zeros for the other CPUs;
- * rows of a slot whose CPU is not written yet are zeros (that CPU writes
- * its steer_rx_cpu entry before its rows). */
+ * CPU id that holds each slot (steer_rx_cpu), zeros for the other CPUs,
+ * and ncpus one past the highest CPU that holds a slot (not
+ * possible_span()); rows of a slot whose CPU is not written yet are zeros
+ * (that CPU writes its steer_rx_cpu entry before its rows). */
 int maps_rx_scan(const struct steer_maps *m, int fd, size_t value_size,
 		 int (*fn)(__u32 key, const void *values, int ncpus,
 			   void *arg), void *arg);
+
+/* Sums a per-slot map's rows, of __u64 fields, bucket by bucket into
+ * sum[STEER_TABLE_MAX], over the slots held (as maps_rx_scan() reads
+ * them), never touching a value per possible CPU. */
+int maps_rx_sum(const struct steer_maps *m, int fd, size_t value_size,
+		void *sum);
 
 /* maps_percpu_read() of bucket 'key' of a per-slot map, by CPU id. */
 int maps_rx_read(const struct steer_maps *m, int fd, __u32 key,

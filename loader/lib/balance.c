@@ -299,8 +299,10 @@ static int take(struct balancer *bl, struct sample *s, bool *renewed)
 	if (err)
 		return err;
 	s->t = mono_now();
-	err = lib_sum_slots(&bl->m, bl->m.steer_load,
-			    sizeof(struct steer_load), s->load);
+	/* Summed row by row over the receiver slots held: never a value
+	 * per possible CPU. */
+	err = maps_rx_sum(&bl->m, bl->m.steer_load, sizeof(struct steer_load),
+			  s->load);
 	if (!err)
 		err = read_toward(bl, s);
 	s->traced = bl->traced;

@@ -121,14 +121,6 @@ int lib_sum_keys(int fd, __u32 nkeys, size_t value_size, void *out)
 	return maps_percpu_scan(fd, nkeys, value_size, sum_key, &a);
 }
 
-int lib_sum_slots(const struct steer_maps *m, int fd, size_t value_size,
-		  void *out)
-{
-	struct sum_arg a = { out, value_size };
-
-	return maps_rx_scan(m, fd, value_size, sum_key, &a);
-}
-
 /* The interface is here and a program that uses these maps is attached
  * to it: else the counters stand still, and a monitor must be told. */
 static bool steering(const struct steer_stats_src *src)

@@ -14,6 +14,7 @@
 #                                            limit (STEER_MAX_CPUS)
 #   BENCH_ROUNDS=5                           rounds per row (the median)
 #   BENCH_BY=frames                          or cpu: the policy's balance by
+#   BENCH_WRAP="perf record -g --"           a command round_cost runs under
 #
 # At 1024 workers: once STEER_MAX_CPUS is 1024 or more, the default list
 # runs N=1024 as it is; until then that row says it was skipped.
@@ -51,4 +52,4 @@ echo "# $(date -u '+%F %H:%M'), commit $(git rev-parse --short HEAD 2>/dev/null 
 	"CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)" \
 	"(family $(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo | head -n 1)" \
 	"model $(sed -n 's/^model[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), $(nproc) online, kernel $(uname -r)"
-in_ns "$RC" $IFB "$(in_ns "$XS" pin-dir $IFB)"
+${BENCH_WRAP:-} nsenter --net=/run/netns/$NS "$RC" $IFB "$(in_ns "$XS" pin-dir $IFB)"
