@@ -150,7 +150,7 @@ static void set_loads(__u32 n, bool skewed)
 
 /* Every receiver slot to a possible CPU, as their first frames would
  * claim them (bpf/drain.h): steer_rx_cpu, then the pool's count. */
-static void claim_slots(void)
+static __u32 claim_slots(void)
 {
 	int span = possible_span();
 	struct steer_rx_pool pool;
@@ -167,6 +167,7 @@ static void claim_slots(void)
 	pool.claimed = s;
 	if (bpf_map_update_elem(m.steer_rx_pool, &zero, &pool, BPF_ANY))
 		fail("writing steer_rx_pool", errno);
+	return s;
 }
 
 struct rounds {
@@ -256,6 +257,7 @@ int main(int argc, char **argv)
 	struct rounds even, single, skewed;
 	struct steer_ctl ctl;
 	int online = 0;
+	__u32 held;
 	pthread_t counter;
 	__u32 zero = 0, n;
 
@@ -277,14 +279,15 @@ int main(int argc, char **argv)
 	if (!weight_of)
 		fail("memory", ENOMEM);
 	online = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	claim_slots();
+	held = claim_slots();
 	set_loads(1, false);
 	if (pthread_create(&counter, NULL, count_loads, NULL))
 		fail("starting the counting thread", errno);
 
-	printf("# balancer round CPU time (ms, median of %s rounds), table %u buckets, %u receiver slots held, %d possible CPUs, model limit %d workers\n",
+	printf("# balancer round CPU time (ms, median of %s rounds), table %u buckets, %u of %u receiver slots held, %d possible CPUs, model limit %d workers\n",
 	       getenv("BENCH_ROUNDS") ? getenv("BENCH_ROUNDS") : "5",
-	       slot.table_size, m.rx_rows, possible_span(), STEER_MAX_CPUS);
+	       slot.table_size, held, m.rx_rows, possible_span(),
+	       STEER_MAX_CPUS);
 	printf("%-7s %6s %8s %8s %8s %8s %8s %7s %9s\n", "round", "N", "read",
 	       "plan", "write", "repair", "total", "moves", "vs_single");
 	snprintf(buf, sizeof(buf), "%s", list ? list : "16 64 255 1024");
