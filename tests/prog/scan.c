@@ -148,12 +148,12 @@ static bool read_same(int fd, __u32 first, __u32 n, __u32 mark)
 	       EXPECT_EQ(bad, 0, "both read each entry at its own key");
 }
 
+/* These two need maps only, not the program: they run on kernels that
+ * cannot load it (5.10, whose batched reads are the ones to prove). */
 static void test_read_array(void)
 {
 	int fd;
 
-	if (!ready())
-		return;
 	fd = array_of("read_test", 4100, 7);
 	if (!EXPECT(fd >= 0, "an array of 4100 entries was made"))
 		return;
@@ -201,8 +201,6 @@ static void test_rx_rows(void)
 	struct steer_maps m;
 	__u32 s, k, cpu, rows = 3;
 
-	if (!ready())
-		return;
 	memset(&m, 0, sizeof(m));
 	m.rx_rows = rows;
 	m.steer_rx_cpu = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rx_cpu_test",
