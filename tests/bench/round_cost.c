@@ -37,7 +37,8 @@
  * "batched/single", the same run's rounds with every map read one
  * lookup at a time (maps_batch_use(false)), as a kernel before 5.6 reads
  * them. BENCH_WORKERS (default "16 64 255 1024") lists N; an N past the
- * model's limit (STEER_MAX_CPUS) is skipped, saying so.
+ * model's limit (STEER_MAX_CPUS) is skipped, saying so. BENCH_SLOTS holds
+ * that many receiver slots (default: every one, up to the possible CPUs).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -152,13 +153,17 @@ static void set_loads(__u32 n, bool skewed)
  * claim them (bpf/drain.h): steer_rx_cpu, then the pool's count. */
 static __u32 claim_slots(void)
 {
+	const char *want = getenv("BENCH_SLOTS");
 	int span = possible_span();
 	struct steer_rx_pool pool;
-	__u32 s, cpu, zero = 0;
+	__u32 s, cpu, zero = 0, n = m.rx_rows;
+
+	if (want && strtoul(want, NULL, 10) < n)
+		n = strtoul(want, NULL, 10);
 
 	if (bpf_map_lookup_elem(m.steer_rx_pool, &zero, &pool))
 		fail("reading steer_rx_pool", errno);
-	for (s = 0; s < m.rx_rows && (int)s < span; s++) {
+	for (s = 0; s < n && (int)s < span; s++) {
 		cpu = s + 1;
 		if (bpf_map_update_elem(m.steer_rx_cpu, &s, &cpu, BPF_ANY) ||
 		    bpf_map_update_elem(m.steer_rx_slot, &s, &cpu, BPF_ANY))

@@ -13,6 +13,8 @@
 #   BENCH_WORKERS="16 64 255 1024"           N, each up to the model's
 #                                            limit (STEER_MAX_CPUS)
 #   BENCH_ROUNDS=5                           rounds per row (the median)
+#   BENCH_SLOTS=N                            receiver slots held (default
+#                                            all, up to the possible CPUs)
 #   BENCH_BY=frames                          or cpu: the policy's balance by
 #   BENCH_WRAP="perf record -g --"           a command round_cost runs under
 #
@@ -47,7 +49,8 @@ table_size: 4096
 rebalance: drain
 balance: {by: ${BENCH_BY:-frames}, interval: 100, tolerance: 5, max_moves: 16}
 POL
-in_ns "$XS" attach $IFB --policy "$TMP/policy.yaml" >/dev/null
+in_ns "$XS" attach $IFB --policy "$TMP/policy.yaml" >/dev/null 2>"$TMP/attach.err" ||
+	{ cat "$TMP/attach.err" >&2; exit 1; }
 echo "# $(date -u '+%F %H:%M'), commit $(git rev-parse --short HEAD 2>/dev/null || echo ?)," \
 	"CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)" \
 	"(family $(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo | head -n 1)" \
