@@ -631,8 +631,9 @@ static int minute_moves(struct balancer *bl, int n)
  * Every round, moved or not: a worker's cpumap kthread that may run off
  * its CPU (its CPU went offline and came back: kernel/kthreads.h) is put
  * back by applying the policy in force again, under the exclusive lock,
- * as a move would (a move mends it by itself). Reading the kthreads costs
- * a walk of /proc, a few ms a round.
+ * as a move would (a move mends it by itself). The kthreads of the last
+ * walk of /proc are asked about by pid; /proc is walked again only when
+ * one of them changed (kernel/kthreads.h, kthreads_misplaced()).
  */
 static void repair(struct balancer *bl, struct steer_balance_round *r)
 {
