@@ -69,5 +69,6 @@ rm -f /tmp/cost_maps.$$
 # receiver slot held (tests/bench/round_cost.sh; COST_ROUND=0: not).
 if [ "${COST_ROUND:-1}" = 1 ] && [ -x tests/bench/round_cost ]; then
 	BENCH_WORKERS=${BENCH_WORKERS:-255} BENCH_ROUNDS=${BENCH_ROUNDS:-3} \
+		BENCH_SINGLE=${BENCH_SINGLE:-0} \
 		tests/bench/round_cost.sh 2>&1 | grep -v '^# 20' | sed 's/^/  round: /'
 fi

@@ -15,6 +15,7 @@
 #   BENCH_ROUNDS=5                           rounds per row (the median)
 #   BENCH_SLOTS=N                            receiver slots held (default
 #                                            all, up to the possible CPUs)
+#   BENCH_SINGLE=0                           no single-lookup rows
 #   BENCH_BY=frames                          or cpu: the policy's balance by
 #   BENCH_WRAP="perf record -g --"           a command round_cost runs under
 #
