@@ -371,6 +371,15 @@ tests/bench/moves: tests/bench/moves.o loader/kernel/maps.o \
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF)
 
+# A balancer round's CPU time by workers, on an attached interface's maps
+# with the library's own rounds (tests/bench/round_cost.sh).
+ALL += tests/bench/round_cost
+all: tests/bench/round_cost
+tests/bench/round_cost: tests/bench/round_cost.o $(STEERLIB_OBJS) \
+			$(KERNEL_OBJS) $(POLICY_OBJS) $(BALANCE_OBJ)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS_LOADER) -lpthread
+
 # The end-to-end benchmarks' CPU time of receive processing
 # (tests/bench/net_time.bpf.c), a BPF object embedded through its skeleton.
 ALL += tests/bench/net_time

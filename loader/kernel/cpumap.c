@@ -41,19 +41,25 @@ int cpumap_slot_needs(const struct steer_maps *m, __u32 id,
 		      const struct steer_slot *s, unsigned char *need)
 {
 	struct needs n = { need, s->bank ? STEER_MAX_CPUS : 0 };
-	__u32 i, key, cpu;
+	__u32 i, key, cpu, *table;
 	int err;
 
 	memset(need, 0, STEER_TARGETS);
 	if (!s->table_size)
 		return 0;
-	for (i = 0; i < s->table_size && i < STEER_TABLE_MAX; i++) {
-		key = id * STEER_TABLE_MAX + i;
-		if (bpf_map_lookup_elem(m->steer_table, &key, &cpu))
-			return -errno;
-		if (cpu < STEER_MAX_CPUS)
-			need[n.base + cpu] = 1;
-	}
+	table = calloc(STEER_TABLE_MAX, sizeof(*table));
+	if (!table)
+		return -ENOMEM;
+	/* In batches: a balancer round reads it every round. */
+	err = maps_read_array(m->steer_table, id * STEER_TABLE_MAX,
+			      s->table_size < STEER_TABLE_MAX ? s->table_size :
+			      STEER_TABLE_MAX, sizeof(*table), table);
+	for (i = 0; !err && i < s->table_size && i < STEER_TABLE_MAX; i++)
+		if (table[i] < STEER_MAX_CPUS)
+			need[n.base + table[i]] = 1;
+	free(table);
+	if (err)
+		return err;
 	for (i = 0; i < s->nrule_cpus && i < STEER_RULE_CPUS_MAX; i++) {
 		key = id * STEER_RULE_CPUS_MAX + i;
 		if (bpf_map_lookup_elem(m->rule_cpus, &key, &cpu))

@@ -37,26 +37,55 @@ static int read_polls(const struct steer_maps *m, struct evidence *e)
 static int read_slots(const struct steer_maps *m, struct evidence *e)
 {
 	struct steer_rx_pool pool;
-	__u32 zero = 0, s, n, cpu;
+	__u32 zero = 0, s, n, *cpu;
+	int err;
 
 	if (bpf_map_lookup_elem(m->steer_rx_pool, &zero, &pool))
 		return -errno;
 	n = steer_rx_pool_used(&pool);
-	for (s = 0; s < n; s++) {
-		if (bpf_map_lookup_elem(m->steer_rx_cpu, &s, &cpu))
-			return -errno;
-		if (cpu && cpu - 1 < STEER_RX_CPU_IDS)
-			e->rx_slot[cpu - 1] = (__u16)(s + 1);
+	if (!n)
+		return 0;
+	cpu = calloc(n, sizeof(*cpu));
+	if (!cpu)
+		return -ENOMEM;
+	err = maps_read_array(m->steer_rx_cpu, 0, n, sizeof(*cpu), cpu);
+	for (s = 0; !err && s < n; s++)
+		if (cpu[s] && cpu[s] - 1 < STEER_RX_CPU_IDS)
+			e->rx_slot[cpu[s] - 1] = (__u16)(s + 1);
+	free(cpu);
+	return err;
+}
+
+/* Every target's ring counts: the enqueue counts first (struct
+ * steer_drain_facts says why), each map in batches (2 x STEER_TARGETS
+ * lookups one by one cost a balancer round more than the rest). */
+static int read_facts(const struct steer_maps *m, struct evidence *e)
+{
+	struct steer_wenq *we = calloc(STEER_TARGETS, sizeof(*we));
+	struct steer_wdone *wd = calloc(STEER_TARGETS, sizeof(*wd));
+	__u32 t;
+	int err;
+
+	err = !we || !wd ? -ENOMEM :
+	      maps_read_array(m->steer_wenq, 0, STEER_TARGETS, sizeof(*we), we);
+	if (!err)
+		err = maps_read_array(m->steer_wdone, 0, STEER_TARGETS,
+				      sizeof(*wd), wd);
+	for (t = 0; !err && t < STEER_TARGETS; t++) {
+		e->facts[t].enq = we[t].frames;
+		e->facts[t].done = wd[t].frames;
+		e->facts[t].last_tick = wd[t].last_tick;
+		e->facts[t].last_ns = wd[t].last_ns;
+		memcpy(e->epoch_at[t], wd[t].epoch_at, sizeof(wd[t].epoch_at));
 	}
-	return 0;
+	free(we);
+	free(wd);
+	return err;
 }
 
 int evidence_read(const struct steer_maps *m, struct evidence *e)
 {
-	struct steer_wdone wd;
-	struct steer_wenq we;
 	struct timespec ts;
-	__u32 t;
 	int err;
 
 	memset(e, 0, sizeof(*e));
@@ -66,22 +95,10 @@ int evidence_read(const struct steer_maps *m, struct evidence *e)
 	err = read_slots(m, e);
 	if (!err)
 		err = read_polls(m, e);
-	if (err)
-		return err;
-	for (t = 0; t < STEER_TARGETS; t++) {
-		if (bpf_map_lookup_elem(m->steer_wenq, &t, &we))
-			return -errno;
-		e->facts[t].enq = we.frames;
-	}
-	for (t = 0; t < STEER_TARGETS; t++) {
-		if (bpf_map_lookup_elem(m->steer_wdone, &t, &wd))
-			return -errno;
-		e->facts[t].done = wd.frames;
-		e->facts[t].last_tick = wd.last_tick;
-		e->facts[t].last_ns = wd.last_ns;
-		memcpy(e->epoch_at[t], wd.epoch_at, sizeof(wd.epoch_at));
-	}
-	err = clock_jiffies(&e->now);
+	if (!err)
+		err = read_facts(m, e);
+	if (!err)
+		err = clock_jiffies(&e->now);
 	if (err)
 		return err;
 	clock_gettime(CLOCK_MONOTONIC, &ts);

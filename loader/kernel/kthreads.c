@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
@@ -326,4 +327,93 @@ bool kthread_misplaced(const struct kthread_info *k, unsigned int cpu)
 	cpuset_zero(&own);
 	cpuset_set(&own, cpu);
 	return !cpuset_equal(&k->allowed, &own);
+}
+
+/* A full walk of /proc at least this often (seconds), whatever the
+ * kthreads remembered say: a pid the kernel gave again, to a task bound
+ * to the same CPU, would otherwise hide its kthread for good. */
+#define REWALK_S	60
+
+/* The kthreads the last walk found, by target, for the cpumaps of
+ * 'ids': kthreads_misplaced() looks at these alone while each is alive
+ * and bound to its CPU. On a machine of 1024 CPUs /proc lists thousands
+ * of tasks, and a walk reads a file of each: tens of ms a round. */
+static struct {
+	__u32 ids[2];
+	pid_t pid[STEER_TARGETS];
+	time_t walked;			/* CLOCK_MONOTONIC seconds; 0: never */
+} known;
+
+static time_t mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + 1;	/* never 0: 0 is "never walked" */
+}
+
+/* Whether the kthread remembered for 'target' is alive and may run on
+ * its own CPU only; false sends the caller to /proc. */
+static bool bound_known(pid_t pid, unsigned int cpu)
+{
+	size_t size = CPU_ALLOC_SIZE(STEER_RX_CPU_IDS);
+	cpu_set_t *mask;
+	bool ok;
+
+	if (!pid)
+		return false;
+	mask = CPU_ALLOC(STEER_RX_CPU_IDS);
+	if (!mask)
+		return false;
+	/* The kernel answers the task's CPUs that are active: its own
+	 * alone while bound, the online ones once widened (kthreads.h). */
+	ok = !sched_getaffinity(pid, size, mask) &&
+	     CPU_COUNT_S(size, mask) == 1 && CPU_ISSET_S(cpu, size, mask);
+	CPU_FREE(mask);
+	return ok;
+}
+
+int kthreads_misplaced(const struct steer_maps *m, const unsigned char *need,
+		       const struct cpu_set *online, struct cpu_set *out)
+{
+	struct kthread_info *k;
+	unsigned int target, cpu;
+	bool walk_again;
+	__u32 ids[2];
+	int err;
+
+	cpuset_zero(out);
+	err = map_id(m->cpu_map, &ids[0]);
+	if (!err)
+		err = map_id(m->cpu_map_b, &ids[1]);
+	if (err)
+		return err;
+	walk_again = !known.walked || mono_s() - known.walked >= REWALK_S ||
+		     memcmp(ids, known.ids, sizeof(ids));
+	for (target = 0; !walk_again && target < STEER_TARGETS; target++) {
+		cpu = target % STEER_MAX_CPUS;
+		/* Gone, never found, or no longer bound: /proc decides, as
+		 * kthreads_read() reads it (the younger of two that share
+		 * a name). */
+		if (need[target] && cpuset_has(online, cpu) &&
+		    !bound_known(known.pid[target], cpu))
+			walk_again = true;
+	}
+	if (!walk_again)
+		return 0;
+	k = calloc(STEER_TARGETS, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	err = kthreads_read(m, k);
+	known.walked = err ? 0 : mono_s();
+	memcpy(known.ids, ids, sizeof(ids));
+	for (target = 0; target < STEER_TARGETS; target++) {
+		known.pid[target] = err ? 0 : k[target].pid;
+		cpu = target % STEER_MAX_CPUS;
+		if (!err && need[target] && cpuset_has(online, cpu) &&
+		    kthread_misplaced(&k[target], cpu))
+			cpuset_set(out, cpu);
+	}
+	free(k);
+	return err;
 }

@@ -65,4 +65,16 @@ int kthreads_named(const char *whole);
  */
 bool kthread_misplaced(const struct kthread_info *k, unsigned int cpu);
 
+/*
+ * out = the online CPUs whose entry in 'need' (STEER_TARGETS flags) has a
+ * kthread that may run on other CPUs (kthread_misplaced()). Walks /proc
+ * (kthreads_read()) only when a kthread it remembers from the last walk
+ * is gone or no longer bound alone to its CPU, an entry needed has none
+ * remembered, the cpumaps are others, or REWALK_S has passed; else asks
+ * the scheduler about the remembered ones (sched_getaffinity()). The
+ * balancer calls it every round.
+ */
+int kthreads_misplaced(const struct steer_maps *m, const unsigned char *need,
+		       const struct cpu_set *online, struct cpu_set *out);
+
 #endif /* XDP_STEER_KTHREADS_H */

@@ -215,13 +215,29 @@ int maps_write_array(int fd, __u32 first, const void *values,
 /* Keys per batch: with 256 CPUs and 16-byte values, 1 MiB of values. */
 #define SCAN_CHUNK	256
 
+/* Whether lookups batch: until a kernel refuses (BPF_MAP_LOOKUP_BATCH
+ * came in 5.6), or a test or benchmark turns it off to compare. One
+ * refusal is enough: every later read would be refused the same. */
+static bool batch_on = true;
+
+void maps_batch_use(bool on)
+{
+	batch_on = on;
+}
+
+/* A batch refused as an old kernel refuses it. */
+static bool batch_refused(int err)
+{
+	return err == -EINVAL || err == -EOPNOTSUPP;
+}
+
 int maps_percpu_scan(int fd, __u32 nkeys, size_t value_size,
 		     int (*fn)(__u32 key, const void *values, int ncpus,
 			       void *arg), void *arg)
 {
 	const struct possible_cpus *p = possible_cpus();
 	__u32 keys[SCAN_CHUNK], first, n, i, prev, out;
-	int err = 0, batch = 1;
+	int err = 0;
 	char *vals, *by_id;
 	size_t row;
 
@@ -239,7 +255,7 @@ int maps_percpu_scan(int fd, __u32 nkeys, size_t value_size,
 		LIBBPF_OPTS(bpf_map_batch_opts, opts);
 
 		n = nkeys - first < SCAN_CHUNK ? nkeys - first : SCAN_CHUNK;
-		if (batch) {
+		if (batch_on) {
 			/* The batch starts after the key given (at 0 for
 			 * none). */
 			prev = first - 1;
@@ -247,8 +263,8 @@ int maps_percpu_scan(int fd, __u32 nkeys, size_t value_size,
 						   &out, keys, vals, &n, &opts);
 			if (err == -ENOENT)	/* the map's end: n is set */
 				err = 0;
-			if (err == -EINVAL || err == -EOPNOTSUPP) {
-				batch = 0;	/* an old kernel: one by one */
+			if (batch_refused(err)) {
+				batch_on = false;	/* an old kernel: one by one */
 				err = 0;
 				n = 0;
 				continue;
@@ -355,10 +371,8 @@ int maps_pinned_same(const struct steer_maps *m)
 	return err ? err : pinned == ours;
 }
 
-/* Entries first..first+n-1 of an array map into 'out', many per system
- * call where the kernel batches lookups. */
-static int read_array(int fd, __u32 first, __u32 n, size_t value_size,
-		      void *out)
+int maps_read_array(int fd, __u32 first, __u32 n, size_t value_size,
+		    void *out)
 {
 	__u32 keys[SCAN_CHUNK], got, i, prev, next, done;
 	int err = 0;
@@ -367,44 +381,94 @@ static int read_array(int fd, __u32 first, __u32 n, size_t value_size,
 		LIBBPF_OPTS(bpf_map_batch_opts, opts);
 
 		got = n - done < SCAN_CHUNK ? n - done : SCAN_CHUNK;
-		prev = first + done - 1;
-		err = bpf_map_lookup_batch(fd, first + done ? &prev : NULL,
-					   &next, keys,
-					   (char *)out + done * value_size,
-					   &got, &opts);
-		if (err == -ENOENT)
-			err = 0;
-		if (!err && (!got || keys[0] != first + done))
-			err = -EIO;
-		if (err == -EINVAL || err == -EOPNOTSUPP) {
-			/* An old kernel: one by one. */
+		if (batch_on) {
+			/* The batch starts after the key given (at 0 for
+			 * none). */
+			prev = first + done - 1;
+			err = bpf_map_lookup_batch(fd, first + done ? &prev : NULL,
+						   &next, keys,
+						   (char *)out + (size_t)done * value_size,
+						   &got, &opts);
+			if (err == -ENOENT)	/* the map's end: got is set */
+				err = 0;
+			if (!err && (!got || keys[0] != first + done))
+				err = -EIO;
+			if (!batch_refused(err))
+				continue;
+			batch_on = false;	/* an old kernel: one by one */
 			got = n - done < SCAN_CHUNK ? n - done : SCAN_CHUNK;
-			for (i = 0, err = 0; i < got && !err; i++) {
-				keys[i] = first + done + i;
-				if (bpf_map_lookup_elem(fd, &keys[i], (char *)out +
-							(done + i) * value_size))
-					err = -errno;
-			}
+		}
+		for (i = 0, err = 0; i < got && !err; i++) {
+			keys[i] = first + done + i;
+			if (bpf_map_lookup_elem(fd, &keys[i], (char *)out +
+						(size_t)(done + i) * value_size))
+				err = -errno;
 		}
 	}
 	return err;
 }
 
-/* cpu_of[slot]: the CPU id holding each of the R slots, or -1. */
-static int *slot_cpus(const struct steer_maps *m, int span)
+/* cpu_of[slot]: the CPU id holding each of the R slots, or -1; *nslots
+ * one past the last slot held, *ncpus one past the highest CPU holding
+ * one. Read in one batch: R lookups a round cost the balancer. */
+static int *slot_cpus(const struct steer_maps *m, int span, __u32 *nslots,
+		      int *ncpus)
 {
-	__u32 s, v;
-	int *cpu_of = calloc(m->rx_rows ? m->rx_rows : 1, sizeof(*cpu_of));
+	__u32 n = m->rx_rows ? m->rx_rows : 1, s, *v;
+	int *cpu_of = calloc(n, sizeof(*cpu_of)), err;
 
-	if (!cpu_of)
+	v = calloc(n, sizeof(*v));
+	err = !cpu_of || !v ? -ENOMEM :
+	      m->rx_rows ? maps_read_array(m->steer_rx_cpu, 0, m->rx_rows,
+					   sizeof(*v), v) : 0;
+	if (err) {
+		free(cpu_of);
+		free(v);
+		errno = -err;
 		return NULL;
+	}
+	*nslots = 0;
+	*ncpus = 0;
 	for (s = 0; s < m->rx_rows; s++) {
 		cpu_of[s] = -1;
-		if (!bpf_map_lookup_elem(m->steer_rx_cpu, &s, &v) && v &&
-		    (int)v - 1 < span)
-			cpu_of[s] = (int)v - 1;
+		if (!v[s] || (int)v[s] - 1 >= span)
+			continue;
+		cpu_of[s] = (int)v[s] - 1;
+		*nslots = s + 1;
+		if (cpu_of[s] >= *ncpus)
+			*ncpus = cpu_of[s] + 1;
 	}
+	free(v);
 	return cpu_of;
+}
+
+/* The rows of the slots held (steer_rx_cpu written), into a buffer of
+ * nslots rows of STEER_TABLE_MAX values; NULL with errno. */
+static char *slot_rows(int fd, const int *cpu_of, __u32 nslots,
+		       size_t value_size)
+{
+	char *rows = calloc((size_t)(nslots ? nslots : 1) * STEER_TABLE_MAX,
+			    value_size);
+	__u32 s;
+	int err = 0;
+
+	if (!rows) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (s = 0; s < nslots && !err; s++)
+		if (cpu_of[s] >= 0)
+			err = maps_read_array(fd, s * STEER_TABLE_MAX,
+					      STEER_TABLE_MAX, value_size,
+					      rows + (size_t)s *
+						     STEER_TABLE_MAX *
+						     value_size);
+	if (err) {
+		free(rows);
+		errno = -err;
+		return NULL;
+	}
+	return rows;
 }
 
 int maps_rx_scan(const struct steer_maps *m, int fd, size_t value_size,
@@ -412,41 +476,35 @@ int maps_rx_scan(const struct steer_maps *m, int fd, size_t value_size,
 			   void *arg), void *arg)
 {
 	const struct possible_cpus *p = possible_cpus();
-	int *cpu_of = NULL, err = 0;
+	int *cpu_of = NULL, err = 0, ncpus = 0;
 	char *rows = NULL, *by_id = NULL;
 	__u32 s, k, nslots = 0;
 
 	if (!p)
 		return -errno;
-	cpu_of = slot_cpus(m, p->span);
-	by_id = calloc(p->span, value_size);
-	if (!cpu_of || !by_id) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (s = 0; s < m->rx_rows; s++)
-		if (cpu_of[s] >= 0)
-			nslots = s + 1;
-	rows = calloc((size_t)(nslots ? nslots : 1) * STEER_TABLE_MAX,
-		      value_size);
+	cpu_of = slot_cpus(m, p->span, &nslots, &ncpus);
+	if (!cpu_of)
+		return -errno;
+	rows = slot_rows(fd, cpu_of, nslots, value_size);
 	if (!rows) {
+		err = -errno;
+		goto out;
+	}
+	/* Up to the highest CPU holding a slot, not every possible one: on
+	 * a machine of 4096 the scan would touch 4096 values a bucket. The
+	 * CPUs without a slot stay zero: the same ones at every bucket. */
+	by_id = calloc(ncpus ? ncpus : 1, value_size);
+	if (!by_id) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (s = 0; s < nslots && !err; s++)
-		if (cpu_of[s] >= 0)
-			err = read_array(fd, s * STEER_TABLE_MAX,
-					 STEER_TABLE_MAX, value_size,
-					 rows + (size_t)s * STEER_TABLE_MAX *
-						value_size);
 	for (k = 0; k < STEER_TABLE_MAX && !err; k++) {
-		memset(by_id, 0, (size_t)p->span * value_size);
 		for (s = 0; s < nslots; s++)
 			if (cpu_of[s] >= 0)
 				memcpy(by_id + (size_t)cpu_of[s] * value_size,
 				       rows + ((size_t)s * STEER_TABLE_MAX + k) *
 					      value_size, value_size);
-		err = fn(k, by_id, p->span, arg);
+		err = fn(k, by_id, ncpus, arg);
 	}
 out:
 	free(cpu_of);
@@ -455,18 +513,53 @@ out:
 	return err;
 }
 
+int maps_rx_sum(const struct steer_maps *m, int fd, size_t value_size,
+		void *sum)
+{
+	const struct possible_cpus *p = possible_cpus();
+	size_t nfields = value_size / sizeof(__u64);
+	__u64 *out = sum;
+	const __u64 *row;
+	int *cpu_of, ncpus;
+	__u32 s, k, nslots;
+	char *rows;
+
+	if (!p)
+		return -errno;
+	memset(sum, 0, STEER_TABLE_MAX * value_size);
+	cpu_of = slot_cpus(m, p->span, &nslots, &ncpus);
+	if (!cpu_of)
+		return -errno;
+	rows = slot_rows(fd, cpu_of, nslots, value_size);
+	if (!rows) {
+		free(cpu_of);
+		return -errno;
+	}
+	for (s = 0; s < nslots; s++) {
+		if (cpu_of[s] < 0)
+			continue;
+		row = (const __u64 *)(rows + (size_t)s * STEER_TABLE_MAX *
+					     value_size);
+		for (k = 0; k < STEER_TABLE_MAX * nfields; k++)
+			out[k] += row[k];
+	}
+	free(rows);
+	free(cpu_of);
+	return 0;
+}
+
 int maps_rx_read(const struct steer_maps *m, int fd, __u32 key,
 		 size_t value_size, void *by_id)
 {
 	const struct possible_cpus *p = possible_cpus();
-	int *cpu_of, err = 0;
-	__u32 s, k;
+	int *cpu_of, err = 0, ncpus;
+	__u32 s, k, nslots;
 
 	if (!p)
 		return -errno;
-	cpu_of = slot_cpus(m, p->span);
+	cpu_of = slot_cpus(m, p->span, &nslots, &ncpus);
 	if (!cpu_of)
-		return -ENOMEM;
+		return -errno;
 	memset(by_id, 0, (size_t)p->span * value_size);
 	for (s = 0; s < m->rx_rows && !err; s++) {
 		k = s * STEER_TABLE_MAX + key;
@@ -477,12 +570,6 @@ int maps_rx_read(const struct steer_maps *m, int fd, __u32 key,
 	}
 	free(cpu_of);
 	return err;
-}
-
-int maps_read_array(int fd, __u32 first, __u32 n, size_t value_size,
-		    void *out)
-{
-	return read_array(fd, first, n, value_size, out);
 }
 
 int maps_queued_sum(const struct steer_maps *m, struct steer_cpu_stats *by_cpu)
@@ -496,7 +583,7 @@ int maps_queued_sum(const struct steer_maps *m, struct steer_cpu_stats *by_cpu)
 	rows = calloc(n, sizeof(*rows));
 	if (!rows)
 		return -ENOMEM;
-	err = read_array(m->steer_queued, 0, n, sizeof(*rows), rows);
+	err = maps_read_array(m->steer_queued, 0, n, sizeof(*rows), rows);
 	for (i = 0; !err && i < n; i++) {
 		by_cpu[i % STEER_MAX_CPUS].packets += rows[i].packets;
 		by_cpu[i % STEER_MAX_CPUS].bytes += rows[i].bytes;

@@ -7,6 +7,7 @@
 #define XDP_STEER_MAPS_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <linux/types.h>
 
 #include "xdp_steer.h"
@@ -63,26 +64,38 @@ int maps_percpu_scan(int fd, __u32 nkeys, size_t value_size,
 
 /* maps_percpu_scan() of a per-slot map (steer_buckets, steer_load: [rx
  * slot * STEER_TABLE_MAX + bucket]): fn gets each bucket's values by the
- * CPU id that holds each slot (steer_rx_cpu), zeros for the other CPUs;
- * rows of a slot whose CPU is not written yet are zeros (that CPU writes
- * its steer_rx_cpu entry before its rows). */
+ * CPU id that holds each slot (steer_rx_cpu), zeros for the other CPUs,
+ * and ncpus one past the highest CPU that holds a slot (not
+ * possible_span()); rows of a slot whose CPU is not written yet are zeros
+ * (that CPU writes its steer_rx_cpu entry before its rows). */
 int maps_rx_scan(const struct steer_maps *m, int fd, size_t value_size,
 		 int (*fn)(__u32 key, const void *values, int ncpus,
 			   void *arg), void *arg);
-
-/* Entries first..first+n-1 of a plain array map into 'out', many per
- * system call where the kernel batches lookups. */
-int maps_read_array(int fd, __u32 first, __u32 n, size_t value_size,
-		    void *out);
 
 /* What every receiving CPU queued to each worker CPU (steer_queued, its
  * rows summed, the row of CPUs without a slot too) into by_cpu
  * [STEER_MAX_CPUS]. */
 int maps_queued_sum(const struct steer_maps *m, struct steer_cpu_stats *by_cpu);
 
+/* Sums a per-slot map's rows, of __u64 fields, bucket by bucket into
+ * sum[STEER_TABLE_MAX], over the slots held (as maps_rx_scan() reads
+ * them), never touching a value per possible CPU. */
+int maps_rx_sum(const struct steer_maps *m, int fd, size_t value_size,
+		void *sum);
+
 /* maps_percpu_read() of bucket 'key' of a per-slot map, by CPU id. */
 int maps_rx_read(const struct steer_maps *m, int fd, __u32 key,
 		 size_t value_size, void *by_id);
+
+/* Reads entries first..first+n-1 of an array map into 'out' ('value_size'
+ * bytes each, a plain array's value), many per system call where the
+ * kernel batches lookups, one by one where it refuses. */
+int maps_read_array(int fd, __u32 first, __u32 n, size_t value_size,
+		    void *out);
+
+/* Whether reads batch (on, until a kernel refuses): a test or benchmark
+ * turns it off to compare with the lookups one by one. */
+void maps_batch_use(bool on);
 
 /* Writes entries first..first+n-1 of an array map from 'values' ('value_size'
  * bytes each), many per system call where the kernel batches updates. */

@@ -325,14 +325,8 @@ static int resolve_key(struct steer_build *b, const struct steer_slot *active)
 
 int slots_read_weights(const struct steer_maps *m, __u32 slot, __u32 *weight)
 {
-	__u32 cpu, key;
-
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++) {
-		key = slot * STEER_MAX_CPUS + cpu;
-		if (bpf_map_lookup_elem(m->steer_weights, &key, &weight[cpu]))
-			return -errno;
-	}
-	return 0;
+	return maps_read_array(m->steer_weights, slot * STEER_MAX_CPUS,
+			       STEER_MAX_CPUS, sizeof(*weight), weight);
 }
 
 /* Prepare, second half: the new table (build_next_table(): the
@@ -396,8 +390,8 @@ static int write_filter(const struct steer_maps *m,
 static int write_inactive(const struct steer_maps *m, struct steer_build *b,
 			  const __u32 *table, __u32 slot)
 {
+	__u32 i, key, weight[STEER_MAX_CPUS];
 	struct steer_target t;
-	__u32 i, key, zero = 0;
 	int err;
 
 	err = maps_for_flow_rules(m, slot, delete_key, NULL);
@@ -405,22 +399,19 @@ static int write_inactive(const struct steer_maps *m, struct steer_build *b,
 		err = maps_for_prefix_rules(m, slot, delete_key, NULL);
 	if (err)
 		return err;
-	for (i = 0; i < b->slot.table_size; i++) {
-		key = slot * STEER_TABLE_MAX + i;
-		if (bpf_map_update_elem(m->steer_table, &key, &table[i], BPF_ANY))
-			return -errno;
-	}
-	for (i = 0; i < STEER_MAX_CPUS; i++) {
-		key = slot * STEER_MAX_CPUS + i;
-		if (bpf_map_update_elem(m->steer_weights, &key, &zero, BPF_ANY))
-			return -errno;
-	}
-	for (i = 0; i < (__u32)b->ncpus; i++) {
-		key = slot * STEER_MAX_CPUS + b->cpus[i].cpu;
-		if (bpf_map_update_elem(m->steer_weights, &key,
-					&b->cpus[i].weight, BPF_ANY))
-			return -errno;
-	}
+	/* In batches: the balancer writes them every move. */
+	err = maps_write_array(m->steer_table, slot * STEER_TABLE_MAX, table,
+			       sizeof(*table), b->slot.table_size);
+	if (err)
+		return err;
+	memset(weight, 0, sizeof(weight));
+	for (i = 0; i < (__u32)b->ncpus; i++)
+		if (b->cpus[i].cpu < STEER_MAX_CPUS)
+			weight[b->cpus[i].cpu] = b->cpus[i].weight;
+	err = maps_write_array(m->steer_weights, slot * STEER_MAX_CPUS, weight,
+			       sizeof(*weight), STEER_MAX_CPUS);
+	if (err)
+		return err;
 	for (i = 0; i < b->nrule_cpus; i++) {
 		key = slot * STEER_RULE_CPUS_MAX + i;
 		if (bpf_map_update_elem(m->rule_cpus, &key, &b->rule_cpus[i],
@@ -920,7 +911,6 @@ static int collect_prefix(int fd, const void *key, void *arg)
 int slots_read_active(const struct steer_maps *m, struct steer_ctl *ctl,
 		      struct steer_slot *s, __u32 *table)
 {
-	__u32 i, key;
 	int err;
 
 	err = read_ctl(m, ctl);
@@ -931,12 +921,8 @@ int slots_read_active(const struct steer_maps *m, struct steer_ctl *ctl,
 	if (!s->table_size || s->table_size > STEER_TABLE_MAX ||
 	    s->nrule_cpus > STEER_RULE_CPUS_MAX)
 		return -ENOENT;
-	for (i = 0; i < s->table_size; i++) {
-		key = ctl->active * STEER_TABLE_MAX + i;
-		if (bpf_map_lookup_elem(m->steer_table, &key, &table[i]))
-			return -errno;
-	}
-	return 0;
+	return maps_read_array(m->steer_table, ctl->active * STEER_TABLE_MAX,
+			       s->table_size, sizeof(*table), table);
 }
 
 int slots_read_build(const struct steer_maps *m, struct steer_build *b,

@@ -141,10 +141,6 @@ struct steer_maps;
 int lib_maps_open(struct steer_ctx *ctx, const struct lib_iface *it,
 		  struct steer_maps *m);
 
-/* Sums a per-slot map (steer_load, kernel/maps.h maps_rx_scan()): each
- * drain bucket summed over the receiver slots into out[bucket]. */
-int lib_sum_slots(const struct steer_maps *m, int fd, size_t value_size,
-		  void *out);
 
 /* Whether the balancer a steer_balance record names still runs (the same
  * process: its pid and start time). */

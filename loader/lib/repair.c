@@ -21,17 +21,14 @@
 
 int lib_misplaced(const struct steer_maps *m, struct cpu_set *out)
 {
-	struct kthread_info *kt = calloc(STEER_TARGETS, sizeof(*kt));
 	unsigned char need[STEER_TARGETS];
 	struct cpu_set online;
 	struct steer_slot s;
 	struct steer_ctl ctl;
-	__u32 target, cpu, zero = 0;
+	__u32 zero = 0;
 	int err;
 
 	cpuset_zero(out);
-	if (!kt)
-		return -ENOMEM;
 	/* Only the policy's own entries: a retiring one goes once its
 	 * buckets have drained, and applying again would not hasten it. */
 	err = bpf_map_lookup_elem(m->steer_ctl, &zero, &ctl) ? -errno : 0;
@@ -41,16 +38,9 @@ int lib_misplaced(const struct steer_maps *m, struct cpu_set *out)
 	if (!err)
 		err = cpumap_slot_needs(m, ctl.active & 1, &s, need);
 	if (!err)
-		err = kthreads_read(m, kt);
-	if (!err)
 		err = cpuset_read_online(&online, NULL);
-	for (target = 0; !err && target < STEER_TARGETS; target++) {
-		cpu = target % STEER_MAX_CPUS;
-		if (need[target] && cpuset_has(&online, cpu) &&
-		    kthread_misplaced(&kt[target], cpu))
-			cpuset_set(out, cpu);
-	}
-	free(kt);
+	if (!err)
+		err = kthreads_misplaced(m, need, &online, out);
 	return err;
 }
 

@@ -95,36 +95,6 @@ out:
 	return err;
 }
 
-/* A per-CPU array of 'nkeys' entries of __u64 fields, each key summed
- * over the CPUs into out[key]. */
-struct sum_arg {
-	void *out;
-	size_t value_size;
-};
-
-static int sum_key(__u32 key, const void *values, int ncpus, void *arg)
-{
-	const struct sum_arg *a = arg;
-	size_t n = a->value_size / sizeof(__u64), f;
-	__u64 *out = (__u64 *)((char *)a->out + key * a->value_size);
-	const __u64 *v = values;
-	int c;
-
-	memset(out, 0, a->value_size);
-	for (c = 0; c < ncpus; c++)
-		for (f = 0; f < n; f++)
-			out[f] += v[c * n + f];
-	return 0;
-}
-
-int lib_sum_slots(const struct steer_maps *m, int fd, size_t value_size,
-		  void *out)
-{
-	struct sum_arg a = { out, value_size };
-
-	return maps_rx_scan(m, fd, value_size, sum_key, &a);
-}
-
 /* The interface is here and a program that uses these maps is attached
  * to it: else the counters stand still, and a monitor must be told. */
 static bool steering(const struct steer_stats_src *src)

@@ -349,6 +349,13 @@ struct steer_balance_round {
 	int minute_moves;	/* buckets moved in the last minute, this
 				 * round's included */
 	char note[1024];	/* why it waited, dropped or failed */
+	/* The CPU time of the round's phases, this thread's (seconds):
+	 * reading the maps (the policy in force and the counters; after a
+	 * move, the next round's first sample too), planning, writing the
+	 * moves back (the apply), and looking for misplaced kthreads. */
+	struct {
+		double read, plan, write, repair;
+	} cpu_s;
 	bool news;		/* the note says a trial begun or judged, or
 				 * the climb settling: said even when the
 				 * state repeats */

@@ -8,7 +8,9 @@
 # possible CPU, 2 are online (per-CPU maps are sized by the possible CPUs,
 # whatever is online; Linux 6.12 has no possible_cpus= on x86 any more).
 # Above 255 vCPUs the VM needs x2APIC (tests/vm/run --x2apic). Prints a
-# table; asserts nothing. About 1 minute per VM under TCG up to 64 vCPUs, 8 at 512 (5 of them the boot).
+# table, each row followed by its largest maps and a balancer round's CPU
+# time by phase (tests/bench/round_cost.sh, every receiver slot held);
+# asserts nothing. About 1 minute per VM under TCG up to 64 vCPUs, 8 at 512 (5 of them the boot).
 #
 #   tests/bench/cost.sh                 host, 64, 512, 4096
 #   BENCH_POSSIBLE="512" tests/bench/cost.sh
@@ -49,7 +51,7 @@ for n in $POSSIBLE; do
 	# shellcheck disable=SC2086 # options are words
 	out=$(XDP_STEER_VM_KERNEL_PKG=$pkg tests/vm/run --cpus "$n" $x2apic --boot-timeout 900 \
 		--timeout 600 --append maxcpus=2 -- tests/bench/cost_guest.sh 2>&1 |
-		grep -A5 '^possible=')
+		sed -n '/^possible=/,$p')
 	if [ -n "$out" ]; then
 		row "vm" "$out"
 	else

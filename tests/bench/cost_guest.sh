@@ -8,7 +8,8 @@
 # (/proc/meminfo Percpu) as a cross-check, and the CPU time of the
 # commands that read per-CPU maps whole: a balancer round (balance --once),
 # stats and status. Prints one line of key=value pairs, then the five
-# largest maps.
+# largest maps, then a balancer round's CPU time by phase at 255 workers
+# (round_cost.sh's table, its lines marked "round:").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 XS=${XDP_STEER:-loader/xdp-steer}
@@ -64,3 +65,10 @@ printf 'possible=%s online=%s %s percpu_kib=%d balance_once_s=%s stats_s=%s stat
 	"$(head -1 /tmp/cost_maps.$$)" $((after - before)) "$bal" "$st" "$su"
 tail -n +2 /tmp/cost_maps.$$
 rm -f /tmp/cost_maps.$$
+# A balancer round by phase on this machine's possible CPUs, with every
+# receiver slot held (tests/bench/round_cost.sh; COST_ROUND=0: not).
+if [ "${COST_ROUND:-1}" = 1 ] && [ -x tests/bench/round_cost ]; then
+	BENCH_WORKERS=${BENCH_WORKERS:-255} BENCH_ROUNDS=${BENCH_ROUNDS:-3} \
+		BENCH_SINGLE=${BENCH_SINGLE:-0} \
+		tests/bench/round_cost.sh 2>&1 | grep -v '^# 20' | sed 's/^/  round: /'
+fi

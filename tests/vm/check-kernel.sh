@@ -9,8 +9,9 @@
 #               and steers ~100 crafted frames and random ones
 #   hotplug     tests/e2e/test_hotplug.sh with CPUs 2 and 3 taken offline
 #               and back under traffic (workers 1-3, CPU 0 receiving): the
-#               warning, the repair by apply, a balancer round and the
-#               repair unit's command, every flow on one CPU afterwards
+#               warning, the repair by apply, a balancer round, the
+#               repair unit's command and a balancer that runs through it,
+#               every flow on one CPU afterwards
 #   dispatcher  the loader under libxdp's multi-program dispatcher, beside
 #               another XDP program (xdp-filter's allow-all), on a veth
 #               pair between two namespaces, with UDP traffic across it;
@@ -518,7 +519,7 @@ for part in "${parts[@]}"; do
 		echo "== hotplug"
 		# A slower rate for TCG.
 		counted hotplug env HOTPLUG_CPUS="2 3" HOTPLUG_RATE=${HOTPLUG_RATE:-10000} \
-			E2E_ID=vmhp SUITE=$SUITE/hotplug bash tests/e2e/test_hotplug.sh
+			HOTPLUG_RUNNING=1 E2E_ID=vmhp SUITE=$SUITE/hotplug bash tests/e2e/test_hotplug.sh
 		;;
 	balance)
 		echo "== balance"
