@@ -915,6 +915,7 @@ static int climb_start(struct balance_probe *p, const struct balance_input *in,
 			    p->step / 2 >= BALANCE_CLIMB_STEP_MIN)
 				p->step /= 2;
 			climb_turn(p);
+			p->turned = true;
 			return climb_start(p, in, cpu, table_out, plan);
 		}
 		p->edge = false;
@@ -1143,6 +1144,7 @@ int balance_probe_round(struct balance_probe *p, const struct balance_input *in,
 
 	p->verdict = 0;
 	p->settled = false;
+	p->turned = false;
 	p->undone = 0;
 	/* A trial's rounds are judged whatever the round found, and they
 	 * make no other move: their counts are the trial's answer, and what

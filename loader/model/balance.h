@@ -482,6 +482,8 @@ struct balance_probe {
 	bool edge;			/* the last step could not be gathered
 					 * (its 'from' carries too little): the
 					 * other way is tried before a miss */
+	bool turned;			/* this round's step goes the other way
+					 * for that, said in its note */
 	bool settled;			/* this round's step back settled
 					 * it */
 	bool calm;			/* it has settled since the probe

@@ -700,8 +700,9 @@ static void test_climb_says_a_step_it_cannot_gather(void)
 	       p.step == BALANCE_CLIMB_STEP_MIN &&
 	       p.moved >= BALANCE_CLIMB_STEP_MIN / 2,
 	       "from cpu 1 to cpu 0, as large, and the climb does not settle");
-	EXPECT(strstr(note, "tried from cpu 1 on cpu 0") != NULL,
-	       "the note says the step tried");
+	EXPECT(strstr(note, "tried from cpu 1 on cpu 0") &&
+	       strstr(note, "the other way, as cpu 0 carries too little for a step to cpu 1"),
+	       "the note says the step tried, and why that way");
 	EXPECT_EQ(edge_round(2 * BALANCE_CLIMB_STEP_MIN, true, false, &p, note,
 			     sizeof(note)), 1,
 		  "after a step from cpu 0 kept, the other way too");
