@@ -838,10 +838,10 @@ static int climb_start(struct balance_probe *p, const struct balance_input *in,
 		p->rest--;
 		return 0;
 	}
-	/* Judged against a mean, not one round; while the balancer first
-	 * settles, of fewer rounds (short ones: the judging weighs them by
-	 * their length). */
-	if (p->base.n < (p->calm ? BALANCE_CLIMB_BEFORE : BALANCE_SETTLE_BEFORE))
+	/* Judged against a mean, not one round; until the climb first
+	 * settles, of fewer rounds (balance.h). */
+	if (p->base.n < (p->rest_len ? BALANCE_CLIMB_BEFORE :
+				       BALANCE_SETTLE_BEFORE))
 		return 0;
 	if (p->step <= 0)
 		p->step = BALANCE_CLIMB_STEP;
@@ -909,8 +909,14 @@ static int climb_start(struct balance_probe *p, const struct balance_input *in,
 		p->moved = p->step;
 		if (!p->edge) {
 			p->edge = true;
+			/* The last step this way was kept: the best lies
+			 * between, so half as large back. */
+			if (p->way[f->cpu < t->cpu ? 0 : 1].kept &&
+			    p->step / 2 >= BALANCE_CLIMB_STEP_MIN)
+				p->step /= 2;
 			climb_turn(p);
-			return 0;
+			p->turned = true;
+			return climb_start(p, in, cpu, table_out, plan);
 		}
 		p->edge = false;
 		climb_missed(p);
@@ -1138,6 +1144,7 @@ int balance_probe_round(struct balance_probe *p, const struct balance_input *in,
 
 	p->verdict = 0;
 	p->settled = false;
+	p->turned = false;
 	p->undone = 0;
 	/* A trial's rounds are judged whatever the round found, and they
 	 * make no other move: their counts are the trial's answer, and what

@@ -72,6 +72,9 @@ int balance_climb_note(const struct balance_probe *p, char *buf, size_t len)
 		add(buf, len, &n, "climb: the workers read even and one is saturated: %d buckets (%.1f %% of the frames) tried from cpu %u on cpu %u, against %.0f frames/s taken in over %d rounds",
 		    p->n, 100 * p->moved, p->from, p->to, p->before,
 		    p->base.n);
+		if (p->turned)
+			add(buf, len, &n, "; the other way, as cpu %u carries too little for a step to cpu %u",
+			    p->to, p->from);
 		break;
 	case 2:
 	case 3:

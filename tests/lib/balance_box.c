@@ -228,6 +228,14 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 		if (b->interval > 0)
 			b->seconds = balance_round_ms(mem, b->interval * 1000 +
 							   0.5) / 1000.0;
+		/* A move's drain outlasts the round: this one waits. */
+		if (b->waiting > 0) {
+			b->waiting--;
+			b->elapsed += b->seconds;
+			run->rounds++;
+			quiet = 0;
+			continue;
+		}
 		in.ticks = TICKS_PER_S * b->seconds;
 		in.seconds = b->seconds;
 		in.max_moves = b->interval > 0 ?
@@ -270,6 +278,8 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 		balance_probe_rest(&b->probe, mem);
 		balance_settle(mem, plan, &b->probe);
 		b->elapsed += b->seconds;
+		if (plan->nmoves)
+			b->waiting = b->drain_rounds;
 		if (getenv("BOX_DEBUG")) {
 			int w;
 			fprintf(stderr, "round %d: state %d ratio %.3f moves %d:", run->rounds, plan->state, plan->ratio, plan->nmoves);

@@ -90,6 +90,17 @@ struct box {
 					 * benchmarks' VM it took in 0.08-0.23
 					 * of the next round's frames) */
 	bool starting;			/* that round is on */
+	int drain_rounds;		/* > 0: after a round that moved
+					 * buckets, this many rounds wait for
+					 * its drain, as the loader's do while
+					 * a move's records outlast a round
+					 * (lib/balance.c, "still drain"):
+					 * they last as long, count nothing
+					 * and plan nothing (on the
+					 * benchmarks' VM, CPU 1 shared with
+					 * other work, 5-11 of the 31-32
+					 * rounds of an attach's first 10 s) */
+	int waiting;			/* of those, rounds left */
 	bool uncounted;			/* box_observe() leaves st->counts
 					 * zero and draws none: a placement's
 					 * rate alone, asked often (the climb

@@ -20,8 +20,8 @@
  * 1 s (the box's rounds last as the loader makes them: short while the
  * balancer settles). On 20 seeds each, from the table as an attach builds
  * it: the run ends within 3 % of the best placement's rate; the placement
- * kept is within 3 % of the end rate 10 s after the attach (in all seeds
- * but one) and stays there; settling moves at most a table's worth of
+ * kept is within 3 % of the end rate 10 s after the attach (in every
+ * seed) and stays there; settling moves at most a table's worth of
  * buckets; once settled the rounds move (almost) nothing. Prints, per
  * optimum, the worst seed's time to within 3 % of the end rate and of
  * the best, the settling's seconds and moves, the distance from the best
@@ -31,7 +31,10 @@
  * starting with the attach (the last F of the first round, as forward.sh
  * sends it), CLIMB_WORK=US and CLIMB_WAKE=US
  * another worker's cost and wake-up cost, for exploring (the named best
- * share no longer holds: that check fails), and CLIMB_LONG=1 the rounds all of the
+ * share no longer holds: that check fails), CLIMB_DRAIN=N N rounds that
+ * wait for the drain after each round that moved (box.drain_rounds, as
+ * on the benchmarks' VM with its worker's CPU shared: it fails the
+ * 10 s), and CLIMB_LONG=1 the rounds all of the
  * policy's interval (as before short rounds: it fails the 10 s).
  */
 #include <math.h>
@@ -57,22 +60,32 @@
  * NEAR of the rate the run ends at (issue 49: 10 s): rounds are short
  * (BALANCE_SETTLE_MS) while the balancer settles, the time is theirs
  * summed, a placement counted until the round after it ends. Measured,
- * worst of the 20 seeds: 10.5, 4.25, 10.25, 0.5 and 10.75 s (at 1 s a
- * round, as before short rounds: 47, 28, 19 and 2 s). On 100 seeds a
- * box, 479 of 500 runs are within 3 % of their end rate by 10 s (8, 1,
- * 6, 0 and 6 seeds after it, by 12.25, 14, 123, 8 and 12 s at the
- * latest; before the climb's changes of 2026-12-07 also 21 of 500, by
- * 44.25, 14, 123, 8 and 28 s), and 499 end within 3 % of the best
- * (worst 1.6, 1.1, 2.7, 2.6 and 3.8 % below it). What is left is the
- * noise: rounds 10 % apart at random are a second's rate known to 2.9 %,
- * so a first step that truly gains 3 % (the 40 % box: the estimates
- * leave it 4.5 % below its best) reads as a loss after its 3 s of
- * judging about one time in five, and its way back costs 10 s and
- * more on 1-s rounds; the issue's every seed within 10 s is not met
- * (SETTLE_MISSES stays 1). So: SETTLE_MISSES seeds may take up to
- * SETTLE_ALL_S. */
+ * worst of the 20 seeds: 7.25, 4.25, 3.5, 0.5 and 7.75 s (at 1 s a
+ * round, CLIMB_LONG=1: 34, 21, 10, 2 and 33 s). On 500 seeds a box
+ * (CLIMB_SEEDS=500), 2429 of 2500 runs are within 3 % of their end rate
+ * by 10 s: 481, 491, 479, 496 and 482 of 500 (before the climb's first
+ * steps waited 4 rounds until it first settles, and the edge's other
+ * way came in the same round: 452, 486, 467, 496 and 454, 2355), the
+ * slowest by 43.5, 116, 137, 122 and 40 s (before: 14, 118, 135, 122
+ * and 40 s), and 2488 end within 3 % of the best (before 2487). What
+ * is left is the noise: rounds 10 % apart at random are a second's
+ * rate known to 2.9 %, so a first step that truly gains 3 % (the 40 %
+ * box: the estimates leave it 4.5 % below its best) reads as a loss
+ * after its 3 s of judging against 1 s before it about one time in
+ * five, and with 10 s for every judging of the way there, a step that
+ * gains 3.5 % is judged wrong in about 4 % of the runs however the
+ * seconds are split; the runs it misleads then settle where they are
+ * and find the best only after the climb's first rest (30 s). So the
+ * 20 seeds here all settle within 10 s, where 71 runs of 2500 do not;
+ * here every seed also settles by SETTLE_ALL_S, where 35 of 2500 do not
+ * (before: 46). With a round that waits for the drain after each round
+ * that moved (CLIMB_DRAIN=1, as on the benchmarks' VM with its worker's
+ * CPU shared), 2199 of 2500 are within 3 % of their end rate by 10 s
+ * (before these changes 2201): the walk to even CPU time takes twice
+ * the time, and on the 5 % box, whose walk is longest, 182 of 500 miss
+ * (171 before). */
 #define SETTLE_S	10
-#define SETTLE_MISSES	1
+#define SETTLE_MISSES	0
 #define SETTLE_ALL_S	60
 /* ... and within NEAR of the best placement's from SETTLE_ALL_S on: the
  * climb's steps after settling are judged on 1 s rounds, each against
@@ -153,6 +166,8 @@ static int box_new(struct box *b, __u64 seed)
 	/* Rounds as the loader times them; CLIMB_LONG=1: every round the
 	 * policy's interval, as before settling had short ones. */
 	b->interval = getenv("CLIMB_LONG") ? 0 : INTERVAL_S;
+	b->drain_rounds = getenv("CLIMB_DRAIN") ? atoi(getenv("CLIMB_DRAIN")) :
+						  0;
 	return 0;
 }
 
@@ -364,7 +379,7 @@ static void test_finds_best(void)
 	EXPECT_EQ(far, 0,
 		  "every seed ends within 3 % of the best placement's rate");
 	EXPECT(slow <= SETTLE_MISSES,
-	       "in all seeds but SETTLE_MISSES the placement kept is within 3 % of the end rate from SETTLE_S seconds after the attach on");
+	       "in every seed (but SETTLE_MISSES) the placement kept is within 3 % of the end rate from SETTLE_S seconds after the attach on");
 	EXPECT_EQ(late, 0,
 		  "in every seed the placement kept is within 3 % of the end rate and of the best from SETTLE_ALL_S seconds after the attach on");
 	EXPECT_EQ(churn, 0,
@@ -492,7 +507,7 @@ int main(int argc, char **argv)
 		if (getenv("CLIMB_ONLY") && atoi(getenv("CLIMB_ONLY")) != (int)i)
 			continue;
 		snprintf(name, sizeof(name),
-			 "balance climb: best share %.0f %% on the collector, rounds 10 %% apart: within 3 %% of the end rate 10 s after the attach (all seeds but one; 60 s), ends within 3 %% of the best, settling's moves bounded, quiet once settled",
+			 "balance climb: best share %.0f %% on the collector, rounds 10 %% apart: within 3 %% of the end rate 10 s after the attach (every seed; 60 s), ends within 3 %% of the best, settling's moves bounded, quiet once settled",
 			 100 * cur->share);
 		failed |= test_run_all("balance_climb", t, 1, argc, argv);
 	}
