@@ -9,7 +9,9 @@
  * are passed, never dropped.
  *
  * Every setting lives in a map pinned by name, never in .data/.rodata, so
- * the object works the same when xdp-loader loaded it with -p.
+ * the object works the same when xdp-loader loaded it with -p. The one
+ * value in .rodata is a dimension of the maps, not a setting: the span
+ * (span.h), compiled as the object's own map sizes have it.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -131,7 +133,7 @@ static __always_inline __u32 target_cpu(const struct steer_target *t,
 static __always_inline __u32 queue_target(const struct steer_slot *slot,
 					  __u32 cpu)
 {
-	return cpu + (slot->bank & 1) * STEER_MAX_CPUS;
+	return cpu + (slot->bank & 1) * steer_span;
 }
 
 /* Whether frames for 'cpu' are passed here, on the fast path. This CPU's
@@ -171,7 +173,7 @@ static __always_inline int pass_here(struct steer_stats *st, __u64 bytes)
 	return XDP_PASS;
 }
 
-/* Counts the verdict of a frame queued to 'cpu' (< STEER_MAX_CPUS). */
+/* Counts the verdict of a frame queued to 'cpu' (below the span). */
 static __always_inline int count_queued(struct steer_stats *st, int ret,
 					__u32 cpu, __u64 bytes)
 {
@@ -183,7 +185,10 @@ static __always_inline int count_queued(struct steer_stats *st, int ret,
 	}
 	if (!omitted(COUNTERS))
 		st->redirected++;
-	if (omitted(CPU_STATS))
+	/* queued[] has a row per CPU id below the object's compiled span
+	 * (STEER_MAX_CPUS): a worker past it is counted in its own
+	 * worker_stats only. */
+	if (omitted(CPU_STATS) || cpu >= STEER_MAX_CPUS)
 		return ret;
 	cs = &st->queued[cpu];
 	cs->packets++;
@@ -216,8 +221,7 @@ static __always_inline int send_plain(struct steer_stats *st,
 				      const struct steer_slot *slot,
 				      __u32 cpu, __u64 bytes)
 {
-	return count_queued(st, redirect_to(slot->bank & 1, cpu),
-			    cpu & (STEER_MAX_CPUS - 1), bytes);
+	return count_queued(st, redirect_to(slot->bank & 1, cpu), cpu, bytes);
 }
 
 /* Sends the frame to 'target', passed here or queued (send_queued()). */
@@ -653,7 +657,7 @@ static __always_inline int read_stamp(struct xdp_md *ctx,
 	h = (void *)(long)ctx->data;
 	if ((void *)(h + 1) <= (void *)(long)ctx->data_end) {
 		*m = *h;
-		found = m->target < STEER_TARGETS &&
+		found = m->target < 2 * steer_span &&
 			m->rx_slot < STEER_RX_SLOTS &&
 			m->tag == steer_stamp_tag(m->seq, m->rx_slot, m->target,
 						  *key);

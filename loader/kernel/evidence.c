@@ -56,7 +56,7 @@ int evidence_read(const struct steer_maps *m, struct evidence *e)
 	struct steer_wdone wd;
 	struct steer_wenq we;
 	struct timespec ts;
-	__u32 t;
+	__u32 t, kt;
 	int err;
 
 	memset(e, 0, sizeof(*e));
@@ -68,14 +68,16 @@ int evidence_read(const struct steer_maps *m, struct evidence *e)
 		err = read_polls(m, e);
 	if (err)
 		return err;
-	for (t = 0; t < STEER_TARGETS; t++) {
-		if (bpf_map_lookup_elem(m->steer_wenq, &t, &we))
+	/* kt: the maps' target, t: the loader's (maps_target_in()). */
+	for (kt = 0; kt < 2 * m->span; kt++) {
+		if (bpf_map_lookup_elem(m->steer_wenq, &kt, &we))
 			return -errno;
-		e->facts[t].enq = we.frames;
+		e->facts[maps_target_in(m, kt)].enq = we.frames;
 	}
-	for (t = 0; t < STEER_TARGETS; t++) {
-		if (bpf_map_lookup_elem(m->steer_wdone, &t, &wd))
+	for (kt = 0; kt < 2 * m->span; kt++) {
+		if (bpf_map_lookup_elem(m->steer_wdone, &kt, &wd))
 			return -errno;
+		t = maps_target_in(m, kt);
 		e->facts[t].done = wd.frames;
 		e->facts[t].last_tick = wd.last_tick;
 		e->facts[t].last_ns = wd.last_ns;
@@ -105,10 +107,10 @@ int evidence_judge(const struct evidence *e, __u32 rx,
 		return steer_polled_since(e->polls[rx], e->poll_tick[rx], b,
 					  gro_units) ?
 		       STEER_DRAIN_DONE : STEER_DRAIN_WAIT;
-	target = b->target;
-	if (target >= STEER_TARGETS || !e->rx_slot[rx])
+	target = maps_target_in(e->m, b->target);
+	if (target >= STEER_CPU_TARGETS || !e->rx_slot[rx])
 		return STEER_DRAIN_WAIT;
-	idx = target * STEER_RX_SLOTS + e->rx_slot[rx] - 1;
+	idx = b->target * STEER_RX_SLOTS + e->rx_slot[rx] - 1;
 	/* Marks read after the facts only make them later: still facts. */
 	if (bpf_map_lookup_elem(e->m->steer_deq, &idx, &d))
 		memset(&d, 0, sizeof(d));
@@ -127,7 +129,7 @@ int evidence_ring_delivered(const struct evidence *e, __u32 target,
 {
 	struct steer_drain_facts f;
 
-	if (target >= STEER_TARGETS)
+	if (target >= STEER_CPU_TARGETS)
 		return 0;
 	f = e->facts[target];
 	f.epoch_next = e->epoch_at[target][(upto / STEER_EPOCH + 1) & 3];
@@ -140,8 +142,8 @@ void evidence_stuck(const struct evidence *e, __u32 bank, __u32 units,
 	const struct steer_drain_facts *f;
 	__u32 cpu;
 
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++) {
-		f = &e->facts[(bank ? STEER_MAX_CPUS : 0) + cpu];
+	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++) {
+		f = &e->facts[(bank ? STEER_CPU_IDS : 0) + cpu];
 		stuck[cpu] = (__s32)(f->enq - f->done) > 0 &&
 			     e->now - f->last_tick >= units;
 	}

@@ -45,13 +45,55 @@ static bool entries_ok(struct steer_maps *m, size_t i, __u32 entries)
 		m->rx_rows = entries / STEER_TABLE_MAX;
 		return true;
 	}
+	/* Sized by the span: checked against it once all are open
+	 * (span_ok()). */
+	if (map_list[i].off == offsetof(struct steer_maps, steer_wdone) ||
+	    map_list[i].off == offsetof(struct steer_maps, steer_wenq)) {
+		if (!entries || entries % 2 || entries > STEER_CPU_TARGETS ||
+		    (m->span && entries / 2 != m->span))
+			return false;
+		m->span = entries / 2;
+		return true;
+	}
+	if (map_list[i].off == offsetof(struct steer_maps, steer_seq) ||
+	    map_list[i].off == offsetof(struct steer_maps, steer_deq) ||
+	    map_list[i].off == offsetof(struct steer_maps, steer_weights))
+		return entries != 0;
 	if (map_list[i].type != BPF_MAP_TYPE_CPUMAP)
 		return entries == map_list[i].max_entries;
-	if (!entries || entries > map_list[i].max_entries ||
+	if (!entries || entries > STEER_CPU_IDS ||
 	    (m->cpumap_entries && entries != m->cpumap_entries))
 		return false;
 	m->cpumap_entries = entries;
 	return true;
+}
+
+static __u32 entries_of(int fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.max_entries;
+}
+
+/* The maps sized by the span S have its sizes: steer_seq a row of 2S
+ * targets per receiver slot, steer_deq 2S rows, steer_weights S entries
+ * per policy slot, the cpumaps at most S. */
+static bool span_ok(const struct steer_maps *m, const char **missing)
+{
+	__u32 t = 2 * m->span;
+
+	*missing = STEER_STR(steer_seq);
+	if (entries_of(m->steer_seq) % t)
+		return false;
+	*missing = STEER_STR(steer_deq);
+	if (entries_of(m->steer_deq) % t)
+		return false;
+	*missing = STEER_STR(steer_weights);
+	if (entries_of(m->steer_weights) != STEER_SLOTS * m->span)
+		return false;
+	*missing = STEER_STR(cpu_map);
+	return m->cpumap_entries <= m->span;
 }
 
 int maps_open(const char *dir, struct steer_maps *m, const char **missing)
@@ -69,6 +111,7 @@ int maps_open_prefer(const char *dir, struct steer_maps *m,
 	for (i = 0; i < NMAPS; i++)
 		*fd_of(m, i) = -1;
 	m->cpumap_entries = 0;
+	m->span = 0;
 	m->rx_rows = 0;
 	if (snprintf(m->dir, sizeof(m->dir), "%s", dir) >= (int)sizeof(m->dir))
 		return -ENAMETOOLONG;
@@ -102,6 +145,10 @@ int maps_open_prefer(const char *dir, struct steer_maps *m,
 			maps_close(m);
 			return err;
 		}
+	}
+	if (!span_ok(m, missing ? missing : &(const char *){ NULL })) {
+		maps_close(m);
+		return -EPROTO;
 	}
 	return 0;
 }

@@ -555,16 +555,50 @@ static bool per_slot(const char *name)
 	       !strcmp(name, STEER_STR(steer_load));
 }
 
+/* Entries a map sized by the span S (kernel/prog.c prog_set_span()) may
+ * have: 'per' per unit of span, times 'rows'; 0 for the other maps. */
+static __u32 per_span(const char *name, __u32 *rows)
+{
+	*rows = 1;
+	if (!strcmp(name, STEER_STR(steer_wdone)) ||
+	    !strcmp(name, STEER_STR(steer_wenq)))
+		return STEER_BANKS;
+	if (!strcmp(name, STEER_STR(steer_weights)))
+		return STEER_SLOTS;
+	if (!strcmp(name, STEER_STR(steer_seq)) ||
+	    !strcmp(name, STEER_STR(steer_deq))) {
+		*rows = STEER_RX_SLOTS;
+		return STEER_BANKS;
+	}
+	return 0;
+}
+
+/*
+ * The span S: a pinned map of a span other than this object's compiled
+ * one (STEER_MAX_CPUS, which versions before the span had) is kept with
+ * its size, and the programs loaded on it are told its span
+ * (prog_span(): steer_wdone's entries / 2). So no way converts them.
+ */
+static bool span_sized(const char *name, const struct migrate_layout *a)
+{
+	__u32 rows, per = per_span(name, &rows);
+
+	return per && a->max_entries && !(a->max_entries % (per * rows)) &&
+	       a->max_entries / (per * rows) <= STEER_CPU_IDS;
+}
+
 static bool same_layout(const char *name, const struct migrate_layout *a,
 			const struct migrate_layout *b)
 {
 	/* A cpumap is sized to the possible CPUs at load (kernel/prog.c),
-	 * the per-slot maps to the receiver slots, rows of STEER_TABLE_MAX. */
+	 * the maps by target to the span, the per-slot maps to the
+	 * receiver slots, rows of STEER_TABLE_MAX. */
 	return a->type == b->type && a->key_size == b->key_size &&
 	       a->value_size == b->value_size && a->flags == b->flags &&
 	       (a->max_entries == b->max_entries ||
-		(a->type == BPF_MAP_TYPE_CPUMAP &&
-		 a->max_entries <= b->max_entries) ||
+		(a->type == BPF_MAP_TYPE_CPUMAP && a->max_entries &&
+		 a->max_entries <= STEER_CPU_IDS) ||
+		span_sized(name, a) ||
 		(per_slot(name) && a->max_entries &&
 		 !(a->max_entries % STEER_TABLE_MAX) &&
 		 a->max_entries <= b->max_entries));

@@ -181,7 +181,9 @@ static int set_create(const struct steer_maps *m, bool next, unsigned banks,
 			 strerror(-err));
 		return err;
 	}
-	/* The XDP program's own maps, where the drain's evidence goes. */
+	/* The XDP program's own maps, where the drain's evidence goes, and
+	 * their span (bpf/span.h). */
+	skel->rodata->steer_span = m->span;
 	err = 0;
 #define TRACE_REUSE_(name, ...)						\
 	if (!err)							\
@@ -499,6 +501,7 @@ int trace_is_current(const struct steer_maps *m, bool next, char *why,
 	skel = cpumap_trace_bpf__open();
 	if (!skel)
 		return -errno;
+	skel->rodata->steer_span = m->span;
 #define TRACE_REUSE_(name, ...)						\
 	if (!err)							\
 		err = bpf_map__reuse_fd(skel->maps.name, m->name);

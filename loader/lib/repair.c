@@ -21,8 +21,8 @@
 
 int lib_misplaced(const struct steer_maps *m, struct cpu_set *out)
 {
-	struct kthread_info *kt = calloc(STEER_TARGETS, sizeof(*kt));
-	unsigned char need[STEER_TARGETS];
+	struct kthread_info *kt = calloc(STEER_CPU_TARGETS, sizeof(*kt));
+	unsigned char need[STEER_CPU_TARGETS];
 	struct cpu_set online;
 	struct steer_slot s;
 	struct steer_ctl ctl;
@@ -44,8 +44,8 @@ int lib_misplaced(const struct steer_maps *m, struct cpu_set *out)
 		err = kthreads_read(m, kt);
 	if (!err)
 		err = cpuset_read_online(&online, NULL);
-	for (target = 0; !err && target < STEER_TARGETS; target++) {
-		cpu = target % STEER_MAX_CPUS;
+	for (target = 0; !err && target < STEER_CPU_TARGETS; target++) {
+		cpu = target % STEER_CPU_IDS;
 		if (need[target] && cpuset_has(&online, cpu) &&
 		    kthread_misplaced(&kt[target], cpu))
 			cpuset_set(out, cpu);

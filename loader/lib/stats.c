@@ -31,7 +31,7 @@ int steer_sample_alloc(struct steer_sample *s)
 		return s->ncpus;
 	s->rx = calloc(s->ncpus, sizeof(*s->rx));
 	s->deq = calloc(s->ncpus, sizeof(*s->deq));
-	s->ring = calloc(STEER_MAX_CPUS, sizeof(*s->ring));
+	s->ring = calloc(STEER_CPU_IDS, sizeof(*s->ring));
 	s->kthread = calloc(s->ncpus, sizeof(*s->kthread));
 	if (s->rx && s->deq && s->ring && s->kthread)
 		return 0;
@@ -141,7 +141,7 @@ static bool steering(const struct steer_stats_src *src)
  * balance on); none and no without a policy. */
 static int read_policy(struct steer_stats_src *src, struct steer_sample *s)
 {
-	unsigned char need[STEER_TARGETS];
+	unsigned char need[STEER_CPU_TARGETS];
 	struct cpu_set *w = &s->workers;
 	struct steer_slot slot;
 	struct steer_ctl ctl;
@@ -159,9 +159,9 @@ static int read_policy(struct steer_stats_src *src, struct steer_sample *s)
 		s->balance.interval_ms = slot.balance_ms;
 		err = cpumap_slot_needs(&src->m, ctl.active, &slot, need);
 	}
-	for (t = 0; !err && t < STEER_TARGETS; t++)
+	for (t = 0; !err && t < STEER_CPU_TARGETS; t++)
 		if (need[t])
-			cpuset_set(w, t % STEER_MAX_CPUS);
+			cpuset_set(w, t % STEER_CPU_IDS);
 	return err;
 }
 
