@@ -14,7 +14,7 @@ bool steer_worker_view(const struct steer_sample *s, int cpu,
 
 	memset(v, 0, sizeof(*v));
 	v->cpu = cpu;
-	if (cpu < 0 || cpu >= STEER_MAX_CPUS)
+	if (cpu < 0 || cpu >= STEER_CPU_IDS)
 		return false;
 	/* steer_stats.queued counts what the receiving CPUs queued to a
 	 * CPU; what a CPU passed on the spot, itself its target, is in its
@@ -29,14 +29,20 @@ bool steer_worker_view(const struct steer_sample *s, int cpu,
 		if (s->traced)
 			v->kthread = s->kthread[cpu];
 	}
-	v->sent = s->total.queued[cpu].packets;
-	v->toward = s->total.queued[cpu].packets + local;
-	v->toward_bytes = s->total.queued[cpu].bytes + local_bytes;
+	/* steer_stats.queued has a row per CPU id below the object's
+	 * compiled span: a worker past it was sent none it counted. */
+	if (cpu < STEER_MAX_CPUS) {
+		v->sent = s->total.queued[cpu].packets;
+		v->toward_bytes = s->total.queued[cpu].bytes;
+	}
+	v->toward = v->sent + local;
+	v->toward_bytes += local_bytes;
 	v->load = balance_cost(v->toward, v->toward_bytes);
 	if (s->traced) {
 		v->ring = s->ring[cpu];
-		v->in_flight = (__s64)(v->sent - v->delivered -
-				       v->ring.ring_full_drops);
+		if (cpu < STEER_MAX_CPUS)
+			v->in_flight = (__s64)(v->sent - v->delivered -
+					       v->ring.ring_full_drops);
 	}
 	any = v->sent | v->delivered | local;
 	f = (const __u64 *)&v->ring;

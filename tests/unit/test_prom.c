@@ -427,7 +427,7 @@ static void test_view(void)
 	EXPECT(steer_worker_view(s, 0, &v), "CPU 0 has an account (frames went toward it)");
 	EXPECT_EQ(v.sent, 0, "local passes are not sent: steer_stats.queued counts only what was queued");
 	EXPECT(!steer_worker_view(s, 1, &v), "CPU 1, sent nothing and counting nothing, has none");
-	EXPECT(!steer_worker_view(s, STEER_MAX_CPUS, &v), "a CPU beyond steer_stats.queued has none");
+	EXPECT(!steer_worker_view(s, STEER_CPU_IDS, &v), "a CPU past the workers' ids has none");
 	/* The load toward a CPU is what was queued to it and what it passed
 	 * itself: 300 of 1000 frames of one size toward CPU 0. */
 	steer_worker_view(s, 0, &v);
