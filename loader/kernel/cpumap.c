@@ -21,6 +21,14 @@ static __u32 cpu_of(__u32 target)
 	return target % STEER_CPU_IDS;
 }
 
+/* Whether 'target' can have an entry: its CPU below the cpumaps' size
+ * (unknown, 0: any), so that a scan of the STEER_CPU_TARGETS looks up
+ * only the span's. */
+static bool can_be(const struct steer_maps *m, __u32 target)
+{
+	return !m->cpumap_entries || cpu_of(target) < m->cpumap_entries;
+}
+
 struct needs {
 	unsigned char *need;
 	__u32 base;		/* the slot's bank * STEER_CPU_IDS */
@@ -216,7 +224,7 @@ int cpumap_retire(const struct steer_maps *m, const unsigned char *need,
 	*removed = *kept = 0;
 	for (target = 0; target < STEER_CPU_TARGETS; target++) {
 		cpu = cpu_of(target);
-		if (need[target] ||
+		if (need[target] || !can_be(m, target) ||
 		    bpf_map_lookup_elem(bank_fd(m, target), &cpu, &cur))
 			continue;
 		if (in_use[target]) {
@@ -247,7 +255,8 @@ int cpumap_workers_current(const struct steer_maps *m,
 	for (target = 0; target < STEER_CPU_TARGETS && !err; target++) {
 		cpu = cpu_of(target);
 		bank = target / STEER_CPU_IDS;
-		if (bpf_map_lookup_elem(bank_fd(m, target), &cpu, &cur) ||
+		if (!can_be(m, target) ||
+		    bpf_map_lookup_elem(bank_fd(m, target), &cpu, &cur) ||
 		    !cur.bpf_prog.id)
 			continue;
 		err = prog_tag(cur.bpf_prog.id, -1, theirs);
@@ -268,7 +277,8 @@ void cpumap_read(const struct steer_maps *m, struct bpf_cpumap_val *val,
 	for (target = 0; target < STEER_CPU_TARGETS; target++) {
 		cpu = cpu_of(target);
 		memset(&val[target], 0, sizeof(val[target]));
-		present[target] = !bpf_map_lookup_elem(bank_fd(m, target), &cpu,
+		present[target] = can_be(m, target) &&
+				  !bpf_map_lookup_elem(bank_fd(m, target), &cpu,
 						       &val[target]);
 	}
 }
@@ -280,7 +290,8 @@ int cpumap_bank_entries(const struct steer_maps *m, __u32 bank)
 	int n = 0;
 
 	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
-		n += !bpf_map_lookup_elem(bank_fd(m, bank * STEER_CPU_IDS + cpu),
+		n += can_be(m, cpu) &&
+		     !bpf_map_lookup_elem(bank_fd(m, bank * STEER_CPU_IDS + cpu),
 					  &cpu, &val);
 	return n;
 }
