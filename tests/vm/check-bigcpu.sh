@@ -442,8 +442,32 @@ hw_part() {
 	check "hw: status has workers 1 and $HIGH, no warning of a kthread off its CPU" \
 		eval "test \"\$(workers_of_status)\" = 1,$HIGH && ! steer status '$IF_B' | grep -q 'off its CPU'"
 }
+# Maps made by xdp-loader load -p have the object's span, 256: an apply
+# naming CPU $HIGH is refused there, naming the limit, nothing changed.
+pins_part() {
+	local gen0 dir
+	steer detach "$IF_B" >/dev/null 2>&1
+	steer pin-dir "$IF_B" --create >/dev/null
+	dir=$(steer pin-dir "$IF_B")
+	printf 'version: 1\ncpus: [0, 1]\n' >"$T/pins-01.yaml"
+	check "pins: xdp-loader load -p makes the maps at the object's sizes" \
+		in_b xdp-loader load -m native -p "$dir" "$IF_B" "$BPF_OBJ"
+	check "pins: apply of workers 0 and 1 works on them" \
+		steer apply "$IF_B" --policy "$T/pins-01.yaml"
+	gen0=$(status_field generation)
+	steer apply "$IF_B" --policy "$T/hw-1.yaml" >"$T/out" 2>&1
+	rc=$?
+	sed 's/^/  pins: apply: /' "$T/out"
+	check "pins: apply of a policy naming CPU $HIGH is refused (exit $rc), naming CPU $HIGH and the maps' 256 CPU ids" \
+		eval "test $rc -ne 0 && grep -q 'names CPU $HIGH, but the maps pinned in .* CPU ids below 256' '$T/out'"
+	check "pins: the policy in force stays (generation $gen0, workers 0 and 1)" \
+		test "$(status_field generation),$(workers_of_status)" = "$gen0,0,1"
+	steer detach "$IF_B" >/dev/null 2>&1
+}
+
 if [ "$HIGH" -lt "$LIMIT" ] && [ "${BIGCPU_HW:-1}" = 1 ]; then
 	hw_part
+	pins_part
 else
 	skip "hw: workers past 255 under drain" "CPU $HIGH is past the limit $LIMIT, or BIGCPU_HW=0"
 fi
