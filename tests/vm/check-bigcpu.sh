@@ -246,7 +246,10 @@ check "40 datagrams sent from CPU 0 count under rx CPU 0 ($d00), not 1 ($d01)" \
 	eval "within $d00 40 42 && within $d01 0 2"
 check "70 datagrams sent from CPU 1 count under rx CPU 1 ($d11), not 0 ($d10)" \
 	eval "within $d11 70 72 && within $d10 0 2"
-check "no frame counts under rx CPU $HIGH, which sent none ($dh)" test "$dh" -eq 0
+# CPU $HIGH, a worker, may send a neighbour probe, whose answer veth
+# receives there: the same slack of 2.
+check "no frame of the test counts under rx CPU $HIGH, which sent none ($dh)" \
+	within "$dh" 0 2
 check "the rx CPU rows of stats --json are online CPUs, and add up to the total ($(total "$T/s2" rx_packets))" \
 	eval "rx_rows '$T/s2' | awk -v h=$HIGH -v t=$(total "$T/s2" rx_packets) '
 		\$1 != 0 && \$1 != 1 && \$1 != h { bad = 1 } { n += \$2 } END { exit bad || n != t }'"
@@ -259,8 +262,8 @@ totals_rx() { awk -v c="$1" '/rx CPU/ { on = 1; next } /worker CPU/ { on = 0 } o
 j0=$(rx_of "$T/s2" 0) j1=$(rx_of "$T/s2" 1)
 check "stats --totals shows rx CPU 0 and 1 with at least the counts of stats --json ($j0, $j1)" \
 	eval "[ \"\$(totals_rx 0)\" -ge $j0 ] && [ \"\$(totals_rx 1)\" -ge $j1 ]"
-check "stats --totals shows no row for rx CPU $HIGH, or one of 0 frames" \
-	eval "[ -z \"\$(totals_rx $HIGH)\" ] || [ \"\$(totals_rx $HIGH)\" -eq 0 ]"
+check "stats --totals shows no row for rx CPU $HIGH, or one of at most 2 frames (neighbours)" \
+	eval "[ -z \"\$(totals_rx $HIGH)\" ] || [ \"\$(totals_rx $HIGH)\" -le 2 ]"
 
 # A CPU past 255 receives: counted under its own id; it takes one
 # of the R receiver slots sized at attach (R = max(16, 2 x channels)
