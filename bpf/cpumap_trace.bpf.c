@@ -32,6 +32,7 @@
 #include "xdp_steer.h"
 #include "map_def.h"
 #include "salt.h"
+#include "span.h"
 
 /* Not pinned by libbpf: the loader pins them, and the links, itself, and
  * only once all of them are attached (kernel/trace.c). */
@@ -75,14 +76,14 @@ int STEER_TP_ENQUEUE(struct bpf_raw_tracepoint_args *ctx)
 
 	STEER_SALT();
 	bank = bank_of((__u32)ctx->args[0]);
-	if (bank < 0 || cpu >= STEER_MAX_CPUS)
+	if (bank < 0 || cpu >= steer_span)
 		return 0;
 	/* Native XDP reports a flush: 'processed' counts all its frames,
 	 * the dropped ones too. Generic (skb) mode reports one frame, as
 	 * processed 1, drops 0 or as processed 0, drops 1. The larger of
 	 * the two is the frames either way. */
 	frames = processed > drops ? processed : drops;
-	target = cpu + (bank ? STEER_MAX_CPUS : 0);
+	target = cpu + (bank ? steer_span : 0);
 	e = bpf_map_lookup_elem(&steer_wenq, &target);
 	if (e && frames > drops)
 		__sync_fetch_and_add(&e->frames, frames - drops);
@@ -98,30 +99,18 @@ int STEER_TP_ENQUEUE(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-/* The CPU of the cpumap entry whose kthread is running: the kernel names
- * it "cpumap/<cpu>/map:<id>" when it makes the entry, from the entry's
- * key (kernel/bpf/cpumap.c), and the <cpu> part is inside the 16 bytes of
- * the task's comm for any cpu below 10^8. The tracepoint's arguments carry
- * only the map, not the entry, and no map lookup could tell the entry
- * from the running task without kernel BTF. -1 when the name is not one
- * (a kthread of ours has it always). */
+/* The CPU of the cpumap entry whose kthread is running, from its name
+ * (steer_cpumap_comm_cpu()). The tracepoint's arguments carry only the
+ * map, not the entry, and no map lookup could tell the entry from the
+ * running task without kernel BTF. -1 when the name is not one (a
+ * kthread of ours has it always). */
 static __always_inline int entry_cpu(void)
 {
 	char comm[16];
-	int cpu = 0, i;
 
-	if (bpf_get_current_comm(comm, sizeof(comm)) ||
-	    comm[0] != 'c' || comm[6] != '/')
+	if (bpf_get_current_comm(comm, sizeof(comm)))
 		return -1;
-#pragma unroll
-	for (i = 7; i < 11; i++) {
-		if (comm[i] == '/')
-			return i > 7 ? cpu : -1;
-		if (comm[i] < '0' || comm[i] > '9')
-			return -1;
-		cpu = cpu * 10 + (comm[i] - '0');
-	}
-	return -1;
+	return steer_cpumap_comm_cpu(comm);
 }
 
 /* The entry's report of a batch of 'n' frames (struct steer_wdone): its
@@ -175,8 +164,8 @@ int STEER_TP_KTHREAD(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	cpu = entry_cpu();
 	own = (__u32)cpu;
-	if (cpu >= 0 && own < STEER_MAX_CPUS)
-		report(own + (bank ? STEER_MAX_CPUS : 0), (__u32)ctx->args[1]);
+	if (cpu >= 0 && own < steer_span)
+		report(own + (bank ? steer_span : 0), (__u32)ctx->args[1]);
 	if (cpu >= 0 && own != bpf_get_smp_processor_id()) {
 		/* Atomic: the kthreads of both banks add here. */
 		r = bpf_map_lookup_elem(&ring_stats, &own);

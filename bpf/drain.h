@@ -79,15 +79,10 @@
 #define XDP_STEER_DRAIN_H
 
 #include "xdp_steer.h"
+#include "span.h"
 
 /* No target: what a lookup of one found nothing for. */
 #define NO_TARGET	0xffffffffu
-
-/* A queue target (not STEER_TARGET_LOCAL) as a CPU and its cpumap. */
-static __always_inline __u32 target_cpu_of(__u32 target)
-{
-	return target & (STEER_MAX_CPUS - 1);
-}
 
 /* The warm-up window (struct steer_window): the map's entry, or NULL.
  * Looked up by every frame queued under drain (deliver_bucket(),
@@ -390,7 +385,7 @@ static __always_inline int queue_frame(struct xdp_md *ctx,
 	void *end;
 	int ret;
 
-	ret = redirect_to(target >= STEER_MAX_CPUS, target_cpu_of(target));
+	ret = redirect_to(target_bank_of(target), target_cpu_of(target));
 	if (ret != XDP_REDIRECT || !stamp)
 		return ret;
 	/* A stamped frame is a queued one too (queued_lately()). The
@@ -410,7 +405,7 @@ static __always_inline int queue_frame(struct xdp_md *ctx,
 		*seq = 0;
 		return ret;
 	}
-	idx = rx * STEER_TARGETS + target;
+	idx = rx * (2 * steer_span) + target;
 	s = bpf_map_lookup_elem(&steer_seq, &idx);
 	if (!s)
 		return ret;
@@ -484,7 +479,7 @@ __noinline int drained(__u32 target, __u64 frame, __u32 now, __u64 limits)
 	__u32 key, base = 0, rx;
 	int found;
 
-	if (target >= STEER_TARGETS)
+	if (target >= 2 * steer_span)
 		return STEER_DRAIN_WAIT;
 	/* One key for every lookup: 6.1's verifier caps the stack of this
 	 * call chain (tests/unit/test_bpf_stack.py). */

@@ -9,7 +9,9 @@
  * are passed, never dropped.
  *
  * Every setting lives in a map pinned by name, never in .data/.rodata, so
- * the object works the same when xdp-loader loaded it with -p.
+ * the object works the same when xdp-loader loaded it with -p. The one
+ * value in .rodata is a dimension of the maps, not a setting: the span
+ * (span.h), compiled as the object's own map sizes have it.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -131,7 +133,7 @@ static __always_inline __u32 target_cpu(const struct steer_target *t,
 static __always_inline __u32 queue_target(const struct steer_slot *slot,
 					  __u32 cpu)
 {
-	return cpu + (slot->bank & 1) * STEER_MAX_CPUS;
+	return cpu + (slot->bank & 1) * steer_span;
 }
 
 /* Whether frames for 'cpu' are passed here, on the fast path. This CPU's
@@ -186,7 +188,7 @@ __noinline int count_queued_unslotted(__u32 cpu, __u64 bytes)
 	pool = bpf_map_lookup_elem(&steer_rx_pool, &idx);
 	if (!pool)
 		return 0;
-	idx = steer_rx_pool_rows(pool) * STEER_MAX_CPUS + cpu;	/* span */
+	idx = steer_rx_pool_rows(pool) * steer_span + cpu;
 	cs = bpf_map_lookup_elem(&steer_queued, &idx);
 	if (cs) {
 		__sync_fetch_and_add(&cs->packets, 1);
@@ -195,7 +197,7 @@ __noinline int count_queued_unslotted(__u32 cpu, __u64 bytes)
 	return 0;
 }
 
-/* Counts the verdict of a frame queued to 'cpu' (< STEER_MAX_CPUS): in
+/* Counts the verdict of a frame queued to 'cpu' (below the span): in
  * its receiver slot's row of steer_queued, the slot from the value in
  * hand (held in this tick: two CPUs never write a slot's rows in the same
  * tick, drain.h). */
@@ -215,8 +217,8 @@ static __always_inline int count_queued(struct steer_stats *st, int ret,
 		return ret;
 	/* No slot (a cache of 0 or STEER_RX_SLOT_NONE) makes a key past
 	 * the map's (2^32 less one or two rows), so the lookup's own bound
-	 * checks it: one test less. span: STEER_MAX_CPUS */
-	idx = ((__u32)st->rx_slot - 1) * STEER_MAX_CPUS + cpu;
+	 * checks it: one test less. */
+	idx = ((__u32)st->rx_slot - 1) * steer_span + cpu;
 	cs = bpf_map_lookup_elem(&steer_queued, &idx);
 	if (__builtin_expect(!cs, 0)) {
 		count_queued_unslotted(cpu, bytes);
@@ -252,8 +254,7 @@ static __always_inline int send_plain(struct steer_stats *st,
 				      const struct steer_slot *slot,
 				      __u32 cpu, __u64 bytes)
 {
-	return count_queued(st, redirect_to(slot->bank & 1, cpu),
-			    cpu & (STEER_MAX_CPUS - 1), bytes);
+	return count_queued(st, redirect_to(slot->bank & 1, cpu), cpu, bytes);
 }
 
 /* Sends the frame to 'target', passed here or queued (send_queued()). */
@@ -695,7 +696,7 @@ static __always_inline int read_stamp(struct xdp_md *ctx,
 	h = (void *)(long)ctx->data;
 	if ((void *)(h + 1) <= (void *)(long)ctx->data_end) {
 		*m = *h;
-		found = m->target < STEER_TARGETS &&
+		found = m->target < 2 * steer_span &&
 			m->rx_slot < STEER_RX_SLOTS &&
 			m->tag == steer_stamp_tag(m->seq, m->rx_slot, m->target,
 						  *key);

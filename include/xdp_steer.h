@@ -18,10 +18,20 @@
 
 /* ---- sizes: every map has a fixed size --------------------------------- */
 
-/* Highest CPU id + 1 a policy may name; also the cpumap size, which the
- * kernel caps at NR_CPUS (256 on the smallest configs we target, 8192 on
- * Debian): a bigger map would fail to load there. */
+/* The span S of the object's compiled maps: cpumap banks of S entries,
+ * queue targets bank * S + cpu (steer_wdone, steer_wenq: 2S). What
+ * xdp-loader load -p creates, and what versions before the span had
+ * pinned. The loader sizes them at load to the kernel's possible CPU ids
+ * (nr_cpu_ids), at most STEER_CPU_IDS, and tells the programs
+ * (bpf/span.h); the kernel caps a cpumap at NR_CPUS, so the span is never
+ * more than the kernel allows. */
 #define STEER_MAX_CPUS		256
+/* CPU ids a worker may have (a policy's 'cpus', rules' CPUs): the largest
+ * span, and the length of the loader's arrays by CPU id and by target.
+ * Online CPUs at or past it are refused by a policy and left out of the
+ * default workers, with a warning naming it. */
+#define STEER_CPU_IDS		1024
+#define STEER_CPU_TARGETS	(STEER_BANKS * STEER_CPU_IDS)
 /* Largest indirection table (entries per slot); a power of two. */
 #define STEER_TABLE_MAX		4096
 /* Default table size: 512 buckets give each of 64 CPUs 8 buckets, so weights
@@ -212,12 +222,12 @@
 	 * steer_rx_cpu's. */						\
 	X(steer_rx_lease, BPF_MAP_TYPE_ARRAY, __u32,			\
 	  struct steer_rx_lease, STEER_RX_SLOTS, 0)			\
-	/* [rx slot * STEER_MAX_CPUS + cpu]: what the receiving CPU of	\
-	 * that slot queued to 'cpu' (struct steer_cpu_stats); written	\
-	 * by the CPU holding the slot in the tick. Row 'rows'		\
+	/* [rx slot * span + cpu]: what the receiving CPU of that	\
+	 * slot queued to 'cpu' (struct steer_cpu_stats); written by	\
+	 * the CPU holding the slot in the tick. Row 'rows'		\
 	 * (steer_rx_pool.rows, the last): CPUs without a slot, by	\
-	 * atomic adds. Sized at load to rows + 1 (kernel/prog.c).	\
-	 * span: STEER_MAX_CPUS. */					\
+	 * atomic adds. Sized at load to rows + 1 rows of the span	\
+	 * (kernel/prog.c). */						\
 	X(steer_queued, BPF_MAP_TYPE_ARRAY, __u32,			\
 	  struct steer_cpu_stats,					\
 	  (STEER_RX_SLOTS + 1) * STEER_MAX_CPUS, 0)			\
@@ -582,7 +592,7 @@ struct steer_target {
 /* One steer_stats row per encapsulation: encap_<name>. */
 #define STEER_ENCAP_STAT_(X, ID, name, port, help) X(encap_##name, COUNT, help)
 
-/* steer_queued[rx slot * STEER_MAX_CPUS + cpu]: frames the receiving CPU
+/* steer_queued[rx slot * span + cpu]: frames the receiving CPU
  * of that slot queued to 'cpu' (bpf_redirect_map() said XDP_REDIRECT). A
  * frame passed on the spot counts in passed_local and passed_local_bytes
  * instead: so what was sent to a worker is one counter per row, which
@@ -735,7 +745,8 @@ enum { STEER_BAL_STATES(STEER_BAL_ENUM_) STEER_BAL_NSTATES };
 	/* [worker cpu]: the fate of frames at the worker's ring, both	\
 	 * banks together, added atomically by every CPU that queues	\
 	 * there and by its kthreads (per receiving CPU before: 3 MiB	\
-	 * at 512 possible CPUs, for a sum no reader split). span. */	\
+	 * at 512 possible CPUs, for a sum no reader split); sized at	\
+	 * load to the span (kernel/trace.c). */			\
 	X(ring_stats, BPF_MAP_TYPE_ARRAY, __u32,			\
 	  struct steer_ring_stats, STEER_MAX_CPUS, 0)			\
 	/* [0], per worker CPU: what its cpumap kthreads did. */	\
@@ -746,6 +757,28 @@ enum { STEER_BAL_STATES(STEER_BAL_ENUM_) STEER_BAL_NSTATES };
 struct steer_cpumap_ids {
 	__u32 id[STEER_BANKS];
 };
+
+/* The CPU id in the name the kernel gives a cpumap entry's kthread,
+ * "cpumap/<cpu>/map:<id>" (kernel/bpf/cpumap.c, from the entry's key), as
+ * the task's comm holds it: 15 characters and a NUL, so up to 7 digits
+ * and the '/' after them, every CPU id Linux allows (NR_CPUS <= 8192)
+ * whole. -1 when 'comm' is not such a name. The kthread tracepoint
+ * (bpf/cpumap_trace.bpf.c) tells a worker's reports by it. */
+static inline int steer_cpumap_comm_cpu(const char comm[16])
+{
+	int cpu = 0, i;
+
+	if (comm[0] != 'c' || comm[6] != '/')
+		return -1;
+	for (i = 7; i < 15; i++) {
+		if (comm[i] == '/')
+			return i > 7 ? cpu : -1;
+		if (comm[i] < '0' || comm[i] > '9')
+			return -1;
+		cpu = cpu * 10 + (comm[i] - '0');
+	}
+	return -1;
+}
 
 /* ring_stats: X(name, help), one __u64 each. */
 #define STEER_RING_FIELDS(X)						\

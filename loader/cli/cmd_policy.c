@@ -150,12 +150,14 @@ static int check_handle(int opt, const char *arg, void *ctx)
 		       arg);
 		return -1;
 	}
-	if (!cpuset_count(&o->cpus)) {
+	if (cpuset_count(&o->cpus) == cpuset_count_from(&o->cpus, STEER_CPU_IDS)) {
 		pr_err("--cpus %s names no CPU below %d, the most a policy can use\n",
-		       arg, STEER_MAX_CPUS);
+		       arg, STEER_CPU_IDS);
 		return -1;
 	}
-	/* As typed (checked above): the set holds no CPU past the limit. */
+	/* As typed (checked above): its CPUs past the workers' limit are
+	 * refused by a policy that names them, and left out of the default
+	 * with a warning, as on a machine that has them. */
 	snprintf(o->cpus_name, sizeof(o->cpus_name), "--cpus %s", arg);
 	return 0;
 }

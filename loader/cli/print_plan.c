@@ -253,7 +253,7 @@ static void json_cpus(const struct cpu_set *s)
 	int first = 1;
 
 	printf("[");
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
 		if (cpuset_has(s, cpu)) {
 			printf("%s%u", first ? "" : ", ", cpu);
 			first = 0;

@@ -147,7 +147,7 @@ void print_prom(FILE *out, const char *ifname, const struct steer_sample *s)
 		snprintf(help, sizeof(help), "%s, per worker CPU",
 			 worker_metrics[i].help);
 		family(out, name, "counter", help);
-		for (c = 0; c < STEER_MAX_CPUS; c++)
+		for (c = 0; c < STEER_CPU_IDS; c++)
 			if (steer_worker_view(s, c, &v) ||
 			    cpuset_has(&s->workers, c))
 				sample(out, name, ifname, "worker", c,

@@ -59,7 +59,7 @@ static double total_load(const struct steer_sample *s)
 	double sum = 0;
 	int c;
 
-	for (c = 0; c < STEER_MAX_CPUS; c++)
+	for (c = 0; c < STEER_CPU_IDS; c++)
 		if (steer_worker_view(s, c, &v))
 			sum += v.load;
 	return sum;
@@ -94,7 +94,7 @@ void print_stats_json(const char *ifname, const struct steer_sample *s)
 		first = 0;
 	}
 	printf("], \"workers\": [");
-	for (c = 0, first = 1; c < STEER_MAX_CPUS; c++) {
+	for (c = 0, first = 1; c < STEER_CPU_IDS; c++) {
 		if (!steer_worker_view(s, c, &v))
 			continue;
 		/* The first four as before the tracepoint counters, in this
@@ -322,7 +322,7 @@ void print_stats_rates(const char *ifname, const struct steer_sample *a,
 {
 	struct steer_worker_view va, vb;
 	double dt = b->t - a->t, load = total_load(b) - total_load(a);
-	struct row *rows = calloc(STEER_MAX_CPUS, sizeof(*rows)), one;
+	struct row *rows = calloc(STEER_CPU_IDS, sizeof(*rows)), one;
 	size_t n = 0;
 	char pad[64];
 
@@ -333,7 +333,7 @@ void print_stats_rates(const char *ifname, const struct steer_sample *a,
 	printf("%s  %-10s %12s %12s %13s %12s %7s %11s\n", pad, "worker CPU",
 	       "sent pps", "ring full/s", "delivered pps", "Mbit/s", "load %",
 	       "off CPU/s");
-	for (int c = 0; c < STEER_MAX_CPUS; c++) {
+	for (int c = 0; c < STEER_CPU_IDS; c++) {
 		steer_worker_view(a, c, &va);
 		steer_worker_view(b, c, &vb);
 		if (vb.sent == va.sent && vb.delivered == va.delivered &&
@@ -376,7 +376,7 @@ static void total_row(const char *pad, const char *label,
 void print_stats_totals(const char *ifname, const struct steer_sample *s,
 			size_t top)
 {
-	struct row *rows = calloc(STEER_MAX_CPUS, sizeof(*rows)), one;
+	struct row *rows = calloc(STEER_CPU_IDS, sizeof(*rows)), one;
 	struct steer_worker_view v;
 	size_t n = 0;
 	char pad[64];
@@ -389,7 +389,7 @@ void print_stats_totals(const char *ifname, const struct steer_sample *s,
 	printf("%s  %-10s %12s %12s %12s %12s %12s %12s %12s\n", pad,
 	       "worker CPU", "sent", "enqueued", "ring full", "kthread",
 	       "delivered", "in flight", "off CPU");
-	for (c = 0; c < STEER_MAX_CPUS; c++) {
+	for (c = 0; c < STEER_CPU_IDS; c++) {
 		if (!steer_worker_view(s, c, &v))
 			continue;
 		one = (struct row){ .cpu = c, .load = v.load };

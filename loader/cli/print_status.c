@@ -25,17 +25,17 @@ static void print_unneeded(const struct slot_view *v, bool in_use,
 			   const char *what)
 {
 	char list[STATUS_CPULIST_MAX];
-	__u32 ids[STEER_MAX_CPUS], t, bank;
+	__u32 ids[STEER_CPU_IDS], t, bank;
 	size_t n;
 	int first = 1;
 
-	for (bank = 0; bank < STEER_TARGETS / STEER_MAX_CPUS; bank++) {
+	for (bank = 0; bank < STEER_CPU_TARGETS / STEER_CPU_IDS; bank++) {
 		n = 0;
-		for (t = bank * STEER_MAX_CPUS; t < (bank + 1) * STEER_MAX_CPUS;
+		for (t = bank * STEER_CPU_IDS; t < (bank + 1) * STEER_CPU_IDS;
 		     t++)
 			if (v->in_cpumap[t] && !v->need[t] &&
 			    !v->in_use[t] == !in_use)
-				ids[n++] = t % STEER_MAX_CPUS;
+				ids[n++] = t % STEER_CPU_IDS;
 		if (!n)
 			continue;
 		cpulist_format(ids, n, list, sizeof(list));
@@ -51,10 +51,10 @@ static void print_unneeded(const struct slot_view *v, bool in_use,
  * others summed. */
 static void print_workers_text(const struct slot_view *v, size_t top)
 {
-	__u32 *ids = calloc(STEER_MAX_CPUS, sizeof(*ids)),
-	      *folded = calloc(STEER_MAX_CPUS, sizeof(*folded)), cpu, sum = 0;
-	double *load = calloc(STEER_MAX_CPUS, sizeof(*load));
-	bool *keep = calloc(STEER_MAX_CPUS, sizeof(*keep));
+	__u32 *ids = calloc(STEER_CPU_IDS, sizeof(*ids)),
+	      *folded = calloc(STEER_CPU_IDS, sizeof(*folded)), cpu, sum = 0;
+	double *load = calloc(STEER_CPU_IDS, sizeof(*load));
+	bool *keep = calloc(STEER_CPU_IDS, sizeof(*keep));
 	size_t n = 0, i, shown = 0, nfolded = 0;
 	char list[STATUS_CPULIST_MAX];
 	bool fold;
@@ -62,7 +62,7 @@ static void print_workers_text(const struct slot_view *v, size_t top)
 	if (!ids || !folded || !load || !keep) {
 		/* Short of memory: every worker, as it comes. */
 		printf("  workers:");
-		for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+		for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
 			if (v->buckets[cpu])
 				printf("%s cpu %u (%u bucket%s)", n++ ? "," : "",
 				       cpu, v->buckets[cpu],
@@ -70,7 +70,7 @@ static void print_workers_text(const struct slot_view *v, size_t top)
 		printf("\n");
 		goto out;
 	}
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
 		if (v->buckets[cpu]) {
 			load[n] = v->buckets[cpu];
 			ids[n++] = cpu;
@@ -230,7 +230,7 @@ static int worker_sched(const struct slot_view *v,
 	int target;
 
 	*k = NULL;
-	for (target = 0; target < STEER_TARGETS; target++) {
+	for (target = 0; target < STEER_CPU_TARGETS; target++) {
 		t = &v->kthreads[target];
 		if (!v->need[target] || !t->pid)
 			continue;
@@ -281,8 +281,6 @@ static void print_worker_sched_json(const struct slot_view *v)
  * that is its own CPU only. */
 static void print_kthread_json(const struct kthread_info *k, __u32 cpu)
 {
-	char list[CPUSET_STR_MAX];
-
 	if (!k->pid) {
 		printf(", \"kthread\": null");
 		return;
@@ -290,7 +288,7 @@ static void print_kthread_json(const struct kthread_info *k, __u32 cpu)
 	printf(", \"kthread\": {\"pid\": %d, \"sched\": \"%s\", \"priority\": %d, \"nice\": %d, \"cpus_allowed\": ",
 	       (int)k->pid, sched_name(k->policy), k->priority, k->nice);
 	if (k->allowed_known)
-		printf("\"%s\"", cpuset_format(&k->allowed, list, sizeof(list)));
+		printf("\"%s\"", k->allowed);
 	else
 		printf("null");
 	printf(", \"on_its_cpu\": %s}", tf(!kthread_misplaced(k, cpu)));
@@ -373,22 +371,22 @@ void print_status_json(const struct steer_status *st)
 	printf(", \"decap\": ");
 	print_decap_json(s);
 	printf(", \"workers\": [");
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
 		if (v->buckets[cpu]) {
 			printf("%s{\"cpu\": %u, \"buckets\": %u}", first ? "" : ", ",
 			       cpu, v->buckets[cpu]);
 			first = 0;
 		}
 	printf("], \"cpumap\": [");
-	for (cpu = 0, first = 1; cpu < STEER_TARGETS; cpu++)
+	for (cpu = 0, first = 1; cpu < STEER_CPU_TARGETS; cpu++)
 		if (v->in_cpumap[cpu]) {
 			printf("%s{\"cpu\": %u, \"bank\": %u, \"qsize\": %u, \"prog_id\": %u, \"retiring\": %s, \"drained_from\": %s",
-			       first ? "" : ", ", cpu % STEER_MAX_CPUS,
-			       cpu / STEER_MAX_CPUS, v->cpumap[cpu].qsize,
+			       first ? "" : ", ", cpu % STEER_CPU_IDS,
+			       cpu / STEER_CPU_IDS, v->cpumap[cpu].qsize,
 			       v->cpumap[cpu].bpf_prog.id,
 			       tf(!v->need[cpu]), tf(v->in_use[cpu]));
 			print_kthread_json(&v->kthreads[cpu],
-					   cpu % STEER_MAX_CPUS);
+					   cpu % STEER_CPU_IDS);
 			printf("}");
 			first = 0;
 		}

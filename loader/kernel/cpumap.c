@@ -13,17 +13,25 @@
 
 static int bank_fd(const struct steer_maps *m, __u32 target)
 {
-	return target >= STEER_MAX_CPUS ? m->cpu_map_b : m->cpu_map;
+	return target >= STEER_CPU_IDS ? m->cpu_map_b : m->cpu_map;
 }
 
 static __u32 cpu_of(__u32 target)
 {
-	return target % STEER_MAX_CPUS;
+	return target % STEER_CPU_IDS;
+}
+
+/* Whether 'target' can have an entry: its CPU below the cpumaps' size
+ * (unknown, 0: any), so that a scan of the STEER_CPU_TARGETS looks up
+ * only the span's. */
+static bool can_be(const struct steer_maps *m, __u32 target)
+{
+	return !m->cpumap_entries || cpu_of(target) < m->cpumap_entries;
 }
 
 struct needs {
 	unsigned char *need;
-	__u32 base;		/* the slot's bank * STEER_MAX_CPUS */
+	__u32 base;		/* the slot's bank * STEER_CPU_IDS */
 };
 
 static int need_target(int fd, const void *key, void *arg)
@@ -32,7 +40,7 @@ static int need_target(int fd, const void *key, void *arg)
 	struct steer_target t;
 
 	if (!bpf_map_lookup_elem(fd, key, &t) && t.ncpus == 1 &&
-	    t.cpu < STEER_MAX_CPUS)
+	    t.cpu < STEER_CPU_IDS)
 		n->need[n->base + t.cpu] = 1;
 	return 0;
 }
@@ -40,11 +48,11 @@ static int need_target(int fd, const void *key, void *arg)
 int cpumap_slot_needs(const struct steer_maps *m, __u32 id,
 		      const struct steer_slot *s, unsigned char *need)
 {
-	struct needs n = { need, s->bank ? STEER_MAX_CPUS : 0 };
+	struct needs n = { need, s->bank ? STEER_CPU_IDS : 0 };
 	__u32 i, key, cpu, *table;
 	int err;
 
-	memset(need, 0, STEER_TARGETS);
+	memset(need, 0, STEER_CPU_TARGETS);
 	if (!s->table_size)
 		return 0;
 	table = calloc(STEER_TABLE_MAX, sizeof(*table));
@@ -55,7 +63,7 @@ int cpumap_slot_needs(const struct steer_maps *m, __u32 id,
 			      s->table_size < STEER_TABLE_MAX ? s->table_size :
 			      STEER_TABLE_MAX, sizeof(*table), table);
 	for (i = 0; !err && i < s->table_size && i < STEER_TABLE_MAX; i++)
-		if (table[i] < STEER_MAX_CPUS)
+		if (table[i] < STEER_CPU_IDS)
 			need[n.base + table[i]] = 1;
 	free(table);
 	if (err)
@@ -64,10 +72,10 @@ int cpumap_slot_needs(const struct steer_maps *m, __u32 id,
 		key = id * STEER_RULE_CPUS_MAX + i;
 		if (bpf_map_lookup_elem(m->rule_cpus, &key, &cpu))
 			return -errno;
-		if (cpu < STEER_MAX_CPUS)
+		if (cpu < STEER_CPU_IDS)
 			need[n.base + cpu] = 1;
 	}
-	if (s->nonip_cpu < STEER_MAX_CPUS)
+	if (s->nonip_cpu < STEER_CPU_IDS)
 		need[n.base + s->nonip_cpu] = 1;
 	err = maps_for_flow_rules(m, id, need_target, &n);
 	if (!err)
@@ -94,15 +102,15 @@ static int in_use_one(__u32 key, const void *values, int ncpus, void *arg)
 	for (c = 0; c < ncpus && c < STEER_RX_CPU_IDS; c++) {
 		if (!steer_bucket_live(&v[c], s->s->drain_gen))
 			continue;
-		target = v[c].target;
-		if (!(target & STEER_TARGET_LOCAL) && target < STEER_TARGETS)
+		target = v[c].target & STEER_TARGET_LOCAL ? STEER_CPU_TARGETS :
+			 maps_target_in(s->e->m, v[c].target);
+		if (target < STEER_CPU_TARGETS)
 			s->in_use[target] = 1;
 		verdict = evidence_judge(s->e, c, &v[c], s->s->drain_units,
 					 s->s->gro_units);
 		if (verdict == STEER_DRAIN_DONE)
 			continue;
-		if (s->undecided && !(target & STEER_TARGET_LOCAL) &&
-		    target < STEER_TARGETS)
+		if (s->undecided && target < STEER_CPU_TARGETS)
 			s->undecided[target] = 1;
 		if (!v[c].since)
 			continue;
@@ -125,9 +133,9 @@ int cpumap_in_use(const struct steer_maps *m, const struct steer_slot *s,
 	__u32 t;
 	int err;
 
-	memset(in_use, 0, STEER_TARGETS);
+	memset(in_use, 0, STEER_CPU_TARGETS);
 	if (undecided)
-		memset(undecided, 0, STEER_TARGETS);
+		memset(undecided, 0, STEER_CPU_TARGETS);
 	if (records)
 		memset(records, 0, STEER_TABLE_MAX);
 	e = malloc(sizeof(*e));
@@ -136,7 +144,7 @@ int cpumap_in_use(const struct steer_maps *m, const struct steer_slot *s,
 	/* The evidence before the records, as the datapath reads it before
 	 * it writes: a record written since may only look undecided. */
 	err = evidence_read(m, e);
-	for (t = 0; !err && t < STEER_TARGETS; t++) {
+	for (t = 0; !err && t < STEER_CPU_TARGETS; t++) {
 		in_use[t] = (__s32)(e->facts[t].enq - e->facts[t].done) > 0;
 		if (undecided)
 			undecided[t] = in_use[t];
@@ -162,8 +170,8 @@ int cpumap_add(const struct steer_maps *m, const unsigned char *need,
 	__u32 target, cpu;
 	int err;
 
-	memset(added, 0, STEER_TARGETS);
-	for (target = 0; target < STEER_TARGETS; target++) {
+	memset(added, 0, STEER_CPU_TARGETS);
+	for (target = 0; target < STEER_CPU_TARGETS; target++) {
 		if (!need[target])
 			continue;
 		cpu = cpu_of(target);
@@ -181,12 +189,12 @@ int cpumap_add(const struct steer_maps *m, const unsigned char *need,
 			if (cur.qsize == qsize)
 				goto update;
 			snprintf(why, why_len, "CPU %u's cpumap entry (bank %u) has a %u-frame ring and buckets still drain from it; retry once they are done",
-				 cpu, target / STEER_MAX_CPUS, cur.qsize);
+				 cpu, target / STEER_CPU_IDS, cur.qsize);
 			return -EBUSY;
 		}
 		added[target] = 1;
 update:
-		want.bpf_prog.fd = worker_fds[target / STEER_MAX_CPUS];
+		want.bpf_prog.fd = worker_fds[target / STEER_CPU_IDS];
 		if (bpf_map_update_elem(bank_fd(m, target), &cpu, &want,
 					BPF_ANY)) {
 			err = -errno;
@@ -203,7 +211,7 @@ void cpumap_undo(const struct steer_maps *m, const unsigned char *added)
 {
 	__u32 target, cpu;
 
-	for (target = 0; target < STEER_TARGETS; target++) {
+	for (target = 0; target < STEER_CPU_TARGETS; target++) {
 		if (!added[target])
 			continue;
 		cpu = cpu_of(target);
@@ -220,9 +228,9 @@ int cpumap_retire(const struct steer_maps *m, const unsigned char *need,
 	int err;
 
 	*removed = *kept = 0;
-	for (target = 0; target < STEER_TARGETS; target++) {
+	for (target = 0; target < STEER_CPU_TARGETS; target++) {
 		cpu = cpu_of(target);
-		if (need[target] ||
+		if (need[target] || !can_be(m, target) ||
 		    bpf_map_lookup_elem(bank_fd(m, target), &cpu, &cur))
 			continue;
 		if (in_use[target]) {
@@ -232,7 +240,7 @@ int cpumap_retire(const struct steer_maps *m, const unsigned char *need,
 		if (bpf_map_delete_elem(bank_fd(m, target), &cpu)) {
 			err = -errno;
 			snprintf(why, why_len, "removing CPU %u (bank %u) from the cpumap failed: %s",
-				 cpu, target / STEER_MAX_CPUS, strerror(-err));
+				 cpu, target / STEER_CPU_IDS, strerror(-err));
 			return err;
 		}
 		(*removed)++;
@@ -250,10 +258,11 @@ int cpumap_workers_current(const struct steer_maps *m,
 
 	for (bank = 0; bank < STEER_BANKS && !err; bank++)
 		err = prog_tag(0, fds[bank], mine[bank]);
-	for (target = 0; target < STEER_TARGETS && !err; target++) {
+	for (target = 0; target < STEER_CPU_TARGETS && !err; target++) {
 		cpu = cpu_of(target);
-		bank = target / STEER_MAX_CPUS;
-		if (bpf_map_lookup_elem(bank_fd(m, target), &cpu, &cur) ||
+		bank = target / STEER_CPU_IDS;
+		if (!can_be(m, target) ||
+		    bpf_map_lookup_elem(bank_fd(m, target), &cpu, &cur) ||
 		    !cur.bpf_prog.id)
 			continue;
 		err = prog_tag(cur.bpf_prog.id, -1, theirs);
@@ -271,10 +280,11 @@ void cpumap_read(const struct steer_maps *m, struct bpf_cpumap_val *val,
 {
 	__u32 target, cpu;
 
-	for (target = 0; target < STEER_TARGETS; target++) {
+	for (target = 0; target < STEER_CPU_TARGETS; target++) {
 		cpu = cpu_of(target);
 		memset(&val[target], 0, sizeof(val[target]));
-		present[target] = !bpf_map_lookup_elem(bank_fd(m, target), &cpu,
+		present[target] = can_be(m, target) &&
+				  !bpf_map_lookup_elem(bank_fd(m, target), &cpu,
 						       &val[target]);
 	}
 }
@@ -285,8 +295,9 @@ int cpumap_bank_entries(const struct steer_maps *m, __u32 bank)
 	__u32 cpu;
 	int n = 0;
 
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
-		n += !bpf_map_lookup_elem(bank_fd(m, bank * STEER_MAX_CPUS + cpu),
+	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
+		n += can_be(m, cpu) &&
+		     !bpf_map_lookup_elem(bank_fd(m, bank * STEER_CPU_IDS + cpu),
 					  &cpu, &val);
 	return n;
 }

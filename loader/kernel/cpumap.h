@@ -3,7 +3,7 @@
  * cpumap.h - the workers' cpumap entries, in both banks (STEER_BANKS): the
  * targets a slot needs, the targets buckets still drain from, adding the
  * entries of a new slot, and retiring the others. A target is
- * bank * STEER_MAX_CPUS + cpu; arrays of STEER_TARGETS flags are indexed
+ * bank * STEER_CPU_IDS + cpu; arrays of STEER_CPU_TARGETS flags are indexed
  * by it.
  */
 #ifndef XDP_STEER_CPUMAP_H

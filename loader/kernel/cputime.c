@@ -25,7 +25,7 @@ int cputime_read(const char *path, struct cputime *t)
 			continue;
 		if (sscanf(line + 3, "%u %llu %llu %llu %llu %llu %llu %llu",
 			   &cpu, &user, &nice, &sys, &idle, &iowait, &irq,
-			   &softirq) != 8 || cpu >= STEER_MAX_CPUS)
+			   &softirq) != 8 || cpu >= STEER_CPU_IDS)
 			continue;
 		t->busy[cpu] = user + nice + sys + irq + softirq;
 		t->all[cpu] = t->busy[cpu] + idle + iowait;
@@ -40,7 +40,7 @@ double cputime_busy(const struct cputime *a, const struct cputime *b,
 {
 	double busy, all;
 
-	if (cpu >= STEER_MAX_CPUS || b->all[cpu] <= a->all[cpu] ||
+	if (cpu >= STEER_CPU_IDS || b->all[cpu] <= a->all[cpu] ||
 	    b->busy[cpu] < a->busy[cpu])
 		return 0;
 	busy = b->busy[cpu] - a->busy[cpu];
@@ -53,7 +53,7 @@ double cputime_ticks(const struct cputime *a, const struct cputime *b)
 	__u64 d, least = 0;
 	__u32 c;
 
-	for (c = 0; c < STEER_MAX_CPUS; c++) {
+	for (c = 0; c < STEER_CPU_IDS; c++) {
 		if (b->all[c] <= a->all[c])
 			continue;
 		d = b->all[c] - a->all[c];

@@ -15,10 +15,10 @@
 #include "xdp_steer.h"
 
 /* Cumulative ticks (USER_HZ) of each CPU since boot; a CPU /proc/stat
- * does not list (offline, past STEER_MAX_CPUS) reads 0. */
+ * does not list (offline, past STEER_CPU_IDS) reads 0. */
 struct cputime {
-	__u64 busy[STEER_MAX_CPUS];	/* user, nice, system, irq, softirq */
-	__u64 all[STEER_MAX_CPUS];	/* busy, idle and iowait */
+	__u64 busy[STEER_CPU_IDS];	/* user, nice, system, irq, softirq */
+	__u64 all[STEER_CPU_IDS];	/* busy, idle and iowait */
 };
 
 /* Reads /proc/stat (or 'path', for tests) into *t. */

@@ -57,26 +57,30 @@ static int read_slots(const struct steer_maps *m, struct evidence *e)
 }
 
 /* Every target's ring counts: the enqueue counts first (struct
- * steer_drain_facts says why), each map in batches (2 x STEER_TARGETS
- * lookups one by one cost a balancer round more than the rest). */
+ * steer_drain_facts says why), each map in batches (2 x targets lookups
+ * one by one, twice a balancer round, were its largest read). The maps
+ * hold 2S targets (bank * S + cpu); the loader's arrays bank *
+ * STEER_CPU_IDS + cpu (maps_target_in()). */
 static int read_facts(const struct steer_maps *m, struct evidence *e)
 {
-	struct steer_wenq *we = calloc(STEER_TARGETS, sizeof(*we));
-	struct steer_wdone *wd = calloc(STEER_TARGETS, sizeof(*wd));
-	__u32 t;
+	__u32 n = 2 * m->span, t, kt;
+	struct steer_wenq *we = calloc(n ? n : 1, sizeof(*we));
+	struct steer_wdone *wd = calloc(n ? n : 1, sizeof(*wd));
 	int err;
 
 	err = !we || !wd ? -ENOMEM :
-	      maps_read_array(m->steer_wenq, 0, STEER_TARGETS, sizeof(*we), we);
+	      maps_read_array(m->steer_wenq, 0, n, sizeof(*we), we);
 	if (!err)
-		err = maps_read_array(m->steer_wdone, 0, STEER_TARGETS,
-				      sizeof(*wd), wd);
-	for (t = 0; !err && t < STEER_TARGETS; t++) {
-		e->facts[t].enq = we[t].frames;
-		e->facts[t].done = wd[t].frames;
-		e->facts[t].last_tick = wd[t].last_tick;
-		e->facts[t].last_ns = wd[t].last_ns;
-		memcpy(e->epoch_at[t], wd[t].epoch_at, sizeof(wd[t].epoch_at));
+		err = maps_read_array(m->steer_wdone, 0, n, sizeof(*wd), wd);
+	for (kt = 0; !err && kt < n; kt++) {
+		t = maps_target_in(m, kt);
+		if (t >= STEER_CPU_TARGETS)
+			continue;
+		e->facts[t].enq = we[kt].frames;
+		e->facts[t].done = wd[kt].frames;
+		e->facts[t].last_tick = wd[kt].last_tick;
+		e->facts[t].last_ns = wd[kt].last_ns;
+		memcpy(e->epoch_at[t], wd[kt].epoch_at, sizeof(wd[kt].epoch_at));
 	}
 	free(we);
 	free(wd);
@@ -122,12 +126,12 @@ int evidence_judge(const struct evidence *e, __u32 rx,
 		return steer_polled_since(e->polls[rx], e->poll_tick[rx], b,
 					  gro_units) ?
 		       STEER_DRAIN_DONE : STEER_DRAIN_WAIT;
-	target = b->target;
-	if (target >= STEER_TARGETS || !e->rx_slot[rx])
+	target = maps_target_in(e->m, b->target);
+	if (target >= STEER_CPU_TARGETS || !e->rx_slot[rx])
 		return STEER_DRAIN_WAIT;
 	if (e->rx_slot[rx] > e->m->slot_rows)
 		return STEER_DRAIN_WAIT;
-	idx = target * e->m->slot_rows + e->rx_slot[rx] - 1;
+	idx = b->target * e->m->slot_rows + e->rx_slot[rx] - 1;
 	/* Marks read after the facts only make them later: still facts. */
 	if (bpf_map_lookup_elem(e->m->steer_deq, &idx, &d))
 		memset(&d, 0, sizeof(d));
@@ -146,7 +150,7 @@ int evidence_ring_delivered(const struct evidence *e, __u32 target,
 {
 	struct steer_drain_facts f;
 
-	if (target >= STEER_TARGETS)
+	if (target >= STEER_CPU_TARGETS)
 		return 0;
 	f = e->facts[target];
 	f.epoch_next = e->epoch_at[target][(upto / STEER_EPOCH + 1) & 3];
@@ -159,8 +163,8 @@ void evidence_stuck(const struct evidence *e, __u32 bank, __u32 units,
 	const struct steer_drain_facts *f;
 	__u32 cpu;
 
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++) {
-		f = &e->facts[(bank ? STEER_MAX_CPUS : 0) + cpu];
+	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++) {
+		f = &e->facts[(bank ? STEER_CPU_IDS : 0) + cpu];
 		stuck[cpu] = (__s32)(f->enq - f->done) > 0 &&
 			     e->now - f->last_tick >= units;
 	}

@@ -19,10 +19,11 @@
 
 struct evidence {
 	const struct steer_maps *m;
-	/* Per target (a cpumap entry, bank * STEER_MAX_CPUS + cpu): its
+	/* Per target (a cpumap entry, the loader's bank * STEER_CPU_IDS +
+	 * cpu, maps_target_in()): its
 	 * facts without epoch_next, and its epochs' start ticks. */
-	struct steer_drain_facts facts[STEER_TARGETS];
-	__u32 epoch_at[STEER_TARGETS][4];
+	struct steer_drain_facts facts[STEER_CPU_TARGETS];
+	__u32 epoch_at[STEER_CPU_TARGETS][4];
 	/* Per receiving CPU id: steer_stats.napi_polls and napi_poll_tick,
 	 * and 1 + its receiver slot (steer_rx_slot; 0: none), whose marks
 	 * its stamped frames leave (steer_deq). */
@@ -56,7 +57,7 @@ int evidence_judge(const struct evidence *e, __u32 rx,
 int evidence_ring_delivered(const struct evidence *e, __u32 target,
 			    __u32 upto, __u32 gro_units);
 
-/* stuck[cpu] (STEER_MAX_CPUS) = 1 for each CPU whose entry in cpumap
+/* stuck[cpu] (STEER_CPU_IDS) = 1 for each CPU whose entry in cpumap
  * bank 'bank' cannot drain now: frames wait in its ring and its kthread
  * has reported nothing for 'units' jiffies (a drain from it would wait,
  * counted in drain_stalled). */

@@ -97,12 +97,12 @@ static int walk(const struct steer_maps *m,
 		if (!isdigit((unsigned char)de->d_name[0]) ||
 		    read_proc(de->d_name, "comm", comm, sizeof(comm)) ||
 		    sscanf(comm, "cpumap/%u/map:%u", &cpu, &id) != 2 ||
-		    cpu >= STEER_MAX_CPUS)
+		    cpu >= STEER_CPU_IDS)
 			continue;
 		for (bank = 0; bank < 2; bank++)
 			if (id == ids[bank] && is_kthread(de->d_name))
 				err = fn(atoi(de->d_name),
-					 bank * STEER_MAX_CPUS + cpu, arg);
+					 bank * STEER_CPU_IDS + cpu, arg);
 	}
 	closedir(proc);
 	return err;
@@ -141,7 +141,7 @@ int kthreads_named(const char *whole)
 
 struct sched_walk {
 	const unsigned char *need;
-	unsigned char done[STEER_TARGETS];
+	unsigned char done[STEER_CPU_TARGETS];
 	/* One class for all, or one per target (NULL: the former). */
 	int policy, priority, nice;
 	const struct kthread_info *each;
@@ -193,7 +193,7 @@ static int set_one(pid_t pid, unsigned int target, void *arg)
 		return 0;
 	if (err) {
 		snprintf(w->why, w->why_len, "setting the scheduling of CPU %u's cpumap kthread (pid %d) failed: %s",
-			 target % STEER_MAX_CPUS, (int)pid, strerror(-err));
+			 target % STEER_CPU_IDS, (int)pid, strerror(-err));
 		return err;
 	}
 	w->done[target] = 1;
@@ -218,11 +218,11 @@ static int sched_walk(const struct steer_maps *m, struct sched_walk *w,
 				 strerror(-err));
 		return err;
 	}
-	for (target = 0; target < STEER_TARGETS; target++) {
+	for (target = 0; target < STEER_CPU_TARGETS; target++) {
 		if (need[target] && !w->done[target]) {
 			snprintf(why, why_len, "CPU %u's cpumap entry (bank %u) has no kthread 'cpumap/%u/map:<id>' in /proc (a kernel before 5.17 cuts its name)",
-				 target % STEER_MAX_CPUS, target / STEER_MAX_CPUS,
-				 target % STEER_MAX_CPUS);
+				 target % STEER_CPU_IDS, target / STEER_CPU_IDS,
+				 target % STEER_CPU_IDS);
 			return -ESRCH;
 		}
 	}
@@ -254,10 +254,12 @@ int kthreads_sched_each(const struct steer_maps *m, const unsigned char *need,
 
 /* Cpus_allowed_list of /proc/PID/status: the CPUs the scheduler may run
  * the task on. */
-static int read_allowed(const char *pid, struct cpu_set *allowed)
+static int read_allowed(const char *pid, char *allowed, size_t len)
 {
 	static const char key[] = "\nCpus_allowed_list:";
-	char status[4096], *s, *end;
+	/* Cpus_allowed before it is a mask of every possible CPU: 2.3 KB
+	 * of it at 8192. */
+	char status[16384], *s, *end;
 	int err;
 
 	err = read_proc(pid, "status", status, sizeof(status));
@@ -270,7 +272,11 @@ static int read_allowed(const char *pid, struct cpu_set *allowed)
 	end = strchr(s, '\n');
 	if (end)
 		*end = 0;
-	return cpuset_parse(allowed, s);
+	s += strspn(s, " \t");
+	if (!*s)
+		return -EINVAL;
+	snprintf(allowed, len, "%s", s);
+	return 0;
 }
 
 /* When the task started, in clock ticks after boot (field 22 of
@@ -308,25 +314,26 @@ static int read_one(pid_t pid, unsigned int target, void *arg)
 	k->policy = sched_getscheduler(pid);
 	k->priority = sched_getparam(pid, &param) ? 0 : param.sched_priority;
 	k->nice = nice_of(pid);
-	k->allowed_known = !read_allowed(name, &k->allowed);
+	k->allowed_known = !read_allowed(name, k->allowed,
+					 sizeof(k->allowed));
 	return 0;
 }
 
 int kthreads_read(const struct steer_maps *m, struct kthread_info *k)
 {
-	memset(k, 0, STEER_TARGETS * sizeof(*k));
+	memset(k, 0, STEER_CPU_TARGETS * sizeof(*k));
 	return walk(m, read_one, k);
 }
 
 bool kthread_misplaced(const struct kthread_info *k, unsigned int cpu)
 {
-	struct cpu_set own;
+	char own[16];
 
 	if (!k->pid || !k->allowed_known)
 		return false;
-	cpuset_zero(&own);
-	cpuset_set(&own, cpu);
-	return !cpuset_equal(&k->allowed, &own);
+	/* The kernel lists one CPU as its id alone. */
+	snprintf(own, sizeof(own), "%u", cpu);
+	return strcmp(k->allowed, own) != 0;
 }
 
 /* A full walk of /proc at least this often (seconds), whatever the
@@ -340,7 +347,7 @@ bool kthread_misplaced(const struct kthread_info *k, unsigned int cpu)
  * of tasks, and a walk reads a file of each: tens of ms a round. */
 static struct {
 	__u32 ids[2];
-	pid_t pid[STEER_TARGETS];
+	pid_t pid[STEER_CPU_TARGETS];
 	time_t walked;			/* CLOCK_MONOTONIC seconds; 0: never */
 } known;
 
@@ -390,8 +397,8 @@ int kthreads_misplaced(const struct steer_maps *m, const unsigned char *need,
 		return err;
 	walk_again = !known.walked || mono_s() - known.walked >= REWALK_S ||
 		     memcmp(ids, known.ids, sizeof(ids));
-	for (target = 0; !walk_again && target < STEER_TARGETS; target++) {
-		cpu = target % STEER_MAX_CPUS;
+	for (target = 0; !walk_again && target < STEER_CPU_TARGETS; target++) {
+		cpu = target % STEER_CPU_IDS;
 		/* Gone, never found, or no longer bound: /proc decides, as
 		 * kthreads_read() reads it (the younger of two that share
 		 * a name). */
@@ -401,15 +408,15 @@ int kthreads_misplaced(const struct steer_maps *m, const unsigned char *need,
 	}
 	if (!walk_again)
 		return 0;
-	k = calloc(STEER_TARGETS, sizeof(*k));
+	k = calloc(STEER_CPU_TARGETS, sizeof(*k));
 	if (!k)
 		return -ENOMEM;
 	err = kthreads_read(m, k);
 	known.walked = err ? 0 : mono_s();
 	memcpy(known.ids, ids, sizeof(ids));
-	for (target = 0; target < STEER_TARGETS; target++) {
+	for (target = 0; target < STEER_CPU_TARGETS; target++) {
 		known.pid[target] = err ? 0 : k[target].pid;
-		cpu = target % STEER_MAX_CPUS;
+		cpu = target % STEER_CPU_IDS;
 		if (!err && need[target] && cpuset_has(online, cpu) &&
 		    kthread_misplaced(&k[target], cpu))
 			cpuset_set(out, cpu);

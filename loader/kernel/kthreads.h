@@ -21,12 +21,15 @@ struct kthread_info {
 	int policy;		/* SCHED_*, sched_getscheduler()'s */
 	int priority;
 	int nice;		/* getpriority()'s */
-	struct cpu_set allowed;	/* Cpus_allowed_list */
+	/* Cpus_allowed_list as the kernel writes it ("263", "0-1,263"),
+	 * cut to fit: a string, not a set of every CPU id, as there is one
+	 * per target (STEER_CPU_TARGETS). */
+	char allowed[48];
 	bool allowed_known;
 	unsigned long long started;	/* ticks after boot */
 };
 
-/* The kthread of each target in 'need' (STEER_TARGETS flags, as
+/* The kthread of each target in 'need' (STEER_CPU_TARGETS flags, as
  * cpumap.h) gets sched_setscheduler()'s 'policy' and 'priority', and
  * under SCHED_OTHER setpriority()'s 'nice'. Only kernel threads are
  * touched (a process may name itself like one). *changed (when not NULL)
@@ -42,7 +45,7 @@ int kthreads_sched_each(const struct steer_maps *m, const unsigned char *need,
 			const struct kthread_info *want, char *why,
 			size_t why_len);
 
-/* k[STEER_TARGETS]: every entry's kthread of both banks (pid 0 where none
+/* k[STEER_CPU_TARGETS]: every entry's kthread of both banks (pid 0 where none
  * was found). */
 int kthreads_read(const struct steer_maps *m, struct kthread_info *k);
 
@@ -66,7 +69,7 @@ int kthreads_named(const char *whole);
 bool kthread_misplaced(const struct kthread_info *k, unsigned int cpu);
 
 /*
- * out = the online CPUs whose entry in 'need' (STEER_TARGETS flags) has a
+ * out = the online CPUs whose entry in 'need' (STEER_CPU_TARGETS flags) has a
  * kthread that may run on other CPUs (kthread_misplaced()). Walks /proc
  * (kthreads_read()) only when a kthread it remembers from the last walk
  * is gone or no longer bound alone to its CPU, an entry needed has none

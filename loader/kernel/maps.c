@@ -45,34 +45,72 @@ static bool entries_ok(struct steer_maps *m, size_t i, __u32 entries)
 		m->rx_rows = entries / STEER_TABLE_MAX;
 		return true;
 	}
-	/* The slot-keyed maps: rows as sized at load (R, or 256 of an
-	 * older version kept), the same for the four. span: a row of
-	 * steer_seq and steer_deq is STEER_TARGETS entries. */
-	if (map_list[i].off == offsetof(struct steer_maps, steer_seq) ||
-	    map_list[i].off == offsetof(struct steer_maps, steer_deq) ||
-	    map_list[i].off == offsetof(struct steer_maps, steer_rx_cpu) ||
+	/* The slot-keyed maps of one entry a slot: rows as sized at load
+	 * (R, or 256 of an older version kept), the same for both. The
+	 * others keyed by slot (steer_seq, steer_deq, steer_queued) have
+	 * rows of the span's size: checked once all are open (span_ok()). */
+	if (map_list[i].off == offsetof(struct steer_maps, steer_rx_cpu) ||
 	    map_list[i].off == offsetof(struct steer_maps, steer_rx_lease)) {
-		__u32 per_row = map_list[i].max_entries / STEER_RX_SLOTS;
-
-		if (!entries || entries % per_row ||
-		    entries > map_list[i].max_entries ||
-		    (m->slot_rows && entries / per_row != m->slot_rows))
+		if (!entries || entries > map_list[i].max_entries ||
+		    (m->slot_rows && entries != m->slot_rows))
 			return false;
-		m->slot_rows = entries / per_row;
+		m->slot_rows = entries;
 		return true;
 	}
-	/* A row per slot-keyed row and one more (struct steer_cpu_stats),
-	 * after steer_rx_cpu in STEER_MAPS. span: STEER_MAX_CPUS */
-	if (map_list[i].off == offsetof(struct steer_maps, steer_queued))
-		return m->slot_rows &&
-		       entries == (m->slot_rows + 1) * STEER_MAX_CPUS;
+	/* Sized by the span: checked against it once all are open
+	 * (span_ok()). */
+	if (map_list[i].off == offsetof(struct steer_maps, steer_wdone) ||
+	    map_list[i].off == offsetof(struct steer_maps, steer_wenq)) {
+		if (!entries || entries % 2 || entries > STEER_CPU_TARGETS ||
+		    (m->span && entries / 2 != m->span))
+			return false;
+		m->span = entries / 2;
+		return true;
+	}
+	if (map_list[i].off == offsetof(struct steer_maps, steer_seq) ||
+	    map_list[i].off == offsetof(struct steer_maps, steer_deq) ||
+	    map_list[i].off == offsetof(struct steer_maps, steer_queued) ||
+	    map_list[i].off == offsetof(struct steer_maps, steer_weights))
+		return entries != 0;
 	if (map_list[i].type != BPF_MAP_TYPE_CPUMAP)
 		return entries == map_list[i].max_entries;
-	if (!entries || entries > map_list[i].max_entries ||
+	if (!entries || entries > STEER_CPU_IDS ||
 	    (m->cpumap_entries && entries != m->cpumap_entries))
 		return false;
 	m->cpumap_entries = entries;
 	return true;
+}
+
+static __u32 entries_of(int fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.max_entries;
+}
+
+/* The maps sized by the span S have its sizes: steer_seq a row of 2S
+ * targets per receiver slot, steer_deq 2S rows of a slot each,
+ * steer_queued a row of S per slot and one more (the CPUs without a
+ * slot), steer_weights S entries per policy slot, the cpumaps at most S. */
+static bool span_ok(const struct steer_maps *m, const char **missing)
+{
+	__u32 t = 2 * m->span;
+
+	*missing = STEER_STR(steer_seq);
+	if (entries_of(m->steer_seq) != t * m->slot_rows)
+		return false;
+	*missing = STEER_STR(steer_deq);
+	if (entries_of(m->steer_deq) != t * m->slot_rows)
+		return false;
+	*missing = STEER_STR(steer_queued);
+	if (entries_of(m->steer_queued) != (m->slot_rows + 1) * m->span)
+		return false;
+	*missing = STEER_STR(steer_weights);
+	if (entries_of(m->steer_weights) != STEER_SLOTS * m->span)
+		return false;
+	*missing = STEER_STR(cpu_map);
+	return m->cpumap_entries <= m->span;
 }
 
 int maps_open(const char *dir, struct steer_maps *m, const char **missing)
@@ -90,6 +128,7 @@ int maps_open_prefer(const char *dir, struct steer_maps *m,
 	for (i = 0; i < NMAPS; i++)
 		*fd_of(m, i) = -1;
 	m->cpumap_entries = 0;
+	m->span = 0;
 	m->rx_rows = 0;
 	m->slot_rows = 0;
 	if (snprintf(m->dir, sizeof(m->dir), "%s", dir) >= (int)sizeof(m->dir))
@@ -124,6 +163,10 @@ int maps_open_prefer(const char *dir, struct steer_maps *m,
 			maps_close(m);
 			return err;
 		}
+	}
+	if (!span_ok(m, missing ? missing : &(const char *){ NULL })) {
+		maps_close(m);
+		return -EPROTO;
 	}
 	return 0;
 }
@@ -574,19 +617,20 @@ int maps_rx_read(const struct steer_maps *m, int fd, __u32 key,
 
 int maps_queued_sum(const struct steer_maps *m, struct steer_cpu_stats *by_cpu)
 {
-	/* span: STEER_MAX_CPUS entries a row */
-	__u32 n = (m->slot_rows + 1) * STEER_MAX_CPUS, i;
+	__u32 n = (m->slot_rows + 1) * m->span, i;
 	struct steer_cpu_stats *rows;
 	int err;
 
-	memset(by_cpu, 0, STEER_MAX_CPUS * sizeof(*by_cpu));
+	memset(by_cpu, 0, STEER_CPU_IDS * sizeof(*by_cpu));
+	if (!m->span || m->span > STEER_CPU_IDS)
+		return -EINVAL;
 	rows = calloc(n, sizeof(*rows));
 	if (!rows)
 		return -ENOMEM;
 	err = maps_read_array(m->steer_queued, 0, n, sizeof(*rows), rows);
 	for (i = 0; !err && i < n; i++) {
-		by_cpu[i % STEER_MAX_CPUS].packets += rows[i].packets;
-		by_cpu[i % STEER_MAX_CPUS].bytes += rows[i].bytes;
+		by_cpu[i % m->span].packets += rows[i].packets;
+		by_cpu[i % m->span].bytes += rows[i].bytes;
 	}
 	free(rows);
 	return err;

@@ -19,8 +19,12 @@ struct steer_maps {
 	STEER_MAPS(MAPS_FD_)
 #undef MAPS_FD_
 	/* Entries of cpu_map (and cpu_map_b): the kernel's possible CPUs
-	 * when the loader made them, at most STEER_MAX_CPUS (prog.c). */
+	 * when the loader made them, at most the span (prog.c). */
 	__u32 cpumap_entries;
+	/* The span S (bpf/span.h): steer_wdone's entries / 2; a queue
+	 * target in the maps is bank * S + cpu. STEER_MAX_CPUS in pins of
+	 * xdp-loader load -p and of versions before it. */
+	__u32 span;
 	/* Receiver slots R: rows of steer_buckets and steer_load, each of
 	 * STEER_TABLE_MAX entries, as sized at load (prog.c). */
 	__u32 rx_rows;
@@ -30,11 +34,27 @@ struct steer_maps {
 	__u32 slot_rows;
 };
 
+/* The loader's arrays by target are indexed bank * STEER_CPU_IDS + cpu,
+ * whatever the span: a target as the maps hold it (bank * span + cpu)
+ * becomes one of those, STEER_CPU_TARGETS when it is none. */
+static inline __u32 maps_target_in(const struct steer_maps *m, __u32 t)
+{
+	if (t >= 2 * m->span)
+		return STEER_CPU_TARGETS;
+	return t >= m->span ? STEER_CPU_IDS + t - m->span : t;
+}
+
+/* ... and back (t below STEER_CPU_TARGETS, its CPU below the span). */
+static inline __u32 maps_target_out(const struct steer_maps *m, __u32 t)
+{
+	return t >= STEER_CPU_IDS ? m->span + t - STEER_CPU_IDS : t;
+}
+
 /* Opens every map pinned in 'dir'; -ENOENT when one is missing (nothing
  * attached there), -EPROTO when one's key, value or size is not this
  * version's (pinned by another xdp-steer), with its name in 'missing'
- * when not NULL. The two cpumaps may have any size up to STEER_MAX_CPUS,
- * the same. */
+ * when not NULL. The two cpumaps may have any size up to the span, the
+ * same; the maps by target and by CPU have the span's sizes. */
 int maps_open(const char *dir, struct steer_maps *m, const char **missing);
 /* The same, a map pinned as NAME 'suffix' (an upgrade's staged one,
  * kernel/migrate.h) taking the place of NAME. */
@@ -73,8 +93,8 @@ int maps_rx_scan(const struct steer_maps *m, int fd, size_t value_size,
 			   void *arg), void *arg);
 
 /* What every receiving CPU queued to each worker CPU (steer_queued, its
- * rows summed, the row of CPUs without a slot too) into by_cpu
- * [STEER_MAX_CPUS]. */
+ * rows of the span summed, the row of CPUs without a slot too) into
+ * by_cpu[STEER_CPU_IDS]. */
 int maps_queued_sum(const struct steer_maps *m, struct steer_cpu_stats *by_cpu);
 
 /* Sums a per-slot map's rows, of __u64 fields, bucket by bucket into

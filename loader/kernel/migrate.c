@@ -234,6 +234,16 @@ static __u32 plan_slot_rows(const struct migrate_plan *p)
 	       STEER_RX_SLOTS;
 }
 
+/* The span S after this upgrade: the pinned maps' (steer_wdone's
+ * entries / 2, kept whatever their size: same_layout()), which the
+ * programs loaded on them are told (kernel/prog.c prog_span()). */
+static __u32 plan_span(const struct migrate_plan *p)
+{
+	int span = prog_span(p->dir);
+
+	return span > 0 ? (__u32)span : STEER_MAX_CPUS;
+}
+
 /* The slot CPU 'c' holds after this upgrade, or -1: the identity slot
  * where the slot maps are made now (seed_identity()), else its entry of
  * the pinned steer_rx_slot ('fd'). */
@@ -268,7 +278,8 @@ static int fill_queued(const struct btf *ob, __u32 ot, const char *ov,
 	struct steer_cpu_stats *rows = NULL;
 	const struct steer_cpu_stats *q;
 	char path[PATH_MAX + 64];
-	__u32 nrows = plan_slot_rows(p) + 1, off = 0, n = 0, k;
+	__u32 nrows = plan_slot_rows(p) + 1, span = plan_span(p), off = 0;
+	__u32 n = 0, k;
 	int i, j, fd = -1, slots = -1, s, err = 0;
 
 	o = btf__type_by_id(ob, btf__resolve_type(ob, ot));
@@ -286,25 +297,25 @@ static int fill_queued(const struct btf *ob, __u32 ot, const char *ov,
 	}
 	if (!n)
 		return 0;	/* none there: nothing to carry */
-	n = n < STEER_MAX_CPUS ? n : STEER_MAX_CPUS;
+	n = n < span ? n : span;
 	snprintf(path, sizeof(path), "%s/%s" MIGRATE_STAGED, p->dir,
 		 STEER_STR(steer_queued));
 	fd = bpf_obj_get(path);
 	slots = open_pool_map(p, STEER_STR(steer_rx_slot));
-	rows = calloc((size_t)nrows * STEER_MAX_CPUS, sizeof(*rows));
+	rows = calloc((size_t)nrows * span, sizeof(*rows));
 	err = fd < 0 ? -errno : !rows ? -ENOMEM : 0;
 	for (i = 0; !err && i < pc->count; i++) {
 		s = slot_after(p, slots, pc->id[i]);
 		s = s >= 0 ? s : (int)nrows - 1;
 		q = (const void *)(ov + (size_t)i * osz + off);
 		for (k = 0; k < n; k++) {
-			rows[(size_t)s * STEER_MAX_CPUS + k].packets += q[k].packets;
-			rows[(size_t)s * STEER_MAX_CPUS + k].bytes += q[k].bytes;
+			rows[(size_t)s * span + k].packets += q[k].packets;
+			rows[(size_t)s * span + k].bytes += q[k].bytes;
 		}
 	}
 	if (!err)
 		err = maps_write_array(fd, 0, rows, sizeof(*rows),
-				       nrows * STEER_MAX_CPUS);
+				       nrows * span);
 	if (fd >= 0)
 		close(fd);
 	if (slots >= 0)
@@ -683,41 +694,57 @@ static bool per_slot(const char *name)
 	       !strcmp(name, STEER_STR(steer_load));
 }
 
-/* Entries per row of a slot-keyed map sized by its rows at load
- * (steer_seq, steer_deq, steer_rx_cpu, steer_queued; kernel/prog.c),
- * else 0. */
-static __u32 slot_keyed_row(const char *name)
+/*
+ * Whether 'entries' is a size the loader gives map 'name' at load
+ * (kernel/prog.c): the maps by target or by CPU sized by the span S (at
+ * most STEER_CPU_IDS), the slot-keyed ones by the receiver slots' rows
+ * (at most STEER_RX_SLOTS; steer_queued a row more), or both. A pinned
+ * map of another span or rows than this version would make (256 each
+ * before they were sized) is kept with its size, and the programs loaded
+ * on it are told its span (prog_span(): steer_wdone's entries / 2); that
+ * the maps agree with each other is checked as they are opened
+ * (kernel/maps.c span_ok()). So no way converts them.
+ */
+static bool sized_at_load(const char *name, __u32 entries)
 {
+	if (!entries)
+		return false;
+	if (!strcmp(name, STEER_STR(steer_wdone)) ||
+	    !strcmp(name, STEER_STR(steer_wenq)))
+		return !(entries % STEER_BANKS) &&
+		       entries / STEER_BANKS <= STEER_CPU_IDS;
+	if (!strcmp(name, STEER_STR(steer_weights)))
+		return !(entries % STEER_SLOTS) &&
+		       entries / STEER_SLOTS <= STEER_CPU_IDS;
 	if (!strcmp(name, STEER_STR(steer_seq)) ||
 	    !strcmp(name, STEER_STR(steer_deq)))
-		return STEER_TARGETS;	/* span */
+		return !(entries % STEER_BANKS) &&
+		       entries / STEER_BANKS <= STEER_RX_SLOTS * STEER_CPU_IDS;
 	if (!strcmp(name, STEER_STR(steer_queued)))
-		return STEER_MAX_CPUS;	/* span; a row more than the others */
-	return !strcmp(name, STEER_STR(steer_rx_cpu)) ||
-	       !strcmp(name, STEER_STR(steer_rx_lease)) ? 1 : 0;
+		return entries <= (STEER_RX_SLOTS + 1) * STEER_CPU_IDS;
+	if (!strcmp(name, STEER_STR(steer_rx_cpu)) ||
+	    !strcmp(name, STEER_STR(steer_rx_lease)))
+		return entries <= STEER_RX_SLOTS;
+	return false;
 }
 
 static bool same_layout(const char *name, const struct migrate_layout *a,
 			const struct migrate_layout *b)
 {
-	__u32 row = slot_keyed_row(name);
-
 	/* A cpumap is sized to the possible CPUs at load (kernel/prog.c),
 	 * the per-slot maps to the receiver slots, rows of STEER_TABLE_MAX,
-	 * the slot-keyed maps to their rows (256 before: kept as pinned,
-	 * with the pool's rows 0 saying so). */
-	/* BPF_F_NUMA_NODE says where a map lives, not its layout
+	 * the others by their span and slot rows (sized_at_load()).
+	 * BPF_F_NUMA_NODE says where a map lives, not its layout
 	 * (kernel/map_numa.h). */
 	return a->type == b->type && a->key_size == b->key_size &&
 	       a->value_size == b->value_size &&
 	       (a->flags & ~BPF_F_NUMA_NODE) == (b->flags & ~BPF_F_NUMA_NODE) &&
 	       (a->max_entries == b->max_entries ||
-		(a->type == BPF_MAP_TYPE_CPUMAP &&
-		 a->max_entries <= b->max_entries) ||
+		(a->type == BPF_MAP_TYPE_CPUMAP && a->max_entries &&
+		 a->max_entries <= STEER_CPU_IDS) ||
+		sized_at_load(name, a->max_entries) ||
 		(per_slot(name) && a->max_entries &&
 		 !(a->max_entries % STEER_TABLE_MAX) &&
-		 a->max_entries <= b->max_entries) ||
-		(row && a->max_entries && !(a->max_entries % row) &&
 		 a->max_entries <= b->max_entries));
 }
 
@@ -887,10 +914,10 @@ static int stage_maps(const struct migrate_plan *p)
 			if (!err && !strcmp(mm->name, STEER_STR(steer_rx_lease)))
 				err = bpf_map__set_max_entries(map,
 					plan_slot_rows(p));
-			/* span: STEER_MAX_CPUS */
+			/* A row of the span per slot, and one more. */
 			if (!err && !strcmp(mm->name, STEER_STR(steer_queued)))
 				err = bpf_map__set_max_entries(map,
-					(plan_slot_rows(p) + 1) * STEER_MAX_CPUS);
+					(plan_slot_rows(p) + 1) * plan_span(p));
 		}
 		if (err)
 			break;

@@ -142,7 +142,7 @@ int netdev_irq_cpus(const char *ifname, const struct netdev_info *info,
 		if (!a)
 			continue;
 		if (fgets(list, sizeof(list), a) && !cpuset_parse(&one, list))
-			for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+			for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
 				if (cpuset_has(&one, cpu))
 					cpuset_set(cpus, cpu);
 		fclose(a);

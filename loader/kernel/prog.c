@@ -38,6 +38,8 @@ const char *prog_mode_name(enum xdp_attach_mode mode)
 	}
 }
 
+static int pinned_entries(const char *dir, const char *name);
+
 int prog_cpumap_entries(const char *pin_dir)
 {
 	struct bpf_map_info info = {};
@@ -58,10 +60,48 @@ int prog_cpumap_entries(const char *pin_dir)
 		}
 	}
 	/* An entry per CPU id, holes in the possible mask included. */
+	return prog_span(pin_dir);
+}
+
+int prog_span(const char *pin_dir)
+{
+	int n = pin_dir ? pinned_entries(pin_dir, STEER_STR(steer_wdone)) :
+			  -ENOENT;
+
+	if (n != -ENOENT)
+		return n < 0 ? n : n / STEER_BANKS;
 	n = possible_span();
 	if (n < 0)
 		return n;
-	return n < STEER_MAX_CPUS ? n : STEER_MAX_CPUS;
+	return n < STEER_CPU_IDS ? n : STEER_CPU_IDS;
+}
+
+int prog_set_span(struct xdp_steer_bpf *skel, __u32 span,
+		  __u32 cpumap_entries)
+{
+	__u32 targets = STEER_BANKS * span;
+	int err;
+
+	err = bpf_map__set_max_entries(skel->maps.cpu_map, cpumap_entries);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.cpu_map_b,
+					       cpumap_entries);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.steer_wdone, targets);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.steer_wenq, targets);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.steer_seq,
+					       STEER_RX_SLOTS * targets);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.steer_deq,
+					       targets * STEER_RX_SLOTS);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.steer_weights,
+					       STEER_SLOTS * span);
+	if (!err)
+		skel->rodata->steer_span = span;
+	return err;
 }
 
 /* max_entries of the map 'name' pinned in 'dir' (its staged one first,
@@ -162,14 +202,15 @@ static int nic_node(const char *pin_dir)
 }
 
 /* The object, its maps to be reused from 'pin_dir', its cpumaps sized to
- * the kernel's possible CPUs (prog_cpumap_entries()): a cpumap larger than
+ * the kernel's possible CPUs (prog_cpumap_entries()) and the maps by
+ * target to the span (prog_set_span()): a cpumap larger than
  * the kernel's NR_CPUS is refused with E2BIG, as small router kernels
  * (NR_CPUS 8, 64) showed. */
 static struct xdp_steer_bpf *open_skel(const char *pin_dir)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = pin_dir);
 	struct xdp_steer_bpf *skel = xdp_steer_bpf__open_opts(&opts);
-	int n = prog_cpumap_entries(pin_dir), r, err;
+	int n = prog_cpumap_entries(pin_dir), span = prog_span(pin_dir), r, err;
 
 	if (!skel)
 		return NULL;
@@ -177,13 +218,11 @@ static struct xdp_steer_bpf *open_skel(const char *pin_dir)
 	err = migrate_prefer_staged(skel->obj, pin_dir);
 	if (err)
 		goto fail;
-	if (n <= 0) {
-		err = n ? n : -ENODEV;
+	if (n <= 0 || span <= 0) {
+		err = n <= 0 ? (n ? n : -ENODEV) : (span ? span : -ENODEV);
 		goto fail;
 	}
-	err = bpf_map__set_max_entries(skel->maps.cpu_map, (__u32)n);
-	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.cpu_map_b, (__u32)n);
+	err = prog_set_span(skel, (__u32)span, (__u32)n);
 	/* The per-slot maps: a row of drain buckets per receiver slot. */
 	r = prog_rx_slots(pin_dir);
 	if (!err && r <= 0)
@@ -204,16 +243,18 @@ static struct xdp_steer_bpf *open_skel(const char *pin_dir)
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.steer_rx_lease,
 					       (__u32)r);
-	if (!err)	/* span: STEER_TARGETS */
+	/* A row of the span's targets per slot. */
+	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.steer_seq,
-					       (__u32)r * STEER_TARGETS);
+					       (__u32)r * STEER_BANKS * span);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.steer_deq,
-					       (__u32)r * STEER_TARGETS);
-	/* A row more: the CPUs without a slot. span: STEER_MAX_CPUS */
+					       (__u32)r * STEER_BANKS * span);
+	/* A row of the span's CPUs per slot, and one more: the CPUs
+	 * without a slot. */
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.steer_queued,
-					       ((__u32)r + 1) * STEER_MAX_CPUS);
+					       ((__u32)r + 1) * span);
 	/* The per-slot maps on the NIC's node (map_numa.h). */
 	if (!err)
 		err = map_numa_apply(skel->obj, pin_dir, nic_node(pin_dir));

@@ -66,10 +66,23 @@ int prog_replace(const char *pin_dir, int ifindex, const struct attached *at,
 		 size_t len);
 
 /* Entries of the interface's cpumaps: those of the one pinned in 'pin_dir'
- * (NULL: none looked for), else the kernel's possible CPUs, at most
- * STEER_MAX_CPUS; or a negative errno. A CPU at or past it can have no
- * worker. */
+ * (NULL: none looked for), else the span (prog_span()); or a negative
+ * errno. A CPU at or past it can have no worker. */
 int prog_cpumap_entries(const char *pin_dir);
+
+/* The span S of the interface's maps (bpf/span.h): that of the
+ * steer_wdone pinned in 'pin_dir' (its entries / 2: STEER_MAX_CPUS in
+ * pins of xdp-loader load -p and of versions before the span), else the
+ * kernel's possible CPU ids (highest + 1), at most STEER_CPU_IDS; or a
+ * negative errno. */
+int prog_span(const char *pin_dir);
+
+/* Sizes the maps of 'skel' that have the span's dimensions (the cpumaps
+ * 'cpumap_entries', steer_wdone, steer_wenq, steer_seq, steer_deq,
+ * steer_weights) and tells its programs the span (its .rodata). */
+struct xdp_steer_bpf;
+int prog_set_span(struct xdp_steer_bpf *skel, __u32 span,
+		  __u32 cpumap_entries);
 
 /* The receiver slots R of the interface whose pins are in 'pin_dir' (its
  * last component the interface's name): those of the steer_buckets

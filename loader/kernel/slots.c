@@ -158,7 +158,7 @@ static int only_settled(const unsigned char *need, const unsigned char *in_use,
 {
 	__u32 t;
 
-	for (t = 0; t < STEER_TARGETS; t++)
+	for (t = 0; t < STEER_CPU_TARGETS; t++)
 		if (!need[t] && in_use[t] && undecided[t])
 			return 0;
 	return 1;
@@ -180,8 +180,8 @@ static int retire(const struct steer_maps *m, const struct steer_ctl *ctl,
 		  bool wait, struct slots_result *res, char *why,
 		  size_t why_len)
 {
-	unsigned char need[STEER_TARGETS], in_use[STEER_TARGETS];
-	unsigned char undecided[STEER_TARGETS];
+	unsigned char need[STEER_CPU_TARGETS], in_use[STEER_CPU_TARGETS];
+	unsigned char undecided[STEER_CPU_TARGETS];
 	struct timespec pause = { 0, 2000000 };
 	struct steer_slot active;
 	struct steer_ctl done = *ctl;
@@ -325,8 +325,9 @@ static int resolve_key(struct steer_build *b, const struct steer_slot *active)
 
 int slots_read_weights(const struct steer_maps *m, __u32 slot, __u32 *weight)
 {
-	return maps_read_array(m->steer_weights, slot * STEER_MAX_CPUS,
-			       STEER_MAX_CPUS, sizeof(*weight), weight);
+	memset(weight, 0, STEER_CPU_IDS * sizeof(*weight));
+	return maps_read_array(m->steer_weights, slot * m->span, m->span,
+			       sizeof(*weight), weight);
 }
 
 /* Prepare, second half: the new table (build_next_table(): the
@@ -336,7 +337,7 @@ static int build_table(const struct steer_maps *m, const struct steer_ctl *ctl,
 		       const struct steer_slot *active, struct steer_build *b,
 		       __u32 *table, int *moved)
 {
-	__u32 *old = NULL, weight[STEER_MAX_CPUS], i, key;
+	__u32 *old = NULL, weight[STEER_CPU_IDS], i, key;
 	bool weights = false;
 	int err;
 
@@ -390,7 +391,7 @@ static int write_filter(const struct steer_maps *m,
 static int write_inactive(const struct steer_maps *m, struct steer_build *b,
 			  const __u32 *table, __u32 slot)
 {
-	__u32 i, key, weight[STEER_MAX_CPUS];
+	__u32 i, key, weight[STEER_CPU_IDS];
 	struct steer_target t;
 	int err;
 
@@ -406,10 +407,10 @@ static int write_inactive(const struct steer_maps *m, struct steer_build *b,
 		return err;
 	memset(weight, 0, sizeof(weight));
 	for (i = 0; i < (__u32)b->ncpus; i++)
-		if (b->cpus[i].cpu < STEER_MAX_CPUS)
+		if (b->cpus[i].cpu < m->span)
 			weight[b->cpus[i].cpu] = b->cpus[i].weight;
-	err = maps_write_array(m->steer_weights, slot * STEER_MAX_CPUS, weight,
-			       sizeof(*weight), STEER_MAX_CPUS);
+	err = maps_write_array(m->steer_weights, slot * m->span, weight,
+			       sizeof(*weight), m->span);
 	if (err)
 		return err;
 	for (i = 0; i < b->nrule_cpus; i++) {
@@ -451,7 +452,7 @@ static int count_added(const unsigned char *added)
 {
 	int target, n = 0;
 
-	for (target = 0; target < STEER_TARGETS; target++)
+	for (target = 0; target < STEER_CPU_TARGETS; target++)
 		n += added[target];
 	return n;
 }
@@ -467,8 +468,8 @@ static int set_sched(const struct steer_maps *m, const struct steer_build *b,
 		     const struct kthread_info *old, int *changed, char *why,
 		     size_t why_len)
 {
-	unsigned char inherit[STEER_TARGETS] = { 0 };
-	struct kthread_info want[STEER_TARGETS];
+	unsigned char inherit[STEER_CPU_TARGETS] = { 0 };
+	struct kthread_info want[STEER_CPU_TARGETS];
 	__u32 target, from;
 	int n = 0;
 
@@ -478,8 +479,8 @@ static int set_sched(const struct steer_maps *m, const struct steer_build *b,
 				      why, why_len);
 	if (!old)
 		return 0;
-	for (target = 0; target < STEER_TARGETS; target++) {
-		from = (target + STEER_MAX_CPUS) % STEER_TARGETS;
+	for (target = 0; target < STEER_CPU_TARGETS; target++) {
+		from = (target + STEER_CPU_IDS) % STEER_CPU_TARGETS;
 		if (!added[target] || !old[from].pid ||
 		    old[from].policy < 0 ||
 		    (old[from].policy == SCHED_OTHER && !old[from].priority &&
@@ -515,9 +516,9 @@ static int find_misplaced(const struct steer_maps *m, __u32 bank,
 			 strerror(-err));
 		return err;
 	}
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
 		if (cpus[cpu] && cpuset_has(&online, cpu) &&
-		    kthread_misplaced(&kt[bank * STEER_MAX_CPUS + cpu], cpu))
+		    kthread_misplaced(&kt[bank * STEER_CPU_IDS + cpu], cpu))
 			cpuset_set(out, cpu);
 	return 0;
 }
@@ -531,11 +532,11 @@ static int renew_targets(const struct steer_maps *m,
 			 const struct cpu_set *misplaced, unsigned char *renew,
 			 char *why, size_t why_len)
 {
-	unsigned char in_use[STEER_TARGETS];
+	unsigned char in_use[STEER_CPU_TARGETS];
 	__u32 cpu, target;
 	int err;
 
-	memset(renew, 0, STEER_TARGETS);
+	memset(renew, 0, STEER_CPU_TARGETS);
 	if (!cpuset_count(misplaced))
 		return 0;
 	err = cpumap_in_use(m, active, in_use, NULL, NULL, NULL, NULL);
@@ -544,10 +545,10 @@ static int renew_targets(const struct steer_maps *m,
 			 strerror(-err));
 		return err;
 	}
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++) {
+	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++) {
 		if (!cpuset_has(misplaced, cpu))
 			continue;
-		target = bank * STEER_MAX_CPUS + cpu;
+		target = bank * STEER_CPU_IDS + cpu;
 		if (active->table_size && in_use[target]) {
 			snprintf(why, why_len, "CPU %u's cpumap kthread (bank %u) may run on other CPUs and buckets still drain from it; retry once they are done",
 				 cpu, bank);
@@ -561,7 +562,7 @@ static int renew_targets(const struct steer_maps *m,
 /*
  * Prepare, what reads alone: the build's table, bank and digest against
  * the slot in force, its key already resolved; the CPUs it needs
- * (cpus[STEER_MAX_CPUS]) and every kthread (kt[STEER_TARGETS]); whether
+ * (cpus[STEER_CPU_IDS]) and every kthread (kt[STEER_CPU_TARGETS]); whether
  * it is the policy in force; the workers whose kthread may run off its
  * CPU. Shared by the apply and its dry run (slots_plan()), so the dry
  * run predicts what the apply does.
@@ -601,7 +602,7 @@ int slots_plan(const struct steer_maps *m, struct steer_build *b,
 	       __u32 *table, struct slots_plan *out, char *why,
 	       size_t why_len)
 {
-	unsigned char cpus[STEER_MAX_CPUS];
+	unsigned char cpus[STEER_CPU_IDS];
 	struct cpu_set stale;
 	__u32 cpu;
 	int err;
@@ -628,7 +629,7 @@ int slots_plan(const struct steer_maps *m, struct steer_build *b,
 				     why, why_len);
 		if (err)
 			return err;
-		for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+		for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
 			if (cpuset_has(&stale, cpu))
 				cpuset_set(&out->renewed, cpu);
 	}
@@ -639,8 +640,8 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 		const int *worker_fds, struct slots_result *res, char *why,
 		size_t why_len)
 {
-	unsigned char cpus[STEER_MAX_CPUS], need[STEER_TARGETS];
-	unsigned char added[STEER_TARGETS] = { 0 }, renew[STEER_TARGETS];
+	unsigned char cpus[STEER_CPU_IDS], need[STEER_CPU_TARGETS];
+	unsigned char added[STEER_CPU_TARGETS] = { 0 }, renew[STEER_CPU_TARGETS];
 	struct kthread_info *kt;
 	struct cpu_set stale;
 	struct steer_window win;
@@ -652,7 +653,7 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	memset(res, 0, sizeof(*res));
 	why[0] = 0;
 	table = calloc(STEER_TABLE_MAX, sizeof(*table));
-	kt = calloc(STEER_TARGETS, sizeof(*kt));
+	kt = calloc(STEER_CPU_TARGETS, sizeof(*kt));
 	if (!table || !kt) {
 		free(table);
 		free(kt);
@@ -712,7 +713,7 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 	 * older program too. */
 	if (b->renew_workers && active.table_size &&
 	    b->slot.bank != active.bank)
-		for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+		for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
 			if (cpus[cpu])
 				cpuset_set(&stale, cpu);
 	if (!err)
@@ -720,12 +721,12 @@ int slots_apply(const struct steer_maps *m, struct steer_build *b,
 				    why, why_len);
 	if (err)
 		goto out;
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
 		if (cpuset_has(&stale, cpu))
 			cpuset_set(&res->renewed, cpu);
 	memset(need, 0, sizeof(need));
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
-		need[b->slot.bank * STEER_MAX_CPUS + cpu] = cpus[cpu];
+	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
+		need[b->slot.bank * STEER_CPU_IDS + cpu] = cpus[cpu];
 	if (active.table_size && active.digest == b->slot.digest) {
 		/* Same policy: nothing to flip. Still repair missing cpumap
 		 * entries, and retire what an earlier apply kept, waiting as
@@ -929,7 +930,7 @@ int slots_read_build(const struct steer_maps *m, struct steer_build *b,
 		     __u32 *table)
 {
 	struct collect c = { .b = b };
-	__u32 weight[STEER_MAX_CPUS], i, key;
+	__u32 weight[STEER_CPU_IDS], i, key;
 	struct steer_ctl ctl;
 	int err;
 
@@ -940,7 +941,7 @@ int slots_read_build(const struct steer_maps *m, struct steer_build *b,
 	err = slots_read_weights(m, ctl.active, weight);
 	if (err)
 		return err;
-	for (i = 0; i < STEER_MAX_CPUS; i++)
+	for (i = 0; i < STEER_CPU_IDS; i++)
 		if (weight[i])
 			b->cpus[b->ncpus++] = (struct table_cpu){ i, weight[i] };
 	if (!b->ncpus)
@@ -1006,7 +1007,7 @@ int slots_read_view(const struct steer_maps *m, struct slot_view *v)
 	for (i = 0; i < v->slot.table_size && i < STEER_TABLE_MAX; i++) {
 		key = v->ctl.active * STEER_TABLE_MAX + i;
 		if (!bpf_map_lookup_elem(m->steer_table, &key, &cpu) &&
-		    cpu < STEER_MAX_CPUS)
+		    cpu < STEER_CPU_IDS)
 			v->buckets[cpu]++;
 	}
 	err = maps_for_flow_rules(m, v->ctl.active, count_key, &v->nflow);

@@ -86,7 +86,7 @@ struct slots_plan {
 	int moved_buckets;		/* as slots_result's */
 	struct cpu_set renewed;		/* workers whose entries it would
 					 * make anew (kthreads.h) */
-	struct kthread_info kt[STEER_TARGETS];	/* every entry's now */
+	struct kthread_info kt[STEER_CPU_TARGETS];	/* every entry's now */
 };
 
 /* The prepare phase of slots_apply() on 'b', reading only: its key kept
@@ -102,20 +102,20 @@ int slots_plan(const struct steer_maps *m, struct steer_build *b,
 struct slot_view {
 	struct steer_ctl ctl;
 	struct steer_slot slot;		/* the active one */
-	__u32 buckets[STEER_MAX_CPUS];	/* table buckets per CPU */
+	__u32 buckets[STEER_CPU_IDS];	/* table buckets per CPU */
 	int nflow;			/* flow_rules entries of the slot */
 	int nprefix;			/* prefix_rules entries of the slot */
-	/* Both banks' entries, by target (bank * STEER_MAX_CPUS + cpu). */
-	struct bpf_cpumap_val cpumap[STEER_TARGETS];
-	unsigned char in_cpumap[STEER_TARGETS];
-	unsigned char in_use[STEER_TARGETS];	/* named by live records */
-	unsigned char need[STEER_TARGETS];	/* by the active slot */
+	/* Both banks' entries, by target (bank * STEER_CPU_IDS + cpu). */
+	struct bpf_cpumap_val cpumap[STEER_CPU_TARGETS];
+	unsigned char in_cpumap[STEER_CPU_TARGETS];
+	unsigned char in_use[STEER_CPU_TARGETS];	/* named by live records */
+	unsigned char need[STEER_CPU_TARGETS];	/* by the active slot */
 	int draining;			/* buckets still draining */
 	int stalled;			/* ... from a target that took
 					 * nothing off its waiting ring for
 					 * the drain timeout */
 	/* Each entry's kthread, by target; pid 0 where none was found. */
-	struct kthread_info kthreads[STEER_TARGETS];
+	struct kthread_info kthreads[STEER_CPU_TARGETS];
 	int window_open;		/* an apply warms up (kernel/window.h) */
 	/* Receiver slots (struct steer_rx_pool): how many there are, and
 	 * the CPUs holding the first rx_held of them, in slot order. */
@@ -138,7 +138,7 @@ int slots_read_build(const struct steer_maps *m, struct steer_build *b,
 int slots_read_active(const struct steer_maps *m, struct steer_ctl *ctl,
 		      struct steer_slot *s, __u32 *table);
 
-/* weight[STEER_MAX_CPUS]: slot 'slot's table weights (0: not a worker). */
+/* weight[STEER_CPU_IDS]: slot 'slot's table weights (0: not a worker). */
 int slots_read_weights(const struct steer_maps *m, __u32 slot, __u32 *weight);
 
 /* Waits until no XDP program still runs with what it read before the

@@ -256,13 +256,13 @@ static void read_carry(const char *dir, struct carry *c)
  * nothing else writes them yet. */
 static int write_carry(struct cpumap_trace_bpf *skel, const struct carry *c)
 {
-	__u32 zero = 0;
+	__u32 zero = 0, n = bpf_map__max_entries(skel->maps.ring_stats);
 	int err = 0;
 
 	if (c && c->ring)
 		err = maps_write_array(bpf_map__fd(skel->maps.ring_stats), 0,
 				       c->ring_sum, sizeof(c->ring_sum[0]),
-				       STEER_MAX_CPUS);
+				       n < STEER_MAX_CPUS ? n : STEER_MAX_CPUS);
 	if (!err && c && c->kthread &&
 	    bpf_map_update_elem(bpf_map__fd(skel->maps.kthread_stats), &zero,
 				c->kthread_v, BPF_ANY))
@@ -297,8 +297,12 @@ static int set_create(const struct steer_maps *m, bool next, unsigned banks,
 			 strerror(-err));
 		return err;
 	}
-	/* The XDP program's own maps, where the drain's evidence goes. */
-	err = 0;
+	/* The XDP program's own maps, where the drain's evidence goes, and
+	 * their span (bpf/span.h). */
+	skel->rodata->steer_span = m->span;
+	/* A ring_stats entry per worker CPU id below the span (one reused
+	 * keeps its own size). */
+	err = bpf_map__set_max_entries(skel->maps.ring_stats, m->span);
 #define TRACE_REUSE_(name, ...)						\
 	if (!err)							\
 		err = bpf_map__reuse_fd(skel->maps.name, m->name);
@@ -711,6 +715,7 @@ int trace_is_current(const struct steer_maps *m, bool next, char *why,
 	skel = cpumap_trace_bpf__open();
 	if (!skel)
 		return -errno;
+	skel->rodata->steer_span = m->span;
 #define TRACE_REUSE_(name, ...)						\
 	if (!err)							\
 		err = bpf_map__reuse_fd(skel->maps.name, m->name);

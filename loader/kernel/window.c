@@ -88,12 +88,12 @@ static void say_waiting(const unsigned char *waiting, char *why,
 
 	n = (size_t)snprintf(why, why_len,
 			     "the cpumap kthreads of CPU");
-	for (t = 0; t < STEER_TARGETS && n < why_len; t++) {
+	for (t = 0; t < STEER_CPU_TARGETS && n < why_len; t++) {
 		if (!waiting[t])
 			continue;
 		n += (size_t)snprintf(why + n, why_len - n, "%s %u%s",
-				      first ? "" : ",", t % STEER_MAX_CPUS,
-				      t >= STEER_MAX_CPUS ? " (bank 1)" : "");
+				      first ? "" : ",", t % STEER_CPU_IDS,
+				      t >= STEER_CPU_IDS ? " (bank 1)" : "");
 		first = 0;
 	}
 	if (n < why_len)
@@ -106,9 +106,9 @@ int window_wait_ready(const struct steer_maps *m, __u32 gro_units,
 		      char *why, size_t why_len)
 {
 	struct timespec pause = { 0, 1000000 };
-	unsigned char waiting[STEER_TARGETS];
+	unsigned char waiting[STEER_CPU_TARGETS];
 	struct evidence *e;
-	__u32 upto[STEER_TARGETS], t;
+	__u32 upto[STEER_CPU_TARGETS], t;
 	__u64 start;
 	int err, left;
 
@@ -118,11 +118,11 @@ int window_wait_ready(const struct steer_maps *m, __u32 gro_units,
 	/* Everything that entered each ring so far. */
 	err = evidence_read(m, e);
 	start = e->now_ns;
-	for (t = 0; !err && t < STEER_TARGETS; t++)
+	for (t = 0; !err && t < STEER_CPU_TARGETS; t++)
 		upto[t] = e->facts[t].enq;
 	while (!err) {
 		left = 0;
-		for (t = 0; t < STEER_TARGETS; t++) {
+		for (t = 0; t < STEER_CPU_TARGETS; t++) {
 			waiting[t] = !evidence_ring_delivered(e, t, upto[t],
 							      gro_units);
 			left += waiting[t];

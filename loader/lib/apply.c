@@ -138,15 +138,47 @@ int lib_apply_ticks(struct steer_ctx *ctx, const struct lib_iface *it,
 	return 0;
 }
 
+/* The highest CPU the build sends frames to (table, rules, non-IP). */
+static __u32 build_top_cpu(const struct steer_build *b)
+{
+	__u32 top = 0, i;
+
+#define TOP_(c) do { if ((c) != STEER_CPU_LOCAL && (c) > top) top = (c); } while (0)
+	for (i = 0; i < (__u32)b->ncpus; i++)
+		TOP_(b->cpus[i].cpu);
+	for (i = 0; i < b->nrule_cpus; i++)
+		TOP_(b->rule_cpus[i]);
+	for (i = 0; i < (__u32)b->nflow; i++)
+		if (b->flow[i].target.ncpus == 1)
+			TOP_(b->flow[i].target.cpu);
+	for (i = 0; i < (__u32)b->nprefix; i++)
+		if (b->prefix[i].target.ncpus == 1)
+			TOP_(b->prefix[i].target.cpu);
+	TOP_(b->slot.nonip_cpu);
+#undef TOP_
+	return top;
+}
+
 int lib_apply_build(struct steer_ctx *ctx, const struct lib_iface *it,
 		    const struct steer_maps *m, struct steer_build *b,
 		    struct steer_apply_result *res)
 {
 	struct xdp_steer_bpf *worker = NULL;
 	int worker_fds[STEER_BANKS];
+	__u32 top = build_top_cpu(b);
 	char why[512];
 	int err;
 
+	/* The pinned maps' span, not this machine's, bounds the workers:
+	 * pins made by xdp-loader load -p, or by a version before the span,
+	 * have STEER_MAX_CPUS (kernel/prog.c prog_span()). */
+	if (top >= m->cpumap_entries || top >= m->span)
+		return lib_fail(ctx, -ERANGE,
+				"%s: the policy names CPU %u, but the maps pinned in %s have cpumap entries for CPU ids below %u only (made by xdp-loader load -p, by an older xdp-steer, or for fewer possible CPUs); nothing was changed. 'xdp-steer detach %s' and attach again to size them for this machine (CPU ids below %d)",
+				it->ifname, top, it->dir,
+				m->cpumap_entries < m->span ?
+				m->cpumap_entries : m->span,
+				it->ifname, STEER_CPU_IDS);
 	err = lib_apply_ticks(ctx, it, b);
 	if (err)
 		return err;
@@ -220,7 +252,7 @@ int lib_apply_compile(struct steer_ctx *ctx, const struct lib_iface *it,
 		      const struct steer_policy *p, struct steer_build *b,
 		      bool *cpus_fallback)
 {
-	struct table_cpu buf[STEER_MAX_CPUS];
+	struct table_cpu buf[STEER_CPU_IDS];
 	struct policy_cpus workers;
 	char why[512];
 	int err;

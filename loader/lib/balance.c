@@ -47,18 +47,18 @@ struct sample {
 	struct steer_slot slot;			/* table_size 0: no policy */
 	int draining;				/* buckets still draining */
 	int stalled;				/* ... from a stalled CPU */
-	unsigned char stuck[STEER_MAX_CPUS];	/* workers whose ring does
+	unsigned char stuck[STEER_CPU_IDS];	/* workers whose ring does
 						 * not drain now */
 	unsigned char drain_rec[STEER_TABLE_MAX];	/* by drain bucket: 1
 							 * while draining */
 	__u32 table[STEER_TABLE_MAX];
-	__u32 weight[STEER_MAX_CPUS];
+	__u32 weight[STEER_CPU_IDS];
 	struct steer_load load[STEER_TABLE_MAX];	/* by drain bucket */
-	struct steer_cpu_stats cpu[STEER_MAX_CPUS];	/* sent toward: queued
+	struct steer_cpu_stats cpu[STEER_CPU_IDS];	/* sent toward: queued
 							 * and passed there */
 	struct cputime busy;				/* each CPU's ticks */
 	bool traced;					/* ring was read */
-	struct steer_ring_stats ring[STEER_MAX_CPUS];	/* by worker, when
+	struct steer_ring_stats ring[STEER_CPU_IDS];	/* by worker, when
 							 * traced */
 };
 
@@ -80,11 +80,11 @@ struct balancer {
 	struct balance_plan plan;
 	__u32 table[STEER_TABLE_MAX];		/* the plan's */
 	double load[STEER_TABLE_MAX], frames[STEER_TABLE_MAX];
-	double fixed[STEER_MAX_CPUS];
-	double own[STEER_MAX_CPUS];		/* the load of each worker's
+	double fixed[STEER_CPU_IDS];
+	double own[STEER_CPU_IDS];		/* the load of each worker's
 						 * buckets (loads()) */
-	struct balance_cpu cpu[STEER_MAX_CPUS];	/* by CPU time */
-	unsigned char hold[STEER_MAX_CPUS];	/* the round's (model/balance.h) */
+	struct balance_cpu cpu[STEER_CPU_IDS];	/* by CPU time */
+	unsigned char hold[STEER_CPU_IDS];	/* the round's (model/balance.h) */
 	/* Buckets moved in each of the last MINUTE_SLOTS seconds, by
 	 * second of the monotonic clock. */
 	int moved[MINUTE_SLOTS];
@@ -219,7 +219,7 @@ static int read_stuck(struct balancer *bl, struct sample *s)
  * steers with its maps. */
 static int read_policy(struct balancer *bl, struct sample *s, bool *renewed)
 {
-	unsigned char in_use[STEER_TARGETS];
+	unsigned char in_use[STEER_CPU_TARGETS];
 	struct lib_iface it;
 	int err, same;
 
@@ -285,7 +285,7 @@ static int read_toward(struct balancer *bl, struct sample *s)
 			      bl->rx);
 	if (!err)
 		err = maps_queued_sum(&bl->m, s->cpu);
-	for (c = 0; !err && c < bl->ncpus && c < STEER_MAX_CPUS; c++) {
+	for (c = 0; !err && c < bl->ncpus && c < STEER_CPU_IDS; c++) {
 		s->cpu[c].packets += bl->rx[c].passed_local;
 		s->cpu[c].bytes += bl->rx[c].passed_local_bytes;
 	}
@@ -309,7 +309,7 @@ static int take(struct balancer *bl, struct sample *s, bool *renewed)
 		err = read_toward(bl, s);
 	s->traced = bl->traced;
 	if (!err && bl->traced)
-		err = maps_read_array(bl->t.ring_stats, 0, STEER_MAX_CPUS,
+		err = maps_read_array(bl->t.ring_stats, 0, bl->m.span,
 				      sizeof(*s->ring), s->ring);
 	if (!err && cputime_read(NULL, &s->busy))
 		memset(&s->busy, 0, sizeof(s->busy));
@@ -360,9 +360,9 @@ static double loads(struct balancer *bl)
 	 * per worker cost 4 million steps a round at 1024 workers. */
 	memset(bl->own, 0, sizeof(bl->own));
 	for (t = 0; t <= mask; t++)
-		if (a->table[t] < STEER_MAX_CPUS)
+		if (a->table[t] < STEER_CPU_IDS)
 			bl->own[a->table[t]] += bl->load[t];
-	for (c = 0; c < STEER_MAX_CPUS; c++) {
+	for (c = 0; c < STEER_CPU_IDS; c++) {
 		if (!b->weight[c]) {
 			bl->fixed[c] = 0;
 			continue;
@@ -465,7 +465,7 @@ static void probe(struct balancer *bl, const struct balance_input *in,
 	double taken = 0;
 	__u32 c;
 
-	for (c = 0; c < STEER_MAX_CPUS; c++)
+	for (c = 0; c < STEER_CPU_IDS; c++)
 		if (in->weight[c] && bl->cpu[c].sent > bl->cpu[c].dropped)
 			taken += bl->cpu[c].sent - bl->cpu[c].dropped;
 	taken /= r->seconds > 0 ? r->seconds : 1;
@@ -561,7 +561,7 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 	/* The way load last moved holds; a worker that cannot drain now
 	 * neither sheds nor gains: a move off it would only wait. */
 	balance_hold(&bl->mem, bl->hold);
-	for (c = 0; c < STEER_MAX_CPUS; c++)
+	for (c = 0; c < STEER_CPU_IDS; c++)
 		if (b->stuck[c] && b->weight[c])
 			bl->hold[c] |= BALANCE_HOLD_SHED | BALANCE_HOLD_GAIN |
 				       BALANCE_HOLD_STUCK;

@@ -18,10 +18,10 @@
 struct dry_bufs {
 	__u32 *old_table, *next_table;
 	struct slots_plan *sp;
-	struct bpf_cpumap_val val[STEER_TARGETS];
-	unsigned char present[STEER_TARGETS];
-	__u32 qsize[STEER_TARGETS];
-	struct plan_sched sched[STEER_TARGETS];
+	struct bpf_cpumap_val val[STEER_CPU_TARGETS];
+	unsigned char present[STEER_CPU_TARGETS];
+	__u32 qsize[STEER_CPU_TARGETS];
+	struct plan_sched sched[STEER_CPU_TARGETS];
 };
 
 static void fill_kernel_side(struct dry_bufs *d)
@@ -29,7 +29,7 @@ static void fill_kernel_side(struct dry_bufs *d)
 	const struct kthread_info *k;
 	__u32 t;
 
-	for (t = 0; t < STEER_TARGETS; t++) {
+	for (t = 0; t < STEER_CPU_TARGETS; t++) {
 		d->qsize[t] = d->present[t] ? d->val[t].qsize : 0;
 		k = &d->sp->kt[t];
 		d->sched[t] = (struct plan_sched){
@@ -46,7 +46,7 @@ static void fill_kernel_side(struct dry_bufs *d)
  * not in the plan (status shows them). */
 static int leaving(const struct steer_maps *m, struct dry_bufs *d)
 {
-	unsigned char need[STEER_TARGETS], in_use[STEER_TARGETS];
+	unsigned char need[STEER_CPU_TARGETS], in_use[STEER_CPU_TARGETS];
 	__u32 t;
 	int err;
 
@@ -56,7 +56,7 @@ static int leaving(const struct steer_maps *m, struct dry_bufs *d)
 	if (!err)
 		err = cpumap_in_use(m, &d->sp->active, in_use, NULL, NULL, NULL,
 				    NULL);
-	for (t = 0; !err && t < STEER_TARGETS; t++)
+	for (t = 0; !err && t < STEER_CPU_TARGETS; t++)
 		if (!need[t] && in_use[t])
 			d->present[t] = 0;
 	return err;

@@ -21,7 +21,7 @@
 
 int lib_misplaced(const struct steer_maps *m, struct cpu_set *out)
 {
-	unsigned char need[STEER_TARGETS];
+	unsigned char need[STEER_CPU_TARGETS];
 	struct cpu_set online;
 	struct steer_slot s;
 	struct steer_ctl ctl;

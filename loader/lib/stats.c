@@ -31,9 +31,9 @@ int steer_sample_alloc(struct steer_sample *s)
 		return s->ncpus;
 	s->rx = calloc(s->ncpus, sizeof(*s->rx));
 	s->deq = calloc(s->ncpus, sizeof(*s->deq));
-	s->ring = calloc(STEER_MAX_CPUS, sizeof(*s->ring));
+	s->ring = calloc(STEER_CPU_IDS, sizeof(*s->ring));
 	s->kthread = calloc(s->ncpus, sizeof(*s->kthread));
-	s->queued = calloc(STEER_MAX_CPUS, sizeof(*s->queued));
+	s->queued = calloc(STEER_CPU_IDS, sizeof(*s->queued));
 	if (s->rx && s->deq && s->ring && s->kthread && s->queued)
 		return 0;
 	steer_sample_free(s);
@@ -107,7 +107,7 @@ static bool steering(const struct steer_stats_src *src)
  * balance on); none and no without a policy. */
 static int read_policy(struct steer_stats_src *src, struct steer_sample *s)
 {
-	unsigned char need[STEER_TARGETS];
+	unsigned char need[STEER_CPU_TARGETS];
 	struct cpu_set *w = &s->workers;
 	struct steer_slot slot;
 	struct steer_ctl ctl;
@@ -125,9 +125,9 @@ static int read_policy(struct steer_stats_src *src, struct steer_sample *s)
 		s->balance.interval_ms = slot.balance_ms;
 		err = cpumap_slot_needs(&src->m, ctl.active, &slot, need);
 	}
-	for (t = 0; !err && t < STEER_TARGETS; t++)
+	for (t = 0; !err && t < STEER_CPU_TARGETS; t++)
 		if (need[t])
-			cpuset_set(w, t % STEER_MAX_CPUS);
+			cpuset_set(w, t % STEER_CPU_IDS);
 	return err;
 }
 
@@ -163,7 +163,7 @@ int steer_stats_read(struct steer_stats_src *src, struct steer_sample *s)
 		err = maps_percpu_sum(src->t.kthread_stats, 0, sizeof(ksum),
 				      &ksum, s->kthread);
 	if (!err && src->traced)
-		err = maps_read_array(src->t.ring_stats, 0, STEER_MAX_CPUS,
+		err = maps_read_array(src->t.ring_stats, 0, src->m.span,
 				      sizeof(*s->ring), s->ring);
 	if (!err)
 		err = maps_percpu_sum(src->m.steer_stats, 0, sizeof(s->total),

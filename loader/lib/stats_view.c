@@ -14,7 +14,7 @@ bool steer_worker_view(const struct steer_sample *s, int cpu,
 
 	memset(v, 0, sizeof(*v));
 	v->cpu = cpu;
-	if (cpu < 0 || cpu >= STEER_MAX_CPUS)
+	if (cpu < 0 || cpu >= STEER_CPU_IDS)
 		return false;
 	/* steer_queued counts what the receiving CPUs queued to a
 	 * CPU; what a CPU passed on the spot, itself its target, is in its

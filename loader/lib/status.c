@@ -84,20 +84,20 @@ static void check_health(struct steer_status *st, const struct steer_maps *m)
 	if (!uname(&u))
 		in.release = u.release;
 	cpuset_zero(&misplaced);
-	for (t = 0; t < STEER_TARGETS; t++) {
+	for (t = 0; t < STEER_CPU_TARGETS; t++) {
 		in.idle_entries += v->in_cpumap[t] && !v->need[t] &&
 				   !v->in_use[t];
 		/* The policy's own entries: one retiring goes once its
 		 * buckets have drained, and no apply could do more. */
 		if (v->in_cpumap[t] && v->need[t] &&
-		    kthread_misplaced(&v->kthreads[t], t % STEER_MAX_CPUS))
-			cpuset_set(&misplaced, t % STEER_MAX_CPUS);
+		    kthread_misplaced(&v->kthreads[t], t % STEER_CPU_IDS))
+			cpuset_set(&misplaced, t % STEER_CPU_IDS);
 	}
 	in.misplaced = &misplaced;
 
 	if (!cpuset_read_online(&online, NULL)) {
 		in.online = &online;
-		in.online_beyond = online.beyond;
+		in.online_beyond = cpuset_count_from(&online, STEER_CPU_IDS);
 	}
 	if (st->if_exists && !netdev_info(st->ifname, &ni)) {
 		nip = &ni;

@@ -203,14 +203,14 @@ struct steer_sample {
 					 * program using these maps is on it */
 	struct steer_stats total;
 	struct steer_stats *rx;		/* [ncpus]: per receiving CPU */
-	/* [STEER_MAX_CPUS]: queued to each CPU by every receiving CPU
+	/* [STEER_CPU_IDS]: queued to each CPU by every receiving CPU
 	 * (steer_queued); local passes are in rx[cpu].passed_local* */
 	struct steer_cpu_stats *queued;
 	struct steer_worker_stats *deq;	/* [ncpus]: dequeued by a worker */
 	/* The cpumap tracepoints' counters (kernel/trace.h); all zero when
 	 * 'traced' is false (their programs are not pinned). */
 	bool traced;
-	struct steer_ring_stats *ring;	/* [STEER_MAX_CPUS]: per worker */
+	struct steer_ring_stats *ring;	/* [STEER_CPU_IDS]: per worker */
 	struct steer_kthread_stats *kthread; /* [ncpus]: per worker CPU */
 	/* The CPUs whose counters a monitor should see from the first read,
 	 * at 0 until they count: any online CPU may receive, and the
@@ -256,7 +256,7 @@ struct steer_worker_view {
 	double load;
 };
 
-/* The account of worker 'cpu' (< STEER_MAX_CPUS) in 's'; false when
+/* The account of worker 'cpu' (< STEER_CPU_IDS) in 's'; false when
  * nothing was ever sent to it or counted on it. Pure. */
 bool steer_worker_view(const struct steer_sample *s, int cpu,
 		       struct steer_worker_view *v);
@@ -338,13 +338,13 @@ struct steer_balance_round {
 	struct steer_slot slot;	/* that policy's settings (balance_*) */
 	double frames;		/* frames the table placed, per second */
 	const struct balance_plan *plan; /* NULL when it did not plan */
-	const struct balance_cpu *cpu;	/* [STEER_MAX_CPUS]: by CPU time,
+	const struct balance_cpu *cpu;	/* [STEER_CPU_IDS]: by CPU time,
 					 * what each CPU did; else NULL */
-	/* [STEER_MAX_CPUS]: BALANCE_HOLD_* bits on each worker this round
+	/* [STEER_CPU_IDS]: BALANCE_HOLD_* bits on each worker this round
 	 * (the way load last moved, a worker that cannot drain); NULL when
 	 * it did not plan. */
 	const unsigned char *hold;
-	const unsigned char *stuck;	/* [STEER_MAX_CPUS]: 1 for a worker
+	const unsigned char *stuck;	/* [STEER_CPU_IDS]: 1 for a worker
 					 * whose ring does not drain now */
 	int minute_moves;	/* buckets moved in the last minute, this
 				 * round's included */

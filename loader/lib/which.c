@@ -101,8 +101,9 @@ static int drain_state(const struct steer_maps *m,
 					 s->gro_units);
 		if (verdict == STEER_DRAIN_DONE)
 			continue;
-		w->draining_to[c] = (v[c].target & ~STEER_TARGET_LOCAL) %
-				    STEER_MAX_CPUS;
+		w->draining_to[c] = maps_target_in(m, v[c].target &
+						     ~STEER_TARGET_LOCAL) %
+				    STEER_CPU_IDS;
 		w->ndraining++;
 		w->nstalled += verdict == STEER_DRAIN_STALLED;
 		ms = (__s32)(e->now - v[c].since) > 0 ?

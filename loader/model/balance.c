@@ -35,12 +35,12 @@ struct round {
 	const struct balance_input *in;
 	__u32 *table;
 	unsigned char *frozen;
-	int widx[STEER_MAX_CPUS];	/* CPU -> worker, -1: none */
-	double load[STEER_MAX_CPUS];	/* by worker */
-	double frames[STEER_MAX_CPUS];	/* by worker, counted */
-	double target[STEER_MAX_CPUS];	/* share * total, > 0 */
+	int widx[STEER_CPU_IDS];	/* CPU -> worker, -1: none */
+	double load[STEER_CPU_IDS];	/* by worker */
+	double frames[STEER_CPU_IDS];	/* by worker, counted */
+	double target[STEER_CPU_IDS];	/* share * total, > 0 */
 	int nworkers;
-	__u32 cpu[STEER_MAX_CPUS];
+	__u32 cpu[STEER_CPU_IDS];
 };
 
 static double ratio(const struct round *r, int w)
@@ -75,7 +75,7 @@ static double fixed_of(const struct balance_input *in, __u32 cpu)
  * BALANCE_HOLD_SHED) or onto it (BALANCE_HOLD_GAIN). */
 static bool held(const struct balance_input *in, __u32 cpu, unsigned bit)
 {
-	return in->hold && cpu < STEER_MAX_CPUS && (in->hold[cpu] & bit);
+	return in->hold && cpu < STEER_CPU_IDS && (in->hold[cpu] & bit);
 }
 
 /* The lowest ratio a bucket or a worker's fixed load can have anywhere,
@@ -94,7 +94,7 @@ static void lower_bound(const struct round *r, struct balance_plan *plan)
 			plan->bound = x;
 	}
 	for (b = 0; b < in->size; b++) {
-		if (in->table[b] >= STEER_MAX_CPUS ||
+		if (in->table[b] >= STEER_CPU_IDS ||
 		    r->widx[in->table[b]] < 0)
 			continue;
 		best = -1;
@@ -172,7 +172,7 @@ static bool movable(const struct round *r, __u32 b)
 {
 	__u32 cpu = r->table[b];
 
-	return cpu < STEER_MAX_CPUS && r->widx[cpu] >= 0 &&
+	return cpu < STEER_CPU_IDS && r->widx[cpu] >= 0 &&
 	       r->in->load[b] > 0 && !(r->frozen && r->frozen[b]) &&
 	       !held(r->in, cpu, BALANCE_HOLD_SHED);
 }
@@ -268,7 +268,7 @@ static bool make_room(struct round *r, struct balance_plan *plan, int s,
 		      double gain)
 {
 	const struct balance_input *in = r->in;
-	double excess = ratio(r, s) - 1, goal, tmp[STEER_MAX_CPUS], need, v, x;
+	double excess = ratio(r, s) - 1, goal, tmp[STEER_CPU_IDS], need, v, x;
 	__u32 tried[ROOM_TRIES], shed[STEER_TABLE_MAX], b, c;
 	int to[STEER_TABLE_MAX], t, w, k, n, best, left;
 
@@ -384,11 +384,11 @@ int balance_plan(const struct balance_input *in, __u32 *table_out,
 	memmove(table_out, in->table, in->size * sizeof(*table_out));
 	r->in = in;
 	r->table = table_out;
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
 		r->widx[cpu] = -1;
 
 	/* Workers: the CPUs with a weight; their buckets' load. */
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++) {
+	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++) {
 		if (!in->weight[cpu])
 			continue;
 		r->widx[cpu] = r->nworkers;
@@ -400,7 +400,7 @@ int balance_plan(const struct balance_input *in, __u32 *table_out,
 	}
 	for (b = 0; b < in->size; b++) {
 		cpu = in->table[b];
-		if (cpu >= STEER_MAX_CPUS || r->widx[cpu] < 0)
+		if (cpu >= STEER_CPU_IDS || r->widx[cpu] < 0)
 			continue;
 		w = r->widx[cpu];
 		plan->workers[w].buckets++;
@@ -459,15 +459,15 @@ void balance_cpu_loads(__u32 size, const __u32 *table, const __u32 *weight,
 		       const struct balance_cpu *cpu, const double *cost,
 		       const double *other, double *load, double *fixed)
 {
-	double carried[STEER_MAX_CPUS], scale[STEER_MAX_CPUS], demand;
+	double carried[STEER_CPU_IDS], scale[STEER_CPU_IDS], demand;
 	__u32 b, c;
 
-	for (c = 0; c < STEER_MAX_CPUS; c++)
+	for (c = 0; c < STEER_CPU_IDS; c++)
 		carried[c] = weight[c] && other ? other[c] : 0;
 	for (b = 0; b < size; b++)
-		if (table[b] < STEER_MAX_CPUS && weight[table[b]])
+		if (table[b] < STEER_CPU_IDS && weight[table[b]])
 			carried[table[b]] += cost[b];
-	for (c = 0; c < STEER_MAX_CPUS; c++) {
+	for (c = 0; c < STEER_CPU_IDS; c++) {
 		demand = weight[c] ? balance_demand(&cpu[c]) : 0;
 		scale[c] = carried[c] > 0 ? demand / carried[c] : 0;
 		fixed[c] = !weight[c] ? 0 :
@@ -475,7 +475,7 @@ void balance_cpu_loads(__u32 size, const __u32 *table, const __u32 *weight,
 			   demand;
 	}
 	for (b = 0; b < size; b++)
-		load[b] = table[b] < STEER_MAX_CPUS ?
+		load[b] = table[b] < STEER_CPU_IDS ?
 			  cost[b] * scale[table[b]] : 0;
 }
 
@@ -516,14 +516,14 @@ void balance_remember(struct balance_memory *m, const struct balance_plan *p,
 		m->left[p->moves[i].bucket] = BALANCE_COOLDOWN;
 	m->going = p->short_of_aim;
 	for (i = 0; !trial && i < p->nmoves; i++) {
-		if (p->moves[i].from < STEER_MAX_CPUS)
+		if (p->moves[i].from < STEER_CPU_IDS)
 			went(m, p->moves[i].from, m->shed_at, m->gained_at);
-		if (p->moves[i].to < STEER_MAX_CPUS)
+		if (p->moves[i].to < STEER_CPU_IDS)
 			went(m, p->moves[i].to, m->gained_at, m->shed_at);
 	}
 	/* Calm for BALANCE_BACKOFF_CALM backoffs since its last turn:
 	 * halved, and forgotten below BALANCE_BACKOFF_MIN. */
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++) {
+	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++) {
 		b = m->backoff[cpu];
 		if (b && m->round + 1 - m->turned_at[cpu] >=
 			 BALANCE_BACKOFF_CALM * b) {
@@ -565,7 +565,7 @@ void balance_hold(const struct balance_memory *m, unsigned char *hold)
 {
 	__u32 cpu;
 
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
 		hold[cpu] = m->held_until[cpu] > m->round ?
 			    BALANCE_HOLD_SHED | BALANCE_HOLD_GAIN : 0;
 }
@@ -634,7 +634,7 @@ static bool probe_pick(const struct balance_input *in,
 	double worst = BALANCE_PROBE_DROPS, d;
 	__u32 c, b, best = in->size;
 
-	for (c = 0; c < STEER_MAX_CPUS; c++) {
+	for (c = 0; c < STEER_CPU_IDS; c++) {
 		if (!in->weight[c] || cpu[c].sent <= 0 ||
 		    held(in, c, BALANCE_HOLD_SHED))
 			continue;
@@ -864,7 +864,7 @@ static int climb_start(struct balance_probe *p, const struct balance_input *in,
 	 * more, yet what a step changes is where frames go. */
 	count = in->frames ? in->frames : in->load;
 	for (b = 0; b < in->size; b++)
-		if (in->table[b] < STEER_MAX_CPUS && in->weight[in->table[b]])
+		if (in->table[b] < STEER_CPU_IDS && in->weight[in->table[b]])
 			all += count[b];
 	left = p->step * all;
 	for (p->n = 0; p->n < max && left > 0; p->n++) {

@@ -101,17 +101,17 @@ void balance_cpu_loads(__u32 size, const __u32 *table, const __u32 *weight,
 struct balance_input {
 	__u32 size;			/* table buckets, a power of two */
 	const __u32 *table;		/* [size]: each bucket's CPU */
-	const __u32 *weight;		/* [STEER_MAX_CPUS]: each worker's
+	const __u32 *weight;		/* [STEER_CPU_IDS]: each worker's
 					 * weight, 0 for other CPUs */
 	const double *load;		/* [size]: each bucket's load */
 	const double *frames;		/* [size] or NULL: the frames each
 					 * load was counted from, for the
 					 * noise of the counts */
-	const double *fixed;		/* [STEER_MAX_CPUS] or NULL: load no
+	const double *fixed;		/* [STEER_CPU_IDS] or NULL: load no
 					 * move changes, per CPU */
 	const unsigned char *frozen;	/* [size] or NULL: buckets not to
 					 * move (moved a moment ago) */
-	const double *bias;		/* [STEER_MAX_CPUS] or NULL: each
+	const double *bias;		/* [STEER_CPU_IDS] or NULL: each
 					 * worker's share is its weight times
 					 * this (0 or NULL: 1), the climb's
 					 * (balance_probe) */
@@ -132,7 +132,7 @@ struct balance_input {
 	bool halfway;
 	double tolerance;		/* 0.10 for 10 % */
 	int max_moves;			/* buckets a round moves, at most */
-	/* [STEER_MAX_CPUS] or NULL: BALANCE_HOLD_* bits per worker, what no
+	/* [STEER_CPU_IDS] or NULL: BALANCE_HOLD_* bits per worker, what no
 	 * move of the round, trials included, may do to it
 	 * (balance_hold(), and a worker that cannot drain). */
 	const unsigned char *hold;
@@ -188,7 +188,7 @@ struct balance_plan {
 	 * 1 + tolerance: 'bound_bucket' alone exceeds a share. */
 	double bound;
 	__u32 bound_bucket;
-	struct balance_worker workers[STEER_MAX_CPUS];
+	struct balance_worker workers[STEER_CPU_IDS];
 	int nworkers;
 	struct balance_move moves[STEER_TABLE_MAX];
 	int nmoves;
@@ -239,11 +239,11 @@ struct balance_memory {
 	 * rounds (0: no turn to remember), the round (+ 1) of its last turn
 	 * or halving, and the round it is held until. */
 	__u32 round;
-	__u32 shed_at[STEER_MAX_CPUS];
-	__u32 gained_at[STEER_MAX_CPUS];
-	__u32 backoff[STEER_MAX_CPUS];
-	__u32 turned_at[STEER_MAX_CPUS];
-	__u32 held_until[STEER_MAX_CPUS];
+	__u32 shed_at[STEER_CPU_IDS];
+	__u32 gained_at[STEER_CPU_IDS];
+	__u32 backoff[STEER_CPU_IDS];
+	__u32 turned_at[STEER_CPU_IDS];
+	__u32 held_until[STEER_CPU_IDS];
 	/* Settling (balance_settle()): rounds in a row that moved and
 	 * tried nothing, and whether it has settled. */
 	__u32 quiet;
@@ -257,7 +257,7 @@ struct balance_memory {
 void balance_remember(struct balance_memory *m, const struct balance_plan *p,
 		      bool trial);
 
-/* Before a round: hold[cpu] (STEER_MAX_CPUS) gets the BALANCE_HOLD_* bits
+/* Before a round: hold[cpu] (STEER_CPU_IDS) gets the BALANCE_HOLD_* bits
  * the way load last moved puts on each worker. */
 void balance_hold(const struct balance_memory *m, unsigned char *hold);
 
@@ -470,7 +470,7 @@ struct balance_probe {
 	double spread_ss, spread_df;	/* the rounds' relative spread,
 					 * pooled over closed windows */
 	/* The climb's, between trials. */
-	double bias[STEER_MAX_CPUS];	/* each worker's, 0 for 1 */
+	double bias[STEER_CPU_IDS];	/* each worker's, 0 for 1 */
 	bool dir;			/* the next step goes next_from ->
 					 * next_to */
 	__u32 next_from, next_to;

@@ -101,22 +101,22 @@ void build_needed_cpus(const struct steer_build *b, const __u32 *table,
 {
 	__u32 i;
 
-	memset(need, 0, STEER_MAX_CPUS);
+	memset(need, 0, STEER_CPU_IDS);
 	for (i = 0; i < b->slot.table_size; i++)
-		if (table[i] < STEER_MAX_CPUS)
+		if (table[i] < STEER_CPU_IDS)
 			need[table[i]] = 1;
 	for (i = 0; i < b->nrule_cpus; i++)
-		if (b->rule_cpus[i] < STEER_MAX_CPUS)
+		if (b->rule_cpus[i] < STEER_CPU_IDS)
 			need[b->rule_cpus[i]] = 1;
 	for (i = 0; i < (__u32)b->nflow; i++)
 		if (b->flow[i].target.ncpus == 1 &&
-		    b->flow[i].target.cpu < STEER_MAX_CPUS)
+		    b->flow[i].target.cpu < STEER_CPU_IDS)
 			need[b->flow[i].target.cpu] = 1;
 	for (i = 0; i < (__u32)b->nprefix; i++)
 		if (b->prefix[i].target.ncpus == 1 &&
-		    b->prefix[i].target.cpu < STEER_MAX_CPUS)
+		    b->prefix[i].target.cpu < STEER_CPU_IDS)
 			need[b->prefix[i].target.cpu] = 1;
-	if (b->slot.nonip_cpu < STEER_MAX_CPUS)
+	if (b->slot.nonip_cpu < STEER_CPU_IDS)
 		need[b->slot.nonip_cpu] = 1;
 }
 
@@ -151,16 +151,16 @@ static bool keep_balanced(const struct steer_build *b,
 	if (!old || !weight || !(active->flags & b->slot.flags & STEER_F_BALANCE))
 		return false;
 	for (c = 0; c < b->ncpus; c++) {
-		if (b->cpus[c].cpu >= STEER_MAX_CPUS ||
+		if (b->cpus[c].cpu >= STEER_CPU_IDS ||
 		    weight[b->cpus[c].cpu] != b->cpus[c].weight)
 			return false;
 	}
-	for (i = 0; i < STEER_MAX_CPUS; i++)
+	for (i = 0; i < STEER_CPU_IDS; i++)
 		n += weight[i] != 0;
 	if (n != b->ncpus)
 		return false;
 	for (i = 0; i < b->slot.table_size; i++)
-		if (old[i] >= STEER_MAX_CPUS || !weight[old[i]])
+		if (old[i] >= STEER_CPU_IDS || !weight[old[i]])
 			return false;
 	return true;
 }

@@ -25,7 +25,7 @@ struct steer_build {
 	/* hash_key is used only without STEER_LF_SEED_RANDOM; generation
 	 * and digest are set by apply. */
 	struct steer_slot slot;
-	struct table_cpu cpus[STEER_MAX_CPUS];	/* indirection table CPUs */
+	struct table_cpu cpus[STEER_CPU_IDS];	/* indirection table CPUs */
 	int ncpus;
 	/* Every worker gets a new cpumap entry, in the other bank: their
 	 * program is another version's (an upgrade in place). */
@@ -58,7 +58,7 @@ void build_free(struct steer_build *b);
  * never enter it. */
 __u64 build_digest(const struct steer_build *b, const __u32 *table);
 
-/* Marks in need[STEER_MAX_CPUS] every CPU the build can send frames to:
+/* Marks in need[STEER_CPU_IDS] every CPU the build can send frames to:
  * its table (table_size entries), rules and non-IP CPU. */
 void build_needed_cpus(const struct steer_build *b, const __u32 *table,
 		       unsigned char *need);
@@ -82,7 +82,7 @@ __u32 build_choose_bank(const struct steer_slot *active,
 /* The table of b->slot.table_size entries the apply puts in force, into
  * table[]: b->table as it is (the balancer's); else the one in force
  * kept whole when the slot in force and b both balance, with the same
- * table size, workers and weights (weight[STEER_MAX_CPUS], the slot in
+ * table size, workers and weights (weight[STEER_CPU_IDS], the slot in
  * force's; NULL: unknown), and it names only those workers; else built
  * from it (table_build(), only the buckets that must move do). 'old':
  * the table in force when its size is b's, else NULL. Returns the number

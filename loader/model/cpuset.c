@@ -16,27 +16,37 @@ void cpuset_zero(struct cpu_set *s)
 
 void cpuset_set(struct cpu_set *s, __u32 cpu)
 {
-	if (cpu < STEER_MAX_CPUS)
+	if (cpu < CPUSET_MAX)
 		s->bits[cpu / 64] |= 1ull << (cpu % 64);
 }
 
 void cpuset_clear(struct cpu_set *s, __u32 cpu)
 {
-	if (cpu < STEER_MAX_CPUS)
+	if (cpu < CPUSET_MAX)
 		s->bits[cpu / 64] &= ~(1ull << (cpu % 64));
 }
 
 bool cpuset_has(const struct cpu_set *s, __u32 cpu)
 {
-	return cpu < STEER_MAX_CPUS && (s->bits[cpu / 64] >> (cpu % 64) & 1);
+	return cpu < CPUSET_MAX && (s->bits[cpu / 64] >> (cpu % 64) & 1);
 }
 
 int cpuset_count(const struct cpu_set *s)
 {
 	int i, n = 0;
 
-	for (i = 0; i < STEER_MAX_CPUS / 64; i++)
+	for (i = 0; i < CPUSET_MAX / 64; i++)
 		n += __builtin_popcountll(s->bits[i]);
+	return n;
+}
+
+int cpuset_count_from(const struct cpu_set *s, __u32 first)
+{
+	int n = (int)s->beyond;
+	__u32 c;
+
+	for (c = first; c < CPUSET_MAX; c++)
+		n += cpuset_has(s, c);
 	return n;
 }
 
@@ -76,10 +86,10 @@ int cpuset_parse(struct cpu_set *s, const char *list)
 			if (parse_num(&p, &hi) || hi < lo)
 				return -EINVAL;
 		}
-		for (c = lo; c <= hi && c < STEER_MAX_CPUS; c++)
+		for (c = lo; c <= hi && c < CPUSET_MAX; c++)
 			cpuset_set(s, c);
-		if (hi >= STEER_MAX_CPUS)
-			s->beyond += hi - (lo > STEER_MAX_CPUS ? lo : STEER_MAX_CPUS) + 1;
+		if (hi >= CPUSET_MAX)
+			s->beyond += hi - (lo > CPUSET_MAX ? lo : CPUSET_MAX) + 1;
 		while (isspace((unsigned char)*p))
 			p++;
 		if (*p == ',')
@@ -118,10 +128,10 @@ char *cpuset_format(const struct cpu_set *s, char *buf, size_t len)
 	if (!len)
 		return buf;
 	buf[0] = '\0';
-	for (lo = 0; lo < STEER_MAX_CPUS; lo++) {
+	for (lo = 0; lo < CPUSET_MAX; lo++) {
 		if (!cpuset_has(s, lo))
 			continue;
-		for (hi = lo; hi + 1 < STEER_MAX_CPUS && cpuset_has(s, hi + 1); hi++)
+		for (hi = lo; hi + 1 < CPUSET_MAX && cpuset_has(s, hi + 1); hi++)
 			;
 		if (hi == lo)
 			n = snprintf(buf + off, len - off, "%s%u", off ? "," : "", lo);

@@ -60,7 +60,7 @@ static void workers_vs(const __u32 *buckets, const struct cpu_set *set,
 	__u32 cpu;
 
 	cpuset_zero(out);
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
 		if (buckets[cpu] && cpuset_has(set, cpu) == in_set)
 			cpuset_set(out, cpu);
 }
@@ -116,7 +116,7 @@ int health_check(const struct health_input *in, struct health *h)
 	}
 	if (in->misplaced) {
 		cpuset_zero(&cpus);
-		for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+		for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
 			if (cpuset_has(in->misplaced, cpu) &&
 			    (!in->online || cpuset_has(in->online, cpu)))
 				cpuset_set(&cpus, cpu);
@@ -167,7 +167,7 @@ int health_check(const struct health_input *in, struct health *h)
 			   in->online_beyond,
 			   in->online_beyond == 1 ? "CPU with an id" :
 						    "CPUs with ids",
-			   STEER_MAX_CPUS, STEER_MAX_CPUS);
+			   STEER_CPU_IDS, STEER_CPU_IDS);
 	/* Each keeps a kthread and its ring; only an apply removes them
 	 * (kernel/slots.c, retire()). */
 	if (in->table_size && in->idle_entries)

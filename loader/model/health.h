@@ -55,7 +55,7 @@ struct health_input {
 	__u32 table_size;	/* active slot; 0: no policy applied */
 	__u32 queue_size;	/* active slot's cpumap ring, frames */
 	__u32 loader_flags;	/* active slot's STEER_LF_* */
-	const __u32 *buckets;	/* STEER_MAX_CPUS counts: table buckets per CPU */
+	const __u32 *buckets;	/* STEER_CPU_IDS counts: table buckets per CPU */
 	const struct cpu_set *online;
 	const struct cpu_set *irq;	/* CPUs taking ifname's RX interrupts */
 	const struct netdev_info *netdev;
@@ -71,8 +71,8 @@ struct health_input {
 	 * workers off it are warned of, on a machine of more nodes. */
 	int nic_node;
 	const struct cpu_set *nic_node_cpus;
-	/* Online CPUs with ids of STEER_MAX_CPUS or more (struct cpu_set
-	 * holds none of them: its 'beyond'). */
+	/* Online CPUs with ids of STEER_CPU_IDS or more, which no policy
+	 * may name (cpuset_count_from()). */
 	__u32 online_beyond;
 	/* Receiving CPUs that found every one of the interface's
 	 * 'rx_slots' receiver slots taken (struct steer_rx_pool),

@@ -28,14 +28,14 @@ static int node_add_cpus(struct numa_layout *l, struct numa_node *n,
 	for (i = 0; i < l->n; i++) {
 		if (&l->node[i] == n)
 			continue;
-		for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+		for (cpu = 0; cpu < CPUSET_MAX; cpu++)
 			if (cpuset_has(set, cpu) && cpuset_has(&l->node[i].cpus, cpu)) {
 				snprintf(why, why_len, "CPU %u is in node %d and in node %d",
 					 cpu, l->node[i].id, n->id);
 				return -EEXIST;
 			}
 	}
-	for (i = 0; i < STEER_MAX_CPUS / 64; i++)
+	for (i = 0; i < CPUSET_MAX / 64; i++)
 		n->cpus.bits[i] |= set->bits[i];
 	n->cpus.beyond += set->beyond;
 	return 0;
@@ -144,11 +144,11 @@ int numa_nodes_of(const struct numa_layout *l, const struct cpu_set *cpus,
 	if (len)
 		buf[0] = '\0';
 	for (i = 0; l && i < l->n; i++) {
-		for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+		for (cpu = 0; cpu < CPUSET_MAX; cpu++)
 			if (cpuset_has(cpus, cpu) &&
 			    cpuset_has(&l->node[i].cpus, cpu))
 				break;
-		if (cpu == STEER_MAX_CPUS)
+		if (cpu == CPUSET_MAX)
 			continue;
 		w = off < len ? snprintf(buf + off, len - off, "%s%d",
 					 n ? "," : "", l->node[i].id) : 0;
@@ -172,7 +172,7 @@ enum numa_default numa_default_workers(const struct cpu_set *online,
 
 	cpuset_zero(&mine);
 	cpuset_zero(out);
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++) {
+	for (cpu = 0; cpu < CPUSET_MAX; cpu++) {
 		if (!cpuset_has(online, cpu))
 			continue;
 		if (!collectors || !cpuset_has(collectors, cpu))

@@ -18,7 +18,7 @@
 
 struct numa_node {
 	int id;
-	struct cpu_set cpus;	/* cpus.beyond: its CPUs past STEER_MAX_CPUS */
+	struct cpu_set cpus;	/* cpus.beyond: its CPUs past STEER_CPU_IDS */
 };
 
 struct numa_layout {
@@ -58,7 +58,7 @@ enum numa_default {
 	 * CPUs but the collectors, as without a node (cross-node). */
 	NUMA_DEFAULT_NODE_COLLECTS,
 	/* The NIC's node has no online CPU a cpumap can address (a
-	 * memory-only node, or its CPUs past STEER_MAX_CPUS): the online
+	 * memory-only node, or its CPUs past STEER_CPU_IDS): the online
 	 * CPUs but the collectors, as without a node. */
 	NUMA_DEFAULT_NODE_EMPTY,
 	/* Every online CPU collects: every online CPU works (collecting

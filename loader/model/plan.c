@@ -26,19 +26,19 @@ static void weights_of(const struct steer_build *b, __u32 *w)
 {
 	int i;
 
-	memset(w, 0, STEER_MAX_CPUS * sizeof(*w));
+	memset(w, 0, STEER_CPU_IDS * sizeof(*w));
 	for (i = 0; b && i < b->ncpus; i++)
-		if (b->cpus[i].cpu < STEER_MAX_CPUS)
+		if (b->cpus[i].cpu < STEER_CPU_IDS)
 			w[b->cpus[i].cpu] = b->cpus[i].weight;
 }
 
 static void plan_workers(const struct plan_in *in, struct steer_plan *p)
 {
-	__u32 old_w[STEER_MAX_CPUS], new_w[STEER_MAX_CPUS], cpu;
+	__u32 old_w[STEER_CPU_IDS], new_w[STEER_CPU_IDS], cpu;
 
 	weights_of(in->old, old_w);
 	weights_of(in->next, new_w);
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
 		if (old_w[cpu] != new_w[cpu])
 			p->workers[p->nworkers++] = (struct plan_worker){
 				cpu, old_w[cpu], new_w[cpu] };
@@ -59,15 +59,15 @@ static int plan_moves(const struct plan_in *in, struct steer_plan *p)
 	p->units = m > n ? m : n;
 	if (!m || !n)
 		return 0;
-	count = calloc((size_t)STEER_MAX_CPUS * STEER_MAX_CPUS, sizeof(*count));
+	count = calloc((size_t)STEER_CPU_IDS * STEER_CPU_IDS, sizeof(*count));
 	if (!count)
 		return -ENOMEM;
 	for (j = 0; j < p->units; j++) {
 		from = in->old_table[j & (m - 1)];
 		to = in->next_table[j & (n - 1)];
-		if (from == to || from >= STEER_MAX_CPUS || to >= STEER_MAX_CPUS)
+		if (from == to || from >= STEER_CPU_IDS || to >= STEER_CPU_IDS)
 			continue;
-		if (!count[from * STEER_MAX_CPUS + to]++)
+		if (!count[from * STEER_CPU_IDS + to]++)
 			p->nmoves++;
 		p->moved++;
 	}
@@ -77,11 +77,11 @@ static int plan_moves(const struct plan_in *in, struct steer_plan *p)
 		return -ENOMEM;
 	}
 	p->nmoves = 0;
-	for (from = 0; from < STEER_MAX_CPUS; from++)
-		for (to = 0; to < STEER_MAX_CPUS; to++)
-			if (count[from * STEER_MAX_CPUS + to])
+	for (from = 0; from < STEER_CPU_IDS; from++)
+		for (to = 0; to < STEER_CPU_IDS; to++)
+			if (count[from * STEER_CPU_IDS + to])
 				p->moves[p->nmoves++] = (struct plan_move){
-					from, to, count[from * STEER_MAX_CPUS + to] };
+					from, to, count[from * STEER_CPU_IDS + to] };
 	free(count);
 	return 0;
 }
@@ -140,7 +140,7 @@ static void cpus_set(const __u32 *v, __u32 n, struct cpu_set *s)
 
 	cpuset_zero(s);
 	for (i = 0; i < n; i++)
-		if (v[i] < STEER_MAX_CPUS)
+		if (v[i] < STEER_CPU_IDS)
 			cpuset_set(s, v[i]);
 }
 
@@ -299,16 +299,16 @@ static bool sched_differs(const struct plan_sched *a,
 static void plan_cpumap(const struct plan_in *in, struct steer_plan *p)
 {
 	const struct steer_build *b = in->next;
-	unsigned char need[STEER_MAX_CPUS];
+	unsigned char need[STEER_CPU_IDS];
 	struct plan_sched from, to = {
 		true, b->sched_policy, b->sched_priority, b->sched_nice };
 	__u32 cpu, nt, ot, bank = b->slot.bank & 1, q = b->slot.queue_size;
 	bool renew, fresh;
 
 	build_needed_cpus(b, in->next_table, need);
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++) {
-		nt = bank * STEER_MAX_CPUS + cpu;
-		ot = (!bank) * STEER_MAX_CPUS + cpu;
+	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++) {
+		nt = bank * STEER_CPU_IDS + cpu;
+		ot = (!bank) * STEER_CPU_IDS + cpu;
 		renew = need[cpu] && in->renew && cpuset_has(in->renew, cpu);
 		fresh = false;
 		if (!need[cpu]) {

@@ -36,14 +36,14 @@ struct plan_in {
 	const struct steer_build *next;
 	const __u32 *next_table;
 	bool key_drawn;
-	/* The cpumap now, by target (bank * STEER_MAX_CPUS + cpu): which
+	/* The cpumap now, by target (bank * STEER_CPU_IDS + cpu): which
 	 * entries exist and their ring sizes; without those already on
 	 * their way out (not needed by the slot in force, buckets still
 	 * draining from them), which go whatever is applied. */
-	const unsigned char *in_cpumap;		/* [STEER_TARGETS] */
-	const __u32 *qsize;			/* [STEER_TARGETS] */
+	const unsigned char *in_cpumap;		/* [STEER_CPU_TARGETS] */
+	const __u32 *qsize;			/* [STEER_CPU_TARGETS] */
 	/* Each entry's kthread now, by target. */
-	const struct plan_sched *sched;		/* [STEER_TARGETS] */
+	const struct plan_sched *sched;		/* [STEER_CPU_TARGETS] */
 	/* Workers whose kthread may run off its CPU, which the apply gives
 	 * new entries (kernel/kthreads.h). NULL: none. */
 	const struct cpu_set *renew;
@@ -122,7 +122,7 @@ struct steer_plan {
 	bool changes;		/* anything at all would change */
 	bool rehash;		/* the hash key changes: every flow is hashed
 				 * anew, whatever its bucket's CPU */
-	struct plan_worker workers[STEER_MAX_CPUS];
+	struct plan_worker workers[STEER_CPU_IDS];
 	int nworkers;
 	/* Table moves, counted in 'units' parts of the hash space: the
 	 * larger table's buckets (a bucket is a bucket when the size stays). */
@@ -134,9 +134,9 @@ struct steer_plan {
 	 * changed in the order of those in force, then the added. */
 	struct plan_rule *rules;
 	int nrules;
-	struct plan_cpumap cpumap[STEER_TARGETS];	/* by CPU */
+	struct plan_cpumap cpumap[STEER_CPU_TARGETS];	/* by CPU */
 	int ncpumap;
-	struct plan_sched_change sched[STEER_TARGETS];	/* by CPU */
+	struct plan_sched_change sched[STEER_CPU_TARGETS];	/* by CPU */
 	int nsched;
 	struct plan_setting settings[PLAN_SETTINGS_MAX];
 	int nsettings;

@@ -21,7 +21,7 @@ int table_quotas(__u32 size, const struct table_cpu *cpus, int ncpus,
 	if (ncpus <= 0 || !is_pow2(size))
 		return -EINVAL;
 	for (i = 0; i < ncpus; i++) {
-		if (!cpus[i].weight || cpus[i].cpu >= STEER_MAX_CPUS)
+		if (!cpus[i].weight || cpus[i].cpu >= STEER_CPU_IDS)
 			return -EINVAL;
 		total += cpus[i].weight;
 	}
@@ -108,21 +108,21 @@ int table_build(__u32 *table, __u32 size, const struct table_cpu *cpus,
 				goto out_free;
 			}
 
-	/* Keep what may stay; STEER_MAX_CPUS marks a bucket to refill. */
+	/* Keep what may stay; STEER_CPU_IDS marks a bucket to refill. */
 	for (b = 0; b < size; b++) {
 		i = old ? cpu_index(cpus, ncpus, old[b]) : -1;
 		if (i >= 0 && have[i] < quota[i]) {
 			table[b] = old[b];
 			have[i]++;
 		} else {
-			table[b] = STEER_MAX_CPUS;
+			table[b] = STEER_CPU_IDS;
 		}
 	}
 	/* Refill with the CPU furthest below its quota: a fresh table comes
 	 * out interleaved, a changed one gives each newcomer buckets from
 	 * everywhere in the hash space. */
 	for (b = 0; b < size; b++) {
-		if (table[b] != STEER_MAX_CPUS)
+		if (table[b] != STEER_CPU_IDS)
 			continue;
 		best = -1;
 		for (j = 0; j < ncpus; j++) {

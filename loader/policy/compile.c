@@ -296,7 +296,7 @@ int policy_compile(const struct steer_policy *p,
 		b->slot.balance_max_moves = p->balance_max_moves;
 	}
 
-	if (cpus->n <= 0 || cpus->n > STEER_MAX_CPUS) {
+	if (cpus->n <= 0 || cpus->n > STEER_CPU_IDS) {
 		snprintf(why, why_len, "no worker CPU left to steer to");
 		return -EINVAL;
 	}

@@ -24,7 +24,7 @@ int policy_compile(const struct steer_policy *p,
  * (every online one) chosen by numa_default_workers(), so collectors only
  * collect and workers share the NIC's node. Returns how they were chosen
  * (NUMA_DEFAULT_ALL: every CPU works, collectors too). 'buf' holds
- * STEER_MAX_CPUS. A policy with 'cpus' keeps its list (NUMA_DEFAULT_ONLINE). */
+ * STEER_CPU_IDS. A policy with 'cpus' keeps its list (NUMA_DEFAULT_ONLINE). */
 enum numa_default policy_default_workers(const struct steer_policy *p,
 					 const struct cpu_set *irq,
 					 const struct numa_layout *l,

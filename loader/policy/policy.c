@@ -61,9 +61,10 @@ static int check_cpus(struct pctx *c, const yaml_node_t *n, long long lo,
 		ERR(c, n, "cpu %lld is not a CPU number", lo);
 		return -EINVAL;
 	}
-	if (hi >= STEER_MAX_CPUS) {
-		ERR(c, n, "cpu %lld is beyond the cpumap size %d",
-		    lo >= STEER_MAX_CPUS ? lo : hi, STEER_MAX_CPUS);
+	if (hi >= STEER_CPU_IDS) {
+		ERR(c, n, "cpu %lld is beyond the %d CPU ids xdp-steer steers to (cpus 0-%d)",
+		    lo >= STEER_CPU_IDS ? lo : hi, STEER_CPU_IDS,
+		    STEER_CPU_IDS - 1);
 		return -EINVAL;
 	}
 	/* Past the possible CPUs, a CPU is no entry of the cpumap (sized to
@@ -131,8 +132,8 @@ static int cpu_span(struct pctx *c, const yaml_node_t *n, long long *lo,
 	a = strtoull(s, NULL, 10);
 	b = strtoull(dash + 1, NULL, 10);
 	if (errno == ERANGE || a > LLONG_MAX || b > LLONG_MAX) {
-		ERR(c, n, "range %s is beyond the cpumap size %d (cpus 0-%d)",
-		    s, STEER_MAX_CPUS, STEER_MAX_CPUS - 1);
+		ERR(c, n, "range %s is beyond the %d CPU ids xdp-steer steers to (cpus 0-%d)",
+		    s, STEER_CPU_IDS, STEER_CPU_IDS - 1);
 		return -EINVAL;
 	}
 	if (a > b) {
@@ -194,7 +195,7 @@ static int cpu_entry(struct pctx *c, const yaml_node_t *n, long long *lo,
 int pol_get_cpu_list(struct pctx *c, const yaml_node_t *n,
 			struct policy_cpus *out)
 {
-	const yaml_node_t *first[STEER_MAX_CPUS] = { NULL };
+	const yaml_node_t *first[STEER_CPU_IDS] = { NULL };
 	long long lo, hi, w, cpu;
 	yaml_node_item_t *it;
 	struct table_cpu *v;
@@ -208,7 +209,7 @@ int pol_get_cpu_list(struct pctx *c, const yaml_node_t *n,
 		ERR(c, n, "empty CPU set; list at least one CPU");
 		return -EINVAL;
 	}
-	v = calloc(STEER_MAX_CPUS, sizeof(*v));
+	v = calloc(STEER_CPU_IDS, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	out->v = v;
@@ -241,11 +242,11 @@ static int cpus_from_set(const struct cpu_set *s, struct policy_cpus *out)
 {
 	__u32 cpu;
 
-	out->v = calloc(STEER_MAX_CPUS, sizeof(*out->v));
+	out->v = calloc(STEER_CPU_IDS, sizeof(*out->v));
 	if (!out->v)
 		return -ENOMEM;
 	out->n = 0;
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
 		if (cpuset_has(s, cpu))
 			out->v[out->n++] = (struct table_cpu){ cpu, 1 };
 	return 0;
@@ -563,11 +564,11 @@ static int get_policy(struct pctx *c, const yaml_node_t *root)
 		e = cpus_from_set(c->online, &p->cpus);
 		if (e)
 			return e;
-		if (c->online->beyond)
+		if (cpuset_count_from(c->online, STEER_CPU_IDS))
 			diag_add(c->d, DIAG_WARNING, 0, 0, "the default 'cpus' leaves out %u of the %s CPUs, those with ids of %d or more: xdp-steer steers to CPUs below %d only; name the workers with 'cpus' to choose which work",
-				 c->online->beyond,
+				 cpuset_count_from(c->online, STEER_CPU_IDS),
 				 c->online_name ? c->online_name : "online",
-				 STEER_MAX_CPUS, STEER_MAX_CPUS);
+				 STEER_CPU_IDS, STEER_CPU_IDS);
 	}
 
 	if (v[K_QUEUE]) {

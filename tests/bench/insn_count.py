@@ -387,9 +387,16 @@ class Model:
                 if 'map[id:' in text:
                     mid = int(text.split('map[id:')[1].split(']')[0])
                     if '][0]+' in text:
-                        raise ModelError('direct map value access (a global) '
-                                         'not modelled: %s' % text)
-                    if self.maps.show(mid)['type'] not in ('array',
+                        # A global (.rodata: the span, bpf/span.h): the
+                        # address of a single-entry array's value.
+                        info = self.maps.show(mid)
+                        if info['type'] != 'array' or info['max_entries'] != 1:
+                            raise ModelError('direct map value access not '
+                                             'modelled: %s' % text)
+                        goff = int(text.split('][0]+')[1].split()[0], 0)
+                        key = (0).to_bytes(info['bytes_key'], 'little')
+                        reg[dst] = Ptr(('value', mid, key), goff)
+                    elif self.maps.show(mid)['type'] not in ('array',
                                                            'percpu_array'):
                         reg[dst] = Ptr(('map', mid), 0)
                     else:

@@ -47,11 +47,14 @@ static void nap_us(long us)
 	nanosleep(&ts, NULL);
 }
 
+/* The span of the maps (struct steer_maps). */
+static __u32 span = STEER_MAX_CPUS;
+
 /* Where a frame of a bucket on table CPU 'cpu' goes from receiving CPU
  * 'rx' (the datapath's target_of()). */
 static __u32 target_of(const struct steer_slot *s, __u32 cpu, __u32 rx)
 {
-	__u32 t = cpu + (s->bank ? STEER_MAX_CPUS : 0);
+	__u32 t = cpu + (s->bank ? span : 0);
 
 	if ((s->flags & STEER_F_LOCAL_FASTPATH) && cpu == rx)
 		return STEER_TARGET_LOCAL | t;
@@ -128,6 +131,7 @@ int main(int argc, char **argv)
 			argv[1], strerror(-err));
 		return 1;
 	}
+	span = m.span;
 	table = calloc(STEER_TABLE_MAX, sizeof(*table));
 	if (!table ||
 	    bpf_map_lookup_elem(m.steer_ctl, &zero, &ctl)) {

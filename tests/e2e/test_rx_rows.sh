@@ -7,7 +7,7 @@
 # here from /sys and `ethtool -l`, not from the loader; steer_seq,
 # steer_deq and steer_rx_cpu have R rows too, their stride in the pool,
 # and steer_queued (what each slot queued per worker) R + 1; ring_stats
-# is a plain array (one entry per worker).
+# is a plain array (one entry per worker CPU of the span).
 # The test knob XDP_STEER_RX_SLOTS sizes them too; an attach over pinned
 # maps keeps their rows; detach and attach sizes them again; attach
 # --rx-slots N sets R, kept by apply and an upgrade, an attach with
@@ -59,10 +59,14 @@ value_of() {
 }
 check "steer_stats holds no per-worker counts: $(value_of steer_stats) B per possible CPU, under 1 KiB" \
 	test "$(value_of steer_stats)" -lt 1024
-check "steer_queued has R rows and one more (CPUs without a slot) of the cpumap's 256: $(entries steer_queued)" \
-	test "$(entries steer_queued)" -eq $(((R + 1) * 256))
+# The span S: half the targets (two banks).
+S=$((T / 2))
+check "steer_queued has R rows and one more (CPUs without a slot) of the span's $S CPUs: $(entries steer_queued)" \
+	test "$(entries steer_queued)" -eq $(((R + 1) * S))
 check "ring_stats is one plain array entry per worker, not per CPU: $(type_of ring_stats)" \
 	test "$(type_of ring_stats)" = array
+check "ring_stats has an entry per CPU of the span ($S): $(entries ring_stats)" \
+	test "$(entries ring_stats)" -eq "$S"
 check "status says R receiver slots" \
 	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER status $IF_B | grep -q 'receiver slots: [0-9]* of $R held'"
 check "an attach over the pinned maps keeps them (an upgrade in place of the same version)" \
@@ -82,7 +86,7 @@ check "detach" xs detach "$IF_B"
 N=$((R + 3))
 check "attach --rx-slots $N" xs attach "$IF_B" --policy "$E2E_ROOT/configs/default.yaml" --rx-slots $N
 check "the per-slot maps have $N rows" \
-	test "$(entries steer_buckets)" -eq $((N * 4096)) -a "$(entries steer_load)" -eq $((N * 4096)) -a "$(entries steer_seq)" -eq $((N * T)) -a "$(entries steer_deq)" -eq $((N * T)) -a "$(entries steer_rx_cpu)" -eq "$N" -a "$(entries steer_queued)" -eq $(((N + 1) * 256))
+	test "$(entries steer_buckets)" -eq $((N * 4096)) -a "$(entries steer_load)" -eq $((N * 4096)) -a "$(entries steer_seq)" -eq $((N * T)) -a "$(entries steer_deq)" -eq $((N * T)) -a "$(entries steer_rx_cpu)" -eq "$N" -a "$(entries steer_queued)" -eq $(((N + 1) * S))
 check "status says $N receiver slots" \
 	bash -c "nsenter --net=/run/netns/$NS_B $XDP_STEER status $IF_B | grep -q 'receiver slots: [0-9]* of $N held'"
 check "an apply keeps them" \

@@ -22,8 +22,10 @@
 /* Groups of flows of one shape each (--group on the generator); a power
  * of two (the program masks the group's index with it). */
 #define TRAFFIC_MAX_GROUPS	32
-/* CPUs the observer tells apart: 4 words of bits, as many as the cpumap. */
-#define TRAFFIC_MAX_CPUS	256
+/* CPUs the observer tells apart: 16 words of bits, as many CPU ids as
+ * a worker may have (STEER_CPU_IDS); a CPU past them is counted as the
+ * one 1024 below it. */
+#define TRAFFIC_MAX_CPUS	1024
 
 /* Frame shapes, fixed layouts (no VLAN, no IP options), so the generator
  * writes fields at constant offsets from the IP header, which an

@@ -155,7 +155,7 @@ static bool in_shapes(const struct steer_slot *s, __u32 from, __u32 to,
 static __u64 compile_and_check(const struct steer_policy *p)
 {
 	static __u32 table[STEER_TABLE_MAX];
-	unsigned char need[STEER_MAX_CPUS];
+	unsigned char need[STEER_CPU_IDS];
 	struct steer_build b;
 	char why[512];
 	__u64 digest;
@@ -196,7 +196,7 @@ static __u64 compile_and_check(const struct steer_policy *p)
 				  b.nprefix, sizeof(b.prefix[0].key),
 				  "prefix_rules");
 	build_needed_cpus(&b, table, need);
-	for (i = 0; i < STEER_MAX_CPUS; i++)
+	for (i = 0; i < STEER_CPU_IDS; i++)
 		CHECK(!need[i] || cpuset_has(&online, i),
 		      "the build needs offline cpu %d", i);
 	digest = build_digest(&b, table);

@@ -40,13 +40,13 @@
 static double wake_rate(struct box *b, const double *share, double factor,
 			bool noise)
 {
-	double u[STEER_MAX_CPUS] = { 0 }, cost, rate = b->rate * factor, left;
+	double u[STEER_CPU_IDS] = { 0 }, cost, rate = b->rate * factor, left;
 	__u32 c, top = 1;
 	int i;
 
 	/* Only the CPUs up to the last with a share: the rest idle, and
 	 * cost nothing to wake (the iterations stay cheap). */
-	for (c = 1; c < STEER_MAX_CPUS; c++)
+	for (c = 1; c < BOX_CPUS; c++)
 		if (share[c] > 0)
 			top = c + 1;
 	for (c = 0; c < top; c++)
@@ -72,7 +72,7 @@ static double wake_rate(struct box *b, const double *share, double factor,
 void box_observe(struct box *b, bool noise, struct box_state *st)
 {
 	const struct sim *s = b->s;
-	double share[STEER_MAX_CPUS] = { 0 }, in[STEER_MAX_CPUS] = { 0 };
+	double share[STEER_CPU_IDS] = { 0 }, in[STEER_CPU_IDS] = { 0 };
 	double taken = 0, per, need, left, done, ticks, frames, rate, kept;
 	/* A round of T seconds is noisier than one of 1 s by sqrt(1 s / T):
 	 * fewer frames and less time to average a host's hiccups over. */
@@ -110,12 +110,12 @@ void box_observe(struct box *b, bool noise, struct box_state *st)
 		st->seen[k].sent += done * share[k];
 		st->forwarded += done * share[k];
 		taken += done;
-		for (c = 0; c < STEER_MAX_CPUS; c++)
+		for (c = 0; c < BOX_CPUS; c++)
 			if (c != k)
 				in[c] += done * share[c];
 	}
 	/* Then each CPU's ring, with what is left of it. */
-	for (c = 0; c < STEER_MAX_CPUS; c++) {
+	for (c = 0; c < BOX_CPUS; c++) {
 		if (in[c] <= 0)
 			continue;
 		need = in[c] * b->work[c];
@@ -144,7 +144,7 @@ void box_observe(struct box *b, bool noise, struct box_state *st)
 	/* The traffic of the attach's round runs only the last 'start' of
 	 * it: the CPUs idle before. */
 	if (noise && b->starting) {
-		for (c = 0; c < STEER_MAX_CPUS; c++) {
+		for (c = 0; c < BOX_CPUS; c++) {
 			st->seen[c].busy *= b->start;
 			st->seen[c].sent *= b->start;
 			st->seen[c].dropped *= b->start;
@@ -152,7 +152,7 @@ void box_observe(struct box *b, bool noise, struct box_state *st)
 		st->forwarded *= b->start;
 		taken *= b->start;
 	}
-	for (c = 0; c < STEER_MAX_CPUS; c++) {
+	for (c = 0; c < BOX_CPUS; c++) {
 		if (c >= (__u32)b->collectors && !in[c])
 			st->demand[c] = st->seen[c].busy = b->app[c];
 		st->seen[c].sent *= 1e6 * b->seconds;
@@ -178,7 +178,7 @@ double box_unevenness(const struct box *b, const struct box_state *st)
 	double sum = 0, most = 0;
 	int c, n = 0;
 
-	for (c = 0; c < STEER_MAX_CPUS; c++) {
+	for (c = 0; c < BOX_CPUS; c++) {
 		if (!b->s->weight[c])
 			continue;
 		sum += st->demand[c];
@@ -196,7 +196,7 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 	struct sim *s = b->s;
 	struct balance_plan *plan = malloc(sizeof(*plan));
 	struct box_state *st = malloc(sizeof(*st));
-	double load[STEER_TABLE_MAX], fixed[STEER_MAX_CPUS];
+	double load[STEER_TABLE_MAX], fixed[STEER_CPU_IDS];
 	struct balance_input in = {
 		.size = s->size, .table = s->table, .weight = s->weight,
 		.load = load, .fixed = fixed, .frozen = mem->left,
@@ -205,7 +205,7 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 		.halfway = true,
 		.max_moves = max_moves, .bias = b->probe.bias,
 	};
-	unsigned char hold[STEER_MAX_CPUS];
+	unsigned char hold[STEER_CPU_IDS];
 	unsigned short *left = calloc(STEER_TABLE_MAX, sizeof(*left));
 	__u32 *out = calloc(STEER_TABLE_MAX, sizeof(*out));
 	int quiet = 0, err = 0, i, minute;
@@ -251,7 +251,7 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 			memset(hold, 0, sizeof(hold));
 		else
 			balance_hold(mem, hold);
-		for (c = 0; c < STEER_MAX_CPUS; c++)
+		for (c = 0; c < BOX_CPUS; c++)
 			if (b->stuck[c] && s->weight[c])
 				hold[c] |= BALANCE_HOLD_SHED |
 					   BALANCE_HOLD_GAIN |
@@ -267,7 +267,7 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 		if (err)
 			break;
 		/* The probe, as the loader runs it (lib/balance.c). */
-		for (taken = 0, c = 0; c < STEER_MAX_CPUS; c++)
+		for (taken = 0, c = 0; c < BOX_CPUS; c++)
 			if (s->weight[c])
 				taken += st->seen[c].sent - st->seen[c].dropped;
 		balance_probe_round(&b->probe, &in, st->seen,
@@ -298,9 +298,9 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 		minute = run->rounds / 60 < 64 ? run->rounds / 60 : 63;
 		for (i = 0; i < plan->nmoves; i++) {
 			c = plan->moves[i].from;
-			b->stuck_moves += c < STEER_MAX_CPUS && b->stuck[c];
+			b->stuck_moves += c < STEER_CPU_IDS && b->stuck[c];
 			c = plan->moves[i].to;
-			b->stuck_moves += c < STEER_MAX_CPUS && b->stuck[c];
+			b->stuck_moves += c < STEER_CPU_IDS && b->stuck[c];
 			b->minute_moves[minute]++;
 		}
 		for (i = 0; back && !b->probe.verdict && i < plan->nmoves; i++) {

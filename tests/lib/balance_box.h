@@ -15,6 +15,11 @@
 
 #include "balance_sim.h"
 
+/* CPUs a box simulates, each drawing its own noise: a fixed count, so a
+ * seed gives the same runs whatever the loader's arrays' length
+ * (STEER_CPU_IDS, which they are passed as). */
+#define BOX_CPUS	256
+
 struct box {
 	struct sim *s;			/* the traffic's bucket shares, the
 					 * table and the workers' weights */
@@ -25,9 +30,9 @@ struct box {
 					 * CPU to take and steer */
 	double local;			/* us a frame of the receiving CPU's
 					 * own buckets costs it besides */
-	double work[STEER_MAX_CPUS];	/* us a frame costs a CPU that takes
+	double work[STEER_CPU_IDS];	/* us a frame costs a CPU that takes
 					 * it off its ring */
-	double app[STEER_MAX_CPUS];	/* CPU share an application takes,
+	double app[STEER_CPU_IDS];	/* CPU share an application takes,
 					 * first */
 	double seconds;			/* a round */
 	double interval;		/* > 0: the policy's interval, s: each
@@ -55,7 +60,7 @@ struct box {
 					 * that placement the box has two
 					 * rates, and a round's noise flips it
 					 * from one to the other (awake) */
-	double awake[STEER_MAX_CPUS];	/* with wake: each worker's busy
+	double awake[STEER_CPU_IDS];	/* with wake: each worker's busy
 					 * share of the round before, where
 					 * the next round's starts from */
 	double burst;			/* > 0: a worker's ring overflows in
@@ -73,7 +78,7 @@ struct box {
 					 * of one placement differ by up
 					 * to 'spread', as on the
 					 * benchmarks' host */
-	bool stuck[STEER_MAX_CPUS];	/* the CPU's kthread takes nothing
+	bool stuck[STEER_CPU_IDS];	/* the CPU's kthread takes nothing
 					 * this round (an application of
 					 * higher priority has it all): what
 					 * is sent there drops, and the
@@ -116,11 +121,11 @@ struct box {
 
 /* What a round did, true and as seen. */
 struct box_state {
-	double demand[STEER_MAX_CPUS];	/* true: what each CPU would be
+	double demand[STEER_CPU_IDS];	/* true: what each CPU would be
 					 * busy with, over 1 when saturated */
 	double forwarded;		/* M frames/s */
 	double ring_dropped;		/* M frames/s, all rings */
-	struct balance_cpu seen[STEER_MAX_CPUS];
+	struct balance_cpu seen[STEER_CPU_IDS];
 	double counts[STEER_TABLE_MAX];	/* frames counted per bucket */
 };
 

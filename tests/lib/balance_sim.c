@@ -52,7 +52,7 @@ int sim_init(struct sim *s, __u32 size, int nworkers, const __u32 *weights,
 	int i, err;
 
 	memset(s, 0, sizeof(*s));
-	if (nworkers < 1 || nworkers > STEER_MAX_CPUS || t->elephants > 64 ||
+	if (nworkers < 1 || nworkers > STEER_CPU_IDS || t->elephants > 64 ||
 	    mice < 0)
 		return -EINVAL;
 	s->size = size;
@@ -112,7 +112,7 @@ void sim_measure(struct sim *s, double frames, double *out)
 
 double sim_ratio(const struct sim *s, const double *load)
 {
-	double per[STEER_MAX_CPUS] = { 0 }, total = 0, weights = 0, worst = 0;
+	double per[STEER_CPU_IDS] = { 0 }, total = 0, weights = 0, worst = 0;
 	__u32 b;
 	int c;
 

@@ -25,8 +25,8 @@ struct sim_traffic {
 struct sim {
 	__u32 size;			/* table buckets */
 	int nworkers;
-	struct table_cpu cpus[STEER_MAX_CPUS];
-	__u32 weight[STEER_MAX_CPUS];	/* by CPU, as the maps hold them */
+	struct table_cpu cpus[STEER_CPU_IDS];
+	__u32 weight[STEER_CPU_IDS];	/* by CPU, as the maps hold them */
 	__u32 table[STEER_TABLE_MAX];
 	double load[STEER_TABLE_MAX];	/* each bucket's true load, sum 1 */
 	__u32 elephant_bucket[64];	/* where each elephant is */

@@ -149,7 +149,7 @@ static char *policy_text(const char *tmpl)
 /* Parses, compiles and applies the policy with the loader's own code. */
 static int apply_text(const char *tmpl)
 {
-	struct steer_maps m = { .dir = "(test program)" };
+	struct steer_maps m = { .dir = "(test program)", .span = STEER_MAX_CPUS };
 	struct slots_result res;
 	struct steer_policy p;
 	struct steer_build b;
@@ -306,6 +306,8 @@ static void maps_of_prog(struct steer_maps *m)
 {
 	memset(m, 0, sizeof(*m));
 	snprintf(m->dir, sizeof(m->dir), "(test program)");
+	/* The object as compiled: its span (bpf/span.h). */
+	m->span = STEER_MAX_CPUS;
 #define FD_(name, ...) m->name = prog.name;
 	STEER_MAPS(FD_)
 #undef FD_

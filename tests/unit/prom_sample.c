@@ -15,9 +15,9 @@ int main(int argc, char **argv)
 {
 	static struct steer_stats rx[NCPUS];
 	static struct steer_worker_stats deq[NCPUS];
-	static struct steer_ring_stats ring[STEER_MAX_CPUS];
+	static struct steer_ring_stats ring[STEER_CPU_IDS];
 	static struct steer_kthread_stats kthread[NCPUS];
-	static struct steer_cpu_stats queued[STEER_MAX_CPUS];
+	static struct steer_cpu_stats queued[STEER_CPU_IDS];
 	struct steer_sample s = {
 		.ncpus = NCPUS, .steering = true, .traced = true,
 		.rx = rx, .deq = deq, .ring = ring, .kthread = kthread,

@@ -237,7 +237,7 @@ static void test_fixed_load(void)
 {
 	static const struct scenario sc = {
 		"", 2, 512, { 10000, 1.0, 0, 0 } };
-	double load[STEER_TABLE_MAX], fixed[STEER_MAX_CPUS] = { 0 };
+	double load[STEER_TABLE_MAX], fixed[STEER_CPU_IDS] = { 0 };
 	struct balance_plan *plan = malloc(sizeof(*plan));
 	struct sim *s = sim_new(&sc, NULL, 9);
 	double on0 = 0, total = 0;
@@ -284,9 +284,9 @@ out:
  * gained, so nothing moves, round after round. */
 static void test_elephant_stays(void)
 {
-	static const __u32 weight[STEER_MAX_CPUS] = { 1, 1 };
+	static const __u32 weight[STEER_CPU_IDS] = { 1, 1 };
 	struct balance_plan *plan = malloc(sizeof(*plan));
-	double load[8] = { 0 }, fixed[STEER_MAX_CPUS] = { 1e-4 };
+	double load[8] = { 0 }, fixed[STEER_CPU_IDS] = { 1e-4 };
 	__u32 table[8] = { 0, 1, 0, 1, 0, 1, 0, 1 };
 	struct balance_input in = {
 		.size = 8, .table = table, .weight = weight, .load = load,
@@ -308,6 +308,45 @@ static void test_elephant_stays(void)
 	free(plan);
 }
 
+/* 1024 workers (CPU ids 0-1023), 4096 buckets: CPU 1023's buckets
+ * carry four times the others' load, and the round moves load off it to
+ * workers of the whole range, within max_moves. */
+static void test_1024_workers_plan(void)
+{
+	static __u32 weight[STEER_CPU_IDS], table[STEER_TABLE_MAX];
+	static double load[STEER_TABLE_MAX];
+	struct balance_plan *plan = malloc(sizeof(*plan));
+	struct balance_input in = {
+		.size = STEER_TABLE_MAX, .table = table, .weight = weight,
+		.load = load, .tolerance = TOL, .max_moves = MOVES,
+	};
+	int i, off_1023 = 0, past_255 = 0;
+
+	if (!EXPECT(plan != NULL, "memory for a plan"))
+		return;
+	for (i = 0; i < STEER_CPU_IDS; i++)
+		weight[i] = 1;
+	for (i = 0; i < STEER_TABLE_MAX; i++) {
+		table[i] = i % STEER_CPU_IDS;
+		load[i] = table[i] == STEER_CPU_IDS - 1 ? 4 : 1;
+	}
+	if (EXPECT_EQ(balance_plan(&in, table, plan), 0, "the round is planned")) {
+		EXPECT_EQ(plan->nworkers, STEER_CPU_IDS, "the plan has 1024 workers");
+		EXPECT_EQ(plan->busiest, STEER_CPU_IDS - 1, "CPU 1023 is the busiest");
+		for (i = 0; i < plan->nmoves; i++) {
+			off_1023 += plan->moves[i].from == STEER_CPU_IDS - 1;
+			past_255 += plan->moves[i].to > 255;
+		}
+		EXPECT(plan->nmoves > 0 && plan->nmoves <= MOVES && off_1023 > 0,
+		       "it moves buckets off CPU 1023, within max_moves");
+		EXPECT(past_255 > 0, "moves go to workers past 255 too");
+		EXPECT(plan->after < plan->ratio, "the busiest carries less after");
+		printf("  %d moves off CPU 1023, %d to CPUs past 255; busiest %.2f -> %.2f\n",
+		       off_1023, past_255, plan->ratio, plan->after);
+	}
+	free(plan);
+}
+
 /* Over tolerance, but the busiest worker may not shed (its kthread cannot
  * drain now, or its load keeps turning), then no other may gain: no move,
  * and the round says held, not best-possible. */
@@ -315,9 +354,9 @@ static void test_held_says_so(void)
 {
 	double load[8] = { 0.4, 0.1, 0.4, 0.1, 0.4, 0.1, 0.4, 0.1 };
 	struct balance_plan *plan = malloc(sizeof(*plan));
-	unsigned char hold[STEER_MAX_CPUS] = { 0 };
-	double fixed[STEER_MAX_CPUS] = { 0 };
-	__u32 weight[STEER_MAX_CPUS] = { 1, 1 };
+	unsigned char hold[STEER_CPU_IDS] = { 0 };
+	double fixed[STEER_CPU_IDS] = { 0 };
+	__u32 weight[STEER_CPU_IDS] = { 1, 1 };
 	__u32 table[8] = { 0, 1, 0, 1, 0, 1, 0, 1 };
 	struct balance_input in = {
 		.size = 8, .table = table, .weight = weight, .load = load,
@@ -382,7 +421,7 @@ out:
  * go on until the busiest is within the tolerance. */
 static void test_make_room(void)
 {
-	static const __u32 weight[STEER_MAX_CPUS] = { 1, 1, 1, 1, 1 };
+	static const __u32 weight[STEER_CPU_IDS] = { 1, 1, 1, 1, 1 };
 	struct balance_plan *plan = malloc(sizeof(*plan));
 	struct balance_memory mem = { .going = false };
 	double load[128];
@@ -441,7 +480,7 @@ static void __attribute__((noinline)) paint_stack(void)
  * bucket 0x01010101.) */
 static void test_make_room_passes_over_a_bucket_that_fits_nowhere(void)
 {
-	static const __u32 weight[STEER_MAX_CPUS] = { 1, 1, 1, 1 };
+	static const __u32 weight[STEER_CPU_IDS] = { 1, 1, 1, 1 };
 	struct balance_plan *plan = malloc(sizeof(*plan));
 	double load[128];
 	__u32 table[128], before[128], b, cpu[128];
@@ -532,6 +571,8 @@ int main(int argc, char **argv)
 			   "balance: one flow that is its worker's whole load, the other idle, does not trade places for a hair"),
 		TEST_ENTRY(test_idle_and_balanced,
 			   "balance: no traffic is idle, even traffic balanced, without moves"),
+		TEST_ENTRY(test_1024_workers_plan,
+			   "balance: 1024 workers (CPU ids to 1023): the round moves load off the busiest, CPU 1023"),
 		TEST_ENTRY(test_held_says_so,
 			   "balance: a round the holds leave over tolerance moves nothing and says held"),
 		TEST_ENTRY(test_frozen_stay,

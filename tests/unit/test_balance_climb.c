@@ -184,7 +184,7 @@ static int box_new(struct box *b, __u64 seed)
  * length and state are left as they were. */
 static double rate_of(struct box *b)
 {
-	double awake[STEER_MAX_CPUS], seconds = b->seconds, sum = 0;
+	double awake[STEER_CPU_IDS], seconds = b->seconds, sum = 0;
 	struct box_state st;
 	__u64 rng = b->s->rng;
 	int i;
@@ -194,7 +194,7 @@ static double rate_of(struct box *b)
 		return st.forwarded;
 	}
 	memcpy(awake, b->awake, sizeof(awake));
-	for (i = 0; i < STEER_MAX_CPUS; i++)
+	for (i = 0; i < STEER_CPU_IDS; i++)
 		b->awake[i] = 1;
 	b->seconds = 1;
 	b->s->rng = 0x9e3779b97f4a7c15ull;

@@ -552,9 +552,9 @@ static int climb_round_in(const unsigned char *frozen,
 			  struct balance_probe *p)
 {
 	enum { SIZE = 64 };
-	static __u32 table[SIZE], out[SIZE], weight[STEER_MAX_CPUS];
+	static __u32 table[SIZE], out[SIZE], weight[STEER_CPU_IDS];
 	static double load[SIZE];
-	struct balance_cpu cpu[STEER_MAX_CPUS] = {
+	struct balance_cpu cpu[STEER_CPU_IDS] = {
 		[0] = { .busy = 1.0, .sent = 1000, .dropped = 0 },
 		[1] = { .busy = 0.98, .sent = 1000, .dropped = 0 },
 	};
@@ -599,7 +599,7 @@ static int climb_round(const unsigned char *frozen, const unsigned char *hold,
 
 static void test_climb_waits_for_cooling_and_held_buckets(void)
 {
-	unsigned char frozen[64] = { 0 }, hold[STEER_MAX_CPUS] = { 0 };
+	unsigned char frozen[64] = { 0 }, hold[STEER_CPU_IDS] = { 0 };
 	struct balance_probe p;
 	int b;
 
@@ -636,9 +636,9 @@ static int edge_round(double step, bool kept, bool edge,
 		      struct balance_probe *p, char *note, size_t len)
 {
 	enum { SIZE = 64 };
-	static __u32 table[SIZE], out[SIZE], weight[STEER_MAX_CPUS];
+	static __u32 table[SIZE], out[SIZE], weight[STEER_CPU_IDS];
 	static double load[SIZE];
-	struct balance_cpu cpu[STEER_MAX_CPUS] = {
+	struct balance_cpu cpu[STEER_CPU_IDS] = {
 		[0] = { .busy = 1.0, .sent = 50, .dropped = 0 },
 		[1] = { .busy = 0.98, .sent = 6300, .dropped = 0 },
 	};
@@ -731,13 +731,13 @@ static int judged_round(double busy0, const struct balance_step *way,
 			struct balance_probe *p, int *moved_back)
 {
 	enum { SIZE = 64 };
-	static __u32 table[SIZE], out[SIZE], weight[STEER_MAX_CPUS];
+	static __u32 table[SIZE], out[SIZE], weight[STEER_CPU_IDS];
 	static double load[SIZE], frames[SIZE];
-	struct balance_cpu cpu[STEER_MAX_CPUS] = {
+	struct balance_cpu cpu[STEER_CPU_IDS] = {
 		[0] = { .busy = busy0, .sent = 32000, .dropped = 0 },
 		[1] = { .busy = 1.0, .sent = 32000, .dropped = 10000 },
 	};
-	double fixed[STEER_MAX_CPUS] = { 0 };
+	double fixed[STEER_CPU_IDS] = { 0 };
 	struct balance_input in = {
 		.size = SIZE, .table = table, .weight = weight, .load = load,
 		.frames = frames, .fixed = fixed, .tolerance = 0.05,

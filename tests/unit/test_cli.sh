@@ -251,8 +251,23 @@ for v in '' x 0-x '0 -3' 3-1 -1 0x10 ' 0-3'; do
 		has "^xdp-steer: --cpus takes a CPU list like 0-63 or 0-15,32-47, not '$v'$" err
 done
 check "check --cpus of CPUs no policy can use is a usage error (exit 2)" \
-	rc_out 2 xs check --cpus 256-300 -p "$T/big.yaml"
-check "  saying so" has "^xdp-steer: --cpus 256-300 names no CPU below 256" err
+	rc_out 2 xs check --cpus 1024-1100 -p "$T/big.yaml"
+check "  saying so" has "^xdp-steer: --cpus 1024-1100 names no CPU below 1024" err
+printf 'version: 1\ncpus: [1, 263, 1023]\nrules:\n  - {match: {proto: udp}, cpus: [300-301]}\n' >"$T/high.yaml"
+printf 'version: 1\ncpus: [0, 1024]\n' >"$T/over.yaml"
+printf 'version: 1\ntable_size: 1024\n' >"$T/wide.yaml"
+printf 'version: 1\n' >"$T/default.yaml"
+check "check --cpus 0-1023 takes workers 263 and 1023 and rule CPUs 300-301 (no limit at 256)" \
+	rc_out 0 xs check --cpus 0-1023 -p "$T/high.yaml"
+check "  and prints them" has '^cpus: \[1, 263, 1023\]$' out
+check "check --cpus 0-2047 refuses a policy naming CPU 1024 (exit 1)" \
+	rc_out 1 xs check --cpus 0-2047 -p "$T/over.yaml"
+check "  naming the limit" has "^$T/over.yaml:2:11: cpu 1024 is beyond the 1024 CPU ids xdp-steer steers to (cpus 0-1023)$" err
+check "a default 'cpus' under --cpus 0-2047 leaves out CPUs 1024-2047, warned" \
+	rc_out 0 xs check --cpus 0-2047 -p "$T/wide.yaml"
+check "  naming how many and the limit" \
+	has "the default 'cpus' leaves out 1024 of the --cpus 0-2047 CPUs, those with ids of 1024 or more" err
+check "  and the workers are 0-1023" has '^# cpus: not set, .*\[0-1023\]$' out
 
 # check --nodes LAYOUT [--nic-node N]: the NUMA nodes of the machine a
 # policy is for. Warnings, never mistakes: exit 0 either way.
@@ -281,6 +296,9 @@ check "a node of CPUs past 255 only: the default crosses nodes, warned" \
 	rc_out 0 xs check --cpus 0-255 --nodes 0:0-255,1:256-511 --nic-node 1 -p "$T/default.yaml"
 check "  saying node 1 has none of the online CPUs" \
 	has "node 1, the NIC's, has none of the online CPUs: the workers are all of them but those taking its RX interrupts, across nodes (0-255)" err
+check "a NIC on a node of CPUs past 255: its CPUs are the default workers" \
+	rc_out 0 xs check --cpus 0-511 --nodes 0:0-255,1:256-511 --nic-node 1 -p "$T/default.yaml"
+check "  said" has "node 1's CPUs 256-511 but" err
 check "-q says none of it" rc_out 0 xs check -q --cpus 0-31 --nodes $NODES --nic-node 1 -p "$T/span.yaml"
 check "  (stderr and stdout are empty)" bash -c "[ ! -s '$T/err' ] && [ ! -s '$T/out' ]"
 for v in 0-15 x:0-3 0:0-3,,1:4 0:0-3,1:3-5 0:0-3,0:4-7 4096:0; do

@@ -826,7 +826,7 @@ out:
  * unless that leaves nothing, and keeps to the NIC's node. */
 static void test_default_workers(void)
 {
-	struct table_cpu buf[STEER_MAX_CPUS];
+	struct table_cpu buf[STEER_CPU_IDS];
 	struct policy_cpus w;
 	struct steer_policy p, listed;
 	struct numa_layout l;

@@ -159,11 +159,46 @@ static void test_a_bucket_leaves_the_fast_path_once_a_poll_ended(void)
 	EXPECT(steer_polled_since(0, 50, &b, 0), "counts compare across their wrap");
 }
 
+/* The kthread tracepoint's reading of a cpumap kthread's name
+ * (steer_cpumap_comm_cpu()), as the kernel writes it into the task's
+ * 16-byte comm: "cpumap/<cpu>/map:<id>", cut at 15 characters. */
+static void test_a_cpumap_kthread_name_gives_its_cpu_up_to_8191(void)
+{
+	static const struct {
+		const char *name;
+		int cpu;
+	} rows[] = {
+		{ "cpumap/0/map:12", 0 },
+		{ "cpumap/263/map:", 263 },
+		{ "cpumap/999/map:", 999 },
+		{ "cpumap/1000/map", 1000 },	/* 4 digits: lost before */
+		{ "cpumap/1023/map", 1023 },
+		{ "cpumap/8191/map", 8191 },	/* NR_CPUS 8192 - 1 */
+		{ "cpumap/1234567/", 1234567 },	/* the most comm holds */
+		{ "cpumap/12345678", -1 },	/* no '/' left in comm */
+		{ "cpumap//map:123", -1 },
+		{ "cpumap/2x/map:1", -1 },
+		{ "kworker/3:1", -1 },
+		{ "ksoftirqd/263", -1 },
+	};
+	char comm[16];
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		memset(comm, 0, sizeof(comm));
+		strncpy(comm, rows[i].name, sizeof(comm) - 1);
+		if (!EXPECT_EQ(steer_cpumap_comm_cpu(comm), rows[i].cpu,
+			       "the CPU of a kthread's name is read whole, or -1 for none"))
+			printf("  name \"%s\"\n", rows[i].name);
+	}
+}
+
 static const struct test_case tests[] = {
 	TEST_ENTRY(test_a_record_says_something_from_its_slots_warm_up_on, "a bucket record says where its last frame went from its slot's warm-up on"),
 	TEST_ENTRY(test_the_earliest_mark_at_or_past_the_frame_bounds_its_batch, "the earliest mark at or past a frame bounds its batch"),
 	TEST_ENTRY(test_each_verdict_follows_from_what_was_read, "each drain verdict follows from what was read, and no clock moves a bucket"),
 	TEST_ENTRY(test_a_ring_has_delivered_what_entered_it_by_the_same_rule, "a ring has delivered what entered it by the same rule"),
+	TEST_ENTRY(test_a_cpumap_kthread_name_gives_its_cpu_up_to_8191, "a cpumap kthread's name gives its CPU, ids of 4 digits (1000-8191) included"),
 	TEST_ENTRY(test_a_bucket_leaves_the_fast_path_once_a_poll_ended, "a bucket leaves the fast path once a poll has ended on its CPU since its last frame there, datapath and loader alike"),
 };
 

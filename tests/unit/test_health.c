@@ -50,7 +50,7 @@ struct health_case {
 	const char *node;	/* "N:LIST": the NIC's NUMA node and its CPUs;
 				 * NULL: no node */
 	bool cpus_default;	/* the policy has no 'cpus' */
-	__u32 online_beyond;	/* online CPUs with ids past STEER_MAX_CPUS */
+	__u32 online_beyond;	/* online CPUs with ids past STEER_CPU_IDS */
 	const __u32 *rx_no_slot;	/* receiving CPUs without a slot */
 	size_t nrx_no_slot;
 	__u32 rx_slots;
@@ -69,7 +69,7 @@ static const struct health_case cases[] = {
 	{ .desc = "workers on node 0 of a NIC on node 0 of two give no warning",
 	  .node = "0:0-5" },
 	/* ---- receiver slots (struct steer_rx_pool) and CPU ids past the
-	 * design's limit (STEER_MAX_CPUS, 256) ---- */
+	 * design's limit (STEER_CPU_IDS, 1024) ---- */
 	{ .desc = "a receiving CPU without a receiver slot is warned of: its buckets stay on their workers, and what to do",
 	  .rx_no_slot = (const __u32[]){ 263 }, .nrx_no_slot = 1, .rx_slots = 256,
 	  .want = { "CPUs 263 received eth2's frames but found all 256 of its receiver slots taken: with no row for drain records and loads there, the frames of the table received there are passed there, whatever an apply or the balancer says (stats: no_rx_slot); a slot goes to another CPU only once its CPU has received nothing for the slot's lease (100 drain timeouts, 10 s at least): keep eth2's interrupts (and its NAPI threads) on at most 256 CPUs at a time, or raise the slots (up to 256) with attach's --rx-slots: 'xdp-steer detach eth2' and attach it again (an upgrade in place from a version before receiver slots gives slot n to CPU n, none to CPUs of id 256 or more; detach and attach hands them out densely)" } },
@@ -78,7 +78,7 @@ static const struct health_case cases[] = {
 	  .want = { "CPUs 1,256-258,1000 received eth2's frames but found all 1 of its receiver slots taken" } },
 	{ .desc = "the default 'cpus' with online CPUs past the limit says how many it leaves out",
 	  .cpus_default = true, .online_beyond = 8,
-	  .want = { "the default 'cpus' leaves out 8 online CPUs with ids of 256 or more: xdp-steer steers to CPUs below 256 only; name the workers with 'cpus' to choose which work" } },
+	  .want = { "the default 'cpus' leaves out 8 online CPUs with ids of 1024 or more: xdp-steer steers to CPUs below 1024 only; name the workers with 'cpus' to choose which work" } },
 	{ .desc = "a policy naming its 'cpus' is not warned of online CPUs past the limit",
 	  .online_beyond = 8 },
 	{ .desc = "the default 'cpus' on a machine within the limit gives no warning",
@@ -210,7 +210,7 @@ static const struct health_case cases[] = {
 /* What a row describes, as health_check() takes it. */
 struct row_input {
 	struct health_input in;
-	__u32 buckets[STEER_MAX_CPUS];
+	__u32 buckets[STEER_CPU_IDS];
 	struct cpu_set online, irq, misplaced, node;
 	struct netdev_info ni;
 };
@@ -229,7 +229,7 @@ static int row_input(const struct health_case *c, struct row_input *r)
 	memset(r, 0, sizeof(*r));
 	if (parse_or_default(&workers, c->workers, "2-5"))
 		return -EINVAL;
-	for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
 		r->buckets[cpu] = cpuset_has(&workers, cpu) ? 8 : 0;
 	r->in = (struct health_input) {
 		.ifname = IFNAME,
@@ -311,7 +311,7 @@ static void run_case(void)
 
 static void test_bad_input_is_refused(void)
 {
-	static const __u32 buckets[STEER_MAX_CPUS];
+	static const __u32 buckets[STEER_CPU_IDS];
 	struct health_input in = { .ifname = IFNAME, .buckets = buckets };
 	struct health h = {};
 

@@ -4,7 +4,7 @@
  * NIC's node and its collectors give the workers and how they were
  * chosen; the layouts `check --nodes` refuses; and the layout and a NIC's
  * node read from a fake sysfs (loader/kernel/numa.c). In a layout, "L"
- * stands for STEER_MAX_CPUS (L+8 is 8 past it), so the rows of CPUs past
+ * stands for CPUSET_MAX (L+8 is 8 past it), so the rows of CPUs past
  * the limit hold whatever the limit. */
 #include <errno.h>
 #include <limits.h>
@@ -18,7 +18,7 @@
 #include "model/numa.h"
 #include "test.h"
 
-/* 'tmpl' with each L[+-N] written as STEER_MAX_CPUS[+-N]. */
+/* 'tmpl' with each L[+-N] written as CPUSET_MAX[+-N]. */
 static const char *expand(const char *tmpl, char *out, size_t len)
 {
 	size_t o = 0;
@@ -35,7 +35,7 @@ static const char *expand(const char *tmpl, char *out, size_t len)
 			n = strtol(tmpl + 1, &end, 10);
 			tmpl = end - 1;
 		}
-		o += snprintf(out + o, len - o, "%ld", STEER_MAX_CPUS + n);
+		o += snprintf(out + o, len - o, "%ld", CPUSET_MAX + n);
 	}
 	out[o] = '\0';
 	return out;
@@ -138,7 +138,7 @@ static void test_layout_keeps_cpus_past_the_limit(void)
 		       "a layout with CPUs past the limit parses"))
 		return;
 	EXPECT_EQ(l.n, 2, "two nodes");
-	EXPECT_EQ(cpuset_count(&l.node[0].cpus), STEER_MAX_CPUS,
+	EXPECT_EQ(cpuset_count(&l.node[0].cpus), CPUSET_MAX,
 		  "node 0 has every CPU below the limit");
 	EXPECT_EQ(l.node[0].cpus.beyond, 256, "and 256 past it, counted");
 	EXPECT_EQ(cpuset_count(&l.node[1].cpus), 0, "node 1 none below it");

@@ -159,7 +159,7 @@ static void weights_of(const struct steer_build *b, __u32 *w)
 {
 	int i;
 
-	memset(w, 0, STEER_MAX_CPUS * sizeof(*w));
+	memset(w, 0, STEER_CPU_IDS * sizeof(*w));
 	for (i = 0; i < b->ncpus; i++)
 		w[b->cpus[i].cpu] = b->cpus[i].weight;
 }
@@ -290,14 +290,14 @@ static void run_case(void)
 {
 	const struct plan_case *c = cur;
 	static __u32 old_table[STEER_TABLE_MAX], next_table[STEER_TABLE_MAX];
-	static struct plan_sched sched[STEER_TARGETS];
-	static unsigned char in_cpumap[STEER_TARGETS];
-	static __u32 qsize[STEER_TARGETS];
-	unsigned char need[STEER_MAX_CPUS];
+	static struct plan_sched sched[STEER_CPU_TARGETS];
+	static unsigned char in_cpumap[STEER_CPU_TARGETS];
+	static __u32 qsize[STEER_CPU_TARGETS];
+	unsigned char need[STEER_CPU_IDS];
 	struct steer_build old = {}, next = {};
 	struct steer_slot none = {};
 	const struct steer_slot *active = &none;
-	__u32 weight[STEER_MAX_CPUS], t, cpu;
+	__u32 weight[STEER_CPU_IDS], t, cpu;
 	struct plan_sched k;
 	struct cpu_set renew;
 	struct steer_plan p;
@@ -311,7 +311,7 @@ static void run_case(void)
 	cpuset_zero(&renew);
 	if (c->renew)
 		cpuset_parse(&renew, c->renew);
-	for (t = 0; t < STEER_TARGETS; t++)
+	for (t = 0; t < STEER_CPU_TARGETS; t++)
 		sched[t] = k;
 	if (c->old) {
 		if (!EXPECT_EQ(compile(c->old, &old), 0, "the policy in force compiles"))
@@ -323,9 +323,9 @@ static void run_case(void)
 		       "the table in force builds");
 		old.slot.bank = 1;
 		build_needed_cpus(&old, old_table, need);
-		for (cpu = 0; cpu < STEER_MAX_CPUS; cpu++)
+		for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
 			if (need[cpu]) {
-				t = old.slot.bank * STEER_MAX_CPUS + cpu;
+				t = old.slot.bank * STEER_CPU_IDS + cpu;
 				in_cpumap[t] = 1;
 				qsize[t] = old.slot.queue_size;
 			}
@@ -369,9 +369,9 @@ static void test_moves_match_the_tables(void)
 	struct table_cpu from[] = { { 0, 1 }, { 1, 1 }, { 2, 1 }, { 3, 1 } };
 	struct table_cpu to[] = { { 1, 1 }, { 2, 2 }, { 4, 1 } };
 	struct steer_build old = { .ncpus = 4 }, next = { .ncpus = 3 };
-	static unsigned char none[STEER_TARGETS];
-	static __u32 q[STEER_TARGETS];
-	static struct plan_sched s[STEER_TARGETS];
+	static unsigned char none[STEER_CPU_TARGETS];
+	static __u32 q[STEER_CPU_TARGETS];
+	static struct plan_sched s[STEER_CPU_TARGETS];
 	__u32 count[8][8] = { { 0 } }, i, sum = 0;
 	struct steer_plan p;
 	int moved, k;

@@ -64,12 +64,14 @@ static const struct policy_case cases[] = {
 
 	/* ---- warnings: valid, but CPUs past the limit are left out ---- */
 	{ "on a machine with CPUs past the limit, the default cpus says it leaves them out",
-	  "0-511", V1, 1,
-	  NAME ": warning: the default 'cpus' leaves out 256 of the online CPUs, those with ids of 256 or more: xdp-steer steers to CPUs below 256 only; name the workers with 'cpus' to choose which work" },
+	  "0-2047", V1 "table_size: 1024\n", 1,
+	  NAME ": warning: the default 'cpus' leaves out 1024 of the online CPUs, those with ids of 1024 or more: xdp-steer steers to CPUs below 1024 only; name the workers with 'cpus' to choose which work" },
 	{ "a sparse mask past the limit counts each CPU left out",
-	  "0-3,255-257,1000", V1, 1,
-	  NAME ": warning: the default 'cpus' leaves out 3 of the online CPUs, those with ids of 256 or more: xdp-steer steers to CPUs below 256 only; name the workers with 'cpus' to choose which work" },
-	{ "named workers below the limit leave nothing unsaid", "0-511",
+	  "0-3,255-257,1023-1025,5000", V1, 1,
+	  NAME ": warning: the default 'cpus' leaves out 3 of the online CPUs, those with ids of 1024 or more: xdp-steer steers to CPUs below 1024 only; name the workers with 'cpus' to choose which work" },
+	{ "the default 'cpus' of a machine with CPUs 256-1023 takes them all, unsaid",
+	  "0-1023", V1 "table_size: 1024\n", 1, NULL },
+	{ "named workers below the limit leave nothing unsaid", "0-2047",
 	  V1 "cpus: [0-3]\n", 1, NULL },
 
 	/* ---- warnings: valid, but a rule never matches ---- */
@@ -143,7 +145,7 @@ static const struct policy_case cases[] = {
 	  0, NAME ":2:8: expected a CPU number, a range like 2-7 or {cpu: N, weight: W}, got '0--1'" },
 	{ "a range beyond any integer names the range as written", "0-1",
 	  V1 "cpus: [0-99999999999999999999]\n",
-	  0, NAME ":2:8: range 0-99999999999999999999 is beyond the cpumap size 256 (cpus 0-255)" },
+	  0, NAME ":2:8: range 0-99999999999999999999 is beyond the 1024 CPU ids xdp-steer steers to (cpus 0-1023)" },
 	{ "a quoted true is a string, and the message says to drop the quotes", "0-1",
 	  V1 "local_fastpath: \"true\"\n",
 	  0, NAME ":2:17: expected true or false for local_fastpath, got the quoted string 'true'; write it without quotes" },
@@ -230,12 +232,17 @@ static const struct policy_case cases[] = {
 	{ "offline CPUs of a range are named together", "0-1,4,8-11",
 	  V1 "cpus: [0-5]\n", 0,
 	  NAME ":2:8: cpus 2-3,5 are not online (online: 0-1,4,8-11)" },
-	{ "a CPU beyond the cpumap is refused", "0-1",
+	{ "a CPU id past the workers' limit is refused, naming it", "0-1",
+	  V1 "cpus: [1024]\n", 0,
+	  NAME ":2:8: cpu 1024 is beyond the 1024 CPU ids xdp-steer steers to (cpus 0-1023)" },
+	{ "a range reaching past the workers' limit is refused", "0-1023",
+	  V1 "cpus: [250-1500]\n", 0,
+	  NAME ":2:8: cpu 1500 is beyond the 1024 CPU ids xdp-steer steers to (cpus 0-1023)" },
+	{ "online CPUs 263 and 1023 are workers (no limit at 256)", "0-1,263,1023",
+	  V1 "cpus: [1, 263, 1023]\n", 1, NULL },
+	{ "an online CPU past 255 is not a limit: 300 is only not online", "0-1",
 	  V1 "cpus: [300]\n", 0,
-	  NAME ":2:8: cpu 300 is beyond the cpumap size 256" },
-	{ "a range reaching beyond the cpumap is refused", "0-255",
-	  V1 "cpus: [250-1000]\n", 0,
-	  NAME ":2:8: cpu 1000 is beyond the cpumap size 256" },
+	  NAME ":2:8: cpu 300 is not online (online: 0-1)" },
 	{ "a negative CPU is refused", "0-1", V1 "cpus: [-1]\n", 0,
 	  NAME ":2:8: cpu -1 is not a CPU number" },
 	{ "a reversed range is refused with the fix", "0-15",
@@ -1008,7 +1015,7 @@ static void test_several_errors_are_collected(void)
 		V1 "cpus: [0-15, 300]\nqueue_sise: 3\nrebalance: later\n";
 	const char *want[] = {
 		NAME ":2:8: cpus 2-15 are not online (online: 0-1)",
-		NAME ":2:14: cpu 300 is beyond the cpumap size 256",
+		NAME ":2:14: cpu 300 is not online (online: 0-1)",
 		NAME ":3:1: unknown key 'queue_sise' (did you mean 'queue_size'?)",
 		NAME ":4:12: rebalance must be drain or immediate, got 'later'",
 	};
@@ -1077,16 +1084,27 @@ static void test_cpuset(void)
 	EXPECT_STR(cpuset_format(&s, buf, sizeof(buf)), "0-1,4,8-11",
 		   "the set prints back compactly");
 	EXPECT_EQ(cpuset_parse(&s, "3-1"), -EINVAL, "a reversed range is refused");
-	EXPECT_EQ(cpuset_parse(&s, "0-1000"), 0, "CPUs beyond the cpumap are dropped");
-	EXPECT_STR(cpuset_format(&s, buf, sizeof(buf)), "0-255",
-		   "the set stops at the cpumap size");
+	EXPECT_EQ(cpuset_parse(&s, "0-1,1023"), 0, "a set with CPU 1023 parses");
+	EXPECT(cpuset_has(&s, 1023) && cpuset_count(&s) == 3 && !s.beyond,
+	       "CPU 1023 is in the set, nothing past it");
+	EXPECT_EQ(cpuset_parse(&s, "0,8191"), 0, "a set with CPU 8191 (NR_CPUS 8192 - 1) parses");
+	EXPECT_STR(cpuset_format(&s, buf, sizeof(buf)), "0,8191",
+		   "CPU 8191 prints back");
+	EXPECT_EQ(cpuset_count_from(&s, STEER_CPU_IDS), 1,
+		  "one CPU of it is past the workers' limit");
+	EXPECT_EQ(cpuset_parse(&s, "0-10000"), 0, "CPUs past NR_CPUS are not refused");
+	EXPECT_STR(cpuset_format(&s, buf, sizeof(buf)), "0-8191",
+		   "the set stops at CPUSET_MAX (8192)");
+	EXPECT_EQ(s.beyond, 1809, "the CPUs past it are counted, not dropped unsaid");
+	EXPECT_EQ(cpuset_count_from(&s, STEER_CPU_IDS), 8192 - 1024 + 1809,
+		  "those past the workers' limit are counted with them");
 	cpuset_zero(&s);
-	for (i = 0; i < STEER_MAX_CPUS; i += 2)
+	for (i = 0; i < CPUSET_MAX; i += 2)
 		cpuset_set(&s, i);
 	cpuset_format(&s, buf, sizeof(buf));
 	EXPECT_EQ(strlen(buf) < sizeof(buf) - 1, 1,
 		  "the worst-case set fits CPUSET_STR_MAX");
-	EXPECT_STR(buf + strlen(buf) - 7, "252,254", "the worst-case set is whole");
+	EXPECT_STR(buf + strlen(buf) - 9, "8188,8190", "the worst-case set is whole");
 	EXPECT_EQ(cpuset_read_online(&s, NULL), 0, "sysfs online CPUs are read");
 	EXPECT(cpuset_has(&s, 0), "CPU 0 is online");
 }

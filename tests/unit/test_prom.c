@@ -22,9 +22,9 @@ struct fixture {
 	struct steer_sample s;
 	struct steer_stats rx[NCPUS];
 	struct steer_worker_stats deq[NCPUS];
-	struct steer_ring_stats ring[STEER_MAX_CPUS];
+	struct steer_ring_stats ring[STEER_CPU_IDS];
 	struct steer_kthread_stats kthread[NCPUS];
-	struct steer_cpu_stats queued[STEER_MAX_CPUS];
+	struct steer_cpu_stats queued[STEER_CPU_IDS];
 };
 
 static struct fixture fx;
@@ -428,7 +428,7 @@ static void test_view(void)
 	EXPECT(steer_worker_view(s, 0, &v), "CPU 0 has an account (frames went toward it)");
 	EXPECT_EQ(v.sent, 0, "local passes are not sent: steer_queued counts only what was queued");
 	EXPECT(!steer_worker_view(s, 1, &v), "CPU 1, sent nothing and counting nothing, has none");
-	EXPECT(!steer_worker_view(s, STEER_MAX_CPUS, &v), "a CPU beyond the cpumap has none");
+	EXPECT(!steer_worker_view(s, STEER_CPU_IDS, &v), "a CPU past the workers' ids has none");
 	/* The load toward a CPU is what was queued to it and what it passed
 	 * itself: 300 of 1000 frames of one size toward CPU 0. */
 	steer_worker_view(s, 0, &v);

@@ -227,10 +227,10 @@ struct machine {
 	struct steer_sample a, b;
 	struct steer_stats rx_a[MAX_POSSIBLE], rx_b[MAX_POSSIBLE];
 	struct steer_worker_stats deq_a[MAX_POSSIBLE], deq_b[MAX_POSSIBLE];
-	struct steer_ring_stats ring_a[STEER_MAX_CPUS], ring_b[STEER_MAX_CPUS];
+	struct steer_ring_stats ring_a[STEER_CPU_IDS], ring_b[STEER_CPU_IDS];
 	struct steer_kthread_stats kt_a[MAX_POSSIBLE], kt_b[MAX_POSSIBLE];
-	struct steer_cpu_stats q_a[STEER_MAX_CPUS], q_b[STEER_MAX_CPUS];
-	__u32 rx[MAX_POSSIBLE], workers[STEER_MAX_CPUS];
+	struct steer_cpu_stats q_a[STEER_CPU_IDS], q_b[STEER_CPU_IDS];
+	__u32 rx[MAX_POSSIBLE], workers[STEER_CPU_IDS];
 	size_t nrx, nworkers;
 };
 
@@ -464,8 +464,8 @@ static void status_of(__u32 first, __u32 n)
 		st.view.in_cpumap[c] = st.view.need[c] = 1;
 	}
 	for (c = 100; c < 200; c++)
-		st.view.in_cpumap[STEER_MAX_CPUS + c] =
-			st.view.in_use[STEER_MAX_CPUS + c] = 1;
+		st.view.in_cpumap[STEER_CPU_IDS + c] =
+			st.view.in_use[STEER_CPU_IDS + c] = 1;
 }
 
 static void test_status_folds_many_workers(void)
@@ -475,7 +475,7 @@ static void test_status_folds_many_workers(void)
 	char *out;
 	int lines;
 
-	status_of(0, STEER_MAX_CPUS);
+	status_of(0, 256);
 	capture_begin();
 	print_status_text(&st, FOLD_TOP_DEFAULT);
 	out = capture_end();
@@ -489,7 +489,7 @@ static void test_status_folds_many_workers(void)
 	/* The 16 with most buckets hold 6 each: CPUs 2, 5, ..., 47. */
 	EXPECT(strstr(out, "cpu 47 (6 buckets)") && !strstr(out, "cpu 50 "),
 	       "the workers shown are those with the most buckets");
-	for (c = 0, sum = 0; c < STEER_MAX_CPUS; c++)
+	for (c = 0, sum = 0; c < 256; c++)
 		sum += st.view.buckets[c];
 	snprintf(want, sizeof(want), "240 more CPUs: %u buckets in all (CPUs ",
 		 sum - 16 * 6);
@@ -505,15 +505,41 @@ static void test_status_folds_many_workers(void)
 	capture_begin();
 	print_status_text(&st, 0);
 	out = capture_end();
-	EXPECT_EQ(count_str(out, " cpu "), STEER_MAX_CPUS,
+	EXPECT_EQ(count_str(out, " cpu "), 256,
 		  "--all shows every worker");
 	free(out);
 
 	capture_begin();
 	print_status_json(&st);
 	out = capture_end();
-	EXPECT_EQ(count_str(out, "\"buckets\": "), STEER_MAX_CPUS,
+	EXPECT_EQ(count_str(out, "\"buckets\": "), 256,
 		  "the JSON lists every worker");
+	free(out);
+}
+
+/* Workers up to CPU 1023 (STEER_CPU_IDS), the same fold. */
+static void test_status_folds_1024_workers(void)
+{
+	char *out;
+
+	status_of(0, STEER_CPU_IDS);
+	capture_begin();
+	print_status_text(&st, FOLD_TOP_DEFAULT);
+	out = capture_end();
+	EXPECT(count_lines(out) <= 16, "status of 1024 workers takes a screen");
+	EXPECT(strstr(out, "workers: 1024 CPUs 0-1023;") &&
+	       strstr(out, "1008 more CPUs:"),
+	       "the workers line names CPUs 0-1023 and folds 1008 of them");
+	if (test_failed)
+		printf("%s", out);
+	free(out);
+	capture_begin();
+	print_status_json(&st);
+	out = capture_end();
+	EXPECT_EQ(count_str(out, "\"buckets\": "), STEER_CPU_IDS,
+		  "the JSON lists every one of the 1024 workers");
+	EXPECT(strstr(out, "\"cpu\": 1023, \"buckets\""),
+	       "CPU 1023 among them");
 	free(out);
 }
 
@@ -522,7 +548,7 @@ static void test_status_of_two_workers_is_unchanged(void)
 	char *out;
 
 	status_of(0, 2);
-	memset(st.view.in_cpumap + STEER_MAX_CPUS, 0, STEER_MAX_CPUS);
+	memset(st.view.in_cpumap + STEER_CPU_IDS, 0, STEER_CPU_IDS);
 	capture_begin();
 	print_status_text(&st, FOLD_TOP_DEFAULT);
 	out = capture_end();
@@ -539,7 +565,7 @@ static void test_status_of_two_workers_is_unchanged(void)
  * warning keeps its whole sentence. */
 static void test_warning_with_a_long_cpu_list_is_whole(void)
 {
-	static __u32 buckets[STEER_MAX_CPUS];
+	static __u32 buckets[STEER_CPU_IDS];
 	struct cpu_set online;
 	struct health h = {};
 	struct health_input in = {
@@ -552,7 +578,7 @@ static void test_warning_with_a_long_cpu_list_is_whole(void)
 	__u32 c;
 
 	cpuset_zero(&online);
-	for (c = 0; c < STEER_MAX_CPUS; c++) {
+	for (c = 0; c < STEER_CPU_IDS; c++) {
 		buckets[c] = 16;
 		if (c % 2 == 0)
 			cpuset_set(&online, c);
@@ -569,7 +595,7 @@ static void test_warning_with_a_long_cpu_list_is_whole(void)
 		while (p > h.msg[0] && p[-1] >= '0' && p[-1] <= '9')
 			p--;
 		more = strtoul(p, NULL, 10);
-		EXPECT(more > 0 && more < STEER_MAX_CPUS / 2,
+		EXPECT(more > 0 && more < STEER_CPU_IDS / 2,
 		       "some are listed, the others counted");
 	}
 	if (test_failed)
@@ -584,6 +610,8 @@ static const struct test_case tests[] = {
 		   "a list too long for its room says how many CPUs it left out"),
 	TEST_ENTRY(test_fold_keeps_the_busiest,
 		   "the rows kept are the busiest, the rest folded"),
+	TEST_ENTRY(test_status_folds_1024_workers,
+		   "status of 1024 workers (CPU ids up to 1023) folds them too"),
 	TEST_ENTRY(test_status_folds_many_workers,
 		   "status of 256 workers shows the 16 with most buckets and sums the rest"),
 	TEST_ENTRY(test_status_of_two_workers_is_unchanged,

@@ -152,12 +152,43 @@ static void test_same_set_moves_nothing(void)
 	EXPECT(!memcmp(t, old, sizeof(t)), "the table is unchanged");
 }
 
+/* 1024 workers, CPU ids 0-1023 (STEER_CPU_IDS), in the largest table:
+ * each holds its share, 4 buckets; then CPU 1023 leaves and only its
+ * buckets move. */
+static void test_1024_workers_each_hold_buckets(void)
+{
+	static struct table_cpu c[STEER_CPU_IDS];
+	static __u32 t[STEER_TABLE_MAX], old[STEER_TABLE_MAX];
+	static __u32 count[STEER_CPU_IDS];
+	int i, moved = 0, fair = 1;
+
+	for (i = 0; i < STEER_CPU_IDS; i++)
+		c[i] = (struct table_cpu){ (__u32)i, 1 };
+	if (!EXPECT(table_build(t, STEER_TABLE_MAX, c, STEER_CPU_IDS, NULL) >= 0,
+		    "a table of 1024 workers is built"))
+		return;
+	for (i = 0; i < STEER_TABLE_MAX; i++)
+		if (t[i] < STEER_CPU_IDS)
+			count[t[i]]++;
+	for (i = 0; i < STEER_CPU_IDS; i++)
+		fair &= count[i] == STEER_TABLE_MAX / STEER_CPU_IDS;
+	EXPECT(fair, "every worker, CPU 1023 included, holds 4 of the 4096 buckets");
+	memcpy(old, t, sizeof(t));
+	EXPECT_EQ(table_build(t, STEER_TABLE_MAX, c, STEER_CPU_IDS - 1, old), 4,
+		  "the table without CPU 1023 is built on it, 4 buckets moved");
+	for (i = 0; i < STEER_TABLE_MAX; i++) {
+		moved += t[i] != old[i];
+		EXPECT(t[i] != STEER_CPU_IDS - 1, "no bucket stays on CPU 1023");
+	}
+	EXPECT_EQ(moved, 4, "only CPU 1023's 4 buckets move");
+}
+
 static void test_bad_input_is_refused(void)
 {
 	struct table_cpu c[] = { { 0, 1 }, { 1, 1 } };
 	struct table_cpu zero[] = { { 0, 0 } };
 	struct table_cpu dup[] = { { 3, 1 }, { 3, 1 } };
-	struct table_cpu big[] = { { STEER_MAX_CPUS, 1 } };
+	struct table_cpu big[] = { { STEER_CPU_IDS, 1 } };
 	__u32 t[512];
 
 	EXPECT_EQ(table_build(t, 500, c, 2, NULL), -EINVAL, "a size that is not a power of two is refused");
@@ -174,6 +205,7 @@ static const struct test_case tests[] = {
 	TEST_ENTRY(test_removing_a_cpu_moves_only_its_buckets, "removing a CPU moves only its buckets"),
 	TEST_ENTRY(test_reweighting_moves_the_fewest_buckets, "re-weighting moves the fewest buckets"),
 	TEST_ENTRY(test_same_set_moves_nothing, "the same CPU set moves nothing"),
+	TEST_ENTRY(test_1024_workers_each_hold_buckets, "1024 workers (CPU ids to 1023) each hold buckets, and one leaving moves only its own"),
 	TEST_ENTRY(test_bad_input_is_refused, "bad input is refused"),
 };
 
