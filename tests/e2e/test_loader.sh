@@ -224,7 +224,7 @@ check "stats --json names every counter of steer_stats" \
 			       'rxq_moves', 'encap_pppoe', 'encap_mpls', 'encap_gre', 'encap_ipip',
 			       'encap_vxlan', 'encap_geneve', 'encap_gtpu', 'encap_esp',
 			       'encap_malformed', 'passed_local_bytes', 'parsed_partial', 'key_id_fallback',
-			       'no_rx_slot'] + outcomes)"
+			       'no_rx_slot', 'rx_slot_takeovers'] + outcomes)"
 check "stats --json counted exactly the 201 datagrams sent, ARP aside" \
 	stats_json "t['rx_packets'] - t['passed_nonip'] == 201"
 check "every frame was counted in exactly one outcome" \

@@ -188,7 +188,11 @@ kill -TERM "$BAL_PID"
 wait "$BAL_PID"
 bal_rc=$?
 check "SIGTERM stops the balancer with exit 0" test "$bal_rc" -eq 0
-check "  and it wrote nothing on stderr" test ! -s "$T/bal.err"
+# A wait for the interface's lock is a diagnostic on stderr, not an
+# error: the reload above (an upgrade in place, which loads and verifies
+# the program under the lock) may hold it when a round begins.
+check "  and it wrote nothing on stderr but a wait for the interface's lock$(grep -v "waiting for another xdp-steer" "$T/bal.err" | head -c 300 | sed 's/^/: /')" \
+	bash -c '! grep -qv "waiting for another xdp-steer working on this interface" "$1"' _ "$T/bal.err"
 # Detached under it (by hand, the unit still active): exit 3, which the
 # unit does not restart, where Restart=on-failure would every 5 s for ever.
 check "the balancer's unit does not restart it for exit 3 (nothing to balance)" \
