@@ -227,11 +227,11 @@ check "no staged map is left pinned (*_staged)" \
 	test -z "$(ls "$PIN_B" | grep '_staged$')"
 check "the XDP program became this version's (another tag)" \
 	test "$(steer_tag_on)" != "$xdptag0"
-# The maps 9cbff08 has of another layout: the three receiver slot maps,
-# steer_stats, flow_rules (preallocated there), steer_buckets and
-# steer_load (per CPU there), and steer_queued (steer_stats' queued[]
-# there).
-CARRIED=8
+# The maps 9cbff08 has of another layout or lacks: the three receiver
+# slot maps and their leases (steer_rx_lease), steer_stats, flow_rules
+# (preallocated there), steer_buckets and steer_load (per CPU there), and
+# steer_queued (steer_stats' queued[] there).
+CARRIED=9
 if [ "${UPGRADE_FROM:-}" = 9cbff08 ]; then
 	# Its cpumap program is this version's, tag for tag: the workers stay.
 	check "the first upgrade carried the maps of another layout over (receiver slots, steer_stats, flow_rules, steer_queued)" \
