@@ -182,6 +182,54 @@ __noinline int rx_slot_idle(__u32 s, __u32 now, __u32 lease)
 	return l && (__s32)(now - *(volatile __u32 *)&l->tick) > (__s32)lease;
 }
 
+/* rx_slot_take()'s look for a slot to take over, one slot a call of
+ * rx_take_one(): in, this CPU ('me'), the tick 'now', the 'lease' and the
+ * slots handed out ('n'); out, 'found' (slot + 1, or 0). */
+struct rx_take {
+	__u32 me, now, lease, n, found;
+};
+
+/* Slot 's' tried for rx_slot_take() ('ctx' a struct rx_take): 1 once the
+ * look is over (a slot taken, a swap lost or given back, or past the
+ * slots handed out), 0 to try the next. A callback of bpf_loop(), so the
+ * verifier checks one slot's look, not 256 of them. */
+static long rx_take_one(__u32 s, void *ctx)
+{
+	struct rx_take *c = ctx;
+	__u32 key = s, t, owner, *cpu, *was;
+	struct steer_rx_lease *l;
+
+	if (s >= c->n)
+		return 1;
+	l = bpf_map_lookup_elem(&steer_rx_lease, &key);
+	cpu = bpf_map_lookup_elem(&steer_rx_cpu, &key);
+	if (!l || !cpu)
+		return 0;
+	t = *(volatile __u32 *)&l->tick;
+	if (!t) {
+		__sync_val_compare_and_swap(&l->tick, 0, c->now ? c->now : 1);
+		return 0;
+	}
+	owner = *(volatile __u32 *)cpu;
+	/* Signed, as in rx_slot_idle(), which reads the tick again after
+	 * the swap. Owner 0: claimed, its CPU not yet written (and holding
+	 * it). */
+	if ((__s32)(c->now - t) <= (__s32)c->lease || !owner)
+		return 0;
+	if (__sync_val_compare_and_swap(cpu, owner, c->me + 1) != owner)
+		return 1;
+	if (!rx_slot_idle(s, c->now, c->lease)) {
+		__sync_val_compare_and_swap(cpu, c->me + 1, owner);
+		return 1;
+	}
+	key = owner - 1;
+	was = bpf_map_lookup_elem(&steer_rx_slot, &key);
+	if (was)
+		__sync_val_compare_and_swap(was, s + 1, 0);
+	c->found = s + 1;
+	return 1;
+}
+
 /* A slot of the pool's whose CPU has not held it for 'lease' ticks (its
  * steer_rx_lease), taken over by this CPU ('me') in tick 'now': slot + 1,
  * or 0 when none is. One slot tried a tick: its CPU swapped for this one
@@ -194,43 +242,10 @@ __noinline int rx_slot_idle(__u32 s, __u32 now, __u32 lease)
 static __always_inline __u32 rx_slot_take(const struct steer_rx_pool *pool,
 					  __u32 me, __u32 now, __u32 lease)
 {
-	__u32 s, key, n, t, owner, *cpu, *was;
-	struct steer_rx_lease *l;
+	struct rx_take c = { me, now, lease, steer_rx_pool_used(pool), 0 };
 
-	n = steer_rx_pool_used(pool);
-	/* The count in a register, as in queued_lately(). */
-	for (s = 0; s < STEER_RX_SLOTS; s++) {
-		if (s >= n)
-			return 0;
-		key = s;
-		l = bpf_map_lookup_elem(&steer_rx_lease, &key);
-		cpu = bpf_map_lookup_elem(&steer_rx_cpu, &key);
-		if (!l || !cpu)
-			continue;
-		t = *(volatile __u32 *)&l->tick;
-		if (!t) {
-			__sync_val_compare_and_swap(&l->tick, 0, now ? now : 1);
-			continue;
-		}
-		owner = *(volatile __u32 *)cpu;
-		/* Signed, as in rx_slot_idle(), which reads the tick again
-		 * after the swap. Owner 0: claimed, its CPU not yet written
-		 * (and holding it). */
-		if ((__s32)(now - t) <= (__s32)lease || !owner)
-			continue;
-		if (__sync_val_compare_and_swap(cpu, owner, me + 1) != owner)
-			return 0;
-		if (!rx_slot_idle(s, now, lease)) {
-			__sync_val_compare_and_swap(cpu, me + 1, owner);
-			return 0;
-		}
-		key = owner - 1;
-		was = bpf_map_lookup_elem(&steer_rx_slot, &key);
-		if (was)
-			__sync_val_compare_and_swap(was, s + 1, 0);
-		return s + 1;
-	}
-	return 0;
+	bpf_loop(STEER_RX_SLOTS, rx_take_one, &c, 0);
+	return c.found;
 }
 
 /* This CPU's receiver slot (struct steer_rx_pool) in tick 'now', for
