@@ -460,11 +460,12 @@ check_features() {
 		# -vv: libbpf's messages, the verifier's log among them. The
 		# verifier stops at the first thing it does not know, whichever
 		# function it checks first: the drain's helper (5.19, 'invalid
-		# func unknown#195', bpf_map_lookup_percpu_elem) or the receiver
-		# slot's claim, an atomic add that returns the old value (5.12,
-		# 'BPF_STX uses reserved fields' before it).
-		check "the kernel's verifier refuses xdp_steer for what 5.10 lacks: bpf_map_lookup_percpu_elem ('invalid func unknown#195') or a fetching atomic add ('BPF_STX uses reserved fields')" \
-			grep -q "invalid func unknown#195\\|BPF_STX uses reserved fields" <<<"$out"
+		# func unknown#195', bpf_map_lookup_percpu_elem), a receiver
+		# slot's takeover (5.17, 'invalid func unknown#181', bpf_loop)
+		# or the slot's claim, an atomic add that returns the old value
+		# (5.12, 'BPF_STX uses reserved fields' before it).
+		check "the kernel's verifier refuses xdp_steer for what 5.10 lacks: bpf_map_lookup_percpu_elem ('invalid func unknown#195'), bpf_loop ('invalid func unknown#181') or a fetching atomic add ('BPF_STX uses reserved fields')" \
+			grep -q "invalid func unknown#195\\|invalid func unknown#181\\|BPF_STX uses reserved fields" <<<"$out"
 		grep -m3 "invalid func\\|reserved fields\\|load failed" <<<"$out" | sed 's/^/  /'
 	fi
 	check "  and no XDP program is left on $IF_B" no_xdp
