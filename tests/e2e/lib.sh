@@ -76,6 +76,11 @@ jget() {
 
 in_a() { nsenter --net=/run/netns/"$NS_A" "$@"; }
 in_b() { nsenter --net=/run/netns/"$NS_B" "$@"; }
+# entries MAP: max_entries of map MAP pinned in $PIN_B, as bpftool shows it.
+entries() {
+	bpftool -j map show pinned "$PIN_B/$1" |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["max_entries"])'
+}
 
 e2e_require_root() {
 	if [ "$(id -u)" -ne 0 ]; then

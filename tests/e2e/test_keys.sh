@@ -49,11 +49,6 @@ fi
 
 # ---- 1. the cpumaps' size --------------------------------------------------
 
-# max_entries of a pinned map, as bpftool shows it.
-entries() {
-	bpftool -j map show pinned "$PIN_B/$1" |
-		python3 -c 'import json, sys; print(json.load(sys.stdin)["max_entries"])'
-}
 
 check "cpu_map has one entry per possible CPU ($POSSIBLE)" \
 	test "$(entries cpu_map)" = "$POSSIBLE"

@@ -18,11 +18,7 @@ set -u
 e2e_setup
 xs() { in_b "$XDP_STEER" "$@"; }
 
-# entries MAP / type MAP: the pinned map's max_entries / type.
-entries() {
-	bpftool -j map show pinned "$PIN_B/$1" |
-		python3 -c 'import json, sys; print(json.load(sys.stdin)["max_entries"])'
-}
+# type_of MAP: the pinned map's type (entries MAP: lib.sh).
 type_of() {
 	bpftool -j map show pinned "$PIN_B/$1" |
 		python3 -c 'import json, sys; print(json.load(sys.stdin)["type"])'

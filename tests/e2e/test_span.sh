@@ -17,11 +17,6 @@ set -u
 e2e_setup
 xs() { in_b "$XDP_STEER" "$@"; }
 
-# entries MAP: the pinned map's max_entries.
-entries() {
-	bpftool -j map show pinned "$PIN_B/$1" |
-		python3 -c 'import json, sys; print(json.load(sys.stdin)["max_entries"])'
-}
 # done_at TARGET: frames steer_wdone[TARGET] counts.
 done_at() {
 	bpftool -j map lookup pinned "$PIN_B/steer_wdone" key $(($1 & 255)) $(($1 >> 8 & 255)) 0 0 2>/dev/null |
