@@ -384,16 +384,27 @@ static __always_inline int fastpath_steady(struct xdp_md *ctx,
  * the bucket's last frame went where the table sends this one, or the
  * record says nothing under this slot (steer_bucket_live()). 'want' is a
  * queue target. The steady state of a queued frame: one lookup, a
- * compare or two, no store. */
-static __always_inline int record_settles(const struct steer_slot *slot,
+ * compare, no store. A record older than the warm-up that names another
+ * target is a bucket that moved while idle: nothing of it waits anywhere
+ * (window.h). Its first frame since counts the move (moves_idle) and
+ * writes the new target, once, so that the next frames settle by the
+ * first compare and the move is counted once. */
+static __always_inline int record_settles(struct steer_stats *st,
+					  const struct steer_slot *slot,
 					  __u32 bucket, __u32 want)
 {
-	const struct steer_bucket *b;
+	struct steer_bucket *b;
 
 	b = bpf_map_lookup_elem(&steer_buckets, &bucket);
-	return !b || b->target == want ||
-	       (!(b->target & STEER_TARGET_LOCAL) &&
-		(__s32)(b->gen - slot->drain_gen) < 0);
+	if (!b || b->target == want)
+		return 1;
+	if ((b->target & STEER_TARGET_LOCAL) ||
+	    (__s32)(b->gen - slot->drain_gen) >= 0)
+		return 0;
+	if (b->last)
+		st->moves_idle++;
+	b->target = want;
+	return 1;
 }
 
 /* A frame of drain bucket 'bucket' (steer_buckets), whose table CPU is
@@ -429,7 +440,7 @@ static __noinline int deliver_drain(struct xdp_md *ctx, struct steer_stats *st,
 	/* Outside a warm-up a queued frame whose record settles it needs
 	 * no stamp and no record: only its queue was to follow. */
 	if (!(w && w->open) && !hold && !(want & STEER_TARGET_LOCAL) &&
-	    record_settles(slot, bucket, want))
+	    record_settles(st, slot, bucket, want))
 		return send(ctx, slot, st, 0, want, bytes, &seq);
 	b = bpf_map_lookup_elem(&steer_buckets, &bucket);
 	if (!b)
@@ -555,7 +566,8 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 		note_queued(st, bpf_jiffies64(), slot->rx_lease);
 		w = window_get();
 		if (w && !w->open && rxq_held_queued(ctx, st) &&
-		    record_settles(slot, bucket, queue_target(slot, cpu)))
+		    record_settles(st, slot, bucket,
+				   queue_target(slot, cpu)))
 			return send_plain(st, slot, cpu, bytes);
 	}
 	return deliver_drain(ctx, st, slot, bucket, cpu);

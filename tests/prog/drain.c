@@ -222,6 +222,15 @@ static struct steer_stats stats(void)
 	return st;
 }
 
+/* Frames steer_queued's row 'row' counts queued to 'cpu'. */
+static __u64 row_sent(__u32 row, int cpu)
+{
+	struct steer_cpu_stats cs = {};
+
+	steer_prog_read_row_stats(&prog, row, cpu, &cs);
+	return cs.packets;
+}
+
 /* ---- the old worker's side, written by hand ------------------------------- */
 
 /* Long enough ago that the worker's last batch is over (STEER_DRAIN_IDLE_NS). */
@@ -677,6 +686,35 @@ static void test_a_record_older_than_the_warm_up_moves_at_once(void)
 	EXPECT_EQ(queued_to(local_cpu), 1, "the bucket moves at its next frame");
 	EXPECT_EQ(stats().drain_held, 0, "nothing was held");
 	EXPECT_EQ(stats().moves_idle, 1, "counted in moves_idle");
+}
+
+/* The same with the window shut, as a move of the balancer's or an
+ * apply's finds most buckets: the first frame of a bucket that moved
+ * while idle counts the move once and writes the new target, so the
+ * next frames settle by the first compare, not counted again. */
+static void test_an_idle_move_is_counted_once_with_the_window_shut(void)
+{
+	struct drain_case c;
+	struct steer_stats st;
+
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT))
+		return;
+	send_frame(&c.f);
+	c.s.drain_gen = bucket_state(&c).gen + 1;
+	if (!EXPECT_EQ(commit(&c.s), 0, "the slot of a later warm-up was written") ||
+	    !move_to(&c, local_cpu) ||
+	    !EXPECT_EQ(steer_prog_window(&prog, 0), 0, "the window was shut") ||
+	    !EXPECT_EQ(steer_prog_reset_stats(&prog), 0, "counters zeroed"))
+		return;
+	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the frame is queued");
+	EXPECT_EQ(row_sent(slot_of(local_cpu), local_cpu), 1, "to the bucket's new CPU");
+	EXPECT_EQ(bucket_state(&c).target, local_cpu, "whose target the record now holds");
+	send_frame(&c.f);
+	send_frame(&c.f);
+	st = stats();
+	EXPECT_EQ(row_sent(slot_of(local_cpu), local_cpu), 3, "the next frames go there too");
+	EXPECT_EQ(st.moves_idle, 1, "the move counted once in moves_idle");
+	EXPECT_EQ(st.drain_held + st.moves_done + st.moves_timeout, 0, "nothing held, no other move");
 }
 
 /* A bucket recorded in the warm-up, then idle for three drain timeouts:
@@ -1558,15 +1596,6 @@ static void test_a_cpu_that_lost_its_cache_takes_its_own_slot_back(void)
 	EXPECT_EQ((__u32)stats_on(local_cpu).rx_slot, 1, "L caches slot 0 again");
 	EXPECT_EQ(rx_pool().claimed, 1, "and asked for no other");
 	EXPECT_EQ(queued_to(local_cpu), 2, "its stamps go on in slot 0's stream");
-}
-
-/* Frames steer_queued's row 'row' counts queued to 'cpu'. */
-static __u64 row_sent(__u32 row, int cpu)
-{
-	struct steer_cpu_stats cs = {};
-
-	steer_prog_read_row_stats(&prog, row, cpu, &cs);
-	return cs.packets;
 }
 
 /* Two frames queued to R, one on L, one on R: each counts in its
@@ -2590,6 +2619,8 @@ const struct test_case drain_tests[] = {
 		   "drain: a table_size change keeps each flow's drain"),
 	TEST_ENTRY(test_a_record_older_than_the_warm_up_moves_at_once,
 		   "drain: a bucket whose record is older than its slot's warm-up moves on its next frame"),
+	TEST_ENTRY(test_an_idle_move_is_counted_once_with_the_window_shut,
+		   "drain: with the window shut, a bucket that moved while idle is counted once in moves_idle at its first frame"),
 	TEST_ENTRY(test_an_idle_bucket_still_waits_for_its_evidence,
 		   "drain: a bucket idle for the drain timeout still waits for its old CPU's evidence"),
 	TEST_ENTRY(test_outside_the_window_a_settled_frame_writes_nothing,
