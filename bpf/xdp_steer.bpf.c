@@ -376,19 +376,26 @@ static __always_inline int fastpath_steady(struct xdp_md *ctx,
 		return 0;
 	b->poll = (__u32)st->napi_polls;
 	if (b->last != now)
-		b->last = now ? now : 1;
+		b->last = 1;
 	return 1;
 }
 
 /* A frame queued under drain outside the warm-up whose record settles it:
  * the bucket's last frame went where the table sends this one, or the
  * record says nothing under this slot (steer_bucket_live()). 'want' is a
- * queue target. The steady state of a queued frame: one lookup, a
- * compare, no store. A record older than the warm-up that names another
+ * queue target, 'now' the tick. The steady state of a queued frame: one
+ * lookup, a compare, no store. A record older than the warm-up that names another
  * target is a bucket that moved while idle: nothing of it waits anywhere
  * (window.h). Its first frame since counts the move (moves_idle) and
  * writes the new target, once, so that the next frames settle by the
- * first compare and the move is counted once. */
+ * first compare. 'last' 1 says a frame came, not when: a queued frame
+ * outside a window records no tick, so the bucket reads as cold, as any
+ * record its frames do not refresh; not 0, so that its next move counts
+ * too. A record never written (all zeroes) counts no move: its first
+ * frame is none; one whose frames all went to target 0 outside a window
+ * is never written, and its first move goes uncounted. Writing the tick
+ * instead costs the steady state 2 instructions (register pressure:
+ * bench_prog --insns). */
 static __always_inline int record_settles(struct steer_stats *st,
 					  const struct steer_slot *slot,
 					  __u32 bucket, __u32 want)
@@ -404,6 +411,7 @@ static __always_inline int record_settles(struct steer_stats *st,
 	if (b->last)
 		st->moves_idle++;
 	b->target = want;
+	b->last = 1;
 	return 1;
 }
 

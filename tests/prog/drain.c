@@ -717,6 +717,28 @@ static void test_an_idle_move_is_counted_once_with_the_window_shut(void)
 	EXPECT_EQ(st.drain_held + st.moves_done + st.moves_timeout, 0, "nothing held, no other move");
 }
 
+/* A bucket whose frames all came with the window shut (a low rate: no
+ * frame in the warm-up), as in an apply moving buckets to a worker: its
+ * move is counted all the same, once. */
+static void test_a_bucket_seen_only_outside_the_window_counts_its_idle_move(void)
+{
+	struct drain_case c;
+
+	if (!setup(&c, 0, remote_cpu, NO_TIMEOUT) ||
+	    !EXPECT_EQ(steer_prog_window(&prog, 0), 0, "the window was shut"))
+		return;
+	send_frame(&c.f);
+	c.s.drain_gen++;
+	if (!EXPECT_EQ(commit(&c.s), 0, "the slot of a later warm-up was written") ||
+	    !move_to(&c, local_cpu) ||
+	    !EXPECT_EQ(steer_prog_reset_stats(&prog), 0, "counters zeroed"))
+		return;
+	send_frame(&c.f);
+	send_frame(&c.f);
+	EXPECT_EQ(row_sent(slot_of(local_cpu), local_cpu), 2, "its frames go to the new CPU");
+	EXPECT_EQ(stats().moves_idle, 1, "the move counted once in moves_idle");
+}
+
 /* A bucket recorded in the warm-up, then idle for three drain timeouts:
  * idleness proves nothing (a starved worker may still hold its frames),
  * so it waits for the evidence as any other. */
@@ -742,9 +764,9 @@ static void test_an_idle_bucket_still_waits_for_its_evidence(void)
 }
 
 /* Nothing moving: outside the window a queued frame reads its record and
- * writes nothing; with the record saying where the table sends it, or
- * nothing under this slot, it goes there unstamped. Inside, every frame
- * is stamped and recorded. */
+ * writes nothing once the record names its target; with the record
+ * saying where the table sends it, or nothing under this slot, it goes
+ * there unstamped. Inside, every frame is stamped and recorded. */
 static void test_outside_the_window_a_settled_frame_writes_nothing(void)
 {
 	struct drain_case c;
@@ -758,8 +780,13 @@ static void test_outside_the_window_a_settled_frame_writes_nothing(void)
 	st = stats();
 	EXPECT_EQ(st.redirected, 1, "to its table CPU");
 	EXPECT_EQ(queued_to(remote_cpu), 0, "unstamped: this CPU's stream to R did not advance");
-	EXPECT_EQ(bucket_state(&c).last, 0, "no bucket record was written");
 	EXPECT_EQ(st.unstamped, 0, "and no stamp was refused");
+	b = bucket_state(&c);
+	EXPECT_EQ(b.target, remote_cpu, "its zeroed record takes its target, once");
+	EXPECT_EQ(b.gen, 0, "under no generation: it says nothing to a drain");
+	sleep_us(1000000 / tick_rate() + 1000);
+	send_frame(&c.f);
+	EXPECT_EQ(bucket_state(&c).last, b.last, "a tick later, the next frame writes nothing");
 
 	if (!EXPECT_EQ(steer_prog_window(&prog, 1), 0, "the window was opened"))
 		return;
@@ -805,7 +832,8 @@ static void test_a_held_bucket_drains_with_the_window_shut(void)
 }
 
 /* The fast path outside the window: a frame queued to another CPU is
- * neither stamped nor recorded, as without the fast path; a warm bucket
+ * unstamped and recorded under no generation, as without the fast path
+ * (test_outside_the_window_a_settled_frame_writes_nothing); a warm bucket
  * on the fast path writes its own record only: the count of ended polls
  * at its last frame and the tick of it. */
 static void test_fastpath_outside_the_window_keeps_no_records(void)
@@ -819,7 +847,7 @@ static void test_fastpath_outside_the_window_keeps_no_records(void)
 		return;
 	EXPECT_EQ(send_frame(&c.f), XDP_REDIRECT, "the frame is queued to R");
 	EXPECT_EQ(queued_to(remote_cpu), 0, "unstamped");
-	EXPECT_EQ(bucket_state(&c).last, 0, "and unrecorded");
+	EXPECT_EQ(bucket_state(&c).gen, 0, "and unrecorded (its record names its target, under no generation)");
 
 	if (!setup(&here, STEER_F_LOCAL_FASTPATH, local_cpu, NO_TIMEOUT) ||
 	    !EXPECT_EQ(steer_prog_window(&prog, 0), 0, "the window was shut") ||
@@ -2621,10 +2649,12 @@ const struct test_case drain_tests[] = {
 		   "drain: a bucket whose record is older than its slot's warm-up moves on its next frame"),
 	TEST_ENTRY(test_an_idle_move_is_counted_once_with_the_window_shut,
 		   "drain: with the window shut, a bucket that moved while idle is counted once in moves_idle at its first frame"),
+	TEST_ENTRY(test_a_bucket_seen_only_outside_the_window_counts_its_idle_move,
+		   "drain: a bucket whose frames all came with the window shut counts its idle move once"),
 	TEST_ENTRY(test_an_idle_bucket_still_waits_for_its_evidence,
 		   "drain: a bucket idle for the drain timeout still waits for its old CPU's evidence"),
 	TEST_ENTRY(test_outside_the_window_a_settled_frame_writes_nothing,
-		   "drain: outside the window a frame its record settles is neither stamped nor recorded; inside, every one is"),
+		   "drain: outside the window a queued frame is unstamped and writes its record only to name a new target; inside, every one is stamped and recorded"),
 	TEST_ENTRY(test_a_held_bucket_drains_with_the_window_shut,
 		   "drain: a held bucket drains on with the window shut"),
 	TEST_ENTRY(test_fastpath_outside_the_window_keeps_no_records,
