@@ -76,23 +76,16 @@ TESTLIB_OBJS := tests/lib/frame.o tests/lib/prog_util.o $(TEST_OBJ) \
 # it in this list.
 LOADER     := loader/xdp-steer
 SKEL       := bpf/xdp_steer.skel.h
-MODEL_OBJS := $(addprefix loader/model/,cpuset.o cpulist.o table.o keymap.o \
-	      build.o health.o plan.o numa.o)
+# Each layer is its folder: a new .c file there is part of it. objs_of
+# DIR: the objects of DIR's .c files.
+objs_of     = $(patsubst %.c,%.o,$(wildcard loader/$(1)/*.c))
 # The balancer's rounds (needs libm), for the loader and its tests only.
 BALANCE_OBJ := loader/model/balance.o loader/model/balance_note.o
-POLICY_OBJS := $(addprefix loader/policy/,yaml_util.o policy.o \
-	       policy_rules.o policy_decap.o policy_print.o compile.o flow_arg.o) $(MODEL_OBJS)
-KERNEL_OBJS := $(addprefix loader/kernel/,netns.o bpffs.o possible.o progtag.o pins.o lock.o maps.o \
-	       prog.o slots.o cpumap.o netdev.o failpoint.o clock.o window.o \
-	       evidence.o numa.o map_numa.o migrate.o \
-	       trace.o leak.o kthreads.o features.o cputime.o vlog.o)
-STEERLIB_OBJS := $(addprefix loader/lib/,iface.o apply.o attach.o upgrade.o detach.o \
-		 status.o stats.o stats_view.o which.o balance.o features.o \
-		 repair.o dry_run.o)
-CLI_OBJS   := $(addprefix loader/cli/,main.o log.o json.o cmd_policy.o \
-	      cmd_detach.o cmd_status.o cmd_stats.o print_status.o \
-	      print_stats.o print_prom.o fold.o cmd_which.o print_which.o \
-	      cmd_balance.o print_balance.o print_plan.o unit_job.o)
+MODEL_OBJS := $(filter-out $(BALANCE_OBJ),$(call objs_of,model))
+POLICY_OBJS := $(call objs_of,policy) $(MODEL_OBJS)
+KERNEL_OBJS := $(call objs_of,kernel)
+STEERLIB_OBJS := $(call objs_of,lib)
+CLI_OBJS   := $(call objs_of,cli)
 LOADER_OBJS := $(CLI_OBJS) $(STEERLIB_OBJS) $(KERNEL_OBJS) $(POLICY_OBJS) \
 	       $(BALANCE_OBJ)
 TABLE_OBJ  := loader/model/table.o

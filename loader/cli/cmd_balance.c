@@ -6,11 +6,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/cmd.h"
 #include "cli/log.h"
 #include "cli/print_balance.h"
+#include "util/mono.h"
 
 static volatile sig_atomic_t stop;
 
@@ -35,14 +35,6 @@ struct balance_cli {
  * of a balancer left running (86400 lines a day at 1 s) with nothing
  * new. Status has the last round at any time; --json says every round. */
 #define QUIET_S		600
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static bool repeats(const struct steer_balance_round *r)
 {

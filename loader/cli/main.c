@@ -15,13 +15,12 @@
 
 #include "cli/cmd.h"
 #include "cli/log.h"
+#include "util/array.h"
 
 /* The Makefile passes it (git describe, or its fallback constant). */
 #ifndef XDP_STEER_VERSION
 #error "XDP_STEER_VERSION is not defined: build with the Makefile"
 #endif
-
-#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
 
 static int help(int argc, char **argv);
 

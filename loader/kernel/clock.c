@@ -15,6 +15,7 @@
 
 #include "kernel/clock.h"
 #include "clock.skel.h"
+#include "util/mono.h"
 
 struct steer_clock_ctx {
 	__u64 jiffies;
@@ -70,14 +71,6 @@ static int hz_from(const char *path)
 		}
 	gzclose(f);
 	return hz;
-}
-
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
 }
 
 /* Polls jiffies every 200 us until they change: 0 with the new value in

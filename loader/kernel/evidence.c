@@ -3,13 +3,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "kernel/clock.h"
 #include "kernel/evidence.h"
 #include "kernel/possible.h"
+#include "util/mono.h"
 
 /* Each possible CPU's napi_polls and napi_poll_tick (steer_stats). */
 static int read_polls(const struct steer_maps *m, struct evidence *e)
@@ -89,7 +89,6 @@ static int read_facts(const struct steer_maps *m, struct evidence *e)
 
 int evidence_read(const struct steer_maps *m, struct evidence *e)
 {
-	struct timespec ts;
 	int err;
 
 	memset(e, 0, sizeof(*e));
@@ -105,8 +104,7 @@ int evidence_read(const struct steer_maps *m, struct evidence *e)
 		err = clock_jiffies(&e->now);
 	if (err)
 		return err;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	e->now_ns = (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+	e->now_ns = mono_ns();
 	return 0;
 }
 

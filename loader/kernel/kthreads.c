@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 
 #include "kernel/kthreads.h"
+#include "util/mono.h"
 
 /* include/linux/sched.h: a kernel thread. */
 #define PF_KTHREAD	0x00200000u
@@ -351,12 +352,10 @@ static struct {
 	time_t walked;			/* CLOCK_MONOTONIC seconds; 0: never */
 } known;
 
-static time_t mono_s(void)
+/* Monotonic seconds, never 0: 0 is "never walked". */
+static time_t walk_clock(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + 1;	/* never 0: 0 is "never walked" */
+	return (time_t)(mono_ns() / 1000000000ull) + 1;
 }
 
 /* Whether the kthread remembered for 'target' is alive and may run on
@@ -395,7 +394,7 @@ int kthreads_misplaced(const struct steer_maps *m, const unsigned char *need,
 		err = map_id(m->cpu_map_b, &ids[1]);
 	if (err)
 		return err;
-	walk_again = !known.walked || mono_s() - known.walked >= REWALK_S ||
+	walk_again = !known.walked || walk_clock() - known.walked >= REWALK_S ||
 		     memcmp(ids, known.ids, sizeof(ids));
 	for (target = 0; !walk_again && target < STEER_CPU_TARGETS; target++) {
 		cpu = target % STEER_CPU_IDS;
@@ -412,7 +411,7 @@ int kthreads_misplaced(const struct steer_maps *m, const unsigned char *need,
 	if (!k)
 		return -ENOMEM;
 	err = kthreads_read(m, k);
-	known.walked = err ? 0 : mono_s();
+	known.walked = err ? 0 : walk_clock();
 	memcpy(known.ids, ids, sizeof(ids));
 	for (target = 0; target < STEER_CPU_TARGETS; target++) {
 		known.pid[target] = err ? 0 : k[target].pid;

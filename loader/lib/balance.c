@@ -26,6 +26,7 @@
 #include "kernel/maps.h"
 #include "kernel/trace.h"
 #include "lib/lib_int.h"
+#include "util/mono.h"
 
 /* How often a balancer whose policy has no balance: looks again. */
 #define IDLE_POLL_MS	1000
@@ -100,14 +101,6 @@ static double cpu_now(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
@@ -300,7 +293,7 @@ static int take(struct balancer *bl, struct sample *s, bool *renewed)
 	err = read_policy(bl, s, renewed);
 	if (err)
 		return err;
-	s->t = mono_now();
+	s->t = mono_s();
 	/* Summed row by row over the receiver slots held: never a value
 	 * per possible CPU. */
 	err = maps_rx_sum(&bl->m, bl->m.steer_load, sizeof(struct steer_load),
@@ -323,9 +316,9 @@ static int take(struct balancer *bl, struct sample *s, bool *renewed)
 static void pause_ms(__u32 ms, const volatile sig_atomic_t *stop)
 {
 	struct timespec slice = { 0, 50 * 1000 * 1000 }, rest;
-	double end = mono_now() + ms / 1000.0, left;
+	double end = mono_s() + ms / 1000.0, left;
 
-	while (!*stop && (left = end - mono_now()) > 0) {
+	while (!*stop && (left = end - mono_s()) > 0) {
 		if (left < 0.05) {
 			rest.tv_sec = 0;
 			rest.tv_nsec = (long)(left * 1e9);
@@ -612,7 +605,7 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 /* Counts 'n' buckets moved now; the moves of the last minute. */
 static int minute_moves(struct balancer *bl, int n)
 {
-	__u64 sec = (__u64)mono_now();
+	__u64 sec = (__u64)mono_s();
 	int i, sum = 0;
 
 	i = sec % MINUTE_SLOTS;

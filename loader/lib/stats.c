@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <net/if.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -13,6 +12,7 @@
 #include "kernel/maps.h"
 #include "kernel/trace.h"
 #include "lib/lib_int.h"
+#include "util/mono.h"
 
 struct steer_stats_src {
 	struct steer_maps m;
@@ -148,11 +148,9 @@ int steer_stats_read(struct steer_stats_src *src, struct steer_sample *s)
 {
 	struct steer_kthread_stats ksum;
 	struct steer_worker_stats wsum;
-	struct timespec ts;
 	int err;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	s->t = ts.tv_sec + ts.tv_nsec / 1e9;
+	s->t = mono_s();
 	s->steering = steering(src);
 	/* Downstream first (steer.h): what the workers took, what the rings
 	 * took, then what was sent. */

@@ -8,8 +8,7 @@
 #define XDP_STEER_POLICY_INT_H
 
 #include "policy/policy.h"
-
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#include "util/array.h"
 
 /* Parsing state: the document, where messages go, the online CPUs. */
 struct pctx {
