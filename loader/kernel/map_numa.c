@@ -7,21 +7,15 @@
 #include <bpf/libbpf.h>
 
 #include "kernel/map_numa.h"
+#include "kernel/maps.h"
 
 /* The map_flags of the map pinned at 'path', or -errno. */
 static long pinned_flags(const char *path)
 {
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-	long flags;
-	int fd = bpf_obj_get(path);
+	struct bpf_map_info info;
+	int err = maps_pinned_info(path, &info);
 
-	if (fd < 0)
-		return -errno;
-	flags = bpf_obj_get_info_by_fd(fd, &info, &len) ? -errno :
-		(long)info.map_flags;
-	close(fd);
-	return flags;
+	return err ? err : (long)info.map_flags;
 }
 
 static int apply_one(struct bpf_object *obj, const char *name,

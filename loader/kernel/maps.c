@@ -83,10 +83,9 @@ static bool entries_ok(struct steer_maps *m, size_t i, __u32 entries)
 
 static __u32 entries_of(int fd)
 {
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
+	struct bpf_map_info info;
 
-	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.max_entries;
+	return maps_info(fd, &info) ? 0 : info.max_entries;
 }
 
 /* The maps sized by the span S have its sizes: steer_seq a row of 2S
@@ -388,13 +387,31 @@ int maps_for_prefix_rules(const struct steer_maps *m, __u32 slot,
 
 int maps_id(int fd, __u32 *id)
 {
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
+	struct bpf_map_info info;
+	int err = maps_info(fd, &info);
 
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+	if (!err)
+		*id = info.id;
+	return err;
+}
+
+int maps_info(int fd, struct bpf_map_info *info)
+{
+	__u32 len = sizeof(*info);
+
+	memset(info, 0, sizeof(*info));
+	return bpf_obj_get_info_by_fd(fd, info, &len) ? -errno : 0;
+}
+
+int maps_pinned_info(const char *path, struct bpf_map_info *info)
+{
+	int fd = bpf_obj_get(path), err;
+
+	if (fd < 0)
 		return -errno;
-	*id = info.id;
-	return 0;
+	err = maps_info(fd, info);
+	close(fd);
+	return err;
 }
 
 int maps_pinned_same(const struct steer_maps *m)

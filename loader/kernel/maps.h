@@ -8,6 +8,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <linux/bpf.h>
 #include <linux/types.h>
 
 #include "xdp_steer.h"
@@ -123,6 +124,12 @@ int maps_write_array(int fd, __u32 first, const void *values,
 		     size_t value_size, __u32 n);
 /* The kernel's id of the map behind 'fd'. */
 int maps_id(int fd, __u32 *id);
+/* What the kernel says of the map behind 'fd' (max_entries, map_flags,
+ * id...), in *info. */
+int maps_info(int fd, struct bpf_map_info *info);
+/* The same of the map pinned at 'path'; -ENOENT when nothing is pinned
+ * there. */
+int maps_pinned_info(const char *path, struct bpf_map_info *info);
 
 /* 1 when the maps pinned in m->dir are still those of 'm', 0 when others
  * are pinned there now (attached anew), -ENOENT when none are. */

@@ -18,6 +18,7 @@
 #include "kernel/failpoint.h"
 #include "kernel/leak.h"
 #include "kernel/map_numa.h"
+#include "kernel/maps.h"
 #include "kernel/migrate.h"
 #include "kernel/netdev.h"
 #include "kernel/numa.h"
@@ -42,23 +43,15 @@ static int pinned_entries(const char *dir, const char *name);
 
 int prog_cpumap_entries(const char *pin_dir)
 {
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
+	struct bpf_map_info info;
 	char path[PATH_MAX];
-	int fd, n;
 
 	/* Pinned already (by an earlier attach, or xdp-loader -p from the
 	 * object's own size): libbpf reuses only a map of the same size. */
 	if (pin_dir &&
-	    snprintf(path, sizeof(path), "%s/cpu_map", pin_dir) < (int)sizeof(path)) {
-		fd = bpf_obj_get(path);
-		if (fd >= 0) {
-			n = bpf_obj_get_info_by_fd(fd, &info, &len) ? -errno :
-			    (int)info.max_entries;
-			close(fd);
-			return n;
-		}
-	}
+	    snprintf(path, sizeof(path), "%s/cpu_map", pin_dir) < (int)sizeof(path) &&
+	    !maps_pinned_info(path, &info))
+		return (int)info.max_entries;
 	/* An entry per CPU id, holes in the possible mask included. */
 	return prog_span(pin_dir);
 }
@@ -108,23 +101,17 @@ int prog_set_span(struct xdp_steer_bpf *skel, __u32 span,
  * migrate.h), or -ENOENT. */
 static int pinned_entries(const char *dir, const char *name)
 {
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
+	struct bpf_map_info info;
 	char path[PATH_MAX + 64];
-	int fd, n;
+	int err;
 
 	snprintf(path, sizeof(path), "%s/%s" MIGRATE_STAGED, dir, name);
-	fd = bpf_obj_get(path);
-	if (fd < 0) {
+	err = maps_pinned_info(path, &info);
+	if (err) {
 		snprintf(path, sizeof(path), "%s/%s", dir, name);
-		fd = bpf_obj_get(path);
+		err = maps_pinned_info(path, &info);
 	}
-	if (fd < 0)
-		return -errno;
-	n = bpf_obj_get_info_by_fd(fd, &info, &len) ? -errno :
-	    (int)info.max_entries;
-	close(fd);
-	return n;
+	return err ? err : (int)info.max_entries;
 }
 
 /* attach --rx-slots (0: none): for the maps an attach makes. */
