@@ -37,7 +37,9 @@
  * "batched/single", the same run's rounds with every map read one
  * lookup at a time (maps_batch_use(false)), as a kernel before 5.6 reads
  * them. BENCH_WORKERS (default "16 64 255 1024") lists N; an N past the
- * model's limit (STEER_MAX_CPUS) is skipped, saying so. BENCH_SLOTS holds
+ * maps' span (the possible CPU ids they were sized for at load, at most
+ * STEER_CPU_IDS: a worker's id must have a cpumap entry's place) or the
+ * table's buckets is skipped, saying which. BENCH_SLOTS holds
  * that many receiver slots (default: every one, up to the possible CPUs);
  * BENCH_SINGLE=0 leaves the single-lookup rows out (a slow VM's time).
  */
@@ -115,7 +117,7 @@ static void *count_loads(void *arg)
 static void set_workers(__u32 n)
 {
 	__u32 *table = calloc(STEER_TABLE_MAX, sizeof(*table));
-	__u32 weight[STEER_MAX_CPUS] = { 0 }, i;
+	__u32 weight[STEER_CPU_IDS] = { 0 }, i;
 	int err;
 
 	if (!table)
@@ -127,8 +129,8 @@ static void set_workers(__u32 n)
 	err = maps_write_array(m.steer_table, active * STEER_TABLE_MAX, table,
 			       sizeof(*table), slot.table_size);
 	if (!err)
-		err = maps_write_array(m.steer_weights, active * STEER_MAX_CPUS,
-				       weight, sizeof(*weight), STEER_MAX_CPUS);
+		err = maps_write_array(m.steer_weights, active * m.span,
+				       weight, sizeof(*weight), m.span);
 	if (err)
 		fail("writing the table and weights in force", err);
 	free(table);
@@ -291,19 +293,19 @@ int main(int argc, char **argv)
 	if (pthread_create(&counter, NULL, count_loads, NULL))
 		fail("starting the counting thread", errno);
 
-	printf("# balancer round CPU time (ms, median of %s rounds), table %u buckets, %u of %u receiver slots held, %d possible CPUs, model limit %d workers\n",
+	printf("# balancer round CPU time (ms, median of %s rounds), table %u buckets, %u of %u receiver slots held, %d possible CPUs, maps' span %u (at most %u workers)\n",
 	       getenv("BENCH_ROUNDS") ? getenv("BENCH_ROUNDS") : "5",
-	       slot.table_size, held, m.rx_rows, possible_span(),
-	       STEER_MAX_CPUS);
+	       slot.table_size, held, m.rx_rows, possible_span(), m.span,
+	       m.span < slot.table_size ? m.span : slot.table_size);
 	printf("%-7s %6s %8s %8s %8s %8s %8s %7s %9s\n", "round", "N", "read",
 	       "plan", "write", "repair", "total", "moves", "vs_single");
 	snprintf(buf, sizeof(buf), "%s", list ? list : "16 64 255 1024");
 	for (tok = strtok_r(buf, " ", &save); tok;
 	     tok = strtok_r(NULL, " ", &save)) {
 		n = strtoul(tok, NULL, 10);
-		if (!n || n > STEER_MAX_CPUS || n > slot.table_size) {
-			printf("# N=%s skipped: the model holds at most %d workers (STEER_MAX_CPUS) and the table %u buckets\n",
-			       tok, STEER_MAX_CPUS, slot.table_size);
+		if (!n || n > m.span || n > slot.table_size) {
+			printf("# N=%s skipped: the maps' span is %u CPU ids (the possible CPUs at load, at most STEER_CPU_IDS %d) and the table %u buckets; N needs both\n",
+			       tok, m.span, STEER_CPU_IDS, slot.table_size);
 			continue;
 		}
 		set_workers(n);
@@ -323,7 +325,7 @@ int main(int argc, char **argv)
 	}
 	/* The write-back, on the online CPUs, whose entries exist. */
 	if (online >= 2) {
-		n = online < STEER_MAX_CPUS ? online : STEER_MAX_CPUS;
+		n = (__u32)online < m.span ? (__u32)online : m.span;
 		set_workers(n);
 		set_loads(n, true);
 		run(argv[1], false, &even);

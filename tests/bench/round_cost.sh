@@ -10,8 +10,9 @@
 # Prints a table; asserts nothing. About 2 s per N.
 #
 #   tests/bench/round_cost.sh                (as root, after make)
-#   BENCH_WORKERS="16 64 255 1024"           N, each up to the model's
-#                                            limit (STEER_MAX_CPUS)
+#   BENCH_WORKERS="16 64 255 1024"           N, each up to the maps' span
+#                                            (the possible CPU ids, at
+#                                            most STEER_CPU_IDS)
 #   BENCH_ROUNDS=5                           rounds per row (the median)
 #   BENCH_SLOTS=N                            receiver slots held (default
 #                                            all, up to the possible CPUs)
@@ -19,8 +20,11 @@
 #   BENCH_BY=frames                          or cpu: the policy's balance by
 #   BENCH_WRAP="perf record -g --"           a command round_cost runs under
 #
-# At 1024 workers: once STEER_MAX_CPUS is 1024 or more, the default list
-# runs N=1024 as it is; until then that row says it was skipped.
+# At 1024 workers: the maps' span must be 1024, so the machine needs 1024
+# possible CPUs (present or not); elsewhere that row says it was skipped
+# and why. A VM of 2 present and 1024 possible CPUs has them:
+#   tests/vm/run --cpus 2 --max-cpus 1024 --timeout 900 -- \
+#	env BENCH_WORKERS="16 64 255 1024" tests/bench/round_cost.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 XS=${XDP_STEER:-loader/xdp-steer}
