@@ -15,7 +15,8 @@
  * deep, no aliases (they would let a small file stand for a huge tree), at
  * most DIAGS_MAX messages kept.
  *
- * Files: policy.c (document, top-level keys, CPU lists), policy_rules.c
+ * Files: policy.c (document, top-level keys), pol_get.c (the typed
+ * getters: ranged integers, words, CPUs, CPU lists), policy_rules.c
  * (rules, addresses, shadowing), policy_decap.c ('decap'),
  * policy_print.c (canonical output),
  * yaml_util.c (diagnostics and typed YAML nodes); compile.c turns a policy
