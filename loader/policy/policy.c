@@ -297,54 +297,61 @@ static __u32 pow2_near(long long v)
 	return hi / 2 && v - hi / 2 < hi - v ? hi / 2 : hi;
 }
 
-static int get_policy(struct pctx *c, const yaml_node_t *root)
+/* 'version', which must be there. */
+static int get_version(struct pctx *c, const yaml_node_t *root,
+		       const yaml_node_t *n)
 {
-	static const char *const rebal[] = { "drain", "immediate", NULL };
-	struct steer_policy *p = c->p;
-	yaml_node_t *v[K_N];
 	long long x;
-	int err, e;
 
-	err = ymap_walk(c->d, c->doc, root, "a mapping of policy keys", top_keys,
-			K_N, v, NULL);
-	if (root->type != YAML_MAPPING_NODE)
-		return err;
-
-	if (!v[K_VERSION]) {
+	if (!n) {
 		ERR(c, root, "missing 'version: %d' (the policy format version)",
 		    POLICY_VERSION);
-		err = -EINVAL;
-	} else if (yget_int(c->d, v[K_VERSION], "an integer for version", &x)) {
-		err = -EINVAL;
-	} else if (x != POLICY_VERSION) {
-		ERR(c, v[K_VERSION], "unsupported version %lld (this xdp-steer reads version %d)",
-		    x, POLICY_VERSION);
-		err = -EINVAL;
-	} else {
-		p->version = x;
+		return -EINVAL;
 	}
+	if (yget_int(c->d, n, "an integer for version", &x))
+		return -EINVAL;
+	if (x != POLICY_VERSION) {
+		ERR(c, n, "unsupported version %lld (this xdp-steer reads version %d)",
+		    x, POLICY_VERSION);
+		return -EINVAL;
+	}
+	c->p->version = x;
+	return 0;
+}
 
-	if (v[K_CPUS]) {
+/* 'cpus', or its default: every online CPU (c->online). -ENOMEM ends the
+ * parse; -EINVAL has been reported. */
+static int get_cpus(struct pctx *c, const yaml_node_t *n)
+{
+	struct steer_policy *p = c->p;
+	int e;
+
+	if (n) {
 		p->cpus_default = false;
-		e = pol_get_cpu_list(c, v[K_CPUS], &p->cpus);
-		if (e == -ENOMEM)
-			return e;
-		if (e)
-			err = e;
-	} else if (!cpuset_count(c->online)) {
+		return pol_get_cpu_list(c, n, &p->cpus);
+	}
+	if (!cpuset_count(c->online)) {
 		diag_add(c->d, DIAG_ERROR, 0, 0, "no %s CPUs to default 'cpus' to",
 			 c->online_name ? c->online_name : "online");
-		err = -EINVAL;
-	} else {
-		e = cpus_from_set(c->online, &p->cpus);
-		if (e)
-			return e;
-		if (cpuset_count_from(c->online, STEER_CPU_IDS))
-			diag_add(c->d, DIAG_WARNING, 0, 0, "the default 'cpus' leaves out %u of the %s CPUs, those with ids of %d or more: xdp-steer steers to CPUs below %d only; name the workers with 'cpus' to choose which work",
-				 cpuset_count_from(c->online, STEER_CPU_IDS),
-				 c->online_name ? c->online_name : "online",
-				 STEER_CPU_IDS, STEER_CPU_IDS);
+		return -EINVAL;
 	}
+	e = cpus_from_set(c->online, &p->cpus);
+	if (e)
+		return e;
+	if (cpuset_count_from(c->online, STEER_CPU_IDS))
+		diag_add(c->d, DIAG_WARNING, 0, 0, "the default 'cpus' leaves out %u of the %s CPUs, those with ids of %d or more: xdp-steer steers to CPUs below %d only; name the workers with 'cpus' to choose which work",
+			 cpuset_count_from(c->online, STEER_CPU_IDS),
+			 c->online_name ? c->online_name : "online",
+			 STEER_CPU_IDS, STEER_CPU_IDS);
+	return 0;
+}
+
+/* 'queue_size' and 'table_size'. */
+static int get_sizes(struct pctx *c, yaml_node_t *const *v)
+{
+	struct steer_policy *p = c->p;
+	long long x;
+	int err = 0;
 
 	if (v[K_QUEUE]) {
 		if (pol_get_ranged(c, v[K_QUEUE], "queue_size", 1, POLICY_QUEUE_MAX, &x))
@@ -363,13 +370,18 @@ static int get_policy(struct pctx *c, const yaml_node_t *root)
 			p->table_size = x;
 		}
 	}
-	if (!err && p->cpus.n) {
-		e = table_fits(c, v[K_TABLE] ? v[K_TABLE] : v[K_CPUS], p);
-		if (e == -ENOMEM)
-			return e;
-		if (e)
-			err = e;
-	}
+	return err;
+}
+
+/* The keys that each set their own part of the policy: every one is read,
+ * whatever the others hold. */
+static int get_settings(struct pctx *c, yaml_node_t *const *v)
+{
+	static const char *const rebal[] = { "drain", "immediate", NULL };
+	struct steer_policy *p = c->p;
+	long long x;
+	int err = 0, e;
+
 	if (v[K_HASH] && get_hash(c, v[K_HASH]))
 		err = -EINVAL;
 	if (v[K_FASTPATH] && yget_bool(c->d, v[K_FASTPATH],
@@ -399,15 +411,73 @@ static int get_policy(struct pctx *c, const yaml_node_t *root)
 		err = -EINVAL;
 	if (v[K_SCHED] && get_worker_sched(c, v[K_SCHED]))
 		err = -EINVAL;
-	/* The balancer moves flows only through drain, never reordering
-	 * them: on by default only with it, refused with immediate. */
+	return err;
+}
+
+/* The balancer moves flows only through drain, never reordering them: on
+ * by default only with it, refused with immediate. */
+static int balance_needs_drain(struct pctx *c, yaml_node_t *const *v)
+{
+	struct steer_policy *p = c->p;
+
 	if (!v[K_BALANCE] && p->rebalance == POLICY_REBALANCE_IMMEDIATE)
 		p->balance = false;
 	if (v[K_BALANCE] && p->balance &&
 	    p->rebalance == POLICY_REBALANCE_IMMEDIATE) {
 		ERR(c, v[K_BALANCE], "balance needs rebalance: drain (the balancer moves flows only without reordering them); remove 'rebalance: immediate' or set balance: off");
-		err = -EINVAL;
+		return -EINVAL;
 	}
+	return 0;
+}
+
+/*
+ * The document's root into c->p, whose every key already holds its
+ * default (policy_defaults()). The phases, in this order:
+ *  1. read the top-level keys: ymap_walk() reports unknown and repeated
+ *     ones, and a root that is no mapping ends the parse;
+ *  2. 'version';
+ *  3. 'cpus' or its default, the online CPUs (the one default that
+ *     depends on the machine), then 'queue_size' and 'table_size';
+ *  4. the table against the workers (table_fits()), only when nothing
+ *     before it has a mistake: a wrong table_size or cpus leaves nothing
+ *     sound to check;
+ *  5. each other key's getter (get_settings());
+ *  6. cross-key checks: balance against rebalance, which also sets the
+ *     balancer's default;
+ *  7. 'rules' last: their shapes and shadowing depend on hash.symmetric.
+ * Apart from phase 4, every phase runs after a mistake in an earlier one,
+ * so one run reports every independent mistake; only -ENOMEM stops it.
+ * Returns 0, -EINVAL (reported in c->d) or -ENOMEM.
+ */
+static int get_policy(struct pctx *c, const yaml_node_t *root)
+{
+	yaml_node_t *v[K_N];
+	int err, e;
+
+	err = ymap_walk(c->d, c->doc, root, "a mapping of policy keys", top_keys,
+			K_N, v, NULL);
+	if (root->type != YAML_MAPPING_NODE)
+		return err;
+	if (get_version(c, root, v[K_VERSION]))
+		err = -EINVAL;
+	e = get_cpus(c, v[K_CPUS]);
+	if (e == -ENOMEM)
+		return e;
+	if (e)
+		err = e;
+	if (get_sizes(c, v))
+		err = -EINVAL;
+	if (!err && c->p->cpus.n) {
+		e = table_fits(c, v[K_TABLE] ? v[K_TABLE] : v[K_CPUS], c->p);
+		if (e == -ENOMEM)
+			return e;
+		if (e)
+			err = e;
+	}
+	if (get_settings(c, v))
+		err = -EINVAL;
+	if (balance_needs_drain(c, v))
+		err = -EINVAL;
 	if (v[K_RULES]) {
 		e = pol_get_rules(c, v[K_RULES]);
 		if (e == -ENOMEM)
