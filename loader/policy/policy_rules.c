@@ -281,6 +281,16 @@ static int add_shape(struct pctx *c, const yaml_node_t *n, int idx,
 	return 0;
 }
 
+/*
+ * Rule 'idx' (from 0) at node 'n' into *r: its 'match' (get_match()), its
+ * target, exactly one of 'cpu: N' and 'cpus: [...]', and its shape added
+ * to the policy's (add_shape(), only for a rule without a mistake). A
+ * missing 'match' or target is reported only when nothing read before it
+ * has a mistake: after a misspelt key it is no news. A CPU set's
+ * weights count toward c->rule_cpus, the entries all rules' sets take in
+ * the datapath, refused past STEER_RULE_CPUS_MAX. Returns 0, -EINVAL
+ * (reported) or -ENOMEM; r->cpus is the caller's to free either way.
+ */
 static int get_rule(struct pctx *c, const yaml_node_t *n, int idx,
 		    struct policy_rule *r)
 {
