@@ -39,6 +39,8 @@ static const char *const top_keys[K_N] = {
 	"worker_sched",
 };
 
+/* hash: {key: one of STEER_HASH_KEYS, symmetric: BOOL, seed: random|N},
+ * any of them left out keeping its default. */
 static int get_hash(struct pctx *c, const yaml_node_t *n)
 {
 	static const char *const keys[] = { "key", "symmetric", "seed" };
@@ -554,6 +556,9 @@ int policy_parse_string(const char *text, size_t len, const char *name,
 	return policy_parse_string_on(text, len, name, online, NULL, p, d);
 }
 
+/* Bounds the stream (ycheck_stream()) before libyaml builds a document,
+ * checks the one document's keys (get_policy()), then refuses a second
+ * document. Contract in policy.h. */
 int policy_parse_string_on(const char *text, size_t len, const char *name,
 			   const struct cpu_set *online,
 			   const char *online_name, struct steer_policy *p,
@@ -656,6 +661,9 @@ int policy_parse_file(const char *path, const struct cpu_set *online,
 	return policy_parse_file_on(path, online, NULL, p, d);
 }
 
+/* Reads the whole file, refusing what is not a regular file of at most
+ * POLICY_FILE_MAX bytes, then parses its text as policy_parse_string_on()
+ * does. Contract in policy.h. */
 int policy_parse_file_on(const char *path, const struct cpu_set *online,
 			 const char *online_name, struct steer_policy *p,
 			 struct diags *d)
