@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The policy parser: the document, its top-level keys and CPU lists. Rules
- * are in policy_rules.c, printing in policy_print.c. */
+/* The policy parser's entry points: a file or a string read into one
+ * document, its top-level keys checked into a struct steer_policy. */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,231 +12,7 @@
 
 #include "policy/policy_int.h"
 
-int pol_get_ranged(struct pctx *c, const yaml_node_t *n, const char *name,
-		      long long lo, long long hi, long long *v)
-{
-	char what[64];
-
-	snprintf(what, sizeof(what), "an integer for %s", name);
-	if (yget_int(c->d, n, what, v))
-		return -EINVAL;
-	if (*v < lo || *v > hi) {
-		ERR(c, n, "%s %lld is out of range %lld-%lld", name, *v, lo, hi);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* One of 'choices' (a NULL-terminated list); returns its index. */
-static int get_choice(struct pctx *c, const yaml_node_t *n, const char *name,
-		      const char *const *choices)
-{
-	const char *s = yscalar(n);
-	int i;
-
-	for (i = 0; s && choices[i]; i++)
-		if (yis_word(n, choices[i]))
-			return i;
-	if (s && !yis_null(n))
-		ERR(c, n, "%s must be %s or %s, got '%s'", name, choices[0],
-		    choices[1], s);
-	else
-		ERR(c, n, "%s must be %s or %s, got %s", name, choices[0],
-		    choices[1], ynode_kind(n));
-	return -EINVAL;
-}
-
-/* ---- CPUs ---------------------------------------------------------------- */
-
-/* CPUs lo..hi exist and are online; reports the first problem at 'n'. */
-static int check_cpus(struct pctx *c, const yaml_node_t *n, long long lo,
-		      long long hi)
-{
-	char have[CPUSET_STR_MAX], miss[CPUSET_STR_MAX];
-	struct cpu_set off;
-	long long cpu;
-
-	if (lo < 0) {
-		ERR(c, n, "cpu %lld is not a CPU number", lo);
-		return -EINVAL;
-	}
-	if (hi >= STEER_CPU_IDS) {
-		ERR(c, n, "cpu %lld is beyond the %d CPU ids xdp-steer steers to (cpus 0-%d)",
-		    lo >= STEER_CPU_IDS ? lo : hi, STEER_CPU_IDS,
-		    STEER_CPU_IDS - 1);
-		return -EINVAL;
-	}
-	/* Past the possible CPUs, a CPU is no entry of the cpumap (sized to
-	 * them, kernel/prog.c), online or not ever. */
-	for (cpu = lo; c->possible && cpu <= hi; cpu++) {
-		if (cpuset_has(c->possible, cpu))
-			continue;
-		cpuset_format(c->possible, have, sizeof(have));
-		ERR(c, n, "cpu %lld is past this kernel's possible CPUs (%s): the cpumap has an entry for each of them only",
-		    cpu, have);
-		return -EINVAL;
-	}
-	cpuset_zero(&off);
-	for (cpu = lo; cpu <= hi; cpu++)
-		if (!cpuset_has(c->online, cpu))
-			cpuset_set(&off, cpu);
-	if (!cpuset_count(&off))
-		return 0;
-	cpuset_format(&off, miss, sizeof(miss));
-	if (c->online_name) {
-		ERR(c, n, "%s %s %s not in %s",
-		    cpuset_count(&off) > 1 ? "cpus" : "cpu", miss,
-		    cpuset_count(&off) > 1 ? "are" : "is", c->online_name);
-		return -EINVAL;
-	}
-	cpuset_format(c->online, have, sizeof(have));
-	ERR(c, n, "%s %s %s not online (online: %s)",
-	    cpuset_count(&off) > 1 ? "cpus" : "cpu", miss,
-	    cpuset_count(&off) > 1 ? "are" : "is", have[0] ? have : "none");
-	return -EINVAL;
-}
-
-int pol_get_cpu(struct pctx *c, const yaml_node_t *n, __u32 *cpu)
-{
-	long long v;
-
-	if (yget_int(c->d, n, "a CPU number", &v) || check_cpus(c, n, v, v))
-		return -EINVAL;
-	*cpu = v;
-	return 0;
-}
-
-/* N (a plain integer) or "LO-HI" (quoted or not), as bounds; 1 if it is
- * neither. */
-static int cpu_span(struct pctx *c, const yaml_node_t *n, long long *lo,
-		    long long *hi)
-{
-	const char *s = yscalar(n), *dash;
-	unsigned long long a, b;
-
-	if (yis_int(n)) {
-		if (yget_int(c->d, n, "a CPU number", lo))
-			return -EINVAL;
-		*hi = *lo;
-		return 0;
-	}
-	/* Digits, one dash, digits: strtoull alone would take "0--1" as 0
-	 * to 2^64 - 1. */
-	if (!s || strspn(s, "0123456789-") != strlen(s))
-		return 1;
-	dash = strchr(s, '-');
-	if (!dash || dash == s || !dash[1] || strchr(dash + 1, '-'))
-		return 1;
-	errno = 0;
-	a = strtoull(s, NULL, 10);
-	b = strtoull(dash + 1, NULL, 10);
-	if (errno == ERANGE || a > LLONG_MAX || b > LLONG_MAX) {
-		ERR(c, n, "range %s is beyond the %d CPU ids xdp-steer steers to (cpus 0-%d)",
-		    s, STEER_CPU_IDS, STEER_CPU_IDS - 1);
-		return -EINVAL;
-	}
-	if (a > b) {
-		ERR(c, n, "range %llu-%llu is reversed; did you mean %llu-%llu?",
-		    a, b, b, a);
-		return -EINVAL;
-	}
-	*lo = a;
-	*hi = b;
-	return 0;
-}
-
-static int cmp_cpu(const void *a, const void *b)
-{
-	const struct table_cpu *x = a, *y = b;
-
-	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
-}
-
-/* One entry of a CPU list: N, LO-HI or {cpu: N|LO-HI, weight: W}. */
-static int cpu_entry(struct pctx *c, const yaml_node_t *n, long long *lo,
-		     long long *hi, long long *weight)
-{
-	static const char *const keys[] = { "cpu", "weight" };
-	yaml_node_t *v[2];
-	int err;
-
-	*weight = 1;
-	if (n->type == YAML_MAPPING_NODE) {
-		err = ymap_walk(c->d, c->doc, n, "a weighted CPU", keys, 2, v,
-				NULL);
-		if (!v[0]) {
-			if (!err)
-				ERR(c, n, "weighted entry without 'cpu'");
-			return -EINVAL;
-		}
-		if (v[1] && pol_get_ranged(c, v[1], "weight", 1, POLICY_WEIGHT_MAX,
-				       weight))
-			err = -EINVAL;
-		n = v[0];
-		if (err)
-			return err;
-	}
-	err = cpu_span(c, n, lo, hi);
-	if (err > 0) {
-		if (yscalar(n) && !yis_null(n))
-			ERR(c, n, "expected a CPU number, a range like 2-7 or {cpu: N, weight: W}, got '%s'",
-			    yscalar(n));
-		else
-			ERR(c, n, "expected a CPU number, a range like 2-7 or {cpu: N, weight: W}, got %s",
-			    ynode_kind(n));
-		return -EINVAL;
-	}
-	if (err)
-		return err;
-	return check_cpus(c, n, *lo, *hi);
-}
-
-int pol_get_cpu_list(struct pctx *c, const yaml_node_t *n,
-			struct policy_cpus *out)
-{
-	const yaml_node_t *first[STEER_CPU_IDS] = { NULL };
-	long long lo, hi, w, cpu;
-	yaml_node_item_t *it;
-	struct table_cpu *v;
-	int err = 0;
-
-	if (n->type != YAML_SEQUENCE_NODE) {
-		ERR(c, n, "expected a list of CPUs, got %s", ynode_kind(n));
-		return -EINVAL;
-	}
-	if (n->data.sequence.items.start == n->data.sequence.items.top) {
-		ERR(c, n, "empty CPU set; list at least one CPU");
-		return -EINVAL;
-	}
-	v = calloc(STEER_CPU_IDS, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	out->v = v;
-	out->n = 0;
-	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top;
-	     it++) {
-		const yaml_node_t *e = ynode(c->doc, *it);
-
-		if (cpu_entry(c, e, &lo, &hi, &w)) {
-			err = -EINVAL;
-			continue;
-		}
-		for (cpu = lo; cpu <= hi; cpu++) {
-			if (first[cpu]) {
-				ERR(c, e, "cpu %lld is listed twice (first at %zu:%zu)",
-				    cpu, first[cpu]->start_mark.line + 1,
-				    first[cpu]->start_mark.column + 1);
-				err = -EINVAL;
-				break;
-			}
-			first[cpu] = e;
-			v[out->n++] = (struct table_cpu){ cpu, w };
-		}
-	}
-	qsort(v, out->n, sizeof(*v), cmp_cpu);
-	return err;
-}
-
+/* Every CPU of 's' at weight 1: 'cpus' left out. */
 static int cpus_from_set(const struct cpu_set *s, struct policy_cpus *out)
 {
 	__u32 cpu;
@@ -264,6 +39,8 @@ static const char *const top_keys[K_N] = {
 	"worker_sched",
 };
 
+/* hash: {key: one of STEER_HASH_KEYS, symmetric: BOOL, seed: random|N},
+ * any of them left out keeping its default. */
 static int get_hash(struct pctx *c, const yaml_node_t *n)
 {
 	static const char *const keys[] = { "key", "symmetric", "seed" };
@@ -279,7 +56,7 @@ static int get_hash(struct pctx *c, const yaml_node_t *n)
 
 	err = ymap_walk(c->d, c->doc, n, "a mapping for hash", keys, 3, v, NULL);
 	if (v[0]) {
-		i = get_choice(c, v[0], "key", kinds);
+		i = pol_get_choice(c, v[0], "key", kinds);
 		if (i < 0)
 			err = -EINVAL;
 		else
@@ -473,7 +250,7 @@ static int get_balance(struct pctx *c, const yaml_node_t *n)
 			4, v, NULL);
 	p->balance = true;
 	if (v[0]) {
-		e = get_choice(c, v[0], "balance by", balance_by);
+		e = pol_get_choice(c, v[0], "balance by", balance_by);
 		if (e < 0)
 			err = -EINVAL;
 		else
@@ -522,54 +299,61 @@ static __u32 pow2_near(long long v)
 	return hi / 2 && v - hi / 2 < hi - v ? hi / 2 : hi;
 }
 
-static int get_policy(struct pctx *c, const yaml_node_t *root)
+/* 'version', which must be there. */
+static int get_version(struct pctx *c, const yaml_node_t *root,
+		       const yaml_node_t *n)
 {
-	static const char *const rebal[] = { "drain", "immediate", NULL };
-	struct steer_policy *p = c->p;
-	yaml_node_t *v[K_N];
 	long long x;
-	int err, e;
 
-	err = ymap_walk(c->d, c->doc, root, "a mapping of policy keys", top_keys,
-			K_N, v, NULL);
-	if (root->type != YAML_MAPPING_NODE)
-		return err;
-
-	if (!v[K_VERSION]) {
+	if (!n) {
 		ERR(c, root, "missing 'version: %d' (the policy format version)",
 		    POLICY_VERSION);
-		err = -EINVAL;
-	} else if (yget_int(c->d, v[K_VERSION], "an integer for version", &x)) {
-		err = -EINVAL;
-	} else if (x != POLICY_VERSION) {
-		ERR(c, v[K_VERSION], "unsupported version %lld (this xdp-steer reads version %d)",
-		    x, POLICY_VERSION);
-		err = -EINVAL;
-	} else {
-		p->version = x;
+		return -EINVAL;
 	}
+	if (yget_int(c->d, n, "an integer for version", &x))
+		return -EINVAL;
+	if (x != POLICY_VERSION) {
+		ERR(c, n, "unsupported version %lld (this xdp-steer reads version %d)",
+		    x, POLICY_VERSION);
+		return -EINVAL;
+	}
+	c->p->version = x;
+	return 0;
+}
 
-	if (v[K_CPUS]) {
+/* 'cpus', or its default: every online CPU (c->online). -ENOMEM ends the
+ * parse; -EINVAL has been reported. */
+static int get_cpus(struct pctx *c, const yaml_node_t *n)
+{
+	struct steer_policy *p = c->p;
+	int e;
+
+	if (n) {
 		p->cpus_default = false;
-		e = pol_get_cpu_list(c, v[K_CPUS], &p->cpus);
-		if (e == -ENOMEM)
-			return e;
-		if (e)
-			err = e;
-	} else if (!cpuset_count(c->online)) {
+		return pol_get_cpu_list(c, n, &p->cpus);
+	}
+	if (!cpuset_count(c->online)) {
 		diag_add(c->d, DIAG_ERROR, 0, 0, "no %s CPUs to default 'cpus' to",
 			 c->online_name ? c->online_name : "online");
-		err = -EINVAL;
-	} else {
-		e = cpus_from_set(c->online, &p->cpus);
-		if (e)
-			return e;
-		if (cpuset_count_from(c->online, STEER_CPU_IDS))
-			diag_add(c->d, DIAG_WARNING, 0, 0, "the default 'cpus' leaves out %u of the %s CPUs, those with ids of %d or more: xdp-steer steers to CPUs below %d only; name the workers with 'cpus' to choose which work",
-				 cpuset_count_from(c->online, STEER_CPU_IDS),
-				 c->online_name ? c->online_name : "online",
-				 STEER_CPU_IDS, STEER_CPU_IDS);
+		return -EINVAL;
 	}
+	e = cpus_from_set(c->online, &p->cpus);
+	if (e)
+		return e;
+	if (cpuset_count_from(c->online, STEER_CPU_IDS))
+		diag_add(c->d, DIAG_WARNING, 0, 0, "the default 'cpus' leaves out %u of the %s CPUs, those with ids of %d or more: xdp-steer steers to CPUs below %d only; name the workers with 'cpus' to choose which work",
+			 cpuset_count_from(c->online, STEER_CPU_IDS),
+			 c->online_name ? c->online_name : "online",
+			 STEER_CPU_IDS, STEER_CPU_IDS);
+	return 0;
+}
+
+/* 'queue_size' and 'table_size'. */
+static int get_sizes(struct pctx *c, yaml_node_t *const *v)
+{
+	struct steer_policy *p = c->p;
+	long long x;
+	int err = 0;
 
 	if (v[K_QUEUE]) {
 		if (pol_get_ranged(c, v[K_QUEUE], "queue_size", 1, POLICY_QUEUE_MAX, &x))
@@ -588,13 +372,18 @@ static int get_policy(struct pctx *c, const yaml_node_t *root)
 			p->table_size = x;
 		}
 	}
-	if (!err && p->cpus.n) {
-		e = table_fits(c, v[K_TABLE] ? v[K_TABLE] : v[K_CPUS], p);
-		if (e == -ENOMEM)
-			return e;
-		if (e)
-			err = e;
-	}
+	return err;
+}
+
+/* The keys that each set their own part of the policy: every one is read,
+ * whatever the others hold. */
+static int get_settings(struct pctx *c, yaml_node_t *const *v)
+{
+	static const char *const rebal[] = { "drain", "immediate", NULL };
+	struct steer_policy *p = c->p;
+	long long x;
+	int err = 0, e;
+
 	if (v[K_HASH] && get_hash(c, v[K_HASH]))
 		err = -EINVAL;
 	if (v[K_FASTPATH] && yget_bool(c->d, v[K_FASTPATH],
@@ -602,7 +391,7 @@ static int get_policy(struct pctx *c, const yaml_node_t *root)
 				       &p->local_fastpath))
 		err = -EINVAL;
 	if (v[K_REBALANCE]) {
-		e = get_choice(c, v[K_REBALANCE], "rebalance", rebal);
+		e = pol_get_choice(c, v[K_REBALANCE], "rebalance", rebal);
 		if (e < 0)
 			err = -EINVAL;
 		else
@@ -624,15 +413,73 @@ static int get_policy(struct pctx *c, const yaml_node_t *root)
 		err = -EINVAL;
 	if (v[K_SCHED] && get_worker_sched(c, v[K_SCHED]))
 		err = -EINVAL;
-	/* The balancer moves flows only through drain, never reordering
-	 * them: on by default only with it, refused with immediate. */
+	return err;
+}
+
+/* The balancer moves flows only through drain, never reordering them: on
+ * by default only with it, refused with immediate. */
+static int balance_needs_drain(struct pctx *c, yaml_node_t *const *v)
+{
+	struct steer_policy *p = c->p;
+
 	if (!v[K_BALANCE] && p->rebalance == POLICY_REBALANCE_IMMEDIATE)
 		p->balance = false;
 	if (v[K_BALANCE] && p->balance &&
 	    p->rebalance == POLICY_REBALANCE_IMMEDIATE) {
 		ERR(c, v[K_BALANCE], "balance needs rebalance: drain (the balancer moves flows only without reordering them); remove 'rebalance: immediate' or set balance: off");
-		err = -EINVAL;
+		return -EINVAL;
 	}
+	return 0;
+}
+
+/*
+ * The document's root into c->p, whose every key already holds its
+ * default (policy_defaults()). The phases, in this order:
+ *  1. read the top-level keys: ymap_walk() reports unknown and repeated
+ *     ones, and a root that is no mapping ends the parse;
+ *  2. 'version';
+ *  3. 'cpus' or its default, the online CPUs (the one default that
+ *     depends on the machine), then 'queue_size' and 'table_size';
+ *  4. the table against the workers (table_fits()), only when nothing
+ *     before it has a mistake: a wrong table_size or cpus leaves nothing
+ *     sound to check;
+ *  5. each other key's getter (get_settings());
+ *  6. cross-key checks: balance against rebalance, which also sets the
+ *     balancer's default;
+ *  7. 'rules' last: their shapes and shadowing depend on hash.symmetric.
+ * Apart from phase 4, every phase runs after a mistake in an earlier one,
+ * so one run reports every independent mistake; only -ENOMEM stops it.
+ * Returns 0, -EINVAL (reported in c->d) or -ENOMEM.
+ */
+static int get_policy(struct pctx *c, const yaml_node_t *root)
+{
+	yaml_node_t *v[K_N];
+	int err, e;
+
+	err = ymap_walk(c->d, c->doc, root, "a mapping of policy keys", top_keys,
+			K_N, v, NULL);
+	if (root->type != YAML_MAPPING_NODE)
+		return err;
+	if (get_version(c, root, v[K_VERSION]))
+		err = -EINVAL;
+	e = get_cpus(c, v[K_CPUS]);
+	if (e == -ENOMEM)
+		return e;
+	if (e)
+		err = e;
+	if (get_sizes(c, v))
+		err = -EINVAL;
+	if (!err && c->p->cpus.n) {
+		e = table_fits(c, v[K_TABLE] ? v[K_TABLE] : v[K_CPUS], c->p);
+		if (e == -ENOMEM)
+			return e;
+		if (e)
+			err = e;
+	}
+	if (get_settings(c, v))
+		err = -EINVAL;
+	if (balance_needs_drain(c, v))
+		err = -EINVAL;
 	if (v[K_RULES]) {
 		e = pol_get_rules(c, v[K_RULES]);
 		if (e == -ENOMEM)
@@ -709,6 +556,9 @@ int policy_parse_string(const char *text, size_t len, const char *name,
 	return policy_parse_string_on(text, len, name, online, NULL, p, d);
 }
 
+/* Bounds the stream (ycheck_stream()) before libyaml builds a document,
+ * checks the one document's keys (get_policy()), then refuses a second
+ * document. Contract in policy.h. */
 int policy_parse_string_on(const char *text, size_t len, const char *name,
 			   const struct cpu_set *online,
 			   const char *online_name, struct steer_policy *p,
@@ -811,6 +661,9 @@ int policy_parse_file(const char *path, const struct cpu_set *online,
 	return policy_parse_file_on(path, online, NULL, p, d);
 }
 
+/* Reads the whole file, refusing what is not a regular file of at most
+ * POLICY_FILE_MAX bytes, then parses its text as policy_parse_string_on()
+ * does. Contract in policy.h. */
 int policy_parse_file_on(const char *path, const struct cpu_set *online,
 			 const char *online_name, struct steer_policy *p,
 			 struct diags *d)

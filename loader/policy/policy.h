@@ -15,11 +15,12 @@
  * deep, no aliases (they would let a small file stand for a huge tree), at
  * most DIAGS_MAX messages kept.
  *
- * Files: policy.c (document, top-level keys, CPU lists), policy_rules.c
- * (rules, addresses, shadowing), policy_decap.c ('decap'),
- * policy_print.c (canonical output),
- * yaml_util.c (diagnostics and typed YAML nodes); compile.c turns a policy
- * into map contents. CPU sets and weighted CPUs come from the model layer
+ * Files: policy.c (the document, the top-level keys), pol_get.c (the typed
+ * getters: ranged integers, words, CPUs, CPU lists), policy_rules.c
+ * (rules, addresses, shadowing), policy_decap.c ('decap'), policy_print.c
+ * (canonical output), yaml_util.c (diagnostics and typed YAML nodes);
+ * compile.c turns a policy into map contents, with rule_key.c (a rule's
+ * mirror and keys). CPU sets and weighted CPUs come from the model layer
  * below (model/cpuset.h, model/table.h).
  */
 #ifndef XDP_STEER_POLICY_H
@@ -186,8 +187,9 @@ struct steer_policy {
 	int nshapes;
 };
 
-/* Symmetric mode matches a rule in both directions of a connection: the
- * rule and its mirror (source and destination swapped). */
+/* A rule as map keys (rule_key.c). Symmetric mode matches a rule in both
+ * directions of a connection: the rule and its mirror (source and
+ * destination swapped). */
 __u32 policy_shape_mirror(__u32 shape);
 void policy_rule_mirror(const struct policy_rule *r, struct policy_rule *m);
 static inline bool policy_rule_is_prefix(const struct policy_rule *r)
@@ -203,6 +205,8 @@ static inline bool policy_rule_is_prefix(const struct policy_rule *r)
  * prefixlen 0. */
 void policy_rule_key(const struct policy_rule *r, __u32 s, int len,
 		     struct steer_prefix_key *k);
+/* Keeps the first 'len' bits of a network-order address of 'bytes'. */
+void policy_addr_mask(__u32 *addr, int bytes, int len);
 
 /*
  * Parses a policy from text[0..len) shown as 'name' in messages, or from

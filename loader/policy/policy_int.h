@@ -28,17 +28,27 @@ struct pctx {
 
 #define ERR(c, node, ...) diag_node((c)->d, DIAG_ERROR, node, __VA_ARGS__)
 
+/* The typed getters, in pol_get.c: they call only yaml_util.c and the
+ * model layer, so every file of the parser may use them. */
+
 /* An integer scalar within [lo, hi]: "NAME V is out of range LO-HI". */
 int pol_get_ranged(struct pctx *c, const yaml_node_t *n, const char *name,
 		   long long lo, long long hi, long long *v);
+/* One of 'choices' (a NULL-terminated list); returns its index. */
+int pol_get_choice(struct pctx *c, const yaml_node_t *n, const char *name,
+		   const char *const *choices);
 /* A single online CPU ('cpu: N'). */
 int pol_get_cpu(struct pctx *c, const yaml_node_t *n, __u32 *cpu);
 /* A list of CPUs with weights, as in 'cpus:', sorted. */
 int pol_get_cpu_list(struct pctx *c, const yaml_node_t *n,
 		     struct policy_cpus *out);
-/* 'decap:' into c->p->decap. */
+
+/* The keys with a file of their own, which use the getters. */
+
+/* 'decap:' into c->p->decap (policy_decap.c). */
 int pol_get_decap(struct pctx *c, const yaml_node_t *n);
-/* 'rules:' into c->p->rules, shapes, and the shadowed-rule warnings. */
+/* 'rules:' into c->p->rules, shapes, and the shadowed-rule warnings
+ * (policy_rules.c). */
 int pol_get_rules(struct pctx *c, const yaml_node_t *n);
 
 #endif /* XDP_STEER_POLICY_INT_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The policy's rules: matches, addresses, shapes, and which rules an
- * earlier rule hides. */
+ * earlier rule hides. A rule's keys are built in rule_key.c. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -45,29 +45,14 @@ bool policy_proto_has_ports(__u8 proto)
 
 /* ---- addresses ---------------------------------------------------------- */
 
-/* Keeps the first 'len' bits of a network-order address of 'bytes'. */
-static void mask_addr(__u32 *addr, int bytes, int len)
-{
-	__u8 *b = (__u8 *)addr;
-	int i;
-
-	for (i = 0; i < bytes; i++) {
-		if (len >= 8)
-			len -= 8;
-		else {
-			b[i] &= (__u8)(0xff00 >> len);
-			len = 0;
-		}
-	}
-}
-
+/* Whether 'addr' lies in the prefix pfx/len. */
 static bool addr_in_prefix(const __u32 *addr, const __u32 *pfx, int bytes,
 			   int len)
 {
 	__u32 a[4];
 
 	memcpy(a, addr, sizeof(a));
-	mask_addr(a, bytes, len);
+	policy_addr_mask(a, bytes, len);
 	return !memcmp(a, pfx, bytes);
 }
 
@@ -117,7 +102,7 @@ static int get_prefix(struct pctx *c, const yaml_node_t *n, const char *name,
 		}
 	}
 	memcpy(masked, addr, sizeof(masked));
-	mask_addr(masked, bits / 8, pl);
+	policy_addr_mask(masked, bits / 8, pl);
 	if (memcmp(masked, addr, bits / 8)) {
 		inet_ntop(af, masked, out, sizeof(out));
 		ERR(c, n, "%s has host bits set; did you mean %s/%ld?", s, out,
@@ -267,69 +252,6 @@ static int get_match(struct pctx *c, const yaml_node_t *n,
 	return 0;
 }
 
-__u32 policy_shape_mirror(__u32 shape)
-{
-	static const __u32 pairs[][2] = {
-		{ STEER_M_SRC, STEER_M_DST },
-		{ STEER_M_SPORT, STEER_M_DPORT },
-		{ STEER_M_PREFIX_SRC, STEER_M_PREFIX_DST },
-	};
-	__u32 m = shape;
-	size_t i;
-
-	for (i = 0; i < ARRAY_LEN(pairs); i++) {
-		m &= ~(pairs[i][0] | pairs[i][1]);
-		if (shape & pairs[i][0])
-			m |= pairs[i][1];
-		if (shape & pairs[i][1])
-			m |= pairs[i][0];
-	}
-	return m;
-}
-
-void policy_rule_mirror(const struct policy_rule *r, struct policy_rule *m)
-{
-	*m = *r;
-	m->shape = policy_shape_mirror(r->shape);
-	m->fields = m->shape & STEER_M_ALL;
-	memcpy(m->flow.src, r->flow.dst, sizeof(m->flow.src));
-	memcpy(m->flow.dst, r->flow.src, sizeof(m->flow.dst));
-	m->flow.sport = r->flow.dport;
-	m->flow.dport = r->flow.sport;
-	m->src_len = r->dst_len;
-	m->dst_len = r->src_len;
-}
-
-void policy_rule_key(const struct policy_rule *r, __u32 s, int len,
-		     struct steer_prefix_key *k)
-{
-	int bytes = r->flow.family == STEER_AF_INET ? 4 : 16;
-	const __u32 *a, *o;
-	__u32 other;
-
-	memset(k, 0, sizeof(*k));
-	k->shape = s;
-	k->family = (s & (STEER_M_SRC | STEER_M_DST)) ? r->flow.family : 0;
-	k->proto = (s & STEER_M_PROTO) ? r->flow.proto : 0;
-	k->sport = (s & STEER_M_SPORT) ? r->flow.sport : 0;
-	k->dport = (s & STEER_M_DPORT) ? r->flow.dport : 0;
-	if (!(s & STEER_M_PREFIX)) {
-		if (s & STEER_M_SRC)
-			memcpy(k->other, r->flow.src, sizeof(k->other));
-		if (s & STEER_M_DST)
-			memcpy(k->addr, r->flow.dst, sizeof(k->addr));
-		return;
-	}
-	a = (s & STEER_M_PREFIX_DST) ? r->flow.dst : r->flow.src;
-	o = (s & STEER_M_PREFIX_DST) ? r->flow.src : r->flow.dst;
-	other = (s & STEER_M_PREFIX_DST) ? STEER_M_SRC : STEER_M_DST;
-	if (s & other)
-		memcpy(k->other, o, sizeof(k->other));
-	memcpy(k->addr, a, bytes);
-	mask_addr(k->addr, bytes, len);
-	k->prefixlen = STEER_PREFIX_FIXED_BITS + len;
-}
-
 /* Adds a rule's shape (and, in symmetric mode, its mirror's) to the
  * policy's shapes. */
 static int add_shape(struct pctx *c, const yaml_node_t *n, int idx,
@@ -359,6 +281,16 @@ static int add_shape(struct pctx *c, const yaml_node_t *n, int idx,
 	return 0;
 }
 
+/*
+ * Rule 'idx' (from 0) at node 'n' into *r: its 'match' (get_match()), its
+ * target, exactly one of 'cpu: N' and 'cpus: [...]', and its shape added
+ * to the policy's (add_shape(), only for a rule without a mistake). A
+ * missing 'match' or target is reported only when nothing read before it
+ * has a mistake: after a misspelt key it is no news. A CPU set's
+ * weights count toward c->rule_cpus, the entries all rules' sets take in
+ * the datapath, refused past STEER_RULE_CPUS_MAX. Returns 0, -EINVAL
+ * (reported) or -ENOMEM; r->cpus is the caller's to free either way.
+ */
 static int get_rule(struct pctx *c, const yaml_node_t *n, int idx,
 		    struct policy_rule *r)
 {
