@@ -376,15 +376,15 @@ static __always_inline int fastpath_steady(struct xdp_md *ctx,
 		return 0;
 	b->poll = (__u32)st->napi_polls;
 	if (b->last != now)
-		b->last = 1;
+		b->last = now ? now : 1;
 	return 1;
 }
 
 /* A frame queued under drain outside the warm-up whose record settles it:
  * the bucket's last frame went where the table sends this one, or the
  * record says nothing under this slot (steer_bucket_live()). 'want' is a
- * queue target, 'now' the tick. The steady state of a queued frame: one
- * lookup, a compare, no store. A record older than the warm-up that names another
+ * queue target. The steady state of a queued frame: one lookup, a
+ * compare, no store. A record older than the warm-up that names another
  * target is a bucket that moved while idle: nothing of it waits anywhere
  * (window.h). Its first frame since counts the move (moves_idle) and
  * writes the new target, once, so that the next frames settle by the
