@@ -393,9 +393,9 @@ static __always_inline int fastpath_steady(struct xdp_md *ctx,
  * record its frames do not refresh; not 0, so that its next move counts
  * too. A record never written (all zeroes) counts no move: its first
  * frame is none; one whose frames all went to target 0 outside a window
- * is never written, and its first move goes uncounted. Writing the tick
- * instead costs the steady state 2 instructions (register pressure:
- * bench_prog --insns). */
+ * is never written, and its first move goes uncounted. The tick is not
+ * written because the steady state would then carry it in a register
+ * across the lookup ("Code-shape decisions" in bpf/README.md). */
 static __always_inline int record_settles(struct steer_stats *st,
 					  const struct steer_slot *slot,
 					  __u32 bucket, __u32 want)
