@@ -310,7 +310,7 @@ tests/prog/test_prog: $(PROG_OBJS) $(TESTLIB_OBJS) $(POLICY_OBJS) \
 		      loader/kernel/slots.o loader/kernel/cpumap.o \
 		      loader/kernel/progtag.o loader/kernel/failpoint.o loader/kernel/kthreads.o \
 		      loader/kernel/window.o loader/kernel/evidence.o \
-		      loader/kernel/map_numa.o
+		      loader/kernel/map_numa.o loader/kernel/bpffs.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS_BPF) -lyaml
 

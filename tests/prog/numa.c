@@ -16,6 +16,7 @@
 
 #include "xdp_steer.h"
 #include "kernel/map_numa.h"
+#include "kernel/pins.h"
 #include "prog_env.h"
 
 static const char *const per_slot[] = {
@@ -107,13 +108,16 @@ static void test_no_node_asks_for_none(void)
 static void test_a_pinned_map_keeps_its_flag(void)
 {
 	struct bpf_object *obj = open_obj(), *again = NULL;
-	char dir[] = "/sys/fs/bpf/xst-numa-XXXXXX", path[PATH_MAX];
+	char dir[] = "/sys/fs/bpf/xst-numa-XXXXXX", path[PATH_MAX], why[512];
 	struct bpf_map *map;
 	int fd;
 
 	if (!obj)
 		return;
-	if (!EXPECT(mkdtemp(dir) != NULL, "a pin directory was made"))
+	/* A fresh machine may have no bpffs mounted: reach it as the tool
+	 * does before its first pin. */
+	if (!EXPECT_EQ(bpffs_reach(why, sizeof(why)), 0, why) ||
+	    !EXPECT(mkdtemp(dir) != NULL, "a pin directory was made"))
 		goto out;
 	snprintf(path, sizeof(path), "%s/%s", dir, STEER_STR(steer_deq));
 	map = bpf_object__find_map_by_name(obj, STEER_STR(steer_deq));
