@@ -867,6 +867,39 @@ static void test_fastpath_outside_the_window_keeps_no_records(void)
 	       "and the tick of it, so it stays warm");
 }
 
+/* A warm bucket's every frame on the fast path writes the tick it came at,
+ * so that the next one, within the drain timeout, finds it warm. Each
+ * frame is looked at alone: a record that said "a frame came" (1) instead
+ * would read cold at the next frame, which would go the slow way and write
+ * the tick, so every other frame would look right. */
+static void test_a_warm_bucket_on_the_fast_path_records_each_frames_tick(void)
+{
+	struct steer_stats before;
+	struct steer_bucket b;
+	struct drain_case c;
+	__u32 now;
+	int i;
+
+	if (!setup(&c, STEER_F_LOCAL_FASTPATH, local_cpu, NO_TIMEOUT) ||
+	    !warm_on_fastpath(&c.f, 1))
+		return;
+	before = stats();
+	for (i = 0; i < 3; i++) {
+		/* Two ticks on, so each frame's tick is a new one. */
+		sleep_us(2 * 1000000 / tick_rate() + 1000);
+		if (!poll_ended())
+			return;
+		now = jiffies();
+		EXPECT_EQ(send_frame(&c.f), XDP_PASS, "warm, the frame is passed here");
+		b = bucket_state(&c);
+		EXPECT(b.last - now <= 1, "its record holds the tick of this frame");
+		EXPECT_EQ(b.target, STEER_TARGET_LOCAL | local_cpu, "and says passed here");
+	}
+	EXPECT_EQ(stats().moves_done + stats().moves_idle + stats().moves_timeout,
+		  before.moves_done + before.moves_idle + before.moves_timeout,
+		  "no frame read the bucket as cold or moved: no move counted");
+}
+
 static void test_drain_off_moves_at_once(void)
 {
 	struct drain_case c;
@@ -2659,6 +2692,8 @@ const struct test_case drain_tests[] = {
 		   "drain: a held bucket drains on with the window shut"),
 	TEST_ENTRY(test_fastpath_outside_the_window_keeps_no_records,
 		   "drain: with the fast path, outside the window queued frames are unstamped and warm local buckets write only their own record"),
+	TEST_ENTRY(test_a_warm_bucket_on_the_fast_path_records_each_frames_tick,
+		   "drain: a warm bucket's every frame on the fast path records its tick, so the next one finds it warm"),
 	TEST_ENTRY(test_drain_off_moves_at_once,
 		   "drain: off, a bucket moves on its next frame and nothing is stamped"),
 	TEST_ENTRY(test_leaving_fastpath_waits_for_a_poll_to_end,
