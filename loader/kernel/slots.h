@@ -138,6 +138,9 @@ int slots_read_build(const struct steer_maps *m, struct steer_build *b,
 int slots_read_active(const struct steer_maps *m, struct steer_ctl *ctl,
 		      struct steer_slot *s, __u32 *table);
 
+/* The flip word (steer_ctl), its active slot as 0 or 1. */
+int slots_read_ctl(const struct steer_maps *m, struct steer_ctl *ctl);
+
 /* weight[STEER_CPU_IDS]: slot 'slot's table weights (0: not a worker). */
 int slots_read_weights(const struct steer_maps *m, __u32 slot, __u32 *weight);
 
