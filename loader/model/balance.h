@@ -160,6 +160,14 @@ struct balance_input {
 #define BALANCE_HOLD_GAIN	(1u << 1)
 #define BALANCE_HOLD_STUCK	(1u << 2)
 
+/* Whether a round may move a bucket off worker cpu ('bit'
+ * BALANCE_HOLD_SHED) or onto it (BALANCE_HOLD_GAIN), by in->hold. */
+static inline bool balance_held(const struct balance_input *in, __u32 cpu,
+				unsigned bit)
+{
+	return in->hold && cpu < STEER_CPU_IDS && (in->hold[cpu] & bit);
+}
+
 struct balance_move {
 	__u32 bucket;
 	__u32 from, to;
