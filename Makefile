@@ -80,7 +80,7 @@ SKEL       := bpf/xdp_steer.skel.h
 # DIR: the objects of DIR's .c files.
 objs_of     = $(patsubst %.c,%.o,$(wildcard loader/$(1)/*.c))
 # The balancer's rounds (needs libm), for the loader and its tests only.
-BALANCE_OBJ := loader/model/balance.o loader/model/balance_trial.o loader/model/balance_note.o
+BALANCE_OBJ := loader/model/balance_plan.o loader/model/balance_trial.o loader/model/balance_note.o
 MODEL_OBJS := $(filter-out $(BALANCE_OBJ),$(call objs_of,model))
 POLICY_OBJS := $(call objs_of,policy) $(MODEL_OBJS)
 KERNEL_OBJS := $(call objs_of,kernel)

@@ -13,7 +13,7 @@
  * was doing then, and /proc/stat says the sum in USER_HZ units of 10 ms.
  * The box reads a CPU busy a share p of a round of T s as p * 100 * T
  * whole units, cut at the CPU's own phase: off by one, the bound the
- * balancer allows for (model/balance.c, over()), a 250 ms round's busy
+ * balancer allows for (model/balance_plan.c, over()), a 250 ms round's busy
  * share to 4 %. (The kernel's ticks under it are samples: a CPU busy in
  * bursts of microseconds is found busy by a draw of them, off by about
  * sqrt(250 T p (1 - p)) ticks, 6 % of a half-busy CPU's second; neither
