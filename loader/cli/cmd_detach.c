@@ -11,7 +11,6 @@
 #include "cli/cmd.h"
 #include "cli/log.h"
 #include "cli/unit_job.h"
-#include "kernel/lock.h"
 
 struct detach_opts {
 	int stale;
@@ -52,7 +51,7 @@ static int detach_stale(void)
 	}
 	if (res.locks_removed)
 		pr_info("%s: removed %d lock file%s nothing needed any more\n",
-			LOCK_DIR, res.locks_removed,
+			res.lock_dir, res.locks_removed,
 			res.locks_removed == 1 ? "" : "s");
 	if (!res.n && !ret)
 		pr_info("no stale pins\n");

@@ -218,6 +218,7 @@ int steer_detach_stale(struct steer_ctx *ctx, struct steer_stale_result *res)
 	if (!err)
 		err = pins_list_netns(&self, sweep_netns, &s);
 	if (!err) {
+		res->lock_dir = LOCK_DIR;
 		err = sweep_locks(&self, &res->locks_removed);
 		if (err)
 			lib_fail(ctx, err, "removing stale lock files in %s failed: %s",

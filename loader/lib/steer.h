@@ -135,6 +135,7 @@ struct steer_stale_result {
 	struct steer_stale *v;
 	int n;
 	int locks_removed;	/* lock files nothing needed any more */
+	const char *lock_dir;	/* where they were */
 };
 
 /* Removes the pins of interfaces of this namespace that are gone, and of
