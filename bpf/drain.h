@@ -86,7 +86,7 @@
 
 /* The warm-up window (struct steer_window): the map's entry, or NULL.
  * Looked up by every frame queued under drain (deliver_bucket(),
- * deliver()): 9 instructions (bench_prog --insns). */
+ * deliver()), so kept to the lookup alone. */
 static __always_inline struct steer_window *window_get(void)
 {
 	__u32 zero = 0;
@@ -798,9 +798,10 @@ static __always_inline int rxq_hold_fastpath(struct xdp_md *ctx,
 }
 
 /* Whether st->rxq_mine says this CPU holds the frame's receive queue in
- * steer_rxq, as any holder: a queued frame then has nothing to note. (A
- * slot without the fast path needs no following, but testing its flag
- * first cost the default, with it, 4 instructions a frame.) */
+ * steer_rxq, as any holder: a queued frame then has nothing to note. A
+ * slot without the fast path needs no following, yet its flag is not
+ * tested first: the default has the fast path, and would pay the test
+ * on every frame. */
 static __always_inline int rxq_held_queued(const struct xdp_md *ctx,
 					   const struct steer_stats *st)
 {

@@ -74,8 +74,9 @@ match_rules(const struct steer_slot *slot, __u32 slot_id,
 	__u32 i;
 
 	/* The flow read afresh here, and its filter words within the loop:
-	 * values kept from the hash, or across the lookups, cost the frames
-	 * without rules 2-5 spilled instructions (bench_prog --insns). */
+	 * values kept from the hash, or across the lookups, spill registers
+	 * in the frames without rules ("Code-shape decisions" in
+	 * bpf/README.md). */
 	barrier();
 #pragma unroll
 	for (i = 0; i < STEER_MAX_SHAPES; i++) {
@@ -138,7 +139,7 @@ static __always_inline __u32 queue_target(const struct steer_slot *slot,
 
 /* Whether frames for 'cpu' are passed here, on the fast path. This CPU's
  * id is read only under it: a queued frame without drain records needs
- * it nowhere (3 instructions, bench_prog --insns). */
+ * it nowhere. */
 static __always_inline int fastpath_here(const struct steer_slot *slot,
 					 __u32 cpu)
 {
@@ -226,9 +227,9 @@ static __always_inline int count_queued(struct steer_stats *st, int ret,
 	}
 	cs->packets++;
 	cs->bytes += bytes;
-	/* Kept apart from pass_here()'s counting: clang shares the last
-	 * add of the two through a pointer chosen between them, and a
-	 * queued frame paid 1-5 instructions for it (bench_prog --insns). */
+	/* Kept apart from pass_here()'s counting: clang otherwise shares
+	 * the last add of the two through a pointer chosen between them,
+	 * which a queued frame pays for. */
 	barrier();
 	return ret;
 }
@@ -247,9 +248,8 @@ static __always_inline int send_queued(struct xdp_md *ctx,
 }
 
 /* The steady state's send_queued(): unstamped, to the table's CPU in the
- * slot's bank, by the two without the target they make (4 instructions,
- * bench_prog --insns). A CPU id past the cpumap's (never the loader's)
- * finds no entry. */
+ * slot's bank, by the two, without making the target of them. A CPU id
+ * past the cpumap's (never the loader's) finds no entry. */
 static __always_inline int send_plain(struct steer_stats *st,
 				      const struct steer_slot *slot,
 				      __u32 cpu, __u64 bytes)
@@ -292,8 +292,7 @@ static __noinline __u32 key_id_fallback(struct steer_stats *st,
  * (steer_flow_hash_l4()), and an id key (hash.key vlan, tunnel, src_port,
  * dst_port: steer_key_id()) where it applies. Every other (the L3 key,
  * symmetric, fragments, an id key's fallback) calls a function of its
- * own: inline, each case cost the others' rows 4-10 instructions
- * (bench_prog --insns).
+ * own: inline, each case would cost the commonest ones instructions.
  */
 static __always_inline __u32 frame_hash(struct steer_stats *st,
 					const struct steer_slot *slot,
@@ -559,8 +558,8 @@ static __always_inline int deliver_bucket(struct xdp_md *ctx,
 	__u32 flags = slot->flags;
 	struct steer_window *w;
 
-	/* Which of the two steady states, by control flow: a bit of the
-	 * target tested instead cost 3 instructions (bench_prog --insns). */
+	/* Which of the two steady states, by control flow, not by a bit of
+	 * the target, which costs a test more. */
 	if (fastpath_here(slot, cpu)) {
 		if (!(flags & STEER_F_DRAIN) ||
 		    fastpath_steady(ctx, st, slot, bucket,
@@ -616,9 +615,8 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 	slot_id = ctl->active & 1;
 	slot = bpf_map_lookup_elem(&steer_slots, &slot_id);
 	/* The frame's ends read after the lookups, so the parser finds them
-	 * in registers (3 instructions, bench_prog --insns). Through
-	 * pointers: a 32-bit read of ctx->data spilled to the stack is
-	 * refused by the verifier. */
+	 * in registers. Through pointers: a 32-bit read of ctx->data
+	 * spilled to the stack is refused by the verifier. */
 	bytes = (void *)(long)ctx->data_end - (void *)(long)ctx->data;
 	if (!omitted(COUNTERS)) {
 		st->rx_packets++;
