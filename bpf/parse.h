@@ -15,12 +15,11 @@
  * A plain frame pays for the encapsulations only where its protocol could
  * be one: a UDP frame one test of its port's bit (steer_port_bit), TCP one
  * compare; other protocols and ethertypes are looked at only in the
- * branches that used to end the parse. The commonest frame of all (untagged
- * IPv4 or IPv6 TCP/UDP, no options, extension headers or fragments) is read
- * first by parse_common(), without the cursor, the walk taking every other
- * (with the drain's inline steady states, 4-8 ns a frame less on the
- * development VM: tests/bench/README.md, "What the per-frame numbers
- * decided").
+ * branches where a plain frame's walk ends. The commonest frame of all
+ * (untagged IPv4 or IPv6 TCP/UDP, no options, extension headers or
+ * fragments) is read first by parse_common(), without the cursor, the walk
+ * taking every other. What each of these shapes saves is in bpf/README.md,
+ * "Code-shape decisions".
  */
 #ifndef XDP_STEER_PARSE_H
 #define XDP_STEER_PARSE_H
@@ -101,10 +100,9 @@ static __always_inline int cursor_has(const struct cursor *c, const void *p,
  * them passed the verifier's million instructions. Where the cursor is
  * made untraceable, every path's cursor looks the same, the paths merge
  * and what follows is checked once: after each IPv6 extension header, at
- * a tunnel's header and at its inner headers, 111k instructions verify
- * the whole program (162k before tunnels). Three instructions; a global
- * function instead (checked once on its own) cost a call, 9-10 ns a frame
- * on the development VM.
+ * a tunnel's header and at its inner headers. Inline, not a global
+ * function (which the verifier would also check once on its own): a call
+ * a frame costs more than the few instructions it takes.
  */
 static __always_inline int cursor_untrace(struct cursor *c)
 {
@@ -190,9 +188,8 @@ static __always_inline void flow_set_addr4(__u32 *to, __be32 a)
 }
 
 /* An IPv6 address into the flow in two 64-bit loads: the header's words
- * are 4-byte aligned to clang, which loaded them in four and joined them
- * in pairs (20 instructions for a header's two addresses, 8 now). Loads as
- * unaligned as flow_set_ports()'. */
+ * are 4-byte aligned to clang, which otherwise loads them in four and
+ * joins them in pairs. Loads as unaligned as flow_set_ports()'. */
 static __always_inline void flow_set_addr6(__u32 *to, const void *from)
 {
 	const __u64 *w = from;
@@ -871,10 +868,9 @@ static __always_inline int parse_tunnel(struct cursor *c,
  * set; 0 for another slot, a frame that is not the commonest (a tunnel's
  * maybe, or the walk's), or one a port key does not apply to (both ports
  * 0: the parse goes on, and frame_hash() counts the fallback). Decided
- * here, in the family's branch, with the slot's words read here: written
- * out and read back, the flow cost the commonest frame 10 (IPv4) and 14
- * (IPv6) instructions more, and a slot's test kept from before the parse
- * 3-7 more (bench_prog --insns).
+ * here, in the family's branch, with the slot's words read here: the
+ * flow is then never written out and read back, and the slot's test is
+ * not kept from before the parse.
  */
 static __always_inline int common_hash(const struct steer_slot *s,
 				       __u8 proto, __u8 family,
@@ -882,8 +878,8 @@ static __always_inline int common_hash(const struct steer_slot *s,
 				       const __u32 *dst, __u32 *hash)
 {
 	/* The key's bits, masked once: the L4 key is then one compare here
-	 * and one below, where testing the bits of each kind cost it 4 more
-	 * (bench_prog --insns). barrier_var(): else clang tests the slot's
+	 * and one below, not a test of the bits of each kind.
+	 * barrier_var(): else clang tests the slot's
 	 * flags again below, and keeps them in a register through the
 	 * parse, which spilled others. */
 	__u32 key = s->flags & (STEER_F_KEY_ID | STEER_F_SYMMETRIC |
@@ -921,9 +917,9 @@ static __always_inline int common_hash(const struct steer_slot *s,
 /* How far into the frame a datagram of 'len' bytes, 'at' bytes into it,
  * ends, or a number past any frame's size when it holds fewer than 'min'
  * bytes (the length wraps): so one compare with the frame's size tests
- * both (a test of each, the second on a pointer made from 'len', cost 2-3
- * instructions more, bench_prog --insns). What the headers say, checked;
- * the verifier's bounds are the checks of the frame's end. */
+ * both, where a test of each would make a second pointer from 'len'.
+ * What the headers say, checked; the verifier's bounds are the checks of
+ * the frame's end. */
 static __always_inline __u64 common_end(__u32 len, __u32 min, __u64 at)
 {
 	return (__u64)(__u32)(len - min) + min + at;
@@ -933,9 +929,8 @@ static __always_inline __u64 common_end(__u32 len, __u32 min, __u64 at)
  * bytes of headers before it): the pointer to that end, made only for a
  * tunnel's frame, takes common_end() through this mask, which bounds it
  * for the verifiers that know nothing of a byte swap's result
- * (ntohs_len()). Made from the length field again, it cost the frames
- * their family's branch did not hash 1-5 instructions more (bench_prog
- * --insns). */
+ * (ntohs_len()). Not made from the length field again: that would cost
+ * the frames their family's branch did not hash. */
 #define DEND_MASK	0x1ffff
 
 /*
@@ -948,11 +943,11 @@ static __always_inline __u64 common_end(__u32 len, __u32 min, __u64 at)
  * parse_ip() would before parse_l4(): COMMON_L4; for UDP, as parse_l4()
  * would before the tunnel's header, its ports read: COMMON_UDP. So a
  * tunnel's outer headers are read once. COMMON_WALK for any other frame,
- * left to the walk, which then decides as it always did (a short
- * datagram, ports past its end: its parse error), on a p it zeroes
- * first. Every other result has written every field of p, the unused
- * address words and ports too, so the commonest frame's p is not zeroed
- * and then written (2 instructions a frame for IPv4, 5 for IPv6). Under
+ * left to the walk, which decides it on its own (a short datagram,
+ * ports past its end: its parse error), on a p it zeroes first. Every
+ * other result has written every field of p, the unused address words
+ * and ports too, so the commonest frame's p is not zeroed and then
+ * written. Under
  * a slot that hashes it where it lies (common_hash()), the commonest
  * frame is hashed instead: COMMON_HASHED, *hash set, p not written.
  */
@@ -969,10 +964,9 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 	int ret = COMMON_L4;
 
 	/* Room for either family's headers in one check, IPv6's, the
-	 * longer (a check of its own cost an IPv6 frame 3 instructions,
-	 * bench_prog --insns). A frame too short for them checks again for
-	 * IPv4's, the shorter; too short for its family's headers, it is
-	 * the walk's, as it was. */
+	 * longer, so an IPv6 frame needs no check of its own. A frame too
+	 * short for them checks again for IPv4's, the shorter; too short
+	 * for its family's headers, it is the walk's. */
 	if ((void *)(eth + 1) + sizeof(struct ipv6hdr) + 4 > end) {
 		if ((void *)(eth + 1) + sizeof(struct iphdr) + 4 > end)
 			return COMMON_WALK;
@@ -982,8 +976,8 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 			return COMMON_WALK;
 		goto ipv4;
 	}
-	/* One 16-bit load: struct ethhdr is packed, so eth->h_proto is read
-	 * a byte at a time (4 instructions); x86 and arm64 load unaligned
+	/* One 16-bit load: struct ethhdr is packed, so eth->h_proto would
+	 * be read a byte at a time; x86 and arm64 load unaligned
 	 * packet words, and the verifier allows it where they do. */
 	type = *(__be16 *)((void *)eth + offsetof(struct ethhdr, h_proto));
 	if (type == bpf_htons(ETH_P_IP)) {
@@ -1037,8 +1031,8 @@ ipv4:
 			goto tunnel;
 		}
 	} else if (p->flow.proto != IPPROTO_TCP) {
-		/* Read afresh: kept in a register, the protocol costs the
-		 * commonest frame a copy (bench_encap --insns). */
+		/* Read afresh: kept in a register, the protocol would cost
+		 * the commonest frame a copy. */
 		barrier();
 		/* Not an IPv6 extension header: the walk stops there too. */
 		if (s->decap && (p->flow.proto == IPPROTO_GRE ||
@@ -1075,9 +1069,9 @@ tunnel:
 static __always_inline int encap_broken(const struct parsed *p)
 {
 	/* Only an IP header read gives the flow a family (PPPoE's and
-	 * MPLS's frames start the walk zeroed): read from the stack, where
-	 * keeping the encapsulation's id for this cost the commonest frame
-	 * 2 instructions of registers moved (bench_prog --insns). */
+	 * MPLS's frames start the walk zeroed): read from the stack, as
+	 * keeping the encapsulation's id for this would move registers in
+	 * the commonest frame. */
 	return p->flow.family ? PARSE_ENCAP_PARTIAL : -EBADMSG;
 }
 
