@@ -51,4 +51,8 @@ int pol_get_decap(struct pctx *c, const yaml_node_t *n);
  * (policy_rules.c). */
 int pol_get_rules(struct pctx *c, const yaml_node_t *n);
 
+/* The document's root into c->p, whose every key holds its default:
+ * 0, -EINVAL (reported in c->d) or -ENOMEM (policy_keys.c). */
+int pol_get_policy(struct pctx *c, const yaml_node_t *root);
+
 #endif /* XDP_STEER_POLICY_INT_H */
