@@ -38,7 +38,7 @@ int steer_pool_mark(void *ctx)
  * barrier): every slot a claim took before the store is below it, and
  * every claim after the store checks the new limit. The upgrade in
  * place lowers a pool of an older version's 256 slots to what the
- * per-slot maps it makes have rows for (loader/kernel/migrate.c). */
+ * per-slot maps it makes have rows for (loader/kernel/migrate_ways.c). */
 SEC("syscall")
 int steer_pool_limit(struct steer_pool_limit_args *a)
 {

@@ -163,7 +163,7 @@ static int count_draining(__u32 key, const void *values, int ncpus,
 
 /* Under libxdp's dispatcher both programs run on a frame between the two
  * swaps, each with its own steer_stats: an old program reading a drain
- * record the new one wrote could end the drain early (kernel/migrate.c).
+ * record the new one wrote could end the drain early (kernel/migrate_ways.c).
  * No drain starts while we hold the lock; one under way is waited out. */
 static int refuse_draining(struct steer_ctx *ctx, const struct lib_iface *it,
 			   const struct steer_maps *m)
@@ -232,7 +232,7 @@ static int old_draining(const struct lib_iface *it, const struct steer_maps *m,
 	return err;
 }
 
-/* steer_buckets rebuilt from its per-CPU layout (kernel/migrate.c says
+/* steer_buckets rebuilt from its per-CPU layout (kernel/migrate_ways.c says
  * why): no drain may be under way at the copy. We hold the lock, so none
  * starts; one under way is waited out, a drain timeout at a time, and
  * after QUIESCE_TRIES the upgrade is refused. *wait_ms gets the drain

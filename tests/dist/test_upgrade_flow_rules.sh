@@ -3,12 +3,12 @@
 # Dist tier: an upgrade in place from a version whose flow_rules is
 # preallocated (flags 0, before BPF_F_NO_PREALLOC): the map's flags
 # changed, so it is rebuilt by copying every entry (loader/kernel/
-# migrate.c) and renamed over the pin after the swap. The other version
+# migrate_ways.c) and renamed over the pin after the swap. The other version
 # is this source with flow_rules' flags set back to 0, its programs
 # salted (another tag), attached with 64 exact rules and a prefix rule.
 # After the upgrade: flow_rules is not preallocated, holds the same
 # entries (bpftool's dump, sorted), which still places rule flows on
-# their rule's CPU, apply and detach work. Without the row in migrate.c's
+# their rule's CPU, apply and detach work. Without the row in migrate_ways.c's
 # ways[] the upgrade is refused; without the flag, the flags check fails.
 # No traffic: every check reads the maps.
 set -u

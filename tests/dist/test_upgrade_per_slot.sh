@@ -4,7 +4,7 @@
 # steer_load are per CPU (UPGRADE_PER_CPU_FROM, default 567162d, the last
 # before they became per receiver slot): both are rebuilt by copying each
 # CPU's row to the row of the receiver slot it holds (loader/kernel/
-# migrate.c). The other version, attached with workers [C0, C1] and
+# migrate_ways.c). The other version, attached with workers [C0, C1] and
 # balance on, receives 256 UDP flows on C0 (veth receives on the sending
 # CPU): C0 queues some (so holds a slot) and passes the others on its fast
 # path (drain records). No traffic after that, so the records stand

@@ -5,7 +5,7 @@
 # (tests/e2e/test_upgrade.sh with UPGRADE_FROM), one after the other:
 #   - 9cbff08, the last commit before receiver slots: its steer_stats has
 #     another layout and it has no slot maps. This version carries them
-#     over (loader/kernel/migrate.c): slot = CPU id, steer_stats rebuilt
+#     over (loader/kernel/migrate_ways.c): slot = CPU id, steer_stats rebuilt
 #     by copy, renamed over the pins after the swap; no frame lost or
 #     late, the counters never go back, every later command works, and
 #     the upgrade killed before and after the swap is settled.

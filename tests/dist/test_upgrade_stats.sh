@@ -5,7 +5,7 @@
 # counter this one lacks, before fields that then move (as when a version
 # adds a counter): tests/e2e/test_upgrade.sh with UPGRADE_STATS_EXTRA=1.
 # steer_stats is rebuilt by copy, field by field of the same name
-# (loader/kernel/migrate.c), beside the receiver slots' pool, kept; under
+# (loader/kernel/migrate_ways.c), beside the receiver slots' pool, kept; under
 # paced traffic nothing is lost or late, the counters on either side of
 # the added one never go back, and every later command works. A copy by
 # offset fails it (passed_local_bytes goes back).

@@ -373,7 +373,7 @@ check "and attach works again" run_rc 0 xs attach "$IF_B" --policy "$T/p0.yaml"
 # A map pinned by another version (a counter added moves every field
 # after it): its values are not read as this version's, and an upgrade in
 # place refuses it, no way to carry it over being registered
-# (loader/kernel/migrate.c), before it changes anything.
+# (loader/kernel/migrate_ways.c), before it changes anything.
 rm "$PIN_B/steer_window"
 bpftool map create "$PIN_B/steer_window" type array key 4 value 8 entries 1 name steer_window
 OTHER="the map steer_window pinned in $PIN_B is not this version's (its key, value or size differs): pinned by another version of xdp-steer; 'xdp-steer attach $IF_B --policy POLICY' upgrades it in place where its maps can be carried over, else says why; or 'xdp-steer detach $IF_B', then attach it again"
@@ -393,7 +393,7 @@ check "with another version's map pinned, attach (an upgrade in place) exits 1" 
 check "... naming the map and both layouts" \
 	out_has "cannot upgrade in place: map steer_window's layout changed (pinned: array, key 4 B, value 8 B, 1 entries, flags 0; this version's: array, key 4 B, value "
 check "... why it cannot carry it over, and the way out" \
-	out_has "no way to carry it over is registered (loader/kernel/migrate.c); nothing was changed; 'xdp-steer detach', then attach again, to upgrade"
+	out_has "no way to carry it over is registered (loader/kernel/migrate_ways.c); nothing was changed; 'xdp-steer detach', then attach again, to upgrade"
 check "... the program left in place" test "$(prog_on "$NS_B" "$IF_B")" = "$PROG"
 check "... and every pin as it was, none staged" test "$(ls "$PIN_B")" = "$pins0"
 check "detach takes it all off" run_rc 0 xs detach "$IF_B"

@@ -66,7 +66,7 @@ fi
 # UPGRADE_STATS_EXTRA=1: the other version's steer_stats has a counter
 # this one lacks, before passed_local_bytes (every field after it moves):
 # as when a version adds a counter, the upgrade rebuilds steer_stats by
-# copy beside the receiver slots' pool it keeps (loader/kernel/migrate.c).
+# copy beside the receiver slots' pool it keeps (loader/kernel/migrate_ways.c).
 if [ -n "${UPGRADE_STATS_EXTRA:-}" ] && [ -z "${UPGRADE_OLD:-}" ]; then
 	sed -i 's|^\t\(X(passed_local_bytes, COUNT\)|\tX(other_only, COUNT, "a counter only the other version has") \\\n\t\1|' \
 		"$T/old/include/xdp_steer.h"

@@ -553,7 +553,7 @@ for part in "${parts[@]}"; do
 		;;
 	upgrade-release)
 		# The upgrade from 9cbff08 (before receiver slots): its maps
-		# carried over under the dispatcher (loader/kernel/migrate.c).
+		# carried over under the dispatcher (loader/kernel/migrate_ways.c).
 		# UPGRADE_RELEASE_OLD: that commit's binary built on the host
 		# (tests/vm/matrix), else built here from the history (slowly);
 		# UPGRADE_OLD is the upgrade part's salted build, not this one.
