@@ -142,7 +142,7 @@ MARK_SKEL := bpf/pool_mark.skel.h
 $(MARK_SKEL): $(MARK_BPF)
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name pool_mark_bpf > $@ 2>/dev/null
-loader/kernel/migrate.o: $(MARK_SKEL)
+loader/kernel/migrate.o loader/kernel/migrate_ways.o: $(MARK_SKEL)
 
 # The upgrade's carry of an older ring_stats (loader/kernel/trace.c).
 CARRY_BPF  := bpf/ring_carry.bpf.o
