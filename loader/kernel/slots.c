@@ -612,210 +612,285 @@ int slots_plan(const struct steer_maps *m, struct steer_build *b,
 	return 0;
 }
 
+/* One apply's state, from its first phase to its last: what each phase
+ * reads of the ones before it, and where it says why it failed. */
+struct apply {
+	const struct steer_maps *m;
+	struct steer_build *b;
+	const int *worker_fds;
+	struct slots_result *res;
+	char *why;
+	size_t why_len;
+	struct steer_ctl ctl;		/* the flip word, as read first */
+	struct steer_slot active;	/* the slot in force before */
+	__u32 inactive;			/* the slot this apply writes */
+	bool warm;			/* a warm-up opens the drain window */
+	__u32 *table;			/* the new table (STEER_TABLE_MAX) */
+	struct kthread_info *kt;	/* the kthreads, by cpumap entry */
+	unsigned char cpus[STEER_CPU_IDS];	/* the new policy's workers */
+	unsigned char need[STEER_CPU_TARGETS];	/* its cpumap entries */
+	unsigned char added[STEER_CPU_TARGETS];	/* entries this apply made */
+	unsigned char renew[STEER_CPU_TARGETS];	/* entries made anew */
+};
+
+/* Begin: the slot in force, and what an earlier apply left finished (its
+ * grace period, the entries it could not retire yet). Changes no slot. */
+static int apply_begin(struct apply *a)
+{
+	int err;
+
+	err = slots_read_ctl(a->m, &a->ctl);
+	if (!err && bpf_map_lookup_elem(a->m->steer_slots, &a->ctl.active,
+					&a->active))
+		err = -errno;
+	if (!err)
+		err = stamp_key_init(a->m);
+	if (!err) {
+		err = rx_pool_init(a->m);
+		if (err == -EINVAL)
+			snprintf(a->why, a->why_len, "XDP_STEER_RX_SLOTS (a test knob) must be a number of receiver slots from 1 to %d; unset it",
+				 STEER_RX_SLOTS);
+	}
+	if (err)
+		return err;
+	/* First, for the caller's message: what stays in force on failure. */
+	a->res->had_policy = a->active.table_size != 0;
+	err = window_init(a->m);
+	if (!err)
+		err = a->ctl.retire_pending ?
+		      finish_pending(a->m, &a->ctl, a->res, a->why, a->why_len) :
+		      retire(a->m, &a->ctl, false, a->res, a->why, a->why_len);
+	return err;
+}
+
+/* Prepare: the new slot built (prepare()), and, for a bank switch, the
+ * other bank freed of entries with another ring size: an interrupted
+ * apply may have left some there, still drained from. Waits for those
+ * buckets, as retire does. */
+static int apply_prepare(struct apply *a)
+{
+	struct steer_build *b = a->b;
+	int err;
+
+	a->inactive = !a->ctl.active;
+	err = resolve_key(b, &a->active);
+	if (!err)
+		err = prepare(a->m, &a->ctl, &a->active, b, a->table, a->cpus,
+			      a->kt, &a->res->moved_buckets,
+			      &a->res->same_policy, &a->res->renewed, a->why,
+			      a->why_len);
+	if (!err && a->active.table_size && b->slot.bank != a->active.bank)
+		err = retire(a->m, &a->ctl, true, a->res, a->why, a->why_len);
+	return err;
+}
+
+/* Renew: the cpumap entries whose kthreads are misplaced, and on an
+ * upgrade the new bank's entries left from before (they run the older
+ * program), to be made anew; then the entries the new slot needs. */
+static int apply_renew(struct apply *a)
+{
+	struct steer_build *b = a->b;
+	bool new_bank = !a->active.table_size ||
+			b->slot.bank != a->active.bank;
+	struct cpu_set stale;
+	__u32 cpu;
+	int err = 0;
+
+	cpuset_zero(&stale);
+	/* The new bank's own entries (left by an interrupted apply, or a
+	 * first policy's) may have misplaced kthreads too: read again, as
+	 * retire may have removed some. */
+	if (new_bank)
+		err = find_misplaced(a->m, b->slot.bank, a->cpus, a->kt,
+				     &stale, a->why, a->why_len);
+	if (b->renew_workers && a->active.table_size && new_bank)
+		for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
+			if (a->cpus[cpu])
+				cpuset_set(&stale, cpu);
+	if (!err)
+		err = renew_targets(a->m, &a->active, b->slot.bank, &stale,
+				    a->renew, a->why, a->why_len);
+	if (err)
+		return err;
+	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
+		if (cpuset_has(&stale, cpu))
+			cpuset_set(&a->res->renewed, cpu);
+	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
+		a->need[b->slot.bank * STEER_CPU_IDS + cpu] = a->cpus[cpu];
+	return 0;
+}
+
+/* The same policy as in force: nothing to flip. Still repairs missing
+ * cpumap entries and the kthreads' scheduling, and retires what an
+ * earlier apply kept, waiting as its own retire would have. */
+static int apply_keep(struct apply *a)
+{
+	struct slots_result *res = a->res;
+	int err;
+
+	res->unchanged = true;
+	res->slot = a->ctl.active;
+	res->generation = a->active.generation;
+	res->moved_buckets = 0;
+	err = cpumap_add(a->m, a->need, NULL, a->b->slot.queue_size,
+			 a->worker_fds, a->added, a->why, a->why_len);
+	if (!err)
+		err = set_sched(a->m, a->b, a->need, a->added, NULL,
+				&res->sched_changed, a->why, a->why_len);
+	if (!err && res->cpus_kept)
+		err = retire(a->m, &a->ctl, true, res, a->why, a->why_len);
+	res->cpus_added = count_added(a->added);
+	return err;
+}
+
+/* Write: the inactive slot, whole. Its drain_gen is the warm-up's
+ * generation, the next one (this process holds the lock: no other apply
+ * opens the window meanwhile); without a warm-up, the last one. */
+static int apply_write(struct apply *a)
+{
+	struct steer_build *b = a->b;
+	struct steer_window win;
+	int err;
+
+	a->warm = a->active.table_size && (b->slot.flags & STEER_F_DRAIN);
+	err = window_read(a->m, &win);
+	if (err) {
+		snprintf(a->why, a->why_len, "reading the drain window failed: %s",
+			 strerror(-err));
+		return err;
+	}
+	b->slot.drain_gen = a->warm ? (win.gen + 1 ? win.gen + 1 : 1) :
+				      win.gen;
+	b->slot.generation = a->active.generation + 1;
+	err = write_inactive(a->m, b, a->table, a->inactive);
+	if (err)
+		snprintf(a->why, a->why_len, "writing the inactive slot failed: %s",
+			 strerror(-err));
+	return err;
+}
+
+/* Add cpumap: entries for the new slot's bank, and the kthreads'
+ * scheduling. Invariant: the active slot names none of the created
+ * entries (they are new), so removing them again (cpumap_undo()) is
+ * harmless. A policy whose workers cannot be scheduled as it says is not
+ * put in force. */
+static int apply_add(struct apply *a)
+{
+	struct steer_build *b = a->b;
+	int err;
+
+	err = cpumap_add(a->m, a->need, a->renew, b->slot.queue_size,
+			 a->worker_fds, a->added, a->why, a->why_len);
+	if (!err && (err = failpoint("add-cpumap")))
+		snprintf(a->why, a->why_len, "failpoint add-cpumap");
+	if (!err)
+		err = set_sched(a->m, b, a->need, a->added,
+				b->slot.bank != a->active.bank ? a->kt : NULL,
+				&a->res->sched_changed, a->why, a->why_len);
+	return err;
+}
+
+/* Warm up: with drain, every queued frame is stamped and recorded while
+ * the window is open; once every CPU sees it open and every ring has
+ * handed on what it held before, a record of this generation tells where
+ * its bucket's last frame went, and any other bucket has nothing left
+ * anywhere (kernel/window.h). A first policy has nothing to move. */
+static int apply_warm_up(struct apply *a)
+{
+	__u32 want = a->b->slot.drain_gen, gen;
+	int err;
+
+	if (!a->warm)
+		return 0;
+	err = warm_up(a->m, a->b->slot.gro_units, &gen, a->why, a->why_len);
+	if (!err && gen != want) {
+		window_close(a->m, 0);
+		err = -ESTALE;
+		snprintf(a->why, a->why_len, "the drain window's generation moved under this apply (%u, not %u): retry",
+			 gen, want);
+	}
+	return err;
+}
+
+/* Flip: from here on the new policy is in force. On failure the policy
+ * in force stays, and nothing needs stamps. */
+static int apply_flip(struct apply *a)
+{
+	int err;
+
+	a->ctl.active = a->inactive;
+	a->ctl.retire_pending = 1;
+	err = failpoint("flip");
+	if (!err)
+		err = write_ctl(a->m, &a->ctl);
+	if (err) {
+		snprintf(a->why, a->why_len, "switching to the new slot failed: %s",
+			 strerror(-err));
+		if (a->warm)
+			window_close(a->m, 0);
+		return err;
+	}
+	/* From the flip on, the records of the warm-up and the drains
+	 * decide: stamping every frame is over. */
+	if (a->warm)
+		window_close(a->m, 1);
+	a->res->slot = a->inactive;
+	a->res->generation = a->b->slot.generation;
+	a->res->cpus_added = count_added(a->added);
+	return 0;
+}
+
+/* Wait, then retire the old slot's entries. The new policy is in force
+ * whatever happens here: what cannot be retired now, the next apply
+ * retires (retire_deferred). */
+static void apply_retire(struct apply *a)
+{
+	if (failpoint("wait") || slots_wait_readers() ||
+	    failpoint("retire") ||
+	    retire(a->m, &a->ctl, true, a->res, a->why, a->why_len))
+		a->res->retire_deferred = true;
+}
+
 int slots_apply(const struct steer_maps *m, struct steer_build *b,
 		const int *worker_fds, struct slots_result *res, char *why,
 		size_t why_len)
 {
-	unsigned char cpus[STEER_CPU_IDS], need[STEER_CPU_TARGETS];
-	unsigned char added[STEER_CPU_TARGETS] = { 0 }, renew[STEER_CPU_TARGETS];
-	struct kthread_info *kt;
-	struct cpu_set stale;
-	struct steer_window win;
-	struct steer_slot active;
-	struct steer_ctl ctl;
-	__u32 *table, inactive, cpu, gen;
-	int err, warm;
+	struct apply a = { .m = m, .b = b, .worker_fds = worker_fds,
+			   .res = res, .why = why, .why_len = why_len };
+	int err;
 
 	memset(res, 0, sizeof(*res));
 	why[0] = 0;
-	table = calloc(STEER_TABLE_MAX, sizeof(*table));
-	kt = calloc(STEER_CPU_TARGETS, sizeof(*kt));
-	if (!table || !kt) {
-		free(table);
-		free(kt);
-		return -ENOMEM;
-	}
-
-	/* Prepare: finish what an earlier apply left (its grace period, the
-	 * entries it could not retire yet), then build. */
-	err = slots_read_ctl(m, &ctl);
-	if (!err && bpf_map_lookup_elem(m->steer_slots, &ctl.active, &active))
-		err = -errno;
+	a.table = calloc(STEER_TABLE_MAX, sizeof(*a.table));
+	a.kt = calloc(STEER_CPU_TARGETS, sizeof(*a.kt));
+	err = a.table && a.kt ? 0 : -ENOMEM;
 	if (!err)
-		err = stamp_key_init(m);
-	if (!err) {
-		err = rx_pool_init(m);
-		if (err == -EINVAL)
-			snprintf(why, why_len, "XDP_STEER_RX_SLOTS (a test knob) must be a number of receiver slots from 1 to %d; unset it",
-				 STEER_RX_SLOTS);
-	}
+		err = apply_begin(&a);
+	if (!err)
+		err = apply_prepare(&a);
+	if (!err)
+		err = apply_renew(&a);
 	if (err)
 		goto out;
-	/* First, for the caller's message: what stays in force on failure.
-	 * Finishing or retiring below changes no slot. */
-	res->had_policy = active.table_size != 0;
-	err = window_init(m);
-	if (!err)
-		err = ctl.retire_pending ?
-		      finish_pending(m, &ctl, res, why, why_len) :
-		      retire(m, &ctl, false, res, why, why_len);
-	if (err)
-		goto out;
-	inactive = !ctl.active;
-	err = resolve_key(b, &active);
-	if (!err)
-		err = prepare(m, &ctl, &active, b, table, cpus, kt,
-			      &res->moved_buckets, &res->same_policy,
-			      &res->renewed, why, why_len);
-	if (err)
-		goto out;
-	/* A bank switch needs the other bank free of entries with another
-	 * ring size: an interrupted apply may have left some there, still
-	 * drained from. Wait for those buckets, as retire does. */
-	if (active.table_size && b->slot.bank != active.bank) {
-		err = retire(m, &ctl, true, res, why, why_len);
-		if (err)
-			goto out;
-	}
-	/* The new bank's own entries (left by an interrupted apply, or a
-	 * first policy's) may have misplaced kthreads too: read again, as
-	 * retire may have removed some. */
-	cpuset_zero(&stale);
-	err = 0;
-	if (!active.table_size || b->slot.bank != active.bank)
-		err = find_misplaced(m, b->slot.bank, cpus, kt, &stale, why,
-				     why_len);
-	/* An upgrade: the new bank's entries left from before run the
-	 * older program too. */
-	if (b->renew_workers && active.table_size &&
-	    b->slot.bank != active.bank)
-		for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
-			if (cpus[cpu])
-				cpuset_set(&stale, cpu);
-	if (!err)
-		err = renew_targets(m, &active, b->slot.bank, &stale, renew,
-				    why, why_len);
-	if (err)
-		goto out;
-	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
-		if (cpuset_has(&stale, cpu))
-			cpuset_set(&res->renewed, cpu);
-	memset(need, 0, sizeof(need));
-	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
-		need[b->slot.bank * STEER_CPU_IDS + cpu] = cpus[cpu];
-	if (active.table_size && active.digest == b->slot.digest) {
-		/* Same policy: nothing to flip. Still repair missing cpumap
-		 * entries, and retire what an earlier apply kept, waiting as
-		 * its own retire would have. */
-		res->unchanged = true;
-		res->slot = ctl.active;
-		res->generation = active.generation;
-		res->moved_buckets = 0;
-		err = cpumap_add(m, need, NULL, b->slot.queue_size, worker_fds,
-				 added, why, why_len);
-		if (!err)
-			err = set_sched(m, b, need, added, NULL,
-					&res->sched_changed, why, why_len);
-		if (!err && res->cpus_kept)
-			err = retire(m, &ctl, true, res, why, why_len);
-		res->cpus_added = count_added(added);
+	if (a.active.table_size && a.active.digest == b->slot.digest) {
+		err = apply_keep(&a);
 		goto out;
 	}
-
-	/* Write. The slot's drain_gen: the warm-up's generation, the next
-	 * one (this process holds the lock: no other apply opens the window
-	 * meanwhile); without a warm-up, the last one. */
-	warm = active.table_size && (b->slot.flags & STEER_F_DRAIN);
-	err = window_read(m, &win);
+	err = apply_write(&a);
+	if (err)
+		goto out;
+	err = apply_add(&a);
+	if (!err)
+		err = apply_warm_up(&a);
+	if (!err)
+		err = apply_flip(&a);
 	if (err) {
-		snprintf(why, why_len, "reading the drain window failed: %s",
-			 strerror(-err));
+		cpumap_undo(m, a.added);
 		goto out;
 	}
-	b->slot.drain_gen = warm ? (win.gen + 1 ? win.gen + 1 : 1) : win.gen;
-	b->slot.generation = active.generation + 1;
-	err = write_inactive(m, b, table, inactive);
-	if (err) {
-		snprintf(why, why_len, "writing the inactive slot failed: %s",
-			 strerror(-err));
-		goto out;
-	}
-
-	/* Add cpumap: entries for the new slot's bank. Invariant: the
-	 * active slot names none of the created entries (they are new), so
-	 * removing them again is harmless. */
-	err = cpumap_add(m, need, renew, b->slot.queue_size, worker_fds, added,
-			 why, why_len);
-	if (!err && (err = failpoint("add-cpumap")))
-		snprintf(why, why_len, "failpoint add-cpumap");
-	/* Before the flip: a policy whose workers cannot be scheduled as
-	 * it says is not put in force. */
-	if (!err)
-		err = set_sched(m, b, need, added,
-				b->slot.bank != active.bank ? kt : NULL,
-				&res->sched_changed, why, why_len);
-	if (err)
-		goto out_undo;
-
-	/* Warm up: with drain, every queued frame is stamped and recorded
-	 * while the window is open; once every CPU sees it open and every
-	 * ring has handed on what it held before, a record of this
-	 * generation tells where its bucket's last frame went, and any
-	 * other bucket has nothing left anywhere (kernel/window.h). A first
-	 * policy has nothing to move. */
-	if (warm) {
-		err = warm_up(m, b->slot.gro_units, &gen, why, why_len);
-		if (!err && gen != b->slot.drain_gen) {
-			window_close(m, 0);
-			err = -ESTALE;
-			snprintf(why, why_len, "the drain window's generation moved under this apply (%u, not %u): retry",
-				 gen, b->slot.drain_gen);
-		}
-		if (err)
-			goto out_undo;
-	}
-
-	/* Flip: from here on the new policy is in force. */
-	ctl.active = inactive;
-	ctl.retire_pending = 1;
-	err = failpoint("flip");
-	if (!err)
-		err = write_ctl(m, &ctl);
-	if (err) {
-		snprintf(why, why_len, "switching to the new slot failed: %s",
-			 strerror(-err));
-		/* The policy in force stays, and nothing needs stamps. */
-		if (warm)
-			window_close(m, 0);
-		goto out_undo;
-	}
-	/* From the flip on, the records of the warm-up and the drains
-	 * decide: stamping every frame is over. */
-	if (warm)
-		window_close(m, 1);
-	res->slot = inactive;
-	res->generation = b->slot.generation;
-	res->cpus_added = count_added(added);
-
-	/* Wait, then retire. */
-	if (failpoint("wait") || slots_wait_readers()) {
-		res->retire_deferred = true;
-		goto out;
-	}
-	err = failpoint("retire");
-	if (!err)
-		err = retire(m, &ctl, true, res, why, why_len);
-	if (err) {
-		/* In force all the same; the next apply retires again. */
-		res->retire_deferred = true;
-		err = 0;
-	}
-	goto out;
-
-out_undo:
-	cpumap_undo(m, added);
+	apply_retire(&a);
 out:
-	free(kt);
-	free(table);
+	free(a.kt);
+	free(a.table);
 	return err;
 }
