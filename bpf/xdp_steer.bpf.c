@@ -592,6 +592,13 @@ static __always_inline void count_load(__u32 bucket, __u64 bytes)
 	}
 }
 
+/* First stage, on the receiving CPU, in four phases: the active slot
+ * (ctl->active read once, so a frame is steered by one policy while the
+ * loader writes the other), the parse and hash, the rules (none for a
+ * frame hashed where it lies: common_hash() does that only under a slot
+ * without rules), then the table's bucket under this CPU's receiver
+ * slot, delivered through the drain. A frame it cannot place is passed,
+ * never dropped, and counted by why once steer_stats is in hand. */
 SEC("xdp")
 int STEER_PROG_MAIN(struct xdp_md *ctx)
 {

@@ -223,6 +223,11 @@ static void check_nodes(const struct check_opts *o,
 			o->policy, ids);
 }
 
+/* check: the options (--nic-node only with --nodes), the policy file,
+ * the policy parsed against the online CPUs or those of --cpus, this
+ * kernel's features only without --cpus (another machine's kernel is
+ * not this one), the NUMA notes of --nodes, then the policy printed
+ * with every default filled in; with -q, only the mistakes are said. */
 int cmd_check(int argc, char **argv)
 {
 	const char *usage = "xdp-steer check --policy POLICY [--cpus LIST] [--nodes LAYOUT [--nic-node N]]\n"
@@ -333,6 +338,12 @@ static int attach_handle(int opt, const char *arg, void *ctx)
 	return -1;
 }
 
+/* attach: the options and the interface, the policy parsed before the
+ * kernel is touched (a bad policy leaves no program behind), then
+ * steer_attach(), all or nothing (steer.h). What it did is said from
+ * its result: an upgrade in place, with the maps it migrated and the
+ * tracepoint programs' handover, or a new attach, with how the program
+ * sits beside others (the dispatcher, or alone and why). */
 int cmd_attach(int argc, char **argv)
 {
 	const char *usage = "xdp-steer attach IFACE --policy POLICY [--mode native|skb] [--rx-slots N]\n"

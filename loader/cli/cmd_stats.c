@@ -117,6 +117,11 @@ static void pause_for(double seconds)
 		;
 }
 
+/* stats: the options (--interval and --count only with the rates or
+ * --json), the counters opened and read once; then either a form
+ * printed from that sample (once; with --json again every interval,
+ * one document a line), or the rates, each the difference of two
+ * samples whose buffers swap, until a signal or --count ends them. */
 int cmd_stats(int argc, char **argv)
 {
 	const char *usage = "xdp-steer stats IFACE [[--interval S] [--count N] [--json] | --totals | --prometheus] [--top N | --all]\n"

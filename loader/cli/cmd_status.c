@@ -11,15 +11,15 @@
 #include "cli/log.h"
 #include "cli/print_status.h"
 
-/* Prints IFACE's status; in a JSON list of several, 'sep' goes before
- * it. Returns 0, or EXIT_FAIL after saying why (then nothing is printed,
- * and the list stays valid JSON). */
 /* What the command was asked: --json, the rows of its text (--top). */
 struct status_opts {
 	int json;
 	size_t top;
 };
 
+/* Prints IFACE's status; in a JSON list of several, 'sep' goes before
+ * it. Returns 0, or EXIT_FAIL after saying why (then nothing is printed,
+ * and the list stays valid JSON). */
 static int status_one(const char *ifname, const struct status_opts *o,
 		      const char *sep)
 {
@@ -71,6 +71,12 @@ static int create_handle(int opt, const char *arg, void *ctx)
 	return 0;
 }
 
+/* status: the options; with IFACE, its status alone; without, every
+ * interface with pins in this namespace (steer_list()), then the pins
+ * of namespaces that are gone and of the earlier layout. With --json
+ * all of it is one document on one line, valid even when an interface
+ * fails: that one is left out, said on stderr, and the exit status is
+ * EXIT_FAIL. */
 int cmd_status(int argc, char **argv)
 {
 	const char *usage = "xdp-steer status [IFACE] [--json] [--top N | --all]\n"

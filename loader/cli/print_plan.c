@@ -149,6 +149,12 @@ static void count_rules(const struct steer_plan *p, int *n)
 		n[p->rules[i].what]++;
 }
 
+/* The plan as text, in the plan's order (model/plan.h): a line for the
+ * workers, the table's moves (only over a policy in force: a first
+ * apply fills the table, it moves no bucket), the hash key, the rules
+ * with a line per entry, the cpumap entries, worker_sched, then a line
+ * per setting. A part that does not change prints nothing; a plan that
+ * changes nothing is one line. */
 void print_plan_text(const char *ifname, const char *policy,
 		     const struct steer_dry_run *r)
 {
@@ -261,6 +267,12 @@ static void json_cpus(const struct cpu_set *s)
 	printf("]");
 }
 
+/* The plan as one JSON document (print_plan.h), in the text's order.
+ * Every key is there whatever changes, a list empty where nothing does,
+ * so a script reads one shape; a rule's "old" is null when it is added
+ * and "new" null when it is removed. Every string from outside (the
+ * interface, the policy file, rule matches, settings) goes through
+ * json_str(). */
 void print_plan_json(const char *ifname, const char *policy,
 		     const struct steer_dry_run *r)
 {

@@ -337,6 +337,13 @@ void print_status_text(const struct steer_status *st, size_t top)
 		printf("  warning: %s\n", st->health.msg[i]);
 }
 
+/* In the text's order: the program, then "policy", written whole
+ * whether or not one is applied (its fields then the empty slot's
+ * zeros, so a reader finds every key) and holding worker_sched, the
+ * receiver slots, decap, the workers' buckets, the cpumap entries of
+ * both banks with their kthreads, and the balancer; then the health
+ * warnings. A cpumap entry's CPU and bank come from its index,
+ * STEER_CPU_IDS entries a bank. */
 void print_status_json(const struct steer_status *st)
 {
 	const struct slot_view *v = &st->view;

@@ -97,6 +97,13 @@ out:
 	return err;
 }
 
+/* The probe features.h describes, in steps: the environment that
+ * bypasses the dispatcher, root, libxdp's own dispatcher object,
+ * configured as libxdp configures it for one program (else the verifier
+ * drops its slots), loaded, then probe_extension() into its first slot.
+ * A refusal by the kernel answers the question (0, with 'why'); only a
+ * failure that leaves it open is a negative errno. libxdp is called
+ * between the leak guard's two ends only, and nothing keeps an fd. */
 int features_dispatcher(char *why, size_t why_len)
 {
 	struct xdp_dispatcher_config conf = {

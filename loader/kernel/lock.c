@@ -100,6 +100,12 @@ static int still_named(int dir, const char *name, int fd)
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/* The lock lock.h describes, in steps: the name checked, the lock
+ * directory opened (root's own), then until the lock holds: the file
+ * opened or made, flock() polled until the wait's end, and the lock
+ * kept only if the name still gives this file. lock_remove() unlinks a
+ * file under its lock, and a lock on an unlinked file keeps out nobody
+ * who comes after. On every path only the returned fd stays open. */
 int lock_take(const struct steer_netns *ns, const char *ifname, bool exclusive,
 	      void (*waiting)(void *arg), void *arg, char *why, size_t len)
 {

@@ -159,6 +159,13 @@ static __u32 build_top_cpu(const struct steer_build *b)
 	return top;
 }
 
+/* Each step that can refuse comes before the policy's maps are written:
+ * the build's highest CPU against the pinned maps' span, the drain's
+ * ticks, the cpumap program loaded on the pinned maps, the tracepoint
+ * programs (a drain policy refused without them, immediate warned).
+ * Then slots_apply(), the one step that writes the policy, which leaves
+ * the previous one in force when it fails. After it, only warnings: the
+ * tracepoint programs' handover, and retirements put off. */
 int lib_apply_build(struct steer_ctx *ctx, const struct lib_iface *it,
 		    const struct steer_maps *m, struct steer_build *b,
 		    struct steer_apply_result *res)

@@ -75,6 +75,13 @@ static void attach_advice(const char *ifname, enum xdp_attach_mode mode,
  * dispatcher (kernel/prog.c), and what it costs. */
 #define EXT_REFUSED "the kernel refuses xdp_steer as an extension of libxdp's dispatcher (\"Extension program changes packet data, while original does not\": xdp_steer stamps frames for drain with bpf_xdp_adjust_head; the dispatcher of libxdp before 1.5.5 does not change packet data)"
 
+/* The contract is steer.h's; the steps: the kernel's features, before
+ * the lock; the interface locked; what runs there now, which makes an
+ * upgrade in place (its maps this layout's or one migrate.h carries
+ * over, --rx-slots equal to theirs if given) or a refusal that says the
+ * way out; else a new attach: the pins made clean, the program
+ * attached, then the policy applied. A failed apply detaches and
+ * unpins again, its reason said first. */
 int steer_attach(struct steer_ctx *ctx, const char *ifname,
 		 const struct steer_policy *p, enum xdp_attach_mode mode,
 		 __u32 rx_slots, struct steer_attach_result *res)

@@ -679,6 +679,14 @@ static void record(struct balancer *bl, const struct steer_balance_round *r)
 	bpf_map_update_elem(bl->m.steer_balance, &zero, &bl->rec, BPF_ANY);
 }
 
+/* The rounds steer.h describes: the maps opened under the shared lock,
+ * let go at once (each round takes the lock it needs), the balancer
+ * enlisted and a first sample; then each round waits its length (short
+ * while it settles, IDLE_POLL_MS without balance:), samples, plans (or,
+ * attached anew, forgets and counts again), repairs misplaced kthreads
+ * and records itself (neither in a dry run), and reports. After a move
+ * the next round counts from a fresh sample, so no round's counts span
+ * two tables. */
 int steer_balance(struct steer_ctx *ctx, const char *ifname,
 		  const struct steer_balance_opts *o,
 		  void (*on_round)(void *arg,

@@ -62,6 +62,13 @@ static int leaving(const struct steer_maps *m, struct dry_bufs *d)
 	return err;
 }
 
+/* Under the shared lock, the apply's read-only steps in its order: the
+ * maps opened, the policy compiled and its ticks set, the build in force
+ * read back (-ENOENT: none, a first apply), slots_plan() for the table
+ * the apply would write and the kthreads it would renew, the cpumap
+ * entries less those that go anyway (leaving()); then plan_make()
+ * compares. Builds and maps are freed on every path; res->plan is the
+ * caller's to free once plan_make() has succeeded. */
 static int dry_run_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 			  const struct steer_policy *p,
 			  struct steer_dry_run *res, struct dry_bufs *d)

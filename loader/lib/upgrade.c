@@ -318,6 +318,14 @@ static int before_swap(void *arg, char *why, size_t len)
 	return migrate_before_swap(arg, why, len);
 }
 
+/* The upgrade of the file's opening comment, in phases: what can refuse
+ * (another mode, maps that cannot be carried over, drains a rebuild
+ * would cut short or must wait out, tracepoint programs that cannot
+ * hand over now), the maps to rebuild staged meanwhile and unstaged on
+ * a refusal; the swap (prog_replace(): staged maps filled just before,
+ * renamed over the pins just after); the policy applied, workers of
+ * another version renewed in the other bank, the handover finished.
+ * Until the swap a failure leaves the running program and its policy. */
 int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 		       const struct steer_policy *p,
 		       enum xdp_attach_mode mode,

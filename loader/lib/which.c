@@ -131,6 +131,12 @@ static __u32 which_hash(const struct steer_slot *s, const struct steer_flow *f,
 			 steer_flow_hash(f, s->hash_key, s->flags, 0);
 }
 
+/* In the datapath's order, under the shared lock: the slot in force
+ * and its table read, the flow's hash, the earliest matching rule,
+ * whose CPU is the answer; else the table's bucket and, under drain,
+ * the receiving CPUs whose records still send it to an old CPU
+ * (drain_state()). The answer is for a frame without VLAN tags or a
+ * tunnel's header (which_hash()). */
 int steer_which_flow(struct steer_ctx *ctx, const char *ifname,
 		     const struct steer_flow *f, struct steer_which *w)
 {

@@ -344,6 +344,14 @@ static int is_pow2(__u32 n)
 	return n && !(n & (n - 1));
 }
 
+/* In phases: the workers (the CPUs with a weight) and their loads,
+ * fixed load and then their buckets'; IDLE when no bucket carried a
+ * frame (busy CPUs are then not the table's doing); each worker's
+ * target, its weight's share, and the bound no placement beats; then
+ * moves (even_out()) only when the busiest is past the floor and proven
+ * over its share (over(): the tolerance and the counts' noise, half the
+ * tolerance less while an earlier round's moves go on). table_out
+ * starts as in->table, copied by memmove: they may be one array. */
 int balance_plan(const struct balance_input *in, __u32 *table_out,
 		 struct balance_plan *plan)
 {

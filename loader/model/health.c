@@ -75,6 +75,13 @@ int ixgbe_xdp_max_cpus(const char *release)
 	       IXGBE_XDP_QS;
 }
 
+/* The warnings in the order status prints them: the program and its
+ * maps (the interface gone, no program, maps unused: one at most; two
+ * programs in the dispatcher), no policy, the workers' CPUs (offline,
+ * kthreads misplaced, taking RX interrupts, off the NIC's node), the
+ * receiver slots, the default 'cpus' leaving out high CPU ids, idle
+ * cpumap entries, the queue size, then the NIC's settings and its
+ * driver's own limits (igb, ixgbe). Each check reads 'in' alone. */
 int health_check(const struct health_input *in, struct health *h)
 {
 	const struct netdev_info *ni = in->netdev;

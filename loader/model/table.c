@@ -85,6 +85,11 @@ static int cpu_index(const struct table_cpu *cpus, int ncpus, __u32 cpu)
 	return -1;
 }
 
+/* The contract is table.h's; in three passes: the quotas (and no CPU
+ * listed twice), the buckets that keep their old CPU up to its quota,
+ * then the rest refilled from the CPU furthest below its quota.
+ * STEER_CPU_IDS marks a bucket to refill: no worker has that id.
+ * 'table' is written only once the input is known good. */
 int table_build(__u32 *table, __u32 size, const struct table_cpu *cpus,
 		int ncpus, const __u32 *old)
 {

@@ -254,6 +254,12 @@ static void order_shapes(const struct steer_policy *p, struct steer_slot *s)
 	steer_slot_fill_filter_masks(s);
 }
 
+/* In two phases: the slot's settings from the policy (flags, table
+ * size, decap ports, the shapes in lookup order, the hash key unless
+ * the apply draws it, drain and balance settings, worker_sched); then
+ * the entries: the workers, each rule's target, the exact entries, the
+ * prefix entries, and their count against the maps' room. On failure
+ * *b holds nothing to free. */
 int policy_compile(const struct steer_policy *p,
 		   const struct policy_cpus *workers, struct steer_build *b,
 		   char *why, size_t why_len)

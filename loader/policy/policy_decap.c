@@ -187,6 +187,12 @@ static int cmp_port(const void *a, const void *b)
 	return (x->port > y->port) - (x->port < y->port);
 }
 
+/* 'decap:' in the forms of the file's opening comment: the two words,
+ * then anything but a list refused, saying how to write it, then the
+ * list, where every entry is checked so that one run says all its
+ * mistakes. c->p->decap is set only from a list without a mistake,
+ * its ports sorted by encapsulation, then port, so two policies that
+ * mean the same compare equal (policy_decap_equal()). */
 int pol_get_decap(struct pctx *c, const yaml_node_t *n)
 {
 	const yaml_node_t *first[STEER_ENCAP_COUNT] = { NULL };

@@ -414,6 +414,12 @@ static const char *key_list(const char *const *keys, int n, char *buf,
 	return buf;
 }
 
+/* The walk yaml_util.h describes: the outputs cleared first, so a node
+ * that is not a mapping leaves them all NULL; then per pair, a key that
+ * is no name, unknown or a repeat is reported and passed over (a repeat
+ * names the first's line, whose value is kept); the key nodes are held
+ * in kn[], which finds the repeats, and copied out at the end when the
+ * caller wants them. */
 int ymap_walk(struct diags *d, yaml_document_t *doc, const yaml_node_t *map,
 	      const char *what, const char *const *keys, int nkeys,
 	      yaml_node_t **vals, yaml_node_t **keynodes)
