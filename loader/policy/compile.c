@@ -285,8 +285,8 @@ int policy_compile(const struct steer_policy *p,
 		b->slot.loader_flags |= STEER_LF_SEED_RANDOM;
 	else
 		policy_seed_key(p->seed, b->slot.hash_key);
-	/* In ticks of the running kernel: the apply turns it into
-	 * drain_units (kernel/clock.h). */
+	/* In ms, as the policy says: the apply turns it into drain_units,
+	 * ticks of the running kernel (kernel/clock.h). */
 	b->slot.drain_ms = p->drain_timeout_ms;
 	if (p->worker_sched != POLICY_SCHED_KEEP) {
 		b->sched_set = true;
