@@ -6,7 +6,8 @@
  * xdp-loader users); a file that needs one concern includes its header.
  *
  * What every header of xdp_steer/ keeps to: self-contained (it compiles
- * alone, both ways), fixed-width types from <linux/types.h> only. Byte order is stated on every field that carries
+ * alone, both ways: tests/unit/test_headers.sh), fixed-width types from
+ * <linux/types.h> only. Byte order is stated on every field that carries
  * one. Every struct has explicit padding and none implicit, so a value
  * copied, compared or hashed byte for byte holds nothing undefined.
  */
