@@ -198,7 +198,7 @@ test_netns_OBJS   := loader/kernel/netns.o $(TEST_OBJ)
 # test_vlog: the verifier's reason in attach's error.
 test_vlog_OBJS    := loader/kernel/vlog.o $(TEST_OBJ)
 test_table_OBJS   := $(TABLE_OBJ) $(TEST_OBJ)
-# test_drain_rule: the drain's rule of include/xdp_steer.h alone.
+# test_drain_rule: the drain's rule of include/xdp_steer/drain.h alone.
 test_drain_rule_OBJS := $(TEST_OBJ)
 test_possible_OBJS := loader/kernel/possible.o $(TEST_OBJ)
 # test_numa: the default workers by the NIC's node, and the layout read

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Unit tier: properties of the flow hash in include/xdp_steer.h, the same
+/* Unit tier: properties of the flow hash in include/xdp_steer/hash.h, the same
  * code the XDP program runs. */
 #include <stdlib.h>
 #include <string.h>
