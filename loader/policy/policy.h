@@ -30,7 +30,9 @@
 #include <stdio.h>
 #include <linux/types.h>
 
-#include "xdp_steer.h"
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/encap.h"
+#include "xdp_steer/keys.h"
 #include "model/cpuset.h"
 #include "model/table.h"
 #include "policy/yaml_util.h"

@@ -8,7 +8,8 @@
  * what was read, and the verdict. No clock enters but the ones read: a
  * worker that waits its turn for ever keeps its buckets for ever.
  */
-#include "xdp_steer.h"
+#include "xdp_steer/trace.h"
+#include "xdp_steer/drain.h"
 #include "test.h"
 
 #define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))

@@ -6,7 +6,12 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
-#include "xdp_steer.h"
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/slot.h"
+#include "xdp_steer/keys.h"
+#include "xdp_steer/hash.h"
+#include "xdp_steer/key_fill.h"
+#include "xdp_steer/filter.h"
 #include "test.h"
 
 /* Keys as apply draws them: random 64-bit words (from getrandom). */
