@@ -70,7 +70,7 @@
  *   Written by that CPU, and cleared by one that took its slot over.
  * - steer_rx_cpu: [rx slot]: 1 + the CPU that holds it; 0: not (yet)
  *   held. Written by the CPU that claims it, or takes it over (an atomic
- *   compare and swap, drain.h): loops over receiving CPUs. Sized at load
+ *   compare and swap, bpf/drain.h): loops over receiving CPUs. Sized at load
  *   to R rows (kernel/prog.c), or kept at a pinned map's 256 with
  *   steer_seq's and steer_deq's (steer_rx_pool.rows).
  * - steer_rx_lease: [rx slot]: its lease (struct steer_rx_lease); rows as
@@ -84,7 +84,7 @@
  *   steer_look).
  * - steer_rxq: [rx queue]: 1 + the CPU that last received from it, with
  *   STEER_RXQ_PENDING while that CPU waits out the move, or
- *   STEER_RXQ_QUEUED (drain.h); written only around moves (IRQ affinity,
+ *   STEER_RXQ_QUEUED (bpf/drain.h); written only around moves (IRQ affinity,
  *   threaded NAPI).
  * - steer_rxmove: [0], per receiving CPU: a queue that moved here, while
  *   frames its old CPU queued here may still wait in this CPU's rings.

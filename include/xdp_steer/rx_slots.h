@@ -9,7 +9,7 @@
 #include <linux/types.h>
 #include "xdp_steer/sizes.h"
 
-/* steer_rxmove[0], per receiving CPU (see drain.h): after a receive
+/* steer_rxmove[0], per receiving CPU (see bpf/drain.h): after a receive
  * queue moved here, frames bound for the fast path go through this CPU's
  * own queue until the first of them, the marker, has reached the stack:
  * this CPU queued it behind every frame the queue's old CPU had queued

@@ -69,7 +69,7 @@ static inline const char *steer_hash_key_name(__u32 flags)
 
 /* What the exact-rule filter keeps of a flow under one shape: masks over
  * the two words it hashes, and the shape's own tag (the rule filter,
- * below). */
+ * xdp_steer/filter.h). */
 struct steer_filter_mask {
 	__u64 addrs;		/* over steer_filter_addrs() */
 	__u64 rest;		/* over steer_filter_rest() */
@@ -85,7 +85,7 @@ struct steer_slot {
 	__u32 generation;	/* bumped by every apply, for status */
 	__u32 nexact;		/* shapes[0..nexact): looked up in flow_rules */
 	__u32 nshapes;		/* shapes[nexact..nshapes): in prefix_rules */
-	__u32 shapes[STEER_MAX_SHAPES]; /* STEER_M_* sets, see below */
+	__u32 shapes[STEER_MAX_SHAPES]; /* STEER_M_* sets (keys.h) */
 	/* steer_filter_mask_of(shapes[i]), filled with them
 	 * (steer_slot_fill_filter_masks()); the datapath reads those of the
 	 * exact shapes: a frame then masks a word where it would test a
@@ -121,7 +121,7 @@ struct steer_slot {
 	__u32 balance_max_moves; /* buckets moved per round, at most */
 	/* The datapath reads this one: the lease of a receiver slot, in
 	 * jiffies: a slot whose CPU has not held it for this long may be
-	 * taken over by a CPU that finds none (drain.h, rx_slot_tick());
+	 * taken over by a CPU that finds none (bpf/drain.h, rx_slot_tick());
 	 * far longer than the drain timeout. 0: never taken over. */
 	__u32 rx_lease;
 };

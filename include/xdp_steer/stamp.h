@@ -42,7 +42,7 @@ struct steer_look {
  * the bucket drains.
  *
  * A receiving CPU's own moves (a receive queue or a flow arriving here
- * from another CPU, drain.h) need no window: it sends a marker through
+ * from another CPU, bpf/drain.h) need no window: it sends a marker through
  * its own queue, behind whatever the others queued here, and keeps
  * records of its own for the buckets concerned until the marker is out.
  */
@@ -65,7 +65,7 @@ struct steer_window {
  * from bytes an earlier frame left there. A stamp an earlier frame of
  * these maps left (same key) states a fact still true, that its sender's
  * frames up to 'seq' have left the ring, only late: a drain then waits
- * longer, never less (drain.h). Anything else matches the tag with odds of
+ * longer, never less (bpf/drain.h). Anything else matches the tag with odds of
  * 2^-64, the key being secret: nothing outside the kernel reads headroom. */
 struct steer_stamp {
 	__u32 seq;		/* the sender's steer_seq for the target */

@@ -59,7 +59,7 @@ struct steer_cpu_stats {
 #define STEER_STATS_U64_(name, kind, help) __u64 name;
 struct steer_stats {
 	STEER_STATS_FIELDS(STEER_STATS_U64_)
-	/* Not a counter: the datapath's own cache (drain.h). q + 1 when
+	/* Not a counter: the datapath's own cache (bpf/drain.h). q + 1 when
 	 * this CPU last found receive queue q plainly its own in steer_rxq,
 	 * with no move waited out; with STEER_RXQ_MINE_QUEUED, when this CPU
 	 * holds q in steer_rxq only as one that queued its frames; 0: look
@@ -76,12 +76,12 @@ struct steer_stats {
 	 * (below HZ=1000 whatever GRO held; from HZ=1000 what it held
 	 * since an earlier tick), so a frame that finds the count changed
 	 * since a bucket's last one passed here comes after all of them
-	 * (drain.h). Summed with the rest by readers and never shown. */
+	 * (bpf/drain.h). Summed with the rest by readers and never shown. */
 	__u64 napi_polls;
 	__u64 napi_poll_tick;
 	/* Not a counter either: jiffies (all 64 bits, never 0) of the
 	 * last tick in which this CPU queued a frame under drain, or asked
-	 * the window for one (drain.h, queued_lately()): a bucket arriving
+	 * the window for one (bpf/drain.h, queued_lately()): a bucket arriving
 	 * cold at another CPU's fast path needs a marker only while some
 	 * other receiving CPU may have queued its frames there. Written
 	 * once a tick; summed with the rest by readers and never shown. */
@@ -91,7 +91,7 @@ struct steer_stats {
 	 * STEER_RX_SLOT_NONE when every slot was taken, 0: none claimed
 	 * yet; in bits 32-63 the tick (jiffies) it was last checked in:
 	 * valid for that tick only, since a slot idle for the lease may
-	 * be taken over (drain.h, rx_slot_tick()). In this value because
+	 * be taken over (bpf/drain.h, rx_slot_tick()). In this value because
 	 * the frame has it in hand: a frame compares the tick, no
 	 * lookup. Summed with the rest by readers and never shown. */
 	__u64 rx_slot;
