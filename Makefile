@@ -136,7 +136,8 @@ $(CLOCK_SKEL): $(CLOCK_BPF)
 	$(Q)$(BPFTOOL) gen skeleton $< name clock_bpf > $@ 2>/dev/null
 loader/kernel/clock.o: $(CLOCK_SKEL)
 
-# The upgrade's mark of the receiver slots' pool (loader/kernel/migrate.c).
+# The upgrade's mark of the receiver slots' pool (loader/kernel/migrate.c,
+# migrate_ways.c).
 MARK_BPF  := bpf/pool_mark.bpf.o
 MARK_SKEL := bpf/pool_mark.skel.h
 $(MARK_SKEL): $(MARK_BPF)
@@ -198,7 +199,7 @@ test_netns_OBJS   := loader/kernel/netns.o $(TEST_OBJ)
 # test_vlog: the verifier's reason in attach's error.
 test_vlog_OBJS    := loader/kernel/vlog.o $(TEST_OBJ)
 test_table_OBJS   := $(TABLE_OBJ) $(TEST_OBJ)
-# test_drain_rule: the drain's rule of include/xdp_steer.h alone.
+# test_drain_rule: the drain's rule of include/xdp_steer/drain.h alone.
 test_drain_rule_OBJS := $(TEST_OBJ)
 test_possible_OBJS := loader/kernel/possible.o $(TEST_OBJ)
 # test_numa: the default workers by the NIC's node, and the layout read

@@ -4,8 +4,8 @@
  * cpumaps, from the kernel's own tracepoints (include/trace/events/xdp.h):
  * how many entered each worker's ring, how many a full ring dropped
  * (bpf_redirect_map() had already returned XDP_REDIRECT for them), and what
- * each worker's kthread took off its ring. include/xdp_steer.h says when
- * the loader attaches them and why.
+ * each worker's kthread took off its ring. include/xdp_steer/trace.h says
+ * when the loader attaches them and why.
  *
  * The drain's evidence comes from here too (bpf/drain.h): frames that
  * entered each ring (steer_wenq), what each worker's kthread reported

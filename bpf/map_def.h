@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * map_def.h - a BPF map definition from one row of an X-macro list of
- * include/xdp_steer.h (name, type, key, value, max_entries, map_flags),
+ * include/xdp_steer/maps.h (name, type, key, value, max_entries, map_flags),
  * shared by the BPF objects. 'pin': LIBBPF_PIN_BY_NAME where libbpf pins
  * the map itself, LIBBPF_PIN_NONE where the loader does.
  */

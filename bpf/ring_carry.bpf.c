@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * ring_carry.bpf.c - the loader's atomic adds into a live ring_stats
- * (include/xdp_steer.h, STEER_TRACE_MAPS): when an upgrade's incoming
+ * (include/xdp_steer/maps.h, STEER_TRACE_MAPS): when an upgrade's incoming
  * tracepoint programs take over from an older set whose ring_stats was
  * per receiving CPU, the older set's sums are added to the new map's
  * entries while the new programs add to them too (loader/kernel/trace.c).

@@ -23,7 +23,7 @@
 #include "omit.h"
 #include "salt.h"
 
-/* Every map of include/xdp_steer.h, pinned by name so xdp-loader -p and
+/* Every map of include/xdp_steer/maps.h, pinned by name so xdp-loader -p and
  * xdp-steer find the same ones. */
 #define STEER_BPF_MAP(...)	STEER_MAP_DEF(LIBBPF_PIN_BY_NAME, __VA_ARGS__)
 STEER_MAPS(STEER_BPF_MAP)
@@ -49,7 +49,7 @@ static __always_inline void take_first(const struct steer_target **best,
 }
 
 /* Bit 'bit' of the rule filter from word 'base' on: 0 when no rule can
- * match (include/xdp_steer.h, the rule filter). */
+ * match (include/xdp_steer/filter.h). */
 static __always_inline int filter_has(__u32 base, __u32 bit)
 {
 	__u32 idx = base + bit / 64;

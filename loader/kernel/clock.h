@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * clock.h - the datapath's clock as the loader sees it. The drain
- * bookkeeping keeps time in jiffies (include/xdp_steer.h): the loader turns
- * the policy's milliseconds into ticks of the running kernel, and compares
- * buckets' stamps with jiffies read through a tiny BPF program.
+ * bookkeeping keeps time in jiffies (include/xdp_steer/drain.h): the
+ * loader turns the policy's milliseconds into ticks of the running kernel,
+ * and compares buckets' stamps with jiffies read through a tiny BPF
+ * program.
  *
  * Functions return 0 or a negative errno.
  */

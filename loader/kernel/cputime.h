@@ -12,7 +12,7 @@
 
 #include <linux/types.h>
 
-#include "xdp_steer.h"
+#include "xdp_steer/sizes.h"
 
 /* Cumulative ticks (USER_HZ) of each CPU since boot; a CPU /proc/stat
  * does not list (offline, past STEER_CPU_IDS) reads 0. */

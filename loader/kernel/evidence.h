@@ -5,7 +5,7 @@
  * reported (steer_wenq, steer_wdone), each receiving CPU's ended NAPI
  * polls (steer_stats), the workers' marks (steer_deq); and the verdict on
  * a bucket record by the datapath's own rule, steer_drain_verdict() of
- * include/xdp_steer.h. Status, which, the retiring of cpumap entries and
+ * include/xdp_steer/drain.h. Status, which, the retiring of cpumap entries and
  * the warm-up of an apply judge by it.
  *
  * Functions return 0 or a negative errno.

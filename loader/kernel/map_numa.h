@@ -10,7 +10,7 @@
 
 struct bpf_object;
 
-/* The per-slot maps, by name (include/xdp_steer.h). */
+/* The per-slot maps, by name (include/xdp_steer/maps.h). */
 #define MAP_NUMA_MAPS(X)						\
 	X(steer_buckets) X(steer_load) X(steer_seq) X(steer_deq)	\
 	X(steer_queued)

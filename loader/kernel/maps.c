@@ -8,6 +8,15 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/names.h"
+#include "xdp_steer/slot.h"
+#include "xdp_steer/keys.h"
+#include "xdp_steer/stats.h"
+#include "xdp_steer/balance.h"
+#include "xdp_steer/drain.h"
+#include "xdp_steer/rx_slots.h"
+#include "xdp_steer/maps.h"
 #include "kernel/maps.h"
 #include "kernel/possible.h"
 

@@ -11,7 +11,9 @@
 #include <linux/bpf.h>
 #include <linux/types.h>
 
-#include "xdp_steer.h"
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/stats.h"
+#include "xdp_steer/maps.h"
 
 /* An fd per map of STEER_MAPS, named like the map. */
 struct steer_maps {

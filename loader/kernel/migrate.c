@@ -13,7 +13,13 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "xdp_steer.h"
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/names.h"
+#include "xdp_steer/stats.h"
+#include "xdp_steer/balance.h"
+#include "xdp_steer/drain.h"
+#include "xdp_steer/rx_slots.h"
+#include "xdp_steer/maps.h"
 #include "xdp_steer.skel.h"
 #include "pool_mark.skel.h"
 #include "kernel/map_numa.h"

@@ -12,7 +12,8 @@
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 
-#include "xdp_steer.h"
+#include "xdp_steer/names.h"
+#include "xdp_steer/slot.h"
 #include "kernel/pins.h"
 
 int pins_ifname_check(const char *ifname, char *why, size_t len)

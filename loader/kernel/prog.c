@@ -13,7 +13,12 @@
 #include <xdp/prog_dispatcher.h>
 
 #include "kernel/possible.h"
-#include "xdp_steer.h"
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/names.h"
+#include "xdp_steer/slot.h"
+#include "xdp_steer/balance.h"
+#include "xdp_steer/drain.h"
+#include "xdp_steer/rx_slots.h"
 #include "xdp_steer.skel.h"
 #include "kernel/failpoint.h"
 #include "kernel/leak.h"

@@ -11,7 +11,7 @@
 #include <linux/types.h>
 #include <xdp/libxdp.h>
 
-#include "xdp_steer.h"
+#include "xdp_steer/sizes.h"
 
 struct xdp_steer_bpf;
 

@@ -340,7 +340,7 @@ static int build_table(const struct steer_maps *m, const struct steer_ctl *ctl,
 }
 
 /* The inactive slot's rule filter: the bits of its rules, no others
- * (include/xdp_steer.h). */
+ * (include/xdp_steer/filter.h). */
 static int write_filter(const struct steer_maps *m,
 			const struct steer_build *b, __u32 slot)
 {

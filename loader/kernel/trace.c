@@ -13,6 +13,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/names.h"
+#include "xdp_steer/trace.h"
+#include "xdp_steer/maps.h"
 #include "kernel/cpumap.h"
 #include "kernel/failpoint.h"
 #include "kernel/maps.h"

@@ -4,7 +4,7 @@
  * (bpf/cpumap_trace.bpf.c): loaded once on the interface's pinned XDP
  * maps (they keep the drain's evidence there), their links and own maps
  * pinned in the interface's pin directory, so they count from the first
- * apply until detach removes the pins (include/xdp_steer.h says why that
+ * apply until detach removes the pins (include/xdp_steer/trace.h says why that
  * span).
  *
  * Functions return 0 or a negative errno, with a sentence in 'why'.

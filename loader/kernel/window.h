@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * window.h - the warm-up before a flip under rebalance: drain (struct
- * steer_window in xdp_steer.h). While the window is open every queued
+ * steer_window in xdp_steer/stamp.h). While the window is open every queued
  * frame is stamped and its bucket recorded under the window's generation.
  * An apply opens it, waits until every receiving CPU sees it open (an RCU
  * grace period: each frame's program runs inside one), then until every

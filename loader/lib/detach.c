@@ -7,6 +7,7 @@
 #include <net/if.h>
 #include <sys/stat.h>
 
+#include "xdp_steer/names.h"
 #include "kernel/lock.h"
 #include "lib/lib_int.h"
 

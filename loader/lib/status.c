@@ -8,6 +8,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/names.h"
+#include "xdp_steer/stats.h"
+#include "xdp_steer/balance.h"
+#include "xdp_steer/rx_slots.h"
 #include "kernel/possible.h"
 #include "kernel/maps.h"
 #include "kernel/netdev.h"

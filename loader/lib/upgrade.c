@@ -27,6 +27,11 @@
 #include <bpf/bpf.h>
 #include <linux/limits.h>
 
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/names.h"
+#include "xdp_steer/slot.h"
+#include "xdp_steer/drain.h"
+#include "xdp_steer/stamp.h"
 #include "kernel/clock.h"
 #include "kernel/cpumap.h"
 #include "kernel/failpoint.h"

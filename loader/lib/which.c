@@ -13,6 +13,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/slot.h"
+#include "xdp_steer/keys.h"
+#include "xdp_steer/drain.h"
+#include "xdp_steer/hash.h"
+#include "xdp_steer/key_fill.h"
 #include "kernel/possible.h"
 #include "kernel/clock.h"
 #include "kernel/maps.h"

@@ -39,7 +39,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#include "xdp_steer.h"
+#include "xdp_steer/sizes.h"
 
 /* Standard deviations of a count a round trusts (see the top). */
 #define BALANCE_SIGMAS		3

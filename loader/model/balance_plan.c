@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/balance.h"
 #include "model/balance.h"
 
 static const char *const state_words[] = {

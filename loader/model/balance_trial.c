@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/balance.h"
 #include "model/balance.h"
 
 /* Whether a climb's step may not move a bucket off worker cpu ('bit'

@@ -8,7 +8,9 @@
 #define XDP_STEER_BUILD_H
 
 #include <stdbool.h>
-#include "xdp_steer.h"
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/slot.h"
+#include "xdp_steer/keys.h"
 #include "model/table.h"
 
 struct build_flow_rule {

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#include "xdp_steer.h"
+#include "xdp_steer/sizes.h"
 
 /* CPU ids a set holds: Debian's NR_CPUS, the most any Linux has
  * (MAXSMP), so the online CPUs of any machine are all here. */

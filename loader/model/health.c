@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/slot.h"
 #include "model/cpulist.h"
 #include "model/health.h"
 

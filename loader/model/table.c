@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xdp_steer.h"
+#include "xdp_steer/sizes.h"
 #include "model/table.h"
 
 static int is_pow2(__u32 n)

@@ -7,6 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/slot.h"
+#include "xdp_steer/keys.h"
+#include "xdp_steer/key_fill.h"
+#include "xdp_steer/filter.h"
 #include "model/keymap.h"
 #include "policy/compile.h"
 

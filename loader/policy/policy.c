@@ -12,6 +12,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/slot.h"
 #include "policy/policy_int.h"
 
 static void policy_defaults(struct steer_policy *p)

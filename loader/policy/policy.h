@@ -30,7 +30,9 @@
 #include <stdio.h>
 #include <linux/types.h>
 
-#include "xdp_steer.h"
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/encap.h"
+#include "xdp_steer/keys.h"
 #include "model/cpuset.h"
 #include "model/table.h"
 #include "policy/yaml_util.h"
@@ -75,7 +77,7 @@
 #define POLICY_BALANCE_TOLERANCE_CPU	5
 #define POLICY_BALANCE_MOVES_DEFAULT	16
 
-/* hash.key, in STEER_HASH_KEYS' order (include/xdp_steer.h). */
+/* hash.key, in STEER_HASH_KEYS' order (include/xdp_steer/slot.h). */
 enum policy_hash_key {
 	POLICY_HASH_L4,		/* addresses, protocol and ports (default) */
 	POLICY_HASH_L3,		/* addresses and protocol */

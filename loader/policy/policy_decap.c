@@ -8,7 +8,7 @@
  *	decap: none                     (or []) none
  *	decap: [gre, vxlan, {gtpu: 2152}, {geneve: [6081, 6082]}]
  *
- * The names and standard ports are include/xdp_steer.h's STEER_ENCAPS.
+ * The names and standard ports are include/xdp_steer/encap.h's STEER_ENCAPS.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/slot.h"
 #include "policy/policy_int.h"
 
 /* Every CPU of 's' at weight 1: 'cpus' left out. */

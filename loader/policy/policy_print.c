@@ -4,6 +4,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include "xdp_steer/encap.h"
+#include "xdp_steer/slot.h"
+#include "xdp_steer/keys.h"
 #include "policy/policy_int.h"
 
 /* ---- printing ----------------------------------------------------------- */

@@ -28,7 +28,10 @@
 #include <netinet/in.h>
 #include <linux/bpf.h>
 
-#include "xdp_steer.h"
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/encap.h"
+#include "xdp_steer/slot.h"
+#include "xdp_steer/keys.h"
 #include "frame.h"
 #include "prog_util.h"
 #include "insns.h"

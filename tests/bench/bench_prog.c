@@ -621,7 +621,7 @@ static int count_row(int c, int fd, const struct frame frames[2],
 }
 
 /* A row whose frames a rule places: did they find it? They miss it in a
- * program whose rule filter bit (include/xdp_steer.h) differs from the
+ * program whose rule filter bit (include/xdp_steer/filter.h) differs from the
  * one this tree's setup sets, and the row then times something else. */
 static int check_matched(const struct steer_prog *p, int c, const char *obj)
 {

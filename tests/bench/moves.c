@@ -28,7 +28,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "xdp_steer.h"
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/slot.h"
+#include "xdp_steer/drain.h"
+#include "xdp_steer/hash.h"
 #include "kernel/clock.h"
 #include "kernel/maps.h"
 

@@ -56,7 +56,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "xdp_steer.h"
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/slot.h"
+#include "xdp_steer/balance.h"
+#include "xdp_steer/rx_slots.h"
 #include "kernel/maps.h"
 #include "kernel/possible.h"
 #include "lib/steer.h"

@@ -22,7 +22,7 @@ xs() { in_b "$XDP_STEER" "$@"; }
 mkdir -p "$T/old"
 (cd "$E2E_ROOT" && git ls-files -z --cached --others --exclude-standard |
 	tar --null -T - -cf -) | tar -C "$T/old" -xf -
-python3 - "$T/old/include/xdp_steer.h" <<'PY' ||
+python3 - "$T/old/include/xdp_steer/maps.h" <<'PY' ||
 import re, sys
 p = sys.argv[1]
 s = open(p).read()

@@ -13,7 +13,7 @@
 #
 # $PIN_B is where xdp-steer pins $IF_B's maps: a namespace other than the
 # initial one gets STEER_PIN_ROOT/netns-<inode>-<cookie>/<ifname>
-# (include/xdp_steer.h, loader/kernel/pins.h, netns.h), worked out here
+# (include/xdp_steer/names.h, loader/kernel/pins.h, netns.h), worked out here
 # from the namespace itself (e2e_netns_id) so the tests do not take the
 # loader's word for it. $LOCK_B is its lock file,
 # /run/xdp-steer/<inode>-<cookie>:<ifname>.lock.

@@ -14,7 +14,7 @@
 import hashlib, json, subprocess, sys
 
 TABLE_MAX = 4096
-PREFIX_SRC, PREFIX_DST = 1 << 5, 1 << 6     # STEER_M_PREFIX_* in xdp_steer.h
+PREFIX_SRC, PREFIX_DST = 1 << 5, 1 << 6     # STEER_M_PREFIX_* in xdp_steer/keys.h
 
 def state(pin):
     dumps = {}

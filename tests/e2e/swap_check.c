@@ -51,7 +51,8 @@
 #include <bpf/libbpf.h>
 
 #include "frame.h"
-#include "xdp_steer.h"
+#include "xdp_steer/names.h"
+#include "xdp_steer/slot.h"
 
 /* Frames per live batch: enough to fill the cpumap's bulk queue (8) a few
  * times over, few enough that one batch does not outlast a swap. */

@@ -3,7 +3,7 @@
 # The cpumap's own account in `xdp-steer stats`: frames a full worker ring
 # drops after bpf_redirect_map() succeeded, and what each worker's kthread
 # took, from the tracepoint programs that attach pins next to the maps
-# (include/xdp_steer.h, loader/kernel/trace.h).
+# (include/xdp_steer/trace.h, loader/kernel/trace.h).
 #
 # A flood from namespace A into a 16-frame cpumap queue, the receiving CPU
 # pinned to one CPU and the only worker another: stats must show ring-full

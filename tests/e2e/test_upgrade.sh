@@ -69,8 +69,8 @@ fi
 # copy beside the receiver slots' pool it keeps (loader/kernel/migrate_ways.c).
 if [ -n "${UPGRADE_STATS_EXTRA:-}" ] && [ -z "${UPGRADE_OLD:-}" ]; then
 	sed -i 's|^\t\(X(passed_local_bytes, COUNT\)|\tX(other_only, COUNT, "a counter only the other version has") \\\n\t\1|' \
-		"$T/old/include/xdp_steer.h"
-	grep -q 'X(other_only' "$T/old/include/xdp_steer.h" ||
+		"$T/old/include/xdp_steer/stats.h"
+	grep -q 'X(other_only' "$T/old/include/xdp_steer/stats.h" ||
 		{ fail "adding a counter to the other version's steer_stats"; e2e_done; }
 fi
 # shellcheck disable=SC2086 # $salt: no word, or one

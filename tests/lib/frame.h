@@ -34,7 +34,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "xdp_steer.h"
+#include "xdp_steer/slot.h"
+#include "xdp_steer/keys.h"
 
 /* Larger than any frame a case needs, smaller than what
  * bpf_prog_test_run accepts for XDP (a page minus head- and tailroom). */

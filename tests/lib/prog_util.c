@@ -415,8 +415,8 @@ int steer_prog_fill_table(const struct steer_prog *p, __u32 slot, __u32 cpu,
 }
 
 /* The rule filter of 'slot' with what one more rule needs, as the
- * loader writes it for its rules (include/xdp_steer.h): the bits the rule
- * sets in an empty image, or-ed into the map's words. */
+ * loader writes it for its rules (include/xdp_steer/filter.h): the bits
+ * the rule sets in an empty image, or-ed into the map's words. */
 static int filter_add(const struct steer_prog *p, __u32 slot,
 		      const struct steer_rule_key *exact,
 		      const struct steer_prefix_key *prefix)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * filter.c - the rule filter in front of the rule lookups (rule_filter,
- * include/xdp_steer.h): a rule whose bit is not set is never looked up, so
- * the filter is really in the path, and the bits the loader's own helpers
- * set let every rule through. (compiled.c proves the same for the rules
+ * include/xdp_steer/filter.h): a rule whose bit is not set is never looked
+ * up, so the filter is really in the path, and the bits the loader's own
+ * helpers set let every rule through. (compiled.c proves the same for the rules
  * the loader's apply writes.)
  */
 #include <string.h>

@@ -14,7 +14,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "xdp_steer.h"
+#include "xdp_steer/names.h"
+#include "xdp_steer/stats.h"
+#include "xdp_steer/drain.h"
 #include "kernel/map_numa.h"
 #include "kernel/pins.h"
 #include "prog_env.h"

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/balance.h"
 #include "balance_sim.h"
 #include "test.h"
 

@@ -14,6 +14,12 @@
 #include <errno.h>
 #include <netinet/in.h>
 
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/encap.h"
+#include "xdp_steer/slot.h"
+#include "xdp_steer/keys.h"
+#include "xdp_steer/key_fill.h"
+#include "xdp_steer/filter.h"
 #include "policy/compile.h"
 #include "test.h"
 

@@ -13,6 +13,9 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/slot.h"
+#include "xdp_steer/keys.h"
 #include "policy/policy.h"
 #include "test.h"
 

@@ -19,7 +19,7 @@ against what the loader knows; and the pointers into the READMEs.
   parser accepts, every word a key may take (hash kinds, rebalance modes,
   protocol names) is in the page, and each default the page states is what
   `xdp-steer check` fills in for a bare `version: 1`.
-- xdp-steer(8) names every counter of the X-macros in include/xdp_steer.h
+- xdp-steer(8) names every counter of the X-macros in include/xdp_steer/
   (STEER_STATS_FIELDS with an encap_<name> per STEER_ENCAPS,
   STEER_RING_FIELDS, STEER_KTHREAD_FIELDS as kthread_<name>) and every
   metric `stats --prometheus` prints (tests/unit/prom_sample, the printer
@@ -210,8 +210,10 @@ def check_defaults():
 
 def counters():
     """The counters' names, as stats --json and the map dumps give them,
-    from the X-macros of include/xdp_steer.h."""
-    src = open(os.path.join(ROOT, "include", "xdp_steer.h")).read()
+    from the X-macros of the headers in include/xdp_steer/."""
+    inc = os.path.join(ROOT, "include", "xdp_steer")
+    src = "".join(open(os.path.join(inc, f)).read()
+                  for f in sorted(os.listdir(inc)) if f.endswith(".h"))
 
     def body(macro):
         m = re.search(r"^#define %s\(.*?\)((?:.*\\\n)*.*)$" % macro, src, re.M)
@@ -391,7 +393,7 @@ def check_counters(roff):
     names = counters()
     result(len(names) >= 30, "the counters' X-macros are found", names)
     missing = [n for n in names if not re.search(r"\b%s\b" % n, text)]
-    result(not missing, "xdp-steer.8: every counter of include/xdp_steer.h "
+    result(not missing, "xdp-steer.8: every counter of include/xdp_steer/ "
            "is named", f"missing: {missing}")
     result(len(fams) >= 30, "stats --prometheus prints its families", fams)
     missing = [f for f in fams if not re.search(r"\b%s\b" % f, text)]

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tier: the drain's rule of include/xdp_steer.h, which the datapath
+ * Unit tier: the drain's rule of include/xdp_steer/drain.h, which the datapath
  * (bpf/drain.h) and the loader (kernel/evidence.h) both judge by: when a
  * record says anything (steer_bucket_live()), which mark bounds a frame
  * (steer_mark_base()), and when the evidence says its last frame is up the
@@ -8,7 +8,8 @@
  * what was read, and the verdict. No clock enters but the ones read: a
  * worker that waits its turn for ever keeps its buckets for ever.
  */
-#include "xdp_steer.h"
+#include "xdp_steer/trace.h"
+#include "xdp_steer/drain.h"
 #include "test.h"
 
 #define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))

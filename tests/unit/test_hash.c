@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Unit tier: properties of the flow hash in include/xdp_steer.h, the same
+/* Unit tier: properties of the flow hash in include/xdp_steer/hash.h, the same
  * code the XDP program runs. */
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
-#include "xdp_steer.h"
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/slot.h"
+#include "xdp_steer/keys.h"
+#include "xdp_steer/hash.h"
+#include "xdp_steer/key_fill.h"
+#include "xdp_steer/filter.h"
 #include "test.h"
 
 /* Keys as apply draws them: random 64-bit words (from getrandom). */

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/slot.h"
 #include "model/health.h"
 #include "kernel/netdev.h"
 #include "test.h"

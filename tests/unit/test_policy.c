@@ -10,6 +10,9 @@
 #include <errno.h>
 #include <unistd.h>
 
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/slot.h"
+#include "xdp_steer/keys.h"
 #include "policy/policy.h"
 #include "test.h"
 

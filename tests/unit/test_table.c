@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <math.h>
 
-#include "xdp_steer.h"
+#include "xdp_steer/sizes.h"
 #include "model/table.h"
 #include "test.h"
 

@@ -67,7 +67,7 @@ SUITE=vm/check-bigcpu E2E_ID=vm
 . tests/e2e/traffic_lib.sh
 
 HIGH=${BIGCPU_HIGH:-263}
-LIMIT=$(awk '$1 == "#define" && $2 == "STEER_CPU_IDS" { print $3 }' include/xdp_steer.h)
+LIMIT=$(awk '$1 == "#define" && $2 == "STEER_CPU_IDS" { print $3 }' include/xdp_steer/sizes.h)
 ONLINE=/sys/devices/system/cpu/cpu$HIGH/online
 # The default workers: the online CPUs the cpumap can address.
 WORKERS=0,1
