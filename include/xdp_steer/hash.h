@@ -88,9 +88,9 @@ static inline __attribute__((always_inline)) __u32 steer_hash_mix(__u64 h)
  *
  * The two ports and the protocol with the family are words of the flow
  * as they lie in it (on little-endian CPUs the source port and the
- * protocol in the low halves, as before): one load each, where taking the
- * fields one by one and joining them cost every frame 7 instructions
- * (bench_prog --insns). The parser writes each word in one store
+ * protocol in the low halves): one load each, not the fields taken one by
+ * one and joined, which every frame would pay for ("Code-shape
+ * decisions" in bpf/README.md). The parser writes each word in one store
  * (bpf/parse.h). */
 static inline __u32 steer_flow_hash_l4(const struct steer_flow *f,
 				       const __u64 key[STEER_HASH_KEY_WORDS])

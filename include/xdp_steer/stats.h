@@ -96,8 +96,8 @@ struct steer_stats {
 	 * lookup. Summed with the rest by readers and never shown. */
 	__u64 rx_slot;
 	/* What this CPU queued per target CPU is in steer_queued, by its
-	 * receiver slot: here (queued[256], before) it was 4 KiB per
-	 * possible CPU, 2 MiB at 512, for a lookup less a queued frame. */
+	 * receiver slot, not here: a row of every worker in this per-CPU
+	 * value would cost its size times the possible CPUs. */
 };
 
 /* worker_stats[0] (per-CPU array): frames the cpumap program dequeued on
