@@ -453,9 +453,6 @@ struct gre_base {
 	__be16 flags;		/* C, reserved0 (K, S), version */
 	__be16 protocol;	/* ethertype of the payload */
 };
-#define GRE_C		0x8000
-#define GRE_K		0x2000
-#define GRE_S		0x1000
 /* Reserved0 but K and S, and the version: set in RFC 1701's routing
  * (R, s, recursion), PPTP's version 1 and other GRE no RFC 2784 receiver
  * accepts. */
@@ -600,9 +597,9 @@ static __always_inline int parse_gre(struct cursor *c, __u16 *inner)
 	if (flags & bpf_htons(GRE_REFUSED))
 		return -EINVAL;
 	/* Checksum and reserved1, key, sequence number: 4 bytes each. */
-	c->pos = (void *)(g + 1) + 4 * ((flags & bpf_htons(GRE_C) ? 1 : 0) +
-					(flags & bpf_htons(GRE_K) ? 1 : 0) +
-					(flags & bpf_htons(GRE_S) ? 1 : 0));
+	c->pos = (void *)(g + 1) + 4 * ((flags & bpf_htons(STEER_GRE_C) ? 1 : 0) +
+					(flags & bpf_htons(STEER_GRE_K) ? 1 : 0) +
+					(flags & bpf_htons(STEER_GRE_S) ? 1 : 0));
 	if (c->pos > c->lim)
 		return -EINVAL;
 	return tunnel_payload(c, g->protocol, inner);

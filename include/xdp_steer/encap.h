@@ -79,4 +79,11 @@ static inline __u32 steer_port_bit(__u16 port)
 	return (__u32)port & 63;
 }
 
+/* GRE's flags word (RFC 2784 and RFC 2890), host order: the checksum,
+ * key and sequence-number bits, which the parser reads and the tests'
+ * frames set. */
+#define STEER_GRE_C	0x8000
+#define STEER_GRE_K	0x2000
+#define STEER_GRE_S	0x1000
+
 #endif /* XDP_STEER_INCLUDE_ENCAP_H */

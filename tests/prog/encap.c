@@ -28,10 +28,6 @@
 #define IN6_SRC	"2001:db8:1::1"
 #define IN6_DST	"2001:db8:2::2"
 
-#define GRE_C	0x8000
-#define GRE_K	0x2000
-#define GRE_S	0x1000
-
 /* ---- policies ------------------------------------------------------------ */
 
 /* Every encapsulation looked through, on its standard port. */
@@ -317,19 +313,19 @@ static void gre(struct frame *f, int outer, __u16 flags, int family)
 	{								\
 		gre(f, outer, flags, family);				\
 	}
-GRE_FRAME(gre4_k, STEER_AF_INET, GRE_K, STEER_AF_INET)
-GRE_FRAME(gre4_cs, STEER_AF_INET, GRE_C | GRE_S, STEER_AF_INET6)
-GRE_FRAME(gre4_cks, STEER_AF_INET, GRE_C | GRE_K | GRE_S, STEER_AF_INET6)
-GRE_FRAME(gre6_c, STEER_AF_INET6, GRE_C, STEER_AF_INET)
-GRE_FRAME(gre6_ks, STEER_AF_INET6, GRE_K | GRE_S, STEER_AF_INET6)
-GRE_FRAME(gre6_cks, STEER_AF_INET6, GRE_C | GRE_K | GRE_S, STEER_AF_INET)
+GRE_FRAME(gre4_k, STEER_AF_INET, STEER_GRE_K, STEER_AF_INET)
+GRE_FRAME(gre4_cs, STEER_AF_INET, STEER_GRE_C | STEER_GRE_S, STEER_AF_INET6)
+GRE_FRAME(gre4_cks, STEER_AF_INET, STEER_GRE_C | STEER_GRE_K | STEER_GRE_S, STEER_AF_INET6)
+GRE_FRAME(gre6_c, STEER_AF_INET6, STEER_GRE_C, STEER_AF_INET)
+GRE_FRAME(gre6_ks, STEER_AF_INET6, STEER_GRE_K | STEER_GRE_S, STEER_AF_INET6)
+GRE_FRAME(gre6_cks, STEER_AF_INET6, STEER_GRE_C | STEER_GRE_K | STEER_GRE_S, STEER_AF_INET)
 
 static void gre_q_v4(struct frame *f)
 {
 	frame_eth(f, ETH_P_IP);
 	frame_vlan(f, ETH_P_8021Q, 42);
 	outer_ip(f, STEER_AF_INET, IPPROTO_GRE);
-	frame_gre(f, GRE_K, ETH_P_IP);
+	frame_gre(f, STEER_GRE_K, ETH_P_IP);
 	inner_v4_icmp(f);
 }
 
@@ -338,7 +334,7 @@ static void gre_teb(struct frame *f)
 {
 	eth(f, STEER_AF_INET);
 	outer_ip(f, STEER_AF_INET, IPPROTO_GRE);
-	frame_gre(f, GRE_K, ETH_P_TEB);
+	frame_gre(f, STEER_GRE_K, ETH_P_TEB);
 	frame_eth(f, ETH_P_IPV6);
 	frame_vlan(f, ETH_P_8021Q, 300);
 	inner_v6_tcp(f);
@@ -349,7 +345,7 @@ static void gre_other(struct frame *f)
 {
 	eth(f, STEER_AF_INET);
 	outer_ip(f, STEER_AF_INET, IPPROTO_GRE);
-	frame_gre(f, GRE_S, 0x88be);
+	frame_gre(f, STEER_GRE_S, 0x88be);
 	frame_payload_fill(f, 40, 0x10);
 }
 
@@ -954,17 +950,17 @@ static const struct shape shapes[] = {
 	{ "MPLS, STEER_MPLS_LABELS_MAX labels", STEER_ENCAP_MPLS, CARRIES_IP,
 	  STEER_MPLS_LABELS_MAX },
 	{ "GRE", STEER_ENCAP_GRE, CARRIES_IP | CARRIES_ETH, 0 },
-	{ "GRE, checksum", STEER_ENCAP_GRE, CARRIES_IP | CARRIES_ETH, GRE_C },
-	{ "GRE, key", STEER_ENCAP_GRE, CARRIES_IP | CARRIES_ETH, GRE_K },
-	{ "GRE, sequence", STEER_ENCAP_GRE, CARRIES_IP | CARRIES_ETH, GRE_S },
+	{ "GRE, checksum", STEER_ENCAP_GRE, CARRIES_IP | CARRIES_ETH, STEER_GRE_C },
+	{ "GRE, key", STEER_ENCAP_GRE, CARRIES_IP | CARRIES_ETH, STEER_GRE_K },
+	{ "GRE, sequence", STEER_ENCAP_GRE, CARRIES_IP | CARRIES_ETH, STEER_GRE_S },
 	{ "GRE, checksum and key", STEER_ENCAP_GRE, CARRIES_IP | CARRIES_ETH,
-	  GRE_C | GRE_K },
+	  STEER_GRE_C | STEER_GRE_K },
 	{ "GRE, checksum and sequence", STEER_ENCAP_GRE,
-	  CARRIES_IP | CARRIES_ETH, GRE_C | GRE_S },
+	  CARRIES_IP | CARRIES_ETH, STEER_GRE_C | STEER_GRE_S },
 	{ "GRE, key and sequence", STEER_ENCAP_GRE, CARRIES_IP | CARRIES_ETH,
-	  GRE_K | GRE_S },
+	  STEER_GRE_K | STEER_GRE_S },
 	{ "GRE, checksum, key and sequence", STEER_ENCAP_GRE,
-	  CARRIES_IP | CARRIES_ETH, GRE_C | GRE_K | GRE_S },
+	  CARRIES_IP | CARRIES_ETH, STEER_GRE_C | STEER_GRE_K | STEER_GRE_S },
 	{ "IP-in-IP", STEER_ENCAP_IPIP, CARRIES_IP, 0 },
 	{ "VXLAN", STEER_ENCAP_VXLAN, CARRIES_ETH, 0 },
 	{ "Geneve", STEER_ENCAP_GENEVE, CARRIES_IP | CARRIES_ETH, 0 },
