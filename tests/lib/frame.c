@@ -522,8 +522,8 @@ int frame_mpls(struct frame *f, uint32_t label, bool bos)
 
 int frame_gre(struct frame *f, uint16_t flags, uint16_t proto)
 {
-	size_t len = 4 + (flags & 0x8000 ? 4 : 0) + (flags & 0x2000 ? 4 : 0) +
-		     (flags & 0x1000 ? 4 : 0);
+	size_t len = 4 + (flags & STEER_GRE_C ? 4 : 0) + (flags & STEER_GRE_K ? 4 : 0) +
+		     (flags & STEER_GRE_S ? 4 : 0);
 	uint8_t *p = grow(f, len), *o;
 
 	if (!p)
@@ -532,13 +532,13 @@ int frame_gre(struct frame *f, uint16_t flags, uint16_t proto)
 	put16(p + 2, proto);
 	set_encap(f, STEER_ENCAP_GRE, p);
 	o = p + 4;
-	if (flags & 0x8000)
+	if (flags & STEER_GRE_C)
 		o += 4;			/* checksum 0: not checked */
-	if (flags & 0x2000) {
+	if (flags & STEER_GRE_K) {
 		put32(o, 0x00c0ffee);	/* key */
 		o += 4;
 	}
-	if (flags & 0x1000)
+	if (flags & STEER_GRE_S)
 		put32(o, 7);		/* sequence number */
 	describe(f, "gre(0x%04x,proto 0x%04x)", flags, proto);
 	return 0;
