@@ -609,7 +609,8 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 	struct parsed p;	/* written whole by parse_frame() when it
 				 * returns 0; read only then (PARSE_HASHED:
 				 * the hash only) */
-	__u32 zero = 0, slot_id, hash, cpu, bucket, rx, now, *entry;
+	__u32 zero = 0, slot_id, hash, cpu, bucket, key, record, rx, now,
+	      *entry;
 	int err, prefix_hit = 0;
 	__u64 bytes;
 
@@ -679,8 +680,8 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 	}
 
 	bucket = steer_table_index(hash, slot->table_size);
-	cpu = slot_id * STEER_TABLE_MAX + bucket;
-	entry = bpf_map_lookup_elem(&steer_table, &cpu);
+	key = slot_id * STEER_TABLE_MAX + bucket;
+	entry = bpf_map_lookup_elem(&steer_table, &key);
 	if (!entry) {
 		st->passed_no_target++;
 		return XDP_PASS;
@@ -698,10 +699,13 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 		st->no_rx_slot++;
 		return pass_here(st, bytes);
 	}
-	bucket = rx * STEER_TABLE_MAX + steer_table_index(hash, STEER_TABLE_MAX);
+	/* The frame's drain bucket, in this receiver slot's rows: a bucket
+	 * of the finest table, so a flow keeps its record and load when
+	 * table_size changes. */
+	record = rx * STEER_TABLE_MAX + steer_table_index(hash, STEER_TABLE_MAX);
 	if (slot->flags & STEER_F_BALANCE)
-		count_load(bucket, bytes);
-	return deliver_bucket(ctx, st, slot, bucket, *entry, bytes);
+		count_load(record, bytes);
+	return deliver_bucket(ctx, st, slot, record, *entry, bytes);
 }
 
 /* The stamp in front of a frame a worker dequeued, when there is one
