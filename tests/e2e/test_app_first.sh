@@ -20,8 +20,9 @@
 #     APP_RUN (4) seconds: its rounds count APP_CPU's ring drops as that
 #     CPU's load, and its first moves take buckets off APP_CPU (its climb
 #     may later bring some back: it weighs the workers' intake). Its first
-#     round already moves (rounds of 250 ms while it settles): 4 s hold
-#     that and the next dozen rounds' moves, under the sink's eye.
+#     moves come in its first rounds (the first, or the next when the
+#     first holds; rounds of 250 ms while it settles): 4 s hold them and
+#     about a dozen rounds in all, under the sink's eye.
 # In every part the sink saw no datagram after a later one of its flow.
 # Rates are printed, not asserted (tests/bench/README.md, "Forwarding:
 # xdp-steer against RPS", measures them).
