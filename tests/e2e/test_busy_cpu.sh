@@ -5,7 +5,8 @@
 # beside it, traffic from namespace A into $IF_B, whose receive NAPI is
 # pinned to $TRAFFIC_RX_CPU (threaded), and a busy loop at nice 0 that runs
 # BUSY_ON seconds and stops BUSY_OFF seconds, BUSY_CYCLES times: first on
-# a worker's CPU (the last online one), then on the collector's. The
+# a worker's CPU (the last online one), then on the collector's (under
+# UDP the traffic ends with the last loop, without its pause). The
 # balancer weighs CPU time, so it moves buckets off the busy CPU, whose
 # kthread (nice 10) drains slowest: the case where a drain that gave up on
 # a timer let frames overtake (issue 45: up to 121 late frames a run).
@@ -67,12 +68,14 @@ busy_cleanup() {
 trap busy_cleanup EXIT
 xs() { in_b "$XDP_STEER" "$@"; }
 
-# busy CPU: a loop at nice 0 on CPU, on and off, in the background.
+# busy CPU [last]: a loop at nice 0 on CPU, on and off, in the
+# background; with "last", no pause after the last cycle's loop.
 busy() {
 	(
-		for _ in $(seq "$BUSY_CYCLES"); do
+		for i in $(seq "$BUSY_CYCLES"); do
 			timeout "$BUSY_ON" taskset -c "$1" \
 				sh -c 'while :; do :; done' "$BUSY_TAG"
+			[ "${2:-}" = last ] && [ "$i" = "$BUSY_CYCLES" ] && break
 			sleep "$BUSY_OFF"
 		done
 	) &
@@ -123,7 +126,10 @@ part_udp() {
 	observer_start --drop || { fail "$1: the observer starts"; return; }
 	gen_start --group udp4:1000 --rate 0 --duration 0
 	balancer_start
-	busy "$2"
+	# The traffic stops as the last loop does: the balancer's moves
+	# back onto a CPU just freed happen in the pauses before it, and
+	# settled checks the drains end once the CPUs are quiet.
+	busy "$2" last
 	wait "$BUSY_PID"
 	BUSY_PID=
 	balancer_stop

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Root tier: `xdp-steer apply` killed with SIGKILL at random moments, a few
-# hundred times, under real traffic, never leaves the interface without a
-# complete policy, and the next apply always finishes what it left.
+# Root tier: `xdp-steer apply` killed with SIGKILL at moments spread over
+# its whole run, tens of times, under real traffic, never leaves the
+# interface without a complete policy, and the next apply always finishes
+# what it left.
 #
 # Three policies that differ in everything an apply writes (on 2 CPUs):
 #   A  cpus [C0, C1]        table 512   queue 2048  an exact-field rule, a
@@ -22,10 +23,11 @@
 # 9). Then, while traffic_gen sends marked frames of 1800 flows at a paced
 # rate and the observer counts them at tc ingress of $IF_B, each round
 # starts `xdp-steer apply` of a policy other than the one in force and
-# sends it SIGKILL after a random delay in [0, 1.2 D]. After each kill,
-# with no xdp-steer running, the maps must hold one whole policy: the old
-# one (same generation and slot) or the new one (generation + 1, the other
-# slot), exactly as recorded, with a cpumap entry (and the cpumap program)
+# sends it SIGKILL after a delay in [0, 1.2 D], the delays spread evenly
+# over that span (each a step of the golden ratio's fraction of it from
+# the last). After each kill, with no xdp-steer running, the maps must
+# hold one whole policy: the old one (same generation and slot) or the new
+# one (generation + 1, the other slot), exactly as recorded, with a cpumap entry (and the cpumap program)
 # for every CPU its table and rules name. Kills must land on both sides of
 # the flip. Every KILL_CHECK_EVERY kills a normal apply (of any policy, the
 # one in force included) must succeed and leave exactly the recorded slot
@@ -41,16 +43,17 @@
 # 512-frame queue overflow (0.05 to 2 % of the frames in our runs); the
 # observer counts those drops and the account includes them.
 #
-# KILLS (default 150; 300 took 80 s of make test's 10 minutes), KILL_CHECK_EVERY (3), KILL_RATE (frames/s, default
-# 25000: the generator shares CPU 0 with the receiving NAPI thread, and the
+# KILLS (default 75: the delays spread evenly, every sixth of [0, 1.2 D]
+# gets 12 or 13 kills, none fewer; 300 took 80 s of make test's 10
+# minutes), KILL_CHECK_EVERY (3), KILL_RATE (frames/s, default 25000: the
+# generator shares CPU 0 with the receiving NAPI thread, and the
 # applies, bpftool and Python need the rest of a 2-CPU machine), KILL_SEED
-# ($RANDOM's seed, printed: replays the policies and delays, not the
-# timing).
+# ($RANDOM's seed, printed: replays the policies, not the timing).
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/traffic_lib.sh"
 
-KILLS=${KILLS:-150}
+KILLS=${KILLS:-75}
 CHECK_EVERY=${KILL_CHECK_EVERY:-3}
 RATE=${KILL_RATE:-25000}
 SEED=${KILL_SEED:-$((($$ * 7919 + SECONDS) % 32768))}
@@ -412,7 +415,11 @@ t0=$SECONDS
 for i in $(seq "$KILLS"); do
 	# A policy other than the one in force, so every apply would flip.
 	target=${POLICIES[$(((IDX[$CUR] + 1 + RANDOM % 2) % 3))]}
-	delay_us=$(((RANDOM * 32768 + RANDOM) % (MAX_DELAY_US + 1)))
+	# The delays step through [0, 1.2 D] by the golden ratio's fraction
+	# (40503 / 65536): any run of kills, the first ones too, spreads
+	# evenly over every phase of an apply, where random delays leave
+	# some phases short of kills.
+	delay_us=$((MAX_DELAY_US * ((i * 40503) % 65536) / 65535))
 	kill_one
 	if [ $((i % CHECK_EVERY)) -eq 0 ] || [ "$i" -eq "$KILLS" ]; then
 		target=${POLICIES[$((RANDOM % 3))]}
@@ -423,7 +430,7 @@ done
 kill_seconds=$((SECONDS - t0))
 exec {SLEEP_FD}>&-
 
-echo "  kills: $KILLS applies killed at random in $kill_seconds s: $killed_before before the flip" \
+echo "  kills: $KILLS applies killed in $kill_seconds s: $killed_before before the flip" \
 	"(old policy in force), $killed_after after it (new policy in force; $left_pending of them" \
 	"before the retire: retire_pending left 1), $finished_first finished before the signal"
 bands=

@@ -56,10 +56,13 @@ set -u
 
 STREAMS=${TCP_STREAMS:-8}
 RATE=${TCP_RATE:-100M}
-# Long enough for the 50 swaps below inside the transfer: an apply with
-# drain waits before it flips until every ring has handed on what it
-# held (tens of ms here).
-DURATION=${TCP_SECONDS:-6}
+# The runs without swaps: 4 s, as the noise below was measured.
+DURATION=${TCP_SECONDS:-4}
+# The runs with swaps a second longer, for the 50 swaps below to fit
+# inside the transfer: an apply with drain waits before it flips until
+# every ring has handed on what it held (tens of ms here), and the 50 end
+# about 3 s into the transfer (the run prints when).
+SWAP_DURATION=${TCP_SWAP_SECONDS:-$((DURATION + 1))}
 # TCP_UNPACED=1: the unpaced runs too, printed, not asserted (12 s of
 # make test's 10 minutes otherwise).
 UNPACED=${TCP_UNPACED:-}
@@ -182,14 +185,16 @@ except (ValueError, KeyError, TypeError):
 declare -A R
 
 # tcp_run TAG LABEL ADDR PORT [iperf3 options]: one iperf3 client run from
-# A; results in R[TAG.*], printed under LABEL.
+# A of SECS (default DURATION) seconds; results in R[TAG.*], printed under
+# LABEL.
 tcp_run() {
 	local tag=$1 label=$2 addr=$3 port=$4 a0 a1 b0 b1 d0 d1 s0 s1 rc v k
+	local secs=${SECS:-$DURATION}
 	shift 4
 	a0=$(traffic_snmp "$NS_A") b0=$(traffic_snmp "$NS_B") d0=$(a_tx_dropped)
 	steer_stats "$E2E_TMP/stats0"
-	timeout $((DURATION + 20)) nsenter --net=/run/netns/"$NS_A" \
-		iperf3 -c "$addr" -p "$port" -P "$STREAMS" -t "$DURATION" -J "$@" \
+	timeout $((secs + 20)) nsenter --net=/run/netns/"$NS_A" \
+		iperf3 -c "$addr" -p "$port" -P "$STREAMS" -t "$secs" -J "$@" \
 		>"$E2E_TMP/$tag.json" 2>&1
 	rc=$?
 	a1=$(traffic_snmp "$NS_A") b1=$(traffic_snmp "$NS_B") d1=$(a_tx_dropped)
@@ -332,7 +337,7 @@ for v in 4 6; do
 	: >"$E2E_TMP/swaps"
 	swaps "$SWAPS" &
 	SWAP_PID=$!
-	tcp_run swap$v "$LABEL" "$addr" "$port" --fq-rate "$RATE"
+	SECS=$SWAP_DURATION tcp_run swap$v "$LABEL" "$addr" "$port" --fq-rate "$RATE"
 	wait "$SWAP_PID"
 	SWAP_PID=
 	read -r swaps_ok swaps_s <"$E2E_TMP/swaps"
