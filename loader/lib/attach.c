@@ -186,7 +186,7 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 		attach_advice(ifname, mode, err, res->at.verifier_said, why,
 			      sizeof(why));
 		lib_fail(ctx, err, "%s: attaching in %s mode failed: %s; %s",
-			 ifname, prog_mode_name(mode), strerror(-err), why);
+			 ifname, attach_mode_name(mode), strerror(-err), why);
 		pins_remove(&it.ns, ifname, why, sizeof(why));
 		goto out;
 	}
