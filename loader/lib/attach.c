@@ -10,6 +10,8 @@
 #include "kernel/failpoint.h"
 #include "kernel/migrate.h"
 #include "kernel/netdev.h"
+#include "kernel/pins.h"
+#include "kernel/prog.h"
 #include "lib/lib_int.h"
 
 /* Why attaching failed, and what to do, by errno. Only a driver without
