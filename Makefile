@@ -73,7 +73,8 @@ TESTLIB_OBJS := tests/lib/frame.o tests/lib/prog_util.o $(TEST_OBJ) \
 		loader/kernel/clock.o
 
 # The loader, in layers (loader/lib/steer.h): each uses only those above
-# it in this list.
+# it in this list, and the CLI none of the kernel layer
+# (tests/unit/test_layers.py checks it).
 LOADER     := loader/xdp-steer
 SKEL       := bpf/xdp_steer.skel.h
 # Each layer is its folder: a new .c file there is part of it. objs_of

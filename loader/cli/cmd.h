@@ -49,7 +49,7 @@ int cmd_usage_error(const char *usage);
 int cmd_args(int argc, char **argv, int min, int max, const char *usage);
 
 /* 'ifname', an interface argument, can name an interface (empty, too long,
- * "..", a '/': pins_ifname_check()): 0, else says why, with the usage
+ * "..", a '/': steer_ifname_check()): 0, else says why, with the usage
  * line, and returns EXIT_USAGE, as for any argument that cannot be read. */
 int cmd_ifname(const char *ifname, const char *usage);
 

@@ -391,7 +391,7 @@ int cmd_attach(int argc, char **argv)
 	} else if (res.upgraded_from) {
 		pr_info("%s: upgraded in place: program %u replaced by this version's (program %u) in %s mode, traffic flowing; the maps, the policy and the drains under way carried on\n",
 			ifname, res.upgraded_from, res.at.prog_id,
-			prog_mode_name(res.at.mode));
+			attach_mode_name(res.at.mode));
 		if (res.migrated)
 			pr_info("%s: %d maps of another layout were created or rebuilt from the old ones, and renamed over their pins (loader/README.md, \"Upgrade in place: maps of another layout\")\n",
 				ifname, res.migrated);
@@ -405,7 +405,7 @@ int cmd_attach(int argc, char **argv)
 		ret = 0;
 	} else {
 		pr_info("%s: attached xdp_steer (program %u) in %s mode, %s\n",
-			ifname, res.at.prog_id, prog_mode_name(res.at.mode),
+			ifname, res.at.prog_id, attach_mode_name(res.at.mode),
 			res.at.dispatcher ? "under libxdp's dispatcher" :
 			res.at.ext_refused ?
 			"as the only XDP program (the kernel refused it in libxdp's dispatcher)" :

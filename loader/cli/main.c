@@ -111,7 +111,7 @@ static int version(void)
 		       " (by the kernel's release: the probe's kthread name was too short to be cut)" : "");
 	if (f.lacking)
 		printf("  attach: refused: this kernel lacks %d of the features above; xdp-steer needs Linux %s or later\n",
-		       f.lacking, features_kernel_min());
+		       f.lacking, f.kernel_min);
 	return 0;
 }
 
@@ -287,11 +287,11 @@ int cmd_args(int argc, char **argv, int min, int max, const char *usage_text)
 
 int cmd_ifname(const char *ifname, const char *usage_text)
 {
-	char why[128];
+	struct steer_ctx ctx = { 0 };
 
-	if (!pins_ifname_check(ifname, why, sizeof(why)))
+	if (!steer_ifname_check(&ctx, ifname))
 		return 0;
-	pr_err("%s\n", why);
+	pr_err("%s\n", ctx.err);
 	return cmd_usage_error(usage_text);
 }
 

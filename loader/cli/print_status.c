@@ -302,7 +302,7 @@ void print_status_text(const struct steer_status *st, size_t top)
 
 	if (st->at.prog_id)
 		printf("%s: xdp_steer program %u, %s mode, %s\n", st->ifname,
-		       st->at.prog_id, prog_mode_name(st->at.mode),
+		       st->at.prog_id, attach_mode_name(st->at.mode),
 		       st->at.dispatcher ? "under libxdp's dispatcher" :
 					   "single program (no dispatcher)");
 	else
@@ -357,7 +357,7 @@ void print_status_json(const struct steer_status *st)
 	json_str(stdout, st->pin_dir);
 	printf(", \"interface_exists\": %s, \"attached\": %s, \"prog_id\": %u, \"mode\": \"%s\", \"dispatcher\": %s, \"uses_pins\": %s",
 	       tf(st->if_exists), tf(st->at.prog_id != 0), st->at.prog_id,
-	       prog_mode_name(st->at.mode), tf(st->at.dispatcher),
+	       attach_mode_name(st->at.mode), tf(st->at.dispatcher),
 	       tf(st->at.uses_pins));
 	printf(", \"policy\": {\"applied\": %s, \"generation\": %u, \"slot\": %u, \"retire_pending\": %s, \"hash\": \"%s\", \"symmetric\": %s, \"local_fastpath\": %s, \"rebalance\": \"%s\", \"drain_timeout_ms\": %u, \"draining_buckets\": %d, \"draining_stalled\": %d, \"drain_window_open\": %s, \"queue_size\": %u, \"bank\": %u, \"table_size\": %u, \"exact_rules\": %d, \"prefix_rules\": %d, \"rule_shapes\": %u",
 	       tf(s->table_size != 0), s->generation, v->ctl.active,

@@ -221,13 +221,6 @@ int features_libxdp_file(char *buf, size_t len)
 	return 0;
 }
 
-#define STEER_KF_ROW(id, what_, since_, needed_)			\
-	[STEER_KF_##id] = { .what = what_, .since = since_, .needed = needed_ },
-const struct steer_kernel_feature_info steer_kernel_features[STEER_KF_COUNT] = {
-	STEER_KERNEL_FEATURES(STEER_KF_ROW)
-};
-#undef STEER_KF_ROW
-
 /* "5.19" as 5 * 1000 + 19, for comparing releases; 0 when unreadable. */
 static unsigned int release_num(const char *r)
 {

@@ -326,17 +326,6 @@ int kthreads_read(const struct steer_maps *m, struct kthread_info *k)
 	return walk(m, read_one, k);
 }
 
-bool kthread_misplaced(const struct kthread_info *k, unsigned int cpu)
-{
-	char own[16];
-
-	if (!k->pid || !k->allowed_known)
-		return false;
-	/* The kernel lists one CPU as its id alone. */
-	snprintf(own, sizeof(own), "%u", cpu);
-	return strcmp(k->allowed, own) != 0;
-}
-
 /* A full walk of /proc at least this often (seconds), whatever the
  * kthreads remembered say: a pid the kernel gave again, to a task bound
  * to the same CPU, would otherwise hide its kthread for good. */

@@ -14,20 +14,7 @@
 
 #include "kernel/maps.h"
 #include "model/cpuset.h"
-
-/* One entry's kthread as /proc shows it. */
-struct kthread_info {
-	pid_t pid;		/* 0: no kthread found for the entry */
-	int policy;		/* SCHED_*, sched_getscheduler()'s */
-	int priority;
-	int nice;		/* getpriority()'s */
-	/* Cpus_allowed_list as the kernel writes it ("263", "0-1,263"),
-	 * cut to fit: a string, not a set of every CPU id, as there is one
-	 * per target (STEER_CPU_TARGETS). */
-	char allowed[48];
-	bool allowed_known;
-	unsigned long long started;	/* ticks after boot */
-};
+#include "model/kthread.h"
 
 /* The kthread of each target in 'need' (STEER_CPU_TARGETS flags, as
  * cpumap.h) gets sched_setscheduler()'s 'policy' and 'priority', and
@@ -54,19 +41,6 @@ int kthreads_read(const struct steer_maps *m, struct kthread_info *k);
  * kthread's name: TASK_COMM_LEN), -ENOENT when no kernel thread bears
  * either name. */
 int kthreads_named(const char *whole);
-
-/*
- * Whether the kthread may run on CPUs other than 'cpu', its entry's. The
- * kernel binds it to its CPU when it makes the entry (kthread_bind(), in
- * kernel/bpf/cpumap.c), which also marks it PF_NO_SETAFFINITY: so
- * sched_setaffinity() refuses it with EINVAL, for root too (measured on
- * 6.18). When its CPU goes offline and the kthread is woken (a frame for
- * it) or was running, the scheduler widens its allowed CPUs to the online
- * ones (select_fallback_rq(): "no longer affine to cpuN" in the kernel
- * log), and nothing narrows them back when the CPU returns: only a new
- * entry, with a new kthread, runs on its CPU again.
- */
-bool kthread_misplaced(const struct kthread_info *k, unsigned int cpu);
 
 /*
  * out = the online CPUs whose entry in 'need' (STEER_CPU_TARGETS flags) has a

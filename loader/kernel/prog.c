@@ -30,20 +30,6 @@
 #include "kernel/prog.h"
 #include "kernel/vlog.h"
 
-const char *prog_mode_name(enum xdp_attach_mode mode)
-{
-	switch (mode) {
-	case XDP_MODE_NATIVE:
-		return "native";
-	case XDP_MODE_SKB:
-		return "skb";
-	case XDP_MODE_HW:
-		return "hw";
-	default:
-		return "none";
-	}
-}
-
 static int pinned_entries(const char *dir, const char *name);
 
 int prog_cpumap_entries(const char *pin_dir)

@@ -12,25 +12,9 @@
 #include <xdp/libxdp.h>
 
 #include "xdp_steer/sizes.h"
+#include "model/attached.h"
 
 struct xdp_steer_bpf;
-
-/* What runs on an interface. */
-struct attached {
-	__u32 prog_id;			/* xdp_steer, 0 if absent */
-	enum xdp_attach_mode mode;	/* native, skb, hw */
-	bool dispatcher;		/* under libxdp's dispatcher */
-	int nprogs;			/* XDP programs on the interface */
-	int nsteer;			/* xdp_steer programs among them: 2
-					 * after an upgrade killed between
-					 * its two swaps of the dispatcher */
-	bool uses_pins;			/* its steer_ctl is the pinned one */
-	bool ext_refused;		/* prog_attach: the kernel refused it
-					 * in libxdp's dispatcher (prog.c), so
-					 * it was attached alone or not at all */
-	char verifier_said[160];	/* prog_attach: the verifier's last
-					 * word on a program it refused, or "" */
-};
 
 /* Loads xdp_steer with its maps pinned in 'pin_dir' (a checked directory,
  * pins.h) and attaches it to 'ifindex' through libxdp. All or nothing: a
@@ -115,8 +99,6 @@ int prog_worker_load(const char *pin_dir, struct xdp_steer_bpf **skel);
 /* fds[bank]: the cpumap program of each bank (STEER_PROG_WORKER*). */
 void prog_worker_fds(const struct xdp_steer_bpf *skel, int fds[STEER_BANKS]);
 void prog_worker_close(struct xdp_steer_bpf *skel);
-
-const char *prog_mode_name(enum xdp_attach_mode mode);
 
 /* Runs fn(arg) with libbpf's output passing on its way to the printer set
  * before through a check for the kernel's refusal of an extension that

@@ -45,30 +45,10 @@
 
 #include "model/build.h"
 #include "model/cpuset.h"
+#include "model/slot_view.h"
+#include "model/slots_result.h"
 #include "kernel/kthreads.h"
 #include "kernel/maps.h"
-
-struct slots_result {
-	bool had_policy;	/* a policy was in force before (and stays in
-				 * force when the apply fails) */
-	bool unchanged;		/* same digest as the active slot: no flip */
-	bool finished_pending;	/* an earlier apply's retire was finished */
-	bool retire_deferred;	/* the wait failed: retiring is left to the
-				 * next apply (the new policy is in force) */
-	__u32 slot;		/* slot now active */
-	__u32 generation;	/* its generation */
-	int moved_buckets;	/* table buckets whose CPU changed */
-	int cpus_added;		/* cpumap entries created */
-	int cpus_removed;	/* cpumap entries retired */
-	int cpus_kept;		/* entries not needed, kept while buckets
-				 * still drain from them */
-	bool same_policy;	/* the policy is the one in force (a flip
-				 * only to repair kthreads) */
-	struct cpu_set renewed;	/* workers whose kthread could run off its
-				 * CPU, given new entries (kthreads.h) */
-	int sched_changed;	/* kthreads whose class or priority the
-				 * policy's worker_sched changed */
-};
 
 /* worker_fds[bank]: the cpumap program to run on that bank's workers. 0 or a negative
  * errno with the reason in 'why'. */
@@ -99,31 +79,6 @@ int slots_plan(const struct steer_maps *m, struct steer_build *b,
 	       size_t why_len);
 
 /* The slot in force and what its table, rules and the cpumap hold. */
-struct slot_view {
-	struct steer_ctl ctl;
-	struct steer_slot slot;		/* the active one */
-	__u32 buckets[STEER_CPU_IDS];	/* table buckets per CPU */
-	int nflow;			/* flow_rules entries of the slot */
-	int nprefix;			/* prefix_rules entries of the slot */
-	/* Both banks' entries, by target (bank * STEER_CPU_IDS + cpu). */
-	struct bpf_cpumap_val cpumap[STEER_CPU_TARGETS];
-	unsigned char in_cpumap[STEER_CPU_TARGETS];
-	unsigned char in_use[STEER_CPU_TARGETS];	/* named by live records */
-	unsigned char need[STEER_CPU_TARGETS];	/* by the active slot */
-	int draining;			/* buckets still draining */
-	int stalled;			/* ... from a target that took
-					 * nothing off its waiting ring for
-					 * the drain timeout */
-	/* Each entry's kthread, by target; pid 0 where none was found. */
-	struct kthread_info kthreads[STEER_CPU_TARGETS];
-	int window_open;		/* an apply warms up (kernel/window.h) */
-	/* Receiver slots (struct steer_rx_pool): how many there are, and
-	 * the CPUs holding the first rx_held of them, in slot order. */
-	__u32 rx_slots;
-	__u32 rx_held;
-	__u32 rx_cpus[STEER_RX_SLOTS];
-};
-
 int slots_read_view(const struct steer_maps *m, struct slot_view *v);
 
 /* The slot in force as the build that would apply it again: its settings,

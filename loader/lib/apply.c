@@ -9,6 +9,8 @@
 #include "kernel/maps.h"
 #include "kernel/netdev.h"
 #include "kernel/numa.h"
+#include "kernel/prog.h"
+#include "kernel/slots.h"
 #include "kernel/trace.h"
 #include "policy/compile.h"
 #include "lib/lib_int.h"

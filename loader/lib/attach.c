@@ -10,6 +10,8 @@
 #include "kernel/failpoint.h"
 #include "kernel/migrate.h"
 #include "kernel/netdev.h"
+#include "kernel/pins.h"
+#include "kernel/prog.h"
 #include "lib/lib_int.h"
 
 /* Why attaching failed, and what to do, by errno. Only a driver without
@@ -186,7 +188,7 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 		attach_advice(ifname, mode, err, res->at.verifier_said, why,
 			      sizeof(why));
 		lib_fail(ctx, err, "%s: attaching in %s mode failed: %s; %s",
-			 ifname, prog_mode_name(mode), strerror(-err), why);
+			 ifname, attach_mode_name(mode), strerror(-err), why);
 		pins_remove(&it.ns, ifname, why, sizeof(why));
 		goto out;
 	}

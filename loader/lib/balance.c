@@ -25,6 +25,7 @@
 #include "kernel/cputime.h"
 #include "kernel/maps.h"
 #include "kernel/trace.h"
+#include "kernel/slots.h"
 #include "lib/lib_int.h"
 #include "util/mono.h"
 

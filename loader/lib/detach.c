@@ -9,6 +9,8 @@
 
 #include "xdp_steer/names.h"
 #include "kernel/lock.h"
+#include "kernel/pins.h"
+#include "kernel/prog.h"
 #include "lib/lib_int.h"
 
 int steer_detach(struct steer_ctx *ctx, const char *ifname,

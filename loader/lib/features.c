@@ -16,6 +16,7 @@ int steer_features(struct steer_ctx *ctx, struct steer_features *f)
 					    sizeof(f->dispatcher_why));
 	features_kernel(f->kernel, &f->kthread_by_release);
 	f->lacking = features_lacking(f->kernel, NULL, 0);
+	f->kernel_min = features_kernel_min();
 	if (features_libxdp_file(f->libxdp_file, sizeof(f->libxdp_file)))
 		f->libxdp_file[0] = '\0';
 	return 0;

@@ -11,6 +11,7 @@
 #include "kernel/lock.h"
 #include "kernel/maps.h"
 #include "kernel/migrate.h"
+#include "kernel/pins.h"
 #include "kernel/prog.h"
 #include "lib/lib_int.h"
 
@@ -151,6 +152,20 @@ static int settle_upgrade(struct steer_ctx *ctx, const struct lib_iface *it)
 		lib_note(ctx, STEER_INFO, "%s: an upgrade in place left halfway before its program was swapped is undone: its staged maps removed",
 			 it->ifname);
 	return 0;
+}
+
+/* steer.h's interface names hold the kernel layer's longest and a NUL. */
+_Static_assert(IF_NAMESIZE == IF_NAMESIZE_MAX + 1,
+	       "steer.h's IF_NAMESIZE is netns.h's IF_NAMESIZE_MAX + 1");
+
+int steer_ifname_check(struct steer_ctx *ctx, const char *ifname)
+{
+	char why[128];
+	int err;
+
+	ctx->err[0] = 0;
+	err = pins_ifname_check(ifname, why, sizeof(why));
+	return err ? lib_fail(ctx, err, "%s", why) : 0;
 }
 
 int lib_iface_begin(struct steer_ctx *ctx, const char *ifname, bool exclusive,

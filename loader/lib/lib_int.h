@@ -8,6 +8,7 @@
 #ifndef XDP_STEER_LIB_INT_H
 #define XDP_STEER_LIB_INT_H
 
+#include "kernel/netns.h"
 #include "lib/steer.h"
 
 /* Puts the message in ctx->err and returns 'err' (a negative errno). */

@@ -11,6 +11,7 @@
 #include "kernel/cpumap.h"
 #include "kernel/maps.h"
 #include "kernel/trace.h"
+#include "kernel/slots.h"
 #include "lib/lib_int.h"
 #include "util/mono.h"
 

@@ -17,6 +17,9 @@
 #include "kernel/maps.h"
 #include "kernel/netdev.h"
 #include "kernel/numa.h"
+#include "kernel/pins.h"
+#include "kernel/prog.h"
+#include "kernel/slots.h"
 #include "lib/lib_int.h"
 
 /* Whether CPU 'cpu' holds a receiver slot now (steer_rx_slot). */
@@ -178,7 +181,7 @@ out:
 static int add_ifname(const char *ifname, void *arg)
 {
 	struct steer_list *l = arg;
-	char (*v)[IF_NAMESIZE_MAX + 1] = realloc(l->ifnames, (l->n + 1) * sizeof(*v));
+	char (*v)[IF_NAMESIZE] = realloc(l->ifnames, (l->n + 1) * sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;

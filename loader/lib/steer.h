@@ -13,7 +13,11 @@
  *
  * Below it, in loader/: policy/ (YAML to struct steer_policy and back,
  * compile to map contents), model/ (CPU sets, the table, health: pure),
- * kernel/ (pins, lock, maps, programs, the apply phases, netdev).
+ * kernel/ (pins, lock, maps, programs, the apply phases, netdev). This
+ * header includes nothing of kernel/, so its callers reach the kernel
+ * layer through these entry points alone: the plain data both hand out
+ * (what is attached, the slot in force, what an apply did) is model/'s
+ * (tests/unit/test_layers.py checks).
  */
 #ifndef XDP_STEER_LIB_H
 #define XDP_STEER_LIB_H
@@ -21,17 +25,24 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <limits.h>
+#include <net/if.h>
 #include <linux/types.h>
 #include <xdp/libxdp.h>
 
+#include "xdp_steer/balance.h"
+#include "xdp_steer/keys.h"
+#include "xdp_steer/sizes.h"
+#include "xdp_steer/slot.h"
+#include "xdp_steer/stats.h"
+#include "xdp_steer/trace.h"
+#include "model/attached.h"
 #include "model/balance.h"
 #include "model/health.h"
+#include "model/kernel_features.h"
 #include "model/plan.h"
+#include "model/slot_view.h"
+#include "model/slots_result.h"
 #include "policy/policy.h"
-#include "kernel/features.h"
-#include "kernel/pins.h"
-#include "kernel/prog.h"
-#include "kernel/slots.h"
 
 enum steer_level {
 	STEER_WARN,		/* something the caller should act on */
@@ -156,7 +167,7 @@ struct steer_balance_status {
 };
 
 struct steer_status {
-	char ifname[IF_NAMESIZE_MAX + 1];
+	char ifname[IF_NAMESIZE];
 	char pin_dir[PATH_MAX];
 	bool if_exists;
 	struct attached at;
@@ -172,7 +183,7 @@ int steer_status(struct steer_ctx *ctx, const char *ifname,
 /* Interfaces with pins in this namespace, and other namespaces' pin
  * directories whose namespace is gone. */
 struct steer_list {
-	char (*ifnames)[IF_NAMESIZE_MAX + 1];
+	char (*ifnames)[IF_NAMESIZE];
 	int n;
 	char (*gone)[PATH_MAX];	/* STEER_PIN_ROOT/netns-<inode>-<cookie> */
 	int ngone;
@@ -186,6 +197,12 @@ struct steer_list {
 
 int steer_list(struct steer_ctx *ctx, struct steer_list *l);
 void steer_list_free(struct steer_list *l);
+
+/* 0 when 'ifname' can name an interface (1-15 bytes; no '/', ':' or
+ * white space; not "." or ".."), else -EINVAL with the reason in
+ * ctx->err. Every entry point checks it; a caller may ask first, to tell
+ * a bad argument from a failure. Takes no lock, touches nothing. */
+int steer_ifname_check(struct steer_ctx *ctx, const char *ifname);
 
 /* The pin directory of 'ifname' in this namespace, for `xdp-loader load
  * -p`; made (with its safety checks) when 'create'. */
@@ -387,9 +404,12 @@ int steer_balance(struct steer_ctx *ctx, const char *ifname,
 struct steer_features {
 	int dispatcher;		/* libxdp's dispatcher takes xdp_steer */
 	char dispatcher_why[256]; /* why not, or why unknown */
-	int kernel[STEER_KF_COUNT]; /* STEER_KERNEL_FEATURES, each found */
+	int kernel[STEER_KF_COUNT]; /* STEER_KERNEL_FEATURES, each found
+				     * (model/kernel_features.h) */
 	bool kthread_by_release; /* kthread_names from the release */
 	int lacking;		/* how many of those attach needs are not */
+	const char *kernel_min;	/* the Linux release attach needs: the
+				 * newest 'since' of those ("5.19") */
 	char libxdp_file[PATH_MAX]; /* "" when unknown */
 };
 

@@ -349,8 +349,9 @@ int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 
 	if (mode != res->at.mode)
 		return lib_fail(ctx, -EINVAL, "%s: xdp-steer runs in %s mode (program %u); attaching in %s mode takes 'xdp-steer detach %s' first",
-				it->ifname, prog_mode_name(res->at.mode),
-				res->at.prog_id, prog_mode_name(mode), it->ifname);
+				it->ifname, attach_mode_name(res->at.mode),
+				res->at.prog_id, attach_mode_name(mode),
+				it->ifname);
 	staged = plan_maps(ctx, it, &mplan);
 	if (staged < 0)
 		return staged;

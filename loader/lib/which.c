@@ -23,6 +23,7 @@
 #include "kernel/clock.h"
 #include "kernel/maps.h"
 #include "kernel/evidence.h"
+#include "kernel/slots.h"
 #include "lib/lib_int.h"
 
 /* The earliest rule matching 'f' under slot 'id', as match_rules() in the
