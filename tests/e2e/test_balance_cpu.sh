@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The balancer by CPU time at saturation, with the shipped policy as it
-# is (about 36 s). configs/default.yaml: every online CPU works, weight 1,
+# is (about 33 s). configs/default.yaml: every online CPU works, weight 1,
 # balancing by CPU time on. The receiving CPU ($TRAFFIC_RX_CPU, threaded
 # NAPI pinned there) collects for every worker and works too, and the
 # generator beside it sends as fast as that CPU lets it (1000 UDP flows,
@@ -15,10 +15,11 @@
 #     share of the frames.
 #  2. `xdp-steer balance` (the policy's settings: a round a second,
 #     250 ms while it settles after the attach, tolerance 5 %) runs
-#     BALANCE_CPU_RUN (28) seconds under the same traffic (before the
-#     short rounds the 2-vCPU development VM's rounds took 11-13 s to call
-#     the workers even, and the climb began 8 rounds after that; while
-#     settling it begins after 4, once settled after 8); its rounds
+#     BALANCE_CPU_RUN (18) seconds under the same traffic: the 250-ms
+#     settling rounds call the workers even within about 5 s on the
+#     2-vCPU development VMs, and the climb's first step and its verdict
+#     follow within 3 s (it begins 4 rounds after the last move while
+#     settling, 8 once settled; each round's line gives its time); its rounds
 #     weigh CPU time (`by: cpu`, each worker's busy share) and move
 #     buckets; SIGTERM stops it. A second later (its last
 #     moves drained), BALANCE_CPU_AFTER (5) seconds measured as before.
@@ -65,7 +66,7 @@ set -u
 . "$(dirname "$0")/traffic_lib.sh"
 
 BEFORE=${BALANCE_CPU_BEFORE:-5}
-RUN=${BALANCE_CPU_RUN:-28}
+RUN=${BALANCE_CPU_RUN:-18}
 AFTER=${BALANCE_CPU_AFTER:-5}
 MIN=${BALANCE_CPU_MIN:-}
 OTHER=${BALANCE_CPU_OTHER:-20}
@@ -227,8 +228,9 @@ for k, i in enumerate(tried):
 print("climb_unjudged %d" % unjudged)
 print("log")
 for r in rs:
-    print("  round %d %s: %d moves; cpu time %s; %.0f frames/s" %
-          (r["round"], r["state"], len(r["moves"]) if r["applied"] else 0,
+    print("  round %d at %.1f s %s: %d moves; cpu time %s; %.0f frames/s" %
+          (r["round"], r["time"] - rs[0]["time"] + rs[0]["seconds"], r["state"],
+           len(r["moves"]) if r["applied"] else 0,
            ", ".join("%d %.0f%%" % (w["cpu"], 100 * w.get("busy", 0)) for w in r["workers"]) or "-",
            r["frames_per_s"]))
 PY
