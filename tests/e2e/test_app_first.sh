@@ -148,8 +148,12 @@ AFTER=$(app_buckets)
 # Its first moves, by CPU time, go off the sink's CPU. Later rounds may
 # climb some back when the workers take in more frames there (the climb
 # weighs throughput, not the sink's socket): CI saw 256 -> 257 at the end.
+# The climb's steps, and its moves back, are trials (model/balance.h):
+# its first step goes from the busiest CPU, the collector, wherever the
+# sink is, so they are left out here.
 first_moves() {
-	grep -m1 -E ': round [0-9]+: moved [0-9]+ buckets \(' "$BAL_OUT" |
+	grep -E ': round [0-9]+: moved [0-9]+ buckets \(' "$BAL_OUT" |
+		grep -v ': climb: ' | head -1 |
 		grep -oE '[0-9]+ [0-9]+->[0-9]+ ' | awk '{ print $2 }'
 }
 off_app() {
@@ -158,7 +162,7 @@ off_app() {
 		[ "${m%%->*}" = "$APP_CPU" ] || { echo "a first move $m"; return 1; }
 		n=$((n + 1))
 	done
-	[ "$n" -gt 0 ] || { echo "no round moved a bucket"; return 1; }
+	[ "$n" -gt 0 ] || { echo "no round moved a bucket by its estimates"; return 1; }
 }
 check "the balancer's first moves took buckets off the sink's cpu $APP_CPU (buckets there $BEFORE, at the end $AFTER)" \
 	off_app

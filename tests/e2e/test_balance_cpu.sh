@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The balancer by CPU time at saturation, with the shipped policy as it
-# is (about 33 s). configs/default.yaml: every online CPU works, weight 1,
+# is (about 31 s). configs/default.yaml: every online CPU works, weight 1,
 # balancing by CPU time on. The receiving CPU ($TRAFFIC_RX_CPU, threaded
 # NAPI pinned there) collects for every worker and works too, and the
 # generator beside it sends as fast as that CPU lets it (1000 UDP flows,
@@ -10,7 +10,7 @@
 # what order each frame reached the stack, trusting nothing of xdp-steer,
 # and samples each CPU's count every second.
 #
-#  1. Before: BALANCE_CPU_BEFORE (5) seconds with no balancer: the median
+#  1. Before: BALANCE_CPU_BEFORE (4) seconds with no balancer: the median
 #     rate delivered to the stack over 1-second windows, and each CPU's
 #     share of the frames.
 #  2. `xdp-steer balance` (the policy's settings: a round a second,
@@ -22,7 +22,7 @@
 #     settling, 8 once settled; each round's line gives its time); its rounds
 #     weigh CPU time (`by: cpu`, each worker's busy share) and move
 #     buckets; SIGTERM stops it. A second later (its last
-#     moves drained), BALANCE_CPU_AFTER (5) seconds measured as before.
+#     moves drained), BALANCE_CPU_AFTER (4) seconds measured as before.
 #  3. Collecting counts: `status` gives the receiving CPU fewer buckets
 #     than it started with, and the
 #     observer saw its share of the frames fall. Over the whole run no
@@ -65,9 +65,9 @@ set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/traffic_lib.sh"
 
-BEFORE=${BALANCE_CPU_BEFORE:-5}
+BEFORE=${BALANCE_CPU_BEFORE:-4}
 RUN=${BALANCE_CPU_RUN:-18}
-AFTER=${BALANCE_CPU_AFTER:-5}
+AFTER=${BALANCE_CPU_AFTER:-4}
 MIN=${BALANCE_CPU_MIN:-}
 OTHER=${BALANCE_CPU_OTHER:-20}
 LIMIT=${BALANCE_CPU_LIMIT:-60}

@@ -5,7 +5,8 @@
 #
 # tests/e2e/swap_check test-runs the ATTACHED program on every CPU, frame
 # after frame (plus live batches that really go through the cpumap), while
-# this script applies three policies in turn, 51 times. Each slot gets a
+# this script applies three policies in turn, 33 times (SWAPS: a
+# multiple of 3 ends on P1). Each slot gets a
 # different policy at each of its turns, so every apply really rewrites the
 # inactive slot's table and rules. Every frame of the load matches a rule
 # in all three policies ("rule frames") or none ("table frames"), and each
@@ -24,7 +25,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-SWAPS=${SWAPS:-51}
+SWAPS=${SWAPS:-33}
 SWAP_CHECK=$E2E_ROOT/tests/e2e/swap_check
 
 e2e_setup
