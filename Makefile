@@ -137,14 +137,14 @@ $(CLOCK_SKEL): $(CLOCK_BPF)
 	$(Q)$(BPFTOOL) gen skeleton $< name clock_bpf > $@ 2>/dev/null
 loader/kernel/clock.o: $(CLOCK_SKEL)
 
-# The upgrade's mark of the receiver slots' pool (loader/kernel/migrate.c,
-# migrate_ways.c).
+# The upgrade's mark of the receiver slots' pool (loader/kernel/migrate_ways.c,
+# migrate_pool_run()).
 MARK_BPF  := bpf/pool_mark.bpf.o
 MARK_SKEL := bpf/pool_mark.skel.h
 $(MARK_SKEL): $(MARK_BPF)
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name pool_mark_bpf > $@ 2>/dev/null
-loader/kernel/migrate.o loader/kernel/migrate_ways.o: $(MARK_SKEL)
+loader/kernel/migrate_ways.o: $(MARK_SKEL)
 
 # The upgrade's carry of an older ring_stats (loader/kernel/trace.c).
 CARRY_BPF  := bpf/ring_carry.bpf.o

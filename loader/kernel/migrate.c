@@ -21,7 +21,6 @@
 #include "xdp_steer/rx_slots.h"
 #include "xdp_steer/maps.h"
 #include "xdp_steer.skel.h"
-#include "pool_mark.skel.h"
 #include "kernel/map_numa.h"
 #include "kernel/migrate.h"
 #include "kernel/migrate_ways.h"
@@ -350,27 +349,13 @@ static int mark_unnamed_queuers(const char *dir, bool staged)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
 	char path[PATH_MAX + 64];
-	struct pool_mark_bpf *skel;
-	int fd, err;
 
 	if (staged)
 		staged_path(dir, STEER_STR(steer_rx_pool), path, sizeof(path));
 	else
 		snprintf(path, sizeof(path), "%s/%s", dir,
 			 STEER_STR(steer_rx_pool));
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return -errno;
-	skel = pool_mark_bpf__open();
-	err = skel ? bpf_map__reuse_fd(skel->maps.steer_rx_pool, fd) : -errno;
-	if (!err)
-		err = pool_mark_bpf__load(skel);
-	if (!err)
-		err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.steer_pool_mark),
-					     &opts);
-	pool_mark_bpf__destroy(skel);
-	close(fd);
-	return err;
+	return migrate_pool_run(path, false, &opts);
 }
 
 int migrate_before_swap(const struct migrate_plan *p, char *why, size_t len)

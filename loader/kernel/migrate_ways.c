@@ -439,6 +439,29 @@ static int open_pool_map(const struct migrate_plan *p, const char *name)
 	return bpf_obj_get(path);
 }
 
+int migrate_pool_run(const char *path, bool limit,
+		     struct bpf_test_run_opts *opts)
+{
+	struct pool_mark_bpf *skel;
+	int fd, err;
+
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	skel = pool_mark_bpf__open();
+	err = skel ? bpf_map__reuse_fd(skel->maps.steer_rx_pool, fd) : -errno;
+	if (!err)
+		err = pool_mark_bpf__load(skel);
+	if (!err)
+		err = bpf_prog_test_run_opts(bpf_program__fd(limit ?
+						skel->progs.steer_pool_limit :
+						skel->progs.steer_pool_mark),
+					     opts);
+	pool_mark_bpf__destroy(skel);
+	close(fd);
+	return err;
+}
+
 /* The pinned pool's limit set to 'limit' by bpf/pool_mark.bpf.c (one
  * store beside the claims); *claimed: its claims read after it. */
 static int set_pool_limit(const char *dir, __u32 limit, __u32 *claimed)
@@ -448,24 +471,12 @@ static int set_pool_limit(const char *dir, __u32 limit, __u32 *claimed)
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &a,
 		    .ctx_size_in = sizeof(a));
 	char path[PATH_MAX + 64];
-	struct pool_mark_bpf *skel;
-	int fd, err;
+	int err;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, STEER_STR(steer_rx_pool));
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return -errno;
-	skel = pool_mark_bpf__open();
-	err = skel ? bpf_map__reuse_fd(skel->maps.steer_rx_pool, fd) : -errno;
-	if (!err)
-		err = pool_mark_bpf__load(skel);
-	if (!err)
-		err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.steer_pool_limit),
-					     &opts);
+	err = migrate_pool_run(path, true, &opts);
 	if (!err && opts.retval)
 		err = -ENOENT;
-	pool_mark_bpf__destroy(skel);
-	close(fd);
 	*claimed = a.claimed;
 	return err;
 }

@@ -48,4 +48,11 @@ __u32 migrate_span(const struct migrate_plan *p);
  * lowering a pinned pool's limit to it; 0 or a negative errno. */
 int migrate_plan_rx_rows(struct migrate_plan *p);
 
+/* Runs bpf/pool_mark.bpf.c's steer_pool_limit ('limit') or
+ * steer_pool_mark on the pool pinned at 'path', with 'opts': its one
+ * store beside the receiving CPUs' claims. 0 or a negative errno. */
+struct bpf_test_run_opts;
+int migrate_pool_run(const char *path, bool limit,
+		     struct bpf_test_run_opts *opts);
+
 #endif /* XDP_STEER_MIGRATE_WAYS_H */
