@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Strings as JSON, quoted and escaped: see json.h. */
 #include "cli/json.h"
 
 void json_str(FILE *f, const char *s)

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The logging layer, and libbpf's and libxdp's messages routed into it
+ * one level down: see log.h. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <bpf/libbpf.h>

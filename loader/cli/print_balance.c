@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* A balancer round as a line of text or JSON, and the balancer's part of
+ * `status`: see print_balance.h. */
 #include <stdio.h>
 #include <time.h>
 

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* `xdp-steer stats` as rate and total tables, and as JSON: see
+ * print_stats.h. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <stdio.h>

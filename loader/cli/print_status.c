@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* `xdp-steer status` as text or JSON: see print_status.h. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <sched.h>

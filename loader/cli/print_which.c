@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* `xdp-steer which` as a line of text or JSON: see print_which.h. */
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The failpoints a test names in XDP_STEER_FAILPOINT: see failpoint.h. */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>

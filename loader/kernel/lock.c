@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The per-interface, per-namespace lock every operation takes: see lock.h. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The per-slot maps placed on the NIC's NUMA node: see map_numa.h. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* An interface's pinned maps, opened by path and checked against this
+ * build's layout: see maps.h. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* What the system says about an interface (its RX interrupts' CPUs,
+ * driver, MTU, features): see netdev.h. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Network namespaces: which one state belongs to, and whether it still
+ * lives: see netns.h. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Where an interface's maps are pinned, and the checks on that place: see
+ * pins.h. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The kernel's possible CPUs, as per-CPU map values lay them out: see
+ * possible.h. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>

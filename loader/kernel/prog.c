@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The BPF programs: the XDP program attached through libxdp and found
+ * again, and the cpumap program loaded on the pinned maps: see prog.h. */
 #define _GNU_SOURCE /* vasprintf */
 #include <errno.h>
 #include <limits.h>

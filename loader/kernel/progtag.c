@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Whether a running program is this binary's, by its tag: see progtag.h. */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* A slot's build: its digest, the CPUs it needs, the key and table kept
+ * from the slot in force: see build.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

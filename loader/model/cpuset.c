@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Sets of CPU ids and the kernel's list syntax for them: see cpuset.h. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The earliest rule of each key, by open addressing: see keymap.h. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>

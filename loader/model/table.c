@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The indirection table, built from the workers' weights: see table.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Walking a libyaml document with every mistake reported at its node's
+ * file:line:col: see yaml_util.h. */
 #define _GNU_SOURCE /* vasprintf */
 #include <ctype.h>
 #include <errno.h>
