@@ -61,6 +61,13 @@ elif [ -n "${UPGRADE_FROM:-}" ]; then
 else
 	(cd "$E2E_ROOT" && git ls-files -z --cached --others --exclude-standard |
 		tar --null -T - -cf -) | tar -C "$T/old" -xf -
+	# With this build's objects and their dependency files, the
+	# programs gone: make compiles only them, salted, and what includes
+	# their skeletons, not the whole loader again.
+	(cd "$E2E_ROOT" && find bpf include loader \( -name '*.o' -o \
+		-name '*.d' -o -name '*.skel.h' \) -print0 |
+		tar --null -T - -cf -) | tar -C "$T/old" -xf -
+	rm -f "$T/old"/bpf/*.bpf.o
 	salt=BPF_SALT=1
 fi
 # UPGRADE_STATS_EXTRA=1: the other version's steer_stats has a counter
@@ -87,8 +94,12 @@ link_ids() {
 	local f
 	for f in "$PIN_B"/tp_cpumap_enqueue "$PIN_B"/tp_cpumap_kthread \
 		 "$PIN_B"/tp_napi_poll; do
+		# A pin that is not there (a version that pins no such
+		# link) gives bpftool's {"error": ...}: no id.
 		bpftool -j link show pinned "$f" 2>/dev/null |
-			python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])'
+			python3 -c 'import json, sys
+d = json.load(sys.stdin)
+if "id" in d: print(d["id"])'
 	done | tr '\n' ' '
 }
 link_tags() {
