@@ -14,7 +14,7 @@
 # received + counted drops == sent. In 1-3 at DRAIN_RATE (default 150000
 # frames/s) nothing may be dropped; at four times that rate the 2-vCPU VM
 # overloads a worker, so drops are allowed there (and printed). Then:
-#  1. swaps: 100 applies alternating all CPUs even and [C0 weight 1,
+#  1. swaps: 60 applies alternating all CPUs even and [C0 weight 1,
 #     others 3] (seed fixed, so the swaps move the same buckets back and
 #     forth), at both rates: buckets really moved (moves_done + moves_idle
 #     > 0) and none by the timeout (moves_timeout 0: no worker stalled).
@@ -76,7 +76,7 @@ set -u
 
 RATE=${DRAIN_RATE:-150000}
 SCENARIOS=${DRAIN_SCENARIOS:-1 2 3 4 5}
-SWAPS=100
+SWAPS=60
 ROUNDS=4
 
 if ! command -v python3 >/dev/null; then
