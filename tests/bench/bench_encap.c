@@ -13,8 +13,8 @@
  * nothing.
  *
  * --insns: no timing; each row's instructions per frame instead, counted
- * by tests/bench/insn_count.py (insns.h) after the kernel ran the frame
- * once; the model's verdict must be the kernel's. The counts are the
+ * by tests/bench/insn_count.py (insns.h) after the kernel ran the row's
+ * frames once each; the model's verdict must be the kernel's. The counts are the
  * same on every machine with this kernel: the budget's price per
  * instruction is the machine's (tests/bench/README.md, "Instructions per
  * frame").
@@ -282,44 +282,55 @@ static int median_delta(const __u32 *a, const __u32 *b)
 	return d[ROUNDS / 2];
 }
 
-/* The kernel's run of a frame (insns_runs_in_one_tick()). */
-struct frame_run {
+/* The kernel's runs of a row's frames (insns_runs_in_one_tick()). */
+struct row_runs {
 	const struct steer_prog *p;
 	const struct frame *f;
-	int verdict;
+	int verdict[NINNER];
 };
 
-static int frame_run(void *arg)
+static int row_runs(void *arg)
 {
-	struct frame_run *r = arg;
+	struct row_runs *r = arg;
 	__u32 ns;
+	int k;
 
-	return steer_prog_run_repeat(r->p, r->f->buf, r->f->len, 1,
-				     &r->verdict, &ns) ? -errno : 0;
+	for (k = 0; k < NINNER; k++)
+		if (steer_prog_run_repeat(r->p, r->f[k].buf, r->f[k].len, 1,
+					  &r->verdict[k], &ns))
+			return -errno;
+	return 0;
 }
 
-/* --insns: the frame run once by the kernel, then counted by the model on
- * the maps as the kernel left them, at the clock read right after, in the
- * run's tick. */
-static int count(const struct steer_prog *p, const char *tool,
-		 const struct frame *f, const char *name, const char *show,
-		 __u32 *insns)
+/* --insns: the row's frames run once each by the kernel, then counted by
+ * the model into counts[k][0], both in one run of the tool, on the maps
+ * as the kernel left them, at the clock read right after, in the runs'
+ * tick. */
+static int count_row(const struct steer_prog *p, const char *tool,
+		     const struct frame f[NINNER], const char *name,
+		     const char *show, __u32 counts[NINNER][ROUNDS])
 {
-	struct frame_run r = { .p = p, .f = f };
+	struct row_runs r = { .p = p, .f = f };
+	struct insns_frame c[NINNER];
 	__u64 now = 0;
-	int n, err;
+	int k, err;
 
-	err = insns_runs_in_one_tick(frame_run, &r, &now);
+	err = insns_runs_in_one_tick(row_runs, &r, &now);
 	if (err) {
 		fprintf(stderr, "bench_encap: test run or the datapath's clock failed: %s\n",
 			strerror(-err));
 		return -1;
 	}
-	if (insns_count_checked("bench_encap", name, tool, p->prog_fd, f->buf,
-				f->len, BENCH_CPU, now, show, r.verdict,
-				XDP_REDIRECT, &n))
+	for (k = 0; k < NINNER; k++)
+		c[k] = (struct insns_frame){
+			.buf = f[k].buf, .len = f[k].len, .name = name,
+			.kernel_verdict = r.verdict[k],
+		};
+	if (insns_count_checked("bench_encap", tool, p->prog_fd, c, NINNER,
+				BENCH_CPU, now, show, XDP_REDIRECT))
 		return -1;
-	*insns = n;
+	for (k = 0; k < NINNER; k++)
+		counts[k][0] = c[k].insns;
 	return 0;
 }
 
@@ -389,16 +400,15 @@ int main(int argc, char **argv)
 				fprintf(stderr, "bench_encap: setting up '%s' failed\n", rows[c].name);
 				return 1;
 			}
+			if (insns) {
+				if (count_row(&p, tool, frames[c], rows[c].name,
+					      show_row &&
+					      !strcmp(rows[c].name, show_row) ?
+					      show : NULL, ns[c]))
+					return 1;
+				continue;
+			}
 			for (k = 0; k < NINNER; k++) {
-				if (insns) {
-					if (count(&p, tool, &frames[c][k],
-						  rows[c].name,
-						  show_row &&
-						  !strcmp(rows[c].name, show_row) ?
-						  show : NULL, &ns[c][k][0]))
-						return 1;
-					continue;
-				}
 				if (steer_prog_run_repeat(&p, frames[c][k].buf,
 							  frames[c][k].len, REPEAT,
 							  &verdict, &ns[c][k][r])) {

@@ -584,19 +584,21 @@ static int row_runs(void *arg)
 
 /* --insns: row c's instructions per frame, counted by the model
  * (insns.h) into counts[k][0]. The kernel runs each frame once first
- * (repeat is 1); the model then runs it, as the timed rows' runs but the
+ * (repeat is 1); the model then runs each, as the timed rows' runs but the
  * first do, on the maps as the kernel left them and at the clock read
  * right after the kernel's runs, in their tick (a bucket warm then is
- * warm in the model). It must reach the kernel's verdict, or it took
- * another path and its count means nothing. */
+ * warm in the model): both frames in one run of the tool. It must reach
+ * the kernel's verdict, or it took another path and its count means
+ * nothing. */
 static int count_row(int c, int fd, const struct frame frames[2],
 		     __u32 counts[2][MAX_ROUNDS], const char *tool,
 		     const char *show)
 {
 	struct row_runs r = { .fd = fd, .frames = frames };
+	struct insns_frame f[2];
+	char name[2][256], title[2][320];
 	__u64 now = 0;
-	char row[256];
-	int k, n, err;
+	int k, err;
 
 	err = insns_runs_in_one_tick(row_runs, &r, &now);
 	if (err) {
@@ -605,18 +607,23 @@ static int count_row(int c, int fd, const struct frame frames[2],
 		return -1;
 	}
 	for (k = 0; k < 2; k++) {
-		if (show)
-			printf("%s, %s: %s\n", cfgs[c].name, fname[k],
-			       !strcmp(show, "--trace") ? "every instruction run" :
-			       "instructions per source line");
-		snprintf(row, sizeof(row), "%s, %s", cfgs[c].name, fname[k]);
-		if (insns_count_checked("bench_prog", row, tool, fd,
-					frames[k].buf, frames[k].len,
-					BENCH_CPU, now, show, r.verdict[k],
-					row_verdict(c), &n))
-			return -1;
-		counts[k][0] = n;
+		snprintf(name[k], sizeof(name[k]), "%s, %s", cfgs[c].name,
+			 fname[k]);
+		snprintf(title[k], sizeof(title[k]), "%s: %s", name[k],
+			 show && !strcmp(show, "--trace") ?
+			 "every instruction run" :
+			 "instructions per source line");
+		f[k] = (struct insns_frame){
+			.buf = frames[k].buf, .len = frames[k].len,
+			.name = name[k], .title = title[k],
+			.kernel_verdict = r.verdict[k],
+		};
 	}
+	if (insns_count_checked("bench_prog", tool, fd, f, 2, BENCH_CPU, now,
+				show, row_verdict(c)))
+		return -1;
+	for (k = 0; k < 2; k++)
+		counts[k][0] = f[k].insns;
 	return 0;
 }
 

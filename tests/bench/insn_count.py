@@ -4,14 +4,21 @@
 
 Runs the program's instructions as the kernel verified and rewrote them
 (`bpftool prog dump xlated`: map lookups of arrays inlined, helpers
-resolved) once, in a model, on one frame, reading every map value it reads
-from the kernel's own maps and writing to a copy of them (nothing in the
-kernel changes). Prints the instructions run and the verdict:
+resolved) once, in a model, on each frame given (--frame, repeated),
+reading every map value it reads from the kernel's own maps and writing to
+a copy of them (nothing in the kernel changes). Each frame's run starts
+from the maps as the kernel left them, on a copy of its own: a frame never
+sees what the model wrote for the one before. Prints the instructions run
+and the verdict, a line per frame, in their order:
 
     insns 292 verdict 4
 
---profile adds the instructions of each source line, most first; --trace
-every instruction run, in order.
+--profile adds, after each frame's line, the instructions of each source
+line, most first; --trace every instruction run, in order.
+
+The frames share one dump of the program and one read of each map value:
+the kernel does not run between them, so what it holds is the same for
+every frame (bench_prog counts a row's two frames in one run).
 
 Why: this VM has no PMU, and a nanosecond buys several times more
 instructions on one machine of its kind than on the next (one commit
@@ -74,11 +81,11 @@ def s64(x):
     return x - (1 << 64) if x >> 63 else x
 
 
-class Maps:
-    """The kernel's maps, read on first use, written in a copy."""
+class KernelMaps:
+    """The kernel's maps, each value read on first use and kept as the
+    kernel left it: shared by every frame's model, never written."""
 
-    def __init__(self, cpu):
-        self.cpu = cpu
+    def __init__(self):
         self.info = {}
         self.values = {}
 
@@ -90,28 +97,48 @@ class Maps:
             self.info[mid] = info
         return self.info[mid]
 
+    def lookup(self, mid, key, cpu):
+        """The value at key (bytes) as bytes, None when absent; of a
+        per-CPU map, CPU cpu's, None past the CPUs."""
+        k = (mid, key)
+        if k not in self.values:
+            v = bpftool('map', 'lookup', 'id', mid, 'key', 'hex',
+                        *['%02x' % b for b in key])
+            if v is not None and 'values' in v:     # per-CPU: every CPU's
+                v = {x['cpu']: x['value'] for x in v['values']}
+            elif v is not None:
+                v = v['value']
+            self.values[k] = v
+        v = self.values[k]
+        if isinstance(v, dict):
+            v = v.get(cpu)
+        if v is None:
+            return None
+        if not isinstance(v, list):
+            raise ModelError('map id %d: value without bytes' % mid)
+        return bytes(int(b, 16) for b in v)
+
+
+class Maps:
+    """One frame's maps: the kernel's values, copied on first use, which
+    the model then writes."""
+
+    def __init__(self, kernel, cpu):
+        self.kernel = kernel
+        self.cpu = cpu
+        self.values = {}
+
+    def show(self, mid):
+        return self.kernel.show(mid)
+
     def lookup(self, mid, key, cpu=None):
         """The value at key (bytes) as a bytearray, None when absent; of a
         per-CPU map, CPU cpu's (None: this CPU's), None past the CPUs."""
         cpu = self.cpu if cpu is None else cpu
         k = (mid, bytes(key), cpu)
         if k not in self.values:
-            v = bpftool('map', 'lookup', 'id', mid, 'key', 'hex',
-                        *['%02x' % b for b in key])
-            if v is None:
-                self.values[k] = None
-                return None
-            if 'values' in v:       # per-CPU: that CPU's
-                v = [x['value'] for x in v['values'] if x['cpu'] == cpu]
-                if not v:
-                    self.values[k] = None
-                    return None
-                v = v[0]
-            else:
-                v = v['value']
-            if not isinstance(v, list):
-                raise ModelError('map id %d: value without bytes' % mid)
-            self.values[k] = bytearray(int(b, 16) for b in v)
+            v = self.kernel.lookup(mid, bytes(key), cpu)
+            self.values[k] = None if v is None else bytearray(v)
         return self.values[k]
 
     def index(self, mid, idx):
@@ -119,8 +146,10 @@ class Maps:
                                              'little'))
 
 
-class Model:
-    def __init__(self, prog_id, frame, jiffies, cpu, rx_queue):
+class Program:
+    """The program as the verifier left it, dumped once."""
+
+    def __init__(self, prog_id):
         self.insns = bpftool('prog', 'dump', 'xlated', 'id', prog_id,
                              'opcodes')
         if not self.insns:
@@ -131,7 +160,12 @@ class Model:
         for i, e in enumerate(self.insns):
             self.at[pos] = i
             pos += 2 if e['opcodes']['code'] == '0x18' else 1
-        self.maps = Maps(cpu)
+
+
+class Model:
+    def __init__(self, prog, kernel, frame, jiffies, cpu, rx_queue):
+        self.insns, self.at = prog.insns, prog.at
+        self.maps = Maps(kernel, cpu)
         self.jiffies, self.cpu, self.rx_queue = jiffies, cpu, rx_queue
         self.pkt = bytearray(HEADROOM) + bytearray(frame) + bytearray(64)
         self.len = len(frame)
@@ -453,34 +487,41 @@ class Model:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--prog', type=int, required=True, help='program id')
-    ap.add_argument('--frame', required=True, help='the frame, in hex')
+    ap.add_argument('--frame', required=True, action='append',
+                    help='a frame, in hex; repeated: each counted in turn')
     ap.add_argument('--jiffies', type=int, required=True,
                     help='the clock the run sees (bpf_jiffies64())')
     ap.add_argument('--cpu', type=int, default=0,
                     help='the CPU the run is on (per-CPU maps, the CPU number)')
     ap.add_argument('--rx-queue', type=int, default=0)
     ap.add_argument('--profile', action='store_true',
-                    help='the instructions of each source line too')
+                    help="each frame's instructions of each source line too")
     ap.add_argument('--trace', action='store_true',
-                    help='every instruction run, in order, too')
+                    help='every instruction each frame runs, in order, too')
     a = ap.parse_args()
     try:
-        m = Model(a.prog, bytes.fromhex(a.frame), a.jiffies, a.cpu,
-                  a.rx_queue)
-        if a.trace:
-            m.trace = []
-        n, verdict = m.run()
+        frames = [bytes.fromhex(f) for f in a.frame]
+    except ValueError as err:
+        sys.exit('insn_count.py: --frame: %s (give the bytes in hex)' % err)
+    kernel = KernelMaps()
+    try:
+        prog = Program(a.prog)
+        for frame in frames:
+            m = Model(prog, kernel, frame, a.jiffies, a.cpu, a.rx_queue)
+            if a.trace:
+                m.trace = []
+            n, verdict = m.run()
+            if not isinstance(verdict, int):
+                sys.exit('insn_count.py: the program returned %r' % verdict)
+            print('insns %d verdict %d' % (n, verdict))
+            if a.profile:
+                for line, k in m.profile.most_common():
+                    print('%6d  %s' % (k, line[:100]))
+            if a.trace:
+                print('\n'.join(m.trace))
     except ModelError as err:
         sys.exit('insn_count.py: %s (the model stops here rather than guess)'
                  % err)
-    if not isinstance(verdict, int):
-        sys.exit('insn_count.py: the program returned %r' % verdict)
-    print('insns %d verdict %d' % (n, verdict))
-    if a.profile:
-        for line, k in m.profile.most_common():
-            print('%6d  %s' % (k, line[:100]))
-    if a.trace:
-        print('\n'.join(m.trace))
 
 
 if __name__ == '__main__':

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * insns.c - runs tests/bench/insn_count.py on a loaded program (insns.h).
+ * insns.c - runs tests/bench/insn_count.py on a loaded program, once for
+ * a row's frames (insns.h).
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,59 +15,111 @@
 
 #define FRAME_MAX	2048
 
-int insns_count(const char *tool, int prog_fd, const void *frame, size_t len,
-		__u32 cpu, __u64 now, const char *show, int *insns,
-		int *verdict)
+/* The command line: the tool and its options, then " --frame " and the
+ * frame in hex for each frame. Allocated: 'n' frames of up to FRAME_MAX
+ * bytes. */
+static char *count_cmd(const char *tool, __u32 prog_id,
+		       const struct insns_frame *frames, int n, __u32 cpu,
+		       __u64 now, const char *show)
+{
+	size_t size = strlen(tool) + 256, at;
+	const unsigned char *b;
+	char *cmd;
+	size_t j;
+	int i, k;
+
+	for (i = 0; i < n; i++) {
+		if (frames[i].len > FRAME_MAX) {
+			errno = E2BIG;
+			return NULL;
+		}
+		size += sizeof(" --frame ") + 2 * frames[i].len;
+	}
+	cmd = malloc(size);
+	if (!cmd)
+		return NULL;
+	k = snprintf(cmd, size,
+		     "python3 %s --prog %u --jiffies %llu --cpu %u %s",
+		     tool, prog_id, (unsigned long long)now, cpu,
+		     show ? show : "");
+	if (k < 0 || (size_t)k >= size) {
+		free(cmd);
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	at = k;
+	for (i = 0; i < n; i++) {
+		at += snprintf(cmd + at, size - at, " --frame ");
+		for (b = frames[i].buf, j = 0; j < frames[i].len; j++)
+			at += snprintf(cmd + at, size - at, "%02x", b[j]);
+	}
+	return cmd;
+}
+
+int insns_count(const char *tool, int prog_fd, struct insns_frame *frames,
+		int n, __u32 cpu, __u64 now, const char *show)
 {
 	struct bpf_prog_info info = {};
 	__u32 info_len = sizeof(info);
-	const unsigned char *b = frame;
-	char cmd[PATH_MAX + 256 + 2 * FRAME_MAX], line[512];
-	int n, err, ok = 0;
-	size_t i;
+	int i, got = 0, err, insns, verdict;
+	char line[512], *cmd;
 	FILE *f;
 
-	if (len > FRAME_MAX)
-		return -E2BIG;
+	if (n < 1)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		frames[i].insns = -1;
 	if (bpf_obj_get_info_by_fd(prog_fd, &info, &info_len))
 		return -errno;
-	n = snprintf(cmd, sizeof(cmd),
-		     "python3 %s --prog %u --jiffies %llu --cpu %u %s --frame ",
-		     tool, info.id, (unsigned long long)now, cpu, show ? show : "");
-	if (n < 0 || (size_t)n + 2 * len >= sizeof(cmd))
-		return -ENAMETOOLONG;
-	for (i = 0; i < len; i++)
-		n += snprintf(cmd + n, sizeof(cmd) - n, "%02x", b[i]);
-	f = popen(cmd, "r");
-	if (!f)
+	cmd = count_cmd(tool, info.id, frames, n, cpu, now, show);
+	if (!cmd)
 		return -errno;
+	f = popen(cmd, "r");
+	err = f ? 0 : -errno;
+	free(cmd);
+	if (err)
+		return err;
+	/* A line per frame, in order, each followed by what 'show' asks. */
 	while (fgets(line, sizeof(line), f)) {
-		if (!ok && sscanf(line, "insns %d verdict %d", insns, verdict) == 2)
-			ok = 1;
-		else if (show)
+		if (got < n && sscanf(line, "insns %d verdict %d", &insns,
+				      &verdict) == 2) {
+			frames[got].insns = insns;
+			frames[got].verdict = verdict;
+			if (show && frames[got].title)
+				printf("%s\n", frames[got].title);
+			got++;
+		} else if (show) {
 			fputs(line, stdout);
+		}
 	}
 	err = pclose(f);
-	return err || !ok ? -EIO : 0;
+	return err || got < n ? -EIO : 0;
 }
 
-int insns_count_checked(const char *who, const char *row, const char *tool,
-			int prog_fd, const void *frame, size_t len, __u32 cpu,
-			__u64 now, const char *show, int kernel_verdict,
-			int want, int *insns)
+int insns_count_checked(const char *who, const char *tool, int prog_fd,
+			struct insns_frame *frames, int n, __u32 cpu,
+			__u64 now, const char *show, int want)
 {
-	int model, err;
+	int i, err;
 
-	err = insns_count(tool, prog_fd, frame, len, cpu, now, show, insns,
-			  &model);
+	if (n < 1)
+		return -EINVAL;
+	err = insns_count(tool, prog_fd, frames, n, cpu, now, show);
 	if (err) {
+		/* the first frame without a count, whose run failed */
+		for (i = 0; i < n - 1 && frames[i].insns >= 0; i++)
+			;
 		fprintf(stderr, "%s: '%s': %s could not count: %s (its message above)\n",
-			who, row, tool, strerror(-err));
+			who, frames[i].name, tool, strerror(-err));
 		return err;
 	}
-	if (model != kernel_verdict || kernel_verdict != want) {
+	for (i = 0; i < n; i++) {
+		if (frames[i].verdict == frames[i].kernel_verdict &&
+		    frames[i].kernel_verdict == want)
+			continue;
 		fprintf(stderr, "%s: '%s': the model's verdict %d, the kernel's %d, the row's %d: the count is of another path\n",
-			who, row, model, kernel_verdict, want);
+			who, frames[i].name, frames[i].verdict,
+			frames[i].kernel_verdict, want);
 		return -EPROTO;
 	}
 	return 0;

@@ -17,7 +17,8 @@ table=$(mktemp)
 encap=$(mktemp)
 held=$(mktemp -d)
 cleanup() {
-	rm -rf "$table" "$encap" "$held" /sys/fs/bpf/xst-insn-$$
+	rm -rf "$table" "$encap" "$held" /sys/fs/bpf/xst-insn-$$ \
+		/sys/fs/bpf/xst-insn-first-$$
 }
 trap cleanup EXIT
 
@@ -99,6 +100,65 @@ key_no_more() {
 	     END { if (n < 4) print "fewer than 4 id key rows"; exit bad || n < 4 }' "$encap"
 }
 check "hash.key vlan and tunnel count no more instructions than l4 on the same frame (QinQ, VXLAN, GTP-U, ESP)" key_no_more
+
+# One run of the model counts several frames (bench_prog's two a row):
+# each on the maps as the kernel left them, never on what the model wrote
+# for the frame before. This program passes the first frame it sees and
+# drops the rest, counting them in a map: the model's frames all pass
+# while the kernel's counter is 0, all drop once the kernel ran one, and
+# the kernel's counter stays as the kernel left it.
+cat >"$held/first.bpf.c" <<'EOF2'
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} seen SEC(".maps");
+SEC("xdp")
+int first(struct xdp_md *ctx)
+{
+	__u32 zero = 0;
+	__u64 *n = bpf_map_lookup_elem(&seen, &zero);
+
+	if (!n)
+		return XDP_ABORTED;
+	return (*n)++ ? XDP_DROP : XDP_PASS;
+}
+char _license[] SEC("license") = "GPL";
+EOF2
+# verdicts ID: the model's verdicts on three frames in one run, on a line
+verdicts() {
+	python3 "$TOOL" --prog "$1" --jiffies 0 --frame 00 --frame 00 \
+		--frame 00 | awk '{ printf "%s%s", sep, $4; sep = " " }'
+}
+fresh_maps() {
+	local ids out n pin=/sys/fs/bpf/xst-insn-first-$$
+	# -g: BTF, which a map of .maps needs
+	clang -O2 -g -target bpf -I/usr/include/"$(uname -m)"-linux-gnu \
+		-c "$held/first.bpf.c" -o "$held/first.bpf.o" || return 1
+	bpftool prog load "$held/first.bpf.o" "$pin" || return 1
+	# "PROG MAP": the program's id and its map's
+	ids=$(bpftool -j prog show pinned "$pin" | python3 -c '
+import json, sys
+p = json.load(sys.stdin)
+print(p["id"], p["map_ids"][0])')
+	out=$(verdicts "${ids% *}")
+	[ "$out" = "2 2 2" ] ||
+		{ echo "the kernel's counter at 0: verdicts '$out', XDP_PASS (2) for each frame expected"; return 1; }
+	head -c 64 /dev/zero >"$held/frame"
+	bpftool prog run pinned "$pin" data_in "$held/frame" >/dev/null ||
+		return 1
+	out=$(verdicts "${ids% *}")
+	[ "$out" = "1 1 1" ] ||
+		{ echo "the kernel's counter at 1: verdicts '$out', XDP_DROP (1) for each frame expected"; return 1; }
+	n=$(bpftool -j map lookup id "${ids#* }" key 0 0 0 0 |
+	    python3 -c 'import json, sys; print(int(json.load(sys.stdin)["value"][0], 16))')
+	[ "$n" = 1 ] ||
+		{ echo "the kernel's counter after its run and the model's: $n, 1 expected"; return 1; }
+}
+check "the model counts each of several frames on the kernel's maps, not on its own writes for the frame before" fresh_maps
 
 # A program with a helper the model does not know (bpf_get_prandom_u32):
 # it must say so and fail.
