@@ -41,7 +41,7 @@
 #include "parse_fast.h"
 
 /*
- * Returns 0 with p filled, or PARSE_HASHED with *hash set instead (the
+ * Returns PARSE_DONE with p filled, or PARSE_HASHED with *hash set instead (the
  * commonest frame under a slot that hashes it where it lies:
  * parse_common()); PARSE_PARTIAL with p->flow holding what was read of
  * a frame with a readable IP header whose later headers are not
@@ -72,15 +72,15 @@ static __always_inline int parse_headers(struct xdp_md *ctx,
 	int err;
 
 	err = parse_common(ctx, s, p, &c, hash);
-	if (err == COMMON_HASHED)
+	if (err == PARSE_HASHED)
 		return PARSE_HASHED;
-	if (err == COMMON_DONE)
-		return 0;
-	if (err == COMMON_WALK)
+	if (err == PARSE_DONE)
+		return PARSE_DONE;
+	if (err == PARSE_WALK)
 		__builtin_memset(p, 0, sizeof(*p));	/* see parse_common() */
-	if (err == COMMON_UDP) {
+	if (err == PARSE_AT_UDP) {
 		/* parse_l4() would say the same: encap 0, the port tells. */
-	} else if (err == COMMON_L4) {
+	} else if (err == PARSE_AT_L4) {
 		err = parse_l4(&c, s, st, p, 1, &encap);
 		if (err != PARSE_INNER)
 			return err;
@@ -107,16 +107,18 @@ static __always_inline int parse_headers(struct xdp_md *ctx,
 		return encap_broken(p);
 	err = parse_tunnel(&c, s, st, p, encap, &inner);
 	if (err != PARSE_INNER)
-		return err && err != -EPROTONOSUPPORT ? encap_broken(p) : err;
+		return err != PARSE_DONE && err != -EPROTONOSUPPORT ?
+		       encap_broken(p) : err;
 	if (cursor_untrace(&c))
 		return encap_broken(p);
 	/* The inner flow replaces the outer one once its IP header is
 	 * known good, word for word (parse_ipv4(), parse_ipv6()). */
-	return parse_ip(&c, s, st, p, inner, 0, &encap) ? encap_broken(p) : 0;
+	return parse_ip(&c, s, st, p, inner, 0, &encap) != PARSE_DONE ?
+	       encap_broken(p) : PARSE_DONE;
 }
 
 /* parse_headers(), a frame it left PARSE_PARTIAL counted and returned as
- * 0: steered by what was read, as any flow. PARSE_HASHED: the frame's
+ * PARSE_DONE: steered by what was read, as any flow. PARSE_HASHED: the frame's
  * hash in *hash, p not written. -EBADMSG: a malformed encapsulation
  * without an IP header (the caller counts it). */
 static __always_inline int parse_frame(struct xdp_md *ctx,
@@ -128,11 +130,12 @@ static __always_inline int parse_frame(struct xdp_md *ctx,
 
 	if (err == PARSE_HASHED)
 		return err;
+	/* PARSE_PARTIAL or PARSE_ENCAP_PARTIAL: no other outcome is left. */
 	if (err > 0) {
 		if (err == PARSE_ENCAP_PARTIAL)
 			st->encap_malformed++;
 		st->parsed_partial++;
-		return 0;
+		return PARSE_DONE;
 	}
 	return err;
 }

@@ -42,19 +42,19 @@ static __always_inline __u64 common_end(__u32 len, __u32 min, __u64 at)
  * The frame nearly every frame is: untagged Ethernet, IPv4 without options
  * or IPv6 without extension headers, TCP or UDP, not a fragment, and not
  * to a UDP port the slot looks through. Fills p->flow as the walk below
- * would (the same checks, in fewer instructions): COMMON_DONE. A frame of
+ * would (the same checks, in fewer instructions): PARSE_DONE. A frame of
  * the same outer shape whose protocol may be a tunnel (UDP to a port the
  * slot looks through, GRE, IP-in-IP, ESP) leaves p and the cursor as
- * parse_ip() would before parse_l4(): COMMON_L4; for UDP, as parse_l4()
- * would before the tunnel's header, its ports read: COMMON_UDP. So a
- * tunnel's outer headers are read once. COMMON_WALK for any other frame,
+ * parse_ip() would before parse_l4(): PARSE_AT_L4; for UDP, as parse_l4()
+ * would before the tunnel's header, its ports read: PARSE_AT_UDP. So a
+ * tunnel's outer headers are read once. PARSE_WALK for any other frame,
  * left to the walk, which decides it on its own (a short datagram,
  * ports past its end: its parse error), on a p it zeroes first. Every
  * other result has written every field of p, the unused address words
  * and ports too, so the commonest frame's p is not zeroed and then
- * written. Under
- * a slot that hashes it where it lies (common_hash()), the commonest
- * frame is hashed instead: COMMON_HASHED, *hash set, p not written.
+ * written. Under a slot that hashes it where it lies (common_hash()), the
+ * commonest frame is hashed instead: PARSE_HASHED, *hash set, p not
+ * written.
  */
 static __always_inline int parse_common(struct xdp_md *ctx,
 					const struct steer_slot *s,
@@ -66,7 +66,7 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 	__u64 size = end - (void *)eth, dend;
 	void *lim;
 	__be16 *ports, type;
-	int ret = COMMON_L4;
+	int ret = PARSE_AT_L4;
 
 	/* Room for either family's headers in one check, IPv6's, the
 	 * longer, so an IPv6 frame needs no check of its own. A frame too
@@ -74,11 +74,11 @@ static __always_inline int parse_common(struct xdp_md *ctx,
 	 * for its family's headers, it is the walk's. */
 	if ((void *)(eth + 1) + sizeof(struct ipv6hdr) + 4 > end) {
 		if ((void *)(eth + 1) + sizeof(struct iphdr) + 4 > end)
-			return COMMON_WALK;
+			return PARSE_WALK;
 		type = *(__be16 *)((void *)eth +
 				   offsetof(struct ethhdr, h_proto));
 		if (type != bpf_htons(ETH_P_IP))
-			return COMMON_WALK;
+			return PARSE_WALK;
 		goto ipv4;
 	}
 	/* One 16-bit load: struct ethhdr is packed, so eth->h_proto would
@@ -94,15 +94,15 @@ ipv4:
 		 * size: the reads are bounded already). */
 		if (*(__u8 *)iph != 0x45 ||
 		    (iph->frag_off & bpf_htons(0x3fff)))
-			return COMMON_WALK;
+			return PARSE_WALK;
 		dend = common_end(bpf_ntohs(iph->tot_len), sizeof(*iph) + 4,
 				  sizeof(*eth));
 		if (dend > size)
-			return COMMON_WALK;
+			return PARSE_WALK;
 		ports = (void *)(iph + 1);
 		if (common_hash(s, iph->protocol, STEER_AF_INET, ports,
 				&iph->saddr, &iph->daddr, hash))
-			return COMMON_HASHED;
+			return PARSE_HASHED;
 		flow_set_proto(&p->flow, iph->protocol, STEER_AF_INET);
 		flow_set_addr4(p->flow.src, iph->saddr);
 		flow_set_addr4(p->flow.dst, iph->daddr);
@@ -111,28 +111,28 @@ ipv4:
 		struct ipv6hdr *ip6h = (void *)(eth + 1);
 
 		if (ip6h->version != 6)
-			return COMMON_WALK;
+			return PARSE_WALK;
 		dend = common_end(bpf_ntohs(ip6h->payload_len), 4,
 				  sizeof(*eth) + sizeof(*ip6h));
 		if (dend > size)
-			return COMMON_WALK;
+			return PARSE_WALK;
 		ports = (void *)(ip6h + 1);
 		if (common_hash(s, ip6h->nexthdr, STEER_AF_INET6, ports,
 				(__u32 *)&ip6h->saddr, (__u32 *)&ip6h->daddr,
 				hash))
-			return COMMON_HASHED;
+			return PARSE_HASHED;
 		flow_set_proto(&p->flow, ip6h->nexthdr, STEER_AF_INET6);
 		flow_set_addr6(p->flow.src, &ip6h->saddr);
 		flow_set_addr6(p->flow.dst, &ip6h->daddr);
 		lim = (void *)eth + (dend & DEND_MASK);
 	} else {
-		return COMMON_WALK;
+		return PARSE_WALK;
 	}
 	parsed_plain(p);
 	if (p->flow.proto == IPPROTO_UDP) {
 		if (s->decap_port_bits >> steer_port_bit(ports[1]) & 1) {
 			flow_set_ports(&p->flow, ports);
-			ret = COMMON_UDP;
+			ret = PARSE_AT_UDP;
 			goto tunnel;
 		}
 	} else if (p->flow.proto != IPPROTO_TCP) {
@@ -148,10 +148,10 @@ ipv4:
 			p->flow.dport = 0;
 			goto tunnel;
 		}
-		return COMMON_WALK;
+		return PARSE_WALK;
 	}
 	flow_set_ports(&p->flow, ports);
-	return COMMON_DONE;
+	return PARSE_DONE;
 tunnel:
 	barrier();	/* the same for the slot's words, read again by the walk */
 	c->pos = ports;

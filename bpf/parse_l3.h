@@ -68,7 +68,7 @@ static __always_inline int parse_eth(struct cursor *c, __u16 *proto,
 		if (type != bpf_htons(ETH_P_8021Q) &&
 		    type != bpf_htons(ETH_P_8021AD)) {
 			*proto = type;
-			return 0;
+			return PARSE_DONE;
 		}
 		vlan = c->pos;
 		if ((void *)(vlan + 1) > c->end)
@@ -84,7 +84,7 @@ static __always_inline int parse_eth(struct cursor *c, __u16 *proto,
 	if (type == bpf_htons(ETH_P_8021Q) || type == bpf_htons(ETH_P_8021AD))
 		return -E2BIG;
 	*proto = type;
-	return 0;
+	return PARSE_DONE;
 }
 
 /* 1 when the datagram of 'len' bytes at 'p' fits in the frame, and when
@@ -133,7 +133,7 @@ static __always_inline int parse_ipv4(struct cursor *c, struct parsed *p,
 	p->is_frag = iph->frag_off & bpf_htons(0x3fff);
 	c->pos = (void *)iph + hlen;
 	c->lim = (void *)iph + tot_len;
-	return 0;
+	return PARSE_DONE;
 }
 
 /* Walk at most STEER_IPV6_EXT_MAX extension headers; leave the cursor on
@@ -172,7 +172,7 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p,
 	 * test six kinds first. */
 	if (next == IPPROTO_TCP || next == IPPROTO_UDP) {
 		flow_set_proto(&p->flow, next, STEER_AF_INET6);
-		return 0;
+		return PARSE_DONE;
 	}
 	/* The protocol is known once the walk is through: a chain that
 	 * breaks leaves the addresses alone (PARSE_PARTIAL). */
@@ -219,13 +219,13 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p,
 			flow_set_proto(&p->flow, opt->nexthdr,
 				       STEER_AF_INET6);
 			c->pos = (void *)opt + 8;
-			return 0;
+			return PARSE_DONE;
 		default:
 			/* The last extension header ran past the datagram. */
 			if (c->pos > c->lim)
 				return PARSE_PARTIAL;
 			flow_set_proto(&p->flow, next, STEER_AF_INET6);
-			return 0;
+			return PARSE_DONE;
 		}
 		/* One state for the next header, whatever the kinds of
 		 * those before (see cursor_untrace()). */
@@ -246,7 +246,7 @@ static __always_inline int parse_ipv6(struct cursor *c, struct parsed *p,
 	if (c->pos > c->lim)
 		return PARSE_PARTIAL;
 	flow_set_proto(&p->flow, next, STEER_AF_INET6);
-	return 0;
+	return PARSE_DONE;
 }
 
 /* The two 16-bit words at the cursor as the flow's ports; PARSE_PARTIAL
@@ -258,7 +258,7 @@ static __always_inline int read_ports(struct cursor *c, struct parsed *p)
 	if (!cursor_has(c, ports, 4))
 		return PARSE_PARTIAL;
 	flow_set_ports(&p->flow, ports);
-	return 0;
+	return PARSE_DONE;
 }
 
 /* Ports of protocols whose header starts with source and destination port
@@ -284,34 +284,34 @@ static __always_inline int parse_l4(struct cursor *c,
 			*encap = 0;
 			return PARSE_INNER;
 		}
-		return 0;
+		return PARSE_DONE;
 	case IPPROTO_TCP:
 	case IPPROTO_UDPLITE:
 	case IPPROTO_SCTP:
 		return read_ports(c, p);
 	case IPPROTO_ESP:
 		if (!(s->decap & STEER_DECAP(STEER_ENCAP_ESP)))
-			return 0;
+			return PARSE_DONE;
 		if (read_ports(c, p))
 			return PARSE_PARTIAL;
 		if (outer) {
 			st->encap_esp++;
 			parsed_tunnel_id(p, bpf_ntohl(*(__be32 *)c->pos));
 		}
-		return 0;
+		return PARSE_DONE;
 	case IPPROTO_GRE:
 		if (!outer || !(s->decap & STEER_DECAP(STEER_ENCAP_GRE)))
-			return 0;
+			return PARSE_DONE;
 		*encap = STEER_ENCAP_GRE;
 		return PARSE_INNER;
 	case IPPROTO_IPIP:
 	case IPPROTO_IPV6:
 		if (!outer || !(s->decap & STEER_DECAP(STEER_ENCAP_IPIP)))
-			return 0;
+			return PARSE_DONE;
 		*encap = STEER_ENCAP_IPIP;
 		return PARSE_INNER;
 	}
-	return 0;
+	return PARSE_DONE;
 }
 
 /* IPv4 or IPv6 by ethertype 'proto', and what follows (parse_l4). */
@@ -326,12 +326,12 @@ static __always_inline int parse_ip(struct cursor *c,
 		err = parse_ipv4(c, p, outer);
 	else
 		err = parse_ipv6(c, p, outer);
-	if (err)
+	if (err != PARSE_DONE)
 		return err;
 	/* Later fragments carry no ports (nor a tunnel's header); the first
 	 * one's are ignored too, so all pieces meet. */
 	if (p->is_frag)
-		return 0;
+		return PARSE_DONE;
 	return parse_l4(c, s, st, p, outer, encap);
 }
 

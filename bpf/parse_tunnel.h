@@ -79,8 +79,8 @@ struct gtpu_base {
 
 /* The payload of a tunnel whose header names it by ethertype: IPv4 or IPv6
  * (PARSE_INNER, the cursor on it); Ethernet (0x6558: its header and tags
- * skipped, then as before); anything else is not looked into (0: the frame
- * keeps its outer flow). */
+ * skipped, then as before); anything else is not looked into (PARSE_DONE:
+ * the frame keeps its outer flow). */
 static __always_inline int tunnel_payload(struct cursor *c, __be16 type,
 					  __u16 *inner)
 {
@@ -91,7 +91,7 @@ static __always_inline int tunnel_payload(struct cursor *c, __be16 type,
 			return -EINVAL;
 	}
 	if (t != bpf_htons(ETH_P_IP) && t != bpf_htons(ETH_P_IPV6))
-		return 0;
+		return PARSE_DONE;
 	*inner = t;
 	return PARSE_INNER;
 }
@@ -243,7 +243,7 @@ static __always_inline int parse_gtpu(struct cursor *c, struct parsed *p,
 	c->lim = (void *)(h + 1) + len;
 	c->pos = h + 1;
 	if (h->type != GTPU_GPDU)
-		return 0;
+		return PARSE_DONE;
 	if (h->flags & GTPU_OPT) {
 		/* Sequence number, N-PDU number, next extension type: the
 		 * last means something only with E. */
@@ -272,11 +272,11 @@ static __always_inline int parse_gtpu(struct cursor *c, struct parsed *p,
 	}
 	if (next)
 		return -E2BIG;
-	return payload_by_version(c, inner, 0);
+	return payload_by_version(c, inner, PARSE_DONE);
 }
 
 /* A UDP frame whose destination port is one of the slot's decap ports:
- * the frame's encapsulation, counted. 0 (the outer flow) for a port that
+ * the frame's encapsulation, counted. PARSE_DONE (the outer flow) for a port that
  * only shares its bit with one. The UDP length is not checked: the IP
  * datagram bounds what is read. */
 static __always_inline int parse_udp_tunnel(struct cursor *c,
@@ -297,7 +297,7 @@ static __always_inline int parse_udp_tunnel(struct cursor *c,
 		}
 	}
 	if (!encap)
-		return 0;
+		return PARSE_DONE;
 	if (!cursor_has(c, u, sizeof(*u)))
 		return -EINVAL;
 	c->pos = u + 1;
@@ -313,12 +313,12 @@ static __always_inline int parse_udp_tunnel(struct cursor *c,
 		st->encap_gtpu++;
 		return parse_gtpu(c, p, inner);
 	}
-	return 0;
+	return PARSE_DONE;
 }
 
 /* The tunnel's header: 'encap' (0: a UDP frame, whose port tells), counted
  * in its steer_stats counter; PARSE_INNER with the cursor on the inner IP
- * header, 0 to keep the outer flow, or an error. */
+ * header, PARSE_DONE to keep the outer flow, or an error. */
 static __always_inline int parse_tunnel(struct cursor *c,
 					const struct steer_slot *s,
 					struct steer_stats *st,
