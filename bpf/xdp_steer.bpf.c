@@ -618,8 +618,7 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 		if (p.is_frag)
 			st->fragments++;
 
-		hash = omitted(HASH) ? p.flow.src[0] + p.flow.sport :
-			frame_hash(st, slot, &p);
+		hash = frame_hash(st, slot, &p);
 
 		if (slot->nshapes) {
 			rule = match_rules(slot, slot_id, &p.flow,
