@@ -49,9 +49,9 @@ static __always_inline int cursor_has(const struct cursor *c, const void *p,
  * Why: the verifier checks a program path by path and merges paths only
  * where their states agree. Each IPv6 extension header, VLAN tag, IPv4
  * option length and tunnel header leaves the cursor at an offset of its
- * own making, so the paths through them multiply: a thousand-odd after
- * the outer headers, and checking tunnels and inner headers after each of
- * them passed the verifier's million instructions. Where the cursor is
+ * own making, so the paths through them multiply, and checking tunnels
+ * and inner headers after each of them would pass the verifier's limit of
+ * instructions checked. Where the cursor is
  * made untraceable, every path's cursor looks the same, the paths merge
  * and what follows is checked once: after each IPv6 extension header, at
  * a tunnel's header and at its inner headers. Inline, not a global
@@ -95,8 +95,8 @@ struct parsed {
 	__u32 pad;
 };
 
-/* is_frag and ids zeroed in one 64-bit store: the commonest frame's
- * parse writes no more than it did before the id keys. */
+/* is_frag and ids zeroed in one 64-bit store: the id keys' word costs the
+ * commonest frame no store of its own. */
 static __always_inline void parsed_plain(struct parsed *p)
 {
 	__u64 zero = 0;
@@ -113,10 +113,9 @@ static __always_inline void parsed_tunnel_id(struct parsed *p, __u32 id)
 
 /* The flow's protocol and family in one store, and its two ports in one:
  * the hash reads each pair as one word (steer_flow_hash()), and one store
- * is an instruction fewer. (A CPU cannot forward two stores to one load;
- * on the development VM a variant that made the hash's load wait on two
- * stores timed no slower: tests/bench/README.md, "What the per-frame
- * numbers decided".) */
+ * is an instruction fewer. (A CPU cannot forward two stores to one load,
+ * which the one store also spares the hash's load: tests/bench/README.md,
+ * "What the per-frame numbers decided".) */
 static __always_inline void flow_set_proto(struct steer_flow *f, __u8 proto,
 					   __u8 family)
 {

@@ -41,8 +41,9 @@ static __always_inline __u64 common_end(__u32 len, __u32 min, __u64 at)
 /*
  * The frame nearly every frame is: untagged Ethernet, IPv4 without options
  * or IPv6 without extension headers, TCP or UDP, not a fragment, and not
- * to a UDP port the slot looks through. Fills p->flow as the walk below
- * would (the same checks, in fewer instructions): PARSE_DONE. A frame of
+ * to a UDP port the slot looks through. Fills p->flow as the walk
+ * (parse_l3.h) would (the same checks, in fewer instructions):
+ * PARSE_DONE. A frame of
  * the same outer shape whose protocol may be a tunnel (UDP to a port the
  * slot looks through, GRE, IP-in-IP, ESP) leaves p and the cursor as
  * parse_ip() would before parse_l4(): PARSE_AT_L4; for UDP, as parse_l4()

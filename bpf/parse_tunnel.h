@@ -79,8 +79,8 @@ struct gtpu_base {
 
 /* The payload of a tunnel whose header names it by ethertype: IPv4 or IPv6
  * (PARSE_INNER, the cursor on it); Ethernet (0x6558: its header and tags
- * skipped, then as before); anything else is not looked into (PARSE_DONE:
- * the frame keeps its outer flow). */
+ * skipped, then the same for its ethertype); anything else is not looked
+ * into (PARSE_DONE: the frame keeps its outer flow). */
 static __always_inline int tunnel_payload(struct cursor *c, __be16 type,
 					  __u16 *inner)
 {
@@ -115,7 +115,7 @@ static __always_inline int payload_by_version(struct cursor *c, __u16 *inner,
 }
 
 /* PPPoE session: IPv4 or IPv6 inside, -EPROTONOSUPPORT for another PPP
- * protocol (LCP, IPCP...: non-IP, as the frame always was). */
+ * protocol (LCP, IPCP...: a non-IP frame, as without decap). */
 static __always_inline int parse_pppoe(struct cursor *c, __u16 *inner)
 {
 	struct pppoe_ses *h = c->pos;
@@ -276,9 +276,9 @@ static __always_inline int parse_gtpu(struct cursor *c, struct parsed *p,
 }
 
 /* A UDP frame whose destination port is one of the slot's decap ports:
- * the frame's encapsulation, counted. PARSE_DONE (the outer flow) for a port that
- * only shares its bit with one. The UDP length is not checked: the IP
- * datagram bounds what is read. */
+ * the frame's encapsulation, counted. PARSE_DONE (the outer flow) for a
+ * port that only shares its bit with one. The UDP length is not checked:
+ * the IP datagram bounds what is read. */
 static __always_inline int parse_udp_tunnel(struct cursor *c,
 					    const struct steer_slot *s,
 					    struct steer_stats *st,
