@@ -563,8 +563,8 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 	struct steer_ctl *ctl;
 	struct steer_stats *st;
 	struct parsed p;	/* written whole by parse_frame() when it
-				 * returns 0; read only then (PARSE_HASHED:
-				 * the hash only) */
+				 * returns PARSE_DONE; read only then
+				 * (PARSE_HASHED: the hash only) */
 	__u32 zero = 0, slot_id, hash, cpu, bucket, key, record, rx, now,
 	      *entry;
 	int err, prefix_hit = 0;
@@ -597,7 +597,7 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 		p.flow.proto = IPPROTO_UDP;
 		p.flow.src[0] = bytes;	/* not a constant the hash folds */
 		hash = 0;		/* set below */
-		err = 0;
+		err = PARSE_DONE;
 	} else {
 		err = parse_frame(ctx, slot, st, &p, &hash);
 	}
@@ -609,7 +609,7 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 			}
 			return deliver(ctx, st, slot, slot->nonip_cpu, bytes);
 		}
-		if (err) {
+		if (err != PARSE_DONE) {
 			if (err == -EBADMSG)
 				st->encap_malformed++;
 			st->passed_parse_error++;
