@@ -8,6 +8,7 @@
 #ifndef XDP_STEER_MAP_DEF_H
 #define XDP_STEER_MAP_DEF_H
 
+#include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
 #define STEER_MAP_DEF(pin, name, type_, key_t, value_t, max, flags)	\

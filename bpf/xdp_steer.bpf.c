@@ -20,6 +20,7 @@
 #include "xdp_steer.h"
 #include "map_def.h"
 #include "parse.h"
+#include "flow_hash.h"
 #include "omit.h"
 #include "salt.h"
 
@@ -266,51 +267,6 @@ static __always_inline int send(struct xdp_md *ctx,
 	if (target & STEER_TARGET_LOCAL)
 		return pass_here(st, bytes);
 	return send_queued(ctx, slot, st, stamp, target, bytes, seq);
-}
-
-/* The hash of the frame's flow under any key (steer_flow_hash()): for
- * what frame_hash() leaves out, in a function of its own. */
-static __noinline __u32 flow_hash(const struct steer_slot *slot,
-				  const struct parsed *p)
-{
-	return steer_flow_hash(&p->flow, slot->hash_key, slot->flags,
-			       p->is_frag);
-}
-
-/* A frame an id key does not apply to: hashed on its flow, counted. */
-static __noinline __u32 key_id_fallback(struct steer_stats *st,
-					const struct steer_slot *slot,
-					const struct parsed *p)
-{
-	st->key_id_fallback++;
-	return flow_hash(slot, p);
-}
-
-/*
- * The frame's hash. Inline only the commonest cases, each in few
- * instructions: the L4 key on a datagram that is no fragment
- * (steer_flow_hash_l4()), and an id key (hash.key vlan, tunnel, src_port,
- * dst_port: steer_key_id()) where it applies. Every other (the L3 key,
- * symmetric, fragments, an id key's fallback) calls a function of its
- * own: inline, each case would cost the commonest ones instructions.
- */
-static __always_inline __u32 frame_hash(struct steer_stats *st,
-					const struct steer_slot *slot,
-					const struct parsed *p)
-{
-	__u32 flags = slot->flags, ports, id;
-
-	if (__builtin_expect(flags & STEER_F_KEY_ID, 0)) {
-		__builtin_memcpy(&ports, &p->flow.sport, sizeof(ports));
-		if (steer_key_id(flags, p->ids, p->tunnel_id, ports,
-				 p->is_frag, &id))
-			return steer_id_hash(id, slot->hash_key);
-		return key_id_fallback(st, slot, p);
-	}
-	if ((flags & (STEER_F_SYMMETRIC | STEER_F_HASH_L4)) ==
-	    STEER_F_HASH_L4 && !p->is_frag)
-		return steer_flow_hash_l4(&p->flow, slot->hash_key);
-	return flow_hash(slot, p);
 }
 
 /* A frame placed by a rule or the non-IP setting: no bucket, no drain;
@@ -607,8 +563,8 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 	struct steer_ctl *ctl;
 	struct steer_stats *st;
 	struct parsed p;	/* written whole by parse_frame() when it
-				 * returns 0; read only then (PARSE_HASHED:
-				 * the hash only) */
+				 * returns PARSE_DONE; read only then
+				 * (PARSE_HASHED: the hash only) */
 	__u32 zero = 0, slot_id, hash, cpu, bucket, key, record, rx, now,
 	      *entry;
 	int err, prefix_hit = 0;
@@ -641,7 +597,7 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 		p.flow.proto = IPPROTO_UDP;
 		p.flow.src[0] = bytes;	/* not a constant the hash folds */
 		hash = 0;		/* set below */
-		err = 0;
+		err = PARSE_DONE;
 	} else {
 		err = parse_frame(ctx, slot, st, &p, &hash);
 	}
@@ -653,7 +609,7 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 			}
 			return deliver(ctx, st, slot, slot->nonip_cpu, bytes);
 		}
-		if (err) {
+		if (err != PARSE_DONE) {
 			if (err == -EBADMSG)
 				st->encap_malformed++;
 			st->passed_parse_error++;
@@ -662,8 +618,7 @@ int STEER_PROG_MAIN(struct xdp_md *ctx)
 		if (p.is_frag)
 			st->fragments++;
 
-		hash = omitted(HASH) ? p.flow.src[0] + p.flow.sport :
-			frame_hash(st, slot, &p);
+		hash = frame_hash(st, slot, &p);
 
 		if (slot->nshapes) {
 			rule = match_rules(slot, slot_id, &p.flow,

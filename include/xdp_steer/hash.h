@@ -12,7 +12,7 @@
 #include "xdp_steer/keys.h"
 
 /* What the parser read for the id keys (the datapath's struct parsed,
- * bpf/parse.h): a word of VLAN IDs and flags, and a tunnel's id. */
+ * bpf/parse_cursor.h): a word of VLAN IDs and flags, and a tunnel's id. */
 #define STEER_IDS_TAGS_SHIFT	24	/* bits 24-25: tags read, 0-2 */
 #define STEER_IDS_VIDS		0x00ffffffu /* outer VID << 12 | inner VID
 					      * (0 with one tag) */
@@ -80,18 +80,29 @@ static inline __attribute__((always_inline)) __u32 steer_hash_mix(__u64 h)
 	return (__u32)h;
 }
 
+/* steer_flow_hash_l4() of a flow's words wherever they lie: the two
+ * ports as one word, the protocol | family << 8, the addresses. The
+ * datapath hashes the commonest frame from its words in the frame
+ * (bpf/flow_hash.h, common_hash()). */
+static inline __attribute__((always_inline))
+__u32 steer_flow_hash_l4_words(const __u64 key[STEER_HASH_KEY_WORDS],
+			       __u32 ports, __u32 pf, const __u32 *s,
+			       const __u32 *d, int v6)
+{
+	return steer_hash_mix(steer_flow_sum(key, ports, pf, s, d, v6));
+}
+
 /* steer_flow_hash() under the L4 key, not symmetric, of a datagram that
  * is no fragment: the commonest case, which the datapath computes inline
- * (bpf/xdp_steer.bpf.c, frame_hash(); for the commonest frame, from its
- * words where they lie: bpf/parse.h, common_hash()), every other in a
- * function of its own; steer_flow_hash() takes it for that case too.
+ * (bpf/flow_hash.h, frame_hash()), every other in a function of its own;
+ * steer_flow_hash() takes it for that case too.
  *
  * The two ports and the protocol with the family are words of the flow
  * as they lie in it (on little-endian CPUs the source port and the
  * protocol in the low halves): one load each, not the fields taken one by
  * one and joined, which every frame would pay for ("Code-shape
  * decisions" in bpf/README.md). The parser writes each word in one store
- * (bpf/parse.h). */
+ * (bpf/parse_cursor.h). */
 static inline __u32 steer_flow_hash_l4(const struct steer_flow *f,
 				       const __u64 key[STEER_HASH_KEY_WORDS])
 {
@@ -100,8 +111,8 @@ static inline __u32 steer_flow_hash_l4(const struct steer_flow *f,
 
 	__builtin_memcpy(&ports, &f->sport, sizeof(ports));
 	__builtin_memcpy(&pf, &f->proto, sizeof(pf));
-	return steer_hash_mix(steer_flow_sum(key, ports, pf, f->src, f->dst,
-					     f->family == STEER_AF_INET6));
+	return steer_flow_hash_l4_words(key, ports, pf, f->src, f->dst,
+					f->family == STEER_AF_INET6);
 }
 
 static inline __u32 steer_flow_hash(const struct steer_flow *f,

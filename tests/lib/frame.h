@@ -248,7 +248,7 @@ bool frame_flow_plain(const struct frame *f, struct steer_flow *flow);
 
 /* What the program should read of the frame (valid and not a fragment,
  * a tunnel's frames included) cut to 'len' bytes with its lengths fixed,
- * as the frame's headers say (bpf/parse.h, PARSE_PARTIAL): -1 when no IP
+ * as the frame's headers say (bpf/parse_result.h, PARSE_PARTIAL): -1 when no IP
  * header is whole (a parse error); else 0 with *flow the innermost whole
  * IP header's flow as far as the cut leaves it: the addresses, the
  * protocol once its extension headers are whole, the ports once their

@@ -23,7 +23,7 @@ int bucket_only(const struct frame *f, struct steer_slot *s);
 /* The same for the bucket of 'flow' (not a fragment). */
 int bucket_of_flow(const struct steer_flow *flow, struct steer_slot *s);
 /* What the program reads of a frame whose IP header is whole and a header
- * after it is not (bpf/parse.h, PARSE_PARTIAL): the frame's flow
+ * after it is not (bpf/parse_result.h, PARSE_PARTIAL): the frame's flow
  * (frame_flow()) without its ports, and without its protocol too when
  * 'proto' is false (an IPv6 extension header chain that broke). */
 void flow_partial(const struct frame *f, bool proto, struct steer_flow *flow);

@@ -58,7 +58,7 @@ static void test_truncated_every_byte(void)
 
 /* Cut at every byte with the IP length fixed up to match: a parse error
  * until the IP header is whole; then steered by what was read (bpf/
- * parse.h, PARSE_PARTIAL): the addresses while an IPv6 extension header
+ * parse_result.h, PARSE_PARTIAL): the addresses while an IPv6 extension header
  * is cut, with the protocol from the transport header on, until the frame
  * holds the two port words of a transport with ports; the flow's own CPU
  * from there on. Each cut's policy points only the bucket of what the

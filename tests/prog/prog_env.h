@@ -69,7 +69,7 @@ struct expect {
 #define MALFORMED(encap)						\
 	TUNNEL_PASS(encap, passed_parse_error, ALSO_MALFORMED)
 /* A malformed one behind an IP header: steered by what was read (bpf/
- * parse.h, PARSE_PARTIAL) to 'cpu', counted as malformed and partial. */
+ * parse_result.h, PARSE_PARTIAL) to 'cpu', counted as malformed and partial. */
 #define MALFORMED_STEERED(encap, cpu)					\
 	TUNNEL(encap, cpu, ALSO_MALFORMED | ALSO_PARTIAL)
 /* A frame whose headers after its IP header were cut short or malformed,

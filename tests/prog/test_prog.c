@@ -191,7 +191,8 @@ static const struct prog_case cases[] = {
 	  v4_tcp, policy_remote_fast, REDIRECT(AT_REMOTE, 0) },
 
 	/* Malformed: passed, counted, never dropped; a frame with a readable
-	 * IP header is steered by what was read (bpf/parse.h). */
+	 * IP header is steered by what was read (bpf/parse_result.h,
+	 * PARSE_PARTIAL). */
 	{ "Ethernet header alone with IPv4 ethertype is a parse error",
 	  eth_only_v4, policy_bucket, PASS(passed_parse_error, 0) },
 	{ "a VLAN tag cut short is a parse error",

@@ -5,8 +5,12 @@
 # -Wall -Wextra -Werror and under clang -target bpf, so a file that needs
 # one concern can include its header and nothing else; xdp_steer.h, the
 # umbrella, includes every one; each opens with the line that says its job;
-# no comment sits inside a macro's continuation lines. A copy of a header
-# stripped of its includes is refused, so the check can fail.
+# no comment sits inside a macro's continuation lines. The headers of bpf/
+# (the datapath's: the parser's parts, the hash, the map definitions)
+# compile alone under clang -target bpf and open with their job too, but
+# drain.h, which reads the program's maps and is included after them. A
+# copy of a header stripped of its includes is refused, so the check can
+# fail.
 set -u
 SUITE=headers
 . "$(dirname "$0")/../e2e/lib.sh"
@@ -18,22 +22,27 @@ ARCH_INCLUDE=/usr/include/$($CC -dumpmachine 2>/dev/null)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-# alone COMPILER INCDIR HEADER: HEADER (relative to INCDIR) compiles as the
-# only thing in a file, included twice.
+# alone COMPILER INCDIR HEADER [BPFDIR]: HEADER (relative to INCDIR, or to
+# BPFDIR, searched after INCDIR) compiles as the only thing in a file,
+# included twice.
 alone() {
 	printf '#include "%s"\n#include "%s"\n' "$3" "$3" >"$T/alone.c"
 	case $1 in
 	gcc)	$CC -Wall -Wextra -Werror -I"$2" -c "$T/alone.c" -o "$T/alone.o" ;;
 	bpf)	$CLANG -target bpf -O2 -Wall -Wextra -Werror -mcpu=v3 -I"$2" \
-			-I"$ARCH_INCLUDE" -c "$T/alone.c" -o "$T/alone.o" ;;
+			${4:+-I"$4"} -I"$ARCH_INCLUDE" -c "$T/alone.c" \
+			-o "$T/alone.o" ;;
 	esac
 }
 refused() { ! alone "$@"; }
 
-# opens_with_job HEADER: its comment's first line is "xdp_steer/NAME.h - ...".
+# opens_with_job HEADER [DIR]: its comment's first line is "HEADER - ...",
+# HEADER relative to DIR (include/ unless given).
 opens_with_job() {
-	sed -n 3p "$INC/$1" | grep -q "^ \* ${1//./\\.} - ." ||
-		{ echo "line 3 of $1: $(sed -n 3p "$INC/$1")"; return 1; }
+	local dir=${2:-$INC}
+
+	sed -n 3p "$dir/$1" | grep -q "^ \* ${1//./\\.} - ." ||
+		{ echo "line 3 of $1: $(sed -n 3p "$dir/$1")"; return 1; }
 }
 
 # umbrella_has HEADER: xdp_steer.h includes it.
@@ -77,6 +86,23 @@ check "xdp_steer.h compiles alone under gcc -Wall -Wextra -Werror" \
 check "xdp_steer.h compiles alone under clang -target bpf" \
 	alone bpf "$INC" xdp_steer.h
 
+# The datapath's headers (bpf/), with the include path the BPF build uses.
+BPF=$ROOT/bpf
+bpf_headers=()
+for h in "$BPF"/*.h; do
+	case $(basename "$h") in
+	*.skel.h|drain.h)	;;
+	*)			bpf_headers+=("$(basename "$h")") ;;
+	esac
+done
+check "bpf/ holds the parser's headers" test -f "$BPF/parse_fast.h"
+for h in "${bpf_headers[@]}"; do
+	check "bpf/$h compiles alone under clang -target bpf" \
+		alone bpf "$INC" "$h" "$BPF"
+	check "bpf/$h opens with the line that says its job" \
+		opens_with_job "$h" "$BPF"
+done
+
 # The check itself: the filter's header without its includes (it needs the
 # slot's and the keys' types) is refused by both compilers.
 mkdir -p "$T/include/xdp_steer"
@@ -86,5 +112,13 @@ check "a header stripped of its includes is refused by gcc" \
 	refused gcc "$T/include" xdp_steer/filter.h
 check "a header stripped of its includes is refused by clang -target bpf" \
 	refused bpf "$T/include" xdp_steer/filter.h
+# And the fast path's parser without its includes (it needs the cursor).
+mkdir -p "$T/bpf"
+cp "$BPF"/*.h "$T/bpf/"
+check "the copy of bpf/ compiles before its includes are stripped" \
+	alone bpf "$INC" parse_fast.h "$T/bpf"
+sed -i '/^#include /d' "$T/bpf/parse_fast.h"
+check "a bpf/ header stripped of its includes is refused by clang -target bpf" \
+	refused bpf "$INC" parse_fast.h "$T/bpf"
 
 e2e_done
