@@ -267,7 +267,7 @@ int lib_apply_compile(struct steer_ctx *ctx, const struct lib_iface *it,
 	int err;
 
 	default_workers(ctx, it->ifname, p, &workers, buf, cpus_fallback);
-	err = policy_compile(p, &workers, b, why, sizeof(why));
+	err = policy_compile(p, &workers, b, &WHY(why));
 	if (err)
 		return lib_fail(ctx, err, "%s: %s", it->ifname,
 				why[0] ? why : strerror(-err));

@@ -167,7 +167,7 @@ static int apply_text(const char *tmpl)
 		printf("  %s\n", diag_format(&d, i, msg, sizeof(msg)));
 	diags_free(&d);
 	if (!err)
-		err = policy_compile(&p, NULL, &b, why, sizeof(why));
+		err = policy_compile(&p, NULL, &b, &WHY(why));
 	/* As the library does: the drain timeout in the kernel's ticks. */
 	if (!err && !(err = clock_hz(&hz)))
 		b.slot.drain_units = clock_ms_to_ticks(b.slot.drain_ms, hz);
