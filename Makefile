@@ -57,7 +57,7 @@ OMIT_BPF   := $(patsubst %,tests/bench/omit/%.bpf.o,$(OMIT_PARTS))
 UNIT_NAMES := test_hash test_table test_policy test_health test_compile \
 	      test_configs test_input test_prom test_balance test_balance_cpu \
 	      test_balance_climb test_netns test_vlog test_drain_rule \
-	      test_possible test_plan test_summary test_numa
+	      test_possible test_plan test_summary test_numa test_why
 UNIT_BINS  := $(addprefix tests/unit/,$(UNIT_NAMES))
 PROG_BINS  := tests/prog/test_prog
 PROG_OBJS  := tests/prog/test_prog.o tests/prog/prog_env.o \
@@ -202,6 +202,8 @@ test_vlog_OBJS    := loader/kernel/vlog.o $(TEST_OBJ)
 test_table_OBJS   := $(TABLE_OBJ) $(TEST_OBJ)
 # test_drain_rule: the drain's rule of include/xdp_steer/drain.h alone.
 test_drain_rule_OBJS := $(TEST_OBJ)
+# test_why: util/why.h, header-only.
+test_why_OBJS     := $(TEST_OBJ)
 test_possible_OBJS := loader/kernel/possible.o $(TEST_OBJ)
 # test_numa: the default workers by the NIC's node, and the layout read
 # from a fake sysfs.

@@ -127,7 +127,7 @@ static int nodes_handle(struct check_opts *o, int opt, const char *arg)
 		pr_err("--nodes: out of memory\n");
 		return -1;
 	}
-	if (numa_layout_parse(o->nodes, arg, why, sizeof(why))) {
+	if (numa_layout_parse(o->nodes, arg, &WHY(why))) {
 		pr_err("--nodes: %s (NODE:CPUS, each node's CPUs in the kernel's list syntax, as in /sys/devices/system/node/nodeN/cpulist)\n",
 		       why);
 		return -1;

@@ -41,7 +41,7 @@ int cmd_which(int argc, char **argv)
 	    cmd_ifname(argv[optind], usage))
 		return EXIT_USAGE;
 	if (policy_flow_parse(argv[optind + 1], argv[optind + 2],
-			      argv[optind + 3], &f, why, sizeof(why))) {
+			      argv[optind + 3], &f, &WHY(why))) {
 		pr_err("%s\n", why);
 		return cmd_usage_error(usage);
 	}

@@ -139,7 +139,7 @@ out:
 	return tree;
 }
 
-int bpffs_reach(char *why, size_t len)
+int bpffs_reach(struct why *why)
 {
 	char comm[32];
 	int tree, err;
@@ -153,8 +153,8 @@ int bpffs_reach(char *why, size_t len)
 		 * too, for its dispatcher pins. Only root may use ours. */
 		if (mount("bpf", PINS_BPFFS, "bpf", 0, "mode=0700")) {
 			err = -errno;
-			snprintf(why, len, "%s is not a bpffs and mounting one failed: %s; try 'mount -t bpf -o mode=0700 bpf %s'",
-				 PINS_BPFFS, strerror(-err), PINS_BPFFS);
+			why_set(why, "%s is not a bpffs and mounting one failed: %s; try 'mount -t bpf -o mode=0700 bpf %s'",
+				PINS_BPFFS, strerror(-err), PINS_BPFFS);
 			return err;
 		}
 		return 0;
@@ -173,16 +173,16 @@ int bpffs_reach(char *why, size_t len)
 			err = tree;
 		}
 		if (err != -ENOENT) {
-			snprintf(why, len, "%s is not a bpffs in this command's own mount namespace ('ip netns exec' makes one), and taking the one of pid %d (%s) into it failed: %s; run the command with 'nsenter --net=/run/netns/NS' instead",
-				 PINS_BPFFS, (int)outer, comm, strerror(-err));
+			why_set(why, "%s is not a bpffs in this command's own mount namespace ('ip netns exec' makes one), and taking the one of pid %d (%s) into it failed: %s; run the command with 'nsenter --net=/run/netns/NS' instead",
+				PINS_BPFFS, (int)outer, comm, strerror(-err));
 			return err;
 		}
 	} else {
-		snprintf(why, len, "%s is not a bpffs in this command's own mount namespace ('ip netns exec' makes one), and the namespace it came from cannot be looked at, so pins made here could vanish when it exits: run the command with 'nsenter --net=/run/netns/NS' instead",
-			 PINS_BPFFS);
+		why_set(why, "%s is not a bpffs in this command's own mount namespace ('ip netns exec' makes one), and the namespace it came from cannot be looked at, so pins made here could vanish when it exits: run the command with 'nsenter --net=/run/netns/NS' instead",
+			PINS_BPFFS);
 		return -ENOENT;
 	}
-	snprintf(why, len, "%s is not a bpffs in this command's own mount namespace ('ip netns exec' makes one), and none is mounted where it came from (pid %d, %s), so pins made here would vanish when it exits: mount one there ('mount -t bpf -o mode=0700 bpf %s'), or run the command with 'nsenter --net=/run/netns/NS' instead",
-		 PINS_BPFFS, (int)outer, comm, PINS_BPFFS);
+	why_set(why, "%s is not a bpffs in this command's own mount namespace ('ip netns exec' makes one), and none is mounted where it came from (pid %d, %s), so pins made here would vanish when it exits: mount one there ('mount -t bpf -o mode=0700 bpf %s'), or run the command with 'nsenter --net=/run/netns/NS' instead",
+		PINS_BPFFS, (int)outer, comm, PINS_BPFFS);
 	return -ENOENT;
 }

@@ -164,7 +164,7 @@ int cpumap_in_use(const struct steer_maps *m, const struct steer_slot *s,
 
 int cpumap_add(const struct steer_maps *m, const unsigned char *need,
 	       const unsigned char *renew, __u32 qsize, const int *worker_fds,
-	       unsigned char *added, char *why, size_t why_len)
+	       unsigned char *added, struct why *why)
 {
 	struct bpf_cpumap_val want = { .qsize = qsize }, cur;
 	__u32 target, cpu;
@@ -188,8 +188,8 @@ int cpumap_add(const struct steer_maps *m, const unsigned char *need,
 			/* Not one of ours (no program): ours replaces it. */
 			if (cur.qsize == qsize)
 				goto update;
-			snprintf(why, why_len, "CPU %u's cpumap entry (bank %u) has a %u-frame ring and buckets still drain from it; retry once they are done",
-				 cpu, target / STEER_CPU_IDS, cur.qsize);
+			why_set(why, "CPU %u's cpumap entry (bank %u) has a %u-frame ring and buckets still drain from it; retry once they are done",
+				cpu, target / STEER_CPU_IDS, cur.qsize);
 			return -EBUSY;
 		}
 		added[target] = 1;
@@ -198,9 +198,9 @@ update:
 		if (bpf_map_update_elem(bank_fd(m, target), &cpu, &want,
 					BPF_ANY)) {
 			err = -errno;
-			snprintf(why, why_len, "adding CPU %u to the cpumap failed: %s%s",
-				 cpu, strerror(-err),
-				 err == -ENOMEM ? " (a kernel that refuses the cpumap program's frags setting says ENOMEM too)" : "");
+			why_set(why, "adding CPU %u to the cpumap failed: %s%s",
+				cpu, strerror(-err),
+				err == -ENOMEM ? " (a kernel that refuses the cpumap program's frags setting says ENOMEM too)" : "");
 			return err;
 		}
 	}
@@ -221,7 +221,7 @@ void cpumap_undo(const struct steer_maps *m, const unsigned char *added)
 
 int cpumap_retire(const struct steer_maps *m, const unsigned char *need,
 		  const unsigned char *in_use, int *removed, int *kept,
-		  char *why, size_t why_len)
+		  struct why *why)
 {
 	struct bpf_cpumap_val cur;
 	__u32 target, cpu;
@@ -239,8 +239,8 @@ int cpumap_retire(const struct steer_maps *m, const unsigned char *need,
 		}
 		if (bpf_map_delete_elem(bank_fd(m, target), &cpu)) {
 			err = -errno;
-			snprintf(why, why_len, "removing CPU %u (bank %u) from the cpumap failed: %s",
-				 cpu, target / STEER_CPU_IDS, strerror(-err));
+			why_set(why, "removing CPU %u (bank %u) from the cpumap failed: %s",
+				cpu, target / STEER_CPU_IDS, strerror(-err));
 			return err;
 		}
 		(*removed)++;
@@ -249,7 +249,7 @@ int cpumap_retire(const struct steer_maps *m, const unsigned char *need,
 }
 
 int cpumap_workers_current(const struct steer_maps *m,
-			   const int fds[STEER_BANKS], char *why, size_t len)
+			   const int fds[STEER_BANKS], struct why *why)
 {
 	__u8 mine[STEER_BANKS][BPF_TAG_SIZE], theirs[BPF_TAG_SIZE];
 	struct bpf_cpumap_val cur;
@@ -267,8 +267,8 @@ int cpumap_workers_current(const struct steer_maps *m,
 			continue;
 		err = prog_tag(cur.bpf_prog.id, -1, theirs);
 		if (!err && memcmp(mine[bank], theirs, BPF_TAG_SIZE)) {
-			snprintf(why, len, "CPU %u's cpumap entry (bank %u) runs another version's program (%u)",
-				 cpu, bank, cur.bpf_prog.id);
+			why_set(why, "CPU %u's cpumap entry (bank %u) runs another version's program (%u)",
+				cpu, bank, cur.bpf_prog.id);
 			return 0;
 		}
 	}

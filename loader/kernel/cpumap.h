@@ -13,6 +13,7 @@
 #include <linux/bpf.h>
 
 #include "kernel/maps.h"
+#include "util/why.h"
 
 /* Every target slot 'id' (as the maps hold it) can send frames to. */
 int cpumap_slot_needs(const struct steer_maps *m, __u32 id,
@@ -47,7 +48,7 @@ int cpumap_in_use(const struct steer_maps *m, const struct steer_slot *s,
  * anew. */
 int cpumap_add(const struct steer_maps *m, const unsigned char *need,
 	       const unsigned char *renew, __u32 qsize, const int *worker_fds,
-	       unsigned char *added, char *why, size_t why_len);
+	       unsigned char *added, struct why *why);
 /* Removes the entries cpumap_add() created. */
 void cpumap_undo(const struct steer_maps *m, const unsigned char *added);
 
@@ -55,14 +56,14 @@ void cpumap_undo(const struct steer_maps *m, const unsigned char *added);
  * removed and those kept only because buckets still use them. */
 int cpumap_retire(const struct steer_maps *m, const unsigned char *need,
 		  const unsigned char *in_use, int *removed, int *kept,
-		  char *why, size_t why_len);
+		  struct why *why);
 
 /* 1 when every cpumap entry of 'm' runs the worker program of 'fds'
  * (one per bank, this binary's, loaded: prog_worker_load()), by its tag;
  * 0 when one runs another version's, named in 'why'; a negative errno
  * when that cannot be told. */
 int cpumap_workers_current(const struct steer_maps *m,
-			   const int fds[STEER_BANKS], char *why, size_t len);
+			   const int fds[STEER_BANKS], struct why *why);
 
 /* The entries of both banks: present[target], val[target]. */
 void cpumap_read(const struct steer_maps *m, struct bpf_cpumap_val *val,

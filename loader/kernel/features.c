@@ -43,7 +43,7 @@ static int load_probe(void *skel)
 
 /* Loads the extension program into slot PROBE_SLOT of the loaded
  * dispatcher 'disp_fd' and links it there. */
-static int probe_extension(int disp_fd, char *why, size_t why_len)
+static int probe_extension(int disp_fd, struct why *why)
 {
 	struct dispatcher_probe_bpf *skel;
 	struct bpf_program *prog;
@@ -54,43 +54,43 @@ static int probe_extension(int disp_fd, char *why, size_t why_len)
 	skel = dispatcher_probe_bpf__open();
 	if (!skel) {
 		err = -errno;
-		snprintf(why, why_len, "opening the probe program failed: %s",
-			 strerror(-err));
+		why_set(why, "opening the probe program failed: %s",
+			strerror(-err));
 		return err;
 	}
 	prog = skel->progs.steer_dispatcher_probe;
 	err = bpf_program__set_attach_target(prog, disp_fd, PROBE_SLOT);
 	if (err) {
-		snprintf(why, why_len, "libxdp's dispatcher has no slot '%s': %s",
-			 PROBE_SLOT, strerror(-err));
+		why_set(why, "libxdp's dispatcher has no slot '%s': %s",
+			PROBE_SLOT, strerror(-err));
 		err = 0;
 		goto out;
 	}
 	err = prog_spotting_refusal(load_probe, skel, &pkt_data_refused);
 	if (err) {
 		if (pkt_data_refused) {
-			snprintf(why, why_len, "the kernel refuses xdp_steer, which changes packet data, in the dispatcher of this libxdp, whose slots do not (libxdp before 1.5.5)");
+			why_set(why, "the kernel refuses xdp_steer, which changes packet data, in the dispatcher of this libxdp, whose slots do not (libxdp before 1.5.5)");
 			err = 0;
 		} else if (err == -EPERM || err == -EINVAL ||
 			   err == -EOPNOTSUPP || err == -524 /* ENOTSUPP */) {
-			snprintf(why, why_len, "the kernel refuses extension (freplace) programs: %s",
-				 strerror(err == -524 ? EOPNOTSUPP : -err));
+			why_set(why, "the kernel refuses extension (freplace) programs: %s",
+				strerror(err == -524 ? EOPNOTSUPP : -err));
 			err = 0;
 		} else {
-			snprintf(why, why_len, "loading the probe program failed: %s",
-				 strerror(-err));
+			why_set(why, "loading the probe program failed: %s",
+				strerror(-err));
 		}
 		goto out;
 	}
 	link = bpf_program__attach_freplace(prog, disp_fd, PROBE_SLOT);
 	if (!link) {
-		snprintf(why, why_len, "the kernel refuses to link an extension program into the dispatcher: %s",
-			 strerror(errno));
+		why_set(why, "the kernel refuses to link an extension program into the dispatcher: %s",
+			strerror(errno));
 		err = 0;
 		goto out;
 	}
 	bpf_link__destroy(link);
-	why[0] = '\0';
+	why_clear(why);
 	err = 1;
 out:
 	dispatcher_probe_bpf__destroy(skel);
@@ -104,7 +104,7 @@ out:
  * A refusal by the kernel answers the question (0, with 'why'); only a
  * failure that leaves it open is a negative errno. libxdp is called
  * between the leak guard's two ends only, and nothing keeps an fd. */
-int features_dispatcher(char *why, size_t why_len)
+int features_dispatcher(struct why *why)
 {
 	struct xdp_dispatcher_config conf = {
 		.magic = XDP_DISPATCHER_MAGIC,
@@ -121,11 +121,11 @@ int features_dispatcher(char *why, size_t why_len)
 	int err;
 
 	if (getenv("LIBXDP_SKIP_DISPATCHER")) {
-		snprintf(why, why_len, "LIBXDP_SKIP_DISPATCHER is set, so libxdp loads every program alone");
+		why_set(why, "LIBXDP_SKIP_DISPATCHER is set, so libxdp loads every program alone");
 		return 0;
 	}
 	if (geteuid()) {
-		snprintf(why, why_len, "needs root");
+		why_set(why, "needs root");
 		return -EPERM;
 	}
 	leak_guard_begin(&g);
@@ -134,8 +134,8 @@ int features_dispatcher(char *why, size_t why_len)
 	disp = xdp_program__find_file("xdp-dispatcher.o", "xdp", NULL);
 	err = libxdp_get_error(disp);
 	if (err) {
-		snprintf(why, why_len, "libxdp's dispatcher (xdp-dispatcher.o) is not found: %s",
-			 strerror(-err));
+		why_set(why, "libxdp's dispatcher (xdp-dispatcher.o) is not found: %s",
+			strerror(-err));
 		err = 0;
 		goto out;
 	}
@@ -147,20 +147,20 @@ int features_dispatcher(char *why, size_t why_len)
 	err = map ? bpf_map__set_initial_value(map, &conf, sizeof(conf)) :
 		    -ENOENT;
 	if (err) {
-		snprintf(why, why_len, "libxdp's dispatcher object is not the one its header describes: %s",
-			 strerror(-err));
+		why_set(why, "libxdp's dispatcher object is not the one its header describes: %s",
+			strerror(-err));
 		goto out_close;
 	}
 	err = bpf_object__load(obj);
 	main_prog = err ? NULL :
 		    bpf_object__find_program_by_name(obj, "xdp_dispatcher");
 	if (err || !main_prog) {
-		snprintf(why, why_len, "the kernel refuses libxdp's dispatcher: %s",
-			 strerror(err ? -err : ENOENT));
+		why_set(why, "the kernel refuses libxdp's dispatcher: %s",
+			strerror(err ? -err : ENOENT));
 		err = err == -EPERM || err == -EINVAL || !main_prog ? 0 : err;
 		goto out_close;
 	}
-	err = probe_extension(bpf_program__fd(main_prog), why, why_len);
+	err = probe_extension(bpf_program__fd(main_prog), why);
 out_close:
 	xdp_program__close(disp);
 out:

@@ -13,6 +13,7 @@
 #include <linux/types.h>
 
 #include "model/kernel_features.h"
+#include "util/why.h"
 
 /*
  * Runs every probe of STEER_KERNEL_FEATURES into r[STEER_KF_COUNT]: 1 yes,
@@ -49,7 +50,7 @@ const char *features_kernel_min(void);
  * LIBXDP_SKIP_DISPATCHER is set); a negative errno when it could not tell
  * (-EPERM: not root), also said in 'why'.
  */
-int features_dispatcher(char *why, size_t why_len);
+int features_dispatcher(struct why *why);
 
 /* Whether the kernel takes XDP programs that handle multi-buffer frames
  * (BPF_F_XDP_HAS_FRAGS, 5.18 and later): 1, 0, or a negative errno

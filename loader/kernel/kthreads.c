@@ -147,8 +147,7 @@ struct sched_walk {
 	int policy, priority, nice;
 	const struct kthread_info *each;
 	int changed;
-	char *why;
-	size_t why_len;
+	struct why *why;
 };
 
 /* A task's nice (getpriority(), whose -1 may be a nice); 0 when it
@@ -193,8 +192,8 @@ static int set_one(pid_t pid, unsigned int target, void *arg)
 	if (err == -ESRCH)
 		return 0;
 	if (err) {
-		snprintf(w->why, w->why_len, "setting the scheduling of CPU %u's cpumap kthread (pid %d) failed: %s",
-			 target % STEER_CPU_IDS, (int)pid, strerror(-err));
+		why_set(w->why, "setting the scheduling of CPU %u's cpumap kthread (pid %d) failed: %s",
+			target % STEER_CPU_IDS, (int)pid, strerror(-err));
 		return err;
 	}
 	w->done[target] = 1;
@@ -205,8 +204,7 @@ static int sched_walk(const struct steer_maps *m, struct sched_walk *w,
 		      int *changed)
 {
 	const unsigned char *need = w->need;
-	char *why = w->why;
-	size_t why_len = w->why_len;
+	struct why *why = w->why;
 	unsigned int target;
 	int err;
 
@@ -214,16 +212,15 @@ static int sched_walk(const struct steer_maps *m, struct sched_walk *w,
 	if (changed)
 		*changed = w->changed;
 	if (err) {
-		if (!why[0])
-			snprintf(why, why_len, "listing the cpumap kthreads failed: %s",
-				 strerror(-err));
+		why_first(why, "listing the cpumap kthreads failed: %s",
+			  strerror(-err));
 		return err;
 	}
 	for (target = 0; target < STEER_CPU_TARGETS; target++) {
 		if (need[target] && !w->done[target]) {
-			snprintf(why, why_len, "CPU %u's cpumap entry (bank %u) has no kthread 'cpumap/%u/map:<id>' in /proc (a kernel before 5.17 cuts its name)",
-				 target % STEER_CPU_IDS, target / STEER_CPU_IDS,
-				 target % STEER_CPU_IDS);
+			why_set(why, "CPU %u's cpumap entry (bank %u) has no kthread 'cpumap/%u/map:<id>' in /proc (a kernel before 5.17 cuts its name)",
+				target % STEER_CPU_IDS, target / STEER_CPU_IDS,
+				target % STEER_CPU_IDS);
 			return -ESRCH;
 		}
 	}
@@ -232,22 +229,21 @@ static int sched_walk(const struct steer_maps *m, struct sched_walk *w,
 
 int kthreads_sched(const struct steer_maps *m, const unsigned char *need,
 		   int policy, int priority, int nice, int *changed,
-		   char *why, size_t why_len)
+		   struct why *why)
 {
 	struct sched_walk w = {
 		.need = need, .policy = policy, .priority = priority,
-		.nice = nice, .why = why, .why_len = why_len,
+		.nice = nice, .why = why,
 	};
 
 	return sched_walk(m, &w, changed);
 }
 
 int kthreads_sched_each(const struct steer_maps *m, const unsigned char *need,
-			const struct kthread_info *want, char *why,
-			size_t why_len)
+			const struct kthread_info *want, struct why *why)
 {
 	struct sched_walk w = {
-		.need = need, .each = want, .why = why, .why_len = why_len,
+		.need = need, .each = want, .why = why,
 	};
 
 	return sched_walk(m, &w, NULL);

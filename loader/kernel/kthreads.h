@@ -15,6 +15,7 @@
 #include "kernel/maps.h"
 #include "model/cpuset.h"
 #include "model/kthread.h"
+#include "util/why.h"
 
 /* The kthread of each target in 'need' (STEER_CPU_TARGETS flags, as
  * cpumap.h) gets sched_setscheduler()'s 'policy' and 'priority', and
@@ -24,13 +25,12 @@
  * an entry's kthread is not found; 'why' says which. */
 int kthreads_sched(const struct steer_maps *m, const unsigned char *need,
 		   int policy, int priority, int nice, int *changed,
-		   char *why, size_t why_len);
+		   struct why *why);
 
 /* The same, each target in 'need' getting want[target]'s policy,
  * priority and nice. */
 int kthreads_sched_each(const struct steer_maps *m, const unsigned char *need,
-			const struct kthread_info *want, char *why,
-			size_t why_len);
+			const struct kthread_info *want, struct why *why);
 
 /* k[STEER_CPU_TARGETS]: every entry's kthread of both banks (pid 0 where none
  * was found). */

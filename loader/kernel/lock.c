@@ -15,7 +15,7 @@
 #include "kernel/lock.h"
 
 /* LOCK_DIR made (0700) if absent; refused unless it is root's own. */
-static int open_lock_dir(char *why, size_t len)
+static int open_lock_dir(struct why *why)
 {
 	struct stat st;
 	int fd;
@@ -23,22 +23,22 @@ static int open_lock_dir(char *why, size_t len)
 	if (mkdir(LOCK_DIR, 0700) && errno != EEXIST) {
 		int err = -errno;
 
-		snprintf(why, len, "cannot create %s: %s%s", LOCK_DIR,
-			 strerror(-err), err == -EACCES ? " (xdp-steer needs root)" : "");
+		why_set(why, "cannot create %s: %s%s", LOCK_DIR,
+			strerror(-err), err == -EACCES ? " (xdp-steer needs root)" : "");
 		return err;
 	}
 	fd = open(LOCK_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		int err = -errno;
 
-		snprintf(why, len, "cannot open %s: %s%s", LOCK_DIR, strerror(-err),
-			 err == -ELOOP ? " (a symbolic link: remove it)" : "");
+		why_set(why, "cannot open %s: %s%s", LOCK_DIR, strerror(-err),
+			err == -ELOOP ? " (a symbolic link: remove it)" : "");
 		return err;
 	}
 	if (fstat(fd, &st) || st.st_uid != 0 || (st.st_mode & 022)) {
 		close(fd);
-		snprintf(why, len, "%s is not root's own directory: remove it and retry",
-			 LOCK_DIR);
+		why_set(why, "%s is not root's own directory: remove it and retry",
+			LOCK_DIR);
 		return -EPERM;
 	}
 	return fd;
@@ -108,7 +108,7 @@ static int still_named(int dir, const char *name, int fd)
  * file under its lock, and a lock on an unlinked file keeps out nobody
  * who comes after. On every path only the returned fd stays open. */
 int lock_take(const struct steer_netns *ns, const char *ifname, bool exclusive,
-	      void (*waiting)(void *arg), void *arg, char *why, size_t len)
+	      void (*waiting)(void *arg), void *arg, struct why *why)
 {
 	int op = exclusive ? LOCK_EX : LOCK_SH, dir, fd, err;
 	/* Polled, not blocked in flock(): a wait must end. */
@@ -118,14 +118,14 @@ int lock_take(const struct steer_netns *ns, const char *ifname, bool exclusive,
 	bool said = false;
 	int pid;
 
-	err = pins_ifname_check(ifname, why, len);
+	err = pins_ifname_check(ifname, why);
 	if (err)
 		return err;
 	if (netns_lock_name(ns, ifname, name, sizeof(name))) {
-		snprintf(why, len, "lock file name too long");
+		why_set(why, "lock file name too long");
 		return -ENAMETOOLONG;
 	}
-	dir = open_lock_dir(why, len);
+	dir = open_lock_dir(why);
 	if (dir < 0)
 		return dir;
 	for (;;) {
@@ -133,8 +133,8 @@ int lock_take(const struct steer_netns *ns, const char *ifname, bool exclusive,
 			    0600);
 		if (fd < 0) {
 			err = -errno;
-			snprintf(why, len, "cannot open %s/%s: %s", LOCK_DIR,
-				 name, strerror(-err));
+			why_set(why, "cannot open %s/%s: %s", LOCK_DIR,
+				name, strerror(-err));
 			goto out;
 		}
 		while (flock(fd, op | LOCK_NB)) {
@@ -143,21 +143,21 @@ int lock_take(const struct steer_netns *ns, const char *ifname, bool exclusive,
 			if (errno != EWOULDBLOCK) {
 				err = -errno;
 				close(fd);
-				snprintf(why, len, "cannot lock %s/%s: %s",
-					 LOCK_DIR, name, strerror(-err));
+				why_set(why, "cannot lock %s/%s: %s",
+					LOCK_DIR, name, strerror(-err));
 				goto out;
 			}
 			if (waited_ms >= limit_ms) {
 				pid = lock_holder(fd, comm, sizeof(comm));
 				close(fd);
 				if (pid)
-					snprintf(why, len, "pid %d (%s) has held %s/%s for %ld s and more; a stopped or hung xdp-steer? ('kill -CONT %d' resumes a stopped one), then retry",
-						 pid, comm[0] ? comm : "?", LOCK_DIR,
-						 name, limit_ms / 1000, pid);
+					why_set(why, "pid %d (%s) has held %s/%s for %ld s and more; a stopped or hung xdp-steer? ('kill -CONT %d' resumes a stopped one), then retry",
+						pid, comm[0] ? comm : "?", LOCK_DIR,
+						name, limit_ms / 1000, pid);
 				else
-					snprintf(why, len, "another process has held %s/%s for %ld s and more ('fuser %s/%s' names it); retry once it is done",
-						 LOCK_DIR, name, limit_ms / 1000,
-						 LOCK_DIR, name);
+					why_set(why, "another process has held %s/%s for %ld s and more ('fuser %s/%s' names it); retry once it is done",
+						LOCK_DIR, name, limit_ms / 1000,
+						LOCK_DIR, name);
 				err = -ETIMEDOUT;
 				goto out;
 			}
@@ -217,7 +217,7 @@ int lock_remove(int fd, const struct steer_netns *ns, const char *ifname)
 		close(fd);
 		return -ENAMETOOLONG;
 	}
-	dir = open_lock_dir(why, sizeof(why));
+	dir = open_lock_dir(&WHY(why));
 	if (dir < 0) {
 		close(fd);
 		return dir;
@@ -234,7 +234,7 @@ int lock_remove_idle(const struct steer_netns *ns, const char *ifname)
 
 	if (netns_lock_name(ns, ifname, name, sizeof(name)))
 		return -ENAMETOOLONG;
-	dir = open_lock_dir(why, sizeof(why));
+	dir = open_lock_dir(&WHY(why));
 	if (dir < 0)
 		return dir;
 	fd = openat(dir, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);

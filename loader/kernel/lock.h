@@ -21,6 +21,7 @@
 #include <stddef.h>
 
 #include "kernel/pins.h"
+#include "util/why.h"
 
 #define LOCK_DIR	"/run/xdp-steer"
 /* How long to wait behind another holder, in seconds, unless the
@@ -36,7 +37,7 @@
  * with the holder's pid in 'why' when /proc/locks names it). Returns an
  * fd for lock_release() or a negative errno with 'why' said. */
 int lock_take(const struct steer_netns *ns, const char *ifname, bool exclusive,
-	      void (*waiting)(void *arg), void *arg, char *why, size_t len);
+	      void (*waiting)(void *arg), void *arg, struct why *why);
 void lock_release(int fd);
 
 /* Releases the lock 'fd' of 'ifname' in 'ns' and removes its file, if

@@ -136,8 +136,7 @@ static int read_layout(const char *path, struct migrate_layout *l)
 	return err;
 }
 
-int migrate_plan(const char *dir, struct migrate_plan *p, char *why,
-		 size_t len)
+int migrate_plan(const char *dir, struct migrate_plan *p, struct why *why)
 {
 	char path[PATH_MAX + 64], a[128], b[128];
 	const struct migrate_carry *w;
@@ -157,8 +156,8 @@ int migrate_plan(const char *dir, struct migrate_plan *p, char *why,
 		if (err == -ENOENT)
 			mm->way = MIGRATE_CREATE;
 		else if (err) {
-			snprintf(why, len, "cannot read the map pinned at %s: %s",
-				 path, strerror(-err));
+			why_set(why, "cannot read the map pinned at %s: %s",
+				path, strerror(-err));
 			return err;
 		} else {
 			mm->way = same_layout(mm->name, &mm->old, &mm->want) ?
@@ -185,12 +184,12 @@ int migrate_plan(const char *dir, struct migrate_plan *p, char *why,
 			continue;
 		layout_str(&mm->want, b, sizeof(b));
 		if (mm->way == MIGRATE_CREATE) {
-			snprintf(why, len, "the running version has no map %s (this version's: %s): %s; nothing was changed; 'xdp-steer detach', then attach again, to upgrade",
-				 mm->name, b, no ? no : "no way to make it under a running program is registered (loader/kernel/migrate_ways.c)");
+			why_set(why, "the running version has no map %s (this version's: %s): %s; nothing was changed; 'xdp-steer detach', then attach again, to upgrade",
+				mm->name, b, no ? no : "no way to make it under a running program is registered (loader/kernel/migrate_ways.c)");
 		} else {
 			layout_str(&mm->old, a, sizeof(a));
-			snprintf(why, len, "map %s's layout changed (pinned: %s; this version's: %s): %s; nothing was changed; 'xdp-steer detach', then attach again, to upgrade",
-				 mm->name, a, b, no ? no : "no way to carry it over is registered (loader/kernel/migrate_ways.c)");
+			why_set(why, "map %s's layout changed (pinned: %s; this version's: %s): %s; nothing was changed; 'xdp-steer detach', then attach again, to upgrade",
+				mm->name, a, b, no ? no : "no way to carry it over is registered (loader/kernel/migrate_ways.c)");
 		}
 		return -EPROTO;
 	}
@@ -301,7 +300,7 @@ static int stage_maps(const struct migrate_plan *p)
 	return err;
 }
 
-int migrate_stage(struct migrate_plan *p, char *why, size_t len)
+int migrate_stage(struct migrate_plan *p, struct why *why)
 {
 	char path[PATH_MAX + 64];
 	const struct migrate_carry *w;
@@ -310,14 +309,14 @@ int migrate_stage(struct migrate_plan *p, char *why, size_t len)
 	migrate_unstage(p->dir);
 	err = migrate_plan_rx_rows(p);
 	if (err) {
-		snprintf(why, len, "sizing the receiver slots' maps of %s failed: %s",
-			 p->dir, strerror(-err));
+		why_set(why, "sizing the receiver slots' maps of %s failed: %s",
+			p->dir, strerror(-err));
 		goto fail;
 	}
 	err = stage_maps(p);
 	if (err) {
-		snprintf(why, len, "creating this version's maps beside those pinned in %s failed: %s; -v shows libbpf's message",
-			 p->dir, strerror(-err));
+		why_set(why, "creating this version's maps beside those pinned in %s failed: %s; -v shows libbpf's message",
+			p->dir, strerror(-err));
 		goto fail;
 	}
 	for (i = 0; i < p->nmaps; i++) {
@@ -332,8 +331,8 @@ int migrate_stage(struct migrate_plan *p, char *why, size_t len)
 		if (fd >= 0)
 			close(fd);
 		if (err) {
-			snprintf(why, len, "seeding the new map %s failed: %s",
-				 mm->name, strerror(-err));
+			why_set(why, "seeding the new map %s failed: %s",
+				mm->name, strerror(-err));
 			goto fail;
 		}
 	}
@@ -358,7 +357,7 @@ static int mark_unnamed_queuers(const char *dir, bool staged)
 	return migrate_pool_run(path, false, &opts);
 }
 
-int migrate_before_swap(const struct migrate_plan *p, char *why, size_t len)
+int migrate_before_swap(const struct migrate_plan *p, struct why *why)
 {
 	char path[PATH_MAX + 64];
 	const struct migrate_carry *w;
@@ -380,20 +379,20 @@ int migrate_before_swap(const struct migrate_plan *p, char *why, size_t len)
 		if (nfd >= 0)
 			close(nfd);
 		if (err)
-			snprintf(why, len, "rebuilding map %s from the pinned one failed: %s",
-				 mm->name, strerror(-err));
+			why_set(why, "rebuilding map %s from the pinned one failed: %s",
+				mm->name, strerror(-err));
 	}
 	if (!err && migrate_rebuilt(p, STEER_STR(steer_stats))) {
 		err = mark_unnamed_queuers(p->dir,
 					   migrate_created(p, STEER_STR(steer_rx_pool)));
 		if (err)
-			snprintf(why, len, "marking steer_rx_pool failed: %s",
-				 strerror(-err));
+			why_set(why, "marking steer_rx_pool failed: %s",
+				strerror(-err));
 	}
 	return err;
 }
 
-int migrate_after_swap(const struct migrate_plan *p, char *why, size_t len)
+int migrate_after_swap(const struct migrate_plan *p, struct why *why)
 {
 	int err;
 
@@ -402,12 +401,12 @@ int migrate_after_swap(const struct migrate_plan *p, char *why, size_t len)
 	err = mark_unnamed_queuers(p->dir,
 				   migrate_created(p, STEER_STR(steer_rx_pool)));
 	if (err)
-		snprintf(why, len, "marking steer_rx_pool failed: %s",
-			 strerror(-err));
+		why_set(why, "marking steer_rx_pool failed: %s",
+			strerror(-err));
 	return err;
 }
 
-int migrate_finish(const char *dir, char *why, size_t len)
+int migrate_finish(const char *dir, struct why *why)
 {
 	char from[PATH_MAX + 64], to[PATH_MAX + 64];
 	bool stats = false;
@@ -422,16 +421,16 @@ int migrate_finish(const char *dir, char *why, size_t len)
 		snprintf(to, sizeof(to), "%s/%s", dir, this_version[i].name);
 		if (rename(from, to)) {
 			err = -errno;
-			snprintf(why, len, "renaming %s over %s failed: %s",
-				 from, to, strerror(-err));
+			why_set(why, "renaming %s over %s failed: %s",
+				from, to, strerror(-err));
 			return err;
 		}
 	}
 	/* Once more, for a run killed between the swap and here. */
 	err = stats ? mark_unnamed_queuers(dir, false) : 0;
 	if (err)
-		snprintf(why, len, "marking steer_rx_pool failed: %s",
-			 strerror(-err));
+		why_set(why, "marking steer_rx_pool failed: %s",
+			strerror(-err));
 	return err;
 }
 
@@ -500,7 +499,7 @@ static int uses_staged(const char *dir, __u32 prog_id)
 	return found;
 }
 
-int migrate_settle(const char *dir, __u32 prog_id, char *why, size_t len)
+int migrate_settle(const char *dir, __u32 prog_id, struct why *why)
 {
 	int used, err;
 
@@ -508,8 +507,8 @@ int migrate_settle(const char *dir, __u32 prog_id, char *why, size_t len)
 		return 0;
 	used = uses_staged(dir, prog_id);
 	if (used < 0) {
-		snprintf(why, len, "reading program %u failed: %s", prog_id,
-			 strerror(-used));
+		why_set(why, "reading program %u failed: %s", prog_id,
+			strerror(-used));
 		return used;
 	}
 	if (!used) {
@@ -518,7 +517,7 @@ int migrate_settle(const char *dir, __u32 prog_id, char *why, size_t len)
 		/* Killed before the swap: an incoming tracepoint set loaded
 		 * on the staged maps would count into maps nothing reads. */
 		if (!migrate_maps_open(dir, &m, NULL)) {
-			err = trace_handover_abort(&m, why, len);
+			err = trace_handover_abort(&m, why);
 			maps_close(&m);
 			if (err < 0)
 				return err;
@@ -526,6 +525,6 @@ int migrate_settle(const char *dir, __u32 prog_id, char *why, size_t len)
 		migrate_unstage(dir);
 		return 2;
 	}
-	err = migrate_finish(dir, why, len);
+	err = migrate_finish(dir, why);
 	return err ? err : 1;
 }

@@ -20,6 +20,7 @@
 #include <linux/types.h>
 
 #include "kernel/maps.h"
+#include "util/why.h"
 
 struct bpf_object;
 
@@ -59,26 +60,25 @@ struct migrate_plan {
  * in *p (p->changes 0: every map kept), -EPROTO when a map cannot be
  * carried over ('why' names it, both layouts and what to do), or another
  * negative errno. Changes nothing. */
-int migrate_plan(const char *dir, struct migrate_plan *p, char *why,
-		 size_t len);
+int migrate_plan(const char *dir, struct migrate_plan *p, struct why *why);
 
 /* Creates and pins (NAME_staged) the plan's created and rebuilt maps, and
  * seeds the created ones; on failure none is left pinned. Sets
  * p->rx_rows, lowering a pinned pool's limit to it (migrate.c). */
-int migrate_stage(struct migrate_plan *p, char *why, size_t len);
+int migrate_stage(struct migrate_plan *p, struct why *why);
 
 /* Just before the XDP program is swapped: fills each rebuilt map from the
  * old one, and marks the drain's evidence the old programs keep apart
  * (see migrate.c). */
-int migrate_before_swap(const struct migrate_plan *p, char *why, size_t len);
+int migrate_before_swap(const struct migrate_plan *p, struct why *why);
 
 /* Right after the swap, before anything else: marks the evidence the old
  * program kept apart once more, now that it queues no more. */
-int migrate_after_swap(const struct migrate_plan *p, char *why, size_t len);
+int migrate_after_swap(const struct migrate_plan *p, struct why *why);
 
 /* Once the XDP program on the interface uses the staged maps: renames
  * them over the old pins. Idempotent. */
-int migrate_finish(const char *dir, char *why, size_t len);
+int migrate_finish(const char *dir, struct why *why);
 
 /* Removes any staged pin in 'dir'. */
 void migrate_unstage(const char *dir);
@@ -90,7 +90,7 @@ int migrate_staged(const char *dir);
 /* Settles an upgrade killed halfway: when the XDP program 'prog_id' (0:
  * none) uses a staged map, finishes it (1); else removes the staged pins
  * (2). 0 when nothing was staged. */
-int migrate_settle(const char *dir, __u32 prog_id, char *why, size_t len);
+int migrate_settle(const char *dir, __u32 prog_id, struct why *why);
 
 /* For a program loaded on the maps pinned in 'dir': a staged map takes
  * the place of the pinned one of its name. */

@@ -113,7 +113,7 @@ static int cookie_here(__u64 *cookie)
 	return err;
 }
 
-int netns_self(struct steer_netns *ns, char *why, size_t len)
+int netns_self(struct steer_netns *ns, struct why *why)
 {
 	struct stat self, init;
 	int err;
@@ -121,19 +121,19 @@ int netns_self(struct steer_netns *ns, char *why, size_t len)
 	memset(ns, 0, sizeof(*ns));
 	err = ns_stat("/proc/self/ns/net", &self);
 	if (err) {
-		snprintf(why, len, "cannot tell which network namespace this is (/proc/self/ns/net: %s)",
-			 strerror(-err));
+		why_set(why, "cannot tell which network namespace this is (/proc/self/ns/net: %s)",
+			strerror(-err));
 		return err;
 	}
 	ns->ino = self.st_ino;
 	err = cookie_here(&ns->cookie);
 	if (err == -ENOPROTOOPT) {
-		snprintf(why, len, "this kernel does not tell a network namespace's cookie (SO_NETNS_COOKIE, Linux 5.14 and later), which xdp-steer needs to keep namespaces apart");
+		why_set(why, "this kernel does not tell a network namespace's cookie (SO_NETNS_COOKIE, Linux 5.14 and later), which xdp-steer needs to keep namespaces apart");
 		return -EOPNOTSUPP;
 	}
 	if (err) {
-		snprintf(why, len, "cannot read this network namespace's cookie (SO_NETNS_COOKIE): %s",
-			 strerror(-err));
+		why_set(why, "cannot read this network namespace's cookie (SO_NETNS_COOKIE): %s",
+			strerror(-err));
 		return err;
 	}
 	/* Two living namespaces never share an inode: comparing inodes is

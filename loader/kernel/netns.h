@@ -33,6 +33,8 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "util/why.h"
+
 /* Longest interface name (IFNAMSIZ - 1). */
 #define IF_NAMESIZE_MAX	15
 
@@ -52,7 +54,7 @@ struct steer_netns {
  * (kthreadd) or, where that cannot be read, PID 1, or on kernels that fix
  * its inode (6.x), that inode. -EOPNOTSUPP (said in 'why') on a kernel
  * without SO_NETNS_COOKIE. */
-int netns_self(struct steer_netns *ns, char *why, size_t len);
+int netns_self(struct steer_netns *ns, struct why *why);
 
 /* The cookie of the namespace open as 'nsfd' (an nsfs file), read by a
  * child that enters it: this process never leaves its own. */

@@ -18,28 +18,28 @@
 #include "xdp_steer/slot.h"
 #include "kernel/pins.h"
 
-int pins_ifname_check(const char *ifname, char *why, size_t len)
+int pins_ifname_check(const char *ifname, struct why *why)
 {
 	size_t n = ifname ? strnlen(ifname, IF_NAMESIZE_MAX + 1) : 0;
 	const char *p;
 
 	if (!n) {
-		snprintf(why, len, "an empty interface name");
+		why_set(why, "an empty interface name");
 		return -EINVAL;
 	}
 	if (n > IF_NAMESIZE_MAX) {
-		snprintf(why, len, "'%.20s...' is longer than an interface name can be (%d bytes)",
-			 ifname, IF_NAMESIZE_MAX);
+		why_set(why, "'%.20s...' is longer than an interface name can be (%d bytes)",
+			ifname, IF_NAMESIZE_MAX);
 		return -EINVAL;
 	}
 	if (!strcmp(ifname, ".") || !strcmp(ifname, "..")) {
-		snprintf(why, len, "'%s' is not an interface name", ifname);
+		why_set(why, "'%s' is not an interface name", ifname);
 		return -EINVAL;
 	}
 	for (p = ifname; *p; p++) {
 		if (*p == '/' || *p == ':' || isspace((unsigned char)*p)) {
-			snprintf(why, len, "'%s' is not an interface name (it has a '%c')",
-				 ifname, isspace((unsigned char)*p) ? ' ' : *p);
+			why_set(why, "'%s' is not an interface name (it has a '%c')",
+				ifname, isspace((unsigned char)*p) ? ' ' : *p);
 			return -EINVAL;
 		}
 	}
@@ -85,7 +85,7 @@ int pins_dir(const struct steer_netns *ns, const char *ifname, char *buf,
  * is root's and writable by root alone; makes it (0700) first if absent
  * and 'create'. Returns the fd or a negative errno, with 'why' said. */
 static int open_safe_dir(int dirfd, const char *name, const char *shown,
-			 bool create, char *why, size_t len)
+			 bool create, struct why *why)
 {
 	struct stat st;
 	int fd, err;
@@ -94,9 +94,9 @@ static int open_safe_dir(int dirfd, const char *name, const char *shown,
 	if (fd < 0 && errno == ENOENT && create) {
 		if (mkdirat(dirfd, name, 0700) && errno != EEXIST) {
 			err = -errno;
-			snprintf(why, len, "cannot create %s: %s%s", shown,
-				 strerror(-err), err == -EACCES || err == -EPERM ?
-				 " (xdp-steer needs root)" : "");
+			why_set(why, "cannot create %s: %s%s", shown,
+				strerror(-err), err == -EACCES || err == -EPERM ?
+				" (xdp-steer needs root)" : "");
 			return err;
 		}
 		fd = openat(dirfd, name,
@@ -111,35 +111,35 @@ static int open_safe_dir(int dirfd, const char *name, const char *shown,
 		    S_ISLNK(st.st_mode))
 			err = -ELOOP;
 		if (err == -ELOOP)
-			snprintf(why, len, "%s is a symbolic link, not the directory xdp-steer made: someone planted it; remove it ('rm %s') and retry",
-				 shown, shown);
+			why_set(why, "%s is a symbolic link, not the directory xdp-steer made: someone planted it; remove it ('rm %s') and retry",
+				shown, shown);
 		else if (err == -ENOTDIR)
-			snprintf(why, len, "%s is not a directory; remove it and retry",
-				 shown);
+			why_set(why, "%s is not a directory; remove it and retry",
+				shown);
 		else if (err == -ENOENT)
-			snprintf(why, len, "%s does not exist", shown);
+			why_set(why, "%s does not exist", shown);
 		else
-			snprintf(why, len, "cannot open %s: %s%s", shown,
-				 strerror(-err), err == -EACCES ?
-				 " (xdp-steer needs root)" : "");
+			why_set(why, "cannot open %s: %s%s", shown,
+				strerror(-err), err == -EACCES ?
+				" (xdp-steer needs root)" : "");
 		return err;
 	}
 	if (fstat(fd, &st)) {
 		err = -errno;
 		close(fd);
-		snprintf(why, len, "cannot stat %s: %s", shown, strerror(-err));
+		why_set(why, "cannot stat %s: %s", shown, strerror(-err));
 		return err;
 	}
 	if (st.st_uid != 0) {
 		close(fd);
-		snprintf(why, len, "%s belongs to uid %u, not root: someone else made it, and could plant links in it; check and remove it ('rm -r %s'), then retry",
-			 shown, (unsigned)st.st_uid, shown);
+		why_set(why, "%s belongs to uid %u, not root: someone else made it, and could plant links in it; check and remove it ('rm -r %s'), then retry",
+			shown, (unsigned)st.st_uid, shown);
 		return -EPERM;
 	}
 	if (st.st_mode & 022) {
 		close(fd);
-		snprintf(why, len, "%s can be written by others (mode %03o): 'chmod 700 %s', then retry",
-			 shown, (unsigned)(st.st_mode & 0777), shown);
+		why_set(why, "%s can be written by others (mode %03o): 'chmod 700 %s', then retry",
+			shown, (unsigned)(st.st_mode & 0777), shown);
 		return -EPERM;
 	}
 	return fd;
@@ -147,26 +147,26 @@ static int open_safe_dir(int dirfd, const char *name, const char *shown,
 
 /* bpffs mounted at PINS_BPFFS (bpffs_reach()), root's, and sticky if
  * others may write it; returns an fd of it. */
-static int open_bpffs(char *why, size_t len)
+static int open_bpffs(struct why *why)
 {
 	struct stat st;
 	int fd, err;
 
-	err = bpffs_reach(why, len);
+	err = bpffs_reach(why);
 	if (err)
 		return err;
 	fd = open(PINS_BPFFS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		snprintf(why, len, "cannot open %s: %s", PINS_BPFFS,
-			 strerror(-err));
+		why_set(why, "cannot open %s: %s", PINS_BPFFS,
+			strerror(-err));
 		return err;
 	}
 	if (fstat(fd, &st) || st.st_uid != 0 ||
 	    ((st.st_mode & 002) && !(st.st_mode & S_ISVTX))) {
 		close(fd);
-		snprintf(why, len, "%s is not root's, or others may rename entries in it (not sticky): remount it ('mount -t bpf -o mode=0700 bpf %s')",
-			 PINS_BPFFS, PINS_BPFFS);
+		why_set(why, "%s is not root's, or others may rename entries in it (not sticky): remount it ('mount -t bpf -o mode=0700 bpf %s')",
+			PINS_BPFFS, PINS_BPFFS);
 		return -EPERM;
 	}
 	return fd;
@@ -199,38 +199,38 @@ static int chain_parent(const struct chain *c)
 }
 
 static int chain_open(const struct steer_netns *ns, const char *ifname,
-		      bool create, struct chain *c, char *why, size_t len)
+		      bool create, struct chain *c, struct why *why)
 {
 	char shown[PATH_MAX];
 	int fd;
 
 	c->bpffs = c->root = c->ns = c->dir = -1;
-	fd = pins_ifname_check(ifname, why, len);
+	fd = pins_ifname_check(ifname, why);
 	if (fd)
 		return fd;
 	encode_ifname(ifname, c->enc);
 	if (netns_dir_name(ns, c->nsname, sizeof(c->nsname))) {
-		snprintf(why, len, "%s: pin path too long", ifname);
+		why_set(why, "%s: pin path too long", ifname);
 		return -ENAMETOOLONG;
 	}
-	fd = open_bpffs(why, len);
+	fd = open_bpffs(why);
 	if (fd < 0)
 		goto fail;
 	c->bpffs = fd;
 	fd = open_safe_dir(c->bpffs, STEER_PIN_ROOT + sizeof(PINS_BPFFS),
-			   STEER_PIN_ROOT, create, why, len);
+			   STEER_PIN_ROOT, create, why);
 	if (fd < 0)
 		goto fail;
 	c->root = fd;
 	if (!ns->initial) {
 		snprintf(shown, sizeof(shown), "%s/%s", STEER_PIN_ROOT, c->nsname);
-		fd = open_safe_dir(c->root, c->nsname, shown, create, why, len);
+		fd = open_safe_dir(c->root, c->nsname, shown, create, why);
 		if (fd < 0)
 			goto fail;
 		c->ns = fd;
 	}
 	pins_dir(ns, ifname, shown, sizeof(shown));
-	fd = open_safe_dir(chain_parent(c), c->enc, shown, create, why, len);
+	fd = open_safe_dir(chain_parent(c), c->enc, shown, create, why);
 	if (fd < 0)
 		goto fail;
 	c->dir = fd;
@@ -241,19 +241,19 @@ fail:
 }
 
 int pins_prepare(const struct steer_netns *ns, const char *ifname,
-		 bool create, char *why, size_t len)
+		 bool create, struct why *why)
 {
 	struct chain c;
 	int err;
 
-	err = chain_open(ns, ifname, create, &c, why, len);
+	err = chain_open(ns, ifname, create, &c, why);
 	if (!err)
 		chain_close(&c);
 	return err;
 }
 
-int pins_remove(const struct steer_netns *ns, const char *ifname, char *why,
-		size_t len)
+int pins_remove(const struct steer_netns *ns, const char *ifname,
+		struct why *why)
 {
 	struct dirent *de;
 	struct chain c;
@@ -261,7 +261,7 @@ int pins_remove(const struct steer_netns *ns, const char *ifname, char *why,
 	int err, fd;
 	DIR *d;
 
-	err = chain_open(ns, ifname, false, &c, why, len);
+	err = chain_open(ns, ifname, false, &c, why);
 	if (err == -ENOENT)
 		return 0;
 	if (err)
@@ -273,7 +273,7 @@ int pins_remove(const struct steer_netns *ns, const char *ifname, char *why,
 		err = -errno;
 		if (fd >= 0)
 			close(fd);
-		snprintf(why, len, "cannot list %s: %s", shown, strerror(-err));
+		why_set(why, "cannot list %s: %s", shown, strerror(-err));
 		goto out;
 	}
 	while ((de = readdir(d))) {
@@ -283,8 +283,8 @@ int pins_remove(const struct steer_netns *ns, const char *ifname, char *why,
 		 * the directory is root's) would go, not its target. */
 		if (unlinkat(c.dir, de->d_name, 0) && errno != ENOENT && !err) {
 			err = -errno;
-			snprintf(why, len, "cannot remove %s/%s: %s", shown,
-				 de->d_name, strerror(-err));
+			why_set(why, "cannot remove %s/%s: %s", shown,
+				de->d_name, strerror(-err));
 		}
 	}
 	closedir(d);
@@ -292,15 +292,15 @@ int pins_remove(const struct steer_netns *ns, const char *ifname, char *why,
 		goto out;
 	if (unlinkat(chain_parent(&c), c.enc, AT_REMOVEDIR) && errno != ENOENT) {
 		err = -errno;
-		snprintf(why, len, "cannot remove %s: %s", shown, strerror(-err));
+		why_set(why, "cannot remove %s: %s", shown, strerror(-err));
 		goto out;
 	}
 	/* The namespace's directory goes with its last interface. */
 	if (c.ns >= 0 && unlinkat(c.root, c.nsname, AT_REMOVEDIR) &&
 	    errno != ENOTEMPTY && errno != ENOENT) {
 		err = -errno;
-		snprintf(why, len, "cannot remove %s/%s: %s", STEER_PIN_ROOT,
-			 c.nsname, strerror(-err));
+		why_set(why, "cannot remove %s/%s: %s", STEER_PIN_ROOT,
+			c.nsname, strerror(-err));
 	}
 out:
 	chain_close(&c);
@@ -424,8 +424,8 @@ int pins_list_netns(const struct steer_netns *self,
 	return err;
 }
 
-int pins_adopt(const struct steer_netns *self, const char *ifname, char *why,
-	       size_t len)
+int pins_adopt(const struct steer_netns *self, const char *ifname,
+	       struct why *why)
 {
 	struct steer_netns old = { .ino = self->ino };
 	char from[PATH_MAX], to[PATH_MAX], name[NETNS_NAME_MAX],
@@ -435,14 +435,14 @@ int pins_adopt(const struct steer_netns *self, const char *ifname, char *why,
 
 	if (self->initial || !self->cookie)
 		return -EINVAL;
-	err = chain_open(&old, ifname, false, &c, why, len);
+	err = chain_open(&old, ifname, false, &c, why);
 	if (err)
 		return err;
 	pins_dir(&old, ifname, from, sizeof(from));
 	pins_dir(self, ifname, to, sizeof(to));
 	netns_dir_name(self, name, sizeof(name));
 	snprintf(shown, sizeof(shown), "%s/%s", STEER_PIN_ROOT, name);
-	fd = open_safe_dir(c.root, name, shown, true, why, len);
+	fd = open_safe_dir(c.root, name, shown, true, why);
 	if (fd < 0) {
 		err = fd;
 		goto out;
@@ -452,19 +452,19 @@ int pins_adopt(const struct steer_netns *self, const char *ifname, char *why,
 	if (renameat2(c.ns, c.enc, fd, c.enc, RENAME_NOREPLACE)) {
 		err = -errno;
 		if (err == -EEXIST || err == -ENOTEMPTY)
-			snprintf(why, len, "cannot move %s to %s: it exists already; 'xdp-steer detach --stale' removes the old pins once no program uses them",
-				 from, to);
+			why_set(why, "cannot move %s to %s: it exists already; 'xdp-steer detach --stale' removes the old pins once no program uses them",
+				from, to);
 		else
-			snprintf(why, len, "cannot move %s to %s: %s", from, to,
-				 strerror(-err));
+			why_set(why, "cannot move %s to %s: %s", from, to,
+				strerror(-err));
 	}
 	close(fd);
 	/* The inode's directory goes with its last interface. */
 	if (!err && unlinkat(c.root, c.nsname, AT_REMOVEDIR) &&
 	    errno != ENOTEMPTY && errno != ENOENT) {
 		err = -errno;
-		snprintf(why, len, "cannot remove %s/%s: %s", STEER_PIN_ROOT,
-			 c.nsname, strerror(-err));
+		why_set(why, "cannot remove %s/%s: %s", STEER_PIN_ROOT,
+			c.nsname, strerror(-err));
 	}
 out:
 	chain_close(&c);

@@ -30,6 +30,7 @@
 #include <linux/types.h>
 
 #include "kernel/netns.h"
+#include "util/why.h"
 
 #define PINS_BPFFS	"/sys/fs/bpf"
 
@@ -38,12 +39,12 @@
  * exec`, the bpffs of the namespace the command came from, bound in its
  * own. Else -errno, with what to do in 'why'. Called before any pin path
  * is used, libxdp's included. */
-int bpffs_reach(char *why, size_t len);
+int bpffs_reach(struct why *why);
 
 /* 0 when 'ifname' can name an interface (1-15 bytes; no '/', ':' or
  * white space; not "." or ".."), else -EINVAL with the reason. Checked
  * before an interface name becomes part of a path. */
-int pins_ifname_check(const char *ifname, char *why, size_t len);
+int pins_ifname_check(const char *ifname, struct why *why);
 
 /* The pin directory of 'ifname' in 'ns' (not checked, not created); for
  * cookie 0, the inode layout's. */
@@ -55,13 +56,13 @@ int pins_dir(const struct steer_netns *ns, const char *ifname, char *buf,
  * directories; creates the missing ones (0700) when 'create', else says
  * -ENOENT. */
 int pins_prepare(const struct steer_netns *ns, const char *ifname,
-		 bool create, char *why, size_t len);
+		 bool create, struct why *why);
 
 /* Removes every pin of 'ifname' in 'ns' and its directory (and the
  * namespace's directory once empty), through the checked directories,
  * never following a link. 0 when there was nothing to remove. */
-int pins_remove(const struct steer_netns *ns, const char *ifname, char *why,
-		size_t len);
+int pins_remove(const struct steer_netns *ns, const char *ifname,
+		struct why *why);
 
 /* The id of a loaded BPF program that uses the maps pinned in 'dir' (it
  * holds their steer_ctl), in *prog_id, or 0 when none does. Such maps are
@@ -87,7 +88,7 @@ int pins_list_netns(const struct steer_netns *self,
  * proved them self's (the program on the interface uses them): the inode
  * alone does not. -ENOENT when there are none, -EEXIST when self has pins
  * of that name already (both stay). */
-int pins_adopt(const struct steer_netns *self, const char *ifname, char *why,
-	       size_t len);
+int pins_adopt(const struct steer_netns *self, const char *ifname,
+	       struct why *why);
 
 #endif /* XDP_STEER_PINS_H */

@@ -519,8 +519,7 @@ static int mode_flags(enum xdp_attach_mode mode)
 /* prog_replace() of a program alone on its interface. */
 static int replace_alone(const char *pin_dir, int ifindex,
 			 const struct attached *at, __u32 *new_id,
-			 const struct prog_swap_hook *hook, char *why,
-			 size_t len)
+			 const struct prog_swap_hook *hook, struct why *why)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
 	struct bpf_prog_info info = {};
@@ -531,8 +530,8 @@ static int replace_alone(const char *pin_dir, int ifindex,
 	old_fd = bpf_prog_get_fd_by_id(at->prog_id);
 	if (old_fd < 0) {
 		err = -errno;
-		snprintf(why, len, "cannot open the running program %u: %s",
-			 at->prog_id, strerror(-err));
+		why_set(why, "cannot open the running program %u: %s",
+			at->prog_id, strerror(-err));
 		return err;
 	}
 	/* libbpf reuses every pinned map, and refuses to load when one's
@@ -541,20 +540,20 @@ static int replace_alone(const char *pin_dir, int ifindex,
 	skel = open_skel(pin_dir);
 	if (!skel) {
 		err = -errno;
-		snprintf(why, len, "opening this version's program failed: %s",
-			 strerror(-err));
+		why_set(why, "opening this version's program failed: %s",
+			strerror(-err));
 		goto out_fd;
 	}
 	bpf_program__set_autoload(skel->progs.STEER_PROG_WORKER, false);
 	bpf_program__set_autoload(skel->progs.STEER_PROG_WORKER_B, false);
 	err = xdp_steer_bpf__load(skel);
 	if (err) {
-		snprintf(why, len, "this version's program does not load on the maps pinned in %s (%s): a map's layout changed between the versions; -v names it; 'xdp-steer detach' and attach again to upgrade",
-			 pin_dir, strerror(-err));
+		why_set(why, "this version's program does not load on the maps pinned in %s (%s): a map's layout changed between the versions; -v names it; 'xdp-steer detach' and attach again to upgrade",
+			pin_dir, strerror(-err));
 		goto out_skel;
 	}
 	if (hook) {
-		err = hook->fn(hook->arg, why, len);
+		err = hook->fn(hook->arg, why);
 		if (err)
 			goto out_skel;
 	}
@@ -565,9 +564,9 @@ static int replace_alone(const char *pin_dir, int ifindex,
 	err = bpf_xdp_attach(ifindex, bpf_program__fd(skel->progs.STEER_PROG_MAIN),
 			     mode_flags(at->mode) | XDP_FLAGS_REPLACE, &opts);
 	if (err) {
-		snprintf(why, len, "the kernel refused to swap program %u for this version's: %s%s",
-			 at->prog_id, strerror(-err), err == -EEXIST ?
-			 " (another program took its place meanwhile)" : "");
+		why_set(why, "the kernel refused to swap program %u for this version's: %s%s",
+			at->prog_id, strerror(-err), err == -EEXIST ?
+			" (another program took its place meanwhile)" : "");
 		goto out_skel;
 	}
 	if (!bpf_obj_get_info_by_fd(bpf_program__fd(skel->progs.STEER_PROG_MAIN),
@@ -695,7 +694,7 @@ static int leave_dispatcher(int ifindex, __u32 id, bool but)
 static int replace_in_dispatcher(const char *pin_dir, int ifindex,
 				 const struct attached *at, __u32 *new_id,
 				 const struct prog_swap_hook *hook,
-				 char *why, size_t len)
+				 struct why *why)
 {
 	struct dispatcher_place pl = { 0 };
 	struct leak_guard g;
@@ -704,20 +703,20 @@ static int replace_in_dispatcher(const char *pin_dir, int ifindex,
 	leak_guard_begin(&g);
 	err = read_place(ifindex, at->prog_id, &pl);
 	if (err) {
-		snprintf(why, len, "cannot find the running program %u in libxdp's dispatcher: %s",
-			 at->prog_id, strerror(-err));
+		why_set(why, "cannot find the running program %u in libxdp's dispatcher: %s",
+			at->prog_id, strerror(-err));
 		goto out;
 	}
 	/* libxdp loads and swaps in one call: the hook runs before. */
 	if (hook) {
-		err = hook->fn(hook->arg, why, len);
+		err = hook->fn(hook->arg, why);
 		if (err)
 			goto out;
 	}
 	err = join_dispatcher(pin_dir, ifindex, at->mode, &pl, new_id);
 	if (err) {
-		snprintf(why, len, "libxdp could not add this version's program to the dispatcher beside program %u (%s): a map's layout changed between the versions, the dispatcher is full, or the kernel refused it; -v says which",
-			 at->prog_id, strerror(-err));
+		why_set(why, "libxdp could not add this version's program to the dispatcher beside program %u (%s): a map's layout changed between the versions, the dispatcher is full, or the kernel refused it; -v says which",
+			at->prog_id, strerror(-err));
 		*new_id = 0;
 		goto out;
 	}
@@ -726,10 +725,10 @@ static int replace_in_dispatcher(const char *pin_dir, int ifindex,
 		err = leave_dispatcher(ifindex, *new_id, true);
 	if (err) {
 		undo = leave_dispatcher(ifindex, *new_id, false);
-		snprintf(why, len, "libxdp could not take program %u out of the dispatcher after this version's (program %u) joined it: %s; %s",
-			 at->prog_id, *new_id, strerror(-err), undo ?
-			 "both run, each frame passed by the first seen by the second: 'xdp-steer attach' again finishes the upgrade" :
-			 "this version's was taken out again");
+		why_set(why, "libxdp could not take program %u out of the dispatcher after this version's (program %u) joined it: %s; %s",
+			at->prog_id, *new_id, strerror(-err), undo ?
+			"both run, each frame passed by the first seen by the second: 'xdp-steer attach' again finishes the upgrade" :
+			"this version's was taken out again");
 		*new_id = undo ? *new_id : 0;
 	}
 out:
@@ -739,14 +738,13 @@ out:
 }
 
 int prog_replace(const char *pin_dir, int ifindex, const struct attached *at,
-		 __u32 *new_id, const struct prog_swap_hook *hook, char *why,
-		 size_t len)
+		 __u32 *new_id, const struct prog_swap_hook *hook,
+		 struct why *why)
 {
 	*new_id = 0;
 	return at->dispatcher ?
-	       replace_in_dispatcher(pin_dir, ifindex, at, new_id, hook, why,
-				     len) :
-	       replace_alone(pin_dir, ifindex, at, new_id, hook, why, len);
+	       replace_in_dispatcher(pin_dir, ifindex, at, new_id, hook, why) :
+	       replace_alone(pin_dir, ifindex, at, new_id, hook, why);
 }
 
 int prog_worker_load(const char *pin_dir, struct xdp_steer_bpf **skelp)

@@ -13,6 +13,7 @@
 
 #include "xdp_steer/sizes.h"
 #include "model/attached.h"
+#include "util/why.h"
 
 struct xdp_steer_bpf;
 
@@ -42,12 +43,12 @@ int prog_find(const char *pin_dir, int ifindex, struct attached *out);
 struct prog_swap_hook {
 	/* Runs once the new program is ready, right before the swap; its
 	 * error (with 'why') stops the upgrade, nothing swapped. */
-	int (*fn)(void *arg, char *why, size_t len);
+	int (*fn)(void *arg, struct why *why);
 	void *arg;
 };
 int prog_replace(const char *pin_dir, int ifindex, const struct attached *at,
-		 __u32 *new_id, const struct prog_swap_hook *hook, char *why,
-		 size_t len);
+		 __u32 *new_id, const struct prog_swap_hook *hook,
+		 struct why *why);
 
 /* Entries of the interface's cpumaps: those of the one pinned in 'pin_dir'
  * (NULL: none looked for), else the span (prog_span()); or a negative

@@ -78,7 +78,7 @@ static __u64 drain_wait_ns(const struct steer_slot *s)
  * on. On failure the window is shut again, 'why' says why, and the
  * caller changes nothing. */
 static int warm_up(const struct steer_maps *m, __u32 gro_units, __u32 *gen,
-		   char *why, size_t why_len)
+		   struct why *why)
 {
 	int err;
 
@@ -88,12 +88,11 @@ static int warm_up(const struct steer_maps *m, __u32 gro_units, __u32 *gen,
 	if (!err)
 		err = slots_wait_readers();
 	if (!err)
-		err = window_wait_ready(m, gro_units, why, why_len);
+		err = window_wait_ready(m, gro_units, why);
 	if (err) {
 		window_close(m, 0);
-		if (!why[0])
-			snprintf(why, why_len, "warming up the drain failed: %s",
-				 strerror(-err));
+		why_first(why, "warming up the drain failed: %s",
+			  strerror(-err));
 	}
 	return err;
 }
@@ -111,7 +110,7 @@ static int warm_up(const struct steer_maps *m, __u32 gro_units, __u32 *gen,
  * 0 when done or not needed; a warm-up that timed out changes nothing.
  */
 static int refresh(const struct steer_maps *m, const struct steer_ctl *ctl,
-		   char *why, size_t why_len)
+		   struct why *why)
 {
 	struct steer_slot s;
 	__u32 gen;
@@ -121,7 +120,7 @@ static int refresh(const struct steer_maps *m, const struct steer_ctl *ctl,
 		return -errno;
 	if (!s.table_size || !(s.flags & STEER_F_DRAIN))
 		return 0;
-	err = warm_up(m, s.gro_units, &gen, why, why_len);
+	err = warm_up(m, s.gro_units, &gen, why);
 	if (err)
 		return err;
 	s.drain_gen = gen;
@@ -160,8 +159,7 @@ static int only_settled(const unsigned char *need, const unsigned char *in_use,
  * it. Idempotent: any apply runs it again.
  */
 static int retire(const struct steer_maps *m, const struct steer_ctl *ctl,
-		  bool wait, struct slots_result *res, char *why,
-		  size_t why_len)
+		  bool wait, struct slots_result *res, struct why *why)
 {
 	unsigned char need[STEER_CPU_TARGETS], in_use[STEER_CPU_TARGETS];
 	unsigned char undecided[STEER_CPU_TARGETS];
@@ -175,8 +173,8 @@ static int retire(const struct steer_maps *m, const struct steer_ctl *ctl,
 		return -errno;
 	err = cpumap_slot_needs(m, ctl->active, &active, need);
 	if (err) {
-		snprintf(why, why_len, "reading the CPUs the policy in force needs failed: %s",
-			 strerror(-err));
+		why_set(why, "reading the CPUs the policy in force needs failed: %s",
+			strerror(-err));
 		return err;
 	}
 	for (;;) {
@@ -184,7 +182,7 @@ static int retire(const struct steer_maps *m, const struct steer_ctl *ctl,
 				    NULL);
 		if (!err)
 			err = cpumap_retire(m, need, in_use, &removed, &kept,
-					    why, why_len);
+					    why);
 		if (err)
 			return err;
 		res->cpus_removed += removed;
@@ -195,9 +193,9 @@ static int retire(const struct steer_maps *m, const struct steer_ctl *ctl,
 			if (refreshed || !only_settled(need, in_use, undecided))
 				break;
 			refreshed = 1;
-			if (refresh(m, ctl, why, why_len))
+			if (refresh(m, ctl, why))
 				break;
-			why[0] = 0;
+			why_clear(why);
 			if (bpf_map_lookup_elem(m->steer_slots, &ctl->active,
 						&active))
 				return -errno;
@@ -219,7 +217,7 @@ static int retire(const struct steer_maps *m, const struct steer_ctl *ctl,
  * this apply is about to overwrite, so wait now; refuse if that fails.
  */
 static int finish_pending(const struct steer_maps *m, struct steer_ctl *ctl,
-			  struct slots_result *res, char *why, size_t why_len)
+			  struct slots_result *res, struct why *why)
 {
 	int err;
 
@@ -229,11 +227,11 @@ static int finish_pending(const struct steer_maps *m, struct steer_ctl *ctl,
 	if (!err)
 		err = slots_wait_readers();
 	if (err) {
-		snprintf(why, why_len, "an earlier apply left its old slot possibly in use, and waiting for its readers failed (%s); nothing was changed, retry",
-			 strerror(-err));
+		why_set(why, "an earlier apply left its old slot possibly in use, and waiting for its readers failed (%s); nothing was changed, retry",
+			strerror(-err));
 		return err;
 	}
-	err = retire(m, ctl, true, res, why, why_len);
+	err = retire(m, ctl, true, res, why);
 	if (err)
 		return err;
 	ctl->retire_pending = 0;
@@ -441,8 +439,8 @@ static int count_added(const unsigned char *added)
  * holds. */
 static int set_sched(const struct steer_maps *m, const struct steer_build *b,
 		     const unsigned char *need, const unsigned char *added,
-		     const struct kthread_info *old, int *changed, char *why,
-		     size_t why_len)
+		     const struct kthread_info *old, int *changed,
+		     struct why *why)
 {
 	unsigned char inherit[STEER_CPU_TARGETS] = { 0 };
 	struct kthread_info want[STEER_CPU_TARGETS];
@@ -452,7 +450,7 @@ static int set_sched(const struct steer_maps *m, const struct steer_build *b,
 	if (b->sched_set)
 		return kthreads_sched(m, need, b->sched_policy,
 				      b->sched_priority, b->sched_nice, changed,
-				      why, why_len);
+				      why);
 	if (!old)
 		return 0;
 	for (target = 0; target < STEER_CPU_TARGETS; target++) {
@@ -466,7 +464,7 @@ static int set_sched(const struct steer_maps *m, const struct steer_build *b,
 		inherit[target] = 1;
 		n++;
 	}
-	return n ? kthreads_sched_each(m, inherit, want, why, why_len) : 0;
+	return n ? kthreads_sched_each(m, inherit, want, why) : 0;
 }
 
 /*
@@ -477,7 +475,7 @@ static int set_sched(const struct steer_maps *m, const struct steer_build *b,
  */
 static int find_misplaced(const struct steer_maps *m, __u32 bank,
 			  const unsigned char *cpus, struct kthread_info *kt,
-			  struct cpu_set *out, char *why, size_t why_len)
+			  struct cpu_set *out, struct why *why)
 {
 	struct cpu_set online;
 	__u32 cpu;
@@ -488,8 +486,8 @@ static int find_misplaced(const struct steer_maps *m, __u32 bank,
 	if (!err)
 		err = cpuset_read_online(&online, NULL);
 	if (err) {
-		snprintf(why, why_len, "reading the cpumap kthreads' allowed CPUs failed: %s",
-			 strerror(-err));
+		why_set(why, "reading the cpumap kthreads' allowed CPUs failed: %s",
+			strerror(-err));
 		return err;
 	}
 	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
@@ -506,7 +504,7 @@ static int find_misplaced(const struct steer_maps *m, __u32 bank,
 static int renew_targets(const struct steer_maps *m,
 			 const struct steer_slot *active, __u32 bank,
 			 const struct cpu_set *misplaced, unsigned char *renew,
-			 char *why, size_t why_len)
+			 struct why *why)
 {
 	unsigned char in_use[STEER_CPU_TARGETS];
 	__u32 cpu, target;
@@ -517,8 +515,8 @@ static int renew_targets(const struct steer_maps *m,
 		return 0;
 	err = cpumap_in_use(m, active, in_use, NULL, NULL, NULL, NULL);
 	if (err) {
-		snprintf(why, why_len, "reading which cpumap entries buckets use failed: %s",
-			 strerror(-err));
+		why_set(why, "reading which cpumap entries buckets use failed: %s",
+			strerror(-err));
 		return err;
 	}
 	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++) {
@@ -526,8 +524,8 @@ static int renew_targets(const struct steer_maps *m,
 			continue;
 		target = bank * STEER_CPU_IDS + cpu;
 		if (active->table_size && in_use[target]) {
-			snprintf(why, why_len, "CPU %u's cpumap kthread (bank %u) may run on other CPUs and buckets still drain from it; retry once they are done",
-				 cpu, bank);
+			why_set(why, "CPU %u's cpumap kthread (bank %u) may run on other CPUs and buckets still drain from it; retry once they are done",
+				cpu, bank);
 			return -EBUSY;
 		}
 		renew[target] = 1;
@@ -547,7 +545,7 @@ static int prepare(const struct steer_maps *m, const struct steer_ctl *ctl,
 		   const struct steer_slot *active, struct steer_build *b,
 		   __u32 *table, unsigned char *cpus, struct kthread_info *kt,
 		   int *moved, bool *same_policy, struct cpu_set *renewed,
-		   char *why, size_t why_len)
+		   struct why *why)
 {
 	int err;
 
@@ -559,8 +557,7 @@ static int prepare(const struct steer_maps *m, const struct steer_ctl *ctl,
 	b->slot.nrule_cpus = b->nrule_cpus;
 	b->slot.digest = build_digest(b, table);
 	*same_policy = active->table_size && active->digest == b->slot.digest;
-	err = find_misplaced(m, b->slot.bank, cpus, kt, renewed, why,
-			     why_len);
+	err = find_misplaced(m, b->slot.bank, cpus, kt, renewed, why);
 	if (err)
 		return err;
 	/* Misplaced kthreads in the bank in force: the slot moves to new
@@ -575,8 +572,7 @@ static int prepare(const struct steer_maps *m, const struct steer_ctl *ctl,
 }
 
 int slots_plan(const struct steer_maps *m, struct steer_build *b,
-	       __u32 *table, struct slots_plan *out, char *why,
-	       size_t why_len)
+	       __u32 *table, struct slots_plan *out, struct why *why)
 {
 	unsigned char cpus[STEER_CPU_IDS];
 	struct cpu_set stale;
@@ -584,7 +580,7 @@ int slots_plan(const struct steer_maps *m, struct steer_build *b,
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	why[0] = 0;
+	why_clear(why);
 	err = slots_read_ctl(m, &out->ctl);
 	if (!err && bpf_map_lookup_elem(m->steer_slots, &out->ctl.active,
 					&out->active))
@@ -595,14 +591,14 @@ int slots_plan(const struct steer_maps *m, struct steer_build *b,
 	out->key_drawn = build_keep_key(b, &out->active);
 	err = prepare(m, &out->ctl, &out->active, b, table, cpus, out->kt,
 		      &out->moved_buckets, &out->same_policy, &out->renewed,
-		      why, why_len);
+		      why);
 	if (err)
 		return err;
 	/* The new bank's own entries, when the slot moves to it, as the
 	 * apply reads them (kthreads made anew there too). */
 	if (!out->active.table_size || b->slot.bank != out->active.bank) {
 		err = find_misplaced(m, b->slot.bank, cpus, out->kt, &stale,
-				     why, why_len);
+				     why);
 		if (err)
 			return err;
 		for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
@@ -619,8 +615,7 @@ struct apply {
 	struct steer_build *b;
 	const int *worker_fds;
 	struct slots_result *res;
-	char *why;
-	size_t why_len;
+	struct why *why;
 	struct steer_ctl ctl;		/* the flip word, as read first */
 	struct steer_slot active;	/* the slot in force before */
 	__u32 inactive;			/* the slot this apply writes */
@@ -648,8 +643,8 @@ static int apply_begin(struct apply *a)
 	if (!err) {
 		err = rx_pool_init(a->m);
 		if (err == -EINVAL)
-			snprintf(a->why, a->why_len, "XDP_STEER_RX_SLOTS (a test knob) must be a number of receiver slots from 1 to %d; unset it",
-				 STEER_RX_SLOTS);
+			why_set(a->why, "XDP_STEER_RX_SLOTS (a test knob) must be a number of receiver slots from 1 to %d; unset it",
+				STEER_RX_SLOTS);
 	}
 	if (err)
 		return err;
@@ -658,8 +653,8 @@ static int apply_begin(struct apply *a)
 	err = window_init(a->m);
 	if (!err)
 		err = a->ctl.retire_pending ?
-		      finish_pending(a->m, &a->ctl, a->res, a->why, a->why_len) :
-		      retire(a->m, &a->ctl, false, a->res, a->why, a->why_len);
+		      finish_pending(a->m, &a->ctl, a->res, a->why) :
+		      retire(a->m, &a->ctl, false, a->res, a->why);
 	return err;
 }
 
@@ -677,10 +672,9 @@ static int apply_prepare(struct apply *a)
 	if (!err)
 		err = prepare(a->m, &a->ctl, &a->active, b, a->table, a->cpus,
 			      a->kt, &a->res->moved_buckets,
-			      &a->res->same_policy, &a->res->renewed, a->why,
-			      a->why_len);
+			      &a->res->same_policy, &a->res->renewed, a->why);
 	if (!err && a->active.table_size && b->slot.bank != a->active.bank)
-		err = retire(a->m, &a->ctl, true, a->res, a->why, a->why_len);
+		err = retire(a->m, &a->ctl, true, a->res, a->why);
 	return err;
 }
 
@@ -702,14 +696,14 @@ static int apply_renew(struct apply *a)
 	 * retire may have removed some. */
 	if (new_bank)
 		err = find_misplaced(a->m, b->slot.bank, a->cpus, a->kt,
-				     &stale, a->why, a->why_len);
+				     &stale, a->why);
 	if (b->renew_workers && a->active.table_size && new_bank)
 		for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
 			if (a->cpus[cpu])
 				cpuset_set(&stale, cpu);
 	if (!err)
 		err = renew_targets(a->m, &a->active, b->slot.bank, &stale,
-				    a->renew, a->why, a->why_len);
+				    a->renew, a->why);
 	if (err)
 		return err;
 	for (cpu = 0; cpu < STEER_CPU_IDS; cpu++)
@@ -733,12 +727,12 @@ static int apply_keep(struct apply *a)
 	res->generation = a->active.generation;
 	res->moved_buckets = 0;
 	err = cpumap_add(a->m, a->need, NULL, a->b->slot.queue_size,
-			 a->worker_fds, a->added, a->why, a->why_len);
+			 a->worker_fds, a->added, a->why);
 	if (!err)
 		err = set_sched(a->m, a->b, a->need, a->added, NULL,
-				&res->sched_changed, a->why, a->why_len);
+				&res->sched_changed, a->why);
 	if (!err && res->cpus_kept)
-		err = retire(a->m, &a->ctl, true, res, a->why, a->why_len);
+		err = retire(a->m, &a->ctl, true, res, a->why);
 	res->cpus_added = count_added(a->added);
 	return err;
 }
@@ -755,8 +749,8 @@ static int apply_write(struct apply *a)
 	a->warm = a->active.table_size && (b->slot.flags & STEER_F_DRAIN);
 	err = window_read(a->m, &win);
 	if (err) {
-		snprintf(a->why, a->why_len, "reading the drain window failed: %s",
-			 strerror(-err));
+		why_set(a->why, "reading the drain window failed: %s",
+			strerror(-err));
 		return err;
 	}
 	b->slot.drain_gen = a->warm ? (win.gen + 1 ? win.gen + 1 : 1) :
@@ -764,8 +758,8 @@ static int apply_write(struct apply *a)
 	b->slot.generation = a->active.generation + 1;
 	err = write_inactive(a->m, b, a->table, a->inactive);
 	if (err)
-		snprintf(a->why, a->why_len, "writing the inactive slot failed: %s",
-			 strerror(-err));
+		why_set(a->why, "writing the inactive slot failed: %s",
+			strerror(-err));
 	return err;
 }
 
@@ -780,13 +774,13 @@ static int apply_add(struct apply *a)
 	int err;
 
 	err = cpumap_add(a->m, a->need, a->renew, b->slot.queue_size,
-			 a->worker_fds, a->added, a->why, a->why_len);
+			 a->worker_fds, a->added, a->why);
 	if (!err && (err = failpoint("add-cpumap")))
-		snprintf(a->why, a->why_len, "failpoint add-cpumap");
+		why_set(a->why, "failpoint add-cpumap");
 	if (!err)
 		err = set_sched(a->m, b, a->need, a->added,
 				b->slot.bank != a->active.bank ? a->kt : NULL,
-				&a->res->sched_changed, a->why, a->why_len);
+				&a->res->sched_changed, a->why);
 	return err;
 }
 
@@ -802,12 +796,12 @@ static int apply_warm_up(struct apply *a)
 
 	if (!a->warm)
 		return 0;
-	err = warm_up(a->m, a->b->slot.gro_units, &gen, a->why, a->why_len);
+	err = warm_up(a->m, a->b->slot.gro_units, &gen, a->why);
 	if (!err && gen != want) {
 		window_close(a->m, 0);
 		err = -ESTALE;
-		snprintf(a->why, a->why_len, "the drain window's generation moved under this apply (%u, not %u): retry",
-			 gen, want);
+		why_set(a->why, "the drain window's generation moved under this apply (%u, not %u): retry",
+			gen, want);
 	}
 	return err;
 }
@@ -824,8 +818,8 @@ static int apply_flip(struct apply *a)
 	if (!err)
 		err = write_ctl(a->m, &a->ctl);
 	if (err) {
-		snprintf(a->why, a->why_len, "switching to the new slot failed: %s",
-			 strerror(-err));
+		why_set(a->why, "switching to the new slot failed: %s",
+			strerror(-err));
 		if (a->warm)
 			window_close(a->m, 0);
 		return err;
@@ -847,20 +841,20 @@ static void apply_retire(struct apply *a)
 {
 	if (failpoint("wait") || slots_wait_readers() ||
 	    failpoint("retire") ||
-	    retire(a->m, &a->ctl, true, a->res, a->why, a->why_len))
+	    retire(a->m, &a->ctl, true, a->res, a->why))
 		a->res->retire_deferred = true;
 }
 
 int slots_apply(const struct steer_maps *m, struct steer_build *b,
-		const int *worker_fds, struct slots_result *res, char *why,
-		size_t why_len)
+		const int *worker_fds, struct slots_result *res,
+		struct why *why)
 {
 	struct apply a = { .m = m, .b = b, .worker_fds = worker_fds,
-			   .res = res, .why = why, .why_len = why_len };
+			   .res = res, .why = why };
 	int err;
 
 	memset(res, 0, sizeof(*res));
-	why[0] = 0;
+	why_clear(why);
 	a.table = calloc(STEER_TABLE_MAX, sizeof(*a.table));
 	a.kt = calloc(STEER_CPU_TARGETS, sizeof(*a.kt));
 	err = a.table && a.kt ? 0 : -ENOMEM;

@@ -49,12 +49,13 @@
 #include "model/slots_result.h"
 #include "kernel/kthreads.h"
 #include "kernel/maps.h"
+#include "util/why.h"
 
 /* worker_fds[bank]: the cpumap program to run on that bank's workers. 0 or a negative
  * errno with the reason in 'why'. */
 int slots_apply(const struct steer_maps *m, struct steer_build *b,
-		const int *worker_fds, struct slots_result *res, char *why,
-		size_t why_len);
+		const int *worker_fds, struct slots_result *res,
+		struct why *why);
 
 /* What an apply of a build would do, read without writing anything. */
 struct slots_plan {
@@ -75,8 +76,7 @@ struct slots_plan {
  * takes nothing from the kthreads. 0 or a negative errno with the reason
  * in 'why'. */
 int slots_plan(const struct steer_maps *m, struct steer_build *b,
-	       __u32 *table, struct slots_plan *out, char *why,
-	       size_t why_len);
+	       __u32 *table, struct slots_plan *out, struct why *why);
 
 /* The slot in force and what its table, rules and the cpumap hold. */
 int slots_read_view(const struct steer_maps *m, struct slot_view *v);

@@ -97,7 +97,7 @@ static void unpin_all(const char *dir, bool next)
 /* Writes into a set's cpumap_ids the ids of m's cpumaps of the banks in
  * 'banks' (a bit each), 0 for the others: the set counts those only. */
 static int write_ids(const struct steer_maps *m, int ids_fd, unsigned banks,
-		     char *why, size_t len)
+		     struct why *why)
 {
 	struct steer_cpumap_ids ids = {};
 	__u32 zero = 0;
@@ -107,8 +107,8 @@ static int write_ids(const struct steer_maps *m, int ids_fd, unsigned banks,
 	if (!err)
 		err = maps_id(m->cpu_map_b, &ids.id[1]);
 	if (err) {
-		snprintf(why, len, "cannot read the cpumaps' ids: %s",
-			 strerror(-err));
+		why_set(why, "cannot read the cpumaps' ids: %s",
+			strerror(-err));
 		return err;
 	}
 	if (!(banks & 1))
@@ -117,7 +117,7 @@ static int write_ids(const struct steer_maps *m, int ids_fd, unsigned banks,
 		ids.id[1] = 0;
 	if (bpf_map_update_elem(ids_fd, &zero, &ids, 0)) {
 		err = -errno;
-		snprintf(why, len, "cannot write cpumap_ids: %s", strerror(-err));
+		why_set(why, "cannot write cpumap_ids: %s", strerror(-err));
 	}
 	return err;
 }
@@ -148,7 +148,7 @@ int trace_banks(const char *dir, bool next)
 
 /* Writes the banks of the set pinned in 'dir' ('next': the incoming one). */
 static int write_pinned_ids(const struct steer_maps *m, bool next,
-			    unsigned banks, char *why, size_t len)
+			    unsigned banks, struct why *why)
 {
 	char path[PATH_MAX + 64];
 	int fd, err;
@@ -157,10 +157,10 @@ static int write_pinned_ids(const struct steer_maps *m, bool next,
 	fd = bpf_obj_get(path);
 	if (fd < 0) {
 		err = -errno;
-		snprintf(why, len, "cannot open %s: %s", path, strerror(-err));
+		why_set(why, "cannot open %s: %s", path, strerror(-err));
 		return err;
 	}
-	err = write_ids(m, fd, banks, why, len);
+	err = write_ids(m, fd, banks, why);
 	close(fd);
 	return err;
 }
@@ -284,7 +284,7 @@ static int write_carry(struct cpumap_trace_bpf *skel, const struct carry *c)
  */
 static int set_create(const struct steer_maps *m, bool next, unsigned banks,
 		      const struct trace_maps *reuse,
-		      const struct carry *carry, char *why, size_t len)
+		      const struct carry *carry, struct why *why)
 {
 	char path[PATH_MAX + 64];
 	struct cpumap_trace_bpf *skel;
@@ -297,8 +297,8 @@ static int set_create(const struct steer_maps *m, bool next, unsigned banks,
 	skel = cpumap_trace_bpf__open();
 	if (!skel) {
 		err = -errno;
-		snprintf(why, len, "opening the cpumap tracepoint programs failed: %s",
-			 strerror(-err));
+		why_set(why, "opening the cpumap tracepoint programs failed: %s",
+			strerror(-err));
 		return err;
 	}
 	/* The XDP program's own maps, where the drain's evidence goes, and
@@ -325,26 +325,25 @@ static int set_create(const struct steer_maps *m, bool next, unsigned banks,
 	if (!err)
 		err = cpumap_trace_bpf__load(skel);
 	if (err) {
-		snprintf(why, len, "loading the cpumap tracepoint programs failed: %s (-v shows the kernel's message)",
-			 strerror(-err));
+		why_set(why, "loading the cpumap tracepoint programs failed: %s (-v shows the kernel's message)",
+			strerror(-err));
 		goto out;
 	}
-	err = write_ids(m, bpf_map__fd(skel->maps.cpumap_ids), banks, why,
-			len);
+	err = write_ids(m, bpf_map__fd(skel->maps.cpumap_ids), banks, why);
 	if (err)
 		goto out;
 	if (!reuse) {
 		err = write_carry(skel, carry);
 		if (err) {
-			snprintf(why, len, "carrying the older tracepoint programs' counters over failed: %s",
-				 strerror(-err));
+			why_set(why, "carrying the older tracepoint programs' counters over failed: %s",
+				strerror(-err));
 			goto out;
 		}
 	}
 	err = cpumap_trace_bpf__attach(skel);
 	if (err) {
-		snprintf(why, len, "attaching to the xdp_cpumap_enqueue, xdp_cpumap_kthread and napi_poll tracepoints failed: %s",
-			 strerror(-err));
+		why_set(why, "attaching to the xdp_cpumap_enqueue, xdp_cpumap_kthread and napi_poll tracepoints failed: %s",
+			strerror(-err));
 		goto out;
 	}
 	n = 0;
@@ -368,8 +367,8 @@ static int set_create(const struct steer_maps *m, bool next, unsigned banks,
 		err = bpf_link__pin(links[i], path);
 	}
 	if (err) {
-		snprintf(why, len, "pinning the cpumap tracepoint programs in %s failed: %s",
-			 m->dir, strerror(-err));
+		why_set(why, "pinning the cpumap tracepoint programs in %s failed: %s",
+			m->dir, strerror(-err));
 		unpin_all(m->dir, next);
 	}
 out:
@@ -453,7 +452,7 @@ static int carry_ring(const char *dir, int old_fd)
  * detaches as its link's last pin goes, with the incoming one already
  * counting the same. Idempotent: a run killed halfway is finished by the
  * next. */
-static int take_over(const struct steer_maps *m, char *why, size_t len)
+static int take_over(const struct steer_maps *m, struct why *why)
 {
 	char from[PATH_MAX + 64], to[PATH_MAX + 64];
 	int old_ring = -1, fd;
@@ -488,13 +487,13 @@ static int take_over(const struct steer_maps *m, char *why, size_t len)
 		close(old_ring);
 		old_ring = -1;
 		if (err) {
-			snprintf(why, len, "adding the outgoing tracepoint programs' ring counts to the incoming ones' failed: %s",
-				 strerror(-err));
+			why_set(why, "adding the outgoing tracepoint programs' ring counts to the incoming ones' failed: %s",
+				strerror(-err));
 			return err;
 		}
 	}
 	if (failpoint("take-over")) {
-		snprintf(why, len, "failpoint take-over");
+		why_set(why, "failpoint take-over");
 		return -EIO;
 	}
 	for (i = 0; i < NLINKS; i++) {
@@ -506,8 +505,8 @@ static int take_over(const struct steer_maps *m, char *why, size_t len)
 	return 0;
 fail:
 	err = -errno;
-	snprintf(why, len, "renaming %s to %s failed: %s", from, to,
-		 strerror(-err));
+	why_set(why, "renaming %s to %s failed: %s", from, to,
+		strerror(-err));
 	if (old_ring >= 0)
 		close(old_ring);
 	return err;
@@ -540,52 +539,52 @@ static int banks_empty(const struct steer_maps *m, unsigned banks)
  *     else the incoming set counts every bank and takes over;
  *   - its cpumap_ids gone, links left: a take-over that died, finished.
  */
-static int settle(const struct steer_maps *m, char *why, size_t len)
+static int settle(const struct steer_maps *m, struct why *why)
 {
 	int out_banks, in_banks, err;
 
 	if (!pinned(m->dir, STEER_STR(cpumap_ids), true))
 		return links_pinned(m->dir, true) ?
-		       take_over(m, why, len) : HANDOVER_NONE;
+		       take_over(m, why) : HANDOVER_NONE;
 	if (links_pinned(m->dir, true) < NLINKS) {
 		unpin_all(m->dir, true);
-		err = write_pinned_ids(m, false, BANKS_ALL, why, len);
+		err = write_pinned_ids(m, false, BANKS_ALL, why);
 		return err ? err : HANDOVER_NONE;
 	}
 	out_banks = read_banks(m->dir, false);
 	in_banks = read_banks(m->dir, true);
 	if (out_banks < 0 || in_banks < 0) {
 		err = out_banks < 0 ? out_banks : in_banks;
-		snprintf(why, len, "cannot read the cpumap_ids pinned in %s: %s",
-			 m->dir, strerror(-err));
+		why_set(why, "cannot read the cpumap_ids pinned in %s: %s",
+			m->dir, strerror(-err));
 		return err;
 	}
 	err = banks_empty(m, (unsigned)(out_banks & ~in_banks));
 	if (err <= 0) {
 		if (err < 0)
-			snprintf(why, len, "cannot read the cpumaps: %s",
-				 strerror(-err));
+			why_set(why, "cannot read the cpumaps: %s",
+				strerror(-err));
 		return err < 0 ? err : HANDOVER_PENDING;
 	}
 	/* The outgoing set's banks are empty: the incoming one may count
 	 * them too (no frame enters or leaves a ring there), then alone. */
-	err = write_pinned_ids(m, true, BANKS_ALL, why, len);
+	err = write_pinned_ids(m, true, BANKS_ALL, why);
 	if (!err)
-		err = take_over(m, why, len);
+		err = take_over(m, why);
 	return err ? err : HANDOVER_NONE;
 }
 
-int trace_ensure(const struct steer_maps *m, char *why, size_t len)
+int trace_ensure(const struct steer_maps *m, struct why *why)
 {
 	struct trace_maps t;
 	int err;
 
-	why[0] = 0;
-	err = settle(m, why, len);
+	why_clear(why);
+	err = settle(m, why);
 	if (err)
 		return err < 0 ? err : 0;	/* pending: each set counts its own */
 	if (links_pinned(m->dir, false) < NLINKS)
-		return set_create(m, false, BANKS_ALL, NULL, NULL, why, len);
+		return set_create(m, false, BANKS_ALL, NULL, NULL, why);
 	/* Already counting: the cpumaps' ids only change if someone pinned
 	 * new cpumaps here, but writing them costs nothing. */
 	err = trace_open(m->dir, &t);
@@ -595,32 +594,33 @@ int trace_ensure(const struct steer_maps *m, char *why, size_t len)
 		struct carry c;
 
 		read_carry(m->dir, &c);
-		err = set_create(m, false, BANKS_ALL, NULL, &c, why, len);
+		err = set_create(m, false, BANKS_ALL, NULL, &c, why);
 		free(c.kthread_v);
 		return err;
 	}
 	if (err) {
-		snprintf(why, len, "cannot open the cpumap tracepoint maps in %s: %s",
-			 m->dir, strerror(-err));
+		why_set(why, "cannot open the cpumap tracepoint maps in %s: %s",
+			m->dir, strerror(-err));
 		return err;
 	}
-	err = write_ids(m, t.cpumap_ids, BANKS_ALL, why, len);
+	err = write_ids(m, t.cpumap_ids, BANKS_ALL, why);
 	trace_close(&t);
 	return err;
 }
 
-int trace_handover_begin(const struct steer_maps *m, __u32 keep, char *why,
-			 size_t len)
+int trace_handover_begin(const struct steer_maps *m, __u32 keep,
+			 struct why *why)
 {
 	unsigned in_bank = 1u << !keep;
 	struct trace_maps t;
+	struct why rest;
 	int err, n;
 
-	why[0] = 0;
-	err = settle(m, why, len);
+	why_clear(why);
+	err = settle(m, why);
 	if (err == HANDOVER_PENDING) {
-		snprintf(why, len, "the tracepoint programs of an earlier upgrade still hand over (bank %u's cpumap entries still drain)",
-			 !keep);
+		why_set(why, "the tracepoint programs of an earlier upgrade still hand over (bank %u's cpumap entries still drain)",
+			!keep);
 		return -EBUSY;
 	}
 	if (err < 0)
@@ -628,14 +628,14 @@ int trace_handover_begin(const struct steer_maps *m, __u32 keep, char *why,
 	n = cpumap_bank_entries(m, !keep);
 	if (n) {
 		if (n > 0)
-			snprintf(why, len, "bank %u still holds %d cpumap entries that buckets drain from",
-				 !keep, n);
+			why_set(why, "bank %u still holds %d cpumap entries that buckets drain from",
+				!keep, n);
 		return n > 0 ? -EBUSY : n;
 	}
 	/* From here the outgoing set counts bank 'keep' alone, the incoming
 	 * one the other, empty until the apply's bank switch fills it:
 	 * every ring is counted by one set at every moment. */
-	err = write_pinned_ids(m, false, BANKS_ALL & ~in_bank, why, len);
+	err = write_pinned_ids(m, false, BANKS_ALL & ~in_bank, why);
 	if (err)
 		return err;
 	/* An older set's maps too (-ESTALE): set_create() reuses those of
@@ -643,37 +643,37 @@ int trace_handover_begin(const struct steer_maps *m, __u32 keep, char *why,
 	 * the set takes over (take_over()). */
 	err = open_pins(m->dir, &t);
 	if (err) {
-		snprintf(why, len, "cannot open the cpumap tracepoint maps in %s: %s",
-			 m->dir, strerror(-err));
+		why_set(why, "cannot open the cpumap tracepoint maps in %s: %s",
+			m->dir, strerror(-err));
 		goto undo;
 	}
-	err = set_create(m, true, in_bank, &t, NULL, why, len);
+	err = set_create(m, true, in_bank, &t, NULL, why);
 	trace_close(&t);
 	if (!err && failpoint("handover-begun")) {
-		snprintf(why, len, "failpoint handover-begun");
+		why_set(why, "failpoint handover-begun");
 		unpin_all(m->dir, true);
 		err = -EIO;
 	}
 	if (!err)
 		return 0;
 undo:
-	write_pinned_ids(m, false, BANKS_ALL, why + strlen(why),
-			 len - strlen(why));
+	rest = why_rest(why);
+	write_pinned_ids(m, false, BANKS_ALL, &rest);
 	return err;
 }
 
-int trace_handover_finish(const struct steer_maps *m, char *why, size_t len)
+int trace_handover_finish(const struct steer_maps *m, struct why *why)
 {
-	why[0] = 0;
-	return settle(m, why, len);
+	why_clear(why);
+	return settle(m, why);
 }
 
-int trace_handover_abort(const struct steer_maps *m, char *why, size_t len)
+int trace_handover_abort(const struct steer_maps *m, struct why *why)
 {
 	int in_banks, err;
 
-	why[0] = 0;
-	err = settle(m, why, len);
+	why_clear(why);
+	err = settle(m, why);
 	if (err != HANDOVER_PENDING)
 		return err;
 	in_banks = read_banks(m->dir, true);
@@ -682,7 +682,7 @@ int trace_handover_abort(const struct steer_maps *m, char *why, size_t len)
 		return err < 0 ? err : HANDOVER_PENDING;
 	/* The incoming set's bank never got an entry: the outgoing set
 	 * counts it again, then the incoming one goes. */
-	err = write_pinned_ids(m, false, BANKS_ALL, why, len);
+	err = write_pinned_ids(m, false, BANKS_ALL, why);
 	if (!err)
 		unpin_all(m->dir, true);
 	return err;
@@ -706,14 +706,13 @@ static int tag_of_link(const char *dir, const char *name, bool next,
 	return err ? err : prog_tag(info.prog_id, -1, tag);
 }
 
-int trace_is_current(const struct steer_maps *m, bool next, char *why,
-		     size_t len)
+int trace_is_current(const struct steer_maps *m, bool next, struct why *why)
 {
 	struct cpumap_trace_bpf *skel;
 	__u8 mine[BPF_TAG_SIZE], theirs[BPF_TAG_SIZE];
 	int err = 0, same = 1;
 
-	why[0] = 0;
+	why_clear(why);
 	if (links_pinned(m->dir, next) < NLINKS)
 		return 1;	/* none run: the next apply attaches ours */
 	skel = cpumap_trace_bpf__open();
@@ -736,8 +735,8 @@ int trace_is_current(const struct steer_maps *m, bool next, char *why,
 					  theirs);			\
 		if (!err && memcmp(mine, theirs, BPF_TAG_SIZE)) {	\
 			same = 0;					\
-			snprintf(why, len, "the tracepoint program %s running is not this version's", \
-				 STEER_STR(name));			\
+			why_set(why, "the tracepoint program %s running is not this version's", \
+				STEER_STR(name));			\
 		}							\
 	}
 	STEER_TRACE_PROGS(TRACE_SAME_)

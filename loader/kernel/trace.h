@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "kernel/maps.h"
+#include "util/why.h"
 
 /* An fd per map of STEER_TRACE_MAPS, named like the map. */
 struct trace_maps {
@@ -30,7 +31,7 @@ struct trace_maps {
  * writes the ids of m's two cpumaps into cpumap_ids. First settles (or
  * leaves under way) an upgrade's handing over (below). On failure nothing
  * new is left pinned. */
-int trace_ensure(const struct steer_maps *m, char *why, size_t len);
+int trace_ensure(const struct steer_maps *m, struct why *why);
 
 /*
  * Handing over, for an upgrade in place whose tracepoint programs are not
@@ -51,15 +52,15 @@ int trace_ensure(const struct steer_maps *m, char *why, size_t len);
  * The pins say where a handing over stands, so a run killed at any step
  * leaves a state the next apply (trace_ensure()) settles.
  */
-int trace_handover_begin(const struct steer_maps *m, __u32 keep, char *why,
-			 size_t len);
+int trace_handover_begin(const struct steer_maps *m, __u32 keep,
+			 struct why *why);
 /* 0 when no handing over is under way (finished now, or none was), 1
  * while the outgoing set's bank still holds entries, or a negative errno. */
-int trace_handover_finish(const struct steer_maps *m, char *why, size_t len);
+int trace_handover_finish(const struct steer_maps *m, struct why *why);
 /* Undoes a begin whose apply failed, while the incoming set's bank holds
  * no entry: 0 when undone or none was under way, 1 when it stays (to
  * finish later), or a negative errno. */
-int trace_handover_abort(const struct steer_maps *m, char *why, size_t len);
+int trace_handover_abort(const struct steer_maps *m, struct why *why);
 
 /* The banks (a bit each) the set pinned in 'dir' counts ('next': the
  * incoming one), or a negative errno (-ENOENT: no such set). */
@@ -69,8 +70,7 @@ int trace_banks(const char *dir, bool next);
  * m->dir; with 'next', the incoming set of a handing over) have this
  * version's code, or none run; 0 when one differs, named in 'why'; a
  * negative errno when that cannot be told. */
-int trace_is_current(const struct steer_maps *m, bool next, char *why,
-		     size_t len);
+int trace_is_current(const struct steer_maps *m, bool next, struct why *why);
 
 /* Opens the trace maps pinned in 'dir' if both links are pinned there
  * too; -ENOENT when they are not (an interface attached by an older

@@ -79,31 +79,29 @@ int window_close(const struct steer_maps *m, int flipped)
 }
 
 /* Names the entries in 'waiting' in 'why'. */
-static void say_waiting(const unsigned char *waiting, char *why,
-			size_t why_len)
+static void say_waiting(const unsigned char *waiting, struct why *why)
 {
-	size_t n;
+	struct why rest;
 	__u32 t;
 	int first = 1;
 
-	n = (size_t)snprintf(why, why_len,
-			     "the cpumap kthreads of CPU");
-	for (t = 0; t < STEER_CPU_TARGETS && n < why_len; t++) {
+	why_set(why, "the cpumap kthreads of CPU");
+	for (t = 0; t < STEER_CPU_TARGETS; t++) {
 		if (!waiting[t])
 			continue;
-		n += (size_t)snprintf(why + n, why_len - n, "%s %u%s",
-				      first ? "" : ",", t % STEER_CPU_IDS,
-				      t >= STEER_CPU_IDS ? " (bank 1)" : "");
+		rest = why_rest(why);
+		why_set(&rest, "%s %u%s", first ? "" : ",", t % STEER_CPU_IDS,
+			t >= STEER_CPU_IDS ? " (bank 1)" : "");
 		first = 0;
 	}
-	if (n < why_len)
-		snprintf(why + n, why_len - n,
-			 " did not hand on the frames in their rings within %d ms (a task of higher priority on their CPU, or their CPU offline with its kthread nowhere to run?): moving buckets off them now could reorder their flows. The policy in force stays; retry once they run, or apply with 'rebalance: immediate' (reorders)",
-			 WINDOW_READY_MS);
+	rest = why_rest(why);
+	why_set(&rest,
+		" did not hand on the frames in their rings within %d ms (a task of higher priority on their CPU, or their CPU offline with its kthread nowhere to run?): moving buckets off them now could reorder their flows. The policy in force stays; retry once they run, or apply with 'rebalance: immediate' (reorders)",
+		WINDOW_READY_MS);
 }
 
 int window_wait_ready(const struct steer_maps *m, __u32 gro_units,
-		      char *why, size_t why_len)
+		      struct why *why)
 {
 	struct timespec pause = { 0, 1000000 };
 	unsigned char waiting[STEER_CPU_TARGETS];
@@ -132,7 +130,7 @@ int window_wait_ready(const struct steer_maps *m, __u32 gro_units,
 		/* By the clock each read takes with it (a read of every
 		 * target's facts takes time of its own). */
 		if (e->now_ns - start >= WINDOW_READY_MS * 1000000ull) {
-			say_waiting(waiting, why, why_len);
+			say_waiting(waiting, why);
 			err = -ETIMEDOUT;
 			break;
 		}

@@ -21,6 +21,7 @@
 #include <linux/types.h>
 
 #include "kernel/maps.h"
+#include "util/why.h"
 
 /* How long an apply waits for the rings to deliver what they held when
  * the window opened, at most. A kthread that gets any share of its CPU
@@ -43,7 +44,7 @@ int window_open(const struct steer_maps *m, __u32 *gen);
  * WINDOW_READY_MS with the entries still waiting named in 'why'.
  * 'gro_units' is the slot's. */
 int window_wait_ready(const struct steer_maps *m, __u32 gro_units,
-		      char *why, size_t why_len);
+		      struct why *why);
 
 /* Shuts the window; 'flipped': after a flip, whose time it notes in the
  * map for whoever reads it (bpftool), as it notes the opening's. */

@@ -200,7 +200,7 @@ int lib_apply_build(struct steer_ctx *ctx, const struct lib_iface *it,
 	 * every frame the datapath counts as sent. Under rebalance: drain
 	 * they are the drain's evidence, without which no bucket could ever
 	 * move; under immediate, steering works all the same. */
-	if (trace_ensure(m, why, sizeof(why))) {
+	if (trace_ensure(m, &WHY(why))) {
 		if (b->slot.flags & STEER_F_DRAIN) {
 			err = lib_fail(ctx, -ENOTSUP,
 				       "%s: rebalance: drain needs the cpumap and napi_poll tracepoint programs, and %s; nothing was changed. 'rebalance: immediate' steers without them (a change may then reorder flows)",
@@ -212,7 +212,7 @@ int lib_apply_build(struct steer_ctx *ctx, const struct lib_iface *it,
 			 it->ifname, why);
 	}
 	prog_worker_fds(worker, worker_fds);
-	err = slots_apply(m, b, worker_fds, &res->slots, why, sizeof(why));
+	err = slots_apply(m, b, worker_fds, &res->slots, &WHY(why));
 	if (err) {
 		lib_fail(ctx, err, "%s: applying the policy failed: %s%s",
 			 it->ifname, why[0] ? why : strerror(-err),
@@ -222,7 +222,7 @@ int lib_apply_build(struct steer_ctx *ctx, const struct lib_iface *it,
 	}
 	/* An upgrade's tracepoint programs take over once the bank the
 	 * old ones count is retired, which this apply may have done. */
-	if (trace_handover_finish(m, why, sizeof(why)) < 0)
+	if (trace_handover_finish(m, &WHY(why)) < 0)
 		lib_note(ctx, STEER_WARN,
 			 "%s: handing the tracepoint programs over to this version's failed: %s; the next apply tries again",
 			 it->ifname, why);
@@ -267,7 +267,7 @@ int lib_apply_compile(struct steer_ctx *ctx, const struct lib_iface *it,
 	int err;
 
 	default_workers(ctx, it->ifname, p, &workers, buf, cpus_fallback);
-	err = policy_compile(p, &workers, b, why, sizeof(why));
+	err = policy_compile(p, &workers, b, &WHY(why));
 	if (err)
 		return lib_fail(ctx, err, "%s: %s", it->ifname,
 				why[0] ? why : strerror(-err));

@@ -159,7 +159,7 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 	}
 	if (mode == XDP_MODE_UNSPEC)
 		mode = XDP_MODE_NATIVE;
-	err = pins_prepare(&it.ns, ifname, true, why, sizeof(why));
+	err = pins_prepare(&it.ns, ifname, true, &WHY(why));
 	if (err) {
 		lib_fail(ctx, err, "%s: %s", ifname, why);
 		goto out;
@@ -170,7 +170,7 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 	err = lib_unpin(ctx, &it, &user);
 	if (err)
 		goto out;
-	err = pins_prepare(&it.ns, ifname, true, why, sizeof(why));
+	err = pins_prepare(&it.ns, ifname, true, &WHY(why));
 	if (err) {
 		lib_fail(ctx, err, "%s: %s", ifname, why);
 		goto out;
@@ -181,7 +181,7 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 	if (err && res->at.ext_refused && (err == -EEXIST || err == -EBUSY)) {
 		lib_fail(ctx, err, "%s: %s; it could run only as the one XDP program on %s, and another is there: take that off first ('xdp-loader status %s' shows it), or use libxdp 1.5.5 or later",
 			 ifname, EXT_REFUSED, ifname, ifname);
-		pins_remove(&it.ns, ifname, why, sizeof(why));
+		pins_remove(&it.ns, ifname, &WHY(why));
 		goto out;
 	}
 	if (err) {
@@ -189,7 +189,7 @@ int steer_attach(struct steer_ctx *ctx, const char *ifname,
 			      sizeof(why));
 		lib_fail(ctx, err, "%s: attaching in %s mode failed: %s; %s",
 			 ifname, attach_mode_name(mode), strerror(-err), why);
-		pins_remove(&it.ns, ifname, why, sizeof(why));
+		pins_remove(&it.ns, ifname, &WHY(why));
 		goto out;
 	}
 	if (res->at.ext_refused)

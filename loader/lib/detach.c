@@ -35,7 +35,7 @@ int steer_detach(struct steer_ctx *ctx, const char *ifname,
 		}
 		res->was_attached = !err;
 	}
-	err = pins_prepare(&it.ns, ifname, false, why, sizeof(why));
+	err = pins_prepare(&it.ns, ifname, false, &WHY(why));
 	if (err == -ENOENT) {
 		err = 0;
 		if (res->iface_gone)
@@ -93,7 +93,7 @@ static int sweep_iface(const char *ifname, void *arg)
 		return 0;
 	if (pins_dir(s->ns, ifname, it.dir, sizeof(it.dir)))
 		return 0;
-	it.lock = lock_take(s->ns, ifname, true, NULL, NULL, why, sizeof(why));
+	it.lock = lock_take(s->ns, ifname, true, NULL, NULL, &WHY(why));
 	if (it.lock < 0)
 		return lib_fail(s->ctx, it.lock, "%s: %s", ifname, why);
 	err = lib_unpin(s->ctx, &it, &user);
@@ -206,11 +206,11 @@ int steer_detach_stale(struct steer_ctx *ctx, struct steer_stale_result *res)
 
 	memset(res, 0, sizeof(*res));
 	ctx->err[0] = 0;
-	err = netns_self(&self, why, sizeof(why));
+	err = netns_self(&self, &WHY(why));
 	if (err)
 		return lib_fail(ctx, err, "%s", why);
 	/* Before any pin path is used, libxdp's too (ip netns exec). */
-	err = bpffs_reach(why, sizeof(why));
+	err = bpffs_reach(&WHY(why));
 	if (err)
 		return lib_fail(ctx, err, "%s", why);
 	/* This namespace's pins in an earlier xdp-steer's directory are

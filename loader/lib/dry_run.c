@@ -95,7 +95,7 @@ static int dry_run_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 			 it->ifname, strerror(-err));
 		goto out;
 	}
-	err = slots_plan(&m, &next, d->next_table, d->sp, why, sizeof(why));
+	err = slots_plan(&m, &next, d->next_table, d->sp, &WHY(why));
 	if (err) {
 		lib_fail(ctx, err, "%s: planning the apply failed: %s",
 			 it->ifname, why[0] ? why : strerror(-err));

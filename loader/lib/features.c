@@ -12,8 +12,7 @@ int steer_features(struct steer_ctx *ctx, struct steer_features *f)
 {
 	(void)ctx;
 	memset(f, 0, sizeof(*f));
-	f->dispatcher = features_dispatcher(f->dispatcher_why,
-					    sizeof(f->dispatcher_why));
+	f->dispatcher = features_dispatcher(&WHY(f->dispatcher_why));
 	features_kernel(f->kernel, &f->kthread_by_release);
 	f->lacking = features_lacking(f->kernel, NULL, 0);
 	f->kernel_min = features_kernel_min();

@@ -85,7 +85,7 @@ int lib_adopt(struct steer_ctx *ctx, const struct steer_netns *ns,
 	ifindex = if_nametoindex(ifname);
 	if (!ifindex)
 		return 0;
-	lock = lock_take(ns, ifname, true, NULL, NULL, why, sizeof(why));
+	lock = lock_take(ns, ifname, true, NULL, NULL, &WHY(why));
 	if (lock < 0)
 		return lib_fail(ctx, lock, "%s: %s%s", ifname, why,
 				lib_priv_hint(lock));
@@ -93,7 +93,7 @@ int lib_adopt(struct steer_ctx *ctx, const struct steer_netns *ns,
 	 * are unique while the maps live): they are this namespace's. */
 	err = prog_find(dir, ifindex, &at);
 	if (!err && at.prog_id && at.uses_pins) {
-		err = pins_adopt(ns, ifname, why, sizeof(why));
+		err = pins_adopt(ns, ifname, &WHY(why));
 		if (!err) {
 			pins_dir(ns, ifname, why, sizeof(why));
 			lib_note(ctx, STEER_WARN, "%s: moved its pins from %s, where an earlier xdp-steer put them by the namespace's inode alone, to %s",
@@ -141,7 +141,7 @@ static int settle_upgrade(struct steer_ctx *ctx, const struct lib_iface *it)
 	/* Unread, the program might use them: left for the next command. */
 	if (it->ifindex && prog_find(it->dir, it->ifindex, &at))
 		return 0;
-	r = migrate_settle(it->dir, at.prog_id, why, sizeof(why));
+	r = migrate_settle(it->dir, at.prog_id, &WHY(why));
 	if (r < 0)
 		return lib_fail(ctx, r, "%s: settling an upgrade in place left halfway (maps staged in %s) failed: %s",
 				it->ifname, it->dir, why);
@@ -164,7 +164,7 @@ int steer_ifname_check(struct steer_ctx *ctx, const char *ifname)
 	int err;
 
 	ctx->err[0] = 0;
-	err = pins_ifname_check(ifname, why, sizeof(why));
+	err = pins_ifname_check(ifname, &WHY(why));
 	return err ? lib_fail(ctx, err, "%s", why) : 0;
 }
 
@@ -179,14 +179,14 @@ int lib_iface_begin(struct steer_ctx *ctx, const char *ifname, bool exclusive,
 	it->lock = -1;
 	it->ifname = ifname;
 	ctx->err[0] = 0;
-	err = pins_ifname_check(ifname, why, sizeof(why));
+	err = pins_ifname_check(ifname, &WHY(why));
 	if (err)
 		return lib_fail(ctx, err, "%s", why);
-	err = netns_self(&it->ns, why, sizeof(why));
+	err = netns_self(&it->ns, &WHY(why));
 	if (err)
 		return lib_fail(ctx, err, "%s", why);
 	/* Before any pin path is used, libxdp's too (ip netns exec). */
-	err = bpffs_reach(why, sizeof(why));
+	err = bpffs_reach(&WHY(why));
 	if (err)
 		return lib_fail(ctx, err, "%s", why);
 	err = pins_dir(&it->ns, ifname, it->dir, sizeof(it->dir));
@@ -195,8 +195,8 @@ int lib_iface_begin(struct steer_ctx *ctx, const char *ifname, bool exclusive,
 	err = lib_adopt(ctx, &it->ns, ifname);
 	if (err)
 		return err;
-	it->lock = lock_take(&it->ns, ifname, exclusive, say_waiting, &w, why,
-			     sizeof(why));
+	it->lock = lock_take(&it->ns, ifname, exclusive, say_waiting, &w,
+			     &WHY(why));
 	if (it->lock < 0) {
 		err = it->lock;
 		it->lock = -1;
@@ -327,7 +327,7 @@ int lib_unpin(struct steer_ctx *ctx, const struct lib_iface *it,
 	if (*prog_id)
 		return lib_fail(ctx, -EBUSY, "%s: program %u still uses the maps in %s, so they stay; 'bpftool prog show id %u' says what it is",
 				it->ifname, *prog_id, it->dir, *prog_id);
-	err = pins_remove(&it->ns, it->ifname, why, sizeof(why));
+	err = pins_remove(&it->ns, it->ifname, &WHY(why));
 	if (err)
 		return lib_fail(ctx, err, "%s: %s", it->ifname, why);
 	return 0;

@@ -224,11 +224,11 @@ int steer_list(struct steer_ctx *ctx, struct steer_list *l)
 
 	memset(l, 0, sizeof(*l));
 	ctx->err[0] = 0;
-	err = netns_self(&self, why, sizeof(why));
+	err = netns_self(&self, &WHY(why));
 	if (err)
 		return lib_fail(ctx, err, "%s", why);
 	/* Before any pin path is used, libxdp's too (ip netns exec). */
-	err = bpffs_reach(why, sizeof(why));
+	err = bpffs_reach(&WHY(why));
 	if (err)
 		return lib_fail(ctx, err, "%s", why);
 	err = lib_adopt_all(ctx, &self);
@@ -262,7 +262,7 @@ int steer_pin_dir(struct steer_ctx *ctx, const char *ifname, bool create,
 
 	err = lib_iface_begin(ctx, ifname, create, &it);
 	if (!err && create) {
-		err = pins_prepare(&it.ns, ifname, true, why, sizeof(why));
+		err = pins_prepare(&it.ns, ifname, true, &WHY(why));
 		if (err)
 			lib_fail(ctx, err, "%s: %s", ifname, why);
 	}

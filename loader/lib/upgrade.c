@@ -55,7 +55,7 @@ static int workers_current(struct steer_ctx *ctx, const struct lib_iface *it,
 		return lib_fail(ctx, err, "%s: loading this version's cpumap program failed: %s; -v shows the kernel's message",
 				it->ifname, strerror(-err));
 	prog_worker_fds(worker, fds);
-	err = cpumap_workers_current(m, fds, why, sizeof(why));
+	err = cpumap_workers_current(m, fds, &WHY(why));
 	prog_worker_close(worker);
 	if (err < 0)
 		return lib_fail(ctx, err, "%s: reading the cpumap programs failed: %s",
@@ -108,13 +108,13 @@ static int plan_trace(struct steer_ctx *ctx, const struct lib_iface *it,
 	char why[512];
 	int err, n;
 
-	err = trace_handover_finish(m, why, sizeof(why));
+	err = trace_handover_finish(m, &WHY(why));
 	if (err < 0)
 		return lib_fail(ctx, err, "%s: settling the tracepoint programs failed: %s",
 				it->ifname, why);
 	if (err) {
 		/* An earlier upgrade's incoming set runs beside the old. */
-		err = trace_is_current(m, true, why, sizeof(why));
+		err = trace_is_current(m, true, &WHY(why));
 		if (!err)
 			return lib_fail(ctx, -EBUSY, "%s: cannot upgrade in place now: an earlier upgrade's tracepoint programs still hand over (%s) until the buckets of the old cpumap bank have drained; retry in a few seconds",
 					it->ifname, why);
@@ -122,7 +122,7 @@ static int plan_trace(struct steer_ctx *ctx, const struct lib_iface *it,
 		return err < 0 ? lib_fail(ctx, err, "%s: reading the tracepoint programs failed: %s",
 					  it->ifname, strerror(-err)) : 0;
 	}
-	err = trace_is_current(m, false, why, sizeof(why));
+	err = trace_is_current(m, false, &WHY(why));
 	if (err < 0)
 		return lib_fail(ctx, err, "%s: reading the tracepoint programs failed: %s",
 				it->ifname, strerror(-err));
@@ -298,13 +298,13 @@ static int plan_maps(struct steer_ctx *ctx, const struct lib_iface *it,
 	char why[1024];
 	int err;
 
-	err = migrate_plan(it->dir, plan, why, sizeof(why));
+	err = migrate_plan(it->dir, plan, &WHY(why));
 	if (err)
 		return lib_fail(ctx, err, "%s: cannot upgrade in place: %s",
 				it->ifname, why);
 	if (!plan->changes)
 		return 0;
-	err = migrate_stage(plan, why, sizeof(why));
+	err = migrate_stage(plan, &WHY(why));
 	if (err)
 		return lib_fail(ctx, err, "%s: %s; nothing was changed",
 				it->ifname, why);
@@ -312,15 +312,15 @@ static int plan_maps(struct steer_ctx *ctx, const struct lib_iface *it,
 }
 
 /* prog_replace()'s hook: the rebuilt maps filled just before the swap. */
-static int before_swap(void *arg, char *why, size_t len)
+static int before_swap(void *arg, struct why *why)
 {
 	int err = failpoint("migrate-staged");
 
 	if (err) {
-		snprintf(why, len, "failpoint migrate-staged");
+		why_set(why, "failpoint migrate-staged");
 		return err;
 	}
-	return migrate_before_swap(arg, why, len);
+	return migrate_before_swap(arg, why);
 }
 
 /* The upgrade of the file's opening comment, in phases: what can refuse
@@ -388,7 +388,7 @@ int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 		goto out;
 	}
 	if (plan == TRACE_BEGIN) {
-		err = trace_handover_begin(&m, bank, why, sizeof(why));
+		err = trace_handover_begin(&m, bank, &WHY(why));
 		if (err) {
 			lib_fail(ctx, err, "%s: starting this version's tracepoint programs failed: %s; nothing was changed",
 				 it->ifname, why);
@@ -396,12 +396,12 @@ int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 		}
 	}
 	err = prog_replace(it->dir, it->ifindex, &res->at, &new_id,
-			   staged ? &hook : NULL, why, sizeof(why));
+			   staged ? &hook : NULL, &WHY(why));
 	if (err && staged && new_id) {
 		/* Both in the dispatcher: the new one on the staged maps. */
 		char also[256];
 
-		migrate_finish(it->dir, also, sizeof(also));
+		migrate_finish(it->dir, &WHY(also));
 		staged = 0;
 	}
 	if (err) {
@@ -410,13 +410,13 @@ int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 		goto undo;
 	}
 	if (staged) {
-		err = migrate_after_swap(&mplan, why, sizeof(why));
+		err = migrate_after_swap(&mplan, &WHY(why));
 		if (!err && failpoint("migrate-swapped")) {
 			err = -EIO;
 			snprintf(why, sizeof(why), "failpoint migrate-swapped");
 		}
 		if (!err)
-			err = migrate_finish(it->dir, why, sizeof(why));
+			err = migrate_finish(it->dir, &WHY(why));
 		if (err) {
 			lib_fail(ctx, err, "%s: this version's program %u runs on the maps staged in %s, but %s; the next attach or apply finishes it",
 				 it->ifname, new_id, it->dir, why);
@@ -447,7 +447,7 @@ int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 	if (err)
 		goto undo;
 	if (plan != TRACE_KEEP) {
-		err = trace_handover_finish(&m, why, sizeof(why));
+		err = trace_handover_finish(&m, &WHY(why));
 		if (err < 0) {
 			lib_fail(ctx, err, "%s: the policy is in force, but handing the tracepoint programs over failed: %s; the next apply tries again",
 				 it->ifname, why);
@@ -459,7 +459,7 @@ int lib_upgrade_locked(struct steer_ctx *ctx, const struct lib_iface *it,
 	goto out;
 undo:
 	if (plan == TRACE_BEGIN)
-		trace_handover_abort(&m, why, sizeof(why));
+		trace_handover_abort(&m, &WHY(why));
 out:
 	/* Staged and not swapped in: nothing uses them. */
 	if (staged)

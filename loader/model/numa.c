@@ -20,7 +20,7 @@ const struct cpu_set *numa_node_cpus(const struct numa_layout *l, int id)
 
 /* Adds the CPUs of 'set' to node 'n', refusing a CPU another node has. */
 static int node_add_cpus(struct numa_layout *l, struct numa_node *n,
-			 const struct cpu_set *set, char *why, size_t why_len)
+			 const struct cpu_set *set, struct why *why)
 {
 	__u32 cpu;
 	int i;
@@ -30,8 +30,8 @@ static int node_add_cpus(struct numa_layout *l, struct numa_node *n,
 			continue;
 		for (cpu = 0; cpu < CPUSET_MAX; cpu++)
 			if (cpuset_has(set, cpu) && cpuset_has(&l->node[i].cpus, cpu)) {
-				snprintf(why, why_len, "CPU %u is in node %d and in node %d",
-					 cpu, l->node[i].id, n->id);
+				why_set(why, "CPU %u is in node %d and in node %d",
+					cpu, l->node[i].id, n->id);
 				return -EEXIST;
 			}
 	}
@@ -42,19 +42,19 @@ static int node_add_cpus(struct numa_layout *l, struct numa_node *n,
 }
 
 static int node_new(struct numa_layout *l, int id, struct numa_node **n,
-		    char *why, size_t why_len)
+		    struct why *why)
 {
 	if (id < 0 || id > NUMA_MAX_NODE_ID) {
-		snprintf(why, why_len, "node %d is past %d, the highest node id",
-			 id, NUMA_MAX_NODE_ID);
+		why_set(why, "node %d is past %d, the highest node id",
+			id, NUMA_MAX_NODE_ID);
 		return -E2BIG;
 	}
 	if (numa_node_cpus(l, id)) {
-		snprintf(why, why_len, "node %d is given twice", id);
+		why_set(why, "node %d is given twice", id);
 		return -EEXIST;
 	}
 	if (l->n >= NUMA_MAX_NODES) {
-		snprintf(why, why_len, "more than %d nodes", NUMA_MAX_NODES);
+		why_set(why, "more than %d nodes", NUMA_MAX_NODES);
 		return -E2BIG;
 	}
 	*n = &l->node[l->n++];
@@ -72,12 +72,11 @@ int numa_layout_add(struct numa_layout *l, int id, const char *list)
 
 	if (cpuset_parse(&set, list))
 		return -EINVAL;
-	err = node_new(l, id, &n, why, sizeof(why));
-	return err ? err : node_add_cpus(l, n, &set, why, sizeof(why));
+	err = node_new(l, id, &n, &WHY(why));
+	return err ? err : node_add_cpus(l, n, &set, &WHY(why));
 }
 
-int numa_layout_parse(struct numa_layout *l, const char *text, char *why,
-		      size_t why_len)
+int numa_layout_parse(struct numa_layout *l, const char *text, struct why *why)
 {
 	struct numa_node *n = NULL;
 	const char *p = text, *end, *colon;
@@ -89,8 +88,8 @@ int numa_layout_parse(struct numa_layout *l, const char *text, char *why,
 	int err;
 
 	l->n = 0;
-	snprintf(why, why_len, "'%s' is not a node layout like 0:0-15,1:16-31",
-		 text);
+	why_set(why, "'%s' is not a node layout like 0:0-15,1:16-31",
+		text);
 	if (!*p)
 		return -EINVAL;
 	for (;;) {
@@ -110,7 +109,7 @@ int numa_layout_parse(struct numa_layout *l, const char *text, char *why,
 				return -EINVAL;
 			err = node_new(l, id > NUMA_MAX_NODE_ID ?
 				       NUMA_MAX_NODE_ID + 1 : (int)id, &n,
-				       why, why_len);
+				       why);
 			if (err)
 				return err;
 			colon++;
@@ -123,14 +122,14 @@ int numa_layout_parse(struct numa_layout *l, const char *text, char *why,
 		if (colon[strspn(colon, "0123456789-")] ||
 		    cpuset_parse(&set, colon))
 			return -EINVAL;
-		err = node_add_cpus(l, n, &set, why, why_len);
+		err = node_add_cpus(l, n, &set, why);
 		if (err)
 			return err;
 		if (!*end)
 			break;
 		p = end + 1;
 	}
-	why[0] = '\0';
+	why_clear(why);
 	return 0;
 }
 

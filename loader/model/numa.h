@@ -10,6 +10,7 @@
 #define XDP_STEER_NUMA_H
 
 #include "model/cpuset.h"
+#include "util/why.h"
 
 /* Nodes a layout holds: more than any machine Linux runs on has sockets
  * with CPUs (a node id itself may be up to NUMA_MAX_NODE_ID). */
@@ -31,8 +32,7 @@ struct numa_layout {
  * NODE: is its CPUs. A node may have no CPU ("2:"). Returns 0, -EINVAL
  * (syntax), -EEXIST (a node or a CPU twice) or -E2BIG (more than
  * NUMA_MAX_NODES nodes, or an id past NUMA_MAX_NODE_ID); 'why' says which. */
-int numa_layout_parse(struct numa_layout *l, const char *text, char *why,
-		      size_t why_len);
+int numa_layout_parse(struct numa_layout *l, const char *text, struct why *why);
 
 /* Adds node 'id' with the CPUs of 'list'; for kernel/numa.c. Same
  * returns as numa_layout_parse(). */

@@ -63,8 +63,7 @@ enum numa_default policy_default_workers(const struct steer_policy *p,
 /* A rule's target: one CPU, or its set laid out in rule_cpus with each CPU
  * repeated 'weight' times, so the set index spreads flows by weight. */
 static int make_target(struct steer_build *b, const struct policy_rule *r,
-		       __u32 rule_id, struct steer_target *t, char *why,
-		       size_t why_len)
+		       __u32 rule_id, struct steer_target *t, struct why *why)
 {
 	__u32 total = 0, w;
 	int i;
@@ -79,10 +78,10 @@ static int make_target(struct steer_build *b, const struct policy_rule *r,
 	for (i = 0; i < r->cpus.n; i++)
 		total += r->cpus.v[i].weight;
 	if (b->nrule_cpus + total > STEER_RULE_CPUS_MAX) {
-		snprintf(why, why_len,
-			 "rule %u (line %d): rule CPU sets need %u entries counting weights, more than the %u the map holds; use fewer CPUs or smaller weights in rule sets",
-			 rule_id + 1, r->line, b->nrule_cpus + total,
-			 STEER_RULE_CPUS_MAX);
+		why_set(why,
+			"rule %u (line %d): rule CPU sets need %u entries counting weights, more than the %u the map holds; use fewer CPUs or smaller weights in rule sets",
+			rule_id + 1, r->line, b->nrule_cpus + total,
+			STEER_RULE_CPUS_MAX);
 		return -E2BIG;
 	}
 	t->ncpus = total;
@@ -267,7 +266,7 @@ static void order_shapes(const struct steer_policy *p, struct steer_slot *s)
  * *b holds nothing to free. */
 int policy_compile(const struct steer_policy *p,
 		   const struct policy_cpus *workers, struct steer_build *b,
-		   char *why, size_t why_len)
+		   struct why *why)
 {
 	const struct policy_cpus *cpus = workers ? workers : &p->cpus;
 	struct steer_target *targets = NULL;
@@ -275,8 +274,7 @@ int policy_compile(const struct steer_policy *p,
 	int i, err;
 
 	memset(b, 0, sizeof(*b));
-	if (why_len)
-		why[0] = 0;
+	why_clear(why);
 	b->slot.flags = policy_slot_flags(p);
 	b->slot.table_size = p->table_size;
 	b->slot.nonip_cpu = p->nonip_cpu;
@@ -308,7 +306,7 @@ int policy_compile(const struct steer_policy *p,
 	}
 
 	if (cpus->n <= 0 || cpus->n > STEER_CPU_IDS) {
-		snprintf(why, why_len, "no worker CPU left to steer to");
+		why_set(why, "no worker CPU left to steer to");
 		return -EINVAL;
 	}
 	for (i = 0; i < cpus->n; i++)
@@ -318,7 +316,7 @@ int policy_compile(const struct steer_policy *p,
 	targets = calloc(p->nrules + 1, sizeof(*targets));
 	err = targets ? expand(p, &e) : -ENOMEM;
 	for (i = 0; !err && i < p->nrules; i++)
-		err = make_target(b, &p->rules[i], i, &targets[i], why, why_len);
+		err = make_target(b, &p->rules[i], i, &targets[i], why);
 	if (!err)
 		err = compile_exact(&e, targets, b);
 	if (!err)
@@ -327,9 +325,9 @@ int policy_compile(const struct steer_policy *p,
 	 * way must not fail halfway through writing the inactive slot. */
 	if (!err && (b->nflow > STEER_MAX_RULES ||
 		     b->nprefix > STEER_MAX_RULES)) {
-		snprintf(why, why_len,
-			 "the rules take %d exact-field and %d prefix entries; a policy has room for %d of each",
-			 b->nflow, b->nprefix, STEER_MAX_RULES);
+		why_set(why,
+			"the rules take %d exact-field and %d prefix entries; a policy has room for %d of each",
+			b->nflow, b->nprefix, STEER_MAX_RULES);
 		err = -E2BIG;
 	}
 	expanded_free(&e);

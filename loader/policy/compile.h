@@ -9,6 +9,7 @@
 #include "model/build.h"
 #include "model/numa.h"
 #include "policy/policy.h"
+#include "util/why.h"
 
 /* Fills *b (the caller frees it with build_free()). 'workers' overrides
  * the policy's CPU list for the table when not NULL (the loader removes
@@ -16,7 +17,7 @@
  * with the reason in 'why' (e.g. rule CPU sets too large). */
 int policy_compile(const struct steer_policy *p,
 		   const struct policy_cpus *workers, struct steer_build *b,
-		   char *why, size_t why_len);
+		   struct why *why);
 
 /* The workers of a policy whose 'cpus' is not set, on an interface whose
  * RX interrupts go to 'irq' (NULL: unknown) and whose device is on node

@@ -9,7 +9,7 @@
 
 #include "policy/policy.h"
 
-static int get_proto(const char *s, __u8 *proto, char *why, size_t len)
+static int get_proto(const char *s, __u8 *proto, struct why *why)
 {
 	unsigned long v;
 	char *end;
@@ -25,16 +25,15 @@ static int get_proto(const char *s, __u8 *proto, char *why, size_t len)
 		*proto = v;
 		return 0;
 	}
-	snprintf(why, len, "unknown protocol '%s' (use tcp, udp, udplite, sctp, icmp, icmpv6 or a number 0-255)",
-		 s);
+	why_set(why, "unknown protocol '%s' (use tcp, udp, udplite, sctp, icmp, icmpv6 or a number 0-255)",
+		s);
 	return -EINVAL;
 }
 
 /* ADDR, IPV4:PORT or [IPV6]:PORT into addr[] (network order), *port
  * (network order, 0 when not given) and *family. */
 static int get_end(const char *s, const char *what, __u32 *addr,
-		   __u16 *port, __u8 *family, bool *has_port, char *why,
-		   size_t len)
+		   __u16 *port, __u8 *family, bool *has_port, struct why *why)
 {
 	char buf[INET6_ADDRSTRLEN + 8];
 	const char *colon = NULL, *a = s;
@@ -75,7 +74,7 @@ static int get_end(const char *s, const char *what, __u32 *addr,
 		v = strtoul(colon + 1, &end, 10);
 		if (colon[1] < '0' || colon[1] > '9' || *end || errno ||
 		    v < 1 || v > 65535) {
-			snprintf(why, len, "bad port in %s '%s' (1-65535)", what, s);
+			why_set(why, "bad port in %s '%s' (1-65535)", what, s);
 			return -EINVAL;
 		}
 		*port = htons((__u16)v);
@@ -83,37 +82,36 @@ static int get_end(const char *s, const char *what, __u32 *addr,
 	}
 	return 0;
 bad:
-	snprintf(why, len, "bad %s '%s' (an IPv4 address, IPv4:PORT, an IPv6 address or [IPv6]:PORT)",
-		 what, s);
+	why_set(why, "bad %s '%s' (an IPv4 address, IPv4:PORT, an IPv6 address or [IPv6]:PORT)",
+		what, s);
 	return -EINVAL;
 }
 
 int policy_flow_parse(const char *proto, const char *src, const char *dst,
-		      struct steer_flow *f, char *why, size_t why_len)
+		      struct steer_flow *f, struct why *why)
 {
 	bool sp, dp;
 	__u8 sf, df;
 	int err;
 
 	memset(f, 0, sizeof(*f));
-	err = get_proto(proto, &f->proto, why, why_len);
+	err = get_proto(proto, &f->proto, why);
 	if (!err)
-		err = get_end(src, "source", f->src, &f->sport, &sf, &sp, why,
-			      why_len);
+		err = get_end(src, "source", f->src, &f->sport, &sf, &sp, why);
 	if (!err)
 		err = get_end(dst, "destination", f->dst, &f->dport, &df, &dp,
-			      why, why_len);
+			      why);
 	if (err)
 		return err;
 	if (sf != df) {
-		snprintf(why, why_len, "the source '%s' and the destination '%s' are not of one family (IPv4 or IPv6)",
-			 src, dst);
+		why_set(why, "the source '%s' and the destination '%s' are not of one family (IPv4 or IPv6)",
+			src, dst);
 		return -EINVAL;
 	}
 	f->family = sf;
 	if ((sp || dp) && !policy_proto_has_ports(f->proto)) {
-		snprintf(why, why_len, "%s has no ports the datapath reads (only tcp, udp, udplite and sctp do); leave them out",
-			 proto);
+		why_set(why, "%s has no ports the datapath reads (only tcp, udp, udplite and sctp do); leave them out",
+			proto);
 		return -EINVAL;
 	}
 	return 0;

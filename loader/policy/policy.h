@@ -36,6 +36,7 @@
 #include "model/cpuset.h"
 #include "model/table.h"
 #include "policy/yaml_util.h"
+#include "util/why.h"
 
 #define POLICY_VERSION		1
 /* A policy is a short text; a bigger file is a mistake (or an attack). */
@@ -260,6 +261,6 @@ bool policy_proto_has_ports(__u8 proto);
  * or an address alone: port 0), into the struct the datapath parses a
  * frame into. 0, or -EINVAL with what is wrong in 'why'. */
 int policy_flow_parse(const char *proto, const char *src, const char *dst,
-		      struct steer_flow *f, char *why, size_t why_len);
+		      struct steer_flow *f, struct why *why);
 
 #endif /* XDP_STEER_POLICY_H */

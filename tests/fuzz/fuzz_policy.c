@@ -161,7 +161,7 @@ static __u64 compile_and_check(const struct steer_policy *p)
 	__u64 digest;
 	int i, err;
 
-	err = policy_compile(p, NULL, &b, why, sizeof(why));
+	err = policy_compile(p, NULL, &b, &WHY(why));
 	CHECK(!err, "a valid policy does not compile (%d): %s", err, why);
 	err = table_build(table, b.slot.table_size, b.cpus, b.ncpus, NULL);
 	CHECK(err >= 0, "table_build failed (%d)", err);

@@ -167,12 +167,12 @@ static int apply_text(const char *tmpl)
 		printf("  %s\n", diag_format(&d, i, msg, sizeof(msg)));
 	diags_free(&d);
 	if (!err)
-		err = policy_compile(&p, NULL, &b, why, sizeof(why));
+		err = policy_compile(&p, NULL, &b, &WHY(why));
 	/* As the library does: the drain timeout in the kernel's ticks. */
 	if (!err && !(err = clock_hz(&hz)))
 		b.slot.drain_units = clock_ms_to_ticks(b.slot.drain_ms, hz);
 	if (!err) {
-		err = slots_apply(&m, &b, prog.worker_fds, &res, why, sizeof(why));
+		err = slots_apply(&m, &b, prog.worker_fds, &res, &WHY(why));
 		build_free(&b);
 	}
 	if (err)
@@ -348,7 +348,7 @@ static void test_balancer_apply_path(void)
 	EXPECT_EQ(b.ncpus, 2, "with its two workers and their weights");
 	EXPECT(nflow > 0 && nprefix > 0, "and its rules of both kinds");
 	b.table = table;
-	EXPECT_EQ(slots_apply(&m, &b, prog.worker_fds, &res, why, sizeof(why)), 0,
+	EXPECT_EQ(slots_apply(&m, &b, prog.worker_fds, &res, &WHY(why)), 0,
 		  "applying it again as it is succeeds");
 	EXPECT(res.unchanged, "and changes nothing: the digest of rules read back in map order is the policy's");
 	build_free(&b);
@@ -362,7 +362,7 @@ static void test_balancer_apply_path(void)
 			l++;
 		}
 	b.table = table;
-	EXPECT_EQ(slots_apply(&m, &b, prog.worker_fds, &res, why, sizeof(why)), 0,
+	EXPECT_EQ(slots_apply(&m, &b, prog.worker_fds, &res, &WHY(why)), 0,
 		  "a table of its own applies");
 	EXPECT(!res.unchanged && res.generation == gen + 1 && res.moved_buckets == 8,
 	       "as a new generation that moved exactly those 8 buckets");
@@ -414,9 +414,9 @@ static void test_upgrade_renews_other_versions_workers(void)
 	if (!ready() || !EXPECT_EQ(apply_text(BALANCED_POLICY), 0, "a policy applies"))
 		goto out;
 	maps_of_prog(&m);
-	EXPECT_EQ(cpumap_workers_current(&m, prog.worker_fds, why, sizeof(why)), 1,
+	EXPECT_EQ(cpumap_workers_current(&m, prog.worker_fds, &WHY(why)), 1,
 		  "its entries run this version's worker: the same tag");
-	EXPECT_EQ(cpumap_workers_current(&m, other, why, sizeof(why)), 0,
+	EXPECT_EQ(cpumap_workers_current(&m, other, &WHY(why)), 0,
 		  "against other code (another version's) they do not");
 	EXPECT(strstr(why, "runs another version's program") != NULL,
 	       "and the first such entry is named");
@@ -427,7 +427,7 @@ static void test_upgrade_renews_other_versions_workers(void)
 		goto out;
 	b.table = table;
 	b.renew_workers = true;
-	EXPECT_EQ(slots_apply(&m, &b, prog.worker_fds, &res, why, sizeof(why)), 0,
+	EXPECT_EQ(slots_apply(&m, &b, prog.worker_fds, &res, &WHY(why)), 0,
 		  "applying it again, renewing the workers, succeeds");
 	build_free(&b);
 	bpf_map_lookup_elem(prog.steer_ctl, &zero, &ctl);

@@ -118,7 +118,7 @@ static void test_a_pinned_map_keeps_its_flag(void)
 		return;
 	/* A fresh machine may have no bpffs mounted: reach it as the tool
 	 * does before its first pin. */
-	if (!EXPECT_EQ(bpffs_reach(why, sizeof(why)), 0, why) ||
+	if (!EXPECT_EQ(bpffs_reach(&WHY(why)), 0, why) ||
 	    !EXPECT(mkdtemp(dir) != NULL, "a pin directory was made"))
 		goto out;
 	snprintf(path, sizeof(path), "%s/%s", dir, STEER_STR(steer_deq));

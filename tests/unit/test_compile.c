@@ -630,7 +630,7 @@ static void run_case(void)
 		policy_free(&p);
 		return;
 	}
-	err = policy_compile(&p, NULL, &b, why, sizeof(why));
+	err = policy_compile(&p, NULL, &b, &WHY(why));
 	if (!EXPECT_EQ(err, 0, "the policy compiles")) {
 		printf("  why: %s\n", why);
 		policy_free(&p);
@@ -681,7 +681,7 @@ static int compile_text(const char *text, struct steer_build *b)
 
 	err = parse(text, "0-3", &p);
 	if (!err)
-		err = policy_compile(&p, NULL, b, why, sizeof(why));
+		err = policy_compile(&p, NULL, b, &WHY(why));
 	policy_free(&p);
 	return err;
 }
@@ -811,7 +811,7 @@ static void test_workers_override(void)
 	if (!EXPECT_EQ(parse(V1 "rules:\n  - {match: {proto: tcp}, cpu: 0}\n",
 			     "0-3", &p), 0, "the policy parses"))
 		goto out;
-	if (EXPECT_EQ(policy_compile(&p, &workers, &b, why, sizeof(why)), 0,
+	if (EXPECT_EQ(policy_compile(&p, &workers, &b, &WHY(why)), 0,
 		      "it compiles with a worker list")) {
 		EXPECT_EQ(b.ncpus, 2, "the table gets the workers given");
 		EXPECT(b.cpus[0].cpu == 1 && b.cpus[1].cpu == 3 &&
@@ -820,7 +820,7 @@ static void test_workers_override(void)
 		EXPECT_EQ(b.nflow, 1, "rules stay");
 		build_free(&b);
 	}
-	EXPECT_EQ(policy_compile(&p, &none, &b, why, sizeof(why)), -EINVAL,
+	EXPECT_EQ(policy_compile(&p, &none, &b, &WHY(why)), -EINVAL,
 		  "an empty worker list is refused");
 	EXPECT(strstr(why, "no worker CPU"), "the reason says no worker CPU is left");
 	EXPECT(!b.flow && !b.prefix, "a failed compile leaves nothing to free");
@@ -859,7 +859,7 @@ static void test_default_workers(void)
 	EXPECT(w.n == 4 && !fallback, "an interface without interrupts (veth) leaves all CPUs working");
 	fallback = policy_default_workers(&p, NULL, NULL, -1, &w, buf) == NUMA_DEFAULT_ALL;
 	EXPECT(w.n == 4 && !fallback, "unknown interrupts leave all CPUs working, no fallback said");
-	if (!EXPECT_EQ(numa_layout_parse(&l, "0:0-1,1:2-3", why, sizeof(why)), 0,
+	if (!EXPECT_EQ(numa_layout_parse(&l, "0:0-1,1:2-3", &WHY(why)), 0,
 		       "the layout 0:0-1,1:2-3 parses"))
 		goto out;
 	cpuset_parse(&irq, "2");
@@ -891,7 +891,7 @@ static void test_rule_cpus_too_big(void)
 	p.rules[0].cpus.v[1].weight = 1000;
 	p.rules[1].cpus.v[0].weight = 1000;
 	p.rules[1].cpus.v[1].weight = 1100;
-	EXPECT_EQ(policy_compile(&p, NULL, &b, why, sizeof(why)), -E2BIG,
+	EXPECT_EQ(policy_compile(&p, NULL, &b, &WHY(why)), -E2BIG,
 		  "rule CPU sets beyond STEER_RULE_CPUS_MAX are refused with -E2BIG");
 	EXPECT(strstr(why, "4100 entries"), "the reason counts the entries needed");
 	/* Sets are laid out in policy order: rule 1 takes 2000, then rule
@@ -921,7 +921,7 @@ static void test_rule_cpus_at_limit(void)
 			     "  - {match: {src: 10.3.0.0/16}, cpu: 2}\n",
 			     "0-3", &p), 0, "a policy with 4096 rule_cpus entries parses"))
 		goto out;
-	if (EXPECT_EQ(policy_compile(&p, NULL, &b, why, sizeof(why)), 0,
+	if (EXPECT_EQ(policy_compile(&p, NULL, &b, &WHY(why)), 0,
 		      "it compiles")) {
 		EXPECT_EQ(b.nrule_cpus, 4096,
 			  "every rule's set is laid out once, all 4096 entries");

@@ -339,7 +339,7 @@ static void test_16k_rules_of_each_kind_are_accepted(void)
 	t = now();
 	err = policy_parse_string(text, p - text, "rules.yaml", &on, &pol, &d);
 	if (EXPECT_EQ(err, 0, "8192 exact rules in symmetric mode parse")) {
-		err = policy_compile(&pol, NULL, &b, why, sizeof(why));
+		err = policy_compile(&pol, NULL, &b, &WHY(why));
 		if (EXPECT_EQ(err, 0, "and compile"))
 			EXPECT_EQ(b.nflow, STEER_MAX_RULES,
 				  "to a rule and its mirror each: flow_rules' share of a slot, full");
@@ -363,7 +363,7 @@ static void test_16k_rules_of_each_kind_are_accepted(void)
 	t = now();
 	err = policy_parse_string(text, p - text, "both.yaml", &on, &pol, &d);
 	if (EXPECT_EQ(err, 0, "16384 exact and 16384 prefix rules of 9 lengths parse")) {
-		err = policy_compile(&pol, NULL, &b, why, sizeof(why));
+		err = policy_compile(&pol, NULL, &b, &WHY(why));
 		if (EXPECT_EQ(err, 0, "and compile"))
 			EXPECT_EQ(b.nflow, STEER_MAX_RULES,
 				  "every exact rule has its entry");
@@ -374,7 +374,7 @@ static void test_16k_rules_of_each_kind_are_accepted(void)
 	 * bound: the same rules made symmetric take twice the room. */
 	if (!err) {
 		pol.symmetric = true;
-		err = policy_compile(&pol, NULL, &b, why, sizeof(why));
+		err = policy_compile(&pol, NULL, &b, &WHY(why));
 		EXPECT_EQ(err, -E2BIG, "made symmetric, they do not compile: twice the room each");
 		EXPECT(!strncmp(why, "the rules take 32768 exact-field and ", 37) &&
 		       strstr(why, "prefix entries; a policy has room for 16384 of each"),
@@ -439,8 +439,8 @@ static void test_digest_ignores_padding(void)
 	if (!EXPECT_EQ(policy_parse_string(text, sizeof(text) - 1, "d.yaml", &on,
 					   &p, &d), 0, "the policy parses"))
 		goto out;
-	if (!EXPECT_EQ(policy_compile(&p, NULL, &a, why, sizeof(why)), 0, "it compiles") ||
-	    !EXPECT_EQ(policy_compile(&p, NULL, &b, why, sizeof(why)), 0, "twice")) {
+	if (!EXPECT_EQ(policy_compile(&p, NULL, &a, &WHY(why)), 0, "it compiles") ||
+	    !EXPECT_EQ(policy_compile(&p, NULL, &b, &WHY(why)), 0, "twice")) {
 		goto out;
 	}
 	a.slot.table_size = b.slot.table_size = 4;

@@ -101,7 +101,7 @@ static void run_choice(const struct choice_case *c)
 		cpuset_parse(&coll, c->collectors);
 	if (c->layout &&
 	    !EXPECT_EQ(numa_layout_parse(&l, expand(c->layout, buf, sizeof(buf)),
-					 why, sizeof(why)), 0, "the layout parses"))
+					 &WHY(why)), 0, "the layout parses"))
 		return;
 	how = numa_default_workers(&online, c->layout ? &l : NULL, c->nic_node,
 				   c->collectors ? &coll : NULL, &out);
@@ -134,7 +134,7 @@ static void test_layout_keeps_cpus_past_the_limit(void)
 	struct numa_layout l;
 
 	if (!EXPECT_EQ(numa_layout_parse(&l, expand("0:0-L-1,L+256-L+511,1:L-L+255,L+512-L+767", buf,
-						    sizeof(buf)), why, sizeof(why)), 0,
+						    sizeof(buf)), &WHY(why)), 0,
 		       "a layout with CPUs past the limit parses"))
 		return;
 	EXPECT_EQ(l.n, 2, "two nodes");
@@ -151,7 +151,7 @@ static void test_nodes_of(void)
 	struct numa_layout l;
 	struct cpu_set s;
 
-	if (!EXPECT_EQ(numa_layout_parse(&l, "0:0-3,2:4-7,5:8-11", why, sizeof(why)), 0,
+	if (!EXPECT_EQ(numa_layout_parse(&l, "0:0-3,2:4-7,5:8-11", &WHY(why)), 0,
 		       "a layout of nodes 0, 2 and 5 parses"))
 		return;
 	cpuset_parse(&s, "1,9");
@@ -189,14 +189,14 @@ static void test_bad_layouts(void)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		int err = numa_layout_parse(&l, bad[i].layout, why, sizeof(why));
+		int err = numa_layout_parse(&l, bad[i].layout, &WHY(why));
 
 		if (!EXPECT_EQ(err, bad[i].err, "the layout is refused with its errno") ||
 		    !EXPECT(strstr(why, bad[i].why), "the reason names the mistake"))
 			fprintf(stderr, "  layout '%s': %d, '%s'\n", bad[i].layout,
 				err, why);
 	}
-	EXPECT_EQ(numa_layout_parse(&l, "0:0-3,1:", why, sizeof(why)), 0,
+	EXPECT_EQ(numa_layout_parse(&l, "0:0-3,1:", &WHY(why)), 0,
 		  "a node without CPUs is a node");
 }
 

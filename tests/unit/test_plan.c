@@ -150,7 +150,7 @@ static int compile(const char *text, struct steer_build *b)
 		printf("  %s\n", diag_format(&d, i, why, sizeof(why)));
 	diags_free(&d);
 	if (!err)
-		err = policy_compile(&p, NULL, b, why, sizeof(why));
+		err = policy_compile(&p, NULL, b, &WHY(why));
 	policy_free(&p);
 	return err;
 }

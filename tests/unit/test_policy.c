@@ -749,7 +749,7 @@ static void test_flow_parse(void)
 	for (i = 0; i < ARRAY_SIZE(rows); i++) {
 		why[0] = 0;
 		err = policy_flow_parse(rows[i].proto, rows[i].src, rows[i].dst,
-					&f, why, sizeof(why));
+					&f, &WHY(why));
 		if (!rows[i].msg) {
 			EXPECT_EQ(err, 0, rows[i].src);
 			continue;
@@ -760,7 +760,7 @@ static void test_flow_parse(void)
 				  "'%s' does not hold '%s'", why, rows[i].msg);
 	}
 	err = policy_flow_parse("tcp", "[2001:db8::1]:40000", "2001:db8::2",
-				&f, why, sizeof(why));
+				&f, &WHY(why));
 	EXPECT_EQ(err, 0, "an IPv6 flow with one port parses");
 	EXPECT(f.family == STEER_AF_INET6 && f.proto == 6 &&
 	       f.sport == htons(40000) && f.dport == 0 &&
@@ -768,7 +768,7 @@ static void test_flow_parse(void)
 	       f.dst[3] == htonl(2) && !f.pad[0] && !f.pad[1],
 	       "into the struct the datapath parses a frame into");
 	err = policy_flow_parse("udp", "10.0.0.1:1234", "10.0.0.2:53", &f,
-				why, sizeof(why));
+				&WHY(why));
 	EXPECT(!err && f.family == STEER_AF_INET && f.src[0] == htonl(0x0a000001) &&
 	       !f.src[1] && f.dst[0] == htonl(0x0a000002) &&
 	       f.sport == htons(1234) && f.dport == htons(53) && f.proto == 17,
