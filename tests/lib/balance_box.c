@@ -246,7 +246,7 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 		box_observe(b, true, st);
 		b->starting = false;
 		in.frames = st->counts;
-		/* The holds, as lib/balance.c puts them. */
+		/* The holds, as lib/balance_daemon.c puts them. */
 		if (b->forget_ways)
 			memset(hold, 0, sizeof(hold));
 		else
@@ -266,7 +266,7 @@ int box_balance(struct box *b, struct balance_memory *mem, double tolerance,
 		err = balance_plan(&in, out, plan);
 		if (err)
 			break;
-		/* The probe, as the loader runs it (lib/balance.c). */
+		/* The probe, as the loader runs it (lib/balance_daemon.c). */
 		for (taken = 0, c = 0; c < BOX_CPUS; c++)
 			if (s->weight[c])
 				taken += st->seen[c].sent - st->seen[c].dropped;

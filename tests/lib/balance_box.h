@@ -83,7 +83,7 @@ struct box {
 					 * higher priority has it all): what
 					 * is sent there drops, and the
 					 * balancer sees it cannot drain, as
-					 * lib/balance.c's evidence_stuck() */
+					 * lib/balance_daemon.c's evidence_stuck() */
 	/* When set, called before each round: an application that comes
 	 * and goes (app[], stuck[]). */
 	void (*before_round)(struct box *b, int round);
@@ -99,7 +99,7 @@ struct box {
 					 * buckets, this many rounds wait for
 					 * its drain, as the loader's do while
 					 * a move's records outlast a round
-					 * (lib/balance.c, "still drain"):
+					 * (lib/balance_daemon.c, "still drain"):
 					 * they last as long, count nothing
 					 * and plan nothing (on the
 					 * benchmarks' VM, CPU 1 shared with

@@ -292,7 +292,7 @@ out:
 	steer_prog_add_cpu(&prog, remote_cpu, QSIZE, prog.worker_fd);
 }
 
-/* The balancer's apply (lib/balance.c): the slot in force read back with
+/* The balancer's apply (lib/balance_daemon.c): the slot in force read back with
  * slots_read_build, a table of its own, through slots_apply; and what an
  * apply of a policy does to the table it leaves (slots.h). */
 #define BALANCED_POLICY \
