@@ -127,7 +127,7 @@ $(SKEL): $(BPF_OBJ)
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name xdp_steer_bpf > $@ 2>/dev/null
 
-loader/kernel/prog.o loader/kernel/migrate.o: $(SKEL)
+loader/kernel/prog.o loader/kernel/prog_size.o loader/kernel/migrate.o: $(SKEL)
 
 # The loader's window on the datapath's clock (loader/kernel/clock.h).
 CLOCK_BPF  := bpf/clock.bpf.o

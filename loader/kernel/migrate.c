@@ -25,6 +25,7 @@
 #include "kernel/migrate.h"
 #include "kernel/migrate_ways.h"
 #include "kernel/prog.h"
+#include "kernel/prog_size.h"
 #include "kernel/trace.h"
 
 static const struct {

@@ -64,6 +64,7 @@
 #include "kernel/migrate_ways.h"
 #include "kernel/possible.h"
 #include "kernel/prog.h"
+#include "kernel/prog_size.h"
 
 const struct migrate_map *migrate_plan_map(const struct migrate_plan *p,
 					  const char *name)

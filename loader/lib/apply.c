@@ -10,6 +10,7 @@
 #include "kernel/netdev.h"
 #include "kernel/numa.h"
 #include "kernel/prog.h"
+#include "kernel/prog_size.h"
 #include "kernel/slots.h"
 #include "kernel/trace.h"
 #include "policy/compile.h"

@@ -12,6 +12,7 @@
 #include "kernel/netdev.h"
 #include "kernel/pins.h"
 #include "kernel/prog.h"
+#include "kernel/prog_size.h"
 #include "lib/lib_int.h"
 
 /* Why attaching failed, and what to do, by errno. Only a driver without
