@@ -311,7 +311,8 @@ tests/e2e/swap_check: tests/e2e/swap_check.o tests/lib/frame.o
 # The program tier also applies compiled policies with the loader's own
 # apply phases (tests/prog/compiled.c).
 tests/prog/test_prog: $(PROG_OBJS) $(TESTLIB_OBJS) $(POLICY_OBJS) \
-		      loader/kernel/slots.o loader/kernel/slots_read.o loader/kernel/cpumap.o \
+		      loader/kernel/slots.o loader/kernel/slots_read.o \
+		      loader/kernel/slots_retire.o loader/kernel/cpumap.o \
 		      loader/kernel/progtag.o loader/kernel/failpoint.o loader/kernel/kthreads.o \
 		      loader/kernel/window.o loader/kernel/evidence.o \
 		      loader/kernel/map_numa.o loader/kernel/bpffs.o

@@ -29,7 +29,7 @@ int cpumap_slot_needs(const struct steer_maps *m, __u32 id,
  * 'undecided' (may be NULL) gets a 1 for each such t whose ring is not
  * empty or that a live record names with its last frame there not proven
  * up the stack (kernel/evidence.h): where every record naming t is
- * proven, a warm-up that makes them old frees t (slots.c, refresh()).
+ * proven, a warm-up that makes them old frees t (slots_retire.c, refresh()).
  * *draining (may be NULL) gets the records, over all receiving CPUs, of
  * buckets whose drain began and is not done, fast path included;
  * *stalled (may be NULL) those whose old target has taken nothing off its

@@ -10,10 +10,11 @@
  *                                  (SIGSTOP), and goes on when sent
  *                                  SIGCONT: a test acts in between
  *
- * Steps (kernel/slots.c, lib/attach.c): write, add-cpumap, warm-up, flip, wait,
- * retire, attach-apply; an upgrade's handing over of the tracepoint
- * programs (kernel/trace.c): handover-begun (the incoming set pinned),
- * take-over (its maps renamed over the outgoing set's, not its links);
+ * Steps (kernel/slots.c, kernel/slots_retire.c, lib/attach.c): write,
+ * add-cpumap, warm-up, flip, wait, retire, attach-apply; an upgrade's
+ * handing over of the tracepoint programs (kernel/trace.c):
+ * handover-begun (the incoming set pinned), take-over (its maps renamed
+ * over the outgoing set's, not its links);
  * an upgrade under libxdp's dispatcher (kernel/prog.c):
  * dispatcher-joined (this version's xdp_steer beside the running one, not
  * yet alone). Unset in normal use: one getenv() per step.

@@ -3,8 +3,8 @@
  * slots.h - a compiled policy written into an interface's pinned maps,
  * atomically, and the slot in force read back.
  *
- * An apply runs in phases, each keeping an invariant (slots.c says each
- * where it is):
+ * An apply runs in phases, each keeping an invariant (slots.c and
+ * slots_retire.c say each where it is):
  *   prepare       finish what an earlier apply left pending; build the
  *                 table from the one in force (or take the balancer's:
  *                 see below); nothing is written

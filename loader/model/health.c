@@ -178,7 +178,7 @@ int health_check(const struct health_input *in, struct health *h)
 						    "CPUs with ids",
 			   STEER_CPU_IDS, STEER_CPU_IDS);
 	/* Each keeps a kthread and its ring; only an apply removes them
-	 * (kernel/slots.c, retire()). */
+	 * (kernel/slots_retire.c, slots_retire()). */
 	if (in->table_size && in->idle_entries)
 		health_add(h, "%d cpumap entr%s that the policy in force does not need and no bucket drains from (the drain line lists them): an apply was interrupted, or drains outlasted its wait; apply the policy again to remove them",
 			   in->idle_entries, in->idle_entries == 1 ? "y" : "ies");

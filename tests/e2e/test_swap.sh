@@ -55,7 +55,7 @@ in_b sysctl -qw net.ipv6.conf."$IF_B".disable_ipv6=1
 # at nice 0, and with the kthreads at the default nice 10 (a tenth of a
 # CPU there) CPU 1's old entry was seen still in the cpumap after the
 # last apply: its retire leaves an entry that still drains past the drain
-# timeout to the next apply (loader/kernel/slots.c, retire()); what this
+# timeout to the next apply (loader/kernel/slots_retire.c, slots_retire()); what this
 # checks is that the last apply retired it.
 cat >"$T/p1.yaml" <<'EOF'
 version: 1
@@ -180,7 +180,7 @@ fi
 # its worker idle (bpf/drain.h); its entry stays meanwhile (seen: CPU 1's
 # entry left in 2 runs of 2). So, the load stopped, a frame from each CPU
 # through the veth ends a NAPI poll of $IF_B on it, and the same policy
-# once more retires the entry, the drains done (a refresh: slots.c). With
+# once more retires the entry, the drains done (a refresh: slots_retire.c). With
 # live frames, dequeued and marked, the swaps alone must have.
 if grep -q '^live=unsupported' "$T/load.out"; then
 	for c in $(tr ',' '\n' </sys/devices/system/cpu/online | awk -F- '{ for (c = $1; c <= ($2 == "" ? $1 : $2); c++) print c }'); do
