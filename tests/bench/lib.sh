@@ -370,8 +370,9 @@ c_frames() {
 # its unit (xdp-steer-balance@IFACE) runs it, `xdp-steer balance $IF_B`
 # in B's namespace, from right after the attach until the next
 # configuration (balancer_stop), or the cleanup (balancer_kill); its
-# output is in $E2E_TMP/balance.log, whose last lines are shown when it
-# fails, and, with BENCH_BALANCE_LOG=FILE, appended to FILE when it stops;
+# output is in $E2E_TMP/balance.log (this attach's alone), whose last
+# lines are shown when it fails, and, with BENCH_BALANCE_LOG=FILE,
+# appended to FILE when it stops;
 # BENCH_BALANCE_ARGS adds options to it (--json: every round, with the
 # climb's note, for reading what it tried).
 # It follows the policy's balance key: with "off" it waits and
@@ -452,7 +453,7 @@ default_attach_nice0() {
 # Not in a subshell: balancer_stop and the cleanup need $BAL_PID.
 balancer_start() {
 	BAL_LOG=$E2E_TMP/balance.log
-	echo "== $(date +%T.%N): attached $DEFAULT_POLICY" >>"$BAL_LOG"
+	echo "== $(date +%T.%N): attached $DEFAULT_POLICY" >"$BAL_LOG"
 	# nsenter execs xdp-steer, so $! is the balancer's pid.
 	# shellcheck disable=SC2086 # BENCH_BALANCE_ARGS: words, as given
 	nsenter --net=/run/netns/"$NS_B" "$XDP_STEER" balance "$IF_B" ${BENCH_BALANCE_ARGS:-} >>"$BAL_LOG" 2>&1 &
