@@ -67,6 +67,10 @@ static void hold_text(const struct balance_plan *p,
 		if (r->stuck && r->stuck[c])
 			printf("%s cpu %u cannot drain (its kthread takes nothing off its ring)",
 			       sep, c);
+		else if (r->hold[c] & BALANCE_HOLD_DRAINING)
+			printf("%s cpu %u has buckets still draining %s it (its counts do not show them moved yet)",
+			       sep, c,
+			       r->hold[c] & BALANCE_HOLD_SHED ? "off" : "onto");
 		else if (r->hold[c])
 			printf("%s cpu %u turned again (its load comes and goes: left alone for its backoff)",
 			       sep, c);
@@ -150,10 +154,11 @@ void print_balance_json(const char *ifname, const struct steer_balance_round *r)
 				       balance_demand(&r->cpu[p->workers[i].cpu]),
 				       r->cpu[p->workers[i].cpu].dropped);
 			if (r->hold)
-				printf(", \"cannot_drain\": %s, \"sheds_none\": %s, \"gains_none\": %s",
+				printf(", \"cannot_drain\": %s, \"sheds_none\": %s, \"gains_none\": %s, \"drain_held\": %s",
 				       r->stuck && r->stuck[p->workers[i].cpu] ? "true" : "false",
 				       r->hold[p->workers[i].cpu] & BALANCE_HOLD_SHED ? "true" : "false",
-				       r->hold[p->workers[i].cpu] & BALANCE_HOLD_GAIN ? "true" : "false");
+				       r->hold[p->workers[i].cpu] & BALANCE_HOLD_GAIN ? "true" : "false",
+				       r->hold[p->workers[i].cpu] & BALANCE_HOLD_DRAINING ? "true" : "false");
 			printf("}");
 		}
 		printf("], \"moves\": [");

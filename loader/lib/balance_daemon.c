@@ -78,6 +78,7 @@ struct balancer {
 	int waited;				/* rounds a drain held up */
 	unsigned char frozen[STEER_TABLE_MAX];	/* mem.left, and buckets
 						 * draining */
+	unsigned char draining[STEER_TABLE_MAX];	/* buckets draining */
 	struct balance_probe probe;		/* by CPU time */
 	struct balance_plan plan;
 	__u32 table[STEER_TABLE_MAX];		/* the plan's */
@@ -478,17 +479,18 @@ static void probe(struct balancer *bl, const struct balance_input *in,
 
 /* The buckets a round must not move: those cooling down after a move
  * (bl->mem), and those whose drain records (at every table size a drain
- * bucket's low bits) still drain on some receiving CPU. */
+ * bucket's low bits) still drain on some receiving CPU (bl->draining). */
 static void frozen_buckets(struct balancer *bl, const struct sample *b)
 {
 	__u32 mask = b->slot.table_size - 1, d;
 
 	memcpy(bl->frozen, bl->mem.left, sizeof(bl->frozen));
+	memset(bl->draining, 0, sizeof(bl->draining));
 	if (!b->draining)
 		return;
 	for (d = 0; d < STEER_TABLE_MAX; d++)
 		if (b->drain_rec[d])
-			bl->frozen[d & mask] = 1;
+			bl->frozen[d & mask] = bl->draining[d & mask] = 1;
 }
 
 /* Plans round r on samples a (start) and b (end), and moves. */
@@ -559,6 +561,9 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 		if (b->stuck[c] && b->weight[c])
 			bl->hold[c] |= BALANCE_HOLD_SHED | BALANCE_HOLD_GAIN |
 				       BALANCE_HOLD_STUCK;
+	/* Planned around drains: their frames still count where they were. */
+	balance_hold_draining(&bl->mem, a->table, b->slot.table_size,
+			      bl->draining, bl->hold);
 	r->hold = bl->hold;
 	r->stuck = b->stuck;
 	r->frames = loads(bl) / (r->seconds > 0 ? r->seconds : 1);

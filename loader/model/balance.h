@@ -159,6 +159,9 @@ struct balance_input {
 #define BALANCE_HOLD_SHED	(1u << 0)
 #define BALANCE_HOLD_GAIN	(1u << 1)
 #define BALANCE_HOLD_STUCK	(1u << 2)
+/* ... and whether the hold is for buckets still draining off or onto it
+ * (balance_hold_draining()), which the log says. */
+#define BALANCE_HOLD_DRAINING	(1u << 3)
 
 /* Whether a round may move a bucket off worker cpu ('bit'
  * BALANCE_HOLD_SHED) or onto it (BALANCE_HOLD_GAIN), by in->hold. */
@@ -256,6 +259,9 @@ struct balance_memory {
 	 * tried nothing, and whether it has settled. */
 	__u32 quiet;
 	bool calm;
+	/* By bucket: the CPU (+ 1) its last move took it off, 0 none
+	 * (balance_hold_draining()). */
+	__u32 moved_from[STEER_TABLE_MAX];
 };
 
 /* After a round: every cooldown one round shorter, the round's moved
@@ -268,6 +274,27 @@ void balance_remember(struct balance_memory *m, const struct balance_plan *p,
 /* Before a round: hold[cpu] (STEER_CPU_IDS) gets the BALANCE_HOLD_* bits
  * the way load last moved puts on each worker. */
 void balance_hold(const struct balance_memory *m, unsigned char *hold);
+
+/*
+ * A round that plans around buckets still draining (the balancer waits
+ * a few rounds for them first): until its drain is done a moved bucket's
+ * frames still go to the CPU it left, and count there, so that CPU reads
+ * as loaded as before the move and the one it went to as light as
+ * before. A round that believed them would move more the same way, and
+ * the next, the drains still on, more again. So hold[] (STEER_CPU_IDS)
+ * gets BALANCE_HOLD_SHED on each CPU a bucket still drains off and
+ * BALANCE_HOLD_GAIN on each it drains to (table[b], by m->moved_from),
+ * with BALANCE_HOLD_DRAINING;
+ * draining[b] (size) is 1 for a bucket whose drain is not done. On the
+ * benchmarks' VM a sink sharing the worker's CPU with its kthread at
+ * nice 10 kept 31-416 buckets draining for 5-20 rounds of 250 ms, and
+ * the rounds that planned around them took the collector from 256 of
+ * 512 buckets to 478 in 3 s, its worker then idle up to 38 % of the time
+ * (tests/bench/README.md, "Forwarding: xdp-steer against RPS").
+ */
+void balance_hold_draining(const struct balance_memory *m, const __u32 *table,
+			   __u32 size, const unsigned char *draining,
+			   unsigned char *hold);
 
 /*
  * Settling: after an attach or a policy change (a memory new, all zero)

@@ -507,8 +507,11 @@ void balance_remember(struct balance_memory *m, const struct balance_plan *p,
 	for (i = 0; i < STEER_TABLE_MAX; i++)
 		if (m->left[i])
 			m->left[i]--;
-	for (i = 0; i < p->nmoves; i++)
+	for (i = 0; i < p->nmoves; i++) {
 		m->left[p->moves[i].bucket] = BALANCE_COOLDOWN;
+		/* A trial's moves drain too. */
+		m->moved_from[p->moves[i].bucket] = p->moves[i].from + 1;
+	}
 	m->going = p->short_of_aim;
 	for (i = 0; !trial && i < p->nmoves; i++) {
 		if (p->moves[i].from < STEER_CPU_IDS)
@@ -528,6 +531,25 @@ void balance_remember(struct balance_memory *m, const struct balance_plan *p,
 		}
 	}
 	m->round++;
+}
+
+void balance_hold_draining(const struct balance_memory *m, const __u32 *table,
+			   __u32 size, const unsigned char *draining,
+			   unsigned char *hold)
+{
+	__u32 b, from;
+
+	for (b = 0; b < size && b < STEER_TABLE_MAX; b++) {
+		if (!draining[b] || !m->moved_from[b])
+			continue;
+		/* Where it was before (an apply put it back): no way. */
+		from = m->moved_from[b] - 1;
+		if (from >= STEER_CPU_IDS || table[b] >= STEER_CPU_IDS ||
+		    from == table[b])
+			continue;
+		hold[from] |= BALANCE_HOLD_SHED | BALANCE_HOLD_DRAINING;
+		hold[table[b]] |= BALANCE_HOLD_GAIN | BALANCE_HOLD_DRAINING;
+	}
 }
 
 bool balance_settle(struct balance_memory *m, const struct balance_plan *plan,

@@ -799,6 +799,80 @@ static void test_estimates_keep_what_the_climb_judged(void)
 	       "with room on cpu 0 (not saturated), the round moves as before");
 }
 
+/* Two workers, cpu 1's ring dropping a third of what it is sent, so by
+ * CPU time a round moves buckets from cpu 1 to cpu 0; the buckets 0-7
+ * moved from 'from' to 'to' by an earlier round (m->moved_from), their
+ * drain not done when 'draining'. The moves the round makes, off cpu 1,
+ * or < 0. */
+static int round_around_drains(__u32 from, __u32 to, bool draining,
+			       unsigned char *hold)
+{
+	enum { SIZE = 64 };
+	static __u32 table[SIZE], out[SIZE], weight[STEER_CPU_IDS];
+	static double load[SIZE], frames[SIZE];
+	static unsigned char drain[SIZE];
+	static struct balance_memory mem;
+	struct balance_cpu cpu[STEER_CPU_IDS] = {
+		[0] = { .busy = 0.8, .sent = 32000, .dropped = 0 },
+		[1] = { .busy = 1.0, .sent = 32000, .dropped = 10000 },
+	};
+	double fixed[STEER_CPU_IDS] = { 0 };
+	struct balance_input in = {
+		.size = SIZE, .table = table, .weight = weight, .load = load,
+		.frames = frames, .fixed = fixed, .tolerance = 0.05,
+		.max_moves = 16, .hold = hold,
+	};
+	struct balance_plan *plan = calloc(1, sizeof(*plan));
+	__u32 b;
+	int n = -1, i;
+
+	if (!plan)
+		return -1;
+	memset(&mem, 0, sizeof(mem));
+	memset(drain, 0, sizeof(drain));
+	weight[0] = weight[1] = 1;
+	for (b = 0; b < SIZE; b++) {
+		table[b] = b % 2;
+		frames[b] = 1000;
+	}
+	for (b = 0; b < 8; b++) {
+		table[b] = to;
+		mem.moved_from[b] = from + 1;
+		drain[b] = draining;
+	}
+	balance_cpu_loads(SIZE, table, weight, cpu, frames, NULL, load, fixed);
+	balance_hold(&mem, hold);
+	balance_hold_draining(&mem, table, SIZE, drain, hold);
+	if (!balance_plan(&in, out, plan))
+		for (n = 0, i = 0; i < plan->nmoves; i++)
+			n += plan->moves[i].from == 1;
+	free(plan);
+	return n;
+}
+
+/* A round that plans around buckets still draining moves nothing more
+ * the way they went: their frames still count on the CPU they left
+ * (model/balance.h, balance_hold_draining()). The other way, and once
+ * the drains are done, it moves as before. */
+static void test_draining_buckets_hold_their_way(void)
+{
+	static unsigned char hold[STEER_CPU_IDS];
+
+	EXPECT(round_around_drains(1, 0, false, hold) > 0 &&
+	       !(hold[1] & BALANCE_HOLD_DRAINING),
+	       "with the drains done, the round moves buckets off the dropping cpu 1");
+	EXPECT(round_around_drains(1, 0, true, hold) == 0 &&
+	       (hold[1] & (BALANCE_HOLD_SHED | BALANCE_HOLD_DRAINING)) ==
+		       (BALANCE_HOLD_SHED | BALANCE_HOLD_DRAINING) &&
+	       (hold[0] & (BALANCE_HOLD_GAIN | BALANCE_HOLD_DRAINING)) ==
+		       (BALANCE_HOLD_GAIN | BALANCE_HOLD_DRAINING),
+	       "with buckets still draining from cpu 1 to cpu 0, it moves none more that way, and the holds say why");
+	EXPECT(round_around_drains(0, 1, true, hold) > 0,
+	       "with buckets draining from cpu 0 to cpu 1, it still moves buckets off cpu 1");
+	EXPECT(round_around_drains(0, 0, true, hold) > 0 && !hold[0] && !hold[1],
+	       "a bucket back where it was (an apply put it there) holds nothing");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct test_case one[] = {
@@ -820,6 +894,8 @@ int main(int argc, char **argv)
 			   "balance by cpu: a climb's step a worker carries too little for turns the climb, then settles it, and the note says so"),
 		TEST_ENTRY(test_estimates_keep_what_the_climb_judged,
 			   "balance by cpu: between two saturated workers the rounds make no move once the climb judged a step between them"),
+		TEST_ENTRY(test_draining_buckets_hold_their_way,
+			   "balance by cpu: a round that plans around buckets still draining moves none more the way they went, and says so"),
 		TEST_ENTRY(test_application_comes_and_goes,
 			   "balance by cpu: an application that comes and goes on a worker's CPU: moves a minute bounded and falling, no ping-pong, none off or onto the CPU while its kthread cannot drain"),
 	};
