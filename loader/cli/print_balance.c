@@ -149,10 +149,12 @@ void print_balance_json(const char *ifname, const struct steer_balance_round *r)
 			       share(p, p->workers[i].after),
 			       p->workers[i].buckets);
 			if (r->cpu)
-				printf(", \"busy\": %.4f, \"demand\": %.4f, \"ring_dropped\": %.0f",
+				printf(", \"busy\": %.4f, \"demand\": %.4f, \"ring_dropped\": %.0f, \"sent_per_s\": %.0f",
 				       r->cpu[p->workers[i].cpu].busy,
 				       balance_demand(&r->cpu[p->workers[i].cpu]),
-				       r->cpu[p->workers[i].cpu].dropped);
+				       r->cpu[p->workers[i].cpu].dropped,
+				       r->cpu[p->workers[i].cpu].sent /
+					       (r->seconds > 0 ? r->seconds : 1));
 			if (r->hold)
 				printf(", \"cannot_drain\": %s, \"sheds_none\": %s, \"gains_none\": %s, \"drain_held\": %s",
 				       r->stuck && r->stuck[p->workers[i].cpu] ? "true" : "false",

@@ -178,6 +178,12 @@ planned = [r for r in rs if r["workers"]]
 moved = [r for r in rs if r["applied"] and r["moves"]]
 print("by_cpu %d" % (bool(rs) and all(r["by"] == "cpu" for r in rs)))
 print("busy_given %d" % (bool(planned) and all("busy" in w for r in planned for w in r["workers"])))
+# Each worker's frames a second (sent_per_s): summed, what the table's
+# buckets counted (frames_per_s), every frame here being of a bucket.
+sums = sorted(sum(w["sent_per_s"] for w in r["workers"]) / r["frames_per_s"]
+              for r in planned if r["frames_per_s"] >= 10000
+              and all("sent_per_s" in w for w in r["workers"]))
+print("sent_sums %.3f %d" % (sums[len(sums) // 2] if sums else 0, len(sums)))
 print("moves %d" % sum(len(r["moves"]) for r in moved))
 # The climb (model/balance.h): a round whose plan moves nothing, with a
 # worker 95 % busy and BALANCE_CLIMB_BEFORE (8) rounds counted since the
@@ -244,6 +250,8 @@ echo "  user time while balancing: $(v balancing_user)"
 
 check "the balancer's rounds weigh CPU time (by: cpu, each worker's busy share)" \
 	bash -c "[ $(v by_cpu) = 1 ] && [ $(v busy_given) = 1 ] || { cat $BAL_OUT.err; false; }"
+check "each worker's frames a second in the rounds sum to the frames counted (median $(v sent_sums | cut -d' ' -f1) of them, over $(v sent_sums | cut -d' ' -f2) rounds)" \
+	awk -v s="$(v sent_sums)" 'BEGIN { split(s, x, " "); exit !(x[2] > 0 && x[1] > 0.95 && x[1] < 1.05) }'
 check "the balancer moved buckets ($(v moves))" test "$(v moves)" -ge 1
 check "SIGTERM stops the balancer with exit 0" test "$BAL_RC" = 0
 if [ "$(v climb_settled)" = 0 ]; then
