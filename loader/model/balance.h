@@ -284,13 +284,13 @@ void balance_hold(const struct balance_memory *m, unsigned char *hold);
  * the next, the drains still on, more again. So hold[] (STEER_CPU_IDS)
  * gets BALANCE_HOLD_SHED on each CPU a bucket still drains off and
  * BALANCE_HOLD_GAIN on each it drains to (table[b], by m->moved_from),
- * with BALANCE_HOLD_DRAINING;
- * draining[b] (size) is 1 for a bucket whose drain is not done. On the
- * benchmarks' VM a sink sharing the worker's CPU with its kthread at
- * nice 10 kept 31-416 buckets draining for 5-20 rounds of 250 ms, and
- * the rounds that planned around them took the collector from 256 of
- * 512 buckets to 478 in 3 s, its worker then idle up to 38 % of the time
- * (tests/bench/README.md, "Forwarding: xdp-steer against RPS").
+ * each with BALANCE_HOLD_DRAINING; draining[b] (size) is 1 for a bucket
+ * whose drain is not done. On the benchmarks' VM a sink sharing the
+ * worker's CPU with its kthread at nice 10 kept 31-416 buckets draining
+ * for 5-20 rounds of 250 ms, and the rounds that planned around them
+ * took the collector from 256 of 512 buckets to 478 in 3 s, its worker
+ * then idle up to 38 % of the time (tests/bench/README.md, "Forwarding:
+ * xdp-steer against RPS").
  */
 void balance_hold_draining(const struct balance_memory *m, const __u32 *table,
 			   __u32 size, const unsigned char *draining,
