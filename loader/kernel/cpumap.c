@@ -88,7 +88,7 @@ struct in_use_scan {
 	const struct steer_slot *s;
 	unsigned char *in_use;
 	unsigned char *undecided;	/* NULL: not asked */
-	unsigned char *records;		/* NULL: not asked */
+	__u16 *records;			/* NULL: not asked */
 	int draining, stalled;
 };
 
@@ -117,14 +117,17 @@ static int in_use_one(__u32 key, const void *values, int ncpus, void *arg)
 		s->draining++;
 		s->stalled += verdict == STEER_DRAIN_STALLED;
 		if (s->records && key < STEER_TABLE_MAX)
-			s->records[key] = 1;
+			s->records[key] = 1 +
+				(v[c].target & STEER_TARGET_LOCAL ? (__u32)c :
+				 target < STEER_CPU_TARGETS ? cpu_of(target) :
+							      STEER_CPU_IDS);
 	}
 	return 0;
 }
 
 int cpumap_in_use(const struct steer_maps *m, const struct steer_slot *s,
 		  unsigned char *in_use, unsigned char *undecided,
-		  int *draining, int *stalled, unsigned char *records)
+		  int *draining, int *stalled, __u16 *records)
 {
 	struct in_use_scan scan = { .s = s, .in_use = in_use,
 				    .undecided = undecided,
@@ -137,7 +140,7 @@ int cpumap_in_use(const struct steer_maps *m, const struct steer_slot *s,
 	if (undecided)
 		memset(undecided, 0, STEER_CPU_TARGETS);
 	if (records)
-		memset(records, 0, STEER_TABLE_MAX);
+		memset(records, 0, STEER_TABLE_MAX * sizeof(*records));
 	e = malloc(sizeof(*e));
 	if (!e)
 		return -ENOMEM;

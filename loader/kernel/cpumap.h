@@ -34,11 +34,13 @@ int cpumap_slot_needs(const struct steer_maps *m, __u32 id,
  * buckets whose drain began and is not done, fast path included;
  * *stalled (may be NULL) those whose old target has taken nothing off its
  * waiting ring for the drain timeout; 'records' (NULL, or STEER_TABLE_MAX
- * entries) a 1 for each drain bucket still draining on some receiving
- * CPU. */
+ * entries) for each drain bucket still draining on some receiving CPU,
+ * the CPU its frames still go to, plus 1 (its record's target's, or the
+ * receiving CPU's for one passed there; STEER_CPU_IDS + 1 for a target
+ * the maps do not hold), else 0. */
 int cpumap_in_use(const struct steer_maps *m, const struct steer_slot *s,
 		  unsigned char *in_use, unsigned char *undecided,
-		  int *draining, int *stalled, unsigned char *records);
+		  int *draining, int *stalled, __u16 *records);
 
 /* Creates the entries of 'need' that lack one (cpumap program
  * worker_fds[bank], ring 'qsize'), and makes anew those of 'renew' (NULL:

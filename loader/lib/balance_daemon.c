@@ -51,8 +51,9 @@ struct sample {
 	int stalled;				/* ... from a stalled CPU */
 	unsigned char stuck[STEER_CPU_IDS];	/* workers whose ring does
 						 * not drain now */
-	unsigned char drain_rec[STEER_TABLE_MAX];	/* by drain bucket: 1
-							 * while draining */
+	__u16 drain_rec[STEER_TABLE_MAX];	/* by drain bucket: the CPU
+						 * (+ 1) its frames still go
+						 * to while draining, else 0 */
 	__u32 table[STEER_TABLE_MAX];
 	__u32 weight[STEER_CPU_IDS];
 	struct steer_load load[STEER_TABLE_MAX];	/* by drain bucket */
@@ -78,7 +79,7 @@ struct balancer {
 	int waited;				/* rounds a drain held up */
 	unsigned char frozen[STEER_TABLE_MAX];	/* mem.left, and buckets
 						 * draining */
-	unsigned char draining[STEER_TABLE_MAX];	/* buckets draining */
+	__u16 draining[STEER_TABLE_MAX];	/* by bucket: drain_rec's */
 	struct balance_probe probe;		/* by CPU time */
 	struct balance_plan plan;
 	__u32 table[STEER_TABLE_MAX];		/* the plan's */
@@ -489,8 +490,10 @@ static void frozen_buckets(struct balancer *bl, const struct sample *b)
 	if (!b->draining)
 		return;
 	for (d = 0; d < STEER_TABLE_MAX; d++)
-		if (b->drain_rec[d])
-			bl->frozen[d & mask] = bl->draining[d & mask] = 1;
+		if (b->drain_rec[d]) {
+			bl->frozen[d & mask] = 1;
+			bl->draining[d & mask] = b->drain_rec[d];
+		}
 }
 
 /* Plans round r on samples a (start) and b (end), and moves. */
@@ -562,8 +565,8 @@ static void round_plan(struct balancer *bl, struct steer_balance_round *r)
 			bl->hold[c] |= BALANCE_HOLD_SHED | BALANCE_HOLD_GAIN |
 				       BALANCE_HOLD_STUCK;
 	/* Planned around drains: their frames still count where they were. */
-	balance_hold_draining(&bl->mem, a->table, b->slot.table_size,
-			      bl->draining, bl->hold);
+	balance_hold_draining(a->table, b->slot.table_size, bl->draining,
+			      bl->hold);
 	r->hold = bl->hold;
 	r->stuck = b->stuck;
 	r->frames = loads(bl) / (r->seconds > 0 ? r->seconds : 1);

@@ -259,9 +259,6 @@ struct balance_memory {
 	 * tried nothing, and whether it has settled. */
 	__u32 quiet;
 	bool calm;
-	/* By bucket: the CPU (+ 1) its last move took it off, 0 none
-	 * (balance_hold_draining()). */
-	__u32 moved_from[STEER_TABLE_MAX];
 };
 
 /* After a round: every cooldown one round shorter, the round's moved
@@ -283,18 +280,18 @@ void balance_hold(const struct balance_memory *m, unsigned char *hold);
  * before. A round that believed them would move more the same way, and
  * the next, the drains still on, more again. So hold[] (STEER_CPU_IDS)
  * gets BALANCE_HOLD_SHED on each CPU a bucket still drains off and
- * BALANCE_HOLD_GAIN on each it drains to (table[b], by m->moved_from),
- * each with BALANCE_HOLD_DRAINING; draining[b] (size) is 1 for a bucket
- * whose drain is not done. On the benchmarks' VM a sink sharing the
- * worker's CPU with its kthread at nice 10 kept 31-416 buckets draining
- * for 5-20 rounds of 250 ms, and the rounds that planned around them
- * took the collector from 256 of 512 buckets to 478 in 3 s, its worker
- * then idle up to 38 % of the time (tests/bench/README.md, "Forwarding:
- * xdp-steer against RPS").
+ * BALANCE_HOLD_GAIN on each it drains to (table[b]), each with
+ * BALANCE_HOLD_DRAINING; drain_from[b] (size) is the CPU + 1 a bucket's
+ * frames still go to while its drain is not done, as its drain records
+ * say (cpumap_in_use()), else 0: a move the balancer made or an apply's.
+ * On the benchmarks' VM a sink sharing the worker's CPU with its kthread
+ * at nice 10 kept 31-416 buckets draining for 5-20 rounds of 250 ms, and
+ * the rounds that planned around them took the collector from 256 of
+ * 512 buckets to 478 in 3 s, its worker then idle up to 38 % of the time
+ * (tests/bench/README.md, "Forwarding: xdp-steer against RPS").
  */
-void balance_hold_draining(const struct balance_memory *m, const __u32 *table,
-			   __u32 size, const unsigned char *draining,
-			   unsigned char *hold);
+void balance_hold_draining(const __u32 *table, __u32 size,
+			   const __u16 *drain_from, unsigned char *hold);
 
 /*
  * Settling: after an attach or a policy change (a memory new, all zero)

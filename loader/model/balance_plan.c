@@ -507,11 +507,8 @@ void balance_remember(struct balance_memory *m, const struct balance_plan *p,
 	for (i = 0; i < STEER_TABLE_MAX; i++)
 		if (m->left[i])
 			m->left[i]--;
-	for (i = 0; i < p->nmoves; i++) {
+	for (i = 0; i < p->nmoves; i++)
 		m->left[p->moves[i].bucket] = BALANCE_COOLDOWN;
-		/* A trial's moves drain too. */
-		m->moved_from[p->moves[i].bucket] = p->moves[i].from + 1;
-	}
 	m->going = p->short_of_aim;
 	for (i = 0; !trial && i < p->nmoves; i++) {
 		if (p->moves[i].from < STEER_CPU_IDS)
@@ -533,17 +530,17 @@ void balance_remember(struct balance_memory *m, const struct balance_plan *p,
 	m->round++;
 }
 
-void balance_hold_draining(const struct balance_memory *m, const __u32 *table,
-			   __u32 size, const unsigned char *draining,
-			   unsigned char *hold)
+void balance_hold_draining(const __u32 *table, __u32 size,
+			   const __u16 *drain_from, unsigned char *hold)
 {
 	__u32 b, from;
 
 	for (b = 0; b < size && b < STEER_TABLE_MAX; b++) {
-		if (!draining[b] || !m->moved_from[b])
+		if (!drain_from[b])
 			continue;
-		/* Where it was before (an apply put it back): no way. */
-		from = m->moved_from[b] - 1;
+		/* Draining to where it was (moved back before its drain was
+		 * done), or to a target the maps do not hold: no way. */
+		from = drain_from[b] - 1;
 		if (from >= STEER_CPU_IDS || table[b] >= STEER_CPU_IDS ||
 		    from == table[b])
 			continue;

@@ -800,17 +800,17 @@ static void test_estimates_keep_what_the_climb_judged(void)
 }
 
 /* Two workers, cpu 1's ring dropping a third of what it is sent, so by
- * CPU time a round moves buckets from cpu 1 to cpu 0; the buckets 0-7
- * moved from 'from' to 'to' by an earlier round (m->moved_from), their
- * drain not done when 'draining'. The moves the round makes, off cpu 1,
- * or < 0. */
+ * CPU time a round moves buckets from cpu 1 to cpu 0; the buckets 0-7 on
+ * 'to' in the table, their frames still going to 'from' when 'draining'
+ * (their drain records' CPU, cpumap_in_use()). The moves the round
+ * makes, off cpu 1, or < 0. */
 static int round_around_drains(__u32 from, __u32 to, bool draining,
 			       unsigned char *hold)
 {
 	enum { SIZE = 64 };
 	static __u32 table[SIZE], out[SIZE], weight[STEER_CPU_IDS];
 	static double load[SIZE], frames[SIZE];
-	static unsigned char drain[SIZE];
+	static __u16 drain_from[SIZE];
 	static struct balance_memory mem;
 	struct balance_cpu cpu[STEER_CPU_IDS] = {
 		[0] = { .busy = 0.8, .sent = 32000, .dropped = 0 },
@@ -829,7 +829,7 @@ static int round_around_drains(__u32 from, __u32 to, bool draining,
 	if (!plan)
 		return -1;
 	memset(&mem, 0, sizeof(mem));
-	memset(drain, 0, sizeof(drain));
+	memset(drain_from, 0, sizeof(drain_from));
 	weight[0] = weight[1] = 1;
 	for (b = 0; b < SIZE; b++) {
 		table[b] = b % 2;
@@ -837,12 +837,11 @@ static int round_around_drains(__u32 from, __u32 to, bool draining,
 	}
 	for (b = 0; b < 8; b++) {
 		table[b] = to;
-		mem.moved_from[b] = from + 1;
-		drain[b] = draining;
+		drain_from[b] = draining ? from + 1 : 0;
 	}
 	balance_cpu_loads(SIZE, table, weight, cpu, frames, NULL, load, fixed);
 	balance_hold(&mem, hold);
-	balance_hold_draining(&mem, table, SIZE, drain, hold);
+	balance_hold_draining(table, SIZE, drain_from, hold);
 	if (!balance_plan(&in, out, plan))
 		for (n = 0, i = 0; i < plan->nmoves; i++)
 			n += plan->moves[i].from == 1;
@@ -870,7 +869,7 @@ static void test_draining_buckets_hold_their_way(void)
 	EXPECT(round_around_drains(0, 1, true, hold) > 0,
 	       "with buckets draining from cpu 0 to cpu 1, it still moves buckets off cpu 1");
 	EXPECT(round_around_drains(0, 0, true, hold) > 0 && !hold[0] && !hold[1],
-	       "a bucket back where it was (an apply put it there) holds nothing");
+	       "a bucket draining to where the table has it (moved back before its drain was done) holds nothing");
 }
 
 int main(int argc, char **argv)
