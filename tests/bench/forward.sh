@@ -153,7 +153,8 @@
 # per frame it took plus the workers' ns per frame forwarded (the
 # collector's time on frames dropped after it counts for no frame); and
 # what the balancer moved while settling and while measured, with the
-# late frames (with BENCH_DELIVER=local; not seen when forwarding).
+# late frames (with BENCH_DELIVER=local; not seen when forwarding); at
+# saturation, with splitN rows, the rematch's line (BENCH_REMATCH).
 # tests/bench/project projects these costs to N collectors and M workers
 # (README, Benchmarks).
 . "$(dirname "$0")/../e2e/lib.sh"
@@ -489,40 +490,32 @@ rematch() {
 }
 
 # rematch_summary: per frame size and flow count, the rematch's ratio:
-# the default's median over the best split's, and the ratio within each
-# round (min..max).
+# the default's median over the best split's (value), and the ratio
+# within each round (min..max).
 rematch_summary() {
-	local size flows best
+	local size flows best sp d
 	for size in $SIZES; do
 		for flows in $FLOWS; do
 			best=$(awk -v s="$size" -v f="$flows" '$1 == "rematch" && $3 == s &&
 				$4 == f && $5 ~ /^split/ { print $5; exit }' "$RUNS")
 			[ -n "$best" ] || continue
+			sp=$(value rematch "$size" "$flows" "$best" 5)
+			d=$(value rematch "$size" "$flows" default 5)
 			awk -v s="$size" -v f="$flows" -v b="$best" -v lab="${LABEL[$best]}" \
-			    -v fw="$FLOWS_WIDTH" -v what="$GOT" '
+			    -v fw="$FLOWS_WIDTH" -v what="$GOT" -v msp="$sp" -v md="$d" '
 				$1 == "rematch" && $3 == s && $4 == f && $5 == b { sp[$2] = $7 }
 				$1 == "rematch" && $3 == s && $4 == f && $5 == "default" { d[$2] = $7 }
-				function med(a, n,   i, j, t, v) {
-					n = 0
-					for (i in a) v[++n] = a[i]
-					for (i = 2; i <= n; i++)
-						for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
-							t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
-						}
-					return n ? v[int((n + 1) / 2)] : 0
-				}
 				END {
-					lo = hi = ""
 					for (r in d) if (r in sp && sp[r] > 0) {
 						x = d[r] / sp[r]
-						if (lo == "" || x < lo) lo = x
-						if (hi == "" || x > hi) hi = x
+						if (!n || x < lo) lo = x
+						if (!n || x > hi) hi = x
 						n++
 					}
-					if (!n || med(sp) <= 0) exit
+					if (!n || msp <= 0) exit
 					printf "%-6s %" fw "s  rematch, %d rounds each, alternately: %s %.0f, default %.0f kframes/s %s: default reaches %.2f of the best fixed split (each round %.2f..%.2f)\n",
-						s + 4 "B", f, n, lab, med(sp) / 1000, med(d) / 1000, what,
-						med(d) / med(sp), lo, hi
+						s + 4 "B", f, n, lab, msp / 1000, md / 1000, what,
+						md / msp, lo, hi
 				}' "$RUNS"
 		done
 	done

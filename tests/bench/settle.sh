@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Settle benchmark: the shipped policy and its balancer from a cold start
 # under load, sampled every 250 ms: each CPU's busy share, what B forwards,
-# and the balancer's moves. Prints a line a second and writes the samples
-# as a CSV and an SVG image; asserts nothing.
+# and the balancer's moves. Prints a line a second, then a closing line
+# on settling (buckets moved, the last move, moves after 10 s, the rate
+# after 10 s against the last 10 s's), and writes the samples as a CSV
+# and an SVG image; asserts nothing.
 #
 #   tests/bench/settle.sh            (as root, after make; about 40 s)
 #   BENCH_SETTLE_SECONDS=30          seconds sampled
